@@ -1,0 +1,285 @@
+//! Encodings of keys and signatures (spec §3.11): the 14-bit packing of h, the signed "trim"
+//! packing of f, g, F, and the compression of s2 (§3.11.2, Algorithms 17-18). Bits are packed
+//! most-significant first.
+//!
+//! Every decoder is strict: it accepts exactly the byte strings the matching encoder can produce.
+
+use crate::error::Error;
+use crate::params::{Level, Q};
+
+/// Packs `bits`-bit unsigned values.
+fn pack(vals: impl Iterator<Item = u32>, bits: u32, out: &mut Vec<u8>) {
+    let mut acc: u64 = 0;
+    let mut acc_len = 0;
+    for v in vals {
+        acc = (acc << bits) | v as u64;
+        acc_len += bits;
+        while acc_len >= 8 {
+            acc_len -= 8;
+            out.push((acc >> acc_len) as u8);
+        }
+    }
+    if acc_len > 0 {
+        out.push((acc << (8 - acc_len)) as u8);
+    }
+}
+
+/// Unpacks `count` values of `bits` bits from exactly `ceil(count * bits / 8)` bytes.
+fn unpack(data: &[u8], count: usize, bits: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity(count);
+    let mut acc: u64 = 0;
+    let mut acc_len = 0;
+    let mask = (1u64 << bits) - 1;
+    let mut it = data.iter();
+    while out.len() < count {
+        while acc_len < bits {
+            acc = (acc << 8) | *it.next().unwrap_or(&0) as u64;
+            acc_len += 8;
+        }
+        acc_len -= bits;
+        out.push(((acc >> acc_len) & mask) as u32);
+    }
+    out
+}
+
+/// Header byte of a public key: 0x00 + log2(n).
+pub fn pk_header(level: Level) -> u8 {
+    level.logn() as u8
+}
+
+/// Header byte of a secret key: 0x50 + log2(n).
+pub fn sk_header(level: Level) -> u8 {
+    0x50 + level.logn() as u8
+}
+
+/// Header byte of a signature in the compressed format: 0x30 + log2(n).
+pub fn sig_header(level: Level) -> u8 {
+    0x30 + level.logn() as u8
+}
+
+/// The public key: header, then h at 14 bits per coefficient.
+pub fn encode_public_key(level: Level, h: &[u16]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(level.public_key_len());
+    out.push(pk_header(level));
+    pack(h.iter().map(|&x| x as u32), 14, &mut out);
+    out
+}
+
+/// Decodes a public key, rejecting a wrong header or length and any coefficient >= q.
+pub fn decode_public_key(bytes: &[u8]) -> Result<(Level, Vec<u16>), Error> {
+    let &hdr = bytes.first().ok_or(Error::Length { expected: 897, got: 0 })?;
+    let level = Level::from_logn(hdr as u32)
+        .filter(|_| hdr & 0xF0 == 0)
+        .ok_or(Error::Header(hdr))?;
+    let want = level.public_key_len();
+    if bytes.len() != want {
+        return Err(Error::Length { expected: want, got: bytes.len() });
+    }
+    let h = unpack(&bytes[1..], level.n(), 14);
+    if h.iter().any(|&x| x >= Q) {
+        return Err(Error::CoefficientRange);
+    }
+    Ok((level, h.into_iter().map(|x| x as u16).collect()))
+}
+
+/// Signed values on `bits` bits, two's complement; -2^(bits-1) is never produced.
+fn pack_signed(v: &[i8], bits: u32, out: &mut Vec<u8>) {
+    let mask = (1u32 << bits) - 1;
+    pack(v.iter().map(|&x| x as i32 as u32 & mask), bits, out);
+}
+
+fn unpack_signed(data: &[u8], n: usize, bits: u32) -> Result<Vec<i8>, Error> {
+    let sign = 1u32 << (bits - 1);
+    unpack(data, n, bits)
+        .into_iter()
+        .map(|x| {
+            if x == sign {
+                // -2^(bits-1) is excluded from the encoding (spec §3.11.5).
+                return Err(Error::CoefficientRange);
+            }
+            Ok(if x & sign != 0 {
+                (x as i32 - (1 << bits)) as i8
+            } else {
+                x as i8
+            })
+        })
+        .collect()
+}
+
+/// The secret key: header, f and g at fg_bits each, F at 8 bits (G is recomputed on decoding).
+pub fn encode_secret_key(level: Level, f: &[i8], g: &[i8], big_f: &[i8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(level.secret_key_len());
+    out.push(sk_header(level));
+    pack_signed(f, level.fg_bits(), &mut out);
+    pack_signed(g, level.fg_bits(), &mut out);
+    pack_signed(big_f, level.big_fg_bits(), &mut out);
+    out
+}
+
+/// Decoded secret-key polynomials (f, g, F).
+pub type SecretParts = (Level, Vec<i8>, Vec<i8>, Vec<i8>);
+
+/// Decodes the three stored polynomials of a secret key.
+pub fn decode_secret_key(bytes: &[u8]) -> Result<SecretParts, Error> {
+    let &hdr = bytes.first().ok_or(Error::Length { expected: 1281, got: 0 })?;
+    let level = Level::from_logn((hdr & 0x0F) as u32)
+        .filter(|_| hdr & 0xF0 == 0x50)
+        .ok_or(Error::Header(hdr))?;
+    let want = level.secret_key_len();
+    if bytes.len() != want {
+        return Err(Error::Length { expected: want, got: bytes.len() });
+    }
+    let n = level.n();
+    let fgl = n * level.fg_bits() as usize / 8;
+    let f = unpack_signed(&bytes[1..1 + fgl], n, level.fg_bits())?;
+    let g = unpack_signed(&bytes[1 + fgl..1 + 2 * fgl], n, level.fg_bits())?;
+    let big_f = unpack_signed(&bytes[1 + 2 * fgl..], n, level.big_fg_bits())?;
+    Ok((level, f, g, big_f))
+}
+
+/// Compress (Algorithm 17): per coefficient a sign bit, the 7 low bits of |s|, then |s| >> 7 in
+/// unary (that many 0s and a 1). `None` if some |s| > 2047 or the result exceeds `max_len` bytes.
+pub fn compress(s: &[i16], max_len: usize) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(max_len);
+    let mut acc: u32 = 0;
+    let mut acc_len = 0u32;
+    for &x in s {
+        if !(-2047..=2047).contains(&x) {
+            return None;
+        }
+        let a = x.unsigned_abs() as u32;
+        acc = (acc << 8) | ((x < 0) as u32) << 7 | (a & 0x7F);
+        acc_len += 8;
+        let hi = a >> 7;
+        acc <<= hi + 1;
+        acc |= 1;
+        acc_len += hi + 1;
+        while acc_len >= 8 {
+            acc_len -= 8;
+            out.push((acc >> acc_len) as u8);
+        }
+        if out.len() > max_len {
+            return None;
+        }
+    }
+    if acc_len > 0 {
+        out.push((acc << (8 - acc_len)) as u8);
+    }
+    (out.len() <= max_len).then_some(out)
+}
+
+/// Decompress (Algorithm 18), strict: every byte must be consumed, unused bits of the last byte must
+/// be zero, "-0" and |s| > 2047 are rejected.
+pub fn decompress(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
+    let mut out = Vec::with_capacity(n);
+    let mut acc: u32 = 0;
+    let mut acc_len = 0u32;
+    let mut pos = 0usize;
+    for _ in 0..n {
+        if acc_len < 8 {
+            let &b = data.get(pos).ok_or(Error::Compression)?;
+            pos += 1;
+            acc = (acc << 8) | b as u32;
+            acc_len += 8;
+        }
+        let b = acc >> (acc_len - 8);
+        acc_len -= 8;
+        let neg = b & 0x80 != 0;
+        let mut m = b & 0x7F;
+        loop {
+            if acc_len == 0 {
+                let &b = data.get(pos).ok_or(Error::Compression)?;
+                pos += 1;
+                acc = (acc << 8) | b as u32;
+                acc_len = 8;
+            }
+            acc_len -= 1;
+            if (acc >> acc_len) & 1 != 0 {
+                break;
+            }
+            m += 128;
+            if m > 2047 {
+                return Err(Error::Compression);
+            }
+        }
+        if neg && m == 0 {
+            return Err(Error::Compression);
+        }
+        out.push(if neg { -(m as i16) } else { m as i16 });
+        acc &= (1 << acc_len) - 1;
+    }
+    if acc != 0 {
+        return Err(Error::Compression);
+    }
+    if pos != data.len() {
+        return Err(Error::TrailingBytes);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn public_key_round_trip(h in proptest::collection::vec(0u16..12289, 512)) {
+            let enc = encode_public_key(Level::Falcon512, &h);
+            prop_assert_eq!(enc.len(), 897);
+            let (lvl, dec) = decode_public_key(&enc).unwrap();
+            prop_assert_eq!(lvl, Level::Falcon512);
+            prop_assert_eq!(dec, h);
+        }
+
+        #[test]
+        fn secret_key_round_trip(
+            f in proptest::collection::vec(-31i8..=31, 1024),
+            g in proptest::collection::vec(-15i8..=15, 1024),
+            big_f in proptest::collection::vec(-127i8..=127, 1024),
+        ) {
+            let f5: Vec<i8> = f.iter().map(|x| x / 2).collect();
+            let enc = encode_secret_key(Level::Falcon1024, &f5, &g, &big_f);
+            prop_assert_eq!(enc.len(), 2305);
+            let (lvl, a, b, c) = decode_secret_key(&enc).unwrap();
+            prop_assert_eq!(lvl, Level::Falcon1024);
+            prop_assert_eq!((a, b, c), (f5, g, big_f));
+        }
+
+        #[test]
+        fn compression_round_trip(s in proptest::collection::vec(-2047i16..=2047, 512)) {
+            let c = compress(&s, 4096).unwrap();
+            prop_assert_eq!(decompress(&c, 512).unwrap(), s);
+        }
+
+        #[test]
+        fn decompress_never_panics(data in proptest::collection::vec(any::<u8>(), 0..800)) {
+            let _ = decompress(&data, 512);
+        }
+    }
+
+    #[test]
+    fn malformed_encodings_are_rejected() {
+        let s = vec![0i16; 512];
+        let mut c = compress(&s, 1000).unwrap();
+        assert_eq!(c.len(), 576); // 9 bits per zero coefficient
+        c.push(0);
+        assert_eq!(decompress(&c, 512), Err(Error::TrailingBytes));
+        // "-0": sign bit set on a zero magnitude.
+        let mut c = compress(&s, 1000).unwrap();
+        c[0] = 0x80;
+        assert_eq!(decompress(&c, 512), Err(Error::Compression));
+        // A unary run that would exceed 2047.
+        let big = vec![0u8; 600];
+        assert_eq!(decompress(&big, 512), Err(Error::Compression));
+        assert!(compress(&[2048], 10).is_none());
+        let h = vec![12289u16; 512];
+        let mut enc = encode_public_key(Level::Falcon512, &[0; 512]);
+        let bad = encode_public_key(Level::Falcon512, &h);
+        assert_eq!(decode_public_key(&bad), Err(Error::CoefficientRange));
+        enc[0] = 0x19;
+        assert_eq!(decode_public_key(&enc), Err(Error::Header(0x19)));
+        let sk = encode_secret_key(Level::Falcon512, &[-32; 512], &[0; 512], &[0; 512]);
+        assert_eq!(decode_secret_key(&sk), Err(Error::CoefficientRange));
+    }
+}

@@ -1,0 +1,316 @@
+//! Floating-point FFT over R[x]/(x^n + 1) (spec §3.7.1), in the split layout: a polynomial of degree n
+//! becomes n/2 complex values, real parts in `[0, n/2)` and imaginary parts in `[n/2, n)`.
+//!
+//! Value `i` is the evaluation at psi^(2 bitrev(i) + 1), psi = e^{i pi / n}: one root of each conjugate
+//! pair, so that a real polynomial is fully described. With that order, `split` and `merge` (spec
+//! §3.7.2, Algorithms 1-2) pair the adjacent values 2u, 2u+1, which are the evaluations at w and -w.
+//!
+//! Floating-point arithmetic on f64 is constant-time on the targets we support (no subnormals arise in
+//! these ranges); no branch or memory index here depends on the data.
+
+use std::sync::OnceLock;
+
+/// GM[k] = e^{i pi bitrev_10(k) / 1024} as (re, im). Its prefix of length n is the twiddle table of
+/// the size-n transform (bitrev_10(k) = (1024 / n) bitrev_{log n}(k) for k < n).
+fn gm() -> &'static [(f64, f64); 1024] {
+    static GM: OnceLock<Box<[(f64, f64); 1024]>> = OnceLock::new();
+    GM.get_or_init(|| {
+        let mut t = Box::new([(0.0, 0.0); 1024]);
+        for (k, e) in t.iter_mut().enumerate() {
+            let r = (k as u32).reverse_bits() >> 22;
+            let a = core::f64::consts::PI * r as f64 / 1024.0;
+            *e = (a.cos(), a.sin());
+        }
+        t
+    })
+}
+
+#[inline(always)]
+fn cmul(ar: f64, ai: f64, br: f64, bi: f64) -> (f64, f64) {
+    (ar * br - ai * bi, ar * bi + ai * br)
+}
+
+/// Forward FFT in place (`f.len()` = n = 2^logn, n >= 2).
+pub fn fft(f: &mut [f64]) {
+    let n = f.len();
+    let hn = n / 2;
+    let gm = gm();
+    // The first butterfly layer (twiddle i) is the identity in the split layout.
+    let (re, im) = f.split_at_mut(hn);
+    let mut len = hn / 2;
+    while len >= 1 {
+        let base = n / (2 * len);
+        for b in 0..hn / (2 * len) {
+            let (zr, zi) = gm[base + b];
+            let s = b * 2 * len;
+            for j in s..s + len {
+                let (yr, yi) = cmul(re[j + len], im[j + len], zr, zi);
+                let (xr, xi) = (re[j], im[j]);
+                re[j] = xr + yr;
+                im[j] = xi + yi;
+                re[j + len] = xr - yr;
+                im[j + len] = xi - yi;
+            }
+        }
+        len /= 2;
+    }
+}
+
+/// Inverse FFT in place (`f.len()` = n >= 2).
+pub fn ifft(f: &mut [f64]) {
+    let n = f.len();
+    let hn = n / 2;
+    let gm = gm();
+    let (re, im) = f.split_at_mut(hn);
+    let mut len = 1;
+    while len < hn {
+        let base = n / (2 * len);
+        for b in 0..hn / (2 * len) {
+            let (zr, zi) = gm[base + b];
+            let s = b * 2 * len;
+            for j in s..s + len {
+                let (xr, xi) = (re[j], im[j]);
+                let (yr, yi) = (re[j + len], im[j + len]);
+                re[j] = xr + yr;
+                im[j] = xi + yi;
+                let (tr, ti) = cmul(xr - yr, xi - yi, zr, -zi);
+                re[j + len] = tr;
+                im[j + len] = ti;
+            }
+        }
+        len *= 2;
+    }
+    let s = 1.0 / hn as f64;
+    for x in f.iter_mut() {
+        *x *= s;
+    }
+}
+
+/// split (Algorithm 1) in the FFT domain: f of degree n into f0, f1 of degree n/2 with
+/// f(x) = f0(x^2) + x f1(x^2). `f0` and `f1` have length n/2. For n = 2 the outputs are real scalars.
+pub fn split(f0: &mut [f64], f1: &mut [f64], f: &[f64]) {
+    let n = f.len();
+    let hn = n / 2;
+    if n == 2 {
+        f0[0] = f[0];
+        f1[0] = f[1];
+        return;
+    }
+    let qn = hn / 2;
+    let gm = gm();
+    for u in 0..qn {
+        let (ar, ai) = (f[2 * u], f[2 * u + hn]);
+        let (br, bi) = (f[2 * u + 1], f[2 * u + 1 + hn]);
+        f0[u] = 0.5 * (ar + br);
+        f0[u + qn] = 0.5 * (ai + bi);
+        let (wr, wi) = gm[hn + u];
+        let (tr, ti) = cmul(ar - br, ai - bi, wr, -wi);
+        f1[u] = 0.5 * tr;
+        f1[u + qn] = 0.5 * ti;
+    }
+}
+
+/// merge (Algorithm 2) in the FFT domain: the inverse of [`split`].
+pub fn merge(f: &mut [f64], f0: &[f64], f1: &[f64]) {
+    let n = f.len();
+    let hn = n / 2;
+    if n == 2 {
+        f[0] = f0[0];
+        f[1] = f1[0];
+        return;
+    }
+    let qn = hn / 2;
+    let gm = gm();
+    for u in 0..qn {
+        let (ar, ai) = (f0[u], f0[u + qn]);
+        let (wr, wi) = gm[hn + u];
+        let (br, bi) = cmul(f1[u], f1[u + qn], wr, wi);
+        f[2 * u] = ar + br;
+        f[2 * u + hn] = ai + bi;
+        f[2 * u + 1] = ar - br;
+        f[2 * u + 1 + hn] = ai - bi;
+    }
+}
+
+/// a += b.
+pub fn add(a: &mut [f64], b: &[f64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// a -= b.
+pub fn sub(a: &mut [f64], b: &[f64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x -= y;
+    }
+}
+
+/// a = -a.
+pub fn neg(a: &mut [f64]) {
+    for x in a.iter_mut() {
+        *x = -*x;
+    }
+}
+
+/// a = adj(a), the Hermitian adjoint (complex conjugation in the FFT domain).
+pub fn adj(a: &mut [f64]) {
+    let hn = a.len() / 2;
+    neg(&mut a[hn..]);
+}
+
+/// a *= b (pointwise complex product).
+pub fn mul(a: &mut [f64], b: &[f64]) {
+    let hn = a.len() / 2;
+    let (ar, ai) = a.split_at_mut(hn);
+    let (br, bi) = b.split_at(hn);
+    for u in 0..hn {
+        let (r, i) = cmul(ar[u], ai[u], br[u], bi[u]);
+        ar[u] = r;
+        ai[u] = i;
+    }
+}
+
+/// a *= x for a real constant x.
+pub fn scale(a: &mut [f64], x: f64) {
+    for v in a.iter_mut() {
+        *v *= x;
+    }
+}
+
+/// out = a adj(a) + b adj(b): a self-adjoint polynomial, whose imaginary parts are zero.
+pub fn norm2_sum(out: &mut [f64], a: &[f64], b: &[f64]) {
+    let hn = a.len() / 2;
+    for u in 0..hn {
+        out[u] = a[u] * a[u] + a[u + hn] * a[u + hn] + b[u] * b[u] + b[u + hn] * b[u + hn];
+        out[u + hn] = 0.0;
+    }
+}
+
+/// out = a adj(c) + b adj(d).
+pub fn mul_adj_sum(out: &mut [f64], a: &[f64], c: &[f64], b: &[f64], d: &[f64]) {
+    let hn = a.len() / 2;
+    for u in 0..hn {
+        let (r1, i1) = cmul(a[u], a[u + hn], c[u], -c[u + hn]);
+        let (r2, i2) = cmul(b[u], b[u + hn], d[u], -d[u + hn]);
+        out[u] = r1 + r2;
+        out[u + hn] = i1 + i2;
+    }
+}
+
+/// a /= b, b self-adjoint (real evaluations).
+pub fn div_selfadj(a: &mut [f64], b: &[f64]) {
+    let hn = a.len() / 2;
+    for u in 0..hn {
+        let inv = 1.0 / b[u];
+        a[u] *= inv;
+        a[u + hn] *= inv;
+    }
+}
+
+/// Converts small integer coefficients to an FFT-domain polynomial.
+pub fn from_ints<T: Copy + Into<f64>>(c: &[T]) -> Vec<f64> {
+    let mut v: Vec<f64> = c.iter().map(|&x| x.into()).collect();
+    fft(&mut v);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(f: &[f64], wr: f64, wi: f64) -> (f64, f64) {
+        // Horner's rule from the top coefficient.
+        let mut acc = (0.0, 0.0);
+        for &c in f.iter().rev() {
+            acc = cmul(acc.0, acc.1, wr, wi);
+            acc.0 += c;
+        }
+        acc
+    }
+
+    fn sample(n: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 33) % 2001) as f64 - 1000.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fft_evaluates_at_the_documented_roots() {
+        for logn in 1..=10u32 {
+            let n = 1usize << logn;
+            let f = sample(n, logn as u64);
+            let mut v = f.clone();
+            fft(&mut v);
+            for i in 0..n / 2 {
+                let r = ((i as u32).reverse_bits() >> (32 - logn)) as f64;
+                let a = core::f64::consts::PI * (2.0 * r + 1.0) / n as f64;
+                let (er, ei) = eval(&f, a.cos(), a.sin());
+                assert!((er - v[i]).abs() < 1e-6 && (ei - v[i + n / 2]).abs() < 1e-6);
+            }
+            ifft(&mut v);
+            for (x, y) in v.iter().zip(&f) {
+                assert!((x - y).abs() < 1e-7);
+            }
+        }
+    }
+
+    #[test]
+    fn split_merge_match_coefficient_split() {
+        for logn in 1..=10u32 {
+            let n = 1usize << logn;
+            let f = sample(n, 99 + logn as u64);
+            let mut v = f.clone();
+            fft(&mut v);
+            let (mut a, mut b) = (vec![0.0; n / 2], vec![0.0; n / 2]);
+            split(&mut a, &mut b, &v);
+            if n >= 4 {
+                ifft(&mut a);
+                ifft(&mut b);
+            }
+            for i in 0..n / 2 {
+                assert!((a[i] - f[2 * i]).abs() < 1e-7);
+                assert!((b[i] - f[2 * i + 1]).abs() < 1e-7);
+            }
+            if n >= 4 {
+                fft(&mut a);
+                fft(&mut b);
+            }
+            let mut w = vec![0.0; n];
+            merge(&mut w, &a, &b);
+            for (x, y) in w.iter().zip(&v) {
+                assert!((x - y).abs() < 1e-6);
+            }
+        }
+    }
+
+    #[test]
+    fn fft_product_is_negacyclic() {
+        let n = 64;
+        let a = sample(n, 1);
+        let b = sample(n, 2);
+        let mut want = vec![0.0; n];
+        for i in 0..n {
+            for j in 0..n {
+                if i + j < n {
+                    want[i + j] += a[i] * b[j];
+                } else {
+                    want[i + j - n] -= a[i] * b[j];
+                }
+            }
+        }
+        let mut x = a.clone();
+        let mut y = b.clone();
+        fft(&mut x);
+        fft(&mut y);
+        mul(&mut x, &y);
+        ifft(&mut x);
+        for (p, q) in x.iter().zip(&want) {
+            assert!((p - q).abs() < 1e-3);
+        }
+    }
+}

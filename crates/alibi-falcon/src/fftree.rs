@@ -1,0 +1,152 @@
+//! The Falcon tree (ffLDL*, spec §3.8.3, Algorithm 9) and fast Fourier sampling (ffSampling, §3.9.2,
+//! Algorithm 11), over FFT-domain polynomials in the layout of [`crate::fft`].
+//!
+//! Flat layout, as a tree of degree 2^logn: `[L10 (n values)][left subtree][right subtree]`, where the
+//! left subtree is the tree of D00 and the right one the tree of D11; a tree of degree 1 is a single leaf.
+//! Its size is (logn + 1) 2^logn values. After [`normalize`], leaves hold sigma' = sigma / sqrt(D).
+
+use crate::fft;
+use crate::sampler::Sampler;
+
+/// Number of f64 values in a tree of degree 2^logn.
+pub const fn tree_size(logn: u32) -> usize {
+    ((logn + 1) as usize) << logn
+}
+
+/// ffLDL* of the full Gram matrix [[g00, g01], [adj(g01), g11]] (Algorithm 9). Inputs are consumed
+/// as scratch.
+pub fn ffldl(tree: &mut [f64], g00: &mut [f64], g01: &mut [f64], g11: &mut [f64], logn: u32) {
+    let n = 1usize << logn;
+    let hn = n / 2;
+    // L10 = adj(g01) / g00, D11 = g11 - |g01|^2 / g00 (g00 is self-adjoint, so its values are real).
+    let (l10, rest) = tree.split_at_mut(n);
+    l10.copy_from_slice(g01);
+    fft::adj(l10);
+    fft::div_selfadj(l10, g00);
+    for u in 0..hn {
+        let m = (g01[u] * g01[u] + g01[u + hn] * g01[u + hn]) / g00[u];
+        g11[u] -= m;
+        g11[u + hn] = 0.0;
+    }
+    let (left, right) = rest.split_at_mut(tree_size(logn - 1));
+    let mut tmp = vec![0.0; n];
+    let (a, b) = tmp.split_at_mut(hn);
+    fft::split(a, b, g00);
+    inner(left, a, b, logn - 1, g01);
+    fft::split(a, b, g11);
+    inner(right, a, b, logn - 1, g01);
+}
+
+/// ffLDL* of the quasi-cyclic Gram matrix [[g0, g1], [adj(g1), g0]] that `split` produces.
+fn inner(tree: &mut [f64], g0: &mut [f64], g1: &mut [f64], logn: u32, scratch: &mut [f64]) {
+    if logn == 0 {
+        tree[0] = g0[0];
+        return;
+    }
+    let n = 1usize << logn;
+    let hn = n / 2;
+    let (l10, rest) = tree.split_at_mut(n);
+    l10.copy_from_slice(g1);
+    fft::adj(l10);
+    fft::div_selfadj(l10, g0);
+    // D11 = g0 - |g1|^2 / g0, written over g1.
+    for u in 0..hn {
+        let m = (g1[u] * g1[u] + g1[u + hn] * g1[u + hn]) / g0[u];
+        g1[u] = g0[u] - m;
+        g1[u + hn] = 0.0;
+    }
+    let (left, right) = rest.split_at_mut(tree_size(logn - 1));
+    let (a, rest_s) = scratch.split_at_mut(hn);
+    let (b, deeper) = rest_s.split_at_mut(hn);
+    fft::split(a, b, g0);
+    inner(left, a, b, logn - 1, deeper);
+    fft::split(a, b, g1);
+    inner(right, a, b, logn - 1, deeper);
+}
+
+/// Replaces every leaf D by sigma / sqrt(D) (Algorithm 9's normalisation, §3.8.3).
+pub fn normalize(tree: &mut [f64], sigma: f64, logn: u32) {
+    if logn == 0 {
+        tree[0] = sigma / tree[0].sqrt();
+        return;
+    }
+    let n = 1usize << logn;
+    let ts = tree_size(logn - 1);
+    let (left, right) = tree[n..].split_at_mut(ts);
+    normalize(left, sigma, logn - 1);
+    normalize(right, sigma, logn - 1);
+}
+
+/// The smallest and largest leaf of a normalised tree (the key is usable iff they lie in
+/// [sigma_min, sigma_max]).
+pub fn leaf_range(tree: &[f64], logn: u32) -> (f64, f64) {
+    if logn == 0 {
+        return (tree[0], tree[0]);
+    }
+    let n = 1usize << logn;
+    let ts = tree_size(logn - 1);
+    let (a, b) = leaf_range(&tree[n..n + ts], logn - 1);
+    let (c, d) = leaf_range(&tree[n + ts..n + 2 * ts], logn - 1);
+    (a.min(c), b.max(d))
+}
+
+/// ffSampling (Algorithm 11): (z0, z1) close to (t0, t1) in the lattice's Gram-Schmidt metric.
+/// All of `z0`, `z1`, `t0`, `t1` have length 2^logn; `tmp` needs 2 * 2^logn values.
+#[allow(clippy::too_many_arguments)]
+pub fn ff_sampling(
+    samp: &mut Sampler,
+    z0: &mut [f64],
+    z1: &mut [f64],
+    tree: &[f64],
+    t0: &[f64],
+    t1: &[f64],
+    logn: u32,
+    tmp: &mut [f64],
+) {
+    if logn == 1 {
+        // Degree 2: one complex value each; the two leaves share each child's sigma'.
+        let (l_re, l_im) = (tree[0], tree[1]);
+        let (s0, s1) = (tree[2], tree[3]);
+        let a = samp.sample(t1[0], s1) as f64;
+        let b = samp.sample(t1[1], s1) as f64;
+        let (dr, di) = (t1[0] - a, t1[1] - b);
+        let tr = t0[0] + dr * l_re - di * l_im;
+        let ti = t0[1] + dr * l_im + di * l_re;
+        z1[0] = a;
+        z1[1] = b;
+        z0[0] = samp.sample(tr, s0) as f64;
+        z0[1] = samp.sample(ti, s0) as f64;
+        return;
+    }
+    let n = 1usize << logn;
+    let hn = n / 2;
+    let ts = tree_size(logn - 1);
+    let (l10, subtrees) = tree.split_at(n);
+    let (tree0, tree1) = subtrees.split_at(ts);
+    let (cur, deeper) = tmp.split_at_mut(n);
+
+    // z1 = merge(ffSampling(split(t1), T1)); split(t1) is parked in z1.
+    {
+        let (a, b) = z1.split_at_mut(hn);
+        fft::split(a, b, t1);
+        let (c, d) = cur.split_at_mut(hn);
+        ff_sampling(samp, c, d, tree1, a, b, logn - 1, deeper);
+    }
+    {
+        let (c, d) = cur.split_at(hn);
+        fft::merge(z1, c, d);
+    }
+    // t0' = t0 + (t1 - z1) L10.
+    cur.copy_from_slice(t1);
+    fft::sub(cur, z1);
+    fft::mul(cur, l10);
+    fft::add(cur, t0);
+    {
+        let (a, b) = z0.split_at_mut(hn);
+        fft::split(a, b, cur);
+        let (c, d) = cur.split_at_mut(hn);
+        ff_sampling(samp, c, d, tree0, a, b, logn - 1, deeper);
+    }
+    let (c, d) = cur.split_at(hn);
+    fft::merge(z0, c, d);
+}

@@ -1,0 +1,28 @@
+//! HashToPoint (spec §3.7, Algorithm 3): SHAKE256(r || m) read as 16-bit big-endian words, keeping
+//! those below 5q = 61445 reduced mod q, until n coefficients. Variable-time in the number of
+//! rejected words, which depend only on public data (salt and message).
+
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+use sha3::Shake256;
+
+use crate::params::Q;
+
+/// c = HashToPoint(salt || msg) in Z_q[x]/(x^n + 1), coefficients in [0, q).
+pub fn hash_to_point(salt: &[u8], msg: &[u8], n: usize) -> Vec<u16> {
+    let mut h = Shake256::default();
+    h.update(salt);
+    h.update(msg);
+    let mut rd = h.finalize_xof();
+    let mut out = Vec::with_capacity(n);
+    let mut buf = [0u8; 136];
+    while out.len() < n {
+        rd.read(&mut buf);
+        for w in buf.chunks_exact(2) {
+            let t = u16::from_be_bytes([w[0], w[1]]) as u32;
+            if t < 5 * Q && out.len() < n {
+                out.push((t % Q) as u16);
+            }
+        }
+    }
+    out
+}

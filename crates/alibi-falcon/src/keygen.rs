@@ -1,0 +1,341 @@
+//! Key generation: NTRUGen (spec §3.8.2, Algorithm 5) with NTRUSolve (Algorithm 6) by field-norm
+//! recursion over big integers, and Babai size reduction (Reduce, Algorithm 7) in floating point.
+//!
+//! Key generation is not constant-time: the big-integer arithmetic of NTRUSolve takes time that depends
+//! on the operand sizes. Its branches only ever reveal properties of discarded candidates or the
+//! magnitude of intermediate resultants.
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{One, ToPrimitive, Zero};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use std::sync::OnceLock;
+
+use crate::fft;
+use crate::modq;
+use crate::params::{Level, Q};
+
+/// The four NTRU polynomials of a Falcon secret basis, with f G - g F = q.
+pub struct NtruKeys {
+    pub f: Vec<i8>,
+    pub g: Vec<i8>,
+    pub big_f: Vec<i8>,
+    pub big_g: Vec<i8>,
+    pub h: Vec<u16>,
+}
+
+/// Half-width of the support of the coefficient sampler.
+const GAUSS_K: i32 = 24;
+
+/// CDF of D_{Z, sigma_1024}, sigma_1024 = 1.17 sqrt(q / 2048), scaled to 2^63 on z = -K..=K.
+fn gauss_cdf() -> &'static [u64] {
+    static CDF: OnceLock<Vec<u64>> = OnceLock::new();
+    CDF.get_or_init(|| {
+        let sigma = 1.17 * (Q as f64 / 2048.0).sqrt();
+        let w: Vec<f64> = (-GAUSS_K..=GAUSS_K)
+            .map(|z| (-((z * z) as f64) / (2.0 * sigma * sigma)).exp())
+            .collect();
+        let tot: f64 = w.iter().sum();
+        let mut acc = 0.0;
+        w.iter()
+            .map(|x| {
+                acc += x;
+                ((acc / tot) * 9_223_372_036_854_775_808.0).min(9.223_372_036_854_775e18) as u64
+            })
+            .collect()
+    })
+}
+
+/// One coefficient of f or g: a sum of 1024/n samples of D_{Z, sigma_1024}, which has standard
+/// deviation sigma_{f,g} = 1.17 sqrt(q / 2n) (Algorithm 5, line 3).
+fn gauss_coeff(rng: &mut ChaCha20Rng, n: usize) -> i32 {
+    let cdf = gauss_cdf();
+    let mut s = 0i32;
+    for _ in 0..1024 / n {
+        let u = rng.next_u64() >> 1;
+        // z = -K + #{i : u >= cdf[i]}, scanning the whole table.
+        let mut z = -GAUSS_K;
+        for &c in cdf.iter() {
+            z += (u >= c) as i32;
+        }
+        s += z;
+    }
+    s
+}
+
+/// NTRUGen: a fresh key basis for `level`.
+pub fn ntru_gen(level: Level, seed: [u8; 32]) -> NtruKeys {
+    let n = level.n();
+    let mut rng = ChaCha20Rng::from_seed(seed);
+    let lim = 1i32 << (level.fg_bits() - 1);
+    loop {
+        let f: Vec<i32> = (0..n).map(|_| gauss_coeff(&mut rng, n)).collect();
+        let g: Vec<i32> = (0..n).map(|_| gauss_coeff(&mut rng, n)).collect();
+        // The secret-key encoding holds f and g on fg_bits signed bits.
+        if f.iter().chain(&g).any(|&x| x <= -lim || x >= lim) {
+            continue;
+        }
+        if !gram_schmidt_ok(&f, &g) {
+            continue;
+        }
+        let Some(h) = modq::div_small(&g, &f) else {
+            continue;
+        };
+        let Some((big_f, big_g)) = ntru_solve(&f, &g) else {
+            continue;
+        };
+        let to_i8 = |v: &[i32]| v.iter().map(|&x| x as i8).collect::<Vec<i8>>();
+        return NtruKeys {
+            f: to_i8(&f),
+            g: to_i8(&g),
+            big_f: to_i8(&big_f),
+            big_g: to_i8(&big_g),
+            h: h.iter().map(|&x| x as u16).collect(),
+        };
+    }
+}
+
+/// The Gram-Schmidt norm test of Algorithm 5 (lines 4-7): max(||(g, -f)||, ||(q f*/(ff*+gg*),
+/// q g*/(ff*+gg*))||) <= 1.17 sqrt(q).
+pub fn gram_schmidt_ok(f: &[i32], g: &[i32]) -> bool {
+    let n = f.len();
+    let bound = 1.17 * 1.17 * Q as f64;
+    let n1: i64 = f.iter().chain(g).map(|&x| (x as i64) * (x as i64)).sum();
+    if n1 as f64 > bound {
+        return false;
+    }
+    let ff = fft::from_ints(f);
+    let gf = fft::from_ints(g);
+    let mut d = vec![0.0; n];
+    fft::norm2_sum(&mut d, &ff, &gf);
+    // By Parseval on the n/2 stored evaluations: ||q f*/D||^2 + ||q g*/D||^2 = (2/n) sum q^2 / D.
+    let qq = (Q as f64) * (Q as f64);
+    let n2: f64 = d[..n / 2].iter().map(|&x| qq / x).sum::<f64>() * 2.0 / n as f64;
+    n2 <= bound
+}
+
+type Poly = Vec<BigInt>;
+
+/// Schoolbook product in Z[x] (full length 2n - 1), for short operands.
+fn mul_full_school(a: &[BigInt], b: &[BigInt], out: &mut [BigInt]) {
+    for (i, x) in a.iter().enumerate() {
+        if x.is_zero() {
+            continue;
+        }
+        for (j, y) in b.iter().enumerate() {
+            out[i + j] += x * y;
+        }
+    }
+}
+
+/// Karatsuba product in Z[x] for equal power-of-two lengths; `out` has length 2n.
+fn mul_full(a: &[BigInt], b: &[BigInt], out: &mut [BigInt]) {
+    let n = a.len();
+    if n <= 16 {
+        mul_full_school(a, b, out);
+        return;
+    }
+    let h = n / 2;
+    let (a0, a1) = a.split_at(h);
+    let (b0, b1) = b.split_at(h);
+    let mut p0 = vec![BigInt::zero(); n];
+    let mut p2 = vec![BigInt::zero(); n];
+    mul_full(a0, b0, &mut p0);
+    mul_full(a1, b1, &mut p2);
+    let sa: Poly = a0.iter().zip(a1).map(|(x, y)| x + y).collect();
+    let sb: Poly = b0.iter().zip(b1).map(|(x, y)| x + y).collect();
+    let mut p1 = vec![BigInt::zero(); n];
+    mul_full(&sa, &sb, &mut p1);
+    for i in 0..n {
+        let mid = &p1[i] - &p0[i] - &p2[i];
+        out[i] += &p0[i];
+        out[i + h] += mid;
+        out[i + n] += &p2[i];
+    }
+}
+
+/// a * b in Z[x]/(x^n + 1).
+fn mul_negacyclic(a: &[BigInt], b: &[BigInt]) -> Poly {
+    let n = a.len();
+    let mut full = vec![BigInt::zero(); 2 * n];
+    mul_full(a, b, &mut full);
+    let (lo, hi) = full.split_at(n);
+    lo.iter().zip(hi).map(|(x, y)| x - y).collect()
+}
+
+/// The field norm N(f) = f0^2 - x f1^2 (spec §3.6), where f(x) = f0(x^2) + x f1(x^2).
+fn field_norm(f: &[BigInt]) -> Poly {
+    let hn = f.len() / 2;
+    let f0: Poly = f.iter().step_by(2).cloned().collect();
+    let f1: Poly = f.iter().skip(1).step_by(2).cloned().collect();
+    let a = mul_negacyclic(&f0, &f0);
+    let b = mul_negacyclic(&f1, &f1);
+    // x * b in Z[x]/(x^{n/2} + 1): rotate by one with the wrapped coefficient negated.
+    (0..hn)
+        .map(|i| if i == 0 { &a[0] + &b[hn - 1] } else { &a[i] - &b[i - 1] })
+        .collect()
+}
+
+/// F'(x^2) * g(-x), computed as the interleave of F' g0 and -F' g1 (g = g0(x^2) + x g1(x^2)).
+fn lift(fp: &[BigInt], g: &[BigInt]) -> Poly {
+    let g0: Poly = g.iter().step_by(2).cloned().collect();
+    let g1: Poly = g.iter().skip(1).step_by(2).cloned().collect();
+    let even = mul_negacyclic(fp, &g0);
+    let odd = mul_negacyclic(fp, &g1);
+    let mut out = Vec::with_capacity(2 * fp.len());
+    for (e, o) in even.into_iter().zip(odd) {
+        out.push(e);
+        out.push(-o);
+    }
+    out
+}
+
+fn max_bits(a: &[BigInt], b: &[BigInt]) -> u64 {
+    a.iter().chain(b).map(|x| x.bits()).max().unwrap_or(0)
+}
+
+/// The top 53 bits of each coefficient (scaled down by 2^shift), as an FFT-domain polynomial.
+fn top_fft(a: &[BigInt], shift: u64) -> Vec<f64> {
+    let mut v: Vec<f64> = a.iter().map(|x| (x >> shift).to_f64().unwrap_or(0.0)).collect();
+    fft::fft(&mut v);
+    v
+}
+
+/// Reduce (Algorithm 7): (F, G) -= k (f, g) until the Babai coefficient k rounds to zero.
+fn reduce(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [BigInt]) {
+    let n = f.len();
+    if n == 1 {
+        let num = &big_f[0] * &f[0] + &big_g[0] * &g[0];
+        let den = &f[0] * &f[0] + &g[0] * &g[0];
+        let two = BigInt::from(2);
+        let num2: BigInt = &num * &two + &den;
+        let k: BigInt = num2.div_floor(&(&den * &two));
+        big_f[0] -= &k * &f[0];
+        big_g[0] -= &k * &g[0];
+        return;
+    }
+    let size = max_bits(f, g).max(53);
+    let fa = top_fft(f, size - 53);
+    let ga = top_fft(g, size - 53);
+    let mut den = vec![0.0; n];
+    fft::norm2_sum(&mut den, &fa, &ga);
+    let mut num = vec![0.0; n];
+    loop {
+        let big_size = max_bits(big_f, big_g).max(53);
+        if big_size < size {
+            break;
+        }
+        let fb = top_fft(big_f, big_size - 53);
+        let gb = top_fft(big_g, big_size - 53);
+        fft::mul_adj_sum(&mut num, &fb, &fa, &gb, &ga);
+        fft::div_selfadj(&mut num, &den);
+        fft::ifft(&mut num);
+        let k: Poly = num.iter().map(|x| BigInt::from(x.round() as i64)).collect();
+        if k.iter().all(|x| x.is_zero()) {
+            break;
+        }
+        let shift = big_size - size;
+        let fk = mul_negacyclic(f, &k);
+        let gk = mul_negacyclic(g, &k);
+        for i in 0..n {
+            big_f[i] -= &fk[i] << shift;
+            big_g[i] -= &gk[i] << shift;
+        }
+    }
+}
+
+/// NTRUSolve (Algorithm 6): (F, G) with f G - g F = q, recursively through field norms.
+fn solve_rec(f: &[BigInt], g: &[BigInt]) -> Option<(Poly, Poly)> {
+    if f.len() == 1 {
+        let e = f[0].extended_gcd(&g[0]);
+        if !e.gcd.is_one() {
+            return None;
+        }
+        // u f + v g = 1, so F = -q v and G = q u satisfy f G - g F = q.
+        let q = BigInt::from(Q);
+        return Some((vec![-(&q * e.y)], vec![q * e.x]));
+    }
+    let (fp, gp) = solve_rec(&field_norm(f), &field_norm(g))?;
+    // F = F'(x^2) g(-x), G = G'(x^2) f(-x); `lift` takes care of the sign of x.
+    let mut big_f = lift(&fp, g);
+    let mut big_g = lift(&gp, f);
+    reduce(f, g, &mut big_f, &mut big_g);
+    Some((big_f, big_g))
+}
+
+/// NTRUSolve on small f, g; `None` when it fails or when F, G do not fit the 8-bit encoding.
+pub fn ntru_solve(f: &[i32], g: &[i32]) -> Option<(Vec<i32>, Vec<i32>)> {
+    let fb: Poly = f.iter().map(|&x| BigInt::from(x)).collect();
+    let gb: Poly = g.iter().map(|&x| BigInt::from(x)).collect();
+    let (big_f, big_g) = solve_rec(&fb, &gb)?;
+    let small = |p: &Poly| -> Option<Vec<i32>> {
+        p.iter()
+            .map(|x| x.to_i32().filter(|v| v.abs() <= 127))
+            .collect()
+    };
+    let big_f = small(&big_f)?;
+    let big_g = small(&big_g)?;
+    Some((big_f, big_g))
+}
+
+/// G = g F / f mod q, centred: the secret key stores only f, g, F (spec §3.11.5). `None` if f is not
+/// invertible mod q or G does not fit in [-127, 127].
+pub fn complete_private(f: &[i8], g: &[i8], big_f: &[i8]) -> Option<Vec<i8>> {
+    let gi: Vec<i32> = g.iter().map(|&x| x as i32).collect();
+    let fi: Vec<i32> = f.iter().map(|&x| x as i32).collect();
+    let bfi: Vec<u32> = big_f.iter().map(|&x| modq::from_signed(x as i32)).collect();
+    let gf = modq::div_small(&gi, &fi)?;
+    let prod = modq::mul(&gf, &bfi);
+    prod.iter()
+        .map(|&x| {
+            let c = modq::center(x);
+            (-127..=127).contains(&c).then_some(c as i8)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn negacyclic_i64(a: &[i32], b: &[i32]) -> Vec<i64> {
+        let n = a.len();
+        let mut r = vec![0i64; n];
+        for i in 0..n {
+            for j in 0..n {
+                let p = a[i] as i64 * b[j] as i64;
+                if i + j < n {
+                    r[i + j] += p;
+                } else {
+                    r[i + j - n] -= p;
+                }
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn karatsuba_matches_schoolbook() {
+        let a: Poly = (0..64).map(|i| BigInt::from(i * 7 - 100)).collect();
+        let b: Poly = (0..64).map(|i| BigInt::from(i * i - 50)).collect();
+        let mut x = vec![BigInt::zero(); 128];
+        let mut y = vec![BigInt::zero(); 128];
+        mul_full(&a, &b, &mut x);
+        mul_full_school(&a, &b, &mut y);
+        assert_eq!(x, y);
+    }
+
+    #[test]
+    fn ntru_equation_holds() {
+        for level in Level::ALL {
+            let k = ntru_gen(level, [level.logn() as u8; 32]);
+            let w = |v: &[i8]| v.iter().map(|&x| x as i32).collect::<Vec<i32>>();
+            let fg = negacyclic_i64(&w(&k.f), &w(&k.big_g));
+            let gf = negacyclic_i64(&w(&k.g), &w(&k.big_f));
+            assert_eq!(fg[0] - gf[0], Q as i64);
+            assert!(fg[1..].iter().zip(&gf[1..]).all(|(a, b)| a == b));
+            assert_eq!(complete_private(&k.f, &k.g, &k.big_f).unwrap(), k.big_g);
+        }
+    }
+}

@@ -1,0 +1,594 @@
+//! # alibi-falcon
+//!
+//! Falcon-512 and Falcon-1024 as specified in the round-3 specification (v1.2), in safe Rust, with
+//! the trapdoor preimage sampler open as a public API.
+//!
+//! * [`SigningKey::generate`]: NTRUGen + NTRUSolve (spec §3.8).
+//! * [`SigningKey::sign`] / [`ExpandedSigningKey::sign`]: HashToPoint, ffSampling, compression (§3.9).
+//! * [`VerifyingKey::verify`]: the NTT-based verification modulo q = 12289 (§3.10).
+//! * [`ExpandedSigningKey::sample_preimage`]: a short (s1, s2) with s1 + s2 h = c for any target c,
+//!   which is what ring signatures built from Falcon (FalconRS, GANDALF) need.
+//!
+//! Encodings are byte-exact with the specification and with PQClean's detached signatures: public key
+//! 897 / 1,793 bytes, secret key 1,281 / 2,305 bytes, signature = header 0x30 + log n, 40-byte salt,
+//! compressed s2 (no padding, at most 666 / 1,280 bytes in all).
+//!
+//! ```
+//! use alibi_falcon::{Level, SigningKey};
+//! let mut rng = rand_core::OsRng;
+//! let sk = SigningKey::generate(Level::Falcon512, &mut rng);
+//! let vk = sk.verifying_key();
+//! let sig = sk.sign(b"hello", &mut rng);
+//! assert!(vk.verify(b"hello", &sig).is_ok());
+//! assert!(vk.verify(b"hullo", &sig).is_err());
+//! ```
+//!
+//! ## Side channels
+//! Constant-time (no secret-dependent branch or memory index): SamplerZ's base sampler, ApproxExp and
+//! BerExp; the FFT, ffLDL and ffSampling arithmetic (f64 operations, which are constant-time on x86-64
+//! and AArch64 for the normal-range values that occur); the mod-q arithmetic of verification.
+//! SamplerZ's rejection loop runs a variable number of rounds, as the specification allows.
+//! Not constant-time: key generation (big-integer NTRUSolve and the rejection of candidate keys), and
+//! the decoders, which return early on malformed input. Secret keys and expanded keys are zeroized
+//! on drop.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod codec;
+mod error;
+mod fft;
+mod fftree;
+mod hash;
+mod keygen;
+mod modq;
+mod params;
+mod sampler;
+
+use rand_core::CryptoRngCore;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+pub use error::Error;
+pub use params::{Level, Q, SALT_LEN};
+
+use sampler::Sampler;
+
+/// HashToPoint (spec Algorithm 3): the target c = H(salt || msg) in Z_q[x]/(x^n + 1).
+pub fn hash_to_point(salt: &[u8], msg: &[u8], level: Level) -> Vec<u16> {
+    hash::hash_to_point(salt, msg, level.n())
+}
+
+/// ||(s1, s2)||^2, the squared Euclidean norm the acceptance test bounds.
+pub fn norm_sq(s1: &[i16], s2: &[i16]) -> u64 {
+    s1.iter().chain(s2).map(|&x| (x as i64 * x as i64) as u64).sum()
+}
+
+/// Whether ||(s1, s2)||^2 <= floor(beta^2) for `level` (spec §3.10, Algorithm 16 line 6).
+pub fn is_short(level: Level, s1: &[i16], s2: &[i16]) -> bool {
+    norm_sq(s1, s2) <= level.beta_sq()
+}
+
+/// A Falcon secret key: the NTRU basis (f, g, F, G), with h = g / f mod q kept for convenience.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct SigningKey {
+    #[zeroize(skip)]
+    level: Level,
+    f: Vec<i8>,
+    g: Vec<i8>,
+    big_f: Vec<i8>,
+    big_g: Vec<i8>,
+    h: Vec<u16>,
+}
+
+impl core::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "SigningKey({})", self.level)
+    }
+}
+
+impl SigningKey {
+    /// Generates a key pair (NTRUGen, spec Algorithm 5). Takes tens of milliseconds.
+    pub fn generate<R: CryptoRngCore + ?Sized>(level: Level, rng: &mut R) -> Self {
+        let mut seed = Zeroizing::new([0u8; 32]);
+        rng.fill_bytes(&mut seed[..]);
+        let k = keygen::ntru_gen(level, *seed);
+        SigningKey {
+            level,
+            f: k.f.clone(),
+            g: k.g.clone(),
+            big_f: k.big_f.clone(),
+            big_g: k.big_g.clone(),
+            h: k.h.clone(),
+        }
+    }
+
+    /// Decodes a secret key (spec §3.11.5) and recomputes G = g F / f mod q.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let (level, f, g, big_f) = codec::decode_secret_key(bytes)?;
+        let big_g = keygen::complete_private(&f, &g, &big_f).ok_or(Error::InvalidSecretKey)?;
+        let fi: Vec<i32> = f.iter().map(|&x| x as i32).collect();
+        let gi: Vec<i32> = g.iter().map(|&x| x as i32).collect();
+        let h = modq::div_small(&gi, &fi).ok_or(Error::InvalidSecretKey)?;
+        Ok(SigningKey {
+            level,
+            f,
+            g,
+            big_f,
+            big_g,
+            h: h.into_iter().map(|x| x as u16).collect(),
+        })
+    }
+
+    /// The encoded secret key (header, f, g, F).
+    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+        Zeroizing::new(codec::encode_secret_key(self.level, &self.f, &self.g, &self.big_f))
+    }
+
+    /// The level of this key.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The public polynomial h = g / f mod q.
+    pub fn h(&self) -> &[u16] {
+        &self.h
+    }
+
+    /// The matching public key.
+    pub fn verifying_key(&self) -> VerifyingKey {
+        VerifyingKey::from_h(self.level, self.h.clone())
+    }
+
+    /// Precomputes the FFT basis and the Falcon tree (spec §3.8.3) for fast repeated signing.
+    pub fn expand(&self) -> ExpandedSigningKey {
+        let n = self.level.n();
+        let logn = self.level.logn();
+        let b00 = fft::from_ints(&self.g);
+        let mut b01 = fft::from_ints(&self.f);
+        fft::neg(&mut b01);
+        let b10 = fft::from_ints(&self.big_g);
+        let mut b11 = fft::from_ints(&self.big_f);
+        fft::neg(&mut b11);
+        // Gram matrix G = B B*, B = [[g, -f], [G, -F]].
+        let mut g00 = vec![0.0; n];
+        let mut g01 = vec![0.0; n];
+        let mut g11 = vec![0.0; n];
+        fft::norm2_sum(&mut g00, &b00, &b01);
+        fft::mul_adj_sum(&mut g01, &b00, &b10, &b01, &b11);
+        fft::norm2_sum(&mut g11, &b10, &b11);
+        let mut tree = vec![0.0; fftree::tree_size(logn)];
+        fftree::ffldl(&mut tree, &mut g00, &mut g01, &mut g11, logn);
+        fftree::normalize(&mut tree, self.level.sigma(), logn);
+        ExpandedSigningKey {
+            level: self.level,
+            b00,
+            b01,
+            b10,
+            b11,
+            tree,
+            h: self.h.clone(),
+        }
+    }
+
+    /// Signs `msg` (spec Algorithm 10), expanding the key first.
+    pub fn sign<R: CryptoRngCore + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
+        self.expand().sign(msg, rng)
+    }
+}
+
+/// A short preimage: s1 + s2 h = c mod q, as integers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Preimage {
+    /// The first half, s1 = c - s2 h (centred).
+    pub s1: Vec<i16>,
+    /// The second half, the part a Falcon signature carries.
+    pub s2: Vec<i16>,
+}
+
+impl Preimage {
+    /// ||(s1, s2)||^2.
+    pub fn norm_sq(&self) -> u64 {
+        norm_sq(&self.s1, &self.s2)
+    }
+}
+
+/// A secret key with its FFT basis B = [[g, -f], [G, -F]] and normalised Falcon tree precomputed.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct ExpandedSigningKey {
+    #[zeroize(skip)]
+    level: Level,
+    b00: Vec<f64>,
+    b01: Vec<f64>,
+    b10: Vec<f64>,
+    b11: Vec<f64>,
+    tree: Vec<f64>,
+    h: Vec<u16>,
+}
+
+impl core::fmt::Debug for ExpandedSigningKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ExpandedSigningKey({})", self.level)
+    }
+}
+
+impl ExpandedSigningKey {
+    /// The level of this key.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The public polynomial h = g / f mod q.
+    pub fn h(&self) -> &[u16] {
+        &self.h
+    }
+
+    /// The matching public key.
+    pub fn verifying_key(&self) -> VerifyingKey {
+        VerifyingKey::from_h(self.level, self.h.clone())
+    }
+
+    /// The smallest and largest leaf sigma' of the Falcon tree; both lie in [sigma_min, sigma_max]
+    /// for every key NTRUGen accepts.
+    pub fn leaf_sigma_range(&self) -> (f64, f64) {
+        fftree::leaf_range(&self.tree, self.level.logn())
+    }
+
+    /// One draw of (s1, s2) = (c, 0) - z B with z from ffSampling on t = (c, 0) B^{-1}
+    /// (spec Algorithm 10, lines 3-6), without the norm test.
+    fn sample_with(&self, c: &[u16], samp: &mut Sampler) -> Preimage {
+        let n = self.level.n();
+        let logn = self.level.logn();
+        let mut cf: Vec<f64> = c.iter().map(|&x| x as f64).collect();
+        fft::fft(&mut cf);
+        let qi = 1.0 / Q as f64;
+        // t0 = c (-F) / q = c b11 / q; t1 = c f / q = -c b01 / q.
+        let mut t0 = cf.clone();
+        fft::mul(&mut t0, &self.b11);
+        fft::scale(&mut t0, qi);
+        let mut t1 = cf;
+        fft::mul(&mut t1, &self.b01);
+        fft::scale(&mut t1, -qi);
+        let mut z0 = vec![0.0; n];
+        let mut z1 = vec![0.0; n];
+        let mut tmp = vec![0.0; 2 * n];
+        fftree::ff_sampling(samp, &mut z0, &mut z1, &self.tree, &t0, &t1, logn, &mut tmp);
+        // s = (t - z) B.
+        fft::sub(&mut t0, &z0);
+        fft::sub(&mut t1, &z1);
+        let mut s1 = t0.clone();
+        fft::mul(&mut s1, &self.b00);
+        z0.copy_from_slice(&t1);
+        fft::mul(&mut z0, &self.b10);
+        fft::add(&mut s1, &z0);
+        let mut s2 = t0;
+        fft::mul(&mut s2, &self.b01);
+        fft::mul(&mut t1, &self.b11);
+        fft::add(&mut s2, &t1);
+        fft::ifft(&mut s1);
+        fft::ifft(&mut s2);
+        let round = |v: &[f64]| v.iter().map(|x| x.round() as i16).collect::<Vec<i16>>();
+        let out = Preimage {
+            s1: round(&s1),
+            s2: round(&s2),
+        };
+        tmp.zeroize();
+        z0.zeroize();
+        z1.zeroize();
+        out
+    }
+
+    fn check_target(&self, c: &[u16]) -> Result<(), Error> {
+        if c.len() != self.level.n() {
+            return Err(Error::LevelMismatch);
+        }
+        if c.iter().any(|&x| x as u32 >= Q) {
+            return Err(Error::CoefficientRange);
+        }
+        Ok(())
+    }
+
+    /// The open trapdoor sampler: one draw of a short (s1, s2) with s1 + s2 h = c mod q, for any
+    /// target c in Z_q[x]/(x^n + 1) (coefficients in [0, q)). No norm test is applied: callers
+    /// that combine several preimages (ring signatures) test the combined norm themselves; see
+    /// [`Self::sample_short_preimage`] for the Falcon acceptance loop.
+    pub fn sample_preimage<R: CryptoRngCore + ?Sized>(
+        &self,
+        c: &[u16],
+        rng: &mut R,
+    ) -> Result<Preimage, Error> {
+        self.check_target(c)?;
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let mut samp = Sampler::new(seed, self.level.sigma_min());
+        Ok(self.sample_with(c, &mut samp))
+    }
+
+    /// Draws preimages of c until one passes the Falcon norm bound floor(beta^2).
+    pub fn sample_short_preimage<R: CryptoRngCore + ?Sized>(
+        &self,
+        c: &[u16],
+        rng: &mut R,
+    ) -> Result<Preimage, Error> {
+        self.check_target(c)?;
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let mut samp = Sampler::new(seed, self.level.sigma_min());
+        loop {
+            let p = self.sample_with(c, &mut samp);
+            if p.norm_sq() <= self.level.beta_sq() {
+                return Ok(p);
+            }
+        }
+    }
+
+    /// Signs `msg` (spec Algorithm 10): a fresh 40-byte salt, c = HashToPoint(salt || msg), short
+    /// preimages of c until one passes the norm bound and compresses into the specification size.
+    pub fn sign<R: CryptoRngCore + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
+        let mut salt = [0u8; SALT_LEN];
+        rng.fill_bytes(&mut salt);
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let mut samp = Sampler::new(seed, self.level.sigma_min());
+        let c = hash::hash_to_point(&salt, msg, self.level.n());
+        let body_max = self.level.sig_max_len() - 1 - SALT_LEN;
+        loop {
+            let p = self.sample_with(&c, &mut samp);
+            if p.norm_sq() > self.level.beta_sq() {
+                continue;
+            }
+            if let Some(body) = codec::compress(&p.s2, body_max) {
+                return Signature {
+                    level: self.level,
+                    salt,
+                    s2: p.s2,
+                    body,
+                };
+            }
+        }
+    }
+}
+
+/// A Falcon public key: h = g / f mod q, with its NTT precomputed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct VerifyingKey {
+    level: Level,
+    h: Vec<u16>,
+    h_ntt: Vec<u32>,
+}
+
+impl core::fmt::Debug for VerifyingKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "VerifyingKey({}, h[0..4] = {:?})", self.level, &self.h[..4])
+    }
+}
+
+impl VerifyingKey {
+    fn from_h(level: Level, h: Vec<u16>) -> Self {
+        let mut h_ntt: Vec<u32> = h.iter().map(|&x| x as u32).collect();
+        modq::ntt(&mut h_ntt);
+        VerifyingKey { level, h, h_ntt }
+    }
+
+    /// Builds a key from h (n coefficients in [0, q)).
+    pub fn from_polynomial(level: Level, h: &[u16]) -> Result<Self, Error> {
+        if h.len() != level.n() {
+            return Err(Error::LevelMismatch);
+        }
+        if h.iter().any(|&x| x as u32 >= Q) {
+            return Err(Error::CoefficientRange);
+        }
+        Ok(Self::from_h(level, h.to_vec()))
+    }
+
+    /// Decodes a public key (spec §3.11.4): header 0x00 + log n, then h at 14 bits per coefficient.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let (level, h) = codec::decode_public_key(bytes)?;
+        Ok(Self::from_h(level, h))
+    }
+
+    /// The encoded public key.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        codec::encode_public_key(self.level, &self.h)
+    }
+
+    /// The level of this key.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The public polynomial h.
+    pub fn h(&self) -> &[u16] {
+        &self.h
+    }
+
+    /// s h mod q for a signed polynomial s (coefficients in [0, q)).
+    pub fn mul_h(&self, s: &[i16]) -> Result<Vec<u16>, Error> {
+        if s.len() != self.level.n() {
+            return Err(Error::LevelMismatch);
+        }
+        let mut a: Vec<u32> = s.iter().map(|&x| modq::from_signed(x as i32)).collect();
+        modq::ntt(&mut a);
+        modq::mul_ntt(&mut a, &self.h_ntt);
+        modq::intt(&mut a);
+        Ok(a.into_iter().map(|x| x as u16).collect())
+    }
+
+    /// s1 = c - s2 h mod q, centred: the half of a preimage that a signature leaves out.
+    pub fn recover_s1(&self, c: &[u16], s2: &[i16]) -> Result<Vec<i16>, Error> {
+        if c.len() != self.level.n() {
+            return Err(Error::LevelMismatch);
+        }
+        let s2h = self.mul_h(s2)?;
+        Ok(c.iter()
+            .zip(&s2h)
+            .map(|(&a, &b)| modq::center((a as u32 + Q - b as u32) % Q) as i16)
+            .collect())
+    }
+
+    /// Verifies `sig` on `msg` (spec Algorithm 16).
+    pub fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), Error> {
+        if sig.level != self.level {
+            return Err(Error::LevelMismatch);
+        }
+        let c = hash::hash_to_point(&sig.salt, msg, self.level.n());
+        let s1 = self.recover_s1(&c, &sig.s2)?;
+        if is_short(self.level, &s1, &sig.s2) {
+            Ok(())
+        } else {
+            Err(Error::InvalidSignature)
+        }
+    }
+}
+
+/// A Falcon signature: the salt and s2 (spec §3.11.6, compressed format).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Signature {
+    level: Level,
+    salt: [u8; SALT_LEN],
+    s2: Vec<i16>,
+    body: Vec<u8>,
+}
+
+impl core::fmt::Debug for Signature {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Signature({}, {} bytes)", self.level, self.encoded_len())
+    }
+}
+
+impl Signature {
+    /// Decodes header 0x30 + log n, the 40-byte salt and the compressed s2 (which must fill the rest
+    /// exactly).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let &hdr = bytes.first().ok_or(Error::Length { expected: 42, got: 0 })?;
+        let level = Level::from_logn((hdr & 0x0F) as u32)
+            .filter(|_| hdr & 0xF0 == 0x30)
+            .ok_or(Error::Header(hdr))?;
+        if bytes.len() < 1 + SALT_LEN + 1 {
+            return Err(Error::Length {
+                expected: 1 + SALT_LEN + 1,
+                got: bytes.len(),
+            });
+        }
+        let mut salt = [0u8; SALT_LEN];
+        salt.copy_from_slice(&bytes[1..1 + SALT_LEN]);
+        let body = bytes[1 + SALT_LEN..].to_vec();
+        let s2 = codec::decompress(&body, level.n())?;
+        Ok(Signature {
+            level,
+            salt,
+            s2,
+            body,
+        })
+    }
+
+    /// The encoding: header, salt, compressed s2.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.encoded_len());
+        out.push(codec::sig_header(self.level));
+        out.extend_from_slice(&self.salt);
+        out.extend_from_slice(&self.body);
+        out
+    }
+
+    fn encoded_len(&self) -> usize {
+        1 + SALT_LEN + self.body.len()
+    }
+
+    /// The level this signature was made at.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The 40-byte salt r.
+    pub fn salt(&self) -> &[u8; SALT_LEN] {
+        &self.salt
+    }
+
+    /// The signature polynomial s2.
+    pub fn s2(&self) -> &[i16] {
+        &self.s2
+    }
+}
+
+/// Compresses s2 (spec Algorithm 17) into at most `max_len` bytes; `None` if it does not fit or a
+/// coefficient exceeds 2047 in absolute value. Exposed for schemes that reuse Falcon's encoding.
+pub fn compress(s2: &[i16], max_len: usize) -> Option<Vec<u8>> {
+    codec::compress(s2, max_len)
+}
+
+/// Decompresses exactly `n` coefficients from `data` (spec Algorithm 18), strictly.
+pub fn decompress(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
+    codec::decompress(data, n)
+}
+
+impl signature::Verifier<Signature> for VerifyingKey {
+    fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), signature::Error> {
+        VerifyingKey::verify(self, msg, sig).map_err(|_| signature::Error::new())
+    }
+}
+
+impl signature::RandomizedSigner<Signature> for SigningKey {
+    fn try_sign_with_rng(
+        &self,
+        rng: &mut impl CryptoRngCore,
+        msg: &[u8],
+    ) -> Result<Signature, signature::Error> {
+        Ok(self.sign(msg, rng))
+    }
+}
+
+impl signature::RandomizedSigner<Signature> for ExpandedSigningKey {
+    fn try_sign_with_rng(
+        &self,
+        rng: &mut impl CryptoRngCore,
+        msg: &[u8],
+    ) -> Result<Signature, signature::Error> {
+        Ok(self.sign(msg, rng))
+    }
+}
+
+impl TryFrom<&[u8]> for Signature {
+    type Error = Error;
+    fn try_from(b: &[u8]) -> Result<Self, Error> {
+        Signature::from_bytes(b)
+    }
+}
+
+impl From<Signature> for Vec<u8> {
+    fn from(s: Signature) -> Vec<u8> {
+        s.to_bytes()
+    }
+}
+
+impl signature::SignatureEncoding for Signature {
+    type Repr = Vec<u8>;
+}
+
+#[cfg(feature = "serde")]
+mod serde_impls {
+    use super::{Signature, VerifyingKey};
+    use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
+
+    impl Serialize for VerifyingKey {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_bytes(&self.to_bytes())
+        }
+    }
+    impl<'de> Deserialize<'de> for VerifyingKey {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let b: Vec<u8> = Deserialize::deserialize(d)?;
+            VerifyingKey::from_bytes(&b).map_err(D::Error::custom)
+        }
+    }
+    impl Serialize for Signature {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_bytes(&self.to_bytes())
+        }
+    }
+    impl<'de> Deserialize<'de> for Signature {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let b: Vec<u8> = Deserialize::deserialize(d)?;
+            Signature::from_bytes(&b).map_err(D::Error::custom)
+        }
+    }
+}
