@@ -155,9 +155,29 @@ fn mul_full(a: &[BigInt], b: &[BigInt], out: &mut [BigInt]) {
     }
 }
 
-/// a * b in Z[x]/(x^n + 1).
+/// a * b in Z[x]/(x^n + 1), on i128 words when no coefficient of the result can overflow them
+/// (the top levels of the recursion), on big integers otherwise.
 fn mul_negacyclic(a: &[BigInt], b: &[BigInt]) -> Poly {
     let n = a.len();
+    let ba = a.iter().map(|x| x.bits()).max().unwrap_or(0);
+    let bb = b.iter().map(|x| x.bits()).max().unwrap_or(0);
+    if ba < 63 && bb < 63 && ba + bb + (n.trailing_zeros() as u64) < 120 {
+        let a: Vec<i64> = a.iter().map(|x| x.to_i64().unwrap_or(0)).collect();
+        let b: Vec<i64> = b.iter().map(|x| x.to_i64().unwrap_or(0)).collect();
+        let mut r = vec![0i128; n];
+        for (i, &x) in a.iter().enumerate() {
+            let x = x as i128;
+            let (lo, hi) = r.split_at_mut(i);
+            // Terms with i + j < n land at i + j; the rest wrap with a minus sign.
+            for (d, &y) in hi.iter_mut().zip(&b[..n - i]) {
+                *d += x * y as i128;
+            }
+            for (d, &y) in lo.iter_mut().zip(&b[n - i..]) {
+                *d -= x * y as i128;
+            }
+        }
+        return r.into_iter().map(BigInt::from).collect();
+    }
     let mut full = vec![BigInt::zero(); 2 * n];
     mul_full(a, b, &mut full);
     let (lo, hi) = full.split_at(n);
@@ -173,7 +193,13 @@ fn field_norm(f: &[BigInt]) -> Poly {
     let b = mul_negacyclic(&f1, &f1);
     // x * b in Z[x]/(x^{n/2} + 1): rotate by one with the wrapped coefficient negated.
     (0..hn)
-        .map(|i| if i == 0 { &a[0] + &b[hn - 1] } else { &a[i] - &b[i - 1] })
+        .map(|i| {
+            if i == 0 {
+                &a[0] + &b[hn - 1]
+            } else {
+                &a[i] - &b[i - 1]
+            }
+        })
         .collect()
 }
 
@@ -197,52 +223,62 @@ fn max_bits(a: &[BigInt], b: &[BigInt]) -> u64 {
 
 /// The top 53 bits of each coefficient (scaled down by 2^shift), as an FFT-domain polynomial.
 fn top_fft(a: &[BigInt], shift: u64) -> Vec<f64> {
-    let mut v: Vec<f64> = a.iter().map(|x| (x >> shift).to_f64().unwrap_or(0.0)).collect();
+    let mut v: Vec<f64> = a
+        .iter()
+        .map(|x| (x >> shift).to_f64().unwrap_or(0.0))
+        .collect();
     fft::fft(&mut v);
     v
 }
 
 /// Reduce (Algorithm 7): (F, G) -= k (f, g) until the Babai coefficient k rounds to zero.
-fn reduce(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [BigInt]) {
+///
+/// The operands can have thousands of bits, so k is computed from their top 53 bits in floating
+/// point. Rounding k to an integer at the scale of F / f would remove only a bit or two per round;
+/// instead k keeps up to 30 fractional-scale bits (k ~ (F / f) 2^-shift with shift = e - 30), so each
+/// round removes about 30 bits, and the last round (shift = 0) is the exact Babai step.
+/// Returns false if the reduction stalls, which makes the key generator try another (f, g).
+fn reduce(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [BigInt]) -> bool {
     let n = f.len();
     if n == 1 {
-        let num = &big_f[0] * &f[0] + &big_g[0] * &g[0];
-        let den = &f[0] * &f[0] + &g[0] * &g[0];
         let two = BigInt::from(2);
-        let num2: BigInt = &num * &two + &den;
-        let k: BigInt = num2.div_floor(&(&den * &two));
+        let num: BigInt = &big_f[0] * &f[0] + &big_g[0] * &g[0];
+        let den: BigInt = &f[0] * &f[0] + &g[0] * &g[0];
+        let k: BigInt = (&num * &two + &den).div_floor(&(&den * &two));
         big_f[0] -= &k * &f[0];
         big_g[0] -= &k * &g[0];
-        return;
+        return true;
     }
-    let size = max_bits(f, g).max(53);
-    let fa = top_fft(f, size - 53);
-    let ga = top_fft(g, size - 53);
+    let sf = max_bits(f, g).saturating_sub(53);
+    let fa = top_fft(f, sf);
+    let ga = top_fft(g, sf);
     let mut den = vec![0.0; n];
     fft::norm2_sum(&mut den, &fa, &ga);
     let mut num = vec![0.0; n];
-    loop {
-        let big_size = max_bits(big_f, big_g).max(53);
-        if big_size < size {
-            break;
-        }
-        let fb = top_fft(big_f, big_size - 53);
-        let gb = top_fft(big_g, big_size - 53);
+    for _ in 0..4096 {
+        let sfb = max_bits(big_f, big_g).saturating_sub(53);
+        let fb = top_fft(big_f, sfb);
+        let gb = top_fft(big_g, sfb);
         fft::mul_adj_sum(&mut num, &fb, &fa, &gb, &ga);
         fft::div_selfadj(&mut num, &den);
         fft::ifft(&mut num);
-        let k: Poly = num.iter().map(|x| BigInt::from(x.round() as i64)).collect();
-        if k.iter().all(|x| x.is_zero()) {
-            break;
+        // F / f ~ num 2^e.
+        let e = sfb as i64 - sf as i64;
+        let shift = (e - 30).max(0) as u64;
+        let scale = 2f64.powi((e - shift as i64).clamp(-1100, 30) as i32);
+        let k: Vec<i64> = num.iter().map(|x| (x * scale).round() as i64).collect();
+        if k.iter().all(|&x| x == 0) {
+            return true;
         }
-        let shift = big_size - size;
-        let fk = mul_negacyclic(f, &k);
-        let gk = mul_negacyclic(g, &k);
+        let kb: Poly = k.into_iter().map(BigInt::from).collect();
+        let fk = mul_negacyclic(f, &kb);
+        let gk = mul_negacyclic(g, &kb);
         for i in 0..n {
             big_f[i] -= &fk[i] << shift;
             big_g[i] -= &gk[i] << shift;
         }
     }
+    false
 }
 
 /// NTRUSolve (Algorithm 6): (F, G) with f G - g F = q, recursively through field norms.
@@ -260,7 +296,9 @@ fn solve_rec(f: &[BigInt], g: &[BigInt]) -> Option<(Poly, Poly)> {
     // F = F'(x^2) g(-x), G = G'(x^2) f(-x); `lift` takes care of the sign of x.
     let mut big_f = lift(&fp, g);
     let mut big_g = lift(&gp, f);
-    reduce(f, g, &mut big_f, &mut big_g);
+    if !reduce(f, g, &mut big_f, &mut big_g) {
+        return None;
+    }
     Some((big_f, big_g))
 }
 

@@ -60,7 +60,10 @@ pub fn hash_to_point(salt: &[u8], msg: &[u8], level: Level) -> Vec<u16> {
 
 /// ||(s1, s2)||^2, the squared Euclidean norm the acceptance test bounds.
 pub fn norm_sq(s1: &[i16], s2: &[i16]) -> u64 {
-    s1.iter().chain(s2).map(|&x| (x as i64 * x as i64) as u64).sum()
+    s1.iter()
+        .chain(s2)
+        .map(|&x| (x as i64 * x as i64) as u64)
+        .sum()
 }
 
 /// Whether ||(s1, s2)||^2 <= floor(beta^2) for `level` (spec §3.10, Algorithm 16 line 6).
@@ -121,7 +124,12 @@ impl SigningKey {
 
     /// The encoded secret key (header, f, g, F).
     pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
-        Zeroizing::new(codec::encode_secret_key(self.level, &self.f, &self.g, &self.big_f))
+        Zeroizing::new(codec::encode_secret_key(
+            self.level,
+            &self.f,
+            &self.g,
+            &self.big_f,
+        ))
     }
 
     /// The level of this key.
@@ -358,7 +366,12 @@ pub struct VerifyingKey {
 
 impl core::fmt::Debug for VerifyingKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "VerifyingKey({}, h[0..4] = {:?})", self.level, &self.h[..4])
+        write!(
+            f,
+            "VerifyingKey({}, h[0..4] = {:?})",
+            self.level,
+            &self.h[..4]
+        )
     }
 }
 
@@ -459,7 +472,10 @@ impl Signature {
     /// Decodes header 0x30 + log n, the 40-byte salt and the compressed s2 (which must fill the rest
     /// exactly).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let &hdr = bytes.first().ok_or(Error::Length { expected: 42, got: 0 })?;
+        let &hdr = bytes.first().ok_or(Error::Length {
+            expected: 42,
+            got: 0,
+        })?;
         let level = Level::from_logn((hdr & 0x0F) as u32)
             .filter(|_| hdr & 0xF0 == 0x30)
             .ok_or(Error::Header(hdr))?;

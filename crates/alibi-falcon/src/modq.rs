@@ -125,7 +125,7 @@ pub fn from_signed(x: i32) -> u32 {
 #[inline]
 pub fn center(x: u32) -> i32 {
     let x = x as i32;
-    x - ((Q as i32) & -(((x > (Q as i32) / 2) as i32)))
+    x - ((Q as i32) & -((x > (Q as i32) / 2) as i32))
 }
 
 /// Pointwise product of two NTT-domain polynomials, into `a`.

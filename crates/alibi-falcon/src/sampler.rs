@@ -121,7 +121,6 @@ impl Sampler {
             }
         }
     }
-
 }
 
 /// ApproxExp(x, ccs) (Algorithm 13): about 2^63 * ccs * exp(-x) for 0 <= x < ln 2, 0 < ccs <= 1.
@@ -143,7 +142,9 @@ mod tests {
     #[test]
     fn rcdt_is_the_half_gaussian_tail() {
         // Recompute 2^72 Pr[z0 > i] in f64; the published entries agree to within 1e-11 relative.
-        let rho: Vec<f64> = (0..40).map(|z| (-((z * z) as f64) * INV_2SIGMA_MAX_SQ).exp()).collect();
+        let rho: Vec<f64> = (0..40)
+            .map(|z| (-((z * z) as f64) * INV_2SIGMA_MAX_SQ).exp())
+            .collect();
         let tot: f64 = rho.iter().sum();
         for (i, &r) in RCDT.iter().enumerate() {
             let tail: f64 = rho[i + 1..].iter().sum::<f64>() / tot * 2f64.powi(72);
@@ -173,7 +174,11 @@ mod tests {
             let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / k as f64;
             assert!((mean - mu).abs() < 0.02, "mean {mean} vs {mu}");
             // A discrete Gaussian of parameter sigma >= 1.2 has variance sigma^2 within 1e-3.
-            assert!((var - sigma * sigma).abs() < 0.03, "var {var} vs {}", sigma * sigma);
+            assert!(
+                (var - sigma * sigma).abs() < 0.03,
+                "var {var} vs {}",
+                sigma * sigma
+            );
         }
     }
 }

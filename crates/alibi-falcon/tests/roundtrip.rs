@@ -41,7 +41,9 @@ fn preimages_hit_any_target() {
         let esk = sk.expand();
         let vk = sk.verifying_key();
         for _ in 0..20 {
-            let c: Vec<u16> = (0..level.n()).map(|_| (rng.next_u32() % Q) as u16).collect();
+            let c: Vec<u16> = (0..level.n())
+                .map(|_| (rng.next_u32() % Q) as u16)
+                .collect();
             let p = esk.sample_short_preimage(&c, &mut rng).unwrap();
             assert!(is_short(level, &p.s1, &p.s2));
             assert_eq!(vk.recover_s1(&c, &p.s2).unwrap(), p.s1);
