@@ -1,1 +1,70 @@
-fn main() {}
+//! `alibi`: one binary, `alibi <area> <verb> [--flag value ...]`.
+//!
+//! Exit codes everywhere: 0 = success or valid, 1 = signature or ciphertext invalid, 2 = bad usage or
+//! malformed input, with a one-line message on stderr. With no arguments it runs the demo.
+
+mod args;
+mod demo;
+mod falcon;
+
+use std::process::ExitCode;
+
+/// How a command failed; the variant fixes the exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// A signature or ciphertext did not verify (exit 1).
+    Invalid(String),
+    /// Bad usage, unreadable file or malformed input (exit 2).
+    Usage(String),
+}
+
+impl Failure {
+    fn code(&self) -> u8 {
+        match self {
+            Failure::Invalid(_) => 1,
+            Failure::Usage(_) => 2,
+        }
+    }
+
+    fn message(&self) -> &str {
+        match self {
+            Failure::Invalid(m) | Failure::Usage(m) => m,
+        }
+    }
+}
+
+/// The result of a command.
+pub type CmdResult = Result<(), Failure>;
+
+const USAGE: &str =
+    "usage: alibi [<area> <verb> [options]]  (areas: falcon; no arguments runs the demo)";
+
+fn run(argv: &[String]) -> CmdResult {
+    match argv.first().map(String::as_str) {
+        None => demo::run(),
+        Some("falcon") => falcon::run(&argv[1..]),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            println!("  alibi falcon keygen --level 512|1024 --pk FILE --sk FILE");
+            println!("  alibi falcon sign --sk FILE --msg FILE --out FILE");
+            println!("  alibi falcon verify --pk FILE --msg FILE --sig FILE");
+            Ok(())
+        }
+        Some(a @ ("ring" | "akem" | "group" | "tachyon" | "relay" | "mpc" | "bench")) => Err(
+            Failure::Usage(format!("area '{a}' is not available in this build yet")),
+        ),
+        Some(other) => Err(Failure::Usage(format!("unknown area '{other}'; {USAGE}"))),
+    }
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    match run(&argv) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            // One line, whatever the message holds.
+            eprintln!("alibi: {}", f.message().replace('\n', " "));
+            ExitCode::from(f.code())
+        }
+    }
+}
