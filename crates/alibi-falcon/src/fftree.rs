@@ -3,7 +3,7 @@
 //!
 //! Flat layout, as a tree of degree 2^logn: `[L10 (n values)][left subtree][right subtree]`, where the
 //! left subtree is the tree of D00 and the right one the tree of D11; a tree of degree 1 is a single leaf.
-//! Its size is (logn + 1) 2^logn values. After [`normalize`], leaves hold sigma' = sigma / sqrt(D).
+//! Its size is (logn + 1) 2^logn values. After [`normalize`], leaves hold 1 / sigma' = sqrt(D) / sigma.
 
 use crate::fft;
 use crate::sampler::Sampler;
@@ -64,10 +64,11 @@ fn inner(tree: &mut [f64], g0: &mut [f64], g1: &mut [f64], logn: u32, scratch: &
     inner(right, a, b, logn - 1, deeper);
 }
 
-/// Replaces every leaf D by sigma / sqrt(D) (Algorithm 9's normalisation, §3.8.3).
+/// Replaces every leaf D by 1 / sigma' = sqrt(D) / sigma: the inverse of Algorithm 9's
+/// normalisation sigma' = sigma / sqrt(D) (§3.8.3), which is what SamplerZ consumes.
 pub fn normalize(tree: &mut [f64], sigma: f64, logn: u32) {
     if logn == 0 {
-        tree[0] = sigma / tree[0].sqrt();
+        tree[0] = tree[0].sqrt() / sigma;
         return;
     }
     let n = 1usize << logn;
@@ -77,11 +78,11 @@ pub fn normalize(tree: &mut [f64], sigma: f64, logn: u32) {
     normalize(right, sigma, logn - 1);
 }
 
-/// The smallest and largest leaf of a normalised tree (the key is usable iff they lie in
+/// The smallest and largest sigma' of a normalised tree (the key is usable iff they lie in
 /// [sigma_min, sigma_max]).
 pub fn leaf_range(tree: &[f64], logn: u32) -> (f64, f64) {
     if logn == 0 {
-        return (tree[0], tree[0]);
+        return (1.0 / tree[0], 1.0 / tree[0]);
     }
     let n = 1usize << logn;
     let ts = tree_size(logn - 1);

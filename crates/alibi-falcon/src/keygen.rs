@@ -79,9 +79,10 @@ pub fn ntru_gen(level: Level, seed: [u8; 32]) -> NtruKeys {
         if !gram_schmidt_ok(&f, &g) {
             continue;
         }
-        let Some(h) = modq::div_small(&g, &f) else {
+        let Some(mut h) = modq::div_small(&g, &f) else {
             continue;
         };
+        modq::intt(&mut h);
         let Some((big_f, big_g)) = ntru_solve(&f, &g) else {
             continue;
         };
@@ -317,20 +318,26 @@ pub fn ntru_solve(f: &[i32], g: &[i32]) -> Option<(Vec<i32>, Vec<i32>)> {
     Some((big_f, big_g))
 }
 
-/// G = g F / f mod q, centred: the secret key stores only f, g, F (spec §3.11.5). `None` if f is not
-/// invertible mod q or G does not fit in [-127, 127].
-pub fn complete_private(f: &[i8], g: &[i8], big_f: &[i8]) -> Option<Vec<i8>> {
+/// h = g / f mod q and G = h F mod q, centred: the secret key stores only f, g, F (spec §3.11.5), and
+/// f G - g F = q gives G = g F / f mod q. `None` if f is not invertible mod q or G does not fit in
+/// [-127, 127].
+pub fn complete_private(f: &[i8], g: &[i8], big_f: &[i8]) -> Option<(Vec<u16>, Vec<i8>)> {
     let gi: Vec<i32> = g.iter().map(|&x| x as i32).collect();
     let fi: Vec<i32> = f.iter().map(|&x| x as i32).collect();
-    let bfi: Vec<u32> = big_f.iter().map(|&x| modq::from_signed(x as i32)).collect();
-    let gf = modq::div_small(&gi, &fi)?;
-    let prod = modq::mul(&gf, &bfi);
-    prod.iter()
+    let mut h = modq::div_small(&gi, &fi)?;
+    let mut big_g: Vec<u32> = big_f.iter().map(|&x| modq::from_signed(x as i32)).collect();
+    modq::ntt(&mut big_g);
+    modq::mul_ntt(&mut big_g, &h);
+    modq::intt(&mut big_g);
+    modq::intt(&mut h);
+    let big_g = big_g
+        .iter()
         .map(|&x| {
             let c = modq::center(x);
             (-127..=127).contains(&c).then_some(c as i8)
         })
-        .collect()
+        .collect::<Option<Vec<i8>>>()?;
+    Some((h.into_iter().map(|x| x as u16).collect(), big_g))
 }
 
 #[cfg(test)]
@@ -373,7 +380,10 @@ mod tests {
             let gf = negacyclic_i64(&w(&k.g), &w(&k.big_f));
             assert_eq!(fg[0] - gf[0], Q as i64);
             assert!(fg[1..].iter().zip(&gf[1..]).all(|(a, b)| a == b));
-            assert_eq!(complete_private(&k.f, &k.g, &k.big_f).unwrap(), k.big_g);
+            assert_eq!(
+                complete_private(&k.f, &k.g, &k.big_f).unwrap(),
+                (k.h, k.big_g)
+            );
         }
     }
 }

@@ -108,17 +108,14 @@ impl SigningKey {
     /// Decodes a secret key (spec §3.11.5) and recomputes G = g F / f mod q.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (level, f, g, big_f) = codec::decode_secret_key(bytes)?;
-        let big_g = keygen::complete_private(&f, &g, &big_f).ok_or(Error::InvalidSecretKey)?;
-        let fi: Vec<i32> = f.iter().map(|&x| x as i32).collect();
-        let gi: Vec<i32> = g.iter().map(|&x| x as i32).collect();
-        let h = modq::div_small(&gi, &fi).ok_or(Error::InvalidSecretKey)?;
+        let (h, big_g) = keygen::complete_private(&f, &g, &big_f).ok_or(Error::InvalidSecretKey)?;
         Ok(SigningKey {
             level,
             f,
             g,
             big_f,
             big_g,
-            h: h.into_iter().map(|x| x as u16).collect(),
+            h,
         })
     }
 

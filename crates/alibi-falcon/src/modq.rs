@@ -44,15 +44,51 @@ const ZETAS: [u32; 1024] = {
     t
 };
 
-const ZETAS_INV: [u32; 1024] = {
+/// Montgomery radix R = 2^16: twiddles are stored as z R mod q, so that [`mont_mul`] by them yields
+/// a plain product.
+const R_MOD_Q: u32 = (1 << 16) % Q;
+
+/// -q^{-1} mod 2^16.
+const QINV_NEG: u32 = {
+    // Newton iteration for q^{-1} mod 2^16, then negate.
+    let mut x: u32 = 1;
+    let mut i = 0;
+    while i < 5 {
+        x = x.wrapping_mul(2u32.wrapping_sub(Q.wrapping_mul(x))) & 0xFFFF;
+        i += 1;
+    }
+    (0x10000 - x) & 0xFFFF
+};
+
+const ZETAS_M: [u32; 1024] = {
     let mut t = [0u32; 1024];
     let mut k = 0;
     while k < 1024 {
-        t[k] = pow_mod(ZETAS[k], Q - 2);
+        t[k] = ZETAS[k] * R_MOD_Q % Q;
         k += 1;
     }
     t
 };
+
+const ZETAS_INV_M: [u32; 1024] = {
+    let mut t = [0u32; 1024];
+    let mut k = 0;
+    while k < 1024 {
+        t[k] = pow_mod(ZETAS[k], Q - 2) * R_MOD_Q % Q;
+        k += 1;
+    }
+    t
+};
+
+/// Montgomery product a b R^{-1} mod q for a, b < q, in [0, q). Only 32-bit multiplications, masks
+/// and shifts, so the butterfly loops vectorise.
+#[inline(always)]
+fn mont_mul(a: u32, b: u32) -> u32 {
+    let p = a * b; // < 2^28
+    let m = (p.wrapping_mul(QINV_NEG)) & 0xFFFF;
+    let t = (p + m * Q) >> 16; // < 2q
+    t - (Q & 0u32.wrapping_sub((t >= Q) as u32))
+}
 
 #[inline(always)]
 fn mulq(a: u32, b: u32) -> u32 {
@@ -78,12 +114,13 @@ pub fn ntt(a: &mut [u32]) {
     while len >= 1 {
         let mut start = 0;
         while start < n {
-            let z = ZETAS[k];
+            let z = ZETAS_M[k];
             k += 1;
-            for j in start..start + len {
-                let t = mulq(z, a[j + len]);
-                a[j + len] = subq(a[j], t);
-                a[j] = addq(a[j], t);
+            let (lo, hi) = a[start..start + 2 * len].split_at_mut(len);
+            for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
+                let t = mont_mul(z, *y);
+                *y = subq(*x, t);
+                *x = addq(*x, t);
             }
             start += 2 * len;
         }
@@ -98,20 +135,20 @@ pub fn intt(a: &mut [u32]) {
     let mut m = n / 2;
     while len < n {
         for (b, start) in (0..n).step_by(2 * len).enumerate() {
-            let zi = ZETAS_INV[m + b];
-            for j in start..start + len {
-                let x = a[j];
-                let y = a[j + len];
-                a[j] = addq(x, y);
-                a[j + len] = mulq(subq(x, y), zi);
+            let zi = ZETAS_INV_M[m + b];
+            let (lo, hi) = a[start..start + 2 * len].split_at_mut(len);
+            for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
+                let (u, v) = (*x, *y);
+                *x = addq(u, v);
+                *y = mont_mul(subq(u, v), zi);
             }
         }
         len *= 2;
         m /= 2;
     }
-    let ninv = pow_mod(n as u32, Q - 2);
+    let ninv = pow_mod(n as u32, Q - 2) * R_MOD_Q % Q;
     for x in a.iter_mut() {
-        *x = mulq(*x, ninv);
+        *x = mont_mul(*x, ninv);
     }
 }
 
@@ -136,6 +173,7 @@ pub fn mul_ntt(a: &mut [u32], b: &[u32]) {
 }
 
 /// a * b in Z_q[x]/(x^n + 1), both in coefficient form.
+#[cfg(test)]
 pub fn mul(a: &[u32], b: &[u32]) -> Vec<u32> {
     let mut x = a.to_vec();
     let mut y = b.to_vec();
@@ -148,16 +186,31 @@ pub fn mul(a: &[u32], b: &[u32]) -> Vec<u32> {
 
 /// Inverts an NTT-domain polynomial in place; returns false (leaving `a` unspecified) when some
 /// evaluation is zero, i.e. when the polynomial is not invertible mod q.
+///
+/// Montgomery's batch inversion: one exponentiation and three products per value.
 pub fn inverse_ntt_form(a: &mut [u32]) -> bool {
-    let mut ok = true;
-    for x in a.iter_mut() {
-        ok &= *x != 0;
-        *x = pow_mod(*x, Q - 2);
+    let n = a.len();
+    let mut prefix = vec![0u32; n];
+    let mut acc = 1u32;
+    for (p, &x) in prefix.iter_mut().zip(a.iter()) {
+        acc = mulq(acc, x);
+        *p = acc;
     }
-    ok
+    if acc == 0 {
+        return false;
+    }
+    let mut inv = pow_mod(acc, Q - 2);
+    for i in (0..n).rev() {
+        let before = if i == 0 { 1 } else { prefix[i - 1] };
+        let x = a[i];
+        a[i] = mulq(inv, before);
+        inv = mulq(inv, x);
+    }
+    true
 }
 
-/// num / den in Z_q[x]/(x^n + 1) for small signed polynomials; `None` if `den` is not invertible.
+/// num / den in Z_q[x]/(x^n + 1) for small signed polynomials, in the NTT domain; `None` if `den` is
+/// not invertible.
 pub fn div_small(num: &[i32], den: &[i32]) -> Option<Vec<u32>> {
     let mut a: Vec<u32> = num.iter().map(|&x| from_signed(x)).collect();
     let mut b: Vec<u32> = den.iter().map(|&x| from_signed(x)).collect();
@@ -167,7 +220,6 @@ pub fn div_small(num: &[i32], den: &[i32]) -> Option<Vec<u32>> {
         return None;
     }
     mul_ntt(&mut a, &b);
-    intt(&mut a);
     Some(a)
 }
 
@@ -189,6 +241,16 @@ mod tests {
             }
         }
         r.iter().map(|&x| x.rem_euclid(Q as i64) as u32).collect()
+    }
+
+    #[test]
+    fn montgomery_product() {
+        assert_eq!((Q * ((QINV_NEG) ^ 0xFFFF).wrapping_add(1)) & 0xFFFF, 1);
+        for a in (0..Q).step_by(97) {
+            for b in (0..Q).step_by(101) {
+                assert_eq!(mont_mul(a, b * R_MOD_Q % Q), a * b % Q);
+            }
+        }
     }
 
     #[test]
@@ -214,7 +276,8 @@ mod tests {
     fn division_inverts_multiplication() {
         let f: Vec<i32> = (0..512).map(|i| (i * 37 % 11) - 5).collect();
         let g: Vec<i32> = (0..512).map(|i| (i * 17 % 7) - 3).collect();
-        let h = div_small(&g, &f).expect("invertible");
+        let mut h = div_small(&g, &f).expect("invertible");
+        intt(&mut h);
         let fq: Vec<u32> = f.iter().map(|&x| from_signed(x)).collect();
         let back = mul(&h, &fq);
         let gq: Vec<u32> = g.iter().map(|&x| from_signed(x)).collect();
