@@ -3,7 +3,8 @@
 //!
 //! Key generation is not constant-time: the big-integer arithmetic of NTRUSolve takes time that depends
 //! on the operand sizes. Its branches only ever reveal properties of discarded candidates or the
-//! magnitude of intermediate resultants.
+//! magnitude of intermediate resultants. The small candidate polynomials are wiped after use; the
+//! big-integer intermediates of NTRUSolve are not (num-bigint offers no zeroization).
 
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -11,6 +12,7 @@ use num_traits::{One, ToPrimitive, Zero};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use std::sync::OnceLock;
+use zeroize::Zeroizing;
 
 use crate::fft;
 use crate::modq;
@@ -70,10 +72,13 @@ pub fn ntru_gen(level: Level, seed: [u8; 32]) -> NtruKeys {
     let mut rng = ChaCha20Rng::from_seed(seed);
     let lim = 1i32 << (level.fg_bits() - 1);
     loop {
-        let f: Vec<i32> = (0..n).map(|_| gauss_coeff(&mut rng, n)).collect();
-        let g: Vec<i32> = (0..n).map(|_| gauss_coeff(&mut rng, n)).collect();
+        // Candidates are secret until rejected: wiped on every path.
+        let f: Zeroizing<Vec<i32>> =
+            Zeroizing::new((0..n).map(|_| gauss_coeff(&mut rng, n)).collect());
+        let g: Zeroizing<Vec<i32>> =
+            Zeroizing::new((0..n).map(|_| gauss_coeff(&mut rng, n)).collect());
         // The secret-key encoding holds f and g on fg_bits signed bits.
-        if f.iter().chain(&g).any(|&x| x <= -lim || x >= lim) {
+        if f.iter().chain(g.iter()).any(|&x| x <= -lim || x >= lim) {
             continue;
         }
         if !gram_schmidt_ok(&f, &g) {
@@ -86,6 +91,7 @@ pub fn ntru_gen(level: Level, seed: [u8; 32]) -> NtruKeys {
         let Some((big_f, big_g)) = ntru_solve(&f, &g) else {
             continue;
         };
+        let (big_f, big_g) = (Zeroizing::new(big_f), Zeroizing::new(big_g));
         let to_i8 = |v: &[i32]| v.iter().map(|&x| x as i8).collect::<Vec<i8>>();
         return NtruKeys {
             f: to_i8(&f),

@@ -97,11 +97,11 @@ impl SigningKey {
         let k = keygen::ntru_gen(level, *seed);
         SigningKey {
             level,
-            f: k.f.clone(),
-            g: k.g.clone(),
-            big_f: k.big_f.clone(),
-            big_g: k.big_g.clone(),
-            h: k.h.clone(),
+            f: k.f,
+            g: k.g,
+            big_f: k.big_f,
+            big_g: k.big_g,
+            h: k.h,
         }
     }
 

@@ -59,3 +59,24 @@ fn preimages_hit_any_target() {
         assert!(c.iter().all(|&x| (x as u32) < Q));
     }
 }
+
+/// The signature distribution: E||(s1, s2)||^2 = 2 n sigma^2 for a Gaussian of parameter sigma over
+/// the lattice. A wrong sigma, a broken tree or a biased SamplerZ moves the mean by far more than 2%.
+#[test]
+fn signature_norms_match_the_gaussian() {
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    for level in Level::ALL {
+        let esk = SigningKey::generate(level, &mut rng).expand();
+        let k = 200;
+        let c = hash_to_point(b"s", b"m", level);
+        let mean = (0..k)
+            .map(|_| esk.sample_preimage(&c, &mut rng).unwrap().norm_sq() as f64)
+            .sum::<f64>()
+            / k as f64;
+        let want = 2.0 * level.n() as f64 * level.sigma() * level.sigma();
+        assert!(
+            (mean / want - 1.0).abs() < 0.02,
+            "{level}: mean {mean}, expected {want}"
+        );
+    }
+}
