@@ -13,28 +13,41 @@ pub const fn tree_size(logn: u32) -> usize {
     ((logn + 1) as usize) << logn
 }
 
-/// ffLDL* of the full Gram matrix [[g00, g01], [adj(g01), g11]] (Algorithm 9). Inputs are consumed
-/// as scratch.
-pub fn ffldl(tree: &mut [f64], g00: &mut [f64], g01: &mut [f64], g11: &mut [f64], logn: u32) {
-    let n = 1usize << logn;
-    let hn = n / 2;
-    // L10 = adj(g01) / g00, D11 = g11 - |g01|^2 / g00 (g00 is self-adjoint, so its values are real).
-    let (l10, rest) = tree.split_at_mut(n);
+/// One LDL* step on a 2x2 self-adjoint block: L10 = adj(g01) / g00 into `l10`, then
+/// D11 = g11 - |g01|^2 / g00 written over `g01` (g00 is self-adjoint: its values are real).
+fn ldl(l10: &mut [f64], g00: &[f64], g01: &mut [f64], g11: &[f64]) {
+    let hn = g00.len() / 2;
     l10.copy_from_slice(g01);
     fft::adj(l10);
     fft::div_selfadj(l10, g00);
     for u in 0..hn {
         let m = (g01[u] * g01[u] + g01[u + hn] * g01[u + hn]) / g00[u];
-        g11[u] -= m;
-        g11[u + hn] = 0.0;
+        g01[u] = g11[u] - m;
+        g01[u + hn] = 0.0;
     }
+}
+
+/// Builds the two subtrees below a node of degree 2^logn from its diagonal D00, D11: each is split
+/// into the quasi-cyclic Gram matrix [[d0, d1], [adj(d1), d0]] of degree 2^(logn - 1).
+fn children(rest: &mut [f64], d00: &[f64], d11: &[f64], logn: u32, scratch: &mut [f64]) {
+    let hn = 1usize << (logn - 1);
     let (left, right) = rest.split_at_mut(tree_size(logn - 1));
-    let mut tmp = vec![0.0; n];
-    let (a, b) = tmp.split_at_mut(hn);
-    fft::split(a, b, g00);
-    inner(left, a, b, logn - 1, g01);
-    fft::split(a, b, g11);
-    inner(right, a, b, logn - 1, g01);
+    let (a, rest_s) = scratch.split_at_mut(hn);
+    let (b, deeper) = rest_s.split_at_mut(hn);
+    fft::split(a, b, d00);
+    inner(left, a, b, logn - 1, deeper);
+    fft::split(a, b, d11);
+    inner(right, a, b, logn - 1, deeper);
+}
+
+/// ffLDL* of the full Gram matrix [[g00, g01], [adj(g01), g11]] (Algorithm 9); `g01` is consumed.
+pub fn ffldl(tree: &mut [f64], g00: &[f64], g01: &mut [f64], g11: &[f64], logn: u32) {
+    let n = 1usize << logn;
+    let (l10, rest) = tree.split_at_mut(n);
+    ldl(l10, g00, g01, g11);
+    // D11 now sits in g01. Scratch: 2^logn for this level's halves, 2^logn more for all deeper ones.
+    let mut scratch = vec![0.0; 2 * n];
+    children(rest, g00, g01, logn, &mut scratch);
 }
 
 /// ffLDL* of the quasi-cyclic Gram matrix [[g0, g1], [adj(g1), g0]] that `split` produces.
@@ -44,24 +57,9 @@ fn inner(tree: &mut [f64], g0: &mut [f64], g1: &mut [f64], logn: u32, scratch: &
         return;
     }
     let n = 1usize << logn;
-    let hn = n / 2;
     let (l10, rest) = tree.split_at_mut(n);
-    l10.copy_from_slice(g1);
-    fft::adj(l10);
-    fft::div_selfadj(l10, g0);
-    // D11 = g0 - |g1|^2 / g0, written over g1.
-    for u in 0..hn {
-        let m = (g1[u] * g1[u] + g1[u + hn] * g1[u + hn]) / g0[u];
-        g1[u] = g0[u] - m;
-        g1[u + hn] = 0.0;
-    }
-    let (left, right) = rest.split_at_mut(tree_size(logn - 1));
-    let (a, rest_s) = scratch.split_at_mut(hn);
-    let (b, deeper) = rest_s.split_at_mut(hn);
-    fft::split(a, b, g0);
-    inner(left, a, b, logn - 1, deeper);
-    fft::split(a, b, g1);
-    inner(right, a, b, logn - 1, deeper);
+    ldl(l10, g0, g1, g0);
+    children(rest, g0, g1, logn, scratch);
 }
 
 /// Replaces every leaf D by 1 / sigma' = sqrt(D) / sigma: the inverse of Algorithm 9's

@@ -351,19 +351,8 @@ mod tests {
     use super::*;
 
     fn negacyclic_i64(a: &[i32], b: &[i32]) -> Vec<i64> {
-        let n = a.len();
-        let mut r = vec![0i64; n];
-        for i in 0..n {
-            for j in 0..n {
-                let p = a[i] as i64 * b[j] as i64;
-                if i + j < n {
-                    r[i + j] += p;
-                } else {
-                    r[i + j - n] -= p;
-                }
-            }
-        }
-        r
+        let w = |v: &[i32]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+        crate::testutil::negacyclic_schoolbook(&w(a), &w(b))
     }
 
     #[test]

@@ -44,6 +44,8 @@ mod keygen;
 mod modq;
 mod params;
 mod sampler;
+#[cfg(test)]
+mod testutil;
 
 use rand_core::CryptoRngCore;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -162,7 +164,7 @@ impl SigningKey {
         fft::mul_adj_sum(&mut g01, &b00, &b10, &b01, &b11);
         fft::norm2_sum(&mut g11, &b10, &b11);
         let mut tree = vec![0.0; fftree::tree_size(logn)];
-        fftree::ffldl(&mut tree, &mut g00, &mut g01, &mut g11, logn);
+        fftree::ffldl(&mut tree, &g00, &mut g01, &g11, logn);
         fftree::normalize(&mut tree, self.level.sigma(), logn);
         ExpandedSigningKey {
             level: self.level,

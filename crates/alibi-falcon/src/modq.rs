@@ -228,19 +228,11 @@ mod tests {
     use super::*;
 
     fn schoolbook(a: &[u32], b: &[u32]) -> Vec<u32> {
-        let n = a.len();
-        let mut r = vec![0i64; n];
-        for i in 0..n {
-            for j in 0..n {
-                let p = a[i] as i64 * b[j] as i64;
-                if i + j < n {
-                    r[i + j] += p;
-                } else {
-                    r[i + j - n] -= p;
-                }
-            }
-        }
-        r.iter().map(|&x| x.rem_euclid(Q as i64) as u32).collect()
+        let w = |v: &[u32]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+        crate::testutil::negacyclic_schoolbook(&w(a), &w(b))
+            .iter()
+            .map(|&x| x.rem_euclid(Q as i64) as u32)
+            .collect()
     }
 
     #[test]
