@@ -183,6 +183,33 @@ pub fn compress(s: &[i16], max_len: usize) -> Option<Vec<u8>> {
 /// Decompress (Algorithm 18), strict: every byte must be consumed, unused bits of the last byte must
 /// be zero, "-0" and |s| > 2047 are rejected.
 pub fn decompress(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
+    let (out, used) = decompress_prefix(data, n)?;
+    if used != data.len() {
+        return Err(Error::TrailingBytes);
+    }
+    Ok(out)
+}
+
+/// Decompress from a fixed-length field padded with zero bytes (the spec's padded signatures, and
+/// ring signatures' fixed blocks): every byte after the body must be zero.
+pub fn decompress_padded(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
+    let (out, used) = decompress_prefix(data, n)?;
+    if data[used..].iter().any(|&b| b != 0) {
+        return Err(Error::Compression);
+    }
+    Ok(out)
+}
+
+/// Compress into exactly `len` bytes, zero-padded; `None` if the body does not fit.
+pub fn compress_padded(s: &[i16], len: usize) -> Option<Vec<u8>> {
+    let mut out = compress(s, len)?;
+    out.resize(len, 0);
+    Some(out)
+}
+
+/// Decodes `n` coefficients from the start of `data`; returns them and the bytes used. Unused bits
+/// of the last byte used must be zero.
+fn decompress_prefix(data: &[u8], n: usize) -> Result<(Vec<i16>, usize), Error> {
     let mut out = Vec::with_capacity(n);
     let mut acc: u32 = 0;
     let mut acc_len = 0u32;
@@ -223,10 +250,7 @@ pub fn decompress(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
     if acc != 0 {
         return Err(Error::Compression);
     }
-    if pos != data.len() {
-        return Err(Error::TrailingBytes);
-    }
-    Ok(out)
+    Ok((out, pos))
 }
 
 #[cfg(test)]
@@ -262,6 +286,13 @@ mod tests {
         fn compression_round_trip(s in proptest::collection::vec(-2047i16..=2047, 512)) {
             let c = compress(&s, 4096).unwrap();
             prop_assert_eq!(decompress(&c, 512).unwrap(), s);
+        }
+
+        #[test]
+        fn padded_round_trip(s in proptest::collection::vec(-300i16..=300, 512)) {
+            let c = compress_padded(&s, 700).unwrap();
+            prop_assert_eq!(c.len(), 700);
+            prop_assert_eq!(decompress_padded(&c, 512).unwrap(), s);
         }
 
         #[test]

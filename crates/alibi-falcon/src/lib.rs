@@ -121,6 +121,40 @@ impl SigningKey {
         })
     }
 
+    /// Builds a key from its four NTRU polynomials (f, g, F, G), as other implementations store them
+    /// (for instance one signed byte per coefficient). Checks the ranges of the encoding, that f is
+    /// invertible mod q and that G = g F / f mod q, i.e. f G - g F = q.
+    pub fn from_ntru_polynomials(
+        level: Level,
+        f: &[i8],
+        g: &[i8],
+        big_f: &[i8],
+        big_g: &[i8],
+    ) -> Result<Self, Error> {
+        let n = level.n();
+        if [f, g, big_f, big_g].iter().any(|p| p.len() != n) {
+            return Err(Error::LevelMismatch);
+        }
+        let lim = 1i8 << (level.fg_bits() - 1);
+        if f.iter().chain(g).any(|&x| x <= -lim || x >= lim)
+            || big_f.iter().chain(big_g).any(|&x| x == i8::MIN)
+        {
+            return Err(Error::CoefficientRange);
+        }
+        let (h, g2) = keygen::complete_private(f, g, big_f).ok_or(Error::InvalidSecretKey)?;
+        if g2 != big_g {
+            return Err(Error::InvalidSecretKey);
+        }
+        Ok(SigningKey {
+            level,
+            f: f.to_vec(),
+            g: g.to_vec(),
+            big_f: big_f.to_vec(),
+            big_g: g2,
+            h,
+        })
+    }
+
     /// The encoded secret key (header, f, g, F).
     pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
         Zeroizing::new(codec::encode_secret_key(
@@ -403,6 +437,20 @@ impl VerifyingKey {
         codec::encode_public_key(self.level, &self.h)
     }
 
+    /// h packed at 14 bits per coefficient without the header byte (896 / 1,792 bytes): the form
+    /// ring signatures hash and some implementations store.
+    pub fn h_bytes(&self) -> Vec<u8> {
+        self.to_bytes().split_off(1)
+    }
+
+    /// Decodes h from its headerless 14-bit packing (see [`Self::h_bytes`]).
+    pub fn from_h_bytes(level: Level, bytes: &[u8]) -> Result<Self, Error> {
+        let mut b = Vec::with_capacity(bytes.len() + 1);
+        b.push(codec::pk_header(level));
+        b.extend_from_slice(bytes);
+        Self::from_bytes(&b)
+    }
+
     /// The level of this key.
     pub fn level(&self) -> Level {
         self.level
@@ -534,6 +582,75 @@ pub fn compress(s2: &[i16], max_len: usize) -> Option<Vec<u8>> {
 /// Decompresses exactly `n` coefficients from `data` (spec Algorithm 18), strictly.
 pub fn decompress(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
     codec::decompress(data, n)
+}
+
+/// Compresses into exactly `len` bytes, zero-padded (the fixed-size blocks of ring signatures and
+/// of the specification's padded format); `None` if the body does not fit.
+pub fn compress_padded(s: &[i16], len: usize) -> Option<Vec<u8>> {
+    codec::compress_padded(s, len)
+}
+
+/// Decompresses `n` coefficients from a zero-padded fixed-size block; non-zero padding is rejected.
+pub fn decompress_padded(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
+    codec::decompress_padded(data, n)
+}
+
+/// Sum of h_i s_i mod q over several keys of one level, with a single inverse NTT: the linear
+/// combination ring signatures verify.
+pub fn sum_mul_h(terms: &[(&VerifyingKey, &[i16])]) -> Result<Vec<u16>, Error> {
+    let Some((first, _)) = terms.first() else {
+        return Err(Error::LevelMismatch);
+    };
+    let n = first.level.n();
+    let mut acc = vec![0u32; n];
+    for (vk, s) in terms {
+        if vk.level != first.level || s.len() != n {
+            return Err(Error::LevelMismatch);
+        }
+        let mut a: Vec<u32> = s.iter().map(|&x| modq::from_signed(x as i32)).collect();
+        modq::ntt(&mut a);
+        modq::mul_ntt(&mut a, &vk.h_ntt);
+        for (x, y) in acc.iter_mut().zip(&a) {
+            *x = (*x + y) % Q;
+        }
+    }
+    modq::intt(&mut acc);
+    Ok(acc.into_iter().map(|x| x as u16).collect())
+}
+
+/// The discrete Gaussian D_{Z, sigma} over the integers for a wide sigma (such as Falcon's signing
+/// sigma), independent of any key: what a ring signature draws for its non-signing members.
+/// Exact (no truncated table), and constant-time up to the number of rejection rounds.
+pub struct DiscreteGaussian {
+    inner: sampler::WideGaussian,
+}
+
+impl DiscreteGaussian {
+    /// A sampler for `sigma` in [1, 50,000].
+    pub fn new(sigma: f64) -> Result<Self, Error> {
+        if !(1.0..=50_000.0).contains(&sigma) {
+            return Err(Error::CoefficientRange);
+        }
+        Ok(DiscreteGaussian {
+            inner: sampler::WideGaussian::new(sigma),
+        })
+    }
+
+    /// The sigma of this sampler.
+    pub fn sigma(&self) -> f64 {
+        self.inner.sigma()
+    }
+
+    /// `n` independent samples (values beyond the i16 range have probability far below 2^-100 for
+    /// the sigmas this accepts; they saturate).
+    pub fn sample_poly<R: CryptoRngCore + ?Sized>(&self, n: usize, rng: &mut R) -> Vec<i16> {
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let mut s = Sampler::new(seed, 1.0);
+        (0..n)
+            .map(|_| self.inner.sample(&mut s).clamp(-32768, 32767) as i16)
+            .collect()
+    }
 }
 
 impl signature::Verifier<Signature> for VerifyingKey {

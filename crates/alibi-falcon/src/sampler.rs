@@ -118,7 +118,7 @@ impl Sampler {
 
     /// BerExp(x, ccs) (Algorithm 14): a bit that is 1 with probability ccs * exp(-x), x >= 0.
     #[inline]
-    fn ber_exp(&mut self, x: f64, ccs: f64) -> bool {
+    pub(crate) fn ber_exp(&mut self, x: f64, ccs: f64) -> bool {
         let s = (x * INV_LN2) as i64; // floor, x >= 0
         let r = x - s as f64 * LN2;
         let s = s.min(63) as u32;
@@ -131,6 +131,18 @@ impl Sampler {
             let w = byte - ((z >> i) & 0xFF) as i32;
             if w != 0 || i == 0 {
                 return w < 0;
+            }
+        }
+    }
+
+    /// A uniform value in [0, k) for 0 < k <= 2^16, by rejection on 16-bit draws (unbiased).
+    #[inline]
+    fn uniform_below(&mut self, k: u32) -> u32 {
+        let lim = (65536 / k) * k;
+        loop {
+            let r = u16::from_le_bytes(self.take::<2>()) as u32;
+            if r < lim {
+                return r % k;
             }
         }
     }
@@ -169,6 +181,88 @@ const EXP_P: [f64; 13] = {
     }
     p
 };
+
+/// D_{Z, sigma} for a wide sigma (tens to thousands), centred at 0, exactly and with no table
+/// larger than a few entries: x = k y + z with y from a narrow half-Gaussian D_{Z+, sigma / k}
+/// (a reverse CDT like Falcon's base sampler) and z uniform in [0, k), accepted with probability
+/// exp(-z (z + 2 k y) / (2 sigma^2)); then a random sign, zero kept with probability 1/2. The
+/// accepted x >= 0 has weight exp(-k^2 y^2 / 2 sigma^2) exp(-z (z + 2ky) / 2 sigma^2) =
+/// exp(-x^2 / 2 sigma^2), since every x has one decomposition (y, z). (The technique of BLISS's
+/// sampler for D_{k sigma_2}, with sigma_2 = sigma / k not tied to a binary Gaussian.)
+///
+/// Constant-time in the same sense as SamplerZ: full table scans and ApproxExp arithmetic; only the
+/// number of rejection rounds varies.
+pub struct WideGaussian {
+    k: u32,
+    rcdt: Vec<u128>,
+    inv_2sigma_sq: f64,
+    sigma: f64,
+}
+
+impl WideGaussian {
+    /// Target width of the narrow base sampler: near 1/sqrt(2 ln 2), where BLISS measured the best
+    /// acceptance; k is the nearest integer to sigma / 0.85.
+    const BASE_SIGMA: f64 = 0.85;
+
+    /// The sampler for `sigma` (at least 1).
+    pub fn new(sigma: f64) -> Self {
+        let k = (sigma / Self::BASE_SIGMA).round().clamp(1.0, 65536.0) as u32;
+        let s2 = sigma / k as f64;
+        // Reverse CDT of D_{Z+, s2} at 72 bits: 2^72 Pr[y > i], summed from the tail for precision.
+        let w: Vec<f64> = (0..64)
+            .map(|y| (-((y * y) as f64) / (2.0 * s2 * s2)).exp())
+            .collect();
+        let tot: f64 = w.iter().rev().sum();
+        let mut rcdt = Vec::new();
+        let mut tail: f64 = w.iter().rev().sum::<f64>() - w[0];
+        for &wi in &w[1..] {
+            let v = (tail / tot * 2f64.powi(72)).round();
+            if v < 1.0 {
+                break;
+            }
+            rcdt.push(v as u128);
+            tail -= wi;
+        }
+        WideGaussian {
+            k,
+            rcdt,
+            inv_2sigma_sq: 1.0 / (2.0 * sigma * sigma),
+            sigma,
+        }
+    }
+
+    /// The sigma this sampler draws with.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// One sample of D_{Z, sigma}.
+    pub fn sample(&self, s: &mut Sampler) -> i32 {
+        let k = self.k as i64;
+        loop {
+            let r: [u8; 10] = s.take();
+            let mut lo = [0u8; 8];
+            lo.copy_from_slice(&r[..8]);
+            let u = ((r[8] as u128) << 64) | u64::from_le_bytes(lo) as u128;
+            let mut y = 0i64;
+            for &t in &self.rcdt {
+                y += (u.wrapping_sub(t) >> 127) as i64;
+            }
+            let z = s.uniform_below(self.k) as i64;
+            let e = (z * (z + 2 * k * y)) as f64 * self.inv_2sigma_sq;
+            if !s.ber_exp(e, 1.0) {
+                continue;
+            }
+            let x = k * y + z;
+            let sign = (r[9] & 1) as i64;
+            // Zero arises from both signs: keep it half the time.
+            if x == 0 && (r[9] >> 1) & 1 == 1 {
+                continue;
+            }
+            return ((1 - 2 * sign) * x) as i32;
+        }
+    }
+}
 
 /// ApproxExp(x, ccs) (Algorithm 13): about 2^63 * ccs * exp(-x) for 0 <= x < ln 2, 0 < ccs <= 1.
 ///
@@ -237,6 +331,40 @@ mod tests {
                 let want = ccs * (-x).exp();
                 assert!((got - want).abs() < 1e-14, "x = {x}, ccs = {ccs}");
                 assert!((got - spec).abs() < 1e-15, "x = {x}, ccs = {ccs}");
+            }
+        }
+    }
+
+    #[test]
+    fn wide_gaussian_matches_the_target_distribution() {
+        for &sigma in &[165.736_617_182_977_6, 168.388_571_446_543_95, 7.5] {
+            let g = WideGaussian::new(sigma);
+            let mut s = Sampler::new([9; 32], 1.0);
+            let k = 200_000;
+            let xs: Vec<f64> = (0..k).map(|_| g.sample(&mut s) as f64).collect();
+            let mean = xs.iter().sum::<f64>() / k as f64;
+            let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / k as f64;
+            assert!(mean.abs() < 5.0 * sigma / (k as f64).sqrt(), "mean {mean}");
+            // Var of the sample variance ~ 2 sigma^4 / k: 5 standard deviations.
+            let tol = 5.0 * sigma * sigma * (2.0 / k as f64).sqrt();
+            assert!(
+                (var - sigma * sigma).abs() < tol,
+                "var {var} vs {}",
+                sigma * sigma
+            );
+            // Fourth moment of a Gaussian: 3 sigma^4 (kurtosis catches a wrong shape, e.g. uniform).
+            let m4 = xs.iter().map(|x| x.powi(4)).sum::<f64>() / k as f64;
+            assert!(
+                (m4 / (var * var) - 3.0).abs() < 0.05,
+                "kurtosis {}",
+                m4 / (var * var)
+            );
+            // Mass at 0 and at 1 in the ratio exp(-1 / 2 sigma^2).
+            if sigma < 10.0 {
+                let c0 = xs.iter().filter(|&&x| x == 0.0).count() as f64;
+                let c1 = xs.iter().filter(|&&x| x == 1.0).count() as f64;
+                let want = (-1.0 / (2.0 * sigma * sigma)).exp();
+                assert!((c1 / c0 - want).abs() < 0.05, "{} vs {want}", c1 / c0);
             }
         }
     }
