@@ -1,0 +1,453 @@
+//! # alibi-ringsig
+//!
+//! Deniable ring signatures from Falcon: GANDALF[Falcon] as the SHADOWFAX authors' code builds it
+//! (Gajland, Janneck, Kiltz, CRYPTO 2024; the artifact of "SHADOWFAX", USENIX Security 2026), for two
+//! members as published and for rings of N members (our extension), at Falcon-512 and Falcon-1024.
+//!
+//! ## The construction (two members; N members below)
+//! Ring (h_0, h_1), signer j with Falcon trapdoor for h_j, message m:
+//! 1. a fresh 24-byte salt; c = HashToPoly(SHAKE128(m || h_0 || h_1 || salt)), reading 16-bit
+//!    little-endian words below 5q = 61445, reduced mod q;
+//! 2. for the non-signer i: u_i from the discrete Gaussian D_{Z, sigma}^n, sigma = Falcon's signing
+//!    sigma ([`alibi_falcon::DiscreteGaussian`]);
+//! 3. (v, u_j) = Falcon's trapdoor preimage of c - h_i u_i under h_j, so that
+//!    v + h_0 u_0 + h_1 u_1 = c;
+//! 4. accept iff ||u_0||^2 + ||u_1||^2 + ||v||^2 <= floor(beta^2), beta = 1.22 sigma sqrt(3n)
+//!    (62,798,289 for Falcon-512), and every u_i compresses into its block; else restart from 1;
+//! 5. signature = comp(u_0) || comp(u_1) || salt, each comp a zero-padded block of Falcon's
+//!    compressed encoding (626 bytes for Falcon-512: 1,276 bytes in all).
+//!
+//! Verification recomputes c, decodes every u_i strictly (non-zero padding is rejected, unlike the
+//! artifact, which ignores its decoder's verdict), sets v = c - sum h_i u_i mod q (centred) and checks
+//! the same bound.
+//!
+//! ## N members (beyond the papers)
+//! All N keys are hashed in ring order; N - 1 parts are Gaussian, the signer's is the trapdoor
+//! preimage. The bound is beta^2 = (1.22 sigma)^2 (N + 1) n: the acceptance vector (u_0..u_{N-1}, v)
+//! has (N + 1) n coordinates, each of variance about sigma^2, so its squared norm concentrates at
+//! (N + 1) n sigma^2 and the factor 1.22^2 = 1.49 leaves the same relative slack as Falcon's own
+//! bound for every N (the rejection probability falls as N grows). For N = 2 this is exactly the
+//! artifact's bound. Size and time grow linearly in N.
+//!
+//! ## Guarantee: deniability, not anonymity
+//! The signer's part is a Falcon lattice-Gaussian sample, the others are plain discrete Gaussians of
+//! the same sigma. Their distributions are close but not identical, so this is not an anonymous ring
+//! signature in the classical sense: a verifier holding no secret key gets at most a bounded
+//! advantage in telling who signed, which is the differential-privacy-style deniability metric of
+//! Katsumata, Niot, Tucker and Wiggers (USENIX Security 2025, ePrint 2025/1090). That paper's own
+//! FalconRS text and artifact were not available to us; where FalconRS may differ from GANDALF we
+//! follow GANDALF as the SHADOWFAX artifact implements it, and offer no separate variant.
+//!
+//! ```
+//! use alibi_falcon::{Level, SigningKey};
+//! use alibi_ringsig::{Ring, RingSignature};
+//! let mut rng = rand_core::OsRng;
+//! let alice = SigningKey::generate(Level::Falcon512, &mut rng);
+//! let bob = SigningKey::generate(Level::Falcon512, &mut rng);
+//! let ring = Ring::new(vec![alice.verifying_key(), bob.verifying_key()]).unwrap();
+//! let sig = ring.sign(&bob.expand(), b"we met", &mut rng).unwrap();
+//! let bytes = sig.to_bytes();
+//! assert_eq!(bytes.len(), 1276);
+//! let sig = RingSignature::from_bytes(&ring, &bytes).unwrap();
+//! assert!(ring.verify(b"we met", &sig).is_ok());
+//! ```
+//!
+//! Side channels: the Gaussian parts and the trapdoor preimage come from constant-time samplers
+//! (up to their rejection counts); which member signs changes which code draws which part, and the
+//! whole signature is resampled on rejection, so the signer's index does not steer a branch whose
+//! timing depends on secret values. Signing keys are zeroized on drop (see `alibi-falcon`).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use alibi_falcon::{
+    compress_padded, decompress_padded, sum_mul_h, DiscreteGaussian, ExpandedSigningKey, Level,
+    VerifyingKey, Q,
+};
+use rand_core::CryptoRngCore;
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+use sha3::Shake128;
+use std::sync::OnceLock;
+
+/// Length of the per-signature salt.
+pub const SALT_LEN: usize = 24;
+
+/// The largest ring this crate signs for or verifies.
+pub const MAX_MEMBERS: usize = 1024;
+
+/// Errors of ring construction, signing and verification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A ring needs at least two members.
+    #[error("a ring needs at least 2 members, got {0}")]
+    RingTooSmall(usize),
+    /// More members than [`MAX_MEMBERS`].
+    #[error("a ring holds at most {MAX_MEMBERS} members, got {0}")]
+    RingTooLarge(usize),
+    /// Members of different Falcon levels.
+    #[error("ring members use different Falcon levels")]
+    MixedLevels,
+    /// The same public key appears twice.
+    #[error("member {0} appears twice in the ring")]
+    DuplicateMember(usize),
+    /// The signing key is not a member of the ring.
+    #[error("the signing key is not a member of the ring")]
+    SignerNotInRing,
+    /// The signature has the wrong length for this ring.
+    #[error("wrong signature length: expected {expected} bytes, got {got}")]
+    Length {
+        /// The length for this ring.
+        expected: usize,
+        /// The length received.
+        got: usize,
+    },
+    /// A block is not a valid zero-padded compressed polynomial.
+    #[error("malformed block {0} of the signature")]
+    Encoding(usize),
+    /// The signature does not verify.
+    #[error("invalid ring signature")]
+    InvalidSignature,
+    /// An error of the underlying Falcon keys.
+    #[error("falcon: {0}")]
+    Falcon(#[from] alibi_falcon::Error),
+}
+
+/// Bytes of one compressed block: the Falcon signature body bound plus one, as the artifact has it
+/// for Falcon-512 (666 - 41 + 1 = 626); 1,240 for Falcon-1024 by the same rule.
+pub const fn block_len(level: Level) -> usize {
+    level.sig_max_len() - 1 - alibi_falcon::SALT_LEN + 1
+}
+
+/// floor(beta^2) for a ring of `members` at `level`: (1.22 sigma)^2 (members + 1) n.
+pub fn bound(level: Level, members: usize) -> u64 {
+    let b = 1.22 * level.sigma();
+    (b * b * ((members + 1) * level.n()) as f64).floor() as u64
+}
+
+/// Signature length for a ring of `members` at `level`: N blocks and the salt.
+pub const fn signature_len(level: Level, members: usize) -> usize {
+    members * block_len(level) + SALT_LEN
+}
+
+fn gaussian(level: Level) -> &'static DiscreteGaussian {
+    static G: [OnceLock<DiscreteGaussian>; 2] = [OnceLock::new(), OnceLock::new()];
+    let i = (level == Level::Falcon1024) as usize;
+    G[i].get_or_init(|| DiscreteGaussian::new(level.sigma()).expect("Falcon's sigma is in range"))
+}
+
+/// An ordered ring of Falcon public keys of one level. Order matters: it is hashed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ring {
+    level: Level,
+    members: Vec<VerifyingKey>,
+    /// h_0 || h_1 || ... in the 14-bit headerless packing, as hashed.
+    encoded: Vec<u8>,
+}
+
+impl Ring {
+    /// A ring of 2 to [`MAX_MEMBERS`] distinct keys of one level.
+    pub fn new(members: Vec<VerifyingKey>) -> Result<Ring, Error> {
+        if members.len() < 2 {
+            return Err(Error::RingTooSmall(members.len()));
+        }
+        if members.len() > MAX_MEMBERS {
+            return Err(Error::RingTooLarge(members.len()));
+        }
+        let level = members[0].level();
+        if members.iter().any(|m| m.level() != level) {
+            return Err(Error::MixedLevels);
+        }
+        let mut encoded = Vec::with_capacity(members.len() * (level.public_key_len() - 1));
+        for (i, m) in members.iter().enumerate() {
+            if members[..i].contains(m) {
+                return Err(Error::DuplicateMember(i));
+            }
+            encoded.extend_from_slice(&m.h_bytes());
+        }
+        Ok(Ring {
+            level,
+            members,
+            encoded,
+        })
+    }
+
+    /// A ring from standard Falcon public-key encodings (897 / 1,793 bytes each).
+    pub fn from_public_keys<B: AsRef<[u8]>>(keys: &[B]) -> Result<Ring, Error> {
+        let members = keys
+            .iter()
+            .map(|k| VerifyingKey::from_bytes(k.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ring::new(members)
+    }
+
+    /// The Falcon level of every member.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Always false: a ring has at least two members.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// The members, in ring order.
+    pub fn members(&self) -> &[VerifyingKey] {
+        &self.members
+    }
+
+    /// Where `vk` sits in the ring.
+    pub fn position(&self, vk: &VerifyingKey) -> Option<usize> {
+        self.members.iter().position(|m| m == vk)
+    }
+
+    /// floor(beta^2) for this ring.
+    pub fn bound(&self) -> u64 {
+        bound(self.level, self.len())
+    }
+
+    /// Signature length for this ring.
+    pub fn signature_len(&self) -> usize {
+        signature_len(self.level, self.len())
+    }
+
+    /// c = HashToPoly(SHAKE128(m || h_0 || ... || h_{N-1} || salt)): 16-bit little-endian words
+    /// below 5q, reduced mod q.
+    pub fn hash_to_poly(&self, msg: &[u8], salt: &[u8; SALT_LEN]) -> Vec<u16> {
+        let mut h = Shake128::default();
+        h.update(msg);
+        h.update(&self.encoded);
+        h.update(salt);
+        let mut rd = h.finalize_xof();
+        let n = self.level.n();
+        let mut out = Vec::with_capacity(n);
+        let mut buf = [0u8; 168];
+        while out.len() < n {
+            rd.read(&mut buf);
+            for w in buf.chunks_exact(2) {
+                let t = u16::from_le_bytes([w[0], w[1]]) as u32;
+                if t < 5 * Q && out.len() < n {
+                    out.push((t % Q) as u16);
+                }
+            }
+        }
+        out
+    }
+
+    /// Signs `msg` for this ring with the expanded key of one of its members.
+    pub fn sign<R: CryptoRngCore + ?Sized>(
+        &self,
+        signer: &ExpandedSigningKey,
+        msg: &[u8],
+        rng: &mut R,
+    ) -> Result<RingSignature, Error> {
+        let vk = signer.verifying_key();
+        let j = self.position(&vk).ok_or(Error::SignerNotInRing)?;
+        let level = self.level;
+        let n = level.n();
+        let gauss = gaussian(level);
+        let blen = block_len(level);
+        loop {
+            let mut salt = [0u8; SALT_LEN];
+            rng.fill_bytes(&mut salt);
+            let c = self.hash_to_poly(msg, &salt);
+            let mut us: Vec<Vec<i16>> = (0..self.len())
+                .map(|i| {
+                    if i == j {
+                        Vec::new()
+                    } else {
+                        gauss.sample_poly(n, rng)
+                    }
+                })
+                .collect();
+            let terms: Vec<(&VerifyingKey, &[i16])> = self
+                .members
+                .iter()
+                .zip(&us)
+                .filter(|(_, u)| !u.is_empty())
+                .map(|(m, u)| (m, u.as_slice()))
+                .collect();
+            let acc = sum_mul_h(&terms)?;
+            // The signer's target: c_j = c - sum_{i != j} h_i u_i = v + h_j u_j.
+            let cj: Vec<u16> = c
+                .iter()
+                .zip(&acc)
+                .map(|(&a, &b)| ((a as u32 + Q - b as u32) % Q) as u16)
+                .collect();
+            let p = signer.sample_preimage(&cj, rng)?;
+            us[j] = p.s2;
+            let norm = norm_sq(&p.s1) + us.iter().map(|u| norm_sq(u)).sum::<u64>();
+            if norm > self.bound() {
+                continue;
+            }
+            let Some(blocks) = us
+                .iter()
+                .map(|u| compress_padded(u, blen))
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            return Ok(RingSignature {
+                level,
+                us,
+                salt,
+                blocks,
+            });
+        }
+    }
+
+    /// Verifies a ring signature on `msg` for this ring.
+    pub fn verify(&self, msg: &[u8], sig: &RingSignature) -> Result<(), Error> {
+        if sig.level != self.level || sig.us.len() != self.len() {
+            return Err(Error::InvalidSignature);
+        }
+        let c = self.hash_to_poly(msg, &sig.salt);
+        let terms: Vec<(&VerifyingKey, &[i16])> = self
+            .members
+            .iter()
+            .zip(&sig.us)
+            .map(|(m, u)| (m, u.as_slice()))
+            .collect();
+        let acc = sum_mul_h(&terms)?;
+        let mut norm: u64 = sig.us.iter().map(|u| norm_sq(u)).sum();
+        for (&a, &b) in c.iter().zip(&acc) {
+            let v = center((a as u32 + Q - b as u32) % Q) as i64;
+            norm += (v * v) as u64;
+        }
+        if norm <= self.bound() {
+            Ok(())
+        } else {
+            Err(Error::InvalidSignature)
+        }
+    }
+}
+
+fn norm_sq(u: &[i16]) -> u64 {
+    u.iter().map(|&x| (x as i64 * x as i64) as u64).sum()
+}
+
+fn center(x: u32) -> i32 {
+    if x > Q / 2 {
+        x as i32 - Q as i32
+    } else {
+        x as i32
+    }
+}
+
+/// A ring signature: one short polynomial u_i per member and the salt.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RingSignature {
+    level: Level,
+    us: Vec<Vec<i16>>,
+    salt: [u8; SALT_LEN],
+    blocks: Vec<Vec<u8>>,
+}
+
+impl core::fmt::Debug for RingSignature {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "RingSignature({}, {} members)",
+            self.level,
+            self.us.len()
+        )
+    }
+}
+
+impl RingSignature {
+    /// Decodes a signature made for `ring`: N zero-padded compressed blocks, then the salt.
+    /// Any non-zero padding bit is rejected.
+    pub fn from_bytes(ring: &Ring, bytes: &[u8]) -> Result<RingSignature, Error> {
+        let level = ring.level;
+        let want = ring.signature_len();
+        if bytes.len() != want {
+            return Err(Error::Length {
+                expected: want,
+                got: bytes.len(),
+            });
+        }
+        let blen = block_len(level);
+        let (body, salt_bytes) = bytes.split_at(ring.len() * blen);
+        let mut us = Vec::with_capacity(ring.len());
+        let mut blocks = Vec::with_capacity(ring.len());
+        for (i, b) in body.chunks_exact(blen).enumerate() {
+            us.push(decompress_padded(b, level.n()).map_err(|_| Error::Encoding(i))?);
+            blocks.push(b.to_vec());
+        }
+        let mut salt = [0u8; SALT_LEN];
+        salt.copy_from_slice(salt_bytes);
+        Ok(RingSignature {
+            level,
+            us,
+            salt,
+            blocks,
+        })
+    }
+
+    /// The encoding comp(u_0) || ... || comp(u_{N-1}) || salt.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.blocks.len() * block_len(self.level) + SALT_LEN);
+        for b in &self.blocks {
+            out.extend_from_slice(b);
+        }
+        out.extend_from_slice(&self.salt);
+        out
+    }
+
+    /// The per-member polynomials u_i, in ring order.
+    pub fn parts(&self) -> &[Vec<i16>] {
+        &self.us
+    }
+
+    /// The salt.
+    pub fn salt(&self) -> &[u8; SALT_LEN] {
+        &self.salt
+    }
+
+    /// The Falcon level.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+}
+
+/// A member's signing key bound to a ring: implements the RustCrypto `RandomizedSigner`.
+pub struct RingSigner {
+    ring: Ring,
+    key: ExpandedSigningKey,
+}
+
+impl RingSigner {
+    /// Binds `key` to `ring`; fails if the key is not a member.
+    pub fn new(ring: Ring, key: ExpandedSigningKey) -> Result<Self, Error> {
+        ring.position(&key.verifying_key())
+            .ok_or(Error::SignerNotInRing)?;
+        Ok(RingSigner { ring, key })
+    }
+
+    /// The ring.
+    pub fn ring(&self) -> &Ring {
+        &self.ring
+    }
+}
+
+impl signature::RandomizedSigner<RingSignature> for RingSigner {
+    fn try_sign_with_rng(
+        &self,
+        rng: &mut impl CryptoRngCore,
+        msg: &[u8],
+    ) -> Result<RingSignature, signature::Error> {
+        self.ring
+            .sign(&self.key, msg, rng)
+            .map_err(|_| signature::Error::new())
+    }
+}
+
+impl signature::Verifier<RingSignature> for Ring {
+    fn verify(&self, msg: &[u8], sig: &RingSignature) -> Result<(), signature::Error> {
+        Ring::verify(self, msg, sig).map_err(|_| signature::Error::new())
+    }
+}
