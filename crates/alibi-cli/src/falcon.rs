@@ -20,7 +20,8 @@ pub fn run(args: &[String]) -> CmdResult {
     }
 }
 
-fn malformed(what: &str, e: Error) -> Failure {
+/// A usage failure for input that does not decode.
+pub fn malformed(what: &str, e: impl std::fmt::Display) -> Failure {
     Failure::Usage(format!("malformed {what}: {e}"))
 }
 
@@ -34,6 +35,11 @@ fn keygen(o: &Opts) -> CmdResult {
             )))
         }
     };
+    write_key_pair(level, o)
+}
+
+/// Generates a Falcon key pair and writes it to the files named by --sk and --pk.
+pub fn write_key_pair(level: Level, o: &Opts) -> CmdResult {
     let (pk, sk) = (o.req("pk")?, o.req("sk")?);
     let key = SigningKey::generate(level, &mut OsRng);
     write(sk, &key.to_bytes())?;

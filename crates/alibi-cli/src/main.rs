@@ -6,6 +6,7 @@
 mod args;
 mod demo;
 mod falcon;
+mod ring;
 
 use std::process::ExitCode;
 
@@ -37,20 +38,24 @@ impl Failure {
 pub type CmdResult = Result<(), Failure>;
 
 const USAGE: &str =
-    "usage: alibi [<area> <verb> [options]]  (areas: falcon; no arguments runs the demo)";
+    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring; no arguments runs the demo)";
 
 fn run(argv: &[String]) -> CmdResult {
     match argv.first().map(String::as_str) {
         None => demo::run(),
         Some("falcon") => falcon::run(&argv[1..]),
+        Some("ring") => ring::run(&argv[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             println!("  alibi falcon keygen --level 512|1024 --pk FILE --sk FILE");
             println!("  alibi falcon sign --sk FILE --msg FILE --out FILE");
             println!("  alibi falcon verify --pk FILE --msg FILE --sig FILE");
+            println!("  alibi ring keygen --scheme falcon512|falcon1024 --pk FILE --sk FILE");
+            println!("  alibi ring sign --sk FILE --ring PK1,PK2[,...] --msg FILE --out FILE");
+            println!("  alibi ring verify --ring PK1,PK2[,...] --msg FILE --sig FILE");
             Ok(())
         }
-        Some(a @ ("ring" | "akem" | "group" | "tachyon" | "relay" | "mpc" | "bench")) => Err(
+        Some(a @ ("akem" | "group" | "tachyon" | "relay" | "mpc" | "bench")) => Err(
             Failure::Usage(format!("area '{a}' is not available in this build yet")),
         ),
         Some(other) => Err(Failure::Usage(format!("unknown area '{other}'; {USAGE}"))),
