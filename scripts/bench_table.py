@@ -3,6 +3,10 @@
 
 Usage: scripts/bench_table.py GROUP [GROUP ...]   e.g. scripts/bench_table.py Falcon-512 Falcon-1024
 Each group holds benchmarks named <operation>/<implementation>; 'alibi' is ours, any other is a peer.
+
+       scripts/bench_table.py --ring GROUP [GROUP ...]   e.g. --ring ring-Falcon-512
+Ring groups hold sign/<N>, verify/<N>, falcon-sign and falcon-verify: each ring figure is shown with its
+ratio to our plain Falcon figure from the same run.
 """
 import json
 import pathlib
@@ -45,5 +49,24 @@ def main(groups):
                       f"{fmt(theirs) + ' (' + peer + ')' if theirs else '-'} | {ratio} |")
 
 
+def ring(groups):
+    print("| level | members | sign (median) | sign / Falcon sign | verify (median) | verify / Falcon verify | signature bytes |")
+    print("|---|---|---|---|---|---|---|")
+    for group in groups:
+        fs = median_ns(group, "falcon-sign")
+        fv = median_ns(group, "falcon-verify")
+        sizes = sorted(int(d.name.split("_")[1]) for d in (ROOT / group).iterdir()
+                       if d.name.startswith("sign_"))
+        block = 626 if "512" in group else 1240
+        print(f"| {group} | Falcon (1 key) | {fmt(fs)} | 1 | {fmt(fv)} | 1 | - |")
+        for n in sizes:
+            s_ = median_ns(group, f"sign_{n}")
+            v_ = median_ns(group, f"verify_{n}")
+            print(f"| {group} | {n} | {fmt(s_)} | {s_ / fs:.2f} | {fmt(v_)} | {v_ / fv:.2f} | {n * block + 24} |")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["Falcon-512", "Falcon-1024"])
+    if sys.argv[1:2] == ["--ring"]:
+        ring(sys.argv[2:] or ["ring-Falcon-512", "ring-Falcon-1024"])
+    else:
+        main(sys.argv[1:] or ["Falcon-512", "Falcon-1024"])

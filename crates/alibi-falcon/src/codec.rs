@@ -209,48 +209,47 @@ pub fn compress_padded(s: &[i16], len: usize) -> Option<Vec<u8>> {
 
 /// Decodes `n` coefficients from the start of `data`; returns them and the bytes used. Unused bits
 /// of the last byte used must be zero.
+///
+/// The bits sit most-significant-first in a 64-bit accumulator, so a unary run is one
+/// `leading_zeros` rather than a loop over bits.
 fn decompress_prefix(data: &[u8], n: usize) -> Result<(Vec<i16>, usize), Error> {
     let mut out = Vec::with_capacity(n);
-    let mut acc: u32 = 0;
-    let mut acc_len = 0u32;
+    let mut acc: u64 = 0;
+    let mut bits = 0u32;
     let mut pos = 0usize;
     for _ in 0..n {
-        if acc_len < 8 {
-            let &b = data.get(pos).ok_or(Error::Compression)?;
+        while bits <= 56 && pos < data.len() {
+            acc |= (data[pos] as u64) << (56 - bits);
+            bits += 8;
             pos += 1;
-            acc = (acc << 8) | b as u32;
-            acc_len += 8;
         }
-        let b = acc >> (acc_len - 8);
-        acc_len -= 8;
+        if bits < 8 {
+            return Err(Error::Compression);
+        }
+        let b = (acc >> 56) as u32;
+        acc <<= 8;
+        bits -= 8;
+        // The high part: that many 0 bits, then a 1. At most 15 zeros (|s| <= 2047); a run that
+        // reaches past the data is truncated input.
+        let hi = acc.leading_zeros();
+        if hi >= bits || hi > 15 {
+            return Err(Error::Compression);
+        }
+        acc <<= hi + 1;
+        bits -= hi + 1;
+        let m = (b & 0x7F) | (hi << 7);
         let neg = b & 0x80 != 0;
-        let mut m = b & 0x7F;
-        loop {
-            if acc_len == 0 {
-                let &b = data.get(pos).ok_or(Error::Compression)?;
-                pos += 1;
-                acc = (acc << 8) | b as u32;
-                acc_len = 8;
-            }
-            acc_len -= 1;
-            if (acc >> acc_len) & 1 != 0 {
-                break;
-            }
-            m += 128;
-            if m > 2047 {
-                return Err(Error::Compression);
-            }
-        }
         if neg && m == 0 {
             return Err(Error::Compression);
         }
         out.push(if neg { -(m as i16) } else { m as i16 });
-        acc &= (1 << acc_len) - 1;
     }
-    if acc != 0 {
+    // The rest of the last byte read into the body must be zero.
+    let partial = bits % 8;
+    if partial > 0 && acc >> (64 - partial) != 0 {
         return Err(Error::Compression);
     }
-    Ok((out, pos))
+    Ok((out, pos - (bits / 8) as usize))
 }
 
 #[cfg(test)]
