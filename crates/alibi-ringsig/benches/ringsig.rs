@@ -20,14 +20,19 @@ fn bench_level(c: &mut Criterion, level: Level, sizes: &[usize]) {
         .map(|_| SigningKey::generate(level, &mut rng))
         .collect();
     // Keygen is Falcon's: ring members are plain Falcon keys.
-    g.bench_function("keygen", |b| b.iter(|| SigningKey::generate(level, &mut rng)));
+    g.bench_function("keygen", |b| {
+        b.iter(|| SigningKey::generate(level, &mut rng))
+    });
     let esk = keys[0].expand();
     let vk = keys[0].verifying_key();
     g.bench_function("falcon-sign", |b| b.iter(|| esk.sign(MSG, &mut rng)));
     // Both verifications start from signature bytes (decode included) and a decoded key/ring.
     let fsig = esk.sign(MSG, &mut rng).to_bytes();
     g.bench_function("falcon-verify", |b| {
-        b.iter(|| vk.verify(MSG, &Signature::from_bytes(&fsig).unwrap()).unwrap())
+        b.iter(|| {
+            vk.verify(MSG, &Signature::from_bytes(&fsig).unwrap())
+                .unwrap()
+        })
     });
     for &n in sizes {
         let ring = Ring::new(keys[..n].iter().map(|k| k.verifying_key()).collect()).unwrap();
