@@ -155,6 +155,12 @@ impl SigningKey {
         })
     }
 
+    /// The four NTRU polynomials [f, g, F, G], one signed byte per coefficient (the layout some
+    /// implementations store instead of the specification's encoding).
+    pub fn ntru_polynomials(&self) -> [&[i8]; 4] {
+        [&self.f, &self.g, &self.big_f, &self.big_g]
+    }
+
     /// The encoded secret key (header, f, g, F).
     pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
         Zeroizing::new(codec::encode_secret_key(

@@ -1,0 +1,230 @@
+//! DH-AKEM over X25519 in two forms:
+//! * [`rfc9180`]: DHKEM(X25519, HKDF-SHA256), AuthEncap / AuthDecap of RFC 9180 §4.1;
+//! * [`artifact`]: the SHADOWFAX artifact's HPKE-shaped variant, one SHA3-256 over labelled parts.
+//!
+//! Keys are raw 32-byte X25519 scalars (unclamped as stored; clamped inside X25519) and
+//! u-coordinates, as RFC 7748 encodes them.
+
+use rand_core::CryptoRngCore;
+use zeroize::Zeroizing;
+
+use crate::primitives::{x25519, x25519_public};
+use crate::Error;
+
+/// Length of keys, ciphertexts (the ephemeral public key) and shared keys.
+pub const LEN: usize = 32;
+
+/// An X25519 key pair for DH-AKEM.
+#[derive(Clone)]
+pub struct DhKeyPair {
+    sk: Zeroizing<[u8; 32]>,
+    pk: [u8; 32],
+}
+
+impl DhKeyPair {
+    /// A fresh key pair.
+    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+        let mut sk = Zeroizing::new([0u8; 32]);
+        rng.fill_bytes(&mut sk[..]);
+        Self::from_secret(*sk)
+    }
+
+    /// The key pair of a raw secret scalar.
+    pub fn from_secret(sk: [u8; 32]) -> Self {
+        DhKeyPair {
+            pk: x25519_public(&sk),
+            sk: Zeroizing::new(sk),
+        }
+    }
+
+    /// The secret scalar, as stored.
+    pub fn secret(&self) -> &[u8; 32] {
+        &self.sk
+    }
+
+    /// The public u-coordinate.
+    pub fn public(&self) -> &[u8; 32] {
+        &self.pk
+    }
+}
+
+/// Reads a 32-byte key or ciphertext.
+pub fn array32(b: &[u8], what: &'static str) -> Result<[u8; 32], Error> {
+    b.try_into().map_err(|_| Error::Length {
+        what,
+        expected: 32,
+        got: b.len(),
+    })
+}
+
+/// RFC 9180 DHKEM(X25519, HKDF-SHA256), kem_id 0x0020, in the authenticated mode.
+pub mod rfc9180 {
+    use super::*;
+    use hkdf::Hkdf;
+    use sha2::Sha256;
+
+    const SUITE_ID: &[u8] = b"KEM\x00\x20";
+
+    /// LabeledExtract(salt, label, ikm) (RFC 9180 §4).
+    fn labeled_extract(salt: &[u8], label: &[u8], ikm: &[&[u8]]) -> Hkdf<Sha256> {
+        let mut input = Zeroizing::new(Vec::new());
+        input.extend_from_slice(b"HPKE-v1");
+        input.extend_from_slice(SUITE_ID);
+        input.extend_from_slice(label);
+        for part in ikm {
+            input.extend_from_slice(part);
+        }
+        Hkdf::<Sha256>::new(Some(salt), &input)
+    }
+
+    /// LabeledExpand(prk, label, info, 32) (RFC 9180 §4).
+    fn labeled_expand(prk: &Hkdf<Sha256>, label: &[u8], info: &[&[u8]]) -> Zeroizing<[u8; 32]> {
+        let mut li = Vec::new();
+        li.extend_from_slice(&32u16.to_be_bytes());
+        li.extend_from_slice(b"HPKE-v1");
+        li.extend_from_slice(SUITE_ID);
+        li.extend_from_slice(label);
+        for part in info {
+            li.extend_from_slice(part);
+        }
+        let mut out = Zeroizing::new([0u8; 32]);
+        prk.expand(&li, &mut out[..])
+            .expect("32 bytes is a valid HKDF length");
+        out
+    }
+
+    /// DeriveKeyPair(ikm) for X25519 (RFC 9180 §7.1.3).
+    pub fn derive_key_pair(ikm: &[u8]) -> DhKeyPair {
+        let prk = labeled_extract(b"", b"dkp_prk", &[ikm]);
+        DhKeyPair::from_secret(*labeled_expand(&prk, b"sk", &[]))
+    }
+
+    /// ExtractAndExpand(dh, kem_context) (RFC 9180 §4.1).
+    fn extract_and_expand(dh: &[&[u8]], ctx: &[&[u8]]) -> Zeroizing<[u8; 32]> {
+        let prk = labeled_extract(b"", b"eae_prk", dh);
+        labeled_expand(&prk, b"shared_secret", ctx)
+    }
+
+    /// AuthEncap(pkR, skS) with a given ephemeral key (for known-answer tests; use
+    /// [`auth_encap`] otherwise). Returns (enc, shared_secret).
+    pub fn auth_encap_with_ephemeral(
+        eph: &DhKeyPair,
+        sender: &DhKeyPair,
+        receiver_pk: &[u8; 32],
+    ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
+        let dh1 = x25519(&eph.sk, receiver_pk)?;
+        let dh2 = x25519(&sender.sk, receiver_pk)?;
+        let enc = eph.pk;
+        let ss = extract_and_expand(&[&dh1[..], &dh2[..]], &[&enc, receiver_pk, &sender.pk]);
+        Ok((enc, ss))
+    }
+
+    /// AuthEncap(pkR, skS): a fresh ephemeral key; returns (enc, shared_secret).
+    pub fn auth_encap(
+        sender: &DhKeyPair,
+        receiver_pk: &[u8; 32],
+        rng: &mut impl CryptoRngCore,
+    ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
+        auth_encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
+    }
+
+    /// Deniability: the receiver alone makes (enc, shared_secret) that [`auth_decap`] accepts as
+    /// coming from `sender_pk`, since DH(skS, pkR) = DH(skR, pkS) and it picks the ephemeral key.
+    pub fn fake_auth_encap(
+        receiver: &DhKeyPair,
+        sender_pk: &[u8; 32],
+        rng: &mut impl CryptoRngCore,
+    ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
+        let eph = DhKeyPair::generate(rng);
+        let dh1 = x25519(&eph.sk, &receiver.pk)?;
+        let dh2 = x25519(&receiver.sk, sender_pk)?;
+        let ss = extract_and_expand(&[&dh1[..], &dh2[..]], &[&eph.pk, &receiver.pk, sender_pk]);
+        Ok((eph.pk, ss))
+    }
+
+    /// AuthDecap(enc, skR, pkS).
+    pub fn auth_decap(
+        receiver: &DhKeyPair,
+        sender_pk: &[u8; 32],
+        enc: &[u8; 32],
+    ) -> Result<Zeroizing<[u8; 32]>, Error> {
+        let dh1 = x25519(&receiver.sk, enc)?;
+        let dh2 = x25519(&receiver.sk, sender_pk)?;
+        Ok(extract_and_expand(
+            &[&dh1[..], &dh2[..]],
+            &[enc, &receiver.pk, sender_pk],
+        ))
+    }
+}
+
+/// The SHADOWFAX artifact's DH-AKEM: K = SHA3-256("HPKE-v1curve25519eae_prk\0" || X25519(skS, pkR)
+/// || X25519(esk, pkR) || "32HPKE-v1curve25519shared_secret\0" || epk || pkR || pkS). HPKE's labels,
+/// but no HKDF, and the C strings' terminating zeros are hashed.
+pub mod artifact {
+    use super::*;
+    use sha3::{Digest, Sha3_256};
+
+    fn key(static_dh: &[u8], eph_dh: &[u8], epk: &[u8], pk_r: &[u8], pk_s: &[u8]) -> [u8; 32] {
+        Sha3_256::new()
+            .chain_update(b"HPKE-v1curve25519eae_prk\0")
+            .chain_update(static_dh)
+            .chain_update(eph_dh)
+            .chain_update(b"32HPKE-v1curve25519shared_secret\0")
+            .chain_update(epk)
+            .chain_update(pk_r)
+            .chain_update(pk_s)
+            .finalize()
+            .into()
+    }
+
+    /// Encapsulation with a given ephemeral key; returns (ct = epk, K).
+    pub fn encap_with_ephemeral(
+        eph: &DhKeyPair,
+        sender: &DhKeyPair,
+        receiver_pk: &[u8; 32],
+    ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
+        let s = x25519(&sender.sk, receiver_pk)?;
+        let e = x25519(&eph.sk, receiver_pk)?;
+        let k = key(&s[..], &e[..], &eph.pk, receiver_pk, &sender.pk);
+        Ok((eph.pk, Zeroizing::new(k)))
+    }
+
+    /// Encapsulation with a fresh ephemeral key; returns (ct = epk, K).
+    pub fn encap(
+        sender: &DhKeyPair,
+        receiver_pk: &[u8; 32],
+        rng: &mut impl CryptoRngCore,
+    ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
+        encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
+    }
+
+    /// Deniability: the receiver alone makes (ct, K) that [`decap`] accepts as `sender_pk`'s.
+    pub fn fake_encap(
+        receiver: &DhKeyPair,
+        sender_pk: &[u8; 32],
+        rng: &mut impl CryptoRngCore,
+    ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
+        let eph = DhKeyPair::generate(rng);
+        let s = x25519(&receiver.sk, sender_pk)?;
+        let e = x25519(&eph.sk, &receiver.pk)?;
+        let k = key(&s[..], &e[..], &eph.pk, &receiver.pk, sender_pk);
+        Ok((eph.pk, Zeroizing::new(k)))
+    }
+
+    /// Decapsulation of ct = epk.
+    pub fn decap(
+        receiver: &DhKeyPair,
+        sender_pk: &[u8; 32],
+        ct: &[u8; 32],
+    ) -> Result<Zeroizing<[u8; 32]>, Error> {
+        let s = x25519(&receiver.sk, sender_pk)?;
+        let e = x25519(&receiver.sk, ct)?;
+        Ok(Zeroizing::new(key(
+            &s[..],
+            &e[..],
+            ct,
+            &receiver.pk,
+            sender_pk,
+        )))
+    }
+}
