@@ -1,1 +1,109 @@
-fn main() {}
+//! The seed's Table 1 rows in one run: Gen, Enc, Dec of DH-AKEM, PQ-AKEM and SHADOWFAX (standard
+//! suite: X25519, ML-KEM-512, GANDALF[Falcon-512]), GANDALF Gen/Sign/Verify, and the `hpke` crate's
+//! DHKEM(X25519) as a peer for DH-AKEM.
+//!
+//! `cargo bench -p alibi-akem --bench akem`
+
+use alibi_akem::dh::{artifact, rfc9180, DhKeyPair};
+use alibi_akem::pq::{self, Suite};
+use alibi_akem::shadowfax;
+use alibi_falcon::{Level, SigningKey};
+use alibi_ringsig::{Ring, RingSignature};
+use criterion::{criterion_group, criterion_main, Criterion};
+use hpke::{Deserializable, Kem as _};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use std::time::Duration;
+
+type HpkeKem = hpke::kem::X25519HkdfSha256;
+
+fn benches(c: &mut Criterion) {
+    let mut g = c.benchmark_group("akem");
+    g.measurement_time(Duration::from_secs(3));
+    let mut rng = ChaCha20Rng::seed_from_u64(1);
+    let suite = Suite::MlKem512Falcon512;
+
+    // DH-AKEM, RFC 9180 form, and the hpke crate on the same keys.
+    let s = DhKeyPair::generate(&mut rng);
+    let r = DhKeyPair::generate(&mut rng);
+    g.bench_function("dh-akem/gen", |b| b.iter(|| DhKeyPair::generate(&mut rng)));
+    g.bench_function("dh-akem/enc", |b| {
+        b.iter(|| rfc9180::auth_encap(&s, r.public(), &mut rng).unwrap())
+    });
+    let (enc, _) = rfc9180::auth_encap(&s, r.public(), &mut rng).unwrap();
+    g.bench_function("dh-akem/dec", |b| {
+        b.iter(|| rfc9180::auth_decap(&r, s.public(), &enc).unwrap())
+    });
+    g.bench_function("dh-akem-artifact/enc", |b| {
+        b.iter(|| artifact::encap(&s, r.public(), &mut rng).unwrap())
+    });
+    g.bench_function("dh-akem-artifact/dec", |b| {
+        b.iter(|| artifact::decap(&r, s.public(), &enc).unwrap())
+    });
+    let hs = <HpkeKem as hpke::Kem>::PrivateKey::from_bytes(s.secret()).unwrap();
+    let hspk = <HpkeKem as hpke::Kem>::PublicKey::from_bytes(s.public()).unwrap();
+    let hr = <HpkeKem as hpke::Kem>::PrivateKey::from_bytes(r.secret()).unwrap();
+    let hrpk = <HpkeKem as hpke::Kem>::PublicKey::from_bytes(r.public()).unwrap();
+    g.bench_function("dh-akem-hpke-crate/enc", |b| {
+        b.iter(|| HpkeKem::encap(&hrpk, Some((&hs, &hspk)), &mut rng).unwrap())
+    });
+    let henc = <HpkeKem as hpke::Kem>::EncappedKey::from_bytes(&enc).unwrap();
+    g.bench_function("dh-akem-hpke-crate/dec", |b| {
+        b.iter(|| HpkeKem::decap(&hr, Some(&hspk), &henc).unwrap())
+    });
+
+    // PQ-AKEM.
+    g.bench_function("pq-akem/gen", |b| {
+        b.iter(|| pq::PqSecretKey::generate(suite, &mut rng))
+    });
+    let ps = pq::PqSecretKey::generate(suite, &mut rng);
+    let pr = pq::PqSecretKey::generate(suite, &mut rng);
+    g.bench_function("pq-akem/enc", |b| {
+        b.iter(|| pq::encap(&ps, pr.public_key(), &mut rng).unwrap())
+    });
+    let (pc, _) = pq::encap(&ps, pr.public_key(), &mut rng).unwrap();
+    g.bench_function("pq-akem/dec", |b| {
+        b.iter(|| pq::decap(&pr, ps.public_key(), &pc).unwrap())
+    });
+
+    // SHADOWFAX.
+    g.bench_function("shadowfax/gen", |b| {
+        b.iter(|| shadowfax::SecretKey::generate(suite, &mut rng))
+    });
+    let ss = shadowfax::SecretKey::generate(suite, &mut rng);
+    let sr = shadowfax::SecretKey::generate(suite, &mut rng);
+    g.bench_function("shadowfax/enc", |b| {
+        b.iter(|| shadowfax::encap(&ss, sr.public_key(), &mut rng).unwrap())
+    });
+    let (sc, _) = shadowfax::encap(&ss, sr.public_key(), &mut rng).unwrap();
+    g.bench_function("shadowfax/dec", |b| {
+        b.iter(|| shadowfax::decap(&sr, ss.public_key(), &sc).unwrap())
+    });
+
+    // GANDALF[Falcon-512], two members.
+    g.bench_function("gandalf/gen", |b| {
+        b.iter(|| SigningKey::generate(Level::Falcon512, &mut rng))
+    });
+    let a = SigningKey::generate(Level::Falcon512, &mut rng);
+    let bk = SigningKey::generate(Level::Falcon512, &mut rng);
+    let ring = Ring::new(vec![a.verifying_key(), bk.verifying_key()]).unwrap();
+    let ea = a.expand();
+    g.bench_function("gandalf/sign", |b| {
+        b.iter(|| ring.sign(&ea, b"message", &mut rng).unwrap())
+    });
+    let sig = ring.sign(&ea, b"message", &mut rng).unwrap().to_bytes();
+    g.bench_function("gandalf/verify", |b| {
+        b.iter(|| {
+            ring.verify(b"message", &RingSignature::from_bytes(&ring, &sig).unwrap())
+                .unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = akem;
+    config = Criterion::default().sample_size(20).warm_up_time(Duration::from_secs(1));
+    targets = benches
+}
+criterion_main!(akem);

@@ -153,6 +153,7 @@ impl PqSecretKey {
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self, Error> {
         check_len("PQ-AKEM secret key", suite.pq_secret_len(), b)?;
         let (dk, ntru) = b.split_at(suite.kem().dk_len());
+        suite.kem().check_dk(dk)?;
         let n = suite.falcon().n();
         let p: Vec<i8> = ntru.iter().map(|&x| x as i8).collect();
         let falcon = SigningKey::from_ntru_polynomials(

@@ -3,6 +3,7 @@
 //! Exit codes everywhere: 0 = success or valid, 1 = signature or ciphertext invalid, 2 = bad usage or
 //! malformed input, with a one-line message on stderr. With no arguments it runs the demo.
 
+mod akem;
 mod args;
 mod demo;
 mod falcon;
@@ -38,13 +39,14 @@ impl Failure {
 pub type CmdResult = Result<(), Failure>;
 
 const USAGE: &str =
-    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring; no arguments runs the demo)";
+    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem; no arguments runs the demo)";
 
 fn run(argv: &[String]) -> CmdResult {
     match argv.first().map(String::as_str) {
         None => demo::run(),
         Some("falcon") => falcon::run(&argv[1..]),
         Some("ring") => ring::run(&argv[1..]),
+        Some("akem") => akem::run(&argv[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             println!("  alibi falcon keygen --level 512|1024 --pk FILE --sk FILE");
@@ -53,11 +55,14 @@ fn run(argv: &[String]) -> CmdResult {
             println!("  alibi ring keygen --scheme falcon512|falcon1024 --pk FILE --sk FILE");
             println!("  alibi ring sign --sk FILE --ring PK1,PK2[,...] --msg FILE --out FILE");
             println!("  alibi ring verify --ring PK1,PK2[,...] --msg FILE --sig FILE");
+            println!("  alibi akem keygen --scheme dh|pq|shadowfax --pk FILE --sk FILE");
+            println!("  alibi akem encap --scheme S --sender-sk FILE --receiver-pk FILE --ct FILE --key FILE");
+            println!("  alibi akem decap --scheme S --receiver-sk FILE --sender-pk FILE --ct FILE --key FILE");
             Ok(())
         }
-        Some(a @ ("akem" | "group" | "tachyon" | "relay" | "mpc" | "bench")) => Err(
-            Failure::Usage(format!("area '{a}' is not available in this build yet")),
-        ),
+        Some(a @ ("group" | "tachyon" | "relay" | "mpc" | "bench")) => Err(Failure::Usage(
+            format!("area '{a}' is not available in this build yet"),
+        )),
         Some(other) => Err(Failure::Usage(format!("unknown area '{other}'; {USAGE}"))),
     }
 }
