@@ -157,7 +157,9 @@ mod tests {
             let (odk, oek) = p.generate(&mut rng);
             assert_eq!(p.ek_of_dk(&odk), oek);
             let enc = ml_kem::Encoded::<K::EncapsulationKey>::try_from(&oek[..]).unwrap();
-            let (ct, ss) = K::EncapsulationKey::from_bytes(&enc).encapsulate(&mut rng).unwrap();
+            let (ct, ss) = K::EncapsulationKey::from_bytes(&enc)
+                .encapsulate(&mut rng)
+                .unwrap();
             assert_eq!(p.decapsulate(&odk, &ct).unwrap()[..], ss[..]);
         }
         // An encapsulation key with a coefficient >= q fails FIPS 203's modulus check.
