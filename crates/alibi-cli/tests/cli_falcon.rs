@@ -155,4 +155,6 @@ fn demo_runs() {
     assert!(out.contains("verify: genuine message true, other message false"));
     assert!(out.contains("[2 members] Bob signs (1276 B"));
     assert!(out.contains("verifies: true; on another message: false"));
+    assert!(out.contains("Bob recovers the key: true"));
+    assert!(out.contains("decapsulates the same way: true"));
 }
