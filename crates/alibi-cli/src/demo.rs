@@ -13,7 +13,7 @@ pub fn run() -> CmdResult {
     falcon()?;
     ring()?;
     akem()?;
-    println!("done: try `alibi falcon ...` and `alibi ring ...` on files (see `alibi --help`).");
+    println!("done: try `alibi falcon|ring|akem ...` on files (see `alibi --help`).");
     Ok(())
 }
 
