@@ -1,0 +1,558 @@
+//! # alibi-tachyon
+//!
+//! TACHYON (Behnia, Ozmen, Yavuz, Rosulek, ACM CCS 2018): a fast signature from the generalized
+//! compact knapsack (GCK) function F(x_1..x_mu) = sum_j a_j x_j over R_q = Z_q[x]/(x^256 + 1), mu = 8.
+//!
+//! * keygen: a PRF key and a public seed; x_i = PRF(key, i) read as binary vectors (i < t);
+//!   pk = (seed of A, y_i = F(x_i) for i < t).
+//! * sign(M): r' uniform in [0, xi)^(mu N) (fresh PRF stream for every attempt); h = H1(F(r'));
+//!   k distinct indices from H2(M || h); s = r' + sum of the indexed x_i; accept iff every
+//!   coefficient of s lies in [k, xi - k), else retry. Signature (s, h).
+//! * verify: the bounds on s; the indices from H2(M || h); accept iff H1(F(s) - sum y_i) = h.
+//!
+//! What differs from the authors' proof-of-concept, and why (docs/tachyon.md): F is the real ring
+//! combination (theirs ignores the coefficient index); A comes from SHAKE128 on a public seed (theirs
+//! is a fixed, non-uniform table); the PRF is AES at the security level with a separate counter block
+//! domain for every x_i and every attempt's r' (theirs overlaps streams, a key-recovery path);
+//! indices are unbiased and distinct. Elements of R_q are kept and hashed in the NTT domain: the
+//! NTT is a bijection, so F, y_i and H1's input are the paper's values in another basis, and no
+//! inverse transform is ever needed.
+//!
+//! ```
+//! use alibi_tachyon::{Level, SigningKey};
+//! let mut rng = rand_core::OsRng;
+//! let (sk, pk) = SigningKey::generate(Level::T128, &mut rng);
+//! let sig = sk.sign(b"hello", &mut rng);
+//! assert_eq!(sig.to_bytes().len(), 4160);
+//! assert!(pk.verify(b"hello", &sig).is_ok());
+//! assert!(pk.verify(b"hullo", &sig).is_err());
+//! ```
+//!
+//! Side channels: signing branches only on the rejection test (whether an attempt is kept, which
+//! the scheme's analysis makes public) and on public indices; the arithmetic is constant-time.
+//! Secret keys, cached x_i and rejected masks are zeroized.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod ntt;
+mod params;
+mod prf;
+
+use ntt::{Ring, Shoup};
+use rand_core::CryptoRngCore;
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+use std::sync::{Arc, OnceLock};
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+pub use params::{Level, H_LEN, INPUT, MU, N, SEED_LEN};
+
+/// Errors of decoding and verification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// Wrong length for the level.
+    #[error("wrong length: expected {expected} bytes, got {got}")]
+    Length {
+        /// The expected length.
+        expected: usize,
+        /// The received length.
+        got: usize,
+    },
+    /// Unknown header byte.
+    #[error("unknown header byte 0x{0:02x}")]
+    Header(u8),
+    /// A public-key coefficient is not below q.
+    #[error("public-key coefficient out of range")]
+    CoefficientRange,
+    /// The signature does not verify.
+    #[error("invalid signature")]
+    InvalidSignature,
+}
+
+fn ring(level: Level) -> &'static Ring {
+    static R: [OnceLock<Ring>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let i = match level {
+        Level::T128 | Level::T128Small => 0,
+        Level::T192 => 1,
+        Level::T256 => 2,
+    };
+    R[i].get_or_init(|| Ring::new(level.q()))
+}
+
+/// The GCK function for one matrix A, expanded from its seed, in the NTT domain.
+struct Gck {
+    ring: &'static Ring,
+    a: Vec<[Shoup; N]>,
+}
+
+impl Gck {
+    /// A = (a_1..a_mu), uniform in R_q, sampled in the NTT domain from SHAKE128(seed): 32-bit
+    /// little-endian words masked to the bit length of q, rejected when >= q.
+    fn new(level: Level, seed: &[u8; SEED_LEN]) -> Gck {
+        let ring = ring(level);
+        let q = level.q();
+        let mask = if level.q_bits() == 32 {
+            u32::MAX
+        } else {
+            (1u32 << level.q_bits()) - 1
+        };
+        let mut x = sha3::Shake128::default();
+        x.update(b"TACHYON A");
+        x.update(seed);
+        let mut rd = x.finalize_xof();
+        let mut a = Vec::with_capacity(MU);
+        for _ in 0..MU {
+            let mut p = [ring.shoup(0); N];
+            let mut i = 0;
+            while i < N {
+                let mut w = [0u8; 4];
+                rd.read(&mut w);
+                let v = u32::from_le_bytes(w) & mask;
+                if v < q {
+                    p[i] = ring.shoup(v as u64);
+                    i += 1;
+                }
+            }
+            a.push(p);
+        }
+        Gck { ring, a }
+    }
+
+    /// F(x) = sum_j a_j x_j in the NTT domain, for x of mu N coefficients below q.
+    fn eval(&self, x: &[u32]) -> [u64; N] {
+        let q = self.ring.q();
+        let mut acc = [0u64; N];
+        for (j, aj) in self.a.iter().enumerate() {
+            let mut p: [u64; N] = core::array::from_fn(|i| x[j * N + i] as u64);
+            self.ring.ntt(&mut p);
+            for i in 0..N {
+                let v = acc[i] + self.ring.mul(p[i], aj[i]);
+                acc[i] = if v >= q { v - q } else { v };
+            }
+        }
+        acc
+    }
+}
+
+/// The binary vector x_i = PRF(key, domain X, i), mu N bits, as 256 bytes.
+fn x_bytes(key: &[u8], i: usize) -> Zeroizing<[u8; INPUT / 8]> {
+    let mut b = Zeroizing::new([0u8; INPUT / 8]);
+    prf::prf(key, prf::DOMAIN_X, &prf::x_nonce(i), &mut b[..]);
+    b
+}
+
+/// Adds the bits of a binary vector into s.
+fn add_bits(s: &mut [u32], bits: &[u8; INPUT / 8]) {
+    for (chunk, &byte) in s.chunks_exact_mut(8).zip(bits.iter()) {
+        for (b, c) in chunk.iter_mut().enumerate() {
+            *c += ((byte >> b) & 1) as u32;
+        }
+    }
+}
+
+/// Packs values of `bits` bits, most significant first.
+fn pack(vals: impl Iterator<Item = u32>, bits: u32, out: &mut Vec<u8>) {
+    let mut acc: u64 = 0;
+    let mut n = 0;
+    for v in vals {
+        acc = (acc << bits) | v as u64;
+        n += bits;
+        while n >= 8 {
+            n -= 8;
+            out.push((acc >> n) as u8);
+        }
+    }
+    if n > 0 {
+        out.push((acc << (8 - n)) as u8);
+    }
+}
+
+fn unpack(data: &[u8], count: usize, bits: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity(count);
+    let (mut acc, mut n) = (0u64, 0u32);
+    let mut it = data.iter();
+    let mask = (1u64 << bits) - 1;
+    while out.len() < count {
+        while n < bits {
+            acc = (acc << 8) | *it.next().unwrap_or(&0) as u64;
+            n += 8;
+        }
+        n -= bits;
+        out.push(((acc >> n) & mask) as u32);
+    }
+    out
+}
+
+/// A TACHYON public key: the seed of A and the t values y_i = F(x_i) (NTT domain).
+#[derive(Clone)]
+pub struct VerifyingKey {
+    level: Level,
+    seed: [u8; SEED_LEN],
+    y: Arc<Vec<[u32; N]>>,
+    gck: Arc<Gck>,
+}
+
+impl PartialEq for VerifyingKey {
+    fn eq(&self, o: &Self) -> bool {
+        self.level == o.level && self.seed == o.seed && self.y == o.y
+    }
+}
+
+impl core::fmt::Debug for VerifyingKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "VerifyingKey({})", self.level)
+    }
+}
+
+impl VerifyingKey {
+    /// Decodes header || seed || y_0..y_{t-1} (q_bits per coefficient); rejects coefficients >= q.
+    pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
+        let &hdr = b.first().ok_or(Error::Length {
+            expected: 1,
+            got: 0,
+        })?;
+        let level = Level::from_header(hdr).ok_or(Error::Header(hdr))?;
+        if b.len() != level.public_key_len() {
+            return Err(Error::Length {
+                expected: level.public_key_len(),
+                got: b.len(),
+            });
+        }
+        let mut seed = [0u8; SEED_LEN];
+        seed.copy_from_slice(&b[1..1 + SEED_LEN]);
+        let vals = unpack(&b[1 + SEED_LEN..], level.t() * N, level.q_bits());
+        if vals.iter().any(|&v| v >= level.q()) {
+            return Err(Error::CoefficientRange);
+        }
+        let y = vals
+            .chunks_exact(N)
+            .map(|c| c.try_into().expect("chunks of N"))
+            .collect();
+        Ok(VerifyingKey {
+            level,
+            seed,
+            y: Arc::new(y),
+            gck: Arc::new(Gck::new(level, &seed)),
+        })
+    }
+
+    /// The encoding.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.level.public_key_len());
+        out.push(self.level.header());
+        out.extend_from_slice(&self.seed);
+        pack(
+            self.y.iter().flat_map(|p| p.iter().copied()),
+            self.level.q_bits(),
+            &mut out,
+        );
+        out
+    }
+
+    /// The parameter set.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// Verifies `sig` on `msg`.
+    pub fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), Error> {
+        let level = self.level;
+        if sig.level != level {
+            return Err(Error::InvalidSignature);
+        }
+        let (k, xi) = (level.k() as u32, level.xi());
+        if sig.s.iter().any(|&c| c < k || c >= xi - k) {
+            return Err(Error::InvalidSignature);
+        }
+        let idx = prf::indices(&prf::message_digest(msg), &sig.h, level.t(), level.k());
+        let q = level.q() as u64;
+        let mut r = self.gck.eval(&sig.s);
+        for &i in &idx {
+            for (x, &y) in r.iter_mut().zip(self.y[i].iter()) {
+                let v = *x + q - y as u64;
+                *x = if v >= q { v - q } else { v };
+            }
+        }
+        if prf::h1(&r) == sig.h {
+            Ok(())
+        } else {
+            Err(Error::InvalidSignature)
+        }
+    }
+}
+
+/// A TACHYON secret key: the PRF key and the seed of A (kappa / 8 + 32 bytes).
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct SigningKey {
+    #[zeroize(skip)]
+    level: Level,
+    key: Vec<u8>,
+    seed: [u8; SEED_LEN],
+    #[zeroize(skip)]
+    gck: Arc<Gck>,
+    /// The signer pre-computation of §5.2: every x_i, cached (t * mu * N bits).
+    cache: Option<Vec<u8>>,
+}
+
+impl core::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "SigningKey({})", self.level)
+    }
+}
+
+impl SigningKey {
+    /// A key pair: t evaluations of F (milliseconds).
+    pub fn generate<R: CryptoRngCore + ?Sized>(level: Level, rng: &mut R) -> (Self, VerifyingKey) {
+        let mut key = vec![0u8; level.prf_key_len()];
+        rng.fill_bytes(&mut key);
+        let mut seed = [0u8; SEED_LEN];
+        rng.fill_bytes(&mut seed);
+        let sk = Self::from_parts(level, key, seed);
+        let vk = sk.verifying_key();
+        (sk, vk)
+    }
+
+    fn from_parts(level: Level, key: Vec<u8>, seed: [u8; SEED_LEN]) -> Self {
+        SigningKey {
+            level,
+            key,
+            seed,
+            gck: Arc::new(Gck::new(level, &seed)),
+            cache: None,
+        }
+    }
+
+    /// The public key: y_i = F(x_i) for every i < t.
+    pub fn verifying_key(&self) -> VerifyingKey {
+        let mut bits = Zeroizing::new(vec![0u32; INPUT]);
+        let y = (0..self.level.t())
+            .map(|i| {
+                bits.fill(0);
+                add_bits(&mut bits, &x_bytes(&self.key, i));
+                let f = self.gck.eval(&bits);
+                core::array::from_fn(|j| f[j] as u32)
+            })
+            .collect();
+        VerifyingKey {
+            level: self.level,
+            seed: self.seed,
+            y: Arc::new(y),
+            gck: self.gck.clone(),
+        }
+    }
+
+    /// The signer pre-computation variant: caches every x_i (t * 256 bytes: 256 KB at level 128,
+    /// 768 KB at 256), so that signing skips their PRF calls.
+    pub fn with_precomputation(mut self) -> Self {
+        let mut c = Vec::with_capacity(self.level.t() * INPUT / 8);
+        for i in 0..self.level.t() {
+            c.extend_from_slice(&x_bytes(&self.key, i)[..]);
+        }
+        self.cache = Some(c);
+        self
+    }
+
+    /// Decodes header || PRF key || seed.
+    pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
+        let &hdr = b.first().ok_or(Error::Length {
+            expected: 1,
+            got: 0,
+        })?;
+        let level = Level::from_header(hdr).ok_or(Error::Header(hdr))?;
+        if b.len() != level.secret_key_len() {
+            return Err(Error::Length {
+                expected: level.secret_key_len(),
+                got: b.len(),
+            });
+        }
+        let kl = level.prf_key_len();
+        let mut seed = [0u8; SEED_LEN];
+        seed.copy_from_slice(&b[1 + kl..]);
+        Ok(Self::from_parts(level, b[1..1 + kl].to_vec(), seed))
+    }
+
+    /// The encoding.
+    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+        let mut v = Zeroizing::new(vec![self.level.header()]);
+        v.extend_from_slice(&self.key);
+        v.extend_from_slice(&self.seed);
+        v
+    }
+
+    /// The parameter set.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// Draws r' uniform in [0, xi)^(mu N) from PRF(key, domain R, fresh nonce); None in the
+    /// (probability ~2^-100) case that the stream runs short, which the caller treats as a failed
+    /// attempt.
+    fn sample_mask<R: CryptoRngCore + ?Sized>(&self, rng: &mut R, r: &mut [u32]) -> Option<()> {
+        let mut nonce = [0u8; 11];
+        rng.fill_bytes(&mut nonce);
+        let bits = self.level.xi_bits();
+        let per = bits.div_ceil(8) as usize;
+        let mut stream = Zeroizing::new(vec![0u8; INPUT * per + 512]);
+        prf::prf(&self.key, prf::DOMAIN_R, &nonce, &mut stream);
+        let (xi, mask) = (self.level.xi(), (1u32 << bits) - 1);
+        let mut words = stream.chunks_exact(per).map(|w| {
+            let mut v = 0u32;
+            for &b in w {
+                v = (v << 8) | b as u32;
+            }
+            v & mask
+        });
+        for c in r.iter_mut() {
+            *c = words.by_ref().find(|&v| v < xi)?;
+        }
+        Some(())
+    }
+
+    /// Signs `msg`: expected 1 / acceptance attempts (about 3 at level 128).
+    pub fn sign<R: CryptoRngCore + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
+        let level = self.level;
+        let (k, xi) = (level.k() as u32, level.xi());
+        let mu_m = prf::message_digest(msg);
+        let mut s = Zeroizing::new(vec![0u32; INPUT]);
+        loop {
+            if self.sample_mask(rng, &mut s).is_none() {
+                continue;
+            }
+            let h = prf::h1(&self.gck.eval(&s));
+            for i in prf::indices(&mu_m, &h, level.t(), level.k()) {
+                match &self.cache {
+                    Some(c) => {
+                        let x: &[u8; INPUT / 8] = c[i * INPUT / 8..(i + 1) * INPUT / 8]
+                            .try_into()
+                            .expect("cache slice");
+                        add_bits(&mut s, x);
+                    }
+                    None => add_bits(&mut s, &x_bytes(&self.key, i)),
+                }
+            }
+            // Rejection sampling: keep s only if it cannot betray the x_i it contains.
+            if s.iter().all(|&c| c >= k && c < xi - k) {
+                return Signature {
+                    level,
+                    s: s.to_vec(),
+                    h,
+                };
+            }
+        }
+    }
+}
+
+/// A TACHYON signature (s, h).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Signature {
+    level: Level,
+    s: Vec<u32>,
+    h: [u8; H_LEN],
+}
+
+impl core::fmt::Debug for Signature {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Signature({})", self.level)
+    }
+}
+
+impl Signature {
+    /// Decodes s (xi_bits per coefficient) || h for `level`.
+    pub fn from_bytes(level: Level, b: &[u8]) -> Result<Self, Error> {
+        if b.len() != level.signature_len() {
+            return Err(Error::Length {
+                expected: level.signature_len(),
+                got: b.len(),
+            });
+        }
+        let (body, h) = b.split_at(b.len() - H_LEN);
+        Ok(Signature {
+            level,
+            s: unpack(body, INPUT, level.xi_bits()),
+            h: h.try_into().expect("H_LEN bytes"),
+        })
+    }
+
+    /// The encoding s || h.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.level.signature_len());
+        pack(self.s.iter().copied(), self.level.xi_bits(), &mut out);
+        out.extend_from_slice(&self.h);
+        out
+    }
+}
+
+impl signature::Verifier<Signature> for VerifyingKey {
+    fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), signature::Error> {
+        VerifyingKey::verify(self, msg, sig).map_err(|_| signature::Error::new())
+    }
+}
+
+impl signature::RandomizedSigner<Signature> for SigningKey {
+    fn try_sign_with_rng(
+        &self,
+        rng: &mut impl CryptoRngCore,
+        msg: &[u8],
+    ) -> Result<Signature, signature::Error> {
+        Ok(self.sign(msg, rng))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// F is the real ring combination: it depends on every input coefficient, and it equals
+    /// sum_j a_j x_j computed by schoolbook multiplication in R_q.
+    #[test]
+    fn gck_depends_on_every_coefficient_and_matches_schoolbook() {
+        let level = Level::T128;
+        let g = Gck::new(level, &[5; SEED_LEN]);
+        let q = level.q() as u64;
+        let x: Vec<u32> = (0..INPUT as u32).map(|i| (i * 37 + 1) % 65535).collect();
+        let base = g.eval(&x);
+        for c in 0..INPUT {
+            let mut y = x.clone();
+            y[c] += 1;
+            assert_ne!(g.eval(&y), base, "coefficient {c}");
+        }
+        // Schoolbook: recover a_j in coefficient form by evaluating F on unit inputs e_{j,0}.
+        let mut unit = vec![0u32; INPUT];
+        unit[N] = 1; // x_1 = 1 (the constant polynomial) in the second ring slot
+        let a1 = g.eval(&unit);
+        let mut onehot = vec![0u32; INPUT];
+        onehot[N + 1] = 1; // x_1 = x
+        let a1x = g.eval(&onehot);
+        // F(x * e) = a_1 * x: in the NTT domain, multiplication by x is by the evaluation point.
+        let r = ring(level);
+        let mut xpoly = [0u64; N];
+        xpoly[1] = 1;
+        r.ntt(&mut xpoly);
+        for i in 0..N {
+            assert_eq!(
+                (a1[i] as u128 * xpoly[i] as u128 % q as u128) as u64,
+                a1x[i]
+            );
+        }
+    }
+
+    #[test]
+    fn a_is_uniform_looking_and_seeded() {
+        let g1 = Gck::new(Level::T256, &[1; SEED_LEN]);
+        let g2 = Gck::new(Level::T256, &[2; SEED_LEN]);
+        let v1: Vec<u64> =
+            g1.a.iter()
+                .flat_map(|p| p.iter().map(|s| g1.ring.mul(1, *s)))
+                .collect();
+        let v2: Vec<u64> =
+            g2.a.iter()
+                .flat_map(|p| p.iter().map(|s| g2.ring.mul(1, *s)))
+                .collect();
+        assert_ne!(v1, v2);
+        let distinct: std::collections::HashSet<_> = v1.iter().collect();
+        assert_eq!(distinct.len(), v1.len());
+        let mean = v1.iter().map(|&v| v as f64).sum::<f64>() / v1.len() as f64;
+        let q = Level::T256.q() as f64;
+        assert!((mean / q - 0.5).abs() < 0.03);
+    }
+}
