@@ -8,6 +8,7 @@ mod args;
 mod demo;
 mod falcon;
 mod ring;
+mod tachyon;
 
 use std::process::ExitCode;
 
@@ -39,7 +40,7 @@ impl Failure {
 pub type CmdResult = Result<(), Failure>;
 
 const USAGE: &str =
-    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem; no arguments runs the demo)";
+    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem, tachyon; no arguments runs the demo)";
 
 fn run(argv: &[String]) -> CmdResult {
     match argv.first().map(String::as_str) {
@@ -47,6 +48,7 @@ fn run(argv: &[String]) -> CmdResult {
         Some("falcon") => falcon::run(&argv[1..]),
         Some("ring") => ring::run(&argv[1..]),
         Some("akem") => akem::run(&argv[1..]),
+        Some("tachyon") => tachyon::run(&argv[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             println!("  alibi falcon keygen --level 512|1024 --pk FILE --sk FILE");
@@ -58,11 +60,14 @@ fn run(argv: &[String]) -> CmdResult {
             println!("  alibi akem keygen --scheme dh|pq|shadowfax --pk FILE --sk FILE");
             println!("  alibi akem encap --scheme S --sender-sk FILE --receiver-pk FILE --ct FILE --key FILE");
             println!("  alibi akem decap --scheme S --receiver-sk FILE --sender-pk FILE --ct FILE --key FILE");
+            println!("  alibi tachyon keygen --level 128|192|256 --pk FILE --sk FILE");
+            println!("  alibi tachyon sign --sk FILE --msg FILE --out FILE");
+            println!("  alibi tachyon verify --pk FILE --msg FILE --sig FILE");
             Ok(())
         }
-        Some(a @ ("group" | "tachyon" | "relay" | "mpc" | "bench")) => Err(Failure::Usage(
-            format!("area '{a}' is not available in this build yet"),
-        )),
+        Some(a @ ("group" | "relay" | "mpc" | "bench")) => Err(Failure::Usage(format!(
+            "area '{a}' is not available in this build yet"
+        ))),
         Some(other) => Err(Failure::Usage(format!("unknown area '{other}'; {USAGE}"))),
     }
 }
