@@ -1,0 +1,612 @@
+//! # alibi-dgsp
+//!
+//! DGSP (ePrint 2025/760): a fully dynamic post-quantum group signature built from SPHINCS+ and
+//! WOTS+. Members sign anonymously with one-time WOTS+ keys that the manager certified with
+//! SPHINCS+; the manager can open a signature to its signer, a judge can check that opening, and
+//! revocation invalidates every certificate a member ever received.
+//!
+//! The published `dgsp` 0.1.2 crate can be forged by anyone (its WOTS+ chains all start from one
+//! secret); this implementation sets every address on the hashed value ([`wots`]), verifies before
+//! opening or judging, updates the certificate counter atomically ([`storage`]), and consumes each
+//! one-time key by value when signing.
+//!
+//! ```
+//! use alibi_dgsp::{csr, verify, Manager, Params, UserKey};
+//! use alibi_dgsp::storage::{MemoryPlm, MemoryRevokedList};
+//! let mut rng = rand_core::OsRng;
+//! let p = Params::Shake128f;
+//! let manager = Manager::generate(p, MemoryPlm::default(), MemoryRevokedList::default(), &mut rng);
+//! let (id, cid_star) = manager.join("alice").unwrap();
+//! let alice = UserKey::generate(p, id, &mut rng);
+//! let (seeds, pks) = csr(&alice, 1, &mut rng);
+//! let certs = manager.gen_cert(id, &cid_star, &pks).unwrap();
+//! let mut keys = alice.accept(seeds, certs, manager.public_key()).unwrap();
+//! let sig = alice.sign(keys.pop().unwrap(), b"hello");
+//! assert!(verify(manager.public_key(), b"hello", &sig, manager.revoked()).is_ok());
+//! let opened = manager.open(b"hello", &sig).unwrap();
+//! assert_eq!(opened.username, "alice");
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod hash;
+pub mod params;
+pub mod spx;
+pub mod storage;
+pub mod wots;
+
+use aes::cipher::{BlockDecrypt, BlockEncrypt, KeyInit};
+use rand_core::CryptoRngCore;
+use storage::{Plm, RevokedList};
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+pub use params::Params;
+
+/// Errors of DGSP.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// No member has this id.
+    #[error("unknown member id {0}")]
+    UnknownId(u64),
+    /// The member, or the certificate's position, is revoked.
+    #[error("revoked")]
+    Revoked,
+    /// The username is already a member.
+    #[error("username already taken")]
+    UsernameTaken,
+    /// A member's certificate counter would overflow.
+    #[error("certificate counter exhausted")]
+    CounterExhausted,
+    /// The cid* presented with a certificate request does not match the member.
+    #[error("cid* does not match the member")]
+    BadCid,
+    /// The signature does not verify.
+    #[error("invalid group signature")]
+    InvalidSignature,
+    /// A certificate does not verify under the manager's key.
+    #[error("invalid certificate")]
+    InvalidCertificate,
+    /// The judge rejects the claimed opening.
+    #[error("the opening does not match the signature")]
+    WrongOpening,
+    /// An input has the wrong length.
+    #[error("{what}: expected {expected} bytes, got {got}")]
+    Length {
+        /// What was decoded.
+        what: &'static str,
+        /// Expected length.
+        expected: usize,
+        /// Received length.
+        got: usize,
+    },
+    /// Unknown parameter-set tag.
+    #[error("unknown parameter set")]
+    UnknownParams,
+    /// A storage backend failed.
+    #[error("storage: {0}")]
+    Storage(String),
+}
+
+fn id_bytes(id: u64) -> [u8; 8] {
+    id.to_be_bytes()
+}
+
+fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Error> {
+    if expected != got {
+        return Err(Error::Length {
+            what,
+            expected,
+            got,
+        });
+    }
+    Ok(())
+}
+
+/// The manager's public key: a SPHINCS+ public key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManagerPublicKey {
+    params: Params,
+    spx_pk: Vec<u8>,
+}
+
+impl ManagerPublicKey {
+    /// tag || SPHINCS+ public key.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        [&[self.params.tag()][..], &self.spx_pk].concat()
+    }
+
+    /// Decodes tag || SPHINCS+ public key.
+    pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
+        let p = Params::from_tag(*b.first().ok_or(Error::UnknownParams)?)
+            .ok_or(Error::UnknownParams)?;
+        check_len("manager public key", 1 + spx::public_key_len(p), b.len())?;
+        Ok(ManagerPublicKey {
+            params: p,
+            spx_pk: b[1..].to_vec(),
+        })
+    }
+
+    /// The parameter set.
+    pub fn params(&self) -> Params {
+        self.params
+    }
+}
+
+/// The manager's secret key: msk = (hash_secret, aes_key) and the SPHINCS+ secret key.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct ManagerSecretKey {
+    #[zeroize(skip)]
+    params: Params,
+    hash_secret: Vec<u8>,
+    aes_key: Vec<u8>,
+    spx_sk: Vec<u8>,
+    #[zeroize(skip)]
+    public: Option<ManagerPublicKey>,
+}
+
+impl ManagerSecretKey {
+    /// A fresh key (keygen_manager).
+    pub fn generate(params: Params, rng: &mut impl CryptoRngCore) -> Self {
+        let n = params.n();
+        let mut hash_secret = vec![0u8; n];
+        let mut aes_key = vec![0u8; n];
+        rng.fill_bytes(&mut hash_secret);
+        rng.fill_bytes(&mut aes_key);
+        let (spx_pk, spx_sk) = spx::keypair(params);
+        ManagerSecretKey {
+            params,
+            hash_secret,
+            aes_key,
+            spx_sk,
+            public: Some(ManagerPublicKey { params, spx_pk }),
+        }
+    }
+
+    /// tag || hash_secret || aes_key || SPHINCS+ secret key (1 + 6n bytes).
+    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+        Zeroizing::new(
+            [
+                &[self.params.tag()][..],
+                &self.hash_secret,
+                &self.aes_key,
+                &self.spx_sk,
+            ]
+            .concat(),
+        )
+    }
+
+    /// Decodes a manager secret key; the public key is the tail of PQClean's SPHINCS+ secret key.
+    pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
+        let p = Params::from_tag(*b.first().ok_or(Error::UnknownParams)?)
+            .ok_or(Error::UnknownParams)?;
+        let n = p.n();
+        check_len(
+            "manager secret key",
+            1 + 2 * n + spx::secret_key_len(p),
+            b.len(),
+        )?;
+        let spx_sk = b[1 + 2 * n..].to_vec();
+        let spx_pk = spx_sk[spx_sk.len() - spx::public_key_len(p)..].to_vec();
+        Ok(ManagerSecretKey {
+            params: p,
+            hash_secret: b[1..1 + n].to_vec(),
+            aes_key: b[1 + n..1 + 2 * n].to_vec(),
+            spx_sk,
+            public: Some(ManagerPublicKey { params: p, spx_pk }),
+        })
+    }
+
+    /// The manager's public key.
+    pub fn public_key(&self) -> &ManagerPublicKey {
+        self.public.as_ref().expect("always set")
+    }
+
+    /// zeta = AES_{aes_key}(id || ctr): the certificate's position, which only the manager can
+    /// invert (AES-128/192/256 for n = 16/24/32).
+    fn zeta(&self, id: u64, ctr: u64) -> [u8; 16] {
+        let mut block = [0u8; 16];
+        block[..8].copy_from_slice(&id.to_be_bytes());
+        block[8..].copy_from_slice(&ctr.to_be_bytes());
+        let mut b = block.into();
+        match self.aes_key.len() {
+            16 => aes::Aes128::new(self.aes_key[..].into()).encrypt_block(&mut b),
+            24 => aes::Aes192::new(self.aes_key[..].into()).encrypt_block(&mut b),
+            _ => aes::Aes256::new(self.aes_key[..].into()).encrypt_block(&mut b),
+        }
+        b.into()
+    }
+
+    /// (id, ctr) from zeta.
+    fn unzeta(&self, zeta: &[u8; 16]) -> (u64, u64) {
+        let mut b = (*zeta).into();
+        match self.aes_key.len() {
+            16 => aes::Aes128::new(self.aes_key[..].into()).decrypt_block(&mut b),
+            24 => aes::Aes192::new(self.aes_key[..].into()).decrypt_block(&mut b),
+            _ => aes::Aes256::new(self.aes_key[..].into()).decrypt_block(&mut b),
+        }
+        let b: [u8; 16] = b.into();
+        (
+            u64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
+            u64::from_be_bytes(b[8..].try_into().expect("8 bytes")),
+        )
+    }
+
+    /// cid = H(hash_secret || id).
+    fn cid(&self, id: u64) -> Vec<u8> {
+        hash::h(self.params, &[&self.hash_secret, &id_bytes(id)])
+    }
+}
+
+/// A certificate on one WOTS+ public key: its position zeta, pi = H(pk || cid), and the manager's
+/// SPHINCS+ signature on pk || zeta || tau.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Certificate {
+    /// The position.
+    pub zeta: [u8; 16],
+    /// pi = H(pk || cid).
+    pub pi: Vec<u8>,
+    /// SPHINCS+ signature on pk || zeta || tau.
+    pub spx_sig: Vec<u8>,
+}
+
+/// The secret seed of one WOTS+ key. Not `Clone`: it is consumed when signing.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct WotsSeed(Vec<u8>);
+
+/// A WOTS+ seed with its checked certificate: one signature's worth of key, consumed by value, so
+/// the API cannot sign twice with it (a second WOTS+ signature would reveal more of its chains):
+///
+/// ```compile_fail
+/// # use alibi_dgsp::{csr, Manager, Params, UserKey};
+/// # use alibi_dgsp::storage::{MemoryPlm, MemoryRevokedList};
+/// # let mut rng = rand_core::OsRng;
+/// # let m = Manager::generate(Params::Shake128f, MemoryPlm::default(), MemoryRevokedList::default(), &mut rng);
+/// # let (id, cid) = m.join("a").unwrap();
+/// # let u = UserKey::generate(Params::Shake128f, id, &mut rng);
+/// # let (s, pks) = csr(&u, 1, &mut rng);
+/// # let c = m.gen_cert(id, &cid, &pks).unwrap();
+/// let key = u.accept(s, c, m.public_key()).unwrap().pop().unwrap();
+/// let first = u.sign(key, b"one");
+/// let second = u.sign(key, b"two"); // error: use of moved value `key`
+/// ```
+pub struct OneTimeKey {
+    seed: WotsSeed,
+    cert: Certificate,
+}
+
+/// A member's long-term secret seed and id.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct UserKey {
+    #[zeroize(skip)]
+    params: Params,
+    #[zeroize(skip)]
+    id: u64,
+    seed_u: Vec<u8>,
+}
+
+impl UserKey {
+    /// keygen_user: a random n-byte seed for member `id`.
+    pub fn generate(params: Params, id: u64, rng: &mut impl CryptoRngCore) -> Self {
+        let mut seed_u = vec![0u8; params.n()];
+        rng.fill_bytes(&mut seed_u);
+        UserKey { params, id, seed_u }
+    }
+
+    /// Restores a member key from its parts.
+    pub fn from_parts(params: Params, id: u64, seed_u: &[u8]) -> Result<Self, Error> {
+        check_len("user seed", params.n(), seed_u.len())?;
+        Ok(UserKey {
+            params,
+            id,
+            seed_u: seed_u.to_vec(),
+        })
+    }
+
+    /// The member id.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The seed (secret).
+    pub fn seed(&self) -> &[u8] {
+        &self.seed_u
+    }
+
+    /// rho = H(wots_seed) and the WOTS+ secret seed H(seed_u || wots_seed).
+    fn wots_seeds(&self, wots_seed: &[u8]) -> (Vec<u8>, Zeroizing<Vec<u8>>) {
+        let p = self.params;
+        (
+            hash::h(p, &[wots_seed]),
+            Zeroizing::new(hash::h(p, &[&self.seed_u, wots_seed])),
+        )
+    }
+
+    fn wots_pk(&self, wots_seed: &[u8]) -> Vec<u8> {
+        let (rho, sk) = self.wots_seeds(wots_seed);
+        wots::public_key(self.params, &sk, &rho)
+    }
+
+    /// Checks certificates against their seeds and the manager's key (the check the published
+    /// crate dropped), pairing each seed with its certificate.
+    pub fn accept(
+        &self,
+        seeds: Vec<WotsSeed>,
+        certs: Vec<Certificate>,
+        pkm: &ManagerPublicKey,
+    ) -> Result<Vec<OneTimeKey>, Error> {
+        if seeds.len() != certs.len() {
+            return Err(Error::InvalidCertificate);
+        }
+        seeds
+            .into_iter()
+            .zip(certs)
+            .map(|(seed, cert)| {
+                let pk = self.wots_pk(&seed.0);
+                let tau = hash::h(self.params, &[&pk, &cert.pi, &id_bytes(self.id)]);
+                let m = [&pk[..], &cert.zeta, &tau].concat();
+                if spx::verify(self.params, &m, &cert.spx_sig, &pkm.spx_pk) {
+                    Ok(OneTimeKey { seed, cert })
+                } else {
+                    Err(Error::InvalidCertificate)
+                }
+            })
+            .collect()
+    }
+
+    /// sign: a WOTS+ signature on H(rho || m), with the certificate; consumes the one-time key.
+    pub fn sign(&self, key: OneTimeKey, msg: &[u8]) -> GroupSignature {
+        let p = self.params;
+        let (rho, sk) = self.wots_seeds(&key.seed.0);
+        let digest = hash::h(p, &[&rho, msg]);
+        let wots_sig = wots::sign(p, &digest, &sk, &rho);
+        let pk = wots::public_key_from_signature(p, &wots_sig, &digest, &rho);
+        let tau = hash::h(p, &[&pk, &key.cert.pi, &id_bytes(self.id)]);
+        GroupSignature {
+            params: p,
+            wots_sig,
+            rho,
+            zeta: key.cert.zeta,
+            spx_sig: key.cert.spx_sig,
+            tau,
+        }
+    }
+}
+
+/// csr: `b` fresh WOTS+ keys; the seeds stay with the member, the public keys go to the manager.
+pub fn csr(
+    user: &UserKey,
+    b: usize,
+    rng: &mut impl CryptoRngCore,
+) -> (Vec<WotsSeed>, Vec<Vec<u8>>) {
+    (0..b)
+        .map(|_| {
+            let mut s = vec![0u8; user.params.n()];
+            rng.fill_bytes(&mut s);
+            let pk = user.wots_pk(&s);
+            (WotsSeed(s), pk)
+        })
+        .unzip()
+}
+
+/// A group signature: WOTS+ signature, rho, zeta, the certificate's SPHINCS+ signature, tau.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupSignature {
+    params: Params,
+    wots_sig: Vec<u8>,
+    rho: Vec<u8>,
+    zeta: [u8; 16],
+    spx_sig: Vec<u8>,
+    tau: Vec<u8>,
+}
+
+impl GroupSignature {
+    /// wots_sig || rho || zeta || spx_sig || tau (17,696 bytes at 128f).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        [
+            &self.wots_sig[..],
+            &self.rho,
+            &self.zeta,
+            &self.spx_sig,
+            &self.tau,
+        ]
+        .concat()
+    }
+
+    /// Decodes a signature of parameter set `p`.
+    pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
+        check_len("group signature", p.signature_len(), b.len())?;
+        let n = p.n();
+        let w = p.wots_len() * n;
+        let s = spx::signature_len(p);
+        Ok(GroupSignature {
+            params: p,
+            wots_sig: b[..w].to_vec(),
+            rho: b[w..w + n].to_vec(),
+            zeta: b[w + n..w + n + 16].try_into().expect("16 bytes"),
+            spx_sig: b[w + n + 16..w + n + 16 + s].to_vec(),
+            tau: b[w + n + 16 + s..].to_vec(),
+        })
+    }
+
+    /// The certificate position.
+    pub fn zeta(&self) -> &[u8; 16] {
+        &self.zeta
+    }
+
+    /// The WOTS+ public key this signature implies for `msg`.
+    fn wots_pk(&self, msg: &[u8]) -> Vec<u8> {
+        let digest = hash::h(self.params, &[&self.rho, msg]);
+        wots::public_key_from_signature(self.params, &self.wots_sig, &digest, &self.rho)
+    }
+}
+
+/// Cryptographic validity (without the revocation check): returns the implied WOTS+ key.
+fn check(pkm: &ManagerPublicKey, msg: &[u8], sig: &GroupSignature) -> Result<Vec<u8>, Error> {
+    if sig.params != pkm.params {
+        return Err(Error::InvalidSignature);
+    }
+    let pk = sig.wots_pk(msg);
+    let m = [&pk[..], &sig.zeta, &sig.tau].concat();
+    if spx::verify(pkm.params, &m, &sig.spx_sig, &pkm.spx_pk) {
+        Ok(pk)
+    } else {
+        Err(Error::InvalidSignature)
+    }
+}
+
+/// verify: not revoked, and the WOTS+ key implied by the signature is certified.
+pub fn verify(
+    pkm: &ManagerPublicKey,
+    msg: &[u8],
+    sig: &GroupSignature,
+    revoked: &impl RevokedList,
+) -> Result<(), Error> {
+    if revoked.contains(&sig.zeta)? {
+        return Err(Error::Revoked);
+    }
+    check(pkm, msg, sig).map(|_| ())
+}
+
+/// judge: the signature is valid and tau = H(pk || pi || id) binds it to the claimed (id, pi).
+pub fn judge(
+    pkm: &ManagerPublicKey,
+    msg: &[u8],
+    sig: &GroupSignature,
+    id: u64,
+    pi: &[u8],
+) -> Result<(), Error> {
+    let pk = check(pkm, msg, sig)?;
+    if hash::h(pkm.params, &[&pk, pi, &id_bytes(id)]) == sig.tau {
+        Ok(())
+    } else {
+        Err(Error::WrongOpening)
+    }
+}
+
+/// What `open` reveals: the signer's id and name, and pi for the judge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// The member id.
+    pub id: u64,
+    /// The member's name.
+    pub username: String,
+    /// pi = H(pk || cid), which lets a judge check the opening.
+    pub pi: Vec<u8>,
+}
+
+/// The group manager: its keys and its two lists.
+pub struct Manager<P: Plm, R: RevokedList> {
+    sk: ManagerSecretKey,
+    plm: P,
+    revoked: R,
+}
+
+impl<P: Plm, R: RevokedList> Manager<P, R> {
+    /// A manager with a fresh key (keygen_manager) over the given stores.
+    pub fn generate(params: Params, plm: P, revoked: R, rng: &mut impl CryptoRngCore) -> Self {
+        Manager {
+            sk: ManagerSecretKey::generate(params, rng),
+            plm,
+            revoked,
+        }
+    }
+
+    /// A manager from an existing key and stores.
+    pub fn new(sk: ManagerSecretKey, plm: P, revoked: R) -> Self {
+        Manager { sk, plm, revoked }
+    }
+
+    /// The public key.
+    pub fn public_key(&self) -> &ManagerPublicKey {
+        self.sk.public_key()
+    }
+
+    /// The secret key.
+    pub fn secret_key(&self) -> &ManagerSecretKey {
+        &self.sk
+    }
+
+    /// The revocation list (verifiers need it).
+    pub fn revoked(&self) -> &R {
+        &self.revoked
+    }
+
+    /// The private list.
+    pub fn plm(&self) -> &P {
+        &self.plm
+    }
+
+    /// join: a new member; returns its id and cid* = H(cid || id), its credential for csr.
+    pub fn join(&self, username: &str) -> Result<(u64, Vec<u8>), Error> {
+        let id = self.plm.add_new_user(username)?;
+        let cid = self.sk.cid(id);
+        Ok((id, hash::h(self.sk.params, &[&cid, &id_bytes(id)])))
+    }
+
+    /// gen_cert: certificates for a batch of WOTS+ public keys of member `id`.
+    pub fn gen_cert(
+        &self,
+        id: u64,
+        cid_star: &[u8],
+        pks: &[Vec<u8>],
+    ) -> Result<Vec<Certificate>, Error> {
+        let p = self.sk.params;
+        let member = self.plm.member(id)?;
+        if !member.active {
+            return Err(Error::Revoked);
+        }
+        let cid = self.sk.cid(id);
+        if hash::h(p, &[&cid, &id_bytes(id)]) != cid_star {
+            return Err(Error::BadCid);
+        }
+        for pk in pks {
+            check_len("WOTS+ public key", p.n(), pk.len())?;
+        }
+        // One atomic step reserves the whole batch of positions.
+        let ctr = self.plm.fetch_add_ctr(id, pks.len() as u64)?;
+        Ok(pks
+            .iter()
+            .enumerate()
+            .map(|(i, pk)| {
+                let zeta = self.sk.zeta(id, ctr + i as u64);
+                let pi = hash::h(p, &[pk, &cid]);
+                let tau = hash::h(p, &[pk, &pi, &id_bytes(id)]);
+                let m = [&pk[..], &zeta, &tau].concat();
+                let spx_sig =
+                    spx::sign(p, &m, &self.sk.spx_sk).expect("own key has the right length");
+                Certificate { zeta, pi, spx_sig }
+            })
+            .collect())
+    }
+
+    /// open: verifies the signature, then recovers the signer from zeta. Fails on positions that
+    /// were never issued.
+    pub fn open(&self, msg: &[u8], sig: &GroupSignature) -> Result<Opening, Error> {
+        let pk = check(self.public_key(), msg, sig)?;
+        let (id, ctr) = self.sk.unzeta(&sig.zeta);
+        let member = self.plm.member(id)?;
+        if ctr >= member.ctr {
+            return Err(Error::UnknownId(id));
+        }
+        let pi = hash::h(self.sk.params, &[&pk, &self.sk.cid(id)]);
+        Ok(Opening {
+            id,
+            username: member.username,
+            pi,
+        })
+    }
+
+    /// revoke: every position ever issued to these members goes on the revocation list, and the
+    /// members can no longer obtain certificates.
+    pub fn revoke(&self, ids: &[u64]) -> Result<(), Error> {
+        for &id in ids {
+            let member = self.plm.member(id)?;
+            for j in 0..member.ctr {
+                self.revoked.insert(self.sk.zeta(id, j))?;
+            }
+            self.plm.deactivate(id)?;
+        }
+        Ok(())
+    }
+}
