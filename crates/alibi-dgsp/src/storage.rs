@@ -4,8 +4,9 @@
 //! steps).
 
 use crate::Error;
+use redb::{ReadableTable, ReadableTableMetadata};
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// One group member in the private list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +43,33 @@ pub trait RevokedList: Send + Sync {
     fn contains(&self, zeta: &[u8; 16]) -> Result<bool, Error>;
     /// Revokes zeta.
     fn insert(&self, zeta: [u8; 16]) -> Result<(), Error>;
+}
+
+impl<T: Plm> Plm for Arc<T> {
+    fn add_new_user(&self, username: &str) -> Result<u64, Error> {
+        (**self).add_new_user(username)
+    }
+    fn member(&self, id: u64) -> Result<Member, Error> {
+        (**self).member(id)
+    }
+    fn deactivate(&self, id: u64) -> Result<(), Error> {
+        (**self).deactivate(id)
+    }
+    fn fetch_add_ctr(&self, id: u64, by: u64) -> Result<u64, Error> {
+        (**self).fetch_add_ctr(id, by)
+    }
+    fn len(&self) -> u64 {
+        (**self).len()
+    }
+}
+
+impl<T: RevokedList> RevokedList for Arc<T> {
+    fn contains(&self, zeta: &[u8; 16]) -> Result<bool, Error> {
+        (**self).contains(zeta)
+    }
+    fn insert(&self, zeta: [u8; 16]) -> Result<(), Error> {
+        (**self).insert(zeta)
+    }
 }
 
 /// An in-memory PLM.
@@ -126,5 +154,151 @@ impl RevokedList for MemoryRevokedList {
             .map_err(|_| Error::Storage("lock poisoned".into()))?
             .insert(zeta);
         Ok(())
+    }
+}
+
+/// On-disk stores in one redb database file: `members` (id -> active, counter, name), `names`
+/// (name -> id) and `revoked` (zeta). Every update is one serializable write transaction, so the
+/// counter's read-and-increment is atomic across threads and processes.
+pub struct RedbStore {
+    db: redb::Database,
+}
+
+const MEMBERS: redb::TableDefinition<u64, &[u8]> = redb::TableDefinition::new("members");
+const NAMES: redb::TableDefinition<&str, u64> = redb::TableDefinition::new("names");
+const REVOKED: redb::TableDefinition<&[u8; 16], ()> = redb::TableDefinition::new("revoked");
+
+fn st<E: std::fmt::Display>(e: E) -> Error {
+    Error::Storage(e.to_string())
+}
+
+fn encode_member(m: &Member) -> Vec<u8> {
+    let mut v = vec![m.active as u8];
+    v.extend_from_slice(&m.ctr.to_be_bytes());
+    v.extend_from_slice(m.username.as_bytes());
+    v
+}
+
+fn decode_member(b: &[u8]) -> Result<Member, Error> {
+    if b.len() < 9 {
+        return Err(Error::Storage("corrupt member record".into()));
+    }
+    Ok(Member {
+        active: b[0] == 1,
+        ctr: u64::from_be_bytes(b[1..9].try_into().expect("8 bytes")),
+        username: String::from_utf8(b[9..].to_vec()).map_err(st)?,
+    })
+}
+
+impl RedbStore {
+    /// Opens (or creates) the database at `path`.
+    pub fn open(path: &std::path::Path) -> Result<Self, Error> {
+        let db = redb::Database::create(path).map_err(st)?;
+        let w = db.begin_write().map_err(st)?;
+        {
+            w.open_table(MEMBERS).map_err(st)?;
+            w.open_table(NAMES).map_err(st)?;
+            w.open_table(REVOKED).map_err(st)?;
+        }
+        w.commit().map_err(st)?;
+        Ok(RedbStore { db })
+    }
+
+    /// Runs `f` on the member `id` inside one write transaction and stores its result.
+    fn update<T>(
+        &self,
+        id: u64,
+        f: impl FnOnce(&mut Member) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let w = self.db.begin_write().map_err(st)?;
+        let out = {
+            let mut t = w.open_table(MEMBERS).map_err(st)?;
+            let mut m = match t.get(id).map_err(st)? {
+                Some(v) => decode_member(v.value())?,
+                None => return Err(Error::UnknownId(id)),
+            };
+            let out = f(&mut m)?;
+            t.insert(id, encode_member(&m).as_slice()).map_err(st)?;
+            out
+        };
+        w.commit().map_err(st)?;
+        Ok(out)
+    }
+}
+
+impl Plm for RedbStore {
+    fn add_new_user(&self, username: &str) -> Result<u64, Error> {
+        let w = self.db.begin_write().map_err(st)?;
+        let id = {
+            let mut names = w.open_table(NAMES).map_err(st)?;
+            if names.get(username).map_err(st)?.is_some() {
+                return Err(Error::UsernameTaken);
+            }
+            let mut members = w.open_table(MEMBERS).map_err(st)?;
+            let id = members.len().map_err(st)?;
+            let m = Member {
+                username: username.to_string(),
+                active: true,
+                ctr: 0,
+            };
+            members
+                .insert(id, encode_member(&m).as_slice())
+                .map_err(st)?;
+            names.insert(username, id).map_err(st)?;
+            id
+        };
+        w.commit().map_err(st)?;
+        Ok(id)
+    }
+
+    fn member(&self, id: u64) -> Result<Member, Error> {
+        let r = self.db.begin_read().map_err(st)?;
+        let t = r.open_table(MEMBERS).map_err(st)?;
+        let v = t.get(id).map_err(st)?.ok_or(Error::UnknownId(id))?;
+        decode_member(v.value())
+    }
+
+    fn deactivate(&self, id: u64) -> Result<(), Error> {
+        self.update(id, |m| {
+            m.active = false;
+            Ok(())
+        })
+    }
+
+    fn fetch_add_ctr(&self, id: u64, by: u64) -> Result<u64, Error> {
+        self.update(id, |m| {
+            if !m.active {
+                return Err(Error::Revoked);
+            }
+            let old = m.ctr;
+            m.ctr = old.checked_add(by).ok_or(Error::CounterExhausted)?;
+            Ok(old)
+        })
+    }
+
+    fn len(&self) -> u64 {
+        self.db
+            .begin_read()
+            .ok()
+            .and_then(|r| r.open_table(MEMBERS).ok())
+            .and_then(|t| t.len().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl RevokedList for RedbStore {
+    fn contains(&self, zeta: &[u8; 16]) -> Result<bool, Error> {
+        let r = self.db.begin_read().map_err(st)?;
+        let t = r.open_table(REVOKED).map_err(st)?;
+        Ok(t.get(zeta).map_err(st)?.is_some())
+    }
+
+    fn insert(&self, zeta: [u8; 16]) -> Result<(), Error> {
+        let w = self.db.begin_write().map_err(st)?;
+        {
+            let mut t = w.open_table(REVOKED).map_err(st)?;
+            t.insert(&zeta, ()).map_err(st)?;
+        }
+        w.commit().map_err(st)
     }
 }

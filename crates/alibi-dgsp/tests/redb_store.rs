@@ -1,0 +1,101 @@
+//! DGSP on the on-disk redb store: the whole flow, persistence across reopening, atomic counters
+//! under concurrency; and (ignored by default, `cargo test -- --ignored`) a 2^20-member database.
+
+use alibi_dgsp::storage::{Plm, RedbStore, RevokedList};
+use alibi_dgsp::{csr, verify, Error, Manager, ManagerSecretKey, Params, UserKey};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!("alibi-dgsp-{name}-{}.redb", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+#[test]
+fn flow_and_persistence_on_disk() {
+    let path = tmp("flow");
+    let mut rng = ChaCha20Rng::seed_from_u64(1);
+    let p = Params::Shake128f;
+    let sk_bytes = {
+        let store = Arc::new(RedbStore::open(&path).unwrap());
+        let m = Manager::generate(p, store.clone(), store.clone(), &mut rng);
+        let (id, cid) = m.join("alice").unwrap();
+        assert_eq!(m.join("alice").unwrap_err(), Error::UsernameTaken);
+        let u = UserKey::generate(p, id, &mut rng);
+        let (s, pks) = csr(&u, 2, &mut rng);
+        let certs = m.gen_cert(id, &cid, &pks).unwrap();
+        let mut keys = u.accept(s, certs, m.public_key()).unwrap();
+        let sig = u.sign(keys.pop().unwrap(), b"m");
+        assert!(verify(m.public_key(), b"m", &sig, m.revoked()).is_ok());
+        m.revoke(&[id]).unwrap();
+        assert_eq!(
+            verify(m.public_key(), b"m", &sig, m.revoked()),
+            Err(Error::Revoked)
+        );
+        m.secret_key().to_bytes().to_vec()
+    };
+    // Reopen: the member, its counter, its revocation are still there.
+    let store = RedbStore::open(&path).unwrap();
+    assert_eq!(store.len(), 1);
+    let member = store.member(0).unwrap();
+    assert_eq!(
+        (member.username.as_str(), member.active, member.ctr),
+        ("alice", false, 2)
+    );
+    let sk = ManagerSecretKey::from_bytes(&sk_bytes).unwrap();
+    let store = Arc::new(store);
+    let m = Manager::new(sk, store.clone(), store.clone());
+    let (id2, _) = m.join("bob").unwrap();
+    assert_eq!(id2, 1);
+    assert!(store.contains(&[0; 16]).is_ok());
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn concurrent_counters_on_disk() {
+    let path = tmp("ctr");
+    let store = Arc::new(RedbStore::open(&path).unwrap());
+    let id = store.add_new_user("alice").unwrap();
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let s = store.clone();
+            std::thread::spawn(move || {
+                (0..25)
+                    .map(|_| s.fetch_add_ctr(id, 3).unwrap())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let starts: Vec<u64> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect();
+    let distinct: HashSet<_> = starts.iter().collect();
+    assert_eq!(distinct.len(), 100);
+    assert_eq!(store.member(id).unwrap().ctr, 300);
+    let _ = std::fs::remove_file(&path);
+}
+
+/// The large tier: 2^20 members on disk (minutes; run by the benchmark script).
+#[test]
+#[ignore]
+fn a_million_members_on_disk() {
+    let path = tmp("million");
+    let store = RedbStore::open(&path).unwrap();
+    let n = 1u64 << 20;
+    for i in 0..n {
+        store.add_new_user(&format!("user{i}")).unwrap();
+        if i % (1 << 16) == 0 {
+            eprintln!("{i} / {n}");
+        }
+    }
+    assert_eq!(store.len(), n);
+    assert_eq!(
+        store.member(n - 1).unwrap().username,
+        format!("user{}", n - 1)
+    );
+    let _ = std::fs::remove_file(&path);
+}
