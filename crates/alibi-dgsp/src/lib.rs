@@ -275,6 +275,36 @@ pub struct OneTimeKey {
     cert: Certificate,
 }
 
+impl OneTimeKey {
+    /// seed || zeta || pi || SPHINCS+ signature: for a member's own storage. Whoever restores a
+    /// key from bytes must make sure it is used once (the CLI deletes the file it read).
+    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+        Zeroizing::new(
+            [
+                &self.seed.0[..],
+                &self.cert.zeta,
+                &self.cert.pi,
+                &self.cert.spx_sig,
+            ]
+            .concat(),
+        )
+    }
+
+    /// Restores a one-time key of parameter set `p` from [`Self::to_bytes`].
+    pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
+        let n = p.n();
+        check_len("one-time key", 2 * n + 16 + spx::signature_len(p), b.len())?;
+        Ok(OneTimeKey {
+            seed: WotsSeed(b[..n].to_vec()),
+            cert: Certificate {
+                zeta: b[n..n + 16].try_into().expect("16 bytes"),
+                pi: b[n + 16..2 * n + 16].to_vec(),
+                spx_sig: b[2 * n + 16..].to_vec(),
+            },
+        })
+    }
+}
+
 /// A member's long-term secret seed and id.
 #[derive(Zeroize, ZeroizeOnDrop)]
 pub struct UserKey {
