@@ -107,8 +107,20 @@ def table2(group="table2"):
         print(f"TACHYON-128 end-to-end / ML-DSA-44 end-to-end: {e2e['tachyon-128'] / e2e['ml-dsa-44']:.2f}")
 
 
+def dgsp(group="dgsp-shake256f"):
+    ops = ["keygen", "join", "csr", "gen_cert", "sign", "verify", "open", "judge", "revoke"]
+    print("| operation | alibi (median) | dgsp 0.1.2 (median) | ratio alibi / dgsp |")
+    print("|---|---|---|---|")
+    for op in ops:
+        a = median_ns(group, f"{op}_alibi")
+        d = median_ns(group, f"{op}_dgsp-0.1.2")
+        print(f"| {op} | {fmt(a) if a >= 1e3 else f'{a:.0f} ns'} | {fmt(d) if d >= 1e3 else f'{d:.0f} ns'} | {a / d:.2f} |")
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--table2"]:
+    if sys.argv[1:2] == ["--dgsp"]:
+        dgsp()
+    elif sys.argv[1:2] == ["--table2"]:
         table2()
     elif sys.argv[1:2] == ["--akem"]:
         akem()

@@ -7,6 +7,7 @@ mod akem;
 mod args;
 mod demo;
 mod falcon;
+mod group;
 mod ring;
 mod tachyon;
 
@@ -40,7 +41,7 @@ impl Failure {
 pub type CmdResult = Result<(), Failure>;
 
 const USAGE: &str =
-    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem, tachyon; no arguments runs the demo)";
+    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem, tachyon, group; no arguments runs the demo)";
 
 fn run(argv: &[String]) -> CmdResult {
     match argv.first().map(String::as_str) {
@@ -49,6 +50,7 @@ fn run(argv: &[String]) -> CmdResult {
         Some("ring") => ring::run(&argv[1..]),
         Some("akem") => akem::run(&argv[1..]),
         Some("tachyon") => tachyon::run(&argv[1..]),
+        Some("group") => group::run(&argv[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             println!("  alibi falcon keygen --level 512|1024 --pk FILE --sk FILE");
@@ -63,9 +65,20 @@ fn run(argv: &[String]) -> CmdResult {
             println!("  alibi tachyon keygen --level 128|192|256 --pk FILE --sk FILE");
             println!("  alibi tachyon sign --sk FILE --msg FILE --out FILE");
             println!("  alibi tachyon verify --pk FILE --msg FILE --sig FILE");
+            println!("  alibi group manager-keygen --params shake-128f --dir DIR");
+            println!("  alibi group join --dir DIR --username NAME --cred FILE");
+            println!(
+                "  alibi group csr --cred FILE --user-sk FILE --count B --req FILE --pending FILE"
+            );
+            println!("  alibi group cert --dir DIR --req FILE --certs FILE");
+            println!("  alibi group sign --user-sk FILE --pending FILE --certs FILE --pk FILE --msg FILE --out FILE");
+            println!("  alibi group verify --pk FILE --msg FILE --sig FILE [--dir DIR]");
+            println!("  alibi group open --dir DIR --msg FILE --sig FILE");
+            println!("  alibi group judge --pk FILE --msg FILE --sig FILE --id N --pi HEX");
+            println!("  alibi group revoke --dir DIR --id N");
             Ok(())
         }
-        Some(a @ ("group" | "relay" | "mpc" | "bench")) => Err(Failure::Usage(format!(
+        Some(a @ ("relay" | "mpc" | "bench")) => Err(Failure::Usage(format!(
             "area '{a}' is not available in this build yet"
         ))),
         Some(other) => Err(Failure::Usage(format!("unknown area '{other}'; {USAGE}"))),

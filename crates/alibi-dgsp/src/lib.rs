@@ -38,6 +38,7 @@ pub mod wots;
 
 use aes::cipher::{BlockDecrypt, BlockEncrypt, KeyInit};
 use rand_core::CryptoRngCore;
+use rayon::prelude::*;
 use storage::{Plm, RevokedList};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -254,6 +255,41 @@ pub struct Certificate {
 #[derive(Zeroize, ZeroizeOnDrop)]
 pub struct WotsSeed(Vec<u8>);
 
+impl WotsSeed {
+    /// The seed's bytes, for the member's own storage.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// Restores a seed of parameter set `p`.
+    pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
+        check_len("WOTS+ seed", p.n(), b.len())?;
+        Ok(WotsSeed(b.to_vec()))
+    }
+}
+
+impl Certificate {
+    /// Encoded length: zeta (16) || pi (n) || SPHINCS+ signature.
+    pub fn encoded_len(p: Params) -> usize {
+        16 + p.n() + spx::signature_len(p)
+    }
+
+    /// zeta || pi || SPHINCS+ signature.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        [&self.zeta[..], &self.pi, &self.spx_sig].concat()
+    }
+
+    /// Decodes a certificate of parameter set `p`.
+    pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
+        check_len("certificate", Self::encoded_len(p), b.len())?;
+        Ok(Certificate {
+            zeta: b[..16].try_into().expect("16 bytes"),
+            pi: b[16..16 + p.n()].to_vec(),
+            spx_sig: b[16 + p.n()..].to_vec(),
+        })
+    }
+}
+
 /// A WOTS+ seed with its checked certificate: one signature's worth of key, consumed by value, so
 /// the API cannot sign twice with it (a second WOTS+ signature would reveal more of its chains):
 ///
@@ -336,6 +372,11 @@ impl UserKey {
     /// The member id.
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// The parameter set.
+    pub fn params(&self) -> Params {
+        self.params
     }
 
     /// The seed (secret).
@@ -593,10 +634,11 @@ impl<P: Plm, R: RevokedList> Manager<P, R> {
         for pk in pks {
             check_len("WOTS+ public key", p.n(), pk.len())?;
         }
-        // One atomic step reserves the whole batch of positions.
+        // One atomic step reserves the whole batch of positions; the SPHINCS+ signatures of a
+        // batch then run in parallel.
         let ctr = self.plm.fetch_add_ctr(id, pks.len() as u64)?;
         Ok(pks
-            .iter()
+            .par_iter()
             .enumerate()
             .map(|(i, pk)| {
                 let zeta = self.sk.zeta(id, ctr + i as u64);
