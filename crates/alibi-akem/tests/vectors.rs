@@ -6,10 +6,9 @@
 use alibi_akem::dh::{artifact, rfc9180, DhKeyPair};
 use alibi_akem::{pq, shadowfax, Error};
 use serde_json::Value;
-use std::path::PathBuf;
 
 fn hex(v: &Value, k: &str) -> Vec<u8> {
-    hex::decode(v[k].as_str().unwrap()).unwrap()
+    alibi_testkit::hex_field(v, k)
 }
 
 fn h32(v: &Value, k: &str) -> [u8; 32] {
@@ -17,23 +16,7 @@ fn h32(v: &Value, k: &str) -> [u8; 32] {
 }
 
 fn artifact_vectors(file: &str) -> Option<Vec<Value>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/vectors/shadowfax-artifact")
-        .join(file);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        let why = format!("skipped: {} not found", path.display());
-        assert!(
-            std::env::var("ALIBI_REQUIRE_PEERS").as_deref() != Ok("1"),
-            "{why}"
-        );
-        println!("{why}");
-        return None;
-    };
-    Some(
-        text.lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect(),
-    )
+    alibi_testkit::json_lines(&format!("shadowfax-artifact/{file}"))
 }
 
 #[test]

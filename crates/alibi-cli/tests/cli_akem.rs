@@ -1,32 +1,12 @@
 //! `alibi akem` end to end for the three schemes, with the exit-code contract, and decapsulation of
 //! the SHADOWFAX authors' ciphertexts from files.
 
-use std::process::{Command, Output};
-
-fn alibi(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_alibi"))
-        .args(args)
-        .output()
-        .expect("run alibi")
-}
-
-fn code(o: &Output) -> i32 {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "panic: {err}");
-    if o.status.code() != Some(0) {
-        assert_eq!(
-            err.trim_end().lines().count(),
-            1,
-            "one-line message: {err:?}"
-        );
-    }
-    o.status.code().unwrap()
-}
+mod common;
+use common::{alibi, code};
 
 #[test]
 fn keygen_encap_decap_all_schemes() {
-    let d = std::env::temp_dir().join(format!("alibi-cli-akem-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = common::scratch("akem");
     let p = |f: &str| d.join(f).to_str().unwrap().to_string();
     for scheme in ["dh", "pq", "shadowfax"] {
         let (spk, ssk, rpk, rsk) = (p("s.pk"), p("s.sk"), p("r.pk"), p("r.sk"));

@@ -2,37 +2,12 @@
 //! with PQClean (pqcrypto-falcon).
 
 use pqcrypto_traits::sign::{DetachedSignature as _, PublicKey as _, SecretKey as _};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn alibi(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_alibi"))
-        .args(args)
-        .output()
-        .expect("run alibi")
-}
-
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("alibi-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
+mod common;
+use common::{alibi, code, scratch as dir};
 
 fn p(d: &Path, f: &str) -> String {
     d.join(f).to_str().unwrap().to_string()
-}
-
-fn code(o: &Output) -> i32 {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "panic: {err}");
-    if o.status.code() != Some(0) {
-        assert_eq!(
-            err.trim_end().lines().count(),
-            1,
-            "one-line message: {err:?}"
-        );
-    }
-    o.status.code().unwrap()
 }
 
 #[test]

@@ -1,33 +1,12 @@
 //! `alibi group` end to end: a manager directory, a member's credential, certificates, signing
 //! (one-time keys consumed from the files), verification, opening, judging and revocation.
 
-use std::process::{Command, Output};
-
-fn alibi(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_alibi"))
-        .args(args)
-        .output()
-        .expect("run alibi")
-}
-
-fn code(o: &Output) -> i32 {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "panic: {err}");
-    if o.status.code() != Some(0) {
-        assert_eq!(
-            err.trim_end().lines().count(),
-            1,
-            "one-line message: {err:?}"
-        );
-    }
-    o.status.code().unwrap()
-}
+mod common;
+use common::{alibi, code};
 
 #[test]
 fn manager_and_member_on_files() {
-    let d = std::env::temp_dir().join(format!("alibi-cli-group-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = common::scratch("group");
     let p = |f: &str| d.join(f).to_str().unwrap().to_string();
     let dir = p("manager");
     let pk = format!("{dir}/manager.pk");

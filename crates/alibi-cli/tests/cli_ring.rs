@@ -1,33 +1,12 @@
 //! `alibi ring` end to end: keys from `ring keygen` and from `falcon keygen` in one ring, the
 //! exit-code contract on good, bad and malformed input.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn alibi(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_alibi"))
-        .args(args)
-        .output()
-        .expect("run alibi")
-}
-
-fn code(o: &Output) -> i32 {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "panic: {err}");
-    if o.status.code() != Some(0) {
-        assert_eq!(
-            err.trim_end().lines().count(),
-            1,
-            "one-line message: {err:?}"
-        );
-    }
-    o.status.code().unwrap()
-}
+mod common;
+use common::{alibi, code};
 
 #[test]
 fn ring_keygen_sign_verify() {
-    let d: PathBuf = std::env::temp_dir().join(format!("alibi-cli-ring-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = common::scratch("ring");
     let p = |f: &str| d.join(f).to_str().unwrap().to_string();
     std::fs::write(p("msg"), b"one of us said this").unwrap();
     for (scheme, level) in [("falcon512", "512"), ("falcon1024", "1024")] {

@@ -1,31 +1,11 @@
 //! `alibi tachyon` end to end with the exit-code contract.
 
-use std::process::{Command, Output};
-
-fn alibi(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_alibi"))
-        .args(args)
-        .output()
-        .expect("run alibi")
-}
-
-fn code(o: &Output) -> i32 {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "panic: {err}");
-    if o.status.code() != Some(0) {
-        assert_eq!(
-            err.trim_end().lines().count(),
-            1,
-            "one-line message: {err:?}"
-        );
-    }
-    o.status.code().unwrap()
-}
+mod common;
+use common::{alibi, code};
 
 #[test]
 fn keygen_sign_verify_every_level() {
-    let d = std::env::temp_dir().join(format!("alibi-cli-tachyon-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = common::scratch("tachyon");
     let p = |f: &str| d.join(f).to_str().unwrap().to_string();
     std::fs::write(p("msg"), b"fast signatures").unwrap();
     std::fs::write(p("other"), b"slow signatures").unwrap();

@@ -6,32 +6,13 @@ use alibi_ringsig::{Error, Ring, RingSignature};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use serde_json::Value;
-use std::path::PathBuf;
 
-/// The vectors folder, or None (and a `skipped:` line) when it is absent; with
-/// ALIBI_REQUIRE_PEERS=1 an absent folder fails the test.
 fn vectors(file: &str) -> Option<Vec<Value>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/vectors/shadowfax-artifact");
-    let path = dir.join(file);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        let why = format!("skipped: {} not found", path.display());
-        assert!(
-            std::env::var("ALIBI_REQUIRE_PEERS").as_deref() != Ok("1"),
-            "{why}"
-        );
-        println!("{why}");
-        return None;
-    };
-    Some(
-        text.lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect(),
-    )
+    alibi_testkit::json_lines(&format!("shadowfax-artifact/{file}"))
 }
 
 fn hex(v: &Value, k: &str) -> Vec<u8> {
-    hex::decode(v[k].as_str().unwrap()).unwrap()
+    alibi_testkit::hex_field(v, k)
 }
 
 fn ring_of(v: &Value) -> Ring {

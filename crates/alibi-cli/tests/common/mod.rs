@@ -1,0 +1,37 @@
+//! What every CLI test needs: run `alibi`, and read its exit code while checking the contract
+//! (no panic, a one-line message on failure).
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs the `alibi` binary built for these tests.
+pub fn alibi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_alibi"))
+        .args(args)
+        .output()
+        .expect("run alibi")
+}
+
+/// The exit code, after checking that nothing panicked and that a failure says one line.
+pub fn code(o: &Output) -> i32 {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "panic: {err}");
+    if o.status.code() != Some(0) {
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "one-line message: {err:?}"
+        );
+    }
+    o.status.code().unwrap()
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("alibi-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

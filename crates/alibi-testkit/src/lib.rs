@@ -1,0 +1,49 @@
+//! Test support shared by the alibi crates.
+//!
+//! The project's peer policy: a test that needs something outside the repository (the shared test
+//! vectors beside the checkout, a system package) prints `skipped: <why>` when it is absent, unless
+//! `ALIBI_REQUIRE_PEERS=1` (set by `.ci/run`), under which a skip is a failure.
+
+#![warn(missing_docs)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Applies the peer policy to a missing dependency: panics under `ALIBI_REQUIRE_PEERS=1`,
+/// otherwise prints `skipped: <why>`.
+pub fn skip(why: &str) {
+    let line = format!("skipped: {why}");
+    assert!(
+        std::env::var("ALIBI_REQUIRE_PEERS").as_deref() != Ok("1"),
+        "{line}"
+    );
+    println!("{line}");
+}
+
+/// The workspace's `../shared/vectors` folder (beside the checkout, as CI and developers have it).
+pub fn vectors_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors")
+}
+
+/// The JSON-lines file `rel` under the shared vectors, parsed; `None` (after the policy's skip) when
+/// the file is absent.
+pub fn json_lines(rel: &str) -> Option<Vec<Value>> {
+    let path = vectors_dir().join(rel);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        skip(&format!("{} not found", path.display()));
+        return None;
+    };
+    Some(
+        text.lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
+            .collect(),
+    )
+}
+
+/// A hex field of a JSON object as bytes.
+pub fn hex_field(v: &Value, k: &str) -> Vec<u8> {
+    let s = v[k].as_str().unwrap_or_else(|| panic!("field {k}"));
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
+        .collect()
+}
