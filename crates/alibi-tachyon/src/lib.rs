@@ -211,6 +211,22 @@ fn unpack(data: &[u8], count: usize, bits: u32) -> Vec<u32> {
     out
 }
 
+/// The level a key encoding's header names, once its length is the level's `len`.
+fn keyed_level(b: &[u8], len: fn(Level) -> usize) -> Result<Level, Error> {
+    let &hdr = b.first().ok_or(Error::Length {
+        expected: 1,
+        got: 0,
+    })?;
+    let level = Level::from_header(hdr).ok_or(Error::Header(hdr))?;
+    if b.len() != len(level) {
+        return Err(Error::Length {
+            expected: len(level),
+            got: b.len(),
+        });
+    }
+    Ok(level)
+}
+
 /// A TACHYON public key: the seed of A and the t values y_i = F(x_i) (NTT domain).
 #[derive(Clone)]
 pub struct VerifyingKey {
@@ -235,17 +251,7 @@ impl core::fmt::Debug for VerifyingKey {
 impl VerifyingKey {
     /// Decodes header || seed || y_0..y_{t-1} (q_bits per coefficient); rejects coefficients >= q.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
-        let &hdr = b.first().ok_or(Error::Length {
-            expected: 1,
-            got: 0,
-        })?;
-        let level = Level::from_header(hdr).ok_or(Error::Header(hdr))?;
-        if b.len() != level.public_key_len() {
-            return Err(Error::Length {
-                expected: level.public_key_len(),
-                got: b.len(),
-            });
-        }
+        let level = keyed_level(b, Level::public_key_len)?;
         let mut seed = [0u8; SEED_LEN];
         seed.copy_from_slice(&b[1..1 + SEED_LEN]);
         let vals = unpack(&b[1 + SEED_LEN..], level.t() * N, level.q_bits());
@@ -384,17 +390,7 @@ impl SigningKey {
 
     /// Decodes header || PRF key || seed.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
-        let &hdr = b.first().ok_or(Error::Length {
-            expected: 1,
-            got: 0,
-        })?;
-        let level = Level::from_header(hdr).ok_or(Error::Header(hdr))?;
-        if b.len() != level.secret_key_len() {
-            return Err(Error::Length {
-                expected: level.secret_key_len(),
-                got: b.len(),
-            });
-        }
+        let level = keyed_level(b, Level::secret_key_len)?;
         let kl = level.prf_key_len();
         let mut seed = [0u8; SEED_LEN];
         seed.copy_from_slice(&b[1 + kl..]);
