@@ -132,4 +132,5 @@ fn demo_runs() {
     assert!(out.contains("verifies: true; on another message: false"));
     assert!(out.contains("Bob recovers the key: true"));
     assert!(out.contains("decapsulates the same way: true"));
+    assert!(out.contains("judge agrees: true; after revocation verifies: false"));
 }
