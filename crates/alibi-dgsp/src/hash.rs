@@ -134,25 +134,6 @@ pub fn tweak(p: Params, seed: &[u8], adrs: &Adrs, msg: &[&[u8]], out: &mut [u8])
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_block_shake_matches_the_streaming_one() {
-        for len in [0usize, 1, 64, 96, 135] {
-            let input: Vec<u8> = (0..len as u8).collect();
-            let mut a = [0u8; 32];
-            shake256_one_block(&[&[&input[..len / 2]], &[&input[len / 2..]]], &mut a);
-            let mut h = Shake256::default();
-            h.update(&input);
-            let mut b = [0u8; 32];
-            h.finalize_xof().read(&mut b);
-            assert_eq!(a, b, "length {len}");
-        }
-    }
-}
-
 /// DGSP's H over the concatenation of `parts`, truncated to n bytes: SHAKE256, or SHA-256 (n = 16) /
 /// SHA-512 (n = 24, 32).
 pub fn h(p: Params, parts: &[&[u8]]) -> Vec<u8> {
@@ -180,6 +161,25 @@ pub fn h(p: Params, parts: &[&[u8]]) -> Vec<u8> {
                 Digest::update(&mut h, m);
             }
             h.finalize()[..n].to_vec()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_block_shake_matches_the_streaming_one() {
+        for len in [0usize, 1, 64, 96, 135] {
+            let input: Vec<u8> = (0..len as u8).collect();
+            let mut a = [0u8; 32];
+            shake256_one_block(&[&[&input[..len / 2]], &[&input[len / 2..]]], &mut a);
+            let mut h = Shake256::default();
+            h.update(&input);
+            let mut b = [0u8; 32];
+            h.finalize_xof().read(&mut b);
+            assert_eq!(a, b, "length {len}");
         }
     }
 }
