@@ -204,6 +204,36 @@ impl RedbStore {
         Ok(RedbStore { db })
     }
 
+    /// Adds many members in one write transaction (bulk population: one commit instead of one per
+    /// member); returns the first new id. Fails, adding none, if a name is taken.
+    pub fn add_new_users<I: IntoIterator<Item = String>>(&self, names: I) -> Result<u64, Error> {
+        let w = self.db.begin_write().map_err(st)?;
+        let first = {
+            let mut members = w.open_table(MEMBERS).map_err(st)?;
+            let mut by_name = w.open_table(NAMES).map_err(st)?;
+            let first = members.len().map_err(st)?;
+            let mut id = first;
+            for username in names {
+                if by_name.get(username.as_str()).map_err(st)?.is_some() {
+                    return Err(Error::UsernameTaken);
+                }
+                let m = Member {
+                    username: username.clone(),
+                    active: true,
+                    ctr: 0,
+                };
+                members
+                    .insert(id, encode_member(&m).as_slice())
+                    .map_err(st)?;
+                by_name.insert(username.as_str(), id).map_err(st)?;
+                id += 1;
+            }
+            first
+        };
+        w.commit().map_err(st)?;
+        Ok(first)
+    }
+
     /// Runs `f` on the member `id` inside one write transaction and stores its result.
     fn update<T>(
         &self,
