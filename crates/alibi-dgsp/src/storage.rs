@@ -212,8 +212,7 @@ impl RedbStore {
             let mut members = w.open_table(MEMBERS).map_err(st)?;
             let mut by_name = w.open_table(NAMES).map_err(st)?;
             let first = members.len().map_err(st)?;
-            let mut id = first;
-            for username in names {
+            for (id, username) in (first..).zip(names) {
                 if by_name.get(username.as_str()).map_err(st)?.is_some() {
                     return Err(Error::UsernameTaken);
                 }
@@ -226,7 +225,6 @@ impl RedbStore {
                     .insert(id, encode_member(&m).as_slice())
                     .map_err(st)?;
                 by_name.insert(username.as_str(), id).map_err(st)?;
-                id += 1;
             }
             first
         };
