@@ -730,3 +730,23 @@ mod serde_impls {
         }
     }
 }
+
+#[cfg(all(test, feature = "serde"))]
+mod serde_tests {
+    use super::*;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn keys_and_signatures_round_trip_through_serde() {
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let sk = SigningKey::generate(Level::Falcon512, &mut rng);
+        let vk = sk.verifying_key();
+        let sig = sk.sign(b"m", &mut rng);
+        let vk2: VerifyingKey = serde_json::from_str(&serde_json::to_string(&vk).unwrap()).unwrap();
+        let sig2: Signature = serde_json::from_str(&serde_json::to_string(&sig).unwrap()).unwrap();
+        assert_eq!((vk2, sig2.clone()), (vk.clone(), sig));
+        assert!(vk.verify(b"m", &sig2).is_ok());
+        assert!(serde_json::from_str::<Signature>("[1,2,3]").is_err());
+    }
+}
