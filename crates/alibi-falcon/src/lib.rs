@@ -68,6 +68,15 @@ pub fn norm_sq(s1: &[i16], s2: &[i16]) -> u64 {
         .sum()
 }
 
+/// a - b mod q as centred integers in (-q/2, q/2]: the short vector a verifier recovers from a
+/// target a and a combination b of public keys.
+pub fn sub_centered(a: &[u16], b: &[u16]) -> Vec<i16> {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| modq::center((x as u32 + Q - y as u32) % Q) as i16)
+        .collect()
+}
+
 /// Whether ||(s1, s2)||^2 <= floor(beta^2) for `level` (spec §3.10, Algorithm 16 line 6).
 pub fn is_short(level: Level, s1: &[i16], s2: &[i16]) -> bool {
     norm_sq(s1, s2) <= level.beta_sq()
@@ -484,11 +493,7 @@ impl VerifyingKey {
         if c.len() != self.level.n() {
             return Err(Error::LevelMismatch);
         }
-        let s2h = self.mul_h(s2)?;
-        Ok(c.iter()
-            .zip(&s2h)
-            .map(|(&a, &b)| modq::center((a as u32 + Q - b as u32) % Q) as i16)
-            .collect())
+        Ok(sub_centered(c, &self.mul_h(s2)?))
     }
 
     /// Verifies `sig` on `msg` (spec Algorithm 16).

@@ -61,8 +61,8 @@
 #![warn(missing_docs)]
 
 use alibi_falcon::{
-    compress_padded, decompress_padded, sum_mul_h, DiscreteGaussian, ExpandedSigningKey, Level,
-    VerifyingKey, Q,
+    compress_padded, decompress_padded, norm_sq, sub_centered, sum_mul_h, DiscreteGaussian,
+    ExpandedSigningKey, Level, VerifyingKey, Q,
 };
 use rand_core::CryptoRngCore;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
@@ -280,7 +280,7 @@ impl Ring {
                 .collect();
             let p = signer.sample_preimage(&cj, rng)?;
             us[j] = p.s2;
-            let norm = norm_sq(&p.s1) + us.iter().map(|u| norm_sq(u)).sum::<u64>();
+            let norm = norm_sq(&p.s1, &[]) + us.iter().map(|u| norm_sq(u, &[])).sum::<u64>();
             if norm > self.bound() {
                 continue;
             }
@@ -312,29 +312,14 @@ impl Ring {
             .zip(&sig.us)
             .map(|(m, u)| (m, u.as_slice()))
             .collect();
-        let acc = sum_mul_h(&terms)?;
-        let mut norm: u64 = sig.us.iter().map(|u| norm_sq(u)).sum();
-        for (&a, &b) in c.iter().zip(&acc) {
-            let v = center((a as u32 + Q - b as u32) % Q) as i64;
-            norm += (v * v) as u64;
-        }
+        // v = c - sum h_i u_i, centred; the bound covers (u_0, ..., u_{N-1}, v).
+        let v = sub_centered(&c, &sum_mul_h(&terms)?);
+        let norm = norm_sq(&v, &[]) + sig.us.iter().map(|u| norm_sq(u, &[])).sum::<u64>();
         if norm <= self.bound() {
             Ok(())
         } else {
             Err(Error::InvalidSignature)
         }
-    }
-}
-
-fn norm_sq(u: &[i16]) -> u64 {
-    u.iter().map(|&x| (x as i64 * x as i64) as u64).sum()
-}
-
-fn center(x: u32) -> i32 {
-    if x > Q / 2 {
-        x as i32 - Q as i32
-    } else {
-        x as i32
     }
 }
 
