@@ -10,72 +10,41 @@ fn manager_and_member_on_files() {
     let p = |f: &str| d.join(f).to_str().unwrap().to_string();
     let dir = p("manager");
     let pk = format!("{dir}/manager.pk");
-    std::fs::write(p("msg"), b"the group says hi").unwrap();
+    let (msg, sig) = (p("msg"), p("sig"));
+    std::fs::write(&msg, b"the group says hi").unwrap();
     std::fs::write(p("other"), b"the group says bye").unwrap();
-    assert_eq!(
-        code(&alibi(&[
-            "group",
-            "manager-keygen",
-            "--params",
-            "shake-128f",
-            "--dir",
-            &dir
-        ])),
-        0
-    );
-    let o = alibi(&[
-        "group",
-        "join",
-        "--dir",
-        &dir,
-        "--username",
-        "alice",
-        "--cred",
-        &p("cred"),
-    ]);
+    let run = |args: &[&str]| alibi(&[&["group"][..], args].concat());
+    let keygen = ["manager-keygen", "--params", "shake-128f", "--dir", &dir];
+    assert_eq!(code(&run(&keygen)), 0);
+    let join =
+        |name: &str, cred: &str| run(&["join", "--dir", &dir, "--username", name, "--cred", cred]);
+    let o = join("alice", &p("cred"));
     assert_eq!(code(&o), 0);
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0");
-    assert_eq!(
-        code(&alibi(&[
-            "group",
-            "join",
-            "--dir",
-            &dir,
-            "--username",
-            "alice",
-            "--cred",
-            &p("x")
-        ])),
-        2
-    );
+    assert_eq!(code(&join("alice", &p("x"))), 2);
     let (usk, req, pend, certs) = (p("user.sk"), p("req"), p("pending"), p("certs"));
+    let csr = [
+        "csr",
+        "--cred",
+        &p("cred"),
+        "--user-sk",
+        &usk,
+        "--count",
+        "2",
+        "--req",
+        &req,
+        "--pending",
+        &pend,
+    ];
+    assert_eq!(code(&run(&csr)), 0);
     assert_eq!(
-        code(&alibi(&[
-            "group",
-            "csr",
-            "--cred",
-            &p("cred"),
-            "--user-sk",
-            &usk,
-            "--count",
-            "2",
-            "--req",
-            &req,
-            "--pending",
-            &pend
+        code(&run(&[
+            "cert", "--dir", &dir, "--req", &req, "--certs", &certs
         ])),
         0
     );
-    assert_eq!(
-        code(&alibi(&[
-            "group", "cert", "--dir", &dir, "--req", &req, "--certs", &certs
-        ])),
-        0
-    );
-    let (msg, sig) = (p("msg"), p("sig"));
     let sign = |out: &str| {
-        code(&alibi(&[
-            "group",
+        code(&run(&[
             "sign",
             "--user-sk",
             &usk,
@@ -99,78 +68,34 @@ fn manager_and_member_on_files() {
         std::fs::read(&sig).unwrap(),
         std::fs::read(p("sig2")).unwrap()
     );
-    assert_eq!(
-        code(&alibi(&[
-            "group", "verify", "--pk", &pk, "--msg", &msg, "--sig", &sig, "--dir", &dir
-        ])),
-        0
-    );
-    assert_eq!(
-        code(&alibi(&[
-            "group",
-            "verify",
-            "--pk",
-            &pk,
-            "--msg",
-            &p("other"),
-            "--sig",
-            &sig
-        ])),
-        1
-    );
-    let o = alibi(&["group", "open", "--dir", &dir, "--msg", &msg, "--sig", &sig]);
+    let verify = |m: &str, s: &str, with_dir: bool| {
+        let mut a = vec!["verify", "--pk", &pk, "--msg", m, "--sig", s];
+        if with_dir {
+            a.extend(["--dir", &dir]);
+        }
+        code(&run(&a))
+    };
+    assert_eq!(verify(&msg, &sig, true), 0);
+    assert_eq!(verify(&p("other"), &sig, false), 1);
+    let o = run(&["open", "--dir", &dir, "--msg", &msg, "--sig", &sig]);
     assert_eq!(code(&o), 0);
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     let parts: Vec<&str> = out.split_whitespace().collect();
     assert_eq!(&parts[..2], &["0", "alice"]);
-    assert_eq!(
-        code(&alibi(&[
-            "group", "judge", "--pk", &pk, "--msg", &msg, "--sig", &sig, "--id", "0", "--pi",
-            parts[2]
-        ])),
-        0
-    );
-    assert_eq!(
-        code(&alibi(&[
-            "group", "judge", "--pk", &pk, "--msg", &msg, "--sig", &sig, "--id", "1", "--pi",
-            parts[2]
-        ])),
-        1
-    );
-    assert_eq!(
-        code(&alibi(&["group", "revoke", "--dir", &dir, "--id", "0"])),
-        0
-    );
-    assert_eq!(
-        code(&alibi(&[
-            "group", "verify", "--pk", &pk, "--msg", &msg, "--sig", &sig, "--dir", &dir
-        ])),
-        1
-    );
+    let judge = |id: &str| {
+        code(&run(&[
+            "judge", "--pk", &pk, "--msg", &msg, "--sig", &sig, "--id", id, "--pi", parts[2],
+        ]))
+    };
+    assert_eq!(judge("0"), 0);
+    assert_eq!(judge("1"), 1);
+    assert_eq!(code(&run(&["revoke", "--dir", &dir, "--id", "0"])), 0);
+    assert_eq!(verify(&msg, &sig, true), 1);
     // Malformed inputs.
     std::fs::write(p("junk"), [1u8, 2, 3]).unwrap();
+    assert_eq!(verify(&msg, &p("junk"), false), 2);
     assert_eq!(
-        code(&alibi(&[
-            "group",
-            "verify",
-            "--pk",
-            &pk,
-            "--msg",
-            &msg,
-            "--sig",
-            &p("junk")
-        ])),
-        2
-    );
-    assert_eq!(
-        code(&alibi(&[
-            "group",
-            "manager-keygen",
-            "--params",
-            "rsa",
-            "--dir",
-            &dir
-        ])),
+        code(&run(&["manager-keygen", "--params", "rsa", "--dir", &dir])),
         2
     );
     assert_eq!(code(&alibi(&["group"])), 2);

@@ -11,65 +11,28 @@ fn keygen_sign_verify_every_level() {
     std::fs::write(p("other"), b"slow signatures").unwrap();
     for level in ["128", "192", "256"] {
         let (pk, sk, sig, msg) = (p("pk"), p("sk"), p("sig"), p("msg"));
-        assert_eq!(
+        let verify = |pk: &str, msg: &str, sig: &str| {
             code(&alibi(&[
-                "tachyon", "keygen", "--level", level, "--pk", &pk, "--sk", &sk
-            ])),
-            0
-        );
-        assert_eq!(
-            code(&alibi(&[
-                "tachyon", "sign", "--sk", &sk, "--msg", &msg, "--out", &sig
-            ])),
-            0
-        );
-        assert_eq!(
-            code(&alibi(&[
-                "tachyon", "verify", "--pk", &pk, "--msg", &msg, "--sig", &sig
-            ])),
-            0
-        );
-        assert_eq!(
-            code(&alibi(&[
-                "tachyon",
-                "verify",
-                "--pk",
-                &pk,
-                "--msg",
-                &p("other"),
-                "--sig",
-                &sig
-            ])),
-            1
-        );
+                "tachyon", "verify", "--pk", pk, "--msg", msg, "--sig", sig,
+            ]))
+        };
+        let keygen = [
+            "tachyon", "keygen", "--level", level, "--pk", &pk, "--sk", &sk,
+        ];
+        assert_eq!(code(&alibi(&keygen)), 0);
+        let sign = ["tachyon", "sign", "--sk", &sk, "--msg", &msg, "--out", &sig];
+        assert_eq!(code(&alibi(&sign)), 0);
+        assert_eq!(verify(&pk, &msg, &sig), 0);
+        assert_eq!(verify(&pk, &p("other"), &sig), 1);
         let mut s = std::fs::read(&sig).unwrap();
         s.pop();
         std::fs::write(p("short"), &s).unwrap();
-        assert_eq!(
-            code(&alibi(&[
-                "tachyon",
-                "verify",
-                "--pk",
-                &pk,
-                "--msg",
-                &msg,
-                "--sig",
-                &p("short")
-            ])),
-            2
-        );
-        assert_eq!(
-            code(&alibi(&[
-                "tachyon", "verify", "--pk", &sk, "--msg", &msg, "--sig", &sig
-            ])),
-            2
-        );
+        assert_eq!(verify(&pk, &msg, &p("short")), 2);
+        assert_eq!(verify(&sk, &msg, &sig), 2);
     }
-    assert_eq!(
-        code(&alibi(&[
-            "tachyon", "keygen", "--level", "100", "--pk", "a", "--sk", "b"
-        ])),
-        2
-    );
+    let bad = [
+        "tachyon", "keygen", "--level", "100", "--pk", "a", "--sk", "b",
+    ];
+    assert_eq!(code(&alibi(&bad)), 2);
     assert_eq!(code(&alibi(&["tachyon"])), 2);
 }
