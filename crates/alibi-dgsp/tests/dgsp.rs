@@ -143,7 +143,6 @@ fn bad_credentials_and_revocation() {
     assert_eq!(m.gen_cert(id, &cid_star, &pks).unwrap_err(), Error::Revoked);
     // Bob is unaffected.
     assert!(m.plm().member(bob).unwrap().active);
-    let _ = bob_cid;
 }
 
 /// Concurrent certificate requests for one member never share a position zeta.
