@@ -1,10 +1,36 @@
-//! SPHINCS+ (round 3.1, "simple", PQClean's C through `pqcrypto-sphincsplus`, AVX2 where the CPU
-//! has it) for the manager's certificates. Chosen over the pure-Rust `slh-dsa` and `fips205` crates
-//! for speed: certificate generation is one SPHINCS+ signature per certificate and dominates
-//! DGSP's cost, and PQClean's AVX2 code signs several times faster.
+//! SPHINCS+ (round 3.1, "simple") for the manager's certificates, behind one interface.
+//!
+//! Two implementations, byte-compatible: PQClean's C through `pqcrypto-sphincsplus` (AVX2 where
+//! the CPU has it), chosen over the pure-Rust `slh-dsa` and `fips205` crates because it is several
+//! times faster, and our own [`crate::sphincs`] for the SHAKE sets, which runs eight Keccak
+//! permutations per AVX-512 instruction stream and builds a signature's subtrees in parallel.
+//! Certificates (one SPHINCS+ signature each) and verification are DGSP's dominant costs, so the
+//! SHAKE sets use ours where the CPU has AVX-512 and PQClean everywhere else; the SHA-2 sets
+//! always use PQClean.
 
 use crate::params::Params;
+use crate::sphincs::{self, keccak_x8, SpxParams};
 use pqcrypto_traits::sign::{DetachedSignature as _, PublicKey as _, SecretKey as _};
+use rand_core::{OsRng, RngCore};
+use zeroize::Zeroizing;
+
+/// Our implementation's parameters for a SHAKE set.
+pub fn shake_params(p: Params) -> Option<SpxParams> {
+    Some(match p {
+        Params::Shake128f => sphincs::SHAKE_128F,
+        Params::Shake128s => sphincs::SHAKE_128S,
+        Params::Shake192f => sphincs::SHAKE_192F,
+        Params::Shake192s => sphincs::SHAKE_192S,
+        Params::Shake256f => sphincs::SHAKE_256F,
+        Params::Shake256s => sphincs::SHAKE_256S,
+        _ => return None,
+    })
+}
+
+/// Our implementation where it is the faster one (a SHAKE set on an AVX-512 CPU).
+fn ours(p: Params) -> Option<SpxParams> {
+    shake_params(p).filter(|_| keccak_x8::has_avx512())
+}
 
 macro_rules! dispatch {
     ($p:expr, $m:ident => $body:expr) => {
@@ -78,6 +104,12 @@ pub fn secret_key_len(p: Params) -> usize {
 
 /// A fresh key pair (pk, sk), from the operating system's randomness (PQClean's randombytes).
 pub fn keypair(p: Params) -> (Vec<u8>, Vec<u8>) {
+    if let Some(sp) = ours(p) {
+        let mut seed = Zeroizing::new(vec![0u8; 3 * sp.n]);
+        OsRng.fill_bytes(&mut seed);
+        let (pk, sk) = sphincs::keypair_from_seed(&sp, &seed);
+        return (pk, sk.to_vec());
+    }
     dispatch!(p, m => {
         let (pk, sk) = m::keypair();
         (pk.as_bytes().to_vec(), sk.as_bytes().to_vec())
@@ -86,6 +118,15 @@ pub fn keypair(p: Params) -> (Vec<u8>, Vec<u8>) {
 
 /// A detached signature on `msg`; `None` if `sk` has the wrong length.
 pub fn sign(p: Params, msg: &[u8], sk: &[u8]) -> Option<Vec<u8>> {
+    if let Some(sp) = ours(p) {
+        if sk.len() != sp.secret_key_len() {
+            return None;
+        }
+        // PQClean's randomized signing: optrand from the operating system.
+        let mut optrand = vec![0u8; sp.n];
+        OsRng.fill_bytes(&mut optrand);
+        return Some(sphincs::sign(&sp, msg, sk, &optrand));
+    }
     dispatch!(p, m => {
         let sk = m::SecretKey::from_bytes(sk).ok()?;
         Some(m::detached_sign(msg, &sk).as_bytes().to_vec())
@@ -94,6 +135,9 @@ pub fn sign(p: Params, msg: &[u8], sk: &[u8]) -> Option<Vec<u8>> {
 
 /// Verifies a detached signature.
 pub fn verify(p: Params, msg: &[u8], sig: &[u8], pk: &[u8]) -> bool {
+    if let Some(sp) = ours(p) {
+        return sphincs::verify(&sp, msg, sig, pk);
+    }
     dispatch!(p, m => {
         let (Ok(pk), Ok(sig)) = (m::PublicKey::from_bytes(pk), m::DetachedSignature::from_bytes(sig)) else {
             return false;
