@@ -122,7 +122,8 @@ def dgsp(group="dgsp-shake256f"):
             try:
                 a = median_ns(group, f"{op}{tag}_alibi")
                 d = median_ns(group, f"{op}{tag}_dgsp-0.1.2")
-                cells += [show(a), show(d), f"{d / a:.2f}x"]
+                r = d / a
+                cells += [show(a), show(d), f"{r:.2f}x" if r >= 0.1 else f"{r:.1g}x"]
             except FileNotFoundError:
                 cells += ["-", "-", "-"]
         print(f"| {label} | " + " | ".join(cells) + " |")
