@@ -1,0 +1,1 @@
+//! MAYO-RS placeholder (filled in below).

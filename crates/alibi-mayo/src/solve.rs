@@ -1,0 +1,188 @@
+//! SampleSol (round-2 specification §2.1.5 and Algorithm 2): a solution x = r + z of A x = y,
+//! where z solves A z = y - A r with zeros at the non-pivot columns. Such a z is unique once A has
+//! full rank m, so any exact elimination finds the one MAYO's reference code finds.
+//!
+//! The elimination is constant time in the matrix entries: the pivot row is found, scaled,
+//! written back and used through masks over every row, and the matrix is brought to reduced row
+//! echelon form so that the solution is read off without back substitution.
+
+use crate::gf16;
+use zeroize::Zeroizing;
+
+/// All-ones if `x` is non-zero, else zero, without branching.
+#[inline(always)]
+fn nonzero_mask(x: u64) -> u64 {
+    (((x | x.wrapping_neg()) >> 63) & 1).wrapping_neg()
+}
+
+/// Element `i` of a packed row.
+#[inline(always)]
+fn elem(row: &[u64], i: usize) -> u8 {
+    ((row[i / 16] >> (4 * (i % 16))) & 15) as u8
+}
+
+/// row * a, constant time in a, for a packed row of `w` limbs.
+fn scale(row: &mut [u64], a: u8) {
+    for limb in row.iter_mut() {
+        let mut acc = 0u64;
+        let mut x = *limb;
+        for bit in 0..4 {
+            acc ^= x & (((a >> bit) & 1) as u64).wrapping_neg();
+            let t = x & 0x8888_8888_8888_8888;
+            x = ((x ^ t) << 1) ^ ((t >> 3) * 3);
+        }
+        *limb = acc;
+    }
+}
+
+/// x = r + z with A x = y (A: `m` rows by `cols` columns, row-major, one element per byte), or
+/// `None` if A has rank below m.
+pub(crate) fn sample_solution(
+    a: &[u8],
+    m: usize,
+    cols: usize,
+    y: &[u8],
+    r: &[u8],
+) -> Option<Vec<u8>> {
+    // Rows packed 16 elements per limb, with y - A r as the last column.
+    let w = (cols + 1).div_ceil(16);
+    let mut rows = Zeroizing::new(vec![0u64; m * w]);
+    for i in 0..m {
+        let arow = &a[i * cols..(i + 1) * cols];
+        let mut rhs = y[i];
+        for (aij, rj) in arow.iter().zip(r) {
+            rhs ^= gf16::mul(*aij, *rj);
+        }
+        let row = &mut rows[i * w..(i + 1) * w];
+        for (j, &e) in arow.iter().chain([&rhs]).enumerate() {
+            row[j / 16] |= (e as u64) << (4 * (j % 16));
+        }
+    }
+    let mut pivot_row = 0u64;
+    let mut piv = vec![0u64; w];
+    let mut mults = vec![[0u64; 4]; w];
+    for col in 0..cols {
+        // The candidate pivot row, then rows below it added in until its entry is non-zero.
+        piv.fill(0);
+        for i in 0..m {
+            let sel = !nonzero_mask(i as u64 ^ pivot_row);
+            for (p, x) in piv.iter_mut().zip(&rows[i * w..(i + 1) * w]) {
+                *p ^= x & sel;
+            }
+        }
+        for i in 0..m {
+            // i > pivot_row
+            let below = (pivot_row.wrapping_sub(i as u64) >> 63).wrapping_neg();
+            let need = !nonzero_mask(elem(&piv, col) as u64);
+            let take = below & need;
+            for (p, x) in piv.iter_mut().zip(&rows[i * w..(i + 1) * w]) {
+                *p ^= x & take;
+            }
+        }
+        let found = nonzero_mask(elem(&piv, col) as u64);
+        let pivot_inv = gf16::inv(elem(&piv, col));
+        scale(&mut piv, pivot_inv);
+        for (k, p) in piv.iter().enumerate() {
+            let mut x = *p;
+            for j in 0..4 {
+                mults[k][j] = x;
+                let t = x & 0x8888_8888_8888_8888;
+                x = ((x ^ t) << 1) ^ ((t >> 3) * 3);
+            }
+        }
+        // Write the pivot row back, and clear column `col` from every other row.
+        for i in 0..m {
+            let row = &mut rows[i * w..(i + 1) * w];
+            let is_pivot = !nonzero_mask(i as u64 ^ pivot_row) & found;
+            let f = elem(row, col);
+            let fm: [u64; 4] =
+                core::array::from_fn(|b| (((f >> b) & 1) as u64).wrapping_neg() & found);
+            for (k, limb) in row.iter_mut().enumerate() {
+                let elim = (mults[k][0] & fm[0])
+                    ^ (mults[k][1] & fm[1])
+                    ^ (mults[k][2] & fm[2])
+                    ^ (mults[k][3] & fm[3]);
+                let updated = *limb ^ elim;
+                *limb = (updated & !is_pivot) | (piv[k] & is_pivot);
+            }
+        }
+        pivot_row += found & 1;
+    }
+    piv.fill(0);
+    if pivot_row != m as u64 {
+        return None;
+    }
+    // Reduced echelon form with rank m: row i's first non-zero entry (a 1) marks its pivot
+    // column, whose z value is row i's right-hand side.
+    let mut x = r.to_vec();
+    for i in 0..m {
+        let row = &rows[i * w..(i + 1) * w];
+        let rhs = elem(row, cols);
+        let mut done = 0u64;
+        for (c, xc) in x.iter_mut().enumerate() {
+            let hit = nonzero_mask(elem(row, c) as u64) & !done;
+            *xc ^= rhs & hit as u8;
+            done |= hit;
+        }
+    }
+    Some(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mat_vec(a: &[u8], cols: usize, x: &[u8]) -> Vec<u8> {
+        a.chunks_exact(cols)
+            .map(|row| {
+                row.iter()
+                    .zip(x)
+                    .fold(0, |acc, (a, b)| acc ^ gf16::mul(*a, *b))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn solves_random_systems_and_refuses_rank_deficient_ones() {
+        let mut seed = 0x1234_5678u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed & 15) as u8
+        };
+        for (m, cols) in [(5, 9), (16, 20), (17, 17), (40, 44)] {
+            for _ in 0..20 {
+                let a: Vec<u8> = (0..m * cols).map(|_| next()).collect();
+                let y: Vec<u8> = (0..m).map(|_| next()).collect();
+                let r: Vec<u8> = (0..cols).map(|_| next()).collect();
+                if let Some(x) = sample_solution(&a, m, cols, &y, &r) {
+                    assert_eq!(mat_vec(&a, cols, &x), y);
+                }
+            }
+            // Two equal rows: rank below m.
+            let mut a: Vec<u8> = (0..m * cols).map(|_| next()).collect();
+            a.copy_within(0..cols, cols);
+            let y = vec![0u8; m];
+            assert!(sample_solution(&a, m, cols, &y, &vec![0; cols]).is_none());
+        }
+    }
+
+    #[test]
+    fn the_solution_differs_from_r_only_at_pivot_columns() {
+        // A = [I | B]: pivots are the first m columns, so x agrees with r on the others.
+        let (m, cols) = (4, 7);
+        let mut a = vec![0u8; m * cols];
+        for i in 0..m {
+            a[i * cols + i] = 1;
+            for j in m..cols {
+                a[i * cols + j] = ((i * 3 + j) % 16) as u8;
+            }
+        }
+        let y = vec![1, 2, 3, 4];
+        let r = vec![5, 6, 7, 8, 9, 10, 11];
+        let x = sample_solution(&a, m, cols, &y, &r).unwrap();
+        assert_eq!(&x[m..], &r[m..]);
+        assert_eq!(mat_vec(&a, cols, &x), y);
+    }
+}
