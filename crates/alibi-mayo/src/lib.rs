@@ -59,9 +59,6 @@ pub enum Error {
     /// 256 attempts found no full-rank system (probability far below 2^-1000 for real keys).
     #[error("no solution found")]
     NoSolution,
-    /// A ring error (see [`ring`]).
-    #[error("ring: {0}")]
-    Ring(&'static str),
 }
 
 fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Error> {
@@ -131,6 +128,8 @@ macro_rules! on_map {
 pub struct SigningKey {
     params: Params,
     map: Secret,
+    /// The compact public key, computed on first use.
+    public: std::sync::OnceLock<Vec<u8>>,
 }
 
 impl SigningKey {
@@ -150,7 +149,11 @@ impl SigningKey {
             7 => Secret::L7(SecretMap::expand(params, seed)),
             _ => Secret::L9(SecretMap::expand(params, seed)),
         };
-        Ok(SigningKey { params, map })
+        Ok(SigningKey {
+            params,
+            map,
+            public: std::sync::OnceLock::new(),
+        })
     }
 
     /// The compact secret key (the seed).
@@ -163,14 +166,20 @@ impl SigningKey {
         self.params
     }
 
-    /// The matching public key (computes P3, the cost of key generation).
+    /// The compact public key (computed once: P3 is the cost of key generation).
+    pub fn public_key_bytes(&self) -> &[u8] {
+        self.public.get_or_init(|| {
+            let seed = self.to_bytes();
+            with_limbs!(self.params, |L| map::compact_public_key::<L>(
+                self.params,
+                &seed
+            ))
+        })
+    }
+
+    /// The matching public key.
     pub fn verifying_key(&self) -> VerifyingKey {
-        let seed = self.to_bytes();
-        let cpk = with_limbs!(self.params, |L| map::compact_public_key::<L>(
-            self.params,
-            &seed
-        ));
-        VerifyingKey::from_bytes(self.params, &cpk).expect("own encoding")
+        VerifyingKey::from_bytes(self.params, self.public_key_bytes()).expect("own encoding")
     }
 
     /// Signs `msg` (Sign, §3.3): R from `rng`, salt = SHAKE256(digest || R || seed_sk),
