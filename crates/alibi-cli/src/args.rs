@@ -40,6 +40,11 @@ impl Opts {
             .map(String::as_str)
             .ok_or_else(|| Failure::Usage(format!("{}: missing --{name}", self.verb)))
     }
+
+    /// The value of an optional flag.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.map.get(name).map(String::as_str)
+    }
 }
 
 /// Reads a whole file.

@@ -56,9 +56,11 @@ fn run(argv: &[String]) -> CmdResult {
             println!("  alibi falcon keygen --level 512|1024 --pk FILE --sk FILE");
             println!("  alibi falcon sign --sk FILE --msg FILE --out FILE");
             println!("  alibi falcon verify --pk FILE --msg FILE --sig FILE");
-            println!("  alibi ring keygen --scheme falcon512|falcon1024 --pk FILE --sk FILE");
-            println!("  alibi ring sign --sk FILE --ring PK1,PK2[,...] --msg FILE --out FILE");
-            println!("  alibi ring verify --ring PK1,PK2[,...] --msg FILE --sig FILE");
+            println!(
+                "  alibi ring keygen --scheme falcon512|falcon1024|mayo1|mayo2 --pk FILE --sk FILE"
+            );
+            println!("  alibi ring sign --sk FILE --ring PK1,PK2[,...] --msg FILE --out FILE [--scheme S]");
+            println!("  alibi ring verify --ring PK1,PK2[,...] --msg FILE --sig FILE [--scheme S]");
             println!("  alibi akem keygen --scheme dh|pq|shadowfax --pk FILE --sk FILE");
             println!("  alibi akem encap --scheme S --sender-sk FILE --receiver-pk FILE --ct FILE --key FILE");
             println!("  alibi akem decap --scheme S --receiver-sk FILE --sender-pk FILE --ct FILE --key FILE");

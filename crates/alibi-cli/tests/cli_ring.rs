@@ -112,3 +112,62 @@ fn ring_keygen_sign_verify() {
     );
     assert_eq!(code(&alibi(&["ring"])), 2);
 }
+
+#[test]
+fn mayo_ring_keygen_sign_verify() {
+    let d = common::scratch("ring-mayo");
+    let p = |f: &str| d.join(f).to_str().unwrap().to_string();
+    std::fs::write(p("msg"), b"one of us said this").unwrap();
+    std::fs::write(p("other"), b"nobody said this").unwrap();
+    let run = |args: &[&str]| code(&alibi(args));
+    for scheme in ["mayo1", "mayo2"] {
+        for who in ["a", "b", "c"] {
+            let (pk, sk) = (p(&format!("{who}.pk")), p(&format!("{who}.sk")));
+            assert_eq!(
+                run(&["ring", "keygen", "--scheme", scheme, "--pk", &pk, "--sk", &sk]),
+                0
+            );
+        }
+        let ring = format!("{},{},{}", p("a.pk"), p("b.pk"), p("c.pk"));
+        let (msg, sig) = (p("msg"), p("sig"));
+        let sign = |sk: &str, ring: &str, extra: &[&str]| {
+            let mut args = vec!["ring", "sign", "--sk", sk, "--ring", ring, "--msg", &msg];
+            args.extend(["--out", &sig]);
+            args.extend(extra);
+            run(&args)
+        };
+        let verify = |ring: &str, msg: &str, extra: &[&str]| {
+            let mut args = vec![
+                "ring", "verify", "--ring", ring, "--msg", msg, "--sig", &sig,
+            ];
+            args.extend(extra);
+            run(&args)
+        };
+        assert_eq!(sign(&p("c.sk"), &ring, &[]), 0);
+        assert_eq!(verify(&ring, &msg, &[]), 0);
+        assert_eq!(verify(&ring, &msg, &["--scheme", scheme]), 0);
+        // Another message, another order: invalid (1).
+        assert_eq!(verify(&ring, &p("other"), &[]), 1);
+        let reordered = format!("{},{},{}", p("b.pk"), p("a.pk"), p("c.pk"));
+        assert_eq!(verify(&reordered, &msg, &[]), 1);
+        // The wrong scheme, a ring of another size, a truncated signature: malformed (2).
+        let wrong = if scheme == "mayo1" { "mayo2" } else { "mayo1" };
+        assert_eq!(verify(&ring, &msg, &["--scheme", wrong]), 2);
+        assert_eq!(
+            verify(&format!("{},{}", p("a.pk"), p("b.pk")), &msg, &[]),
+            2
+        );
+        let bytes = std::fs::read(&sig).unwrap();
+        std::fs::write(&sig, &bytes[..bytes.len() - 1]).unwrap();
+        assert_eq!(verify(&ring, &msg, &[]), 2);
+        // An outsider's key and a secret key of the wrong length: usage errors (2).
+        let (x_pk, x_sk) = (p("x.pk"), p("x.sk"));
+        assert_eq!(
+            run(&["ring", "keygen", "--scheme", scheme, "--pk", &x_pk, "--sk", &x_sk]),
+            0
+        );
+        assert_eq!(sign(&x_sk, &ring, &[]), 2);
+        std::fs::write(p("short.sk"), [0u8; 5]).unwrap();
+        assert_eq!(sign(&p("short.sk"), &ring, &[]), 2);
+    }
+}
