@@ -109,16 +109,25 @@ pub(crate) fn encode(elems: &[u8]) -> Vec<u8> {
 
 /// m-vectors from packed bytes, m/2 bytes each (m is even for every parameter set).
 pub(crate) fn unpack_mvecs<const L: usize>(bytes: &[u8], m: usize) -> Vec<MVec<L>> {
-    bytes
-        .chunks_exact(m / 2)
-        .map(|c| {
-            let mut v = [0u64; L];
-            for (j, &b) in c.iter().enumerate() {
-                v[j / 8] |= (b as u64) << (8 * (j % 8));
-            }
-            v
-        })
-        .collect()
+    bytes.chunks_exact(m / 2).map(load_mvec).collect()
+}
+
+/// One m-vector from its m/2 packed bytes: whole limbs straight from little-endian words, the
+/// last one zero-padded.
+#[inline]
+pub(crate) fn load_mvec<const L: usize>(c: &[u8]) -> MVec<L> {
+    let mut v = [0u64; L];
+    let mut words = c.chunks_exact(8);
+    for (limb, w) in v.iter_mut().zip(&mut words) {
+        *limb = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        v[c.len() / 8] = u64::from_le_bytes(last);
+    }
+    v
 }
 
 /// m-vectors to packed bytes, m/2 bytes each.

@@ -20,12 +20,15 @@
 //! assert!(vk.verify(b"hullo", &sig).is_err());
 //! ```
 
-#![forbid(unsafe_code)]
+// Unsafe code is denied everywhere but in the AVX-512 kernels (kernels::avx512), which allow it
+// for their intrinsics, behind a run-time CPU check.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 // Matrix code indexes several arrays by the same row and column, as the specification writes it.
 #![allow(clippy::needless_range_loop)]
 
 mod gf16;
+mod kernels;
 mod map;
 pub mod params;
 pub mod ring;
@@ -127,7 +130,9 @@ macro_rules! on_map {
 /// A MAYO secret key: its seed, kept with the expanded map (O, P1 and L) for signing.
 pub struct SigningKey {
     params: Params,
-    map: Secret,
+    seed: Zeroizing<Vec<u8>>,
+    /// The expanded map, computed on first use (key generation does not need it).
+    map: std::sync::OnceLock<Secret>,
     /// The compact public key, computed on first use.
     public: std::sync::OnceLock<Vec<u8>>,
 }
@@ -143,22 +148,30 @@ impl SigningKey {
     /// The key of a compact secret key (the seed).
     pub fn from_bytes(params: Params, seed: &[u8]) -> Result<SigningKey, Error> {
         check_len("MAYO secret key", params.secret_key_bytes(), seed.len())?;
-        let map = match params.limbs() {
-            4 => Secret::L4(SecretMap::expand(params, seed)),
-            5 => Secret::L5(SecretMap::expand(params, seed)),
-            7 => Secret::L7(SecretMap::expand(params, seed)),
-            _ => Secret::L9(SecretMap::expand(params, seed)),
-        };
         Ok(SigningKey {
             params,
-            map,
+            seed: Zeroizing::new(seed.to_vec()),
+            map: std::sync::OnceLock::new(),
             public: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The expanded secret map (ExpandSK, §3.2), computed once.
+    fn map(&self) -> &Secret {
+        self.map.get_or_init(|| {
+            let (p, seed) = (self.params, &self.seed[..]);
+            match p.limbs() {
+                4 => Secret::L4(SecretMap::expand(p, seed)),
+                5 => Secret::L5(SecretMap::expand(p, seed)),
+                7 => Secret::L7(SecretMap::expand(p, seed)),
+                _ => Secret::L9(SecretMap::expand(p, seed)),
+            }
         })
     }
 
     /// The compact secret key (the seed).
     pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
-        Zeroizing::new(on_map!(&self.map, Secret, |m| m.seed().to_vec()))
+        self.seed.clone()
     }
 
     /// The parameter set.
@@ -228,7 +241,7 @@ impl SigningKey {
         t: &[u8],
         randomness: impl FnMut(u8) -> Zeroizing<Vec<u8>>,
     ) -> Option<Vec<u8>> {
-        on_map!(&self.map, Secret, |m| m.preimage(t, randomness))
+        on_map!(self.map(), Secret, |m| m.preimage(t, randomness))
     }
 }
 

@@ -5,6 +5,7 @@
 //! fixed length per parameter set.
 
 use crate::gf16::{self, MVec};
+use crate::kernels::{self, upper};
 use crate::params::Params;
 use crate::solve;
 use aes::cipher::{KeyIvInit, StreamCipher};
@@ -25,12 +26,25 @@ pub(crate) fn shake256(parts: &[&[u8]], len: usize) -> Vec<u8> {
 /// P1 and P2 from the public seed: AES-128-CTR keyed by seed_pk, zero IV, big-endian counter
 /// (§2.1.6, MAYO-C's `AES_128_CTR`), read as consecutive m-vectors.
 fn expand_p1_p2<const L: usize>(p: Params, seed_pk: &[u8]) -> (Vec<MVec<L>>, Vec<MVec<L>>) {
-    let mut stream = vec![0u8; (p.p1_vecs() + p.p2_vecs()) * p.m() / 2];
     let mut cipher = ctr::Ctr128BE::<aes::Aes128>::new(seed_pk.into(), &[0u8; 16].into());
-    cipher.apply_keystream(&mut stream);
-    let mut all = gf16::unpack_mvecs::<L>(&stream, p.m());
-    let p2 = all.split_off(p.p1_vecs());
-    (all, p2)
+    let vec_bytes = p.m() / 2;
+    // The keystream in page-sized pieces, unpacked as it comes: P1's vectors, then P2's.
+    let mut chunk = [0u8; 4096];
+    let per_chunk = chunk.len() / vec_bytes;
+    let mut read = |count: usize| -> Vec<MVec<L>> {
+        let mut out = Vec::with_capacity(count);
+        while out.len() < count {
+            let n = (count - out.len()).min(per_chunk);
+            let bytes = &mut chunk[..n * vec_bytes];
+            bytes.fill(0);
+            cipher.apply_keystream(bytes);
+            out.extend(bytes.chunks_exact(vec_bytes).map(gf16::load_mvec::<L>));
+        }
+        out
+    };
+    let p1 = read(p.p1_vecs());
+    let p2 = read(p.p2_vecs());
+    (p1, p2)
 }
 
 /// seed_pk and the oil matrix O (v x o, row-major, one element per byte) from seed_sk.
@@ -38,12 +52,6 @@ fn derive_o(p: Params, seed_sk: &[u8]) -> (Vec<u8>, Zeroizing<Vec<u8>>) {
     let s = Zeroizing::new(shake256(&[seed_sk], p.pk_seed_bytes() + p.o_bytes()));
     let o = Zeroizing::new(gf16::decode(&s[p.pk_seed_bytes()..], p.v() * p.o()));
     (s[..p.pk_seed_bytes()].to_vec(), o)
-}
-
-/// Index of entry (r, c), r <= c, of an upper-triangular size x size matrix stored row by row.
-#[inline(always)]
-fn upper(size: usize, r: usize, c: usize) -> usize {
-    r * size - r * (r + 1) / 2 + c
 }
 
 /// The expanded public key: P1 (upper v x v), P2 (v x o), P3 (upper o x o).
@@ -57,7 +65,6 @@ pub(crate) struct PublicMap<const L: usize> {
 /// The expanded secret key: O, P1 and L = (P1 + P1^T) O + P2 (§3.2, ExpandSK).
 pub(crate) struct SecretMap<const L: usize> {
     p: Params,
-    seed_sk: Zeroizing<Vec<u8>>,
     o: Zeroizing<Vec<u8>>,
     p1: Vec<MVec<L>>,
     l: Vec<MVec<L>>,
@@ -77,24 +84,12 @@ pub(crate) fn compact_public_key<const L: usize>(p: Params, seed_sk: &[u8]) -> V
     let (p1, mut q) = expand_p1_p2::<L>(p, &seed_pk);
     let (v, oo) = (p.v(), p.o());
     // Q = P1 O + P2 (P1 upper triangular), in place of P2.
-    for r in 0..v {
-        for c in r..v {
-            let mult = gf16::multiples(&p1[upper(v, r, c)]);
-            for j in 0..oo {
-                gf16::mul_add_pre(&mut q[r * oo + j], &mult, o[c * oo + j]);
-            }
-        }
-    }
+    kernels::upper_times_elems(&p1, v, &o, oo, &mut q);
     // P3 = O^T Q, then upper(P3): (i, j) and (j, i) folded together.
+    let ot: Zeroizing<Vec<u8>> =
+        Zeroizing::new((0..oo * v).map(|x| o[(x % v) * oo + x / v]).collect());
     let mut p3 = vec![[0u64; L]; oo * oo];
-    for r in 0..v {
-        for j in 0..oo {
-            let mult = gf16::multiples(&q[r * oo + j]);
-            for i in 0..oo {
-                gf16::mul_add_pre(&mut p3[i * oo + j], &mult, o[r * oo + i]);
-            }
-        }
-    }
+    kernels::elems_times_vecs(&ot, oo, v, &q, oo, &mut p3);
     let mut up = Vec::with_capacity(p.p3_vecs());
     for i in 0..oo {
         for j in i..oo {
@@ -199,28 +194,11 @@ impl<const L: usize> SecretMap<L> {
         let (seed_pk, o) = derive_o(p, seed_sk);
         let (p1, mut l) = expand_p1_p2::<L>(p, &seed_pk);
         let (v, oo) = (p.v(), p.o());
-        // L = (P1 + P1^T) O + P2: the diagonal of P1 + P1^T vanishes in characteristic 2.
-        for r in 0..v {
-            for c in r + 1..v {
-                let mult = gf16::multiples(&p1[upper(v, r, c)]);
-                for j in 0..oo {
-                    gf16::mul_add_pre(&mut l[r * oo + j], &mult, o[c * oo + j]);
-                    gf16::mul_add_pre(&mut l[c * oo + j], &mult, o[r * oo + j]);
-                }
-            }
-        }
-        SecretMap {
-            p,
-            seed_sk: Zeroizing::new(seed_sk.to_vec()),
-            o,
-            p1,
-            l,
-        }
-    }
-
-    /// The secret seed.
-    pub(crate) fn seed(&self) -> &[u8] {
-        &self.seed_sk
+        // L = (P1 + P1^T) O + P2: the diagonal of P1 + P1^T vanishes in characteristic 2, and
+        // it does here too, added once by each product.
+        kernels::upper_times_elems(&p1, v, &o, oo, &mut l);
+        kernels::upper_transposed_times_elems(&p1, v, &o, oo, &mut l);
+        SecretMap { p, o, p1, l }
     }
 
     /// A preimage s (k n elements) of the target t (m elements) under P*, with vinegar and the
@@ -238,38 +216,21 @@ impl<const L: usize> SecretMap<L> {
             let rand = randomness(ctr);
             let (vin, r) = rand.split_at(k * v);
             // Pv[r][j] = row r of P1 times v_j; u[i][j] = v_i^T P1 v_j; M[i][c] = v_i^T L[.][c].
+            let vt: Zeroizing<Vec<u8>> =
+                Zeroizing::new((0..v * k).map(|x| vin[(x % k) * v + x / k]).collect());
             let mut pv = Zeroizing::new(vec![[0u64; L]; v * k]);
-            for row in 0..v {
-                for c in row..v {
-                    let mult = gf16::multiples(&self.p1[upper(v, row, c)]);
-                    for j in 0..k {
-                        gf16::mul_add_pre(&mut pv[row * k + j], &mult, vin[j * v + c]);
-                    }
-                }
-            }
+            kernels::upper_times_elems(&self.p1, v, &vt, k, &mut pv);
             let mut u = Zeroizing::new(vec![[0u64; L]; k * k]);
+            kernels::elems_times_vecs(vin, k, v, &pv, k, &mut u);
             let mut mm = Zeroizing::new(vec![[0u64; L]; k * o]);
-            for row in 0..v {
-                for j in 0..k {
-                    let mult = gf16::multiples(&pv[row * k + j]);
-                    for i in 0..k {
-                        gf16::mul_add_pre(&mut u[i * k + j], &mult, vin[i * v + row]);
-                    }
-                }
-                for c in 0..o {
-                    let mult = gf16::multiples(&self.l[row * o + c]);
-                    for i in 0..k {
-                        gf16::mul_add_pre(&mut mm[i * o + c], &mult, vin[i * v + row]);
-                    }
-                }
-            }
+            kernels::elems_times_vecs(vin, k, v, &self.l, o, &mut mm);
             // y = t - sum E^l (v_i^T P1 v_j + v_j^T P1 v_i).
             let mut y = Zeroizing::new(whipped_sum(p, &u));
             for (a, b) in y.iter_mut().zip(t) {
                 *a ^= b;
             }
             let a = self.linear_system(&mm);
-            let Some(x) = solve::sample_solution(&a, m, k * o, &y, r) else {
+            let Some(x) = solve::sample_solution(&a, m, &y, r) else {
                 continue;
             };
             // s_i = (v_i + O x_i, x_i).
@@ -290,49 +251,76 @@ impl<const L: usize> SecretMap<L> {
         None
     }
 
-    /// The m x k o matrix A (row-major, one element per byte): column block i (o columns) holds
+    /// The m x k o matrix A, by columns, each an m-vector: column block i (o columns) holds
     /// the sum over pairs (i, j) of E^l M_j, and block j gets E^l M_i (§3.3, steps 13-15).
-    fn linear_system(&self, mm: &[MVec<L>]) -> Zeroizing<Vec<u8>> {
+    /// Multiplying by E^l = z^l shifts an m-vector up by l elements; the overflow H(z) above z^m
+    /// folds back as f_tail(z) H(z), which stays below z^m for every parameter set.
+    fn linear_system(&self, mm: &[MVec<L>]) -> Zeroizing<Vec<MVec<L>>> {
         let p = self.p;
         let (m, o, k) = (p.m(), p.o(), p.k());
         let pairs = k * (k + 1) / 2;
-        let width = m + pairs;
-        // Each column as a polynomial in z of degree below m + pairs, reduced at the end.
-        let mut cols = Zeroizing::new(vec![0u8; k * o * width]);
+        // Limbs of a polynomial of degree below m + pairs, plus one for the shifts' carries.
+        let xl = (m + pairs).div_ceil(16) + 1;
+        let mut cols = Zeroizing::new(vec![0u64; k * o * xl]);
         let mut ell = 0;
         for i in 0..k {
             for j in (i..k).rev() {
                 for c in 0..o {
-                    add_shifted(&mut cols[(i * o + c) * width..], &mm[j * o + c], m, ell);
+                    shl_xor(&mut cols[(i * o + c) * xl..][..xl], &mm[j * o + c], 4 * ell);
                     if i != j {
-                        add_shifted(&mut cols[(j * o + c) * width..], &mm[i * o + c], m, ell);
+                        shl_xor(&mut cols[(j * o + c) * xl..][..xl], &mm[i * o + c], 4 * ell);
                     }
                 }
                 ell += 1;
             }
         }
         let tail = p.f_tail();
-        let mut a = Zeroizing::new(vec![0u8; m * k * o]);
-        for (col, poly) in cols.chunks_exact_mut(width).enumerate() {
-            // z^pos = z^(pos - m) f_tail(z), from the top down.
-            for pos in (m..width).rev() {
-                let top = poly[pos];
-                for (t, &f) in tail.iter().enumerate() {
-                    poly[pos - m + t] ^= gf16::mul(top, f);
-                }
+        let mut out = Zeroizing::new(vec![[0u64; L]; k * o]);
+        let mut high = vec![0u64; xl];
+        for (poly, col) in cols.chunks_exact(xl).zip(out.iter_mut()) {
+            // H = the elements from z^m up; low = the rest.
+            high.fill(0);
+            for (t, h) in high.iter_mut().enumerate() {
+                let bit = 4 * m + 64 * t;
+                let (w, b) = (bit / 64, bit % 64);
+                let lo = poly.get(w).copied().unwrap_or(0) >> b;
+                let hi = if b == 0 {
+                    0
+                } else {
+                    poly.get(w + 1).copied().unwrap_or(0) << (64 - b)
+                };
+                *h = lo | hi;
             }
-            for row in 0..m {
-                a[row * k * o + col] = poly[row];
+            col.copy_from_slice(&poly[..L]);
+            if m % 16 != 0 {
+                col[L - 1] &= (1u64 << (4 * (m % 16))) - 1;
+            }
+            // low += sum_t f_t z^t H(z).
+            for (t, &f) in tail.iter().enumerate() {
+                if f == 0 {
+                    continue;
+                }
+                let mut shifted = [0u64; L];
+                shl_xor(&mut shifted, &high[..L], 4 * t);
+                gf16::mul_add_pre(col, &gf16::multiples(&shifted), f);
             }
         }
-        a
+        out
     }
 }
 
-/// poly[e + shift] += element e of `v`, for e < m.
+/// dst += src shifted up by `bits` (a multiple of 4), limbs beyond dst dropped.
 #[inline]
-fn add_shifted<const L: usize>(poly: &mut [u8], v: &MVec<L>, m: usize, shift: usize) {
-    for (e, x) in poly[shift..shift + m].iter_mut().enumerate() {
-        *x ^= gf16::get(v, e);
+fn shl_xor(dst: &mut [u64], src: &[u64], bits: usize) {
+    let (w, b) = (bits / 64, bits % 64);
+    for (i, &x) in src.iter().enumerate() {
+        if let Some(d) = dst.get_mut(i + w) {
+            *d ^= x << b;
+        }
+        if b != 0 {
+            if let Some(d) = dst.get_mut(i + w + 1) {
+                *d ^= x >> (64 - b);
+            }
+        }
     }
 }

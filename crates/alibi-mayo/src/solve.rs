@@ -6,7 +6,7 @@
 //! written back and used through masks over every row, and the matrix is brought to reduced row
 //! echelon form so that the solution is read off without back substitution.
 
-use crate::gf16;
+use crate::gf16::{self, MVec};
 use zeroize::Zeroizing;
 
 /// All-ones if `x` is non-zero, else zero, without branching.
@@ -35,42 +35,50 @@ fn scale(row: &mut [u64], a: u8) {
     }
 }
 
-/// x = r + z with A x = y (A: `m` rows by `cols` columns, row-major, one element per byte), or
-/// `None` if A has rank below m.
-pub(crate) fn sample_solution(
-    a: &[u8],
+/// x = r + z with A x = y (A: m rows, given by its columns as m-vectors), or `None` if A has
+/// rank below m.
+pub(crate) fn sample_solution<const L: usize>(
+    a: &[MVec<L>],
     m: usize,
-    cols: usize,
     y: &[u8],
     r: &[u8],
 ) -> Option<Vec<u8>> {
+    let cols = a.len();
+    if cols < m {
+        return None;
+    }
+    // y - A r, as an m-vector: the columns weighted by r.
+    let mut ar = [0u64; L];
+    for (col, &rc) in a.iter().zip(r) {
+        gf16::mul_add_pre(&mut ar, &gf16::multiples(col), rc);
+    }
     // Rows packed 16 elements per limb, with y - A r as the last column.
     let w = (cols + 1).div_ceil(16);
     let mut rows = Zeroizing::new(vec![0u64; m * w]);
     for i in 0..m {
-        let arow = &a[i * cols..(i + 1) * cols];
-        let mut rhs = y[i];
-        for (aij, rj) in arow.iter().zip(r) {
-            rhs ^= gf16::mul(*aij, *rj);
-        }
         let row = &mut rows[i * w..(i + 1) * w];
-        for (j, &e) in arow.iter().chain([&rhs]).enumerate() {
-            row[j / 16] |= (e as u64) << (4 * (j % 16));
+        for (j, col) in a.iter().enumerate() {
+            row[j / 16] |= (gf16::get(col, i) as u64) << (4 * (j % 16));
         }
+        row[cols / 16] |= ((y[i] ^ gf16::get(&ar, i)) as u64) << (4 * (cols % 16));
     }
     let mut pivot_row = 0u64;
     let mut piv = vec![0u64; w];
     let mut mults = vec![[0u64; 4]; w];
     for col in 0..cols {
+        // Only rows lo..=hi can hold the next pivot: with fewer pivots than col - (cols - m) so
+        // far, rank m is out of reach and the outcome is discarded anyway.
+        let lo = col.saturating_sub(cols - m);
+        let hi = col.min(m - 1);
         // The candidate pivot row, then rows below it added in until its entry is non-zero.
         piv.fill(0);
-        for i in 0..m {
+        for i in lo..=hi {
             let sel = !nonzero_mask(i as u64 ^ pivot_row);
             for (p, x) in piv.iter_mut().zip(&rows[i * w..(i + 1) * w]) {
                 *p ^= x & sel;
             }
         }
-        for i in 0..m {
+        for i in lo + 1..m {
             // i > pivot_row
             let below = (pivot_row.wrapping_sub(i as u64) >> 63).wrapping_neg();
             let need = !nonzero_mask(elem(&piv, col) as u64);
@@ -142,6 +150,23 @@ mod tests {
             .collect()
     }
 
+    /// The columns of a row-major m x cols matrix as m-vectors (m <= 64).
+    fn columns(a: &[u8], m: usize, cols: usize) -> Vec<MVec<4>> {
+        (0..cols)
+            .map(|c| {
+                let mut v = [0u64; 4];
+                for i in 0..m {
+                    v[i / 16] |= (a[i * cols + c] as u64) << (4 * (i % 16));
+                }
+                v
+            })
+            .collect()
+    }
+
+    fn solve(a: &[u8], m: usize, cols: usize, y: &[u8], r: &[u8]) -> Option<Vec<u8>> {
+        sample_solution(&columns(a, m, cols), m, y, r)
+    }
+
     #[test]
     fn solves_random_systems_and_refuses_rank_deficient_ones() {
         let mut seed = 0x1234_5678u64;
@@ -156,7 +181,7 @@ mod tests {
                 let a: Vec<u8> = (0..m * cols).map(|_| next()).collect();
                 let y: Vec<u8> = (0..m).map(|_| next()).collect();
                 let r: Vec<u8> = (0..cols).map(|_| next()).collect();
-                if let Some(x) = sample_solution(&a, m, cols, &y, &r) {
+                if let Some(x) = solve(&a, m, cols, &y, &r) {
                     assert_eq!(mat_vec(&a, cols, &x), y);
                 }
             }
@@ -164,7 +189,7 @@ mod tests {
             let mut a: Vec<u8> = (0..m * cols).map(|_| next()).collect();
             a.copy_within(0..cols, cols);
             let y = vec![0u8; m];
-            assert!(sample_solution(&a, m, cols, &y, &vec![0; cols]).is_none());
+            assert!(solve(&a, m, cols, &y, &vec![0; cols]).is_none());
         }
     }
 
@@ -181,7 +206,7 @@ mod tests {
         }
         let y = vec![1, 2, 3, 4];
         let r = vec![5, 6, 7, 8, 9, 10, 11];
-        let x = sample_solution(&a, m, cols, &y, &r).unwrap();
+        let x = solve(&a, m, cols, &y, &r).unwrap();
         assert_eq!(&x[m..], &r[m..]);
         assert_eq!(mat_vec(&a, cols, &x), y);
     }

@@ -1,0 +1,323 @@
+//! The products MAYO spends its time in, between matrices of m-vectors (public key material) and
+//! matrices of single elements (O, the vinegar vectors: secret), all constant time in the
+//! elements. Each has a portable form and, on CPUs with AVX-512F, a form that holds one m-vector
+//! in one 512-bit register (up to 8 limbs, which covers MAYO_1, MAYO_2 and MAYO_3) and applies an
+//! element's four bits as four masked XORs.
+
+use crate::gf16::{self, MVec};
+
+/// Index of entry (r, c), r <= c, of an upper-triangular size x size matrix stored row by row.
+#[inline(always)]
+pub(crate) fn upper(size: usize, r: usize, c: usize) -> usize {
+    r * size - r * (r + 1) / 2 + c
+}
+
+/// Whether the AVX-512 forms run here (and fit: at most 8 limbs).
+#[inline]
+fn fast<const L: usize>() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        L <= 8 && std::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// acc[r][j] += sum over c >= r of P[r][c] s[c][j], for P upper triangular (rows x rows),
+/// s rows x w, acc rows x w (all row-major).
+pub(crate) fn upper_times_elems<const L: usize>(
+    p: &[MVec<L>],
+    rows: usize,
+    s: &[u8],
+    w: usize,
+    acc: &mut [MVec<L>],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if fast::<L>() {
+        // SAFETY: AVX-512F is present (checked by `fast`), and L <= 8.
+        #[allow(unsafe_code)]
+        unsafe {
+            avx512::upper_times_elems::<L>(p, rows, s, w, acc)
+        };
+        return;
+    }
+    for r in 0..rows {
+        for c in r..rows {
+            let mult = gf16::multiples(&p[upper(rows, r, c)]);
+            for j in 0..w {
+                gf16::mul_add_pre(&mut acc[r * w + j], &mult, s[c * w + j]);
+            }
+        }
+    }
+}
+
+/// acc[c][j] += sum over r <= c of P[r][c] s[r][j]: the same with P transposed.
+pub(crate) fn upper_transposed_times_elems<const L: usize>(
+    p: &[MVec<L>],
+    rows: usize,
+    s: &[u8],
+    w: usize,
+    acc: &mut [MVec<L>],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if fast::<L>() {
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        unsafe {
+            avx512::upper_transposed_times_elems::<L>(p, rows, s, w, acc)
+        };
+        return;
+    }
+    for r in 0..rows {
+        for c in r..rows {
+            let mult = gf16::multiples(&p[upper(rows, r, c)]);
+            for j in 0..w {
+                gf16::mul_add_pre(&mut acc[c * w + j], &mult, s[r * w + j]);
+            }
+        }
+    }
+}
+
+/// acc[i][j] += sum over r of s[i][r] X[r][j], for s a x b, X b x w, acc a x w.
+pub(crate) fn elems_times_vecs<const L: usize>(
+    s: &[u8],
+    a: usize,
+    b: usize,
+    x: &[MVec<L>],
+    w: usize,
+    acc: &mut [MVec<L>],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if fast::<L>() {
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        unsafe {
+            avx512::elems_times_vecs::<L>(s, a, b, x, w, acc)
+        };
+        return;
+    }
+    for r in 0..b {
+        for j in 0..w {
+            let mult = gf16::multiples(&x[r * w + j]);
+            for i in 0..a {
+                gf16::mul_add_pre(&mut acc[i * w + j], &mult, s[i * b + r]);
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx512 {
+    //! One m-vector per zmm register (masked loads and stores of L limbs); an element's bits
+    //! become mask registers, so a multiply-add is four masked XORs whatever the element's value.
+    use super::{upper, MVec};
+    use core::arch::x86_64::*;
+
+    #[inline(always)]
+    fn lanes<const L: usize>() -> __mmask8 {
+        ((1u32 << L) - 1) as __mmask8
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn load<const L: usize>(v: &MVec<L>) -> __m512i {
+        // SAFETY: the mask limits the load to the L limbs of `v`.
+        unsafe { _mm512_maskz_loadu_epi64(lanes::<L>(), v.as_ptr().cast()) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn store<const L: usize>(v: &mut MVec<L>, x: __m512i) {
+        // SAFETY: the mask limits the store to the L limbs of `v`.
+        unsafe { _mm512_mask_storeu_epi64(v.as_mut_ptr().cast(), lanes::<L>(), x) }
+    }
+
+    /// Every nibble times x: x^4 = x + 1 folds the top bit into the two lowest.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn times_x(v: __m512i) -> __m512i {
+        let high = _mm512_set1_epi64(0x8888_8888_8888_8888u64 as i64);
+        let t = _mm512_and_si512(v, high);
+        let rest = _mm512_slli_epi64::<1>(_mm512_andnot_si512(high, v));
+        _mm512_ternarylogic_epi64::<0x96>(
+            rest,
+            _mm512_srli_epi64::<3>(t),
+            _mm512_srli_epi64::<2>(t),
+        )
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn multiples(v: __m512i) -> [__m512i; 4] {
+        let v1 = times_x(v);
+        let v2 = times_x(v1);
+        [v, v1, v2, times_x(v2)]
+    }
+
+    /// The four bit masks of an element: all ones where the bit is set.
+    #[inline(always)]
+    fn bit_masks(e: u8) -> [u64; 4] {
+        core::array::from_fn(|b| (((e >> b) & 1) as u64).wrapping_neg())
+    }
+
+    /// acc ^ (m_b & mask_b) for the four bits: one three-input logic instruction each, the mask
+    /// broadcast from memory.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn mul_add(acc: __m512i, m: &[__m512i; 4], k: &[u64; 4]) -> __m512i {
+        let mut acc = acc;
+        for b in 0..4 {
+            acc = _mm512_ternarylogic_epi64::<0x78>(acc, m[b], _mm512_set1_epi64(k[b] as i64));
+        }
+        acc
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn upper_times_elems<const L: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        s: &[u8],
+        w: usize,
+        acc: &mut [MVec<L>],
+    ) {
+        let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
+        // Row r's w accumulators stay in registers while c runs (w <= 17 here).
+        let mut regs = [_mm512_setzero_si512(); 32];
+        for r in 0..rows {
+            for j in 0..w {
+                regs[j] = load(&acc[r * w + j]);
+            }
+            for c in r..rows {
+                let m = multiples(load(&p[upper(rows, r, c)]));
+                for j in 0..w {
+                    regs[j] = mul_add(regs[j], &m, &masks[c * w + j]);
+                }
+            }
+            for j in 0..w {
+                store(&mut acc[r * w + j], regs[j]);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn upper_transposed_times_elems<const L: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        s: &[u8],
+        w: usize,
+        acc: &mut [MVec<L>],
+    ) {
+        let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
+        // Column c's accumulators stay in registers while r runs.
+        let mut regs = [_mm512_setzero_si512(); 32];
+        for c in 0..rows {
+            for j in 0..w {
+                regs[j] = load(&acc[c * w + j]);
+            }
+            for r in 0..=c {
+                let m = multiples(load(&p[upper(rows, r, c)]));
+                for j in 0..w {
+                    regs[j] = mul_add(regs[j], &m, &masks[r * w + j]);
+                }
+            }
+            for j in 0..w {
+                store(&mut acc[c * w + j], regs[j]);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn elems_times_vecs<const L: usize>(
+        s: &[u8],
+        a: usize,
+        b: usize,
+        x: &[MVec<L>],
+        w: usize,
+        acc: &mut [MVec<L>],
+    ) {
+        let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
+        // X[r][j]'s multiples once, applied to the a accumulators of column j (kept in L1).
+        let mut regs: Vec<__m512i> = acc.iter().map(|v| load(v)).collect();
+        for r in 0..b {
+            for j in 0..w {
+                let m = multiples(load(&x[r * w + j]));
+                for i in 0..a {
+                    regs[i * w + j] = mul_add(regs[i * w + j], &m, &masks[i * b + r]);
+                }
+            }
+        }
+        for (v, reg) in acc.iter_mut().zip(regs) {
+            store(v, reg);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn portable_upper<const L: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        s: &[u8],
+        w: usize,
+        t: bool,
+    ) -> Vec<MVec<L>> {
+        let mut acc = vec![[1u64; L]; rows * w];
+        for r in 0..rows {
+            for c in r..rows {
+                let mult = gf16::multiples(&p[upper(rows, r, c)]);
+                for j in 0..w {
+                    if t {
+                        gf16::mul_add_pre(&mut acc[c * w + j], &mult, s[r * w + j]);
+                    } else {
+                        gf16::mul_add_pre(&mut acc[r * w + j], &mult, s[c * w + j]);
+                    }
+                }
+            }
+        }
+        acc
+    }
+
+    #[test]
+    fn the_fast_forms_equal_the_portable_ones() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (rows, w) = (23, 17);
+        let p: Vec<MVec<5>> = (0..rows * (rows + 1) / 2)
+            .map(|_| core::array::from_fn(|_| next()))
+            .collect();
+        let s: Vec<u8> = (0..rows * w).map(|_| (next() & 15) as u8).collect();
+        let mut acc = vec![[1u64; 5]; rows * w];
+        upper_times_elems(&p, rows, &s, w, &mut acc);
+        assert_eq!(acc, portable_upper(&p, rows, &s, w, false));
+        let mut acc = vec![[1u64; 5]; rows * w];
+        upper_transposed_times_elems(&p, rows, &s, w, &mut acc);
+        assert_eq!(acc, portable_upper(&p, rows, &s, w, true));
+        // elems_times_vecs against the definition.
+        let (a, b) = (7, rows);
+        let xs: Vec<MVec<5>> = (0..b * w)
+            .map(|_| core::array::from_fn(|_| next()))
+            .collect();
+        let sa: Vec<u8> = (0..a * b).map(|_| (next() & 15) as u8).collect();
+        let mut acc = vec![[0u64; 5]; a * w];
+        elems_times_vecs(&sa, a, b, &xs, w, &mut acc);
+        for i in 0..a {
+            for j in 0..w {
+                let mut want = [0u64; 5];
+                for r in 0..b {
+                    gf16::mul_add_pre(&mut want, &gf16::multiples(&xs[r * w + j]), sa[i * b + r]);
+                }
+                assert_eq!(acc[i * w + j], want, "({i}, {j})");
+            }
+        }
+    }
+}
