@@ -116,18 +116,9 @@ pub(crate) fn unpack_mvecs<const L: usize>(bytes: &[u8], m: usize) -> Vec<MVec<L
 /// last one zero-padded.
 #[inline]
 pub(crate) fn load_mvec<const L: usize>(c: &[u8]) -> MVec<L> {
-    let mut v = [0u64; L];
-    let mut words = c.chunks_exact(8);
-    for (limb, w) in v.iter_mut().zip(&mut words) {
-        *limb = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-    }
-    let rest = words.remainder();
-    if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        v[c.len() / 8] = u64::from_le_bytes(last);
-    }
-    v
+    let mut bytes = [0u8; 72];
+    bytes[..c.len()].copy_from_slice(c);
+    core::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))
 }
 
 /// m-vectors to packed bytes, m/2 bytes each.

@@ -53,8 +53,10 @@ pub(crate) fn upper_times_elems<const L: usize>(
     }
 }
 
-/// acc[c][j] += sum over r <= c of P[r][c] s[r][j]: the same with P transposed.
-pub(crate) fn upper_transposed_times_elems<const L: usize>(
+/// acc[r][j] += sum over c != r of S[r][c] s[c][j], for S = P + P^T (P upper triangular): the
+/// diagonal of P + P^T vanishes in characteristic 2. One pass over P: each entry feeds row r
+/// (column c of s) and row c (column r of s).
+pub(crate) fn symmetric_times_elems<const L: usize>(
     p: &[MVec<L>],
     rows: usize,
     s: &[u8],
@@ -66,14 +68,15 @@ pub(crate) fn upper_transposed_times_elems<const L: usize>(
         // SAFETY: as above.
         #[allow(unsafe_code)]
         unsafe {
-            avx512::upper_transposed_times_elems::<L>(p, rows, s, w, acc)
+            avx512::symmetric_times_elems::<L>(p, rows, s, w, acc)
         };
         return;
     }
     for r in 0..rows {
-        for c in r..rows {
+        for c in r + 1..rows {
             let mult = gf16::multiples(&p[upper(rows, r, c)]);
             for j in 0..w {
+                gf16::mul_add_pre(&mut acc[r * w + j], &mult, s[c * w + j]);
                 gf16::mul_add_pre(&mut acc[c * w + j], &mult, s[r * w + j]);
             }
         }
@@ -106,6 +109,15 @@ pub(crate) fn elems_times_vecs<const L: usize>(
             }
         }
     }
+}
+
+/// Every nibble of the 512-bit register times x (for the elimination's AVX-512 form).
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn avx512_times_x(v: core::arch::x86_64::__m512i) -> core::arch::x86_64::__m512i {
+    avx512::times_x(v)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -203,7 +215,7 @@ mod avx512 {
     }
 
     #[target_feature(enable = "avx512f")]
-    pub(super) fn upper_transposed_times_elems<const L: usize>(
+    pub(super) fn symmetric_times_elems<const L: usize>(
         p: &[MVec<L>],
         rows: usize,
         s: &[u8],
@@ -211,21 +223,22 @@ mod avx512 {
         acc: &mut [MVec<L>],
     ) {
         let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
-        // Column c's accumulators stay in registers while r runs.
+        let mut all: Vec<__m512i> = acc.iter().map(|v| load(v)).collect();
+        // Row r's accumulators in registers; row c's (c > r) in L1.
         let mut regs = [_mm512_setzero_si512(); 32];
-        for c in 0..rows {
-            for j in 0..w {
-                regs[j] = load(&acc[c * w + j]);
-            }
-            for r in 0..=c {
+        for r in 0..rows {
+            regs[..w].copy_from_slice(&all[r * w..(r + 1) * w]);
+            for c in r + 1..rows {
                 let m = multiples(load(&p[upper(rows, r, c)]));
                 for j in 0..w {
-                    regs[j] = mul_add(regs[j], &m, &masks[r * w + j]);
+                    regs[j] = mul_add(regs[j], &m, &masks[c * w + j]);
+                    all[c * w + j] = mul_add(all[c * w + j], &m, &masks[r * w + j]);
                 }
             }
-            for j in 0..w {
-                store(&mut acc[c * w + j], regs[j]);
-            }
+            all[r * w..(r + 1) * w].copy_from_slice(&regs[..w]);
+        }
+        for (v, reg) in acc.iter_mut().zip(all) {
+            store(v, reg);
         }
     }
 
@@ -299,9 +312,17 @@ mod tests {
         let mut acc = vec![[1u64; 5]; rows * w];
         upper_times_elems(&p, rows, &s, w, &mut acc);
         assert_eq!(acc, portable_upper(&p, rows, &s, w, false));
+        // P + P^T: both triangles, the diagonal cancelling.
         let mut acc = vec![[1u64; 5]; rows * w];
-        upper_transposed_times_elems(&p, rows, &s, w, &mut acc);
-        assert_eq!(acc, portable_upper(&p, rows, &s, w, true));
+        symmetric_times_elems(&p, rows, &s, w, &mut acc);
+        let mut want = portable_upper(&p, rows, &s, w, false);
+        let other = portable_upper(&p, rows, &s, w, true);
+        for (a, b) in want.iter_mut().zip(other) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x ^= y ^ 1;
+            }
+        }
+        assert_eq!(acc, want);
         // elems_times_vecs against the definition.
         let (a, b) = (7, rows);
         let xs: Vec<MVec<5>> = (0..b * w)

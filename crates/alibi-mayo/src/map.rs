@@ -38,7 +38,9 @@ fn expand_p1_p2<const L: usize>(p: Params, seed_pk: &[u8]) -> (Vec<MVec<L>>, Vec
             let bytes = &mut chunk[..n * vec_bytes];
             bytes.fill(0);
             cipher.apply_keystream(bytes);
-            out.extend(bytes.chunks_exact(vec_bytes).map(gf16::load_mvec::<L>));
+            for c in bytes.chunks_exact(vec_bytes) {
+                out.push(gf16::load_mvec::<L>(c));
+            }
         }
         out
     };
@@ -86,8 +88,12 @@ pub(crate) fn compact_public_key<const L: usize>(p: Params, seed_sk: &[u8]) -> V
     // Q = P1 O + P2 (P1 upper triangular), in place of P2.
     kernels::upper_times_elems(&p1, v, &o, oo, &mut q);
     // P3 = O^T Q, then upper(P3): (i, j) and (j, i) folded together.
-    let ot: Zeroizing<Vec<u8>> =
-        Zeroizing::new((0..oo * v).map(|x| o[(x % v) * oo + x / v]).collect());
+    let mut ot = Zeroizing::new(vec![0u8; oo * v]);
+    for r in 0..v {
+        for i in 0..oo {
+            ot[i * v + r] = o[r * oo + i];
+        }
+    }
     let mut p3 = vec![[0u64; L]; oo * oo];
     kernels::elems_times_vecs(&ot, oo, v, &q, oo, &mut p3);
     let mut up = Vec::with_capacity(p.p3_vecs());
@@ -196,8 +202,7 @@ impl<const L: usize> SecretMap<L> {
         let (v, oo) = (p.v(), p.o());
         // L = (P1 + P1^T) O + P2: the diagonal of P1 + P1^T vanishes in characteristic 2, and
         // it does here too, added once by each product.
-        kernels::upper_times_elems(&p1, v, &o, oo, &mut l);
-        kernels::upper_transposed_times_elems(&p1, v, &o, oo, &mut l);
+        kernels::symmetric_times_elems(&p1, v, &o, oo, &mut l);
         SecretMap { p, o, p1, l }
     }
 
@@ -216,8 +221,12 @@ impl<const L: usize> SecretMap<L> {
             let rand = randomness(ctr);
             let (vin, r) = rand.split_at(k * v);
             // Pv[r][j] = row r of P1 times v_j; u[i][j] = v_i^T P1 v_j; M[i][c] = v_i^T L[.][c].
-            let vt: Zeroizing<Vec<u8>> =
-                Zeroizing::new((0..v * k).map(|x| vin[(x % k) * v + x / k]).collect());
+            let mut vt = Zeroizing::new(vec![0u8; v * k]);
+            for c in 0..v {
+                for j in 0..k {
+                    vt[c * k + j] = vin[j * v + c];
+                }
+            }
             let mut pv = Zeroizing::new(vec![[0u64; L]; v * k]);
             kernels::upper_times_elems(&self.p1, v, &vt, k, &mut pv);
             let mut u = Zeroizing::new(vec![[0u64; L]; k * k]);
@@ -233,18 +242,30 @@ impl<const L: usize> SecretMap<L> {
             let Some(x) = solve::sample_solution(&a, m, &y, r) else {
                 continue;
             };
-            // s_i = (v_i + O x_i, x_i).
-            let mut s = vec![0u8; k * n];
-            for i in 0..k {
-                let xi = &x[i * o..(i + 1) * o];
-                for row in 0..v {
-                    let mut acc = vin[i * v + row];
-                    for c in 0..o {
-                        acc ^= gf16::mul(self.o[row * o + c], xi[c]);
+            // s_i = (v_i + O x_i, x_i). O X (v x k) row by row, with row c of X (the c-th
+            // elements of x_0..x_{k-1}, k <= 16) packed in one limb and multiplied by O's
+            // elements in constant time.
+            let xrows: Vec<[[u64; 1]; 4]> = (0..o)
+                .map(|c| {
+                    let mut packed = [0u64; 1];
+                    for i in 0..k {
+                        packed[0] |= (x[i * o + c] as u64) << (4 * i);
                     }
-                    s[i * n + row] = acc;
+                    gf16::multiples(&packed)
+                })
+                .collect();
+            let mut s = vec![0u8; k * n];
+            for row in 0..v {
+                let mut acc = [0u64; 1];
+                for c in 0..o {
+                    gf16::mul_add_pre(&mut acc, &xrows[c], self.o[row * o + c]);
                 }
-                s[i * n + v..(i + 1) * n].copy_from_slice(xi);
+                for i in 0..k {
+                    s[i * n + row] = vin[i * v + row] ^ ((acc[0] >> (4 * i)) & 15) as u8;
+                }
+            }
+            for i in 0..k {
+                s[i * n + v..(i + 1) * n].copy_from_slice(&x[i * o..(i + 1) * o]);
             }
             return Some(s);
         }

@@ -62,6 +62,35 @@ pub(crate) fn sample_solution<const L: usize>(
         }
         row[cols / 16] |= ((y[i] ^ gf16::get(&ar, i)) as u64) << (4 * (cols % 16));
     }
+    let rank = eliminate(&mut rows, m, w, cols);
+    if rank != m as u64 {
+        return None;
+    }
+    // Reduced echelon form with rank m: row i's first non-zero entry (a 1) marks its pivot
+    // column, whose z value is row i's right-hand side.
+    let mut x = r.to_vec();
+    for i in 0..m {
+        let row = &rows[i * w..(i + 1) * w];
+        let rhs = elem(row, cols);
+        let mut done = 0u64;
+        for (c, xc) in x.iter_mut().enumerate() {
+            let hit = nonzero_mask(elem(row, c) as u64) & !done;
+            *xc ^= rhs & hit as u8;
+            done |= hit;
+        }
+    }
+    Some(x)
+}
+
+/// Brings the packed rows (m rows of w limbs, `cols` columns before the right-hand side) to
+/// reduced row echelon form in constant time; returns the rank (the number of pivots found).
+fn eliminate(rows: &mut [u64], m: usize, w: usize, cols: usize) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if w <= 8 && std::is_x86_feature_detected!("avx512f") {
+        // SAFETY: AVX-512F is present and rows have at most 8 limbs.
+        #[allow(unsafe_code)]
+        return unsafe { avx512::eliminate(rows, m, w, cols) };
+    }
     let mut pivot_row = 0u64;
     let mut piv = vec![0u64; w];
     let mut mults = vec![[0u64; 4]; w];
@@ -117,23 +146,98 @@ pub(crate) fn sample_solution<const L: usize>(
         pivot_row += found & 1;
     }
     piv.fill(0);
-    if pivot_row != m as u64 {
-        return None;
+    pivot_row
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx512 {
+    //! The same elimination with each row in one 512-bit register: a row operation is four
+    //! three-input logic instructions whatever the multiplier, and the pivot row's write-back one
+    //! more. Decisions (which rows to add, the pivot's inverse) are taken on scalar copies of the
+    //! column's elements, through masks.
+    use super::nonzero_mask;
+    use crate::gf16;
+    use core::arch::x86_64::*;
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn bcast(x: u64) -> __m512i {
+        _mm512_set1_epi64(x as i64)
     }
-    // Reduced echelon form with rank m: row i's first non-zero entry (a 1) marks its pivot
-    // column, whose z value is row i's right-hand side.
-    let mut x = r.to_vec();
-    for i in 0..m {
-        let row = &rows[i * w..(i + 1) * w];
-        let rhs = elem(row, cols);
-        let mut done = 0u64;
-        for (c, xc) in x.iter_mut().enumerate() {
-            let hit = nonzero_mask(elem(row, c) as u64) & !done;
-            *xc ^= rhs & hit as u8;
-            done |= hit;
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn multiples(v: __m512i) -> [__m512i; 4] {
+        let v1 = crate::kernels::avx512_times_x(v);
+        let v2 = crate::kernels::avx512_times_x(v1);
+        [v, v1, v2, crate::kernels::avx512_times_x(v2)]
+    }
+
+    /// acc ^ f * v for the element f (whose bits are ANDed with `on`), given v's multiples.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn mul_add(acc: __m512i, m: &[__m512i; 4], f: u8, on: u64) -> __m512i {
+        let mut acc = acc;
+        for b in 0..4 {
+            let mask = (((f >> b) & 1) as u64).wrapping_neg() & on;
+            acc = _mm512_ternarylogic_epi64::<0x78>(acc, m[b], bcast(mask));
         }
+        acc
     }
-    Some(x)
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn eliminate(rows: &mut [u64], m: usize, w: usize, cols: usize) -> u64 {
+        let lanes = ((1u32 << w) - 1) as __mmask8;
+        // SAFETY (loads and stores): the mask limits each access to the w limbs of row i.
+        let load = |rows: &[u64], i: usize| unsafe {
+            _mm512_maskz_loadu_epi64(lanes, rows[i * w..].as_ptr().cast())
+        };
+        let mut regs: Vec<__m512i> = (0..m).map(|i| load(rows, i)).collect();
+        // Scalar copies of every row's limb holding the current column, refreshed per column.
+        let limb_of = |regs: &[__m512i], i: usize, col: usize| -> u64 {
+            let mut out = [0u64; 8];
+            // SAFETY: `out` has 8 limbs.
+            unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), regs[i]) };
+            out[col / 16]
+        };
+        let mut pivot_row = 0u64;
+        for col in 0..cols {
+            let shift = 4 * (col % 16);
+            let e: Vec<u8> = (0..m).map(|i| ((limb_of(&regs, i, col) >> shift) & 15) as u8).collect();
+            let lo = col.saturating_sub(cols - m);
+            let hi = col.min(m - 1);
+            let mut piv = _mm512_setzero_si512();
+            let mut pe = 0u8;
+            for i in lo..=hi {
+                let sel = !nonzero_mask(i as u64 ^ pivot_row);
+                piv = _mm512_ternarylogic_epi64::<0x78>(piv, regs[i], bcast(sel));
+                pe ^= e[i] & sel as u8;
+            }
+            for i in lo + 1..m {
+                let below = (pivot_row.wrapping_sub(i as u64) >> 63).wrapping_neg();
+                let take = below & !nonzero_mask(pe as u64);
+                piv = _mm512_ternarylogic_epi64::<0x78>(piv, regs[i], bcast(take));
+                pe ^= e[i] & take as u8;
+            }
+            let found = nonzero_mask(pe as u64);
+            // Scale the pivot row by pe^-1: its multiples selected by the inverse's bits.
+            let scaled = mul_add(_mm512_setzero_si512(), &multiples(piv), gf16::inv(pe), !0);
+            let mults = multiples(scaled);
+            for i in 0..m {
+                let is_pivot = !nonzero_mask(i as u64 ^ pivot_row) & found;
+                let updated = mul_add(regs[i], &mults, e[i], found);
+                // is_pivot ? scaled : updated
+                regs[i] = _mm512_ternarylogic_epi64::<0xac>(bcast(is_pivot), updated, scaled);
+            }
+            pivot_row += found & 1;
+        }
+        for (i, r) in regs.iter().enumerate() {
+            // SAFETY: the mask limits the store to the w limbs of row i.
+            unsafe { _mm512_mask_storeu_epi64(rows[i * w..].as_mut_ptr().cast(), lanes, *r) };
+        }
+        pivot_row
+    }
 }
 
 #[cfg(test)]
