@@ -116,9 +116,17 @@ pub(crate) fn unpack_mvecs<const L: usize>(bytes: &[u8], m: usize) -> Vec<MVec<L
 /// last one zero-padded.
 #[inline]
 pub(crate) fn load_mvec<const L: usize>(c: &[u8]) -> MVec<L> {
-    let mut bytes = [0u8; 72];
-    bytes[..c.len()].copy_from_slice(c);
-    core::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))
+    let mut v = [0u64; L];
+    let full = c.len() / 8;
+    for (i, limb) in v.iter_mut().enumerate().take(full) {
+        *limb = u64::from_le_bytes(c[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    }
+    if full < L {
+        for (j, &b) in c[8 * full..].iter().enumerate() {
+            v[full] |= (b as u64) << (8 * j);
+        }
+    }
+    v
 }
 
 /// m-vectors to packed bytes, m/2 bytes each.

@@ -112,6 +112,87 @@ pub(crate) fn elems_times_vecs<const L: usize>(
 }
 
 /// Every nibble of the 512-bit register times x (for the elimination's AVX-512 form).
+/// P S^T for P = [[P1, P2], [0, P3]] (P1 upper v x v, P2 v x o, P3 upper o x o) and s the k
+/// vectors of n = v + o elements: an n x k matrix of m-vectors. s is public (verification), so
+/// the portable form groups the products by the value of s's elements (16 bins per entry of the
+/// result, each multiplied once); the AVX-512 form runs the constant-time products, which are
+/// faster there.
+pub(crate) fn p_times_s<const L: usize>(
+    p1: &[MVec<L>],
+    p2: &[MVec<L>],
+    p3: &[MVec<L>],
+    v: usize,
+    o: usize,
+    s: &[u8],
+    k: usize,
+) -> Vec<MVec<L>> {
+    let n = v + o;
+    let mut ps = vec![[0u64; L]; n * k];
+    if fast::<L>() {
+        let mut st = vec![0u8; n * k];
+        for c in 0..n {
+            for j in 0..k {
+                st[c * k + j] = s[j * n + c];
+            }
+        }
+        let (top, bottom) = ps.split_at_mut(v * k);
+        upper_times_elems(p1, v, &st[..v * k], k, top);
+        full_times_elems(p2, v, o, &st[v * k..], k, top);
+        upper_times_elems(p3, o, &st[v * k..], k, bottom);
+        return ps;
+    }
+    let mut bins = vec![[[0u64; L]; 16]; n];
+    for col in 0..k {
+        let sc = &s[col * n..(col + 1) * n];
+        bins.iter_mut().for_each(|b| *b = [[0; L]; 16]);
+        for r in 0..v {
+            for c in r..v {
+                gf16::add(&mut bins[r][sc[c] as usize], &p1[upper(v, r, c)]);
+            }
+            for c in 0..o {
+                gf16::add(&mut bins[r][sc[v + c] as usize], &p2[r * o + c]);
+            }
+        }
+        for r in v..n {
+            for c in r..n {
+                gf16::add(&mut bins[r][sc[c] as usize], &p3[upper(o, r - v, c - v)]);
+            }
+        }
+        for r in 0..n {
+            ps[r * k + col] = gf16::combine_bins(&bins[r]);
+        }
+    }
+    ps
+}
+
+/// acc[r][j] += sum over c of P[r][c] s[c][j], for P rows x cols (full), s cols x w.
+pub(crate) fn full_times_elems<const L: usize>(
+    p: &[MVec<L>],
+    rows: usize,
+    cols: usize,
+    s: &[u8],
+    w: usize,
+    acc: &mut [MVec<L>],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if fast::<L>() {
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        unsafe {
+            avx512::full_times_elems::<L>(p, rows, cols, s, w, acc)
+        };
+        return;
+    }
+    for r in 0..rows {
+        for c in 0..cols {
+            let mult = gf16::multiples(&p[r * cols + c]);
+            for j in 0..w {
+                gf16::mul_add_pre(&mut acc[r * w + j], &mult, s[c * w + j]);
+            }
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[inline]
@@ -204,6 +285,33 @@ mod avx512 {
             }
             for c in r..rows {
                 let m = multiples(load(&p[upper(rows, r, c)]));
+                for j in 0..w {
+                    regs[j] = mul_add(regs[j], &m, &masks[c * w + j]);
+                }
+            }
+            for j in 0..w {
+                store(&mut acc[r * w + j], regs[j]);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn full_times_elems<const L: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        cols: usize,
+        s: &[u8],
+        w: usize,
+        acc: &mut [MVec<L>],
+    ) {
+        let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
+        let mut regs = [_mm512_setzero_si512(); 32];
+        for r in 0..rows {
+            for j in 0..w {
+                regs[j] = load(&acc[r * w + j]);
+            }
+            for c in 0..cols {
+                let m = multiples(load(&p[r * cols + c]));
                 for j in 0..w {
                     regs[j] = mul_add(regs[j], &m, &masks[c * w + j]);
                 }

@@ -5,7 +5,7 @@
 //! fixed length per parameter set.
 
 use crate::gf16::{self, MVec};
-use crate::kernels::{self, upper};
+use crate::kernels;
 use crate::params::Params;
 use crate::solve;
 use aes::cipher::{KeyIvInit, StreamCipher};
@@ -121,48 +121,14 @@ impl<const L: usize> PublicMap<L> {
     }
 
     /// P*(s) for s = (s_0, ..., s_{k-1}), k n elements (§2.1.5): the sum over i <= j of
-    /// E^l (P(s_i, s_j) + P(s_j, s_i)) (one term when i = j). s is public here, so the products
-    /// are grouped by the value of s's elements and multiplied once per value.
+    /// E^l (P(s_i, s_j) + P(s_j, s_i)) (one term when i = j).
     pub(crate) fn evaluate(&self, s: &[u8]) -> Vec<u8> {
-        let (n, v, k) = (self.p.n(), self.p.v(), self.p.k());
-        // PS[r][col] = row r of P times s_col.
-        let mut ps = vec![[0u64; L]; n * k];
-        let mut bins = vec![[[0u64; L]; 16]; n];
-        for col in 0..k {
-            let sc = &s[col * n..(col + 1) * n];
-            bins.iter_mut().for_each(|b| *b = [[0; L]; 16]);
-            for r in 0..v {
-                for c in r..v {
-                    gf16::add(&mut bins[r][sc[c] as usize], &self.p1[upper(v, r, c)]);
-                }
-                for c in 0..self.p.o() {
-                    gf16::add(
-                        &mut bins[r][sc[v + c] as usize],
-                        &self.p2[r * self.p.o() + c],
-                    );
-                }
-            }
-            for r in v..n {
-                for c in r..n {
-                    let e = &self.p3[upper(self.p.o(), r - v, c - v)];
-                    gf16::add(&mut bins[r][sc[c] as usize], e);
-                }
-            }
-            for r in 0..n {
-                ps[r * k + col] = gf16::combine_bins(&bins[r]);
-            }
-        }
+        let (n, v, o, k) = (self.p.n(), self.p.v(), self.p.o(), self.p.k());
+        // PS[r][col] = row r of P times s_col, P = [[P1, P2], [0, P3]].
+        let ps = kernels::p_times_s(&self.p1, &self.p2, &self.p3, v, o, s, k);
         // SPS[row][col] = s_row^T PS[.][col].
         let mut sps = vec![[0u64; L]; k * k];
-        for row in 0..k {
-            for col in 0..k {
-                let mut b = [[0u64; L]; 16];
-                for r in 0..n {
-                    gf16::add(&mut b[s[row * n + r] as usize], &ps[r * k + col]);
-                }
-                sps[row * k + col] = gf16::combine_bins(&b);
-            }
-        }
+        kernels::elems_times_vecs(s, k, n, &ps, k, &mut sps);
         whipped_sum(self.p, &sps)
     }
 }

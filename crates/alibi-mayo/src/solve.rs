@@ -204,7 +204,9 @@ mod avx512 {
         let mut pivot_row = 0u64;
         for col in 0..cols {
             let shift = 4 * (col % 16);
-            let e: Vec<u8> = (0..m).map(|i| ((limb_of(&regs, i, col) >> shift) & 15) as u8).collect();
+            let e: Vec<u8> = (0..m)
+                .map(|i| ((limb_of(&regs, i, col) >> shift) & 15) as u8)
+                .collect();
             let lo = col.saturating_sub(cols - m);
             let hi = col.min(m - 1);
             let mut piv = _mm512_setzero_si512();
