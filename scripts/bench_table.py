@@ -132,6 +132,35 @@ def dgsp(group="dgsp-shake256f"):
                  "PQClean AVX2", first="SPHINCS+-SHAKE-256f")
 
 
+def mayo():
+    """MAYO next to liboqs, and MAYO-RS against MAYO in the same run."""
+    show = lambda v: fmt(v) if v >= 1e3 else f"{v:.0f} ns"
+    print("| level | operation | alibi (median) | liboqs (median) | ratio alibi / liboqs |")
+    print("|---|---|---|---|---|")
+    for level in ["MAYO_1", "MAYO_2"]:
+        g = f"mayo-{level}"
+        for op in ["keygen", "sign", "verify"]:
+            a = median_ns(g, f"{op}_alibi")
+            try:
+                d = median_ns(g, f"{op}_liboqs")
+                print(f"| {level} | {op} | {show(a)} | {show(d)} | {a / d:.2f} |")
+            except FileNotFoundError:
+                print(f"| {level} | {op} | {show(a)} | - | - |")
+        for op in ["sign-expanded", "verify-expanded"]:
+            a = median_ns(g, f"{op}_alibi")
+            print(f"| {level} | {op} (key already expanded) | {show(a)} | - | - |")
+    print()
+    print("| level | ring sign (2 members) | ring sign / sign | ring verify | ring verify / verify "
+          "| seed's ratios (MAYO_1) |")
+    print("|---|---|---|---|---|---|")
+    for level in ["MAYO_1", "MAYO_2"]:
+        g = f"mayo-{level}"
+        rs, rv = median_ns(g, "ring-sign_alibi"), median_ns(g, "ring-verify_alibi")
+        s_, v_ = median_ns(g, "sign-expanded_alibi"), median_ns(g, "verify-expanded_alibi")
+        seed = "1.25 / 1.65" if level == "MAYO_1" else "-"
+        print(f"| {level} | {show(rs)} | {rs / s_:.2f} | {show(rv)} | {rv / v_:.2f} | {seed} |")
+
+
 def side_by_side(group, ops, peer, peer_name, first="operation"):
     """Ours and a peer's medians per operation, with the ratio ours / peer and its inverse."""
     print(f"| {first} | alibi (median) | {peer_name} (median) | ratio alibi / peer | speed-up |")
@@ -146,6 +175,8 @@ def side_by_side(group, ops, peer, peer_name, first="operation"):
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--dgsp"]:
         dgsp()
+    elif sys.argv[1:2] == ["--mayo"]:
+        mayo()
     elif sys.argv[1:2] == ["--table2"]:
         table2()
     elif sys.argv[1:2] == ["--akem"]:

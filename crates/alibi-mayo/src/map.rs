@@ -28,9 +28,15 @@ pub(crate) fn shake256(parts: &[&[u8]], len: usize) -> Vec<u8> {
 fn expand_p1_p2<const L: usize>(p: Params, seed_pk: &[u8]) -> (Vec<MVec<L>>, Vec<MVec<L>>) {
     let mut cipher = ctr::Ctr128BE::<aes::Aes128>::new(seed_pk.into(), &[0u8; 16].into());
     let vec_bytes = p.m() / 2;
+    // The last limb of a vector is read as a whole word, over-reading into the next vector (or
+    // the slack at the end) and masked.
+    let last_mask = match vec_bytes % 8 {
+        0 => u64::MAX,
+        r => (1u64 << (8 * r)) - 1,
+    };
     // The keystream in page-sized pieces, unpacked as it comes: P1's vectors, then P2's.
-    let mut chunk = [0u8; 4096];
-    let per_chunk = chunk.len() / vec_bytes;
+    let mut chunk = [0u8; 4096 + 8];
+    let per_chunk = 4096 / vec_bytes;
     let mut read = |count: usize| -> Vec<MVec<L>> {
         let mut out = Vec::with_capacity(count);
         while out.len() < count {
@@ -38,8 +44,14 @@ fn expand_p1_p2<const L: usize>(p: Params, seed_pk: &[u8]) -> (Vec<MVec<L>>, Vec
             let bytes = &mut chunk[..n * vec_bytes];
             bytes.fill(0);
             cipher.apply_keystream(bytes);
-            for c in bytes.chunks_exact(vec_bytes) {
-                out.push(gf16::load_mvec::<L>(c));
+            for i in 0..n {
+                let at = i * vec_bytes;
+                let mut v: MVec<L> = core::array::from_fn(|j| {
+                    let w = &chunk[at + 8 * j..at + 8 * j + 8];
+                    u64::from_le_bytes(w.try_into().expect("8 bytes"))
+                });
+                v[L - 1] &= last_mask;
+                out.push(v);
             }
         }
         out
