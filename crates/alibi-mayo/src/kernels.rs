@@ -38,10 +38,9 @@ pub(crate) fn upper_times_elems<const L: usize>(
     if fast::<L>() {
         // SAFETY: AVX-512F is present (checked by `fast`), and L <= 8.
         #[allow(unsafe_code)]
-        unsafe {
-            avx512::upper_times_elems::<L>(p, rows, s, w, acc)
-        };
-        return;
+        if unsafe { avx512::times_elems::<L>(p, rows, avx512::Shape::Upper, s, w, acc) } {
+            return;
+        }
     }
     for r in 0..rows {
         for c in r..rows {
@@ -67,10 +66,16 @@ pub(crate) fn symmetric_times_elems<const L: usize>(
     if fast::<L>() {
         // SAFETY: as above.
         #[allow(unsafe_code)]
-        unsafe {
-            avx512::symmetric_times_elems::<L>(p, rows, s, w, acc)
-        };
-        return;
+        {
+            // P s + P^T s: the diagonal terms come in twice and cancel.
+            let shapes = [avx512::Shape::Upper, avx512::Shape::UpperTransposed];
+            if shapes
+                .into_iter()
+                .all(|shape| unsafe { avx512::times_elems::<L>(p, rows, shape, s, w, acc) })
+            {
+                return;
+            }
+        }
     }
     for r in 0..rows {
         for c in r + 1..rows {
@@ -178,10 +183,9 @@ pub(crate) fn full_times_elems<const L: usize>(
     if fast::<L>() {
         // SAFETY: as above.
         #[allow(unsafe_code)]
-        unsafe {
-            avx512::full_times_elems::<L>(p, rows, cols, s, w, acc)
-        };
-        return;
+        if unsafe { avx512::times_elems::<L>(p, rows, avx512::Shape::Full(cols), s, w, acc) } {
+            return;
+        }
     }
     for r in 0..rows {
         for c in 0..cols {
@@ -268,86 +272,85 @@ mod avx512 {
         acc
     }
 
+    /// acc[r][.] += sum over the terms (i, c) of row r of P_i s[c][.], with the W accumulators
+    /// of a row held in registers (W is a constant, so the array is registers, not memory).
+    #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(super) fn upper_times_elems<const L: usize>(
+    fn accumulate<const L: usize, const W: usize, I: Iterator<Item = (usize, usize)>>(
         p: &[MVec<L>],
-        rows: usize,
-        s: &[u8],
-        w: usize,
+        masks: &[[u64; 4]],
         acc: &mut [MVec<L>],
+        out_rows: usize,
+        terms: impl Fn(usize) -> I,
     ) {
-        let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
-        // Row r's w accumulators stay in registers while c runs (w <= 17 here).
-        let mut regs = [_mm512_setzero_si512(); 32];
-        for r in 0..rows {
-            for j in 0..w {
-                regs[j] = load(&acc[r * w + j]);
-            }
-            for c in r..rows {
-                let m = multiples(load(&p[upper(rows, r, c)]));
-                for j in 0..w {
-                    regs[j] = mul_add(regs[j], &m, &masks[c * w + j]);
+        for r in 0..out_rows {
+            let mut regs: [__m512i; W] = core::array::from_fn(|j| load(&acc[r * W + j]));
+            for (i, c) in terms(r) {
+                let m = multiples(load(&p[i]));
+                for j in 0..W {
+                    regs[j] = mul_add(regs[j], &m, &masks[c * W + j]);
                 }
             }
-            for j in 0..w {
-                store(&mut acc[r * w + j], regs[j]);
+            for j in 0..W {
+                store(&mut acc[r * W + j], regs[j]);
             }
         }
     }
 
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn full_times_elems<const L: usize>(
-        p: &[MVec<L>],
-        rows: usize,
-        cols: usize,
-        s: &[u8],
-        w: usize,
-        acc: &mut [MVec<L>],
-    ) {
-        let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
-        let mut regs = [_mm512_setzero_si512(); 32];
-        for r in 0..rows {
-            for j in 0..w {
-                regs[j] = load(&acc[r * w + j]);
-            }
-            for c in 0..cols {
-                let m = multiples(load(&p[r * cols + c]));
-                for j in 0..w {
-                    regs[j] = mul_add(regs[j], &m, &masks[c * w + j]);
-                }
-            }
-            for j in 0..w {
-                store(&mut acc[r * w + j], regs[j]);
-            }
-        }
+    /// The shapes of the three products.
+    #[derive(Clone, Copy)]
+    pub(super) enum Shape {
+        /// P upper triangular, rows x rows: row r takes columns c >= r.
+        Upper,
+        /// P^T for P upper triangular: row c takes rows r <= c of P.
+        UpperTransposed,
+        /// P full, rows x cols.
+        Full(usize),
     }
 
     #[target_feature(enable = "avx512f")]
-    pub(super) fn symmetric_times_elems<const L: usize>(
+    fn product<const L: usize, const W: usize>(
         p: &[MVec<L>],
         rows: usize,
+        shape: Shape,
         s: &[u8],
-        w: usize,
         acc: &mut [MVec<L>],
     ) {
         let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
-        let mut all: Vec<__m512i> = acc.iter().map(|v| load(v)).collect();
-        // Row r's accumulators in registers; row c's (c > r) in L1.
-        let mut regs = [_mm512_setzero_si512(); 32];
-        for r in 0..rows {
-            regs[..w].copy_from_slice(&all[r * w..(r + 1) * w]);
-            for c in r + 1..rows {
-                let m = multiples(load(&p[upper(rows, r, c)]));
-                for j in 0..w {
-                    regs[j] = mul_add(regs[j], &m, &masks[c * w + j]);
-                    all[c * w + j] = mul_add(all[c * w + j], &m, &masks[r * w + j]);
-                }
-            }
-            all[r * w..(r + 1) * w].copy_from_slice(&regs[..w]);
+        match shape {
+            Shape::Upper => accumulate::<L, W, _>(p, &masks, acc, rows, |r| {
+                (r..rows).map(move |c| (upper(rows, r, c), c))
+            }),
+            Shape::UpperTransposed => accumulate::<L, W, _>(p, &masks, acc, rows, |c| {
+                (0..=c).map(move |r| (upper(rows, r, c), r))
+            }),
+            Shape::Full(cols) => accumulate::<L, W, _>(p, &masks, acc, rows, |r| {
+                (0..cols).map(move |c| (r * cols + c, c))
+            }),
         }
-        for (v, reg) in acc.iter_mut().zip(all) {
-            store(v, reg);
+    }
+
+    /// Runs the product with the accumulator width as a constant; false for widths no MAYO
+    /// parameter set has (the caller then takes the portable path).
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn times_elems<const L: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        shape: Shape,
+        s: &[u8],
+        w: usize,
+        acc: &mut [MVec<L>],
+    ) -> bool {
+        match w {
+            4 => product::<L, 4>(p, rows, shape, s, acc),
+            8 => product::<L, 8>(p, rows, shape, s, acc),
+            10 => product::<L, 10>(p, rows, shape, s, acc),
+            11 => product::<L, 11>(p, rows, shape, s, acc),
+            12 => product::<L, 12>(p, rows, shape, s, acc),
+            17 => product::<L, 17>(p, rows, shape, s, acc),
+            _ => return false,
         }
+        true
     }
 
     #[target_feature(enable = "avx512f")]
