@@ -330,6 +330,106 @@ mod avx512 {
         }
     }
 
+    /// The same as [`accumulate`] for m-vectors of at most 4 limbs, two accumulators per
+    /// register (accumulator 2q in the low half, 2q + 1 in the high half): the entry of P is
+    /// broadcast to both halves and each half takes its own element's bits, as mask registers.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn accumulate_pairs<
+        const L: usize,
+        const W: usize,
+        const Q: usize,
+        I: Iterator<Item = (usize, usize)>,
+    >(
+        p: &[MVec<L>],
+        s: &[u8],
+        acc: &mut [MVec<L>],
+        out_rows: usize,
+        terms: impl Fn(usize) -> I,
+    ) {
+        let lanes = ((1u32 << L) - 1) as __mmask8;
+        // SAFETY (loads and stores below): the masks limit each access to the L limbs of one
+        // m-vector.
+        let load4 = |v: &MVec<L>| unsafe { _mm256_maskz_loadu_epi64(lanes, v.as_ptr().cast()) };
+        // kmask[c][q][b]: the low half on when bit b of s[c][2q] is set, the high half for
+        // s[c][2q + 1].
+        let rows_s = s.len() / W;
+        let mut kmask = vec![[[0u8; 4]; Q]; rows_s];
+        for c in 0..rows_s {
+            for q in 0..Q {
+                for b in 0..4 {
+                    let lo = (s[c * W + 2 * q] >> b) & 1;
+                    let hi = if 2 * q + 1 < W {
+                        (s[c * W + 2 * q + 1] >> b) & 1
+                    } else {
+                        0
+                    };
+                    kmask[c][q][b] = (lo.wrapping_neg() & 0x0f) | (hi.wrapping_neg() & 0xf0);
+                }
+            }
+        }
+        for r in 0..out_rows {
+            let mut regs: [__m512i; Q] = core::array::from_fn(|q| {
+                let lo = load4(&acc[r * W + 2 * q]);
+                let hi = if 2 * q + 1 < W {
+                    load4(&acc[r * W + 2 * q + 1])
+                } else {
+                    _mm256_setzero_si256()
+                };
+                _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+            });
+            for (i, c) in terms(r) {
+                let m = multiples(_mm512_broadcast_i64x4(load4(&p[i])));
+                for q in 0..Q {
+                    let k = kmask[c][q];
+                    let mut x = regs[q];
+                    for b in 0..4 {
+                        x = _mm512_mask_xor_epi64(x, k[b], x, m[b]);
+                    }
+                    regs[q] = x;
+                }
+            }
+            for q in 0..Q {
+                // SAFETY: as for the loads.
+                unsafe {
+                    _mm256_mask_storeu_epi64(
+                        acc[r * W + 2 * q].as_mut_ptr().cast(),
+                        lanes,
+                        _mm512_castsi512_si256(regs[q]),
+                    );
+                    if 2 * q + 1 < W {
+                        _mm256_mask_storeu_epi64(
+                            acc[r * W + 2 * q + 1].as_mut_ptr().cast(),
+                            lanes,
+                            _mm512_extracti64x4_epi64::<1>(regs[q]),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512vl")]
+    fn product_pairs<const L: usize, const W: usize, const Q: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        shape: Shape,
+        s: &[u8],
+        acc: &mut [MVec<L>],
+    ) {
+        match shape {
+            Shape::Upper => accumulate_pairs::<L, W, Q, _>(p, s, acc, rows, |r| {
+                (r..rows).map(move |c| (upper(rows, r, c), c))
+            }),
+            Shape::UpperTransposed => accumulate_pairs::<L, W, Q, _>(p, s, acc, rows, |c| {
+                (0..=c).map(move |r| (upper(rows, r, c), r))
+            }),
+            Shape::Full(cols) => accumulate_pairs::<L, W, Q, _>(p, s, acc, rows, |r| {
+                (0..cols).map(move |c| (r * cols + c, c))
+            }),
+        }
+    }
+
     /// Runs the product with the accumulator width as a constant; false for widths no MAYO
     /// parameter set has (the caller then takes the portable path).
     #[target_feature(enable = "avx512f")]
@@ -341,6 +441,21 @@ mod avx512 {
         w: usize,
         acc: &mut [MVec<L>],
     ) -> bool {
+        if L <= 4 && std::is_x86_feature_detected!("avx512vl") {
+            // SAFETY: AVX-512VL was just detected (AVX-512F by the caller).
+            unsafe {
+                match w {
+                    4 => product_pairs::<L, 4, 2>(p, rows, shape, s, acc),
+                    8 => product_pairs::<L, 8, 4>(p, rows, shape, s, acc),
+                    10 => product_pairs::<L, 10, 5>(p, rows, shape, s, acc),
+                    11 => product_pairs::<L, 11, 6>(p, rows, shape, s, acc),
+                    12 => product_pairs::<L, 12, 6>(p, rows, shape, s, acc),
+                    17 => product_pairs::<L, 17, 9>(p, rows, shape, s, acc),
+                    _ => return false,
+                }
+            }
+            return true;
+        }
         match w {
             4 => product::<L, 4>(p, rows, shape, s, acc),
             8 => product::<L, 8>(p, rows, shape, s, acc),
