@@ -25,11 +25,40 @@ fn fast<const L: usize>() -> bool {
     }
 }
 
-/// acc[r][j] += sum over c >= r of P[r][c] s[c][j], for P upper triangular (rows x rows),
-/// s rows x w, acc rows x w (all row-major).
-pub(crate) fn upper_times_elems<const L: usize>(
+/// Which entries of P feed which row of a product P s.
+#[derive(Clone, Copy)]
+pub(crate) enum Shape {
+    /// P upper triangular, rows x rows: row r takes P[r][c] s[c] for c >= r.
+    Upper,
+    /// P^T for P upper triangular: row c takes P[r][c] s[r] for r <= c.
+    UpperTransposed,
+    /// P full, rows x cols: row r takes P[r][c] s[c] for every c.
+    Full(usize),
+}
+
+impl Shape {
+    /// The terms (index into P, row of s) of output row `r`.
+    #[inline(always)]
+    pub(crate) fn terms(self, rows: usize, r: usize) -> impl Iterator<Item = (usize, usize)> {
+        let (lo, hi) = match self {
+            Shape::Upper => (r, rows),
+            Shape::UpperTransposed => (0, r + 1),
+            Shape::Full(cols) => (0, cols),
+        };
+        (lo..hi).map(move |c| match self {
+            Shape::Upper => (upper(rows, r, c), c),
+            Shape::UpperTransposed => (upper(rows, c, r), c),
+            Shape::Full(cols) => (r * cols + c, c),
+        })
+    }
+}
+
+/// acc[r][j] += the terms of `shape` for row r: P's entries times s's rows (s: . x w, acc:
+/// rows x w, row-major), constant time in s.
+pub(crate) fn product<const L: usize>(
     p: &[MVec<L>],
     rows: usize,
+    shape: Shape,
     s: &[u8],
     w: usize,
     acc: &mut [MVec<L>],
@@ -38,13 +67,13 @@ pub(crate) fn upper_times_elems<const L: usize>(
     if fast::<L>() {
         // SAFETY: AVX-512F is present (checked by `fast`), and L <= 8.
         #[allow(unsafe_code)]
-        if unsafe { avx512::times_elems::<L>(p, rows, avx512::Shape::Upper, s, w, acc) } {
+        if unsafe { avx512::times_elems::<L>(p, rows, shape, s, w, acc) } {
             return;
         }
     }
     for r in 0..rows {
-        for c in r..rows {
-            let mult = gf16::multiples(&p[upper(rows, r, c)]);
+        for (i, c) in shape.terms(rows, r) {
+            let mult = gf16::multiples(&p[i]);
             for j in 0..w {
                 gf16::mul_add_pre(&mut acc[r * w + j], &mult, s[c * w + j]);
             }
@@ -52,9 +81,19 @@ pub(crate) fn upper_times_elems<const L: usize>(
     }
 }
 
-/// acc[r][j] += sum over c != r of S[r][c] s[c][j], for S = P + P^T (P upper triangular): the
-/// diagonal of P + P^T vanishes in characteristic 2. One pass over P: each entry feeds row r
-/// (column c of s) and row c (column r of s).
+/// acc[r][j] += sum over c >= r of P[r][c] s[c][j], for P upper triangular (rows x rows).
+pub(crate) fn upper_times_elems<const L: usize>(
+    p: &[MVec<L>],
+    rows: usize,
+    s: &[u8],
+    w: usize,
+    acc: &mut [MVec<L>],
+) {
+    product(p, rows, Shape::Upper, s, w, acc);
+}
+
+/// acc += (P + P^T) s for P upper triangular: the diagonal of P + P^T vanishes in
+/// characteristic 2, and here it is added twice and cancels.
 pub(crate) fn symmetric_times_elems<const L: usize>(
     p: &[MVec<L>],
     rows: usize,
@@ -62,30 +101,8 @@ pub(crate) fn symmetric_times_elems<const L: usize>(
     w: usize,
     acc: &mut [MVec<L>],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if fast::<L>() {
-        // SAFETY: as above.
-        #[allow(unsafe_code)]
-        {
-            // P s + P^T s: the diagonal terms come in twice and cancel.
-            let shapes = [avx512::Shape::Upper, avx512::Shape::UpperTransposed];
-            if shapes
-                .into_iter()
-                .all(|shape| unsafe { avx512::times_elems::<L>(p, rows, shape, s, w, acc) })
-            {
-                return;
-            }
-        }
-    }
-    for r in 0..rows {
-        for c in r + 1..rows {
-            let mult = gf16::multiples(&p[upper(rows, r, c)]);
-            for j in 0..w {
-                gf16::mul_add_pre(&mut acc[r * w + j], &mult, s[c * w + j]);
-                gf16::mul_add_pre(&mut acc[c * w + j], &mult, s[r * w + j]);
-            }
-        }
-    }
+    product(p, rows, Shape::Upper, s, w, acc);
+    product(p, rows, Shape::UpperTransposed, s, w, acc);
 }
 
 /// acc[i][j] += sum over r of s[i][r] X[r][j], for s a x b, X b x w, acc a x w.
@@ -179,22 +196,7 @@ pub(crate) fn full_times_elems<const L: usize>(
     w: usize,
     acc: &mut [MVec<L>],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if fast::<L>() {
-        // SAFETY: as above.
-        #[allow(unsafe_code)]
-        if unsafe { avx512::times_elems::<L>(p, rows, avx512::Shape::Full(cols), s, w, acc) } {
-            return;
-        }
-    }
-    for r in 0..rows {
-        for c in 0..cols {
-            let mult = gf16::multiples(&p[r * cols + c]);
-            for j in 0..w {
-                gf16::mul_add_pre(&mut acc[r * w + j], &mult, s[c * w + j]);
-            }
-        }
-    }
+    product(p, rows, Shape::Full(cols), s, w, acc);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -210,7 +212,7 @@ pub(crate) fn avx512_times_x(v: core::arch::x86_64::__m512i) -> core::arch::x86_
 mod avx512 {
     //! One m-vector per zmm register (masked loads and stores of L limbs); an element's bits
     //! become mask registers, so a multiply-add is four masked XORs whatever the element's value.
-    use super::{upper, MVec};
+    use super::{MVec, Shape};
     use core::arch::x86_64::*;
 
     #[inline(always)]
@@ -297,17 +299,6 @@ mod avx512 {
         }
     }
 
-    /// The shapes of the three products.
-    #[derive(Clone, Copy)]
-    pub(super) enum Shape {
-        /// P upper triangular, rows x rows: row r takes columns c >= r.
-        Upper,
-        /// P^T for P upper triangular: row c takes rows r <= c of P.
-        UpperTransposed,
-        /// P full, rows x cols.
-        Full(usize),
-    }
-
     #[target_feature(enable = "avx512f")]
     fn product<const L: usize, const W: usize>(
         p: &[MVec<L>],
@@ -317,17 +308,7 @@ mod avx512 {
         acc: &mut [MVec<L>],
     ) {
         let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
-        match shape {
-            Shape::Upper => accumulate::<L, W, _>(p, &masks, acc, rows, |r| {
-                (r..rows).map(move |c| (upper(rows, r, c), c))
-            }),
-            Shape::UpperTransposed => accumulate::<L, W, _>(p, &masks, acc, rows, |c| {
-                (0..=c).map(move |r| (upper(rows, r, c), r))
-            }),
-            Shape::Full(cols) => accumulate::<L, W, _>(p, &masks, acc, rows, |r| {
-                (0..cols).map(move |c| (r * cols + c, c))
-            }),
-        }
+        accumulate::<L, W, _>(p, &masks, acc, rows, |r| shape.terms(rows, r))
     }
 
     /// The same as [`accumulate`] for m-vectors of at most 4 limbs, two accumulators per
@@ -417,17 +398,7 @@ mod avx512 {
         s: &[u8],
         acc: &mut [MVec<L>],
     ) {
-        match shape {
-            Shape::Upper => accumulate_pairs::<L, W, Q, _>(p, s, acc, rows, |r| {
-                (r..rows).map(move |c| (upper(rows, r, c), c))
-            }),
-            Shape::UpperTransposed => accumulate_pairs::<L, W, Q, _>(p, s, acc, rows, |c| {
-                (0..=c).map(move |r| (upper(rows, r, c), r))
-            }),
-            Shape::Full(cols) => accumulate_pairs::<L, W, Q, _>(p, s, acc, rows, |r| {
-                (0..cols).map(move |c| (r * cols + c, c))
-            }),
-        }
+        accumulate_pairs::<L, W, Q, _>(p, s, acc, rows, |r| shape.terms(rows, r))
     }
 
     /// Runs the product with the accumulator width as a constant; false for widths no MAYO
