@@ -34,6 +34,8 @@ pub(crate) enum Shape {
     UpperTransposed,
     /// P full, rows x cols: row r takes P[r][c] s[c] for every c.
     Full(usize),
+    /// P^T for P full with the given rows and `rows` columns: row r takes P[c][r] s[c].
+    FullTransposed(usize),
 }
 
 impl Shape {
@@ -44,11 +46,13 @@ impl Shape {
             Shape::Upper => (r, rows),
             Shape::UpperTransposed => (0, r + 1),
             Shape::Full(cols) => (0, cols),
+            Shape::FullTransposed(p_rows) => (0, p_rows),
         };
         (lo..hi).map(move |c| match self {
             Shape::Upper => (upper(rows, r, c), c),
             Shape::UpperTransposed => (upper(rows, c, r), c),
             Shape::Full(cols) => (r * cols + c, c),
+            Shape::FullTransposed(_) => (c * rows + r, c),
         })
     }
 }
@@ -105,35 +109,6 @@ pub(crate) fn symmetric_times_elems<const L: usize>(
     product(p, rows, Shape::UpperTransposed, s, w, acc);
 }
 
-/// acc[i][j] += sum over r of s[i][r] X[r][j], for s a x b, X b x w, acc a x w.
-pub(crate) fn elems_times_vecs<const L: usize>(
-    s: &[u8],
-    a: usize,
-    b: usize,
-    x: &[MVec<L>],
-    w: usize,
-    acc: &mut [MVec<L>],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if fast::<L>() {
-        // SAFETY: as above.
-        #[allow(unsafe_code)]
-        unsafe {
-            avx512::elems_times_vecs::<L>(s, a, b, x, w, acc)
-        };
-        return;
-    }
-    for r in 0..b {
-        for j in 0..w {
-            let mult = gf16::multiples(&x[r * w + j]);
-            for i in 0..a {
-                gf16::mul_add_pre(&mut acc[i * w + j], &mult, s[i * b + r]);
-            }
-        }
-    }
-}
-
-/// Every nibble of the 512-bit register times x (for the elimination's AVX-512 form).
 /// P S^T for P = [[P1, P2], [0, P3]] (P1 upper v x v, P2 v x o, P3 upper o x o) and s the k
 /// vectors of n = v + o elements: an n x k matrix of m-vectors. s is public (verification), so
 /// the portable form groups the products by the value of s's elements (16 bins per entry of the
@@ -438,31 +413,6 @@ mod avx512 {
         }
         true
     }
-
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn elems_times_vecs<const L: usize>(
-        s: &[u8],
-        a: usize,
-        b: usize,
-        x: &[MVec<L>],
-        w: usize,
-        acc: &mut [MVec<L>],
-    ) {
-        let masks: Vec<[u64; 4]> = s.iter().map(|&e| bit_masks(e)).collect();
-        // X[r][j]'s multiples once, applied to the a accumulators of column j (kept in L1).
-        let mut regs: Vec<__m512i> = acc.iter().map(|v| load(v)).collect();
-        for r in 0..b {
-            for j in 0..w {
-                let m = multiples(load(&x[r * w + j]));
-                for i in 0..a {
-                    regs[i * w + j] = mul_add(regs[i * w + j], &m, &masks[i * b + r]);
-                }
-            }
-        }
-        for (v, reg) in acc.iter_mut().zip(regs) {
-            store(v, reg);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -520,19 +470,19 @@ mod tests {
             }
         }
         assert_eq!(acc, want);
-        // elems_times_vecs against the definition.
+        // P^T for a full P against the definition.
         let (a, b) = (7, rows);
-        let xs: Vec<MVec<5>> = (0..b * w)
+        let xs: Vec<MVec<5>> = (0..b * a)
             .map(|_| core::array::from_fn(|_| next()))
             .collect();
-        let sa: Vec<u8> = (0..a * b).map(|_| (next() & 15) as u8).collect();
+        let sa: Vec<u8> = (0..b * w).map(|_| (next() & 15) as u8).collect();
         let mut acc = vec![[0u64; 5]; a * w];
-        elems_times_vecs(&sa, a, b, &xs, w, &mut acc);
+        product(&xs, a, Shape::FullTransposed(b), &sa, w, &mut acc);
         for i in 0..a {
             for j in 0..w {
                 let mut want = [0u64; 5];
                 for r in 0..b {
-                    gf16::mul_add_pre(&mut want, &gf16::multiples(&xs[r * w + j]), sa[i * b + r]);
+                    gf16::mul_add_pre(&mut want, &gf16::multiples(&xs[r * a + i]), sa[r * w + j]);
                 }
                 assert_eq!(acc[i * w + j], want, "({i}, {j})");
             }

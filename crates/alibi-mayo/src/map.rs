@@ -99,15 +99,10 @@ pub(crate) fn compact_public_key<const L: usize>(p: Params, seed_sk: &[u8]) -> V
     let (v, oo) = (p.v(), p.o());
     // Q = P1 O + P2 (P1 upper triangular), in place of P2.
     kernels::upper_times_elems(&p1, v, &o, oo, &mut q);
-    // P3 = O^T Q, then upper(P3): (i, j) and (j, i) folded together.
-    let mut ot = Zeroizing::new(vec![0u8; oo * v]);
-    for r in 0..v {
-        for i in 0..oo {
-            ot[i * v + r] = o[r * oo + i];
-        }
-    }
+    // P3^T = Q^T O (only upper(P3) is kept, in which P3 and P3^T agree), then upper: (i, j) and
+    // (j, i) folded together.
     let mut p3 = vec![[0u64; L]; oo * oo];
-    kernels::elems_times_vecs(&ot, oo, v, &q, oo, &mut p3);
+    kernels::product(&q, oo, kernels::Shape::FullTransposed(v), &o, oo, &mut p3);
     let mut up = Vec::with_capacity(p.p3_vecs());
     for i in 0..oo {
         for j in i..oo {
@@ -138,10 +133,17 @@ impl<const L: usize> PublicMap<L> {
         let (n, v, o, k) = (self.p.n(), self.p.v(), self.p.o(), self.p.k());
         // PS[r][col] = row r of P times s_col, P = [[P1, P2], [0, P3]].
         let ps = kernels::p_times_s(&self.p1, &self.p2, &self.p3, v, o, s, k);
-        // SPS[row][col] = s_row^T PS[.][col].
-        let mut sps = vec![[0u64; L]; k * k];
-        kernels::elems_times_vecs(s, k, n, &ps, k, &mut sps);
-        whipped_sum(self.p, &sps)
+        // SPS^T[col][row] = PS[.][col]^T s_row: the whipped sum only uses SPS + SPS^T and the
+        // diagonal, so the transpose serves as well.
+        let mut st = vec![0u8; n * k];
+        for c in 0..n {
+            for j in 0..k {
+                st[c * k + j] = s[j * n + c];
+            }
+        }
+        let mut spst = vec![[0u64; L]; k * k];
+        kernels::product(&ps, k, kernels::Shape::FullTransposed(n), &st, k, &mut spst);
+        whipped_sum(self.p, &spst)
     }
 }
 
@@ -208,9 +210,24 @@ impl<const L: usize> SecretMap<L> {
             let mut pv = Zeroizing::new(vec![[0u64; L]; v * k]);
             kernels::upper_times_elems(&self.p1, v, &vt, k, &mut pv);
             let mut u = Zeroizing::new(vec![[0u64; L]; k * k]);
-            kernels::elems_times_vecs(vin, k, v, &pv, k, &mut u);
+            // u^T (the whipped sum uses u + u^T and the diagonal only).
+            kernels::product(&pv, k, kernels::Shape::FullTransposed(v), &vt, k, &mut u);
             let mut mm = Zeroizing::new(vec![[0u64; L]; k * o]);
-            kernels::elems_times_vecs(vin, k, v, &self.l, o, &mut mm);
+            // M^T[c][i] = L[.][c]^T v_i, then transposed back.
+            let mut mt = Zeroizing::new(vec![[0u64; L]; o * k]);
+            kernels::product(
+                &self.l,
+                o,
+                kernels::Shape::FullTransposed(v),
+                &vt,
+                k,
+                &mut mt,
+            );
+            for c in 0..o {
+                for i in 0..k {
+                    mm[i * o + c] = mt[c * k + i];
+                }
+            }
             // y = t - sum E^l (v_i^T P1 v_j + v_j^T P1 v_i).
             let mut y = Zeroizing::new(whipped_sum(p, &u));
             for (a, b) in y.iter_mut().zip(t) {
