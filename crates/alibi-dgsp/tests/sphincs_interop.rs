@@ -16,7 +16,11 @@ macro_rules! interop {
             assert_eq!(p.signature_len(), theirs::signature_bytes());
             assert_eq!(p.secret_key_len(), theirs::secret_key_bytes());
             // Key generation: PQClean's secret key is SK.seed || SK.prf || PK.seed || PK.root.
-            let (pk, sk) = sphincs::keypair_from_seed(&p, &their_sk.as_bytes()[..3 * p.n]);
+            let (pk, sk) = sphincs::keypair_from_seed(&p, &their_sk.as_bytes()[..3 * p.n]).unwrap();
+            // Wrong lengths are refused, not a panic.
+            assert!(sphincs::keypair_from_seed(&p, &[0u8; 5]).is_none());
+            assert!(sphincs::sign(&p, b"m", &sk[1..], &vec![0u8; p.n]).is_none());
+            assert!(sphincs::sign(&p, b"m", &sk, &[0u8; 3]).is_none());
             assert_eq!(pk, their_pk.as_bytes());
             assert_eq!(&sk[..], their_sk.as_bytes());
             for i in 0..$messages {
@@ -25,7 +29,7 @@ macro_rules! interop {
                 let mut optrand = vec![0u8; p.n];
                 rng.fill_bytes(&mut optrand);
                 // Ours, checked by PQClean.
-                let sig = sphincs::sign(&p, &msg, &sk, &optrand);
+                let sig = sphincs::sign(&p, &msg, &sk, &optrand).unwrap();
                 let their_sig = theirs::DetachedSignature::from_bytes(&sig).unwrap();
                 assert!(theirs::verify_detached_signature(&their_sig, &msg, &their_pk).is_ok());
                 assert!(sphincs::verify(&p, &msg, &sig, &pk));

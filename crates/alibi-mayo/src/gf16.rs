@@ -33,7 +33,7 @@ pub(crate) fn inv(a: u8) -> u8 {
 
 /// Multiplies every nibble of a limb by x.
 #[inline(always)]
-fn limb_times_x(w: u64) -> u64 {
+pub(crate) fn limb_times_x(w: u64) -> u64 {
     let t = w & HIGH_BITS;
     ((w ^ t) << 1) ^ ((t >> 3) * 3)
 }

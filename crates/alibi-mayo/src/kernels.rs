@@ -85,32 +85,19 @@ pub(crate) fn product<const L: usize>(
     }
 }
 
-/// acc[r][j] += sum over c >= r of P[r][c] s[c][j], for P upper triangular (rows x rows).
-pub(crate) fn upper_times_elems<const L: usize>(
-    p: &[MVec<L>],
-    rows: usize,
-    s: &[u8],
-    w: usize,
-    acc: &mut [MVec<L>],
-) {
-    product(p, rows, Shape::Upper, s, w, acc);
-}
-
-/// acc += (P + P^T) s for P upper triangular: the diagonal of P + P^T vanishes in
-/// characteristic 2, and here it is added twice and cancels.
-pub(crate) fn symmetric_times_elems<const L: usize>(
-    p: &[MVec<L>],
-    rows: usize,
-    s: &[u8],
-    w: usize,
-    acc: &mut [MVec<L>],
-) {
-    product(p, rows, Shape::Upper, s, w, acc);
-    product(p, rows, Shape::UpperTransposed, s, w, acc);
+/// Row-major transpose of a rows x cols matrix of elements.
+pub(crate) fn transpose(m: &[u8], rows: usize, cols: usize) -> Vec<u8> {
+    let mut t = vec![0u8; rows * cols];
+    for r in 0..rows {
+        for c in 0..cols {
+            t[c * rows + r] = m[r * cols + c];
+        }
+    }
+    t
 }
 
 /// P S^T for P = [[P1, P2], [0, P3]] (P1 upper v x v, P2 v x o, P3 upper o x o) and s the k
-/// vectors of n = v + o elements: an n x k matrix of m-vectors. s is public (verification), so
+/// vectors of n = v + o elements (`st` is S^T, n x k): an n x k matrix of m-vectors. s is public (verification), so
 /// the portable form groups the products by the value of s's elements (16 bins per entry of the
 /// result, each multiplied once); the AVX-512 form runs the constant-time products, which are
 /// faster there.
@@ -121,21 +108,16 @@ pub(crate) fn p_times_s<const L: usize>(
     v: usize,
     o: usize,
     s: &[u8],
-    k: usize,
+    st: &[u8],
 ) -> Vec<MVec<L>> {
     let n = v + o;
+    let k = s.len() / n;
     let mut ps = vec![[0u64; L]; n * k];
     if fast::<L>() {
-        let mut st = vec![0u8; n * k];
-        for c in 0..n {
-            for j in 0..k {
-                st[c * k + j] = s[j * n + c];
-            }
-        }
         let (top, bottom) = ps.split_at_mut(v * k);
-        upper_times_elems(p1, v, &st[..v * k], k, top);
-        full_times_elems(p2, v, o, &st[v * k..], k, top);
-        upper_times_elems(p3, o, &st[v * k..], k, bottom);
+        product(p1, v, Shape::Upper, &st[..v * k], k, top);
+        product(p2, v, Shape::Full(o), &st[v * k..], k, top);
+        product(p3, o, Shape::Upper, &st[v * k..], k, bottom);
         return ps;
     }
     let mut bins = vec![[[0u64; L]; 16]; n];
@@ -162,24 +144,13 @@ pub(crate) fn p_times_s<const L: usize>(
     ps
 }
 
-/// acc[r][j] += sum over c of P[r][c] s[c][j], for P rows x cols (full), s cols x w.
-pub(crate) fn full_times_elems<const L: usize>(
-    p: &[MVec<L>],
-    rows: usize,
-    cols: usize,
-    s: &[u8],
-    w: usize,
-    acc: &mut [MVec<L>],
-) {
-    product(p, rows, Shape::Full(cols), s, w, acc);
-}
-
+/// v, v x, v x^2, v x^3 of a 512-bit register of nibbles (for the elimination's AVX-512 form).
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[inline]
 #[target_feature(enable = "avx512f")]
-pub(crate) fn avx512_times_x(v: core::arch::x86_64::__m512i) -> core::arch::x86_64::__m512i {
-    avx512::times_x(v)
+pub(crate) fn avx512_multiples(v: core::arch::x86_64::__m512i) -> [core::arch::x86_64::__m512i; 4] {
+    avx512::multiples(v)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -212,7 +183,7 @@ mod avx512 {
     /// Every nibble times x: x^4 = x + 1 folds the top bit into the two lowest.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(crate) fn times_x(v: __m512i) -> __m512i {
+    fn times_x(v: __m512i) -> __m512i {
         let high = _mm512_set1_epi64(0x8888_8888_8888_8888u64 as i64);
         let t = _mm512_and_si512(v, high);
         let rest = _mm512_slli_epi64::<1>(_mm512_andnot_si512(high, v));
@@ -225,7 +196,7 @@ mod avx512 {
 
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn multiples(v: __m512i) -> [__m512i; 4] {
+    pub(super) fn multiples(v: __m512i) -> [__m512i; 4] {
         let v1 = times_x(v);
         let v2 = times_x(v1);
         [v, v1, v2, times_x(v2)]
@@ -457,11 +428,12 @@ mod tests {
             .collect();
         let s: Vec<u8> = (0..rows * w).map(|_| (next() & 15) as u8).collect();
         let mut acc = vec![[1u64; 5]; rows * w];
-        upper_times_elems(&p, rows, &s, w, &mut acc);
+        product(&p, rows, Shape::Upper, &s, w, &mut acc);
         assert_eq!(acc, portable_upper(&p, rows, &s, w, false));
         // P + P^T: both triangles, the diagonal cancelling.
         let mut acc = vec![[1u64; 5]; rows * w];
-        symmetric_times_elems(&p, rows, &s, w, &mut acc);
+        product(&p, rows, Shape::Upper, &s, w, &mut acc);
+        product(&p, rows, Shape::UpperTransposed, &s, w, &mut acc);
         let mut want = portable_upper(&p, rows, &s, w, false);
         let other = portable_upper(&p, rows, &s, w, true);
         for (a, b) in want.iter_mut().zip(other) {

@@ -5,7 +5,7 @@
 //! fixed length per parameter set.
 
 use crate::gf16::{self, MVec};
-use crate::kernels;
+use crate::kernels::{self, Shape};
 use crate::params::Params;
 use crate::solve;
 use aes::cipher::{KeyIvInit, StreamCipher};
@@ -98,11 +98,11 @@ pub(crate) fn compact_public_key<const L: usize>(p: Params, seed_sk: &[u8]) -> V
     let (p1, mut q) = expand_p1_p2::<L>(p, &seed_pk);
     let (v, oo) = (p.v(), p.o());
     // Q = P1 O + P2 (P1 upper triangular), in place of P2.
-    kernels::upper_times_elems(&p1, v, &o, oo, &mut q);
+    kernels::product(&p1, v, Shape::Upper, &o, oo, &mut q);
     // P3^T = Q^T O (only upper(P3) is kept, in which P3 and P3^T agree), then upper: (i, j) and
     // (j, i) folded together.
     let mut p3 = vec![[0u64; L]; oo * oo];
-    kernels::product(&q, oo, kernels::Shape::FullTransposed(v), &o, oo, &mut p3);
+    kernels::product(&q, oo, Shape::FullTransposed(v), &o, oo, &mut p3);
     let mut up = Vec::with_capacity(p.p3_vecs());
     for i in 0..oo {
         for j in i..oo {
@@ -132,17 +132,12 @@ impl<const L: usize> PublicMap<L> {
     pub(crate) fn evaluate(&self, s: &[u8]) -> Vec<u8> {
         let (n, v, o, k) = (self.p.n(), self.p.v(), self.p.o(), self.p.k());
         // PS[r][col] = row r of P times s_col, P = [[P1, P2], [0, P3]].
-        let ps = kernels::p_times_s(&self.p1, &self.p2, &self.p3, v, o, s, k);
+        let st = kernels::transpose(s, k, n);
+        let ps = kernels::p_times_s(&self.p1, &self.p2, &self.p3, v, o, s, &st);
         // SPS^T[col][row] = PS[.][col]^T s_row: the whipped sum only uses SPS + SPS^T and the
         // diagonal, so the transpose serves as well.
-        let mut st = vec![0u8; n * k];
-        for c in 0..n {
-            for j in 0..k {
-                st[c * k + j] = s[j * n + c];
-            }
-        }
         let mut spst = vec![[0u64; L]; k * k];
-        kernels::product(&ps, k, kernels::Shape::FullTransposed(n), &st, k, &mut spst);
+        kernels::product(&ps, k, Shape::FullTransposed(n), &st, k, &mut spst);
         whipped_sum(self.p, &spst)
     }
 }
@@ -182,7 +177,9 @@ impl<const L: usize> SecretMap<L> {
         let (v, oo) = (p.v(), p.o());
         // L = (P1 + P1^T) O + P2: the diagonal of P1 + P1^T vanishes in characteristic 2, and
         // it does here too, added once by each product.
-        kernels::symmetric_times_elems(&p1, v, &o, oo, &mut l);
+        // The diagonal is added by both products and cancels.
+        kernels::product(&p1, v, Shape::Upper, &o, oo, &mut l);
+        kernels::product(&p1, v, Shape::UpperTransposed, &o, oo, &mut l);
         SecretMap { p, o, p1, l }
     }
 
@@ -201,28 +198,16 @@ impl<const L: usize> SecretMap<L> {
             let rand = randomness(ctr);
             let (vin, r) = rand.split_at(k * v);
             // Pv[r][j] = row r of P1 times v_j; u[i][j] = v_i^T P1 v_j; M[i][c] = v_i^T L[.][c].
-            let mut vt = Zeroizing::new(vec![0u8; v * k]);
-            for c in 0..v {
-                for j in 0..k {
-                    vt[c * k + j] = vin[j * v + c];
-                }
-            }
+            let vt = Zeroizing::new(kernels::transpose(vin, k, v));
             let mut pv = Zeroizing::new(vec![[0u64; L]; v * k]);
-            kernels::upper_times_elems(&self.p1, v, &vt, k, &mut pv);
+            kernels::product(&self.p1, v, Shape::Upper, &vt, k, &mut pv);
             let mut u = Zeroizing::new(vec![[0u64; L]; k * k]);
             // u^T (the whipped sum uses u + u^T and the diagonal only).
-            kernels::product(&pv, k, kernels::Shape::FullTransposed(v), &vt, k, &mut u);
+            kernels::product(&pv, k, Shape::FullTransposed(v), &vt, k, &mut u);
             let mut mm = Zeroizing::new(vec![[0u64; L]; k * o]);
             // M^T[c][i] = L[.][c]^T v_i, then transposed back.
             let mut mt = Zeroizing::new(vec![[0u64; L]; o * k]);
-            kernels::product(
-                &self.l,
-                o,
-                kernels::Shape::FullTransposed(v),
-                &vt,
-                k,
-                &mut mt,
-            );
+            kernels::product(&self.l, o, Shape::FullTransposed(v), &vt, k, &mut mt);
             for c in 0..o {
                 for i in 0..k {
                     mm[i * o + c] = mt[c * k + i];

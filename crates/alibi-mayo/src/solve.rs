@@ -28,8 +28,7 @@ fn scale(row: &mut [u64], a: u8) {
         let mut x = *limb;
         for bit in 0..4 {
             acc ^= x & (((a >> bit) & 1) as u64).wrapping_neg();
-            let t = x & 0x8888_8888_8888_8888;
-            x = ((x ^ t) << 1) ^ ((t >> 3) * 3);
+            x = gf16::limb_times_x(x);
         }
         *limb = acc;
     }
@@ -123,8 +122,7 @@ fn eliminate(rows: &mut [u64], m: usize, w: usize, cols: usize) -> u64 {
             let mut x = *p;
             for j in 0..4 {
                 mults[k][j] = x;
-                let t = x & 0x8888_8888_8888_8888;
-                x = ((x ^ t) << 1) ^ ((t >> 3) * 3);
+                x = gf16::limb_times_x(x);
             }
         }
         // Write the pivot row back, and clear column `col` from every other row.
@@ -166,13 +164,7 @@ mod avx512 {
         _mm512_set1_epi64(x as i64)
     }
 
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn multiples(v: __m512i) -> [__m512i; 4] {
-        let v1 = crate::kernels::avx512_times_x(v);
-        let v2 = crate::kernels::avx512_times_x(v1);
-        [v, v1, v2, crate::kernels::avx512_times_x(v2)]
-    }
+    use crate::kernels::avx512_multiples as multiples;
 
     /// acc ^ f * v for the element f (whose bits are ANDed with `on`), given v's multiples.
     #[inline]

@@ -346,10 +346,13 @@ fn sign_ctx(p: &SpxParams, sk: &[u8]) -> Ctx {
     Ctx::new(&sk[2 * p.n..3 * p.n], &sk[..p.n])
 }
 
-/// Key generation from SK.seed || SK.prf || PK.seed (3n bytes): returns (pk, sk) (§6.2).
-pub fn keypair_from_seed(p: &SpxParams, seed: &[u8]) -> (Vec<u8>, Zeroizing<Vec<u8>>) {
+/// Key generation from SK.seed || SK.prf || PK.seed (3n bytes): returns (pk, sk) (§6.2), or
+/// `None` if the seed has another length.
+pub fn keypair_from_seed(p: &SpxParams, seed: &[u8]) -> Option<(Vec<u8>, Zeroizing<Vec<u8>>)> {
     let n = p.n;
-    assert_eq!(seed.len(), 3 * n, "SPHINCS+ key seed is 3n bytes");
+    if seed.len() != 3 * n {
+        return None;
+    }
     let ctx = Ctx::new(&seed[2 * n..], &seed[..n]);
     let top = p.d - 1;
     let leaves = subtree_leaves(p, &ctx, top, 0);
@@ -358,15 +361,17 @@ pub fn keypair_from_seed(p: &SpxParams, seed: &[u8]) -> (Vec<u8>, Zeroizing<Vec<
     thash::to_bytes(&levels[p.hp() as usize], &mut root);
     let pk = [&seed[2 * n..], &root[..]].concat();
     let sk = Zeroizing::new([seed, &root[..]].concat());
-    (pk, sk)
+    Some((pk, sk))
 }
 
 /// Signs `msg` with `sk` (4n bytes, PQClean's layout) and the per-signature randomness
-/// `optrand` (n bytes), §6.4. The d subtrees and the FORS forest are built in parallel.
-pub fn sign(p: &SpxParams, msg: &[u8], sk: &[u8], optrand: &[u8]) -> Vec<u8> {
+/// `optrand` (n bytes), §6.4, or `None` if either has another length. The d subtrees and the
+/// FORS forest are built in parallel.
+pub fn sign(p: &SpxParams, msg: &[u8], sk: &[u8], optrand: &[u8]) -> Option<Vec<u8>> {
     let n = p.n;
-    assert_eq!(sk.len(), 4 * n);
-    assert_eq!(optrand.len(), n);
+    if sk.len() != 4 * n || optrand.len() != n {
+        return None;
+    }
     let ctx = sign_ctx(p, sk);
     let (sk_prf, pk) = (&sk[n..2 * n], &sk[2 * n..]);
     let mut r = vec![0u8; n];
@@ -419,7 +424,7 @@ pub fn sign(p: &SpxParams, msg: &[u8], sk: &[u8], optrand: &[u8]) -> Vec<u8> {
         below[..p.nw()].copy_from_slice(root);
     }
     debug_assert_eq!(sig.len(), p.signature_len());
-    sig
+    Some(sig)
 }
 
 /// Verifies a signature (§6.5). Any length mismatch is a rejection.
