@@ -180,6 +180,12 @@ impl PqSecretKey {
         &self.public
     }
 
+    /// The Falcon key (expanded for signing), for protocols that also sign plainly with the
+    /// identity, such as RingXKEM's prekey signatures.
+    pub fn falcon_signing_key(&self) -> &ExpandedSigningKey {
+        &self.expanded
+    }
+
     /// The suite.
     pub fn suite(&self) -> Suite {
         self.suite
@@ -187,10 +193,6 @@ impl PqSecretKey {
 
     pub(crate) fn dk(&self) -> &[u8] {
         &self.dk
-    }
-
-    pub(crate) fn expanded(&self) -> &ExpandedSigningKey {
-        &self.expanded
     }
 }
 
@@ -222,7 +224,7 @@ pub(crate) fn sign_and_encrypt(
     aes_key: &[u8],
     rng: &mut impl CryptoRngCore,
 ) -> Result<Vec<u8>, Error> {
-    let mut sig = ring.sign(signer.expanded(), m, rng)?.to_bytes();
+    let mut sig = ring.sign(signer.falcon_signing_key(), m, rng)?.to_bytes();
     aes128_ctr(aes_key, &mut sig);
     Ok(sig)
 }

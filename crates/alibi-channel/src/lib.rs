@@ -1,0 +1,94 @@
+//! Signal-compatible pairwise channels: the Double Ratchet as libsignal runs it, its wire messages,
+//! session records that serialize and restore, and the stores behind them.
+//!
+//! * [`message`]: `SignalMessage` and `PreKeySignalMessage` (protobuf, version byte, 8-byte MAC).
+//! * [`ratchet`]: root, chain and message keys (HKDF `"WhisperRatchet"`, HMAC `0x01`/`0x02`,
+//!   HKDF `"WhisperMessageKeys"`), AES-256-CBC.
+//! * [`session`]: session states and records, with libsignal's limits.
+//! * [`store`]: the store traits, an in-memory store and a redb store.
+//! * [`cipher`]: processing a prekey bundle, encrypting, decrypting (X3DH and PQXDH sessions).
+//!
+//! Interoperability is tested against libsignal itself (`@signalapp/libsignal-client` 0.90.0 for
+//! PQXDH and 0.72.1 for X3DH, `tests/libsignal_interop.rs`). libsignal's post-quantum ratchet
+//! (SPQR) is not run: a message's `pq_ratchet` field is carried under the MAC and otherwise ignored,
+//! and our messages carry none, which libsignal before 0.92 accepts by negotiating SPQR off.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod cipher;
+pub mod message;
+mod proto;
+pub mod ratchet;
+pub mod session;
+pub mod store;
+
+pub use cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
+pub use message::{PreKeySignalMessage, SignalMessage};
+pub use session::{SessionRecord, SessionState};
+pub use store::{Address, Direction, InMemoryStore, ProtocolStore, RedbStore};
+
+/// Errors of the channel layer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A key or handshake error.
+    #[error(transparent)]
+    Handshake(#[from] alibi_handshake::Error),
+    /// Bytes that do not parse as the named structure.
+    #[error("malformed {0}")]
+    Malformed(&'static str),
+    /// A message shorter than its fixed parts.
+    #[error("message too short ({0} bytes)")]
+    TooShort(usize),
+    /// A message version below 3 (pre-X3DH libsignal).
+    #[error("legacy message version {0}")]
+    LegacyVersion(u8),
+    /// A message version above 4.
+    #[error("unknown message version {0}")]
+    UnknownVersion(u8),
+    /// A message whose version differs from its session's.
+    #[error("message version {message} does not match the session's {session}")]
+    VersionMismatch {
+        /// The message's version.
+        message: u8,
+        /// The session's version.
+        session: u8,
+    },
+    /// The message failed authentication or decryption.
+    #[error("invalid message: {0}")]
+    InvalidMessage(&'static str),
+    /// A message whose key was already used (a replay or duplicate).
+    #[error("duplicate message (chain index {chain_index}, counter {counter})")]
+    Duplicate {
+        /// The receiving chain's next index.
+        chain_index: u32,
+        /// The message's counter.
+        counter: u32,
+    },
+    /// A message more than 25,000 steps ahead on its chain.
+    #[error("message from too far into the future (jump of {0})")]
+    TooFarAhead(u32),
+    /// No session with this address.
+    #[error("no session with {0}")]
+    NoSession(String),
+    /// The identity store refuses this identity key for the address.
+    #[error("untrusted identity for {0}")]
+    UntrustedIdentity(String),
+    /// A prekey the message names is not in the store.
+    #[error("no {kind} prekey with id {id}")]
+    NoPreKey {
+        /// One-time, signed or KEM.
+        kind: &'static str,
+        /// The id.
+        id: u32,
+    },
+    /// The session was set up too long ago without an answer (libsignal: 30 days).
+    #[error("stale unacknowledged session")]
+    StaleSession,
+    /// A store failed.
+    #[error("store: {0}")]
+    Store(String),
+}
+
+/// The crate's result type.
+pub type Result<T> = core::result::Result<T, Error>;

@@ -1,0 +1,274 @@
+//! libsignal's pairwise wire messages (`wire.proto`, `protocol.rs`).
+//!
+//! Both begin with a version byte `(session_version << 4) | 4`. A `SignalMessage` ends with
+//! `HMAC-SHA256(mac_key, IK_sender(33) || IK_receiver(33) || version || protobuf)` truncated to 8
+//! bytes; a `PreKeySignalMessage` wraps one and has no MAC of its own.
+
+use alibi_handshake::{IdentityKey, PublicKey};
+use hmac::{Hmac, Mac};
+use prost::Message as _;
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
+
+use crate::proto;
+use crate::{Error, Result};
+
+/// The low nibble of every version byte: libsignal's current ciphertext version.
+pub const CURRENT_VERSION: u8 = 4;
+/// The lowest session version accepted (X3DH).
+pub const PRE_KYBER_VERSION: u8 = 3;
+/// Length of the truncated MAC.
+pub const MAC_LEN: usize = 8;
+
+fn version_of(b: &[u8]) -> Result<u8> {
+    let v = b.first().ok_or(Error::TooShort(0))? >> 4;
+    if v < PRE_KYBER_VERSION {
+        return Err(Error::LegacyVersion(v));
+    }
+    if v > CURRENT_VERSION {
+        return Err(Error::UnknownVersion(v));
+    }
+    Ok(v)
+}
+
+/// A Double Ratchet message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignalMessage {
+    version: u8,
+    ratchet_key: PublicKey,
+    counter: u32,
+    previous_counter: u32,
+    ciphertext: Vec<u8>,
+    serialized: Vec<u8>,
+}
+
+impl SignalMessage {
+    /// Builds and MACs a message.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        version: u8,
+        mac_key: &[u8; 32],
+        ratchet_key: PublicKey,
+        counter: u32,
+        previous_counter: u32,
+        ciphertext: Vec<u8>,
+        sender: &IdentityKey,
+        receiver: &IdentityKey,
+    ) -> Self {
+        let pb = proto::SignalMessage {
+            ratchet_key: Some(ratchet_key.serialize().to_vec()),
+            counter: Some(counter),
+            previous_counter: Some(previous_counter),
+            ciphertext: Some(ciphertext.clone()),
+            pq_ratchet: None,
+        };
+        let mut serialized = Vec::with_capacity(1 + pb.encoded_len() + MAC_LEN);
+        serialized.push((version << 4) | CURRENT_VERSION);
+        pb.encode(&mut serialized).expect("Vec grows");
+        let mac = mac(mac_key, sender, receiver, &serialized);
+        serialized.extend_from_slice(&mac);
+        Self {
+            version,
+            ratchet_key,
+            counter,
+            previous_counter,
+            ciphertext,
+            serialized,
+        }
+    }
+
+    /// Parses a message (the MAC is checked later, with the session's keys).
+    pub fn deserialize(b: &[u8]) -> Result<Self> {
+        if b.len() < 1 + MAC_LEN {
+            return Err(Error::TooShort(b.len()));
+        }
+        let version = version_of(b)?;
+        let pb: proto::SignalMessage =
+            proto::decode(&b[1..b.len() - MAC_LEN], "SignalMessage protobuf")?;
+        let ratchet_key = PublicKey::deserialize(
+            pb.ratchet_key
+                .as_deref()
+                .ok_or(Error::Malformed("SignalMessage without ratchet key"))?,
+        )?;
+        Ok(Self {
+            version,
+            ratchet_key,
+            counter: pb
+                .counter
+                .ok_or(Error::Malformed("SignalMessage without counter"))?,
+            previous_counter: pb.previous_counter.unwrap_or(0),
+            ciphertext: pb
+                .ciphertext
+                .ok_or(Error::Malformed("SignalMessage without ciphertext"))?,
+            serialized: b.to_vec(),
+        })
+    }
+
+    /// Checks the MAC, in constant time.
+    pub fn verify_mac(
+        &self,
+        sender: &IdentityKey,
+        receiver: &IdentityKey,
+        mac_key: &[u8; 32],
+    ) -> bool {
+        let (content, theirs) = self.serialized.split_at(self.serialized.len() - MAC_LEN);
+        mac(mac_key, sender, receiver, content).ct_eq(theirs).into()
+    }
+
+    /// The session version.
+    pub fn version(&self) -> u8 {
+        self.version
+    }
+    /// The sender's current ratchet public key.
+    pub fn ratchet_key(&self) -> &PublicKey {
+        &self.ratchet_key
+    }
+    /// The message's index on its sending chain.
+    pub fn counter(&self) -> u32 {
+        self.counter
+    }
+    /// The length of the sender's previous sending chain.
+    pub fn previous_counter(&self) -> u32 {
+        self.previous_counter
+    }
+    /// The AES-256-CBC ciphertext.
+    pub fn ciphertext(&self) -> &[u8] {
+        &self.ciphertext
+    }
+    /// The bytes on the wire.
+    pub fn serialized(&self) -> &[u8] {
+        &self.serialized
+    }
+}
+
+fn mac(
+    key: &[u8; 32],
+    sender: &IdentityKey,
+    receiver: &IdentityKey,
+    content: &[u8],
+) -> [u8; MAC_LEN] {
+    let mut m = Hmac::<Sha256>::new_from_slice(key).expect("any key length");
+    m.update(&sender.serialize());
+    m.update(&receiver.serialize());
+    m.update(content);
+    let full = m.finalize().into_bytes();
+    full[..MAC_LEN].try_into().expect("8 bytes")
+}
+
+/// The first messages of a session, carrying what the responder needs to run the handshake.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreKeySignalMessage {
+    version: u8,
+    /// The sender's registration id.
+    pub registration_id: u32,
+    /// The one-time prekey used, if any.
+    pub pre_key_id: Option<u32>,
+    /// The signed prekey used.
+    pub signed_pre_key_id: u32,
+    /// The KEM prekey used and the ciphertext to it (PQXDH).
+    pub kyber: Option<(u32, Vec<u8>)>,
+    /// The initiator's base key.
+    pub base_key: PublicKey,
+    /// The initiator's identity key.
+    pub identity_key: IdentityKey,
+    message: SignalMessage,
+    serialized: Vec<u8>,
+}
+
+impl PreKeySignalMessage {
+    /// Wraps a first message.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        version: u8,
+        registration_id: u32,
+        pre_key_id: Option<u32>,
+        signed_pre_key_id: u32,
+        kyber: Option<(u32, Vec<u8>)>,
+        base_key: PublicKey,
+        identity_key: IdentityKey,
+        message: SignalMessage,
+    ) -> Self {
+        let pb = proto::PreKeySignalMessage {
+            registration_id: Some(registration_id),
+            pre_key_id,
+            signed_pre_key_id: Some(signed_pre_key_id),
+            kyber_pre_key_id: kyber.as_ref().map(|k| k.0),
+            kyber_ciphertext: kyber.as_ref().map(|k| k.1.clone()),
+            base_key: Some(base_key.serialize().to_vec()),
+            identity_key: Some(identity_key.serialize().to_vec()),
+            message: Some(message.serialized().to_vec()),
+        };
+        let mut serialized = Vec::with_capacity(1 + pb.encoded_len());
+        serialized.push((version << 4) | CURRENT_VERSION);
+        pb.encode(&mut serialized).expect("Vec grows");
+        Self {
+            version,
+            registration_id,
+            pre_key_id,
+            signed_pre_key_id,
+            kyber,
+            base_key,
+            identity_key,
+            message,
+            serialized,
+        }
+    }
+
+    /// Parses a PreKey message and the message inside it.
+    pub fn deserialize(b: &[u8]) -> Result<Self> {
+        let version = version_of(b)?;
+        let pb: proto::PreKeySignalMessage =
+            proto::decode(&b[1..], "PreKeySignalMessage protobuf")?;
+        let need = |o: Option<Vec<u8>>, what| o.ok_or(Error::Malformed(what));
+        let base_key =
+            PublicKey::deserialize(&need(pb.base_key, "PreKey message without base key")?)?;
+        let identity_key = IdentityKey::deserialize(&need(
+            pb.identity_key,
+            "PreKey message without identity key",
+        )?)?;
+        let message =
+            SignalMessage::deserialize(&need(pb.message, "PreKey message without message")?)?;
+        let signed_pre_key_id = pb
+            .signed_pre_key_id
+            .ok_or(Error::Malformed("PreKey message without signed prekey id"))?;
+        let kyber = match (pb.kyber_pre_key_id, pb.kyber_ciphertext) {
+            (Some(id), Some(ct)) => Some((id, ct)),
+            (None, None) if version == PRE_KYBER_VERSION => None,
+            _ => {
+                return Err(Error::Malformed(
+                    "PreKey message with a partial or missing KEM part",
+                ))
+            }
+        };
+        if message.version() != version {
+            return Err(Error::VersionMismatch {
+                message: message.version(),
+                session: version,
+            });
+        }
+        Ok(Self {
+            version,
+            registration_id: pb.registration_id.unwrap_or(0),
+            pre_key_id: pb.pre_key_id,
+            signed_pre_key_id,
+            kyber,
+            base_key,
+            identity_key,
+            message,
+            serialized: b.to_vec(),
+        })
+    }
+
+    /// The session version (3 for X3DH, 4 for PQXDH).
+    pub fn version(&self) -> u8 {
+        self.version
+    }
+    /// The wrapped message.
+    pub fn message(&self) -> &SignalMessage {
+        &self.message
+    }
+    /// The bytes on the wire.
+    pub fn serialized(&self) -> &[u8] {
+        &self.serialized
+    }
+}

@@ -1,0 +1,85 @@
+//! Signal-style handshakes, as libsignal speaks them on the wire.
+//!
+//! * [`curve`]: X25519 keys in libsignal's 33-byte encoding (type byte `0x05`), identity keys.
+//! * [`xeddsa`]: XEdDSA signatures made and checked with X25519 keys (the Signal XEdDSA
+//!   specification, with libsignal's sign bit carried in the signature's last byte).
+//! * [`kem`]: the KEM prekeys of PQXDH: pre-standard Kyber1024 (type byte `0x08`, what libsignal
+//!   uses in production) and ML-KEM-1024 (`0x0A`).
+//! * [`bundle`]: the prekey bundle a responder publishes and the checks an initiator makes on it.
+//! * [`x3dh`]: X3DH (session version 3, info `"WhisperText"`) and PQXDH (version 4), both sides.
+//! * [`ringxkem`]: RingXKEM, the fully post-quantum deniable handshake of Hashimoto, Katsumata and
+//!   Wiggers (BAKE, USENIX Security 2025) analysed by Katsumata, Niot, Tucker and Wiggers: KEMs for
+//!   the key exchange and a two-member FalconRS ring signature for the initiator's authentication.
+//!
+//! What each handshake hides, and from whom, is in `docs/handshakes.md`.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod bundle;
+pub mod curve;
+pub mod kem;
+pub mod ringxkem;
+pub mod x3dh;
+pub mod xeddsa;
+
+pub use bundle::PreKeyBundle;
+pub use curve::{IdentityKey, IdentityKeyPair, KeyPair, PrivateKey, PublicKey};
+pub use kem::{KemKeyPair, KemKeyType, KemPublicKey, KemSecretKey};
+
+/// Errors of the handshake layer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A key, signature or ciphertext had the wrong length.
+    #[error("{what}: expected {expected} bytes, got {got}")]
+    Length {
+        /// What was being decoded.
+        what: &'static str,
+        /// The length it must have.
+        expected: usize,
+        /// The length it had.
+        got: usize,
+    },
+    /// A key's type byte is not one we know (0x05 for X25519; 0x08 or 0x0A for KEM keys).
+    #[error("unknown {what} key type 0x{byte:02x}")]
+    KeyType {
+        /// Which kind of key.
+        what: &'static str,
+        /// The type byte found.
+        byte: u8,
+    },
+    /// An empty input where a typed key was expected.
+    #[error("empty {0}")]
+    Empty(&'static str),
+    /// A ciphertext for one KEM presented to a key of another.
+    #[error("KEM type mismatch: key is 0x{key:02x}, ciphertext is 0x{ciphertext:02x}")]
+    KemMismatch {
+        /// The key's type byte.
+        key: u8,
+        /// The ciphertext's type byte.
+        ciphertext: u8,
+    },
+    /// A signature in a prekey bundle (or on a RingXKEM prekey) does not verify.
+    #[error("signature on the {0} does not verify")]
+    BadSignature(&'static str),
+    /// The peer's base key is not a canonical, torsion-free curve point (libsignal's check).
+    #[error("base key is not canonical")]
+    NonCanonicalBaseKey,
+    /// A PQXDH bundle or message without its KEM part.
+    #[error("missing KEM prekey or ciphertext")]
+    MissingKem,
+    /// The RingXKEM authentication (ring signature or ciphertext) failed.
+    #[error("RingXKEM message rejected: {0}")]
+    RingXKem(&'static str),
+}
+
+/// The crate's result type.
+pub type Result<T> = core::result::Result<T, Error>;
+
+pub(crate) fn exact<const N: usize>(b: &[u8], what: &'static str) -> Result<[u8; N]> {
+    b.try_into().map_err(|_| Error::Length {
+        what,
+        expected: N,
+        got: b.len(),
+    })
+}
