@@ -2,7 +2,9 @@
 //! accepted encodings re-encode to the same bytes; verification of decoded signatures never panics.
 #![no_main]
 use alibi_dgsp::storage::MemoryRevokedList;
-use alibi_dgsp::{Certificate, GroupSignature, ManagerPublicKey, ManagerSecretKey, OneTimeKey, Params};
+use alibi_dgsp::{
+    Certificate, GroupSignature, ManagerPublicKey, ManagerSecretKey, OneTimeKey, Params,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -36,7 +36,12 @@ fuzz_target!(|data: &[u8]| {
     }
     // Signatures stretched to the fixture's length reach the evaluation.
     if !data.is_empty() {
-        let sig: Vec<u8> = data.iter().copied().cycle().take(Params::Mayo2.signature_bytes()).collect();
+        let sig: Vec<u8> = data
+            .iter()
+            .copied()
+            .cycle()
+            .take(Params::Mayo2.signature_bytes())
+            .collect();
         if let Ok(s) = Signature::from_bytes(Params::Mayo2, &sig) {
             let _ = vk.verify(b"fuzz", &s);
         }

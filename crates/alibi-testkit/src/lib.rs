@@ -6,6 +6,8 @@
 
 #![warn(missing_docs)]
 
+pub mod node;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,330 @@
+//! Interop with libsignal itself: the npm package `@signalapp/libsignal-client` (its prebuilt
+//! native library), driven through `alibi-testkit`'s Node peer, which the test installs with npm
+//! into `target/node-peers/`.
+//!
+//! * 0.90.0, the newest release before SPQR became mandatory (0.92): PQXDH with Kyber1024, both
+//!   directions, 100-message conversations each way delivered out of order.
+//! * 0.72.1, the newest release that still accepts X3DH (removed in 0.75): the same with X3DH.
+//! * The golden transcript `tests/vectors/libsignal-0.90.0-transcript.json` (libsignal opening a
+//!   session to our deterministic Bob, and our replies) is replayed byte for byte by the always-on
+//!   test `golden_transcript`; `ALIBI_RECORD_GOLDEN=1` re-records it against the live peer.
+
+mod common;
+
+use std::time::SystemTime;
+
+use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
+use alibi_channel::{Address, InMemoryStore, ProtocolStore};
+use alibi_handshake::{IdentityKey, KemKeyType, KemPublicKey, PreKeyBundle, PublicKey};
+use alibi_testkit::node::{signal_peer, NodePeer};
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use serde_json::{json, Value};
+
+const PQXDH_VERSION: &str = "0.90.0";
+const X3DH_VERSION: &str = "0.72.1";
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn unhex(v: &Value) -> Vec<u8> {
+    let s = v
+        .as_str()
+        .unwrap_or_else(|| panic!("hex string expected, got {v}"));
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
+fn ok(v: Value) -> Value {
+    assert!(v.get("error").is_none(), "libsignal peer: {v}");
+    v
+}
+
+/// The libsignal peer's address as we see it, and ours as it sees us ("alibi", 1).
+fn peer_addr() -> Address {
+    Address::new("libsignal", 1)
+}
+
+fn bundle_json(b: &PreKeyBundle) -> Value {
+    json!({
+        "registration_id": b.registration_id,
+        "device_id": b.device_id,
+        "identity_key": hex(&b.identity_key.serialize()),
+        "pre_key_id": b.pre_key.map(|p| p.0),
+        "pre_key": b.pre_key.map(|p| hex(&p.1.serialize())),
+        "signed_pre_key_id": b.signed_pre_key_id,
+        "signed_pre_key": hex(&b.signed_pre_key.serialize()),
+        "signed_pre_key_signature": hex(&b.signed_pre_key_signature),
+        "kyber_pre_key_id": b.kyber_pre_key.as_ref().map(|k| k.0),
+        "kyber_pre_key": b.kyber_pre_key.as_ref().map(|k| hex(&k.1.serialize())),
+        "kyber_pre_key_signature": b.kyber_pre_key.as_ref().map(|k| hex(&k.2)),
+    })
+}
+
+/// The peer's `process_bundle` command: the bundle's fields at the top level.
+fn process_bundle_request(b: &PreKeyBundle) -> Value {
+    let mut req = bundle_json(b);
+    req["cmd"] = json!("process_bundle");
+    req
+}
+
+fn bundle_from_json(v: &Value) -> PreKeyBundle {
+    let pre_key = v["pre_key_id"].as_u64().map(|id| {
+        (
+            id as u32,
+            PublicKey::deserialize(&unhex(&v["pre_key"])).unwrap(),
+        )
+    });
+    let kyber_pre_key = v["kyber_pre_key_id"].as_u64().map(|id| {
+        (
+            id as u32,
+            KemPublicKey::deserialize(&unhex(&v["kyber_pre_key"])).unwrap(),
+            unhex(&v["kyber_pre_key_signature"]),
+        )
+    });
+    PreKeyBundle {
+        registration_id: v["registration_id"].as_u64().unwrap() as u32,
+        device_id: v["device_id"].as_u64().unwrap() as u32,
+        pre_key,
+        signed_pre_key_id: v["signed_pre_key_id"].as_u64().unwrap() as u32,
+        signed_pre_key: PublicKey::deserialize(&unhex(&v["signed_pre_key"])).unwrap(),
+        signed_pre_key_signature: unhex(&v["signed_pre_key_signature"]),
+        identity_key: IdentityKey::deserialize(&unhex(&v["identity_key"])).unwrap(),
+        kyber_pre_key,
+    }
+}
+
+fn shuffle<T>(v: &mut [T], rng: &mut ChaCha20Rng) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, rng.next_u32() as usize % (i + 1));
+    }
+}
+
+/// We send `n` messages; libsignal decrypts them in a shuffled order.
+fn we_send(
+    peer: &mut NodePeer,
+    us: &mut InMemoryStore,
+    n: usize,
+    tag: &str,
+    rng: &mut ChaCha20Rng,
+) {
+    let mut batch: Vec<(Vec<u8>, CiphertextMessage)> = (0..n)
+        .map(|i| {
+            let pt = format!("alibi {tag} #{i}").into_bytes();
+            let m = encrypt(&peer_addr(), us, &pt, SystemTime::now()).unwrap();
+            (pt, m)
+        })
+        .collect();
+    shuffle(&mut batch, rng);
+    for (pt, m) in batch {
+        let r = ok(peer.call(
+            &json!({"cmd": "decrypt", "type": m.message_type(), "body": hex(m.serialize())}),
+        ));
+        assert_eq!(unhex(&r["plaintext"]), pt);
+    }
+}
+
+/// libsignal sends `n` messages; we decrypt them in a shuffled order.
+fn they_send(
+    peer: &mut NodePeer,
+    us: &mut InMemoryStore,
+    n: usize,
+    tag: &str,
+    rng: &mut ChaCha20Rng,
+) {
+    let mut batch: Vec<(Vec<u8>, Value)> = (0..n)
+        .map(|i| {
+            let pt = format!("libsignal {tag} #{i}").into_bytes();
+            (
+                pt.clone(),
+                ok(peer.call(&json!({"cmd": "encrypt", "plaintext": hex(&pt)}))),
+            )
+        })
+        .collect();
+    shuffle(&mut batch, rng);
+    for (pt, r) in batch {
+        let ty = r["type"].as_u64().unwrap() as u8;
+        let m = CiphertextMessage::deserialize(ty, &unhex(&r["body"])).unwrap();
+        assert_eq!(m.serialize(), &unhex(&r["body"])[..], "kept as received");
+        assert_eq!(decrypt(&peer_addr(), us, &m, rng).unwrap(), pt);
+    }
+}
+
+/// 100 messages each way, in rounds of 10 that alternate direction (so the DH ratchet turns)
+/// and arrive out of order.
+fn conversation(peer: &mut NodePeer, us: &mut InMemoryStore, rng: &mut ChaCha20Rng) {
+    for round in 0..10 {
+        we_send(peer, us, 10, &format!("round {round}"), rng);
+        they_send(peer, us, 10, &format!("round {round}"), rng);
+    }
+}
+
+fn we_initiate(version: &str, kyber: bool, seed: u8) {
+    let Some(mut peer) = signal_peer(version) else {
+        return;
+    };
+    let mut rng = ChaCha20Rng::from_seed([seed; 32]);
+    let v = ok(peer
+        .call(&json!({"cmd": "init", "registration_id": 4321, "kyber": kyber, "one_time": true})));
+    let bundle = bundle_from_json(&v);
+    assert_eq!(bundle.kyber_pre_key.is_some(), kyber);
+    let mut us = common::party(&mut rng, 1234);
+    process_prekey_bundle(&peer_addr(), &mut us, &bundle, SystemTime::now(), &mut rng).unwrap();
+    // The first messages are PreKey messages until libsignal answers.
+    let first = encrypt(&peer_addr(), &mut us, b"hello libsignal", SystemTime::now()).unwrap();
+    assert_eq!(first.message_type(), 3);
+    assert_eq!(first.serialize()[0], if kyber { 0x44 } else { 0x34 });
+    let r = ok(peer.call(&json!({"cmd": "decrypt", "type": 3, "body": hex(first.serialize())})));
+    assert_eq!(unhex(&r["plaintext"]), b"hello libsignal");
+    conversation(&mut peer, &mut us, &mut rng);
+}
+
+fn they_initiate(version: &str, kem: Option<KemKeyType>, seed: u8) {
+    let Some(mut peer) = signal_peer(version) else {
+        return;
+    };
+    let mut rng = ChaCha20Rng::from_seed([seed; 32]);
+    ok(peer.call(&json!({"cmd": "init", "registration_id": 4321, "kyber": kem.is_some()})));
+    let mut us = common::party(&mut rng, 1234);
+    let bundle = common::publish(&mut us, &mut rng, true, kem);
+    ok(peer.call(&process_bundle_request(&bundle)));
+    let r = ok(peer.call(&json!({"cmd": "encrypt", "plaintext": hex(b"hello alibi")})));
+    assert_eq!(r["type"], 3);
+    let m = CiphertextMessage::deserialize(3, &unhex(&r["body"])).unwrap();
+    assert_eq!(
+        decrypt(&peer_addr(), &mut us, &m, &mut rng).unwrap(),
+        b"hello alibi"
+    );
+    // Bob's one-time and KEM prekeys are consumed, the signed prekey stays.
+    assert!(us.get_pre_key(3).unwrap().is_none());
+    assert!(us.get_kyber_pre_key(11).unwrap().is_none());
+    conversation(&mut peer, &mut us, &mut rng);
+}
+
+#[test]
+fn pqxdh_we_initiate_libsignal_0_90() {
+    we_initiate(PQXDH_VERSION, true, 20);
+}
+
+#[test]
+fn pqxdh_libsignal_0_90_initiates() {
+    they_initiate(PQXDH_VERSION, Some(KemKeyType::Kyber1024), 21);
+}
+
+#[test]
+fn x3dh_we_initiate_libsignal_0_72() {
+    we_initiate(X3DH_VERSION, false, 22);
+}
+
+#[test]
+fn x3dh_libsignal_0_72_initiates() {
+    they_initiate(X3DH_VERSION, None, 23);
+}
+
+#[test]
+fn libsignal_rejects_our_tampered_messages() {
+    let Some(mut peer) = signal_peer(PQXDH_VERSION) else {
+        return;
+    };
+    let mut rng = ChaCha20Rng::from_seed([24; 32]);
+    let bundle = bundle_from_json(&ok(peer.call(&json!({"cmd": "init", "registration_id": 9}))));
+    let mut us = common::party(&mut rng, 8);
+    process_prekey_bundle(&peer_addr(), &mut us, &bundle, SystemTime::now(), &mut rng).unwrap();
+    let m = encrypt(&peer_addr(), &mut us, b"x", SystemTime::now()).unwrap();
+    let mut bad = m.serialize().to_vec();
+    let n = bad.len();
+    bad[n - 3] ^= 1; // inside the inner message's MAC
+    let r = peer.call(&json!({"cmd": "decrypt", "type": 3, "body": hex(&bad)}));
+    assert!(
+        r.get("error").is_some(),
+        "libsignal accepted a forged MAC: {r}"
+    );
+    let r = ok(peer.call(&json!({"cmd": "decrypt", "type": 3, "body": hex(m.serialize())})));
+    assert_eq!(unhex(&r["plaintext"]), b"x");
+}
+
+// ---- The golden transcript ----
+
+const GOLDEN: &str = "tests/vectors/libsignal-0.90.0-transcript.json";
+const GOLDEN_SEED: [u8; 32] = [0x60; 32];
+
+/// Our Bob for the golden transcript: every key from one seeded generator.
+fn golden_bob(rng: &mut ChaCha20Rng) -> (InMemoryStore, PreKeyBundle) {
+    let mut bob = common::party(rng, 5150);
+    let bundle = common::publish(&mut bob, rng, true, Some(KemKeyType::Kyber1024));
+    (bob, bundle)
+}
+
+/// The exchange: libsignal opens with a PreKey message; then alternating bursts (one message
+/// from libsignal answered by two of ours, and so on). Returns the events.
+fn record() -> Option<Value> {
+    let mut peer = signal_peer(PQXDH_VERSION)?;
+    let mut rng = ChaCha20Rng::from_seed(GOLDEN_SEED);
+    let (mut bob, bundle) = golden_bob(&mut rng);
+    ok(peer.call(&json!({"cmd": "init", "registration_id": 777})));
+    ok(peer.call(&process_bundle_request(&bundle)));
+    let mut events = vec![];
+    for i in 0..6 {
+        let pt = format!("libsignal says {i}").into_bytes();
+        let r = ok(peer.call(&json!({"cmd": "encrypt", "plaintext": hex(&pt)})));
+        let ty = r["type"].as_u64().unwrap() as u8;
+        let m = CiphertextMessage::deserialize(ty, &unhex(&r["body"])).unwrap();
+        assert_eq!(decrypt(&peer_addr(), &mut bob, &m, &mut rng).unwrap(), pt);
+        events.push(
+            json!({"from": "libsignal", "type": ty, "body": r["body"], "plaintext": hex(&pt)}),
+        );
+        for j in 0..2 {
+            let pt = format!("alibi answers {i}.{j}").into_bytes();
+            let m = encrypt(&peer_addr(), &mut bob, &pt, SystemTime::now()).unwrap();
+            let r = ok(peer.call(
+                &json!({"cmd": "decrypt", "type": m.message_type(), "body": hex(m.serialize())}),
+            ));
+            assert_eq!(unhex(&r["plaintext"]), pt);
+            events.push(json!({"from": "alibi", "type": m.message_type(), "body": hex(m.serialize()), "plaintext": hex(&pt)}));
+        }
+    }
+    Some(json!({
+        "description": "libsignal-client 0.90.0 (Alice) opens a PQXDH (Kyber1024) session to alibi's Bob, whose keys come from ChaCha20Rng seed [0x60; 32] as in tests/libsignal_interop.rs; alibi's messages were decrypted by libsignal when recorded",
+        "bob_bundle": bundle_json(&bundle),
+        "events": events,
+    }))
+}
+
+#[test]
+fn golden_transcript() {
+    if std::env::var("ALIBI_RECORD_GOLDEN").as_deref() == Ok("1") {
+        if let Some(v) = record() {
+            std::fs::create_dir_all("tests/vectors").unwrap();
+            std::fs::write(GOLDEN, serde_json::to_string_pretty(&v).unwrap() + "\n").unwrap();
+        }
+    }
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(GOLDEN).unwrap()).unwrap();
+    let mut rng = ChaCha20Rng::from_seed(GOLDEN_SEED);
+    let (mut bob, bundle) = golden_bob(&mut rng);
+    assert_eq!(
+        bundle_json(&bundle),
+        v["bob_bundle"],
+        "Bob's keys are regenerated identically"
+    );
+    let events = v["events"].as_array().unwrap();
+    assert_eq!(events.len(), 18);
+    for e in events {
+        let ty = e["type"].as_u64().unwrap() as u8;
+        let body = unhex(&e["body"]);
+        let pt = unhex(&e["plaintext"]);
+        if e["from"] == "libsignal" {
+            let m = CiphertextMessage::deserialize(ty, &body).unwrap();
+            assert_eq!(decrypt(&peer_addr(), &mut bob, &m, &mut rng).unwrap(), pt);
+        } else {
+            let m = encrypt(&peer_addr(), &mut bob, &pt, SystemTime::now()).unwrap();
+            assert_eq!(m.message_type(), ty);
+            assert_eq!(
+                m.serialize(),
+                &body[..],
+                "our message is byte-identical to the recorded one"
+            );
+        }
+    }
+}
