@@ -5,6 +5,7 @@ Usage: scripts/bench_table.py GROUP [GROUP ...]   e.g. scripts/bench_table.py Fa
 Each group holds benchmarks named <operation>/<implementation>; 'alibi' is ours, any other is a peer.
 
        scripts/bench_table.py --ring GROUP [GROUP ...]   e.g. --ring ring-Falcon-512
+       scripts/bench_table.py --pairwise | --akem | --table2 | --dgsp | --mayo   (one table each)
 Ring groups hold sign/<N>, verify/<N>, falcon-sign and falcon-verify: each ring figure is shown with its
 ratio to our plain Falcon figure from the same run.
 """
@@ -161,6 +162,33 @@ def mayo():
         print(f"| {level} | {show(rs)} | {rs / s_:.2f} | {show(rv)} | {rv / v_:.2f} | {seed} |")
 
 
+# libsignal's own Criterion medians (rust/protocol/benches/session.rs) measured on this machine, as
+# quoted in the pairwise-channel issue; libsignal cannot be built from crates.io alone.
+LIBSIGNAL_RUST_US = {
+    "process_prekey_bundle": 979,
+    "decrypt_prekey_new_session": 931,
+    "decrypt_first_on_new_chain": 355,
+    "encrypt_existing_chain": 42,
+    "decrypt_existing_chain": 39,
+}
+
+
+def pairwise():
+    """Our pairwise sessions next to libsignal: its Rust figures (quoted) and the npm package
+    under Node measured in the same run."""
+    print("| operation | alibi (median) | libsignal Rust (quoted) | alibi speed-up | "
+          "libsignal 0.90.0 via Node (same run) | alibi speed-up |")
+    print("|---|---|---|---|---|---|")
+    for op, rust_us in LIBSIGNAL_RUST_US.items():
+        a = median_ns("pairwise", op)
+        try:
+            n = median_ns("pairwise-libsignal-node", op)
+            node = f"{fmt(n)} | {n / a:.1f}x"
+        except FileNotFoundError:
+            node = "- | -"
+        print(f"| {op} | {fmt(a)} | {rust_us} µs | {rust_us * 1e3 / a:.1f}x | {node} |")
+
+
 def side_by_side(group, ops, peer, peer_name, first="operation"):
     """Ours and a peer's medians per operation, with the ratio ours / peer and its inverse."""
     print(f"| {first} | alibi (median) | {peer_name} (median) | ratio alibi / peer | speed-up |")
@@ -173,7 +201,9 @@ def side_by_side(group, ops, peer, peer_name, first="operation"):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--dgsp"]:
+    if sys.argv[1:2] == ["--pairwise"]:
+        pairwise()
+    elif sys.argv[1:2] == ["--dgsp"]:
         dgsp()
     elif sys.argv[1:2] == ["--mayo"]:
         mayo()

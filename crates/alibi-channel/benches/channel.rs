@@ -1,7 +1,10 @@
 //! Pairwise-session benchmarks shaped like libsignal's `benches/session.rs`: processing a PQXDH
 //! (Kyber1024) bundle, decrypting the PreKey message that opens a session, and encrypting and
 //! decrypting on an existing chain (decryption clones the store each time, as libsignal's does).
-//! libsignal's own figures on this machine are in docs/BENCHMARKS.md beside ours.
+//! The same operations of libsignal itself (`@signalapp/libsignal-client` 0.90.0 under Node, the
+//! interop tests' peer) run in the group `pairwise-libsignal-node` when Node is available; they
+//! include the N-API crossing and JavaScript stores, so libsignal's own Rust figures are quoted
+//! beside ours in docs/BENCHMARKS.md too.
 
 use std::time::SystemTime;
 
@@ -106,5 +109,119 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// libsignal (Node) timed by its own clock for the number of iterations Criterion asks for.
+fn bench_libsignal(c: &mut Criterion) {
+    let Some(mut peer) = alibi_testkit::node::signal_peer("0.90.0") else {
+        return;
+    };
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    let theirs = ok(peer.call(&serde_json::json!({"cmd": "init", "registration_id": 5})));
+    let (mut bob, bundle) = bob_with_bundle(&mut rng);
+    let mut req = serde_json::json!({
+        "registration_id": bundle.registration_id,
+        "device_id": 1,
+        "identity_key": hex(&bundle.identity_key.serialize()),
+        "pre_key_id": 3,
+        "pre_key": hex(&bundle.pre_key.unwrap().1.serialize()),
+        "signed_pre_key_id": 7,
+        "signed_pre_key": hex(&bundle.signed_pre_key.serialize()),
+        "signed_pre_key_signature": hex(&bundle.signed_pre_key_signature),
+        "kyber_pre_key_id": 11,
+        "kyber_pre_key": hex(&bundle.kyber_pre_key.as_ref().unwrap().1.serialize()),
+        "kyber_pre_key_signature": hex(&bundle.kyber_pre_key.as_ref().unwrap().2),
+    });
+    let mut g = c.benchmark_group("pairwise-libsignal-node");
+    req["op"] = "process_bundle".into();
+    timed(&mut g, &mut peer, "process_prekey_bundle", req.clone());
+    // A PreKey message of ours opening a new session at libsignal.
+    let their_bundle = PreKeyBundle {
+        registration_id: 5,
+        device_id: 1,
+        pre_key: Some((3, key(&theirs["pre_key"]))),
+        signed_pre_key_id: 7,
+        signed_pre_key: key(&theirs["signed_pre_key"]),
+        signed_pre_key_signature: unhex(&theirs["signed_pre_key_signature"]),
+        identity_key: alibi_handshake::IdentityKey(key(&theirs["identity_key"])),
+        kyber_pre_key: Some((
+            11,
+            alibi_handshake::KemPublicKey::deserialize(&unhex(&theirs["kyber_pre_key"])).unwrap(),
+            unhex(&theirs["kyber_pre_key_signature"]),
+        )),
+    };
+    let mut alice = InMemoryStore::new(IdentityKeyPair::generate(&mut rng), 1);
+    let l = Address::new("libsignal", 1);
+    process_prekey_bundle(&l, &mut alice, &their_bundle, SystemTime::now(), &mut rng).unwrap();
+    let opening = encrypt(&l, &mut alice, b"a short message", SystemTime::now()).unwrap();
+    timed(
+        &mut g,
+        &mut peer,
+        "decrypt_prekey_new_session",
+        serde_json::json!({"op": "decrypt", "type": 3, "body": hex(opening.serialize())}),
+    );
+    // From here on libsignal talks to Bob (its session with Alice is dropped by the new bundle).
+    // An established session: libsignal opens it, we answer, libsignal reads the answer.
+    let mut process = req.clone();
+    process["cmd"] = "process_bundle".into();
+    ok(peer.call(&process));
+    let first = ok(peer.call(&serde_json::json!({"cmd": "encrypt", "plaintext": "00"})));
+    let m = alibi_channel::CiphertextMessage::deserialize(3, &unhex(&first["body"])).unwrap();
+    let a = Address::new("libsignal", 1);
+    decrypt(&a, &mut bob, &m, &mut rng).unwrap();
+    let reply = encrypt(&a, &mut bob, b"a short reply", SystemTime::now()).unwrap();
+    ok(peer
+        .call(&serde_json::json!({"cmd": "decrypt", "type": 2, "body": hex(reply.serialize())})));
+    let on_chain = encrypt(&a, &mut bob, b"a short message", SystemTime::now()).unwrap();
+    timed(
+        &mut g,
+        &mut peer,
+        "encrypt_existing_chain",
+        serde_json::json!({"op": "encrypt", "plaintext": hex(b"a short message")}),
+    );
+    timed(
+        &mut g,
+        &mut peer,
+        "decrypt_existing_chain",
+        serde_json::json!({"op": "decrypt", "type": 2, "body": hex(on_chain.serialize())}),
+    );
+    g.finish();
+}
+
+fn ok(v: serde_json::Value) -> serde_json::Value {
+    assert!(v.get("error").is_none(), "libsignal peer: {v}");
+    v
+}
+
+fn timed(
+    g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    peer: &mut alibi_testkit::node::NodePeer,
+    name: &str,
+    req: serde_json::Value,
+) {
+    g.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            let mut r = req.clone();
+            r["cmd"] = "time".into();
+            r["iterations"] = iters.into();
+            let v = ok(peer.call(&r));
+            std::time::Duration::from_nanos(v["total_ns"].as_u64().unwrap())
+        })
+    });
+}
+
+fn key(v: &serde_json::Value) -> alibi_handshake::PublicKey {
+    alibi_handshake::PublicKey::deserialize(&unhex(v)).unwrap()
+}
+
+fn unhex(v: &serde_json::Value) -> Vec<u8> {
+    let s = v.as_str().unwrap();
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
+criterion_group!(benches, bench, bench_libsignal);
 criterion_main!(benches);
