@@ -8,48 +8,20 @@
 
 use std::time::SystemTime;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle};
-use alibi_channel::store::{KyberPreKeyRecord, SignedPreKeyRecord};
-use alibi_channel::{Address, InMemoryStore, ProtocolStore};
-use alibi_handshake::{IdentityKeyPair, KemKeyPair, KemKeyType, KeyPair, PreKeyBundle};
+use alibi_channel::{Address, InMemoryStore};
+use alibi_handshake::{IdentityKeyPair, KemKeyType, PreKeyBundle};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
+/// Bob with a signed prekey, a one-time prekey and a Kyber1024 prekey (the tests' helper).
 fn bob_with_bundle(rng: &mut ChaCha20Rng) -> (InMemoryStore, PreKeyBundle) {
-    let id = IdentityKeyPair::generate(rng);
-    let mut store = InMemoryStore::new(id.clone(), 2);
-    let spk = KeyPair::generate(rng);
-    let sig = id.sign(&spk.public.serialize(), rng).to_vec();
-    store
-        .save_signed_pre_key(&SignedPreKeyRecord {
-            id: 7,
-            key_pair: spk.clone(),
-            signature: sig.clone(),
-        })
-        .unwrap();
-    let opk = KeyPair::generate(rng);
-    store.save_pre_key(3, &opk).unwrap();
-    let kem = KemKeyPair::generate(KemKeyType::Kyber1024, rng);
-    let ksig = id.sign(&kem.public.serialize(), rng).to_vec();
-    store
-        .save_kyber_pre_key(&KyberPreKeyRecord {
-            id: 11,
-            key_pair: kem.clone(),
-            signature: ksig.clone(),
-            last_resort: true,
-        })
-        .unwrap();
-    let bundle = PreKeyBundle {
-        registration_id: 2,
-        device_id: 1,
-        pre_key: Some((3, opk.public)),
-        signed_pre_key_id: 7,
-        signed_pre_key: spk.public,
-        signed_pre_key_signature: sig,
-        identity_key: id.identity,
-        kyber_pre_key: Some((11, kem.public, ksig)),
-    };
+    let mut store = common::party(rng, 2);
+    let bundle = common::publish(&mut store, rng, true, Some(KemKeyType::Kyber1024));
     (store, bundle)
 }
 
