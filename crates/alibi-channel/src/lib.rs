@@ -7,6 +7,8 @@
 //! * [`session`]: session states and records, with libsignal's limits.
 //! * [`store`]: the store traits, an in-memory store and a redb store.
 //! * [`cipher`]: processing a prekey bundle, encrypting, decrypting (X3DH and PQXDH sessions).
+//! * [`sender_keys`]: group messaging with sender keys (distribution messages, group messages).
+//! * [`sealed_sender`]: sender certificates, sealed sender v1, and v2 (multi-recipient).
 //!
 //! Interoperability is tested against libsignal itself (`@signalapp/libsignal-client` 0.90.0 for
 //! PQXDH and 0.72.1 for X3DH, `tests/libsignal_interop.rs`). libsignal's post-quantum ratchet
@@ -20,6 +22,8 @@ pub mod cipher;
 pub mod message;
 mod proto;
 pub mod ratchet;
+pub mod sealed_sender;
+pub mod sender_keys;
 pub mod session;
 pub mod store;
 
@@ -85,6 +89,18 @@ pub enum Error {
     /// The session was set up too long ago without an answer (libsignal: 30 days).
     #[error("stale unacknowledged session")]
     StaleSession,
+    /// No sender-key state for this distribution (or chain).
+    #[error("no sender key state for distribution {0}")]
+    NoSenderKey(uuid::Uuid),
+    /// A sealed-sender message that fails to open or authenticate.
+    #[error("sealed sender: {0}")]
+    SealedSender(&'static str),
+    /// A sender certificate that is malformed, not signed through the trust root, or expired.
+    #[error("sender certificate: {0}")]
+    Certificate(&'static str),
+    /// A sealed-sender message from ourselves.
+    #[error("sealed sender message from this very device")]
+    SelfSend,
     /// A store failed.
     #[error("store: {0}")]
     Store(String),

@@ -12,6 +12,7 @@ use prost::Message as _;
 use redb::TableDefinition;
 
 use crate::proto;
+use crate::sender_keys::{SenderKeyRecord, SenderKeyStore};
 use crate::session::SessionRecord;
 use crate::{Error, Result};
 
@@ -172,6 +173,7 @@ pub struct InMemoryStore {
     signed: HashMap<u32, SignedPreKeyRecord>,
     kyber: HashMap<u32, KyberPreKeyRecord>,
     sessions: HashMap<Address, SessionRecord>,
+    sender_keys: HashMap<(Address, uuid::Uuid), SenderKeyRecord>,
 }
 
 impl InMemoryStore {
@@ -185,6 +187,7 @@ impl InMemoryStore {
             signed: HashMap::new(),
             kyber: HashMap::new(),
             sessions: HashMap::new(),
+            sender_keys: HashMap::new(),
         }
     }
 }
@@ -245,6 +248,54 @@ impl ProtocolStore for InMemoryStore {
     }
 }
 
+impl SenderKeyStore for InMemoryStore {
+    fn load_sender_key(
+        &self,
+        sender: &Address,
+        distribution_id: uuid::Uuid,
+    ) -> Result<Option<SenderKeyRecord>> {
+        Ok(self
+            .sender_keys
+            .get(&(sender.clone(), distribution_id))
+            .cloned())
+    }
+    fn store_sender_key(
+        &mut self,
+        sender: &Address,
+        distribution_id: uuid::Uuid,
+        record: &SenderKeyRecord,
+    ) -> Result<()> {
+        self.sender_keys
+            .insert((sender.clone(), distribution_id), record.clone());
+        Ok(())
+    }
+}
+
+impl SenderKeyStore for RedbStore {
+    fn load_sender_key(
+        &self,
+        sender: &Address,
+        distribution_id: uuid::Uuid,
+    ) -> Result<Option<SenderKeyRecord>> {
+        self.get_str(SENDER_KEYS, &format!("{}/{distribution_id}", sender.key()))?
+            .map(|b| SenderKeyRecord::deserialize(&b))
+            .transpose()
+    }
+    fn store_sender_key(
+        &mut self,
+        sender: &Address,
+        distribution_id: uuid::Uuid,
+        record: &SenderKeyRecord,
+    ) -> Result<()> {
+        self.put_str(
+            SENDER_KEYS,
+            &format!("{}/{distribution_id}", sender.key()),
+            &record.serialize(),
+        )
+    }
+}
+
+const SENDER_KEYS: TableDefinition<&str, &[u8]> = TableDefinition::new("sender_keys");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const IDENTITIES: TableDefinition<&str, &[u8]> = TableDefinition::new("identities");
 const PRE_KEYS: TableDefinition<u32, &[u8]> = TableDefinition::new("pre_keys");
@@ -276,7 +327,7 @@ impl RedbStore {
                 .map_err(db_err)?;
             m.insert("registration_id", &registration_id.to_be_bytes()[..])
                 .map_err(db_err)?;
-            for d in [IDENTITIES, SESSIONS] {
+            for d in [IDENTITIES, SESSIONS, SENDER_KEYS] {
                 t.open_table(d).map_err(db_err)?;
             }
             for d in [PRE_KEYS, SIGNED, KYBER] {

@@ -57,3 +57,47 @@ pub fn publish<S: ProtocolStore>(
 pub fn party(rng: &mut impl CryptoRngCore, registration_id: u32) -> InMemoryStore {
     InMemoryStore::new(IdentityKeyPair::generate(rng), registration_id)
 }
+
+use alibi_channel::sealed_sender::{SenderCertificate, ServerCertificate};
+use alibi_handshake::PrivateKey;
+
+/// A trust root, a server certificate under it, and the server's key.
+pub struct Authority {
+    pub root: PrivateKey,
+    pub server: ServerCertificate,
+    pub server_key: PrivateKey,
+}
+
+impl Authority {
+    pub fn new(rng: &mut impl CryptoRngCore) -> Self {
+        let root = PrivateKey::generate(rng);
+        let server_key = PrivateKey::generate(rng);
+        let server = ServerCertificate::new(1, server_key.public_key(), &root, rng);
+        Self {
+            root,
+            server,
+            server_key,
+        }
+    }
+
+    /// A sender certificate for (uuid, device) and the store's identity, valid until `expires`.
+    pub fn certify<S: ProtocolStore>(
+        &self,
+        store: &S,
+        uuid: &str,
+        device: u32,
+        expires: u64,
+        rng: &mut impl CryptoRngCore,
+    ) -> SenderCertificate {
+        SenderCertificate::new(
+            uuid.to_string(),
+            None,
+            store.identity_key_pair().unwrap().identity.0,
+            device,
+            expires,
+            self.server.clone(),
+            &self.server_key,
+            rng,
+        )
+    }
+}

@@ -1,0 +1,202 @@
+//! Sender certificates (libsignal `sealed_sender.rs`): a trust root signs a server certificate
+//! (key id, server key); the server key signs short-lived sender certificates (sender UUID, device,
+//! identity key, expiry in milliseconds). Signatures are XEdDSA over the inner protobuf bytes.
+
+use alibi_handshake::{xeddsa, PrivateKey, PublicKey};
+use prost::Message as _;
+use rand_core::CryptoRngCore;
+use subtle::{Choice, ConstantTimeEq};
+
+use crate::proto;
+use crate::{Error, Result};
+
+/// Server-certificate key ids that must never validate (libsignal's revocation list: a test id).
+pub const REVOKED_SERVER_KEY_IDS: &[u32] = &[0xDEADC357];
+
+/// A server certificate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerCertificate {
+    /// The server key's id.
+    pub key_id: u32,
+    /// The server's signing key.
+    pub key: PublicKey,
+    certificate: Vec<u8>,
+    signature: Vec<u8>,
+    serialized: Vec<u8>,
+}
+
+impl ServerCertificate {
+    /// Signs a certificate for `key` with the trust root.
+    pub fn new(
+        key_id: u32,
+        key: PublicKey,
+        trust_root: &PrivateKey,
+        rng: &mut impl CryptoRngCore,
+    ) -> Self {
+        let certificate = proto::ServerCertificateBody {
+            id: Some(key_id),
+            key: Some(key.serialize().to_vec()),
+        }
+        .encode_to_vec();
+        let signature = xeddsa::sign(trust_root, &[&certificate], rng).to_vec();
+        let serialized = proto::ServerCertificate {
+            certificate: Some(certificate.clone()),
+            signature: Some(signature.clone()),
+        }
+        .encode_to_vec();
+        Self {
+            key_id,
+            key,
+            certificate,
+            signature,
+            serialized,
+        }
+    }
+
+    /// Parses a server certificate.
+    pub fn deserialize(b: &[u8]) -> Result<Self> {
+        const BAD: Error = Error::Certificate("malformed server certificate");
+        let pb: proto::ServerCertificate = proto::decode(b, "server certificate")?;
+        let (certificate, signature) = pb.certificate.zip(pb.signature).ok_or(BAD)?;
+        let body: proto::ServerCertificateBody = proto::decode(&certificate, "server certificate")?;
+        Ok(Self {
+            key_id: body.id.ok_or(BAD)?,
+            key: PublicKey::deserialize(&body.key.ok_or(BAD)?)?,
+            certificate,
+            signature,
+            serialized: b.to_vec(),
+        })
+    }
+
+    /// Whether the trust root signed it (and its id is not revoked).
+    pub fn validate(&self, trust_root: &PublicKey) -> bool {
+        !REVOKED_SERVER_KEY_IDS.contains(&self.key_id)
+            && xeddsa::verify(trust_root, &[&self.certificate], &self.signature)
+    }
+
+    /// The bytes on the wire.
+    pub fn serialized(&self) -> &[u8] {
+        &self.serialized
+    }
+}
+
+/// A sender certificate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SenderCertificate {
+    /// The sender's account UUID, as a string.
+    pub sender_uuid: String,
+    /// The sender's phone number, if the certificate carries one.
+    pub sender_e164: Option<String>,
+    /// The sender's device.
+    pub device_id: u32,
+    /// Expiry, in milliseconds since the Unix epoch.
+    pub expiration: u64,
+    /// The sender's identity key.
+    pub key: PublicKey,
+    /// The server certificate that signed it.
+    pub signer: ServerCertificate,
+    certificate: Vec<u8>,
+    signature: Vec<u8>,
+    serialized: Vec<u8>,
+}
+
+impl SenderCertificate {
+    /// Issues a certificate (what the relay's `GET /v1/certificate/delivery` does).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        sender_uuid: String,
+        sender_e164: Option<String>,
+        key: PublicKey,
+        device_id: u32,
+        expiration: u64,
+        signer: ServerCertificate,
+        signer_key: &PrivateKey,
+        rng: &mut impl CryptoRngCore,
+    ) -> Self {
+        let certificate = proto::SenderCertificateBody {
+            sender_e164: sender_e164.clone(),
+            sender_uuid: Some(proto::SenderUuid::UuidString(sender_uuid.clone())),
+            sender_device: Some(device_id),
+            expires: Some(expiration),
+            identity_key: Some(key.serialize().to_vec()),
+            signer: Some(proto::Signer::Certificate(signer.serialized().to_vec())),
+        }
+        .encode_to_vec();
+        let signature = xeddsa::sign(signer_key, &[&certificate], rng).to_vec();
+        let serialized = proto::SenderCertificate {
+            certificate: Some(certificate.clone()),
+            signature: Some(signature.clone()),
+        }
+        .encode_to_vec();
+        Self {
+            sender_uuid,
+            sender_e164,
+            device_id,
+            expiration,
+            key,
+            signer,
+            certificate,
+            signature,
+            serialized,
+        }
+    }
+
+    /// Parses a sender certificate. Certificates that name their signer by id (libsignal's
+    /// well-known production server certificates) are refused: this crate has no such list.
+    pub fn deserialize(b: &[u8]) -> Result<Self> {
+        const BAD: Error = Error::Certificate("malformed sender certificate");
+        let pb: proto::SenderCertificate = proto::decode(b, "sender certificate")?;
+        let (certificate, signature) = pb.certificate.zip(pb.signature).ok_or(BAD)?;
+        let body: proto::SenderCertificateBody = proto::decode(&certificate, "sender certificate")?;
+        let sender_uuid = match body.sender_uuid.ok_or(BAD)? {
+            proto::SenderUuid::UuidString(s) => s,
+            proto::SenderUuid::UuidBytes(b) => {
+                uuid::Uuid::from_slice(&b).map_err(|_| BAD)?.to_string()
+            }
+        };
+        let signer = match body.signer.ok_or(BAD)? {
+            proto::Signer::Certificate(c) => ServerCertificate::deserialize(&c)?,
+            proto::Signer::Id(_) => {
+                return Err(Error::Certificate("signer given by id is unknown here"))
+            }
+        };
+        let device_id = body
+            .sender_device
+            .filter(|d| (1..=127).contains(d))
+            .ok_or(BAD)?;
+        Ok(Self {
+            sender_uuid,
+            sender_e164: body.sender_e164,
+            device_id,
+            expiration: body.expires.ok_or(BAD)?,
+            key: PublicKey::deserialize(&body.identity_key.ok_or(BAD)?)?,
+            signer,
+            certificate,
+            signature,
+            serialized: b.to_vec(),
+        })
+    }
+
+    /// Whether the chain holds at `now_ms`: the server certificate is signed by one of the trust
+    /// roots (checked in constant time over the roots), the sender certificate by the server key,
+    /// and it has not expired.
+    pub fn validate(&self, trust_roots: &[PublicKey], now_ms: u64) -> bool {
+        let mut any = Choice::from(0);
+        for root in trust_roots {
+            any |= Choice::from(u8::from(self.signer.validate(root)));
+        }
+        bool::from(any)
+            && xeddsa::verify(&self.signer.key, &[&self.certificate], &self.signature)
+            && now_ms <= self.expiration
+    }
+
+    /// Whether `key` is the certified identity key (constant time).
+    pub(crate) fn key_is(&self, key: &PublicKey) -> bool {
+        self.key.u().ct_eq(key.u()).into()
+    }
+
+    /// The bytes on the wire.
+    pub fn serialized(&self) -> &[u8] {
+        &self.serialized
+    }
+}

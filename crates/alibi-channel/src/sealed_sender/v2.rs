@@ -1,0 +1,334 @@
+//! Sealed sender v2, multi-recipient, as libsignal implements it since 0.32 (not the 2021 paper's
+//! form): one random 32-byte M per message.
+//!
+//! * `r = HKDF(M, "Sealed Sender v2: r (2023-08)", 32)` is the ephemeral X25519 secret E (the
+//!   receiver re-derives E from M and rejects a mismatch); `K = HKDF(M, "Sealed Sender v2: K", 32)`.
+//! * The USMC is encrypted once: AES-256-GCM-SIV under K, zero nonce, no associated data.
+//! * Per recipient identity R_i: `C_i = HKDF(DH(E, R_i) || E || R_i, "Sealed Sender v2: DH", 32)
+//!   xor M` and `AT_i = HKDF(DH(S, R_i) || E || C_i || S || R_i, "Sealed Sender v2: DH-sender",
+//!   16)`, keys in their 33-byte encodings. Two X25519 per recipient identity, however many devices.
+//!
+//! Wire forms: the sender's request (`SentMessage`, `0x23`) lists every recipient's service id, its
+//! devices `(id, registration id)` and `C_i || AT_i`, then excluded recipients (`id || 0x00`), then
+//! `E (32 raw bytes) || ciphertext`; the server hands each device a `ReceivedMessage`
+//! `0x22 || C_i || AT_i || E || ciphertext` ([`SentMessage::received_message`]).
+
+use core::ops::Range;
+
+use aes_gcm_siv::aead::{Aead, KeyInit};
+use aes_gcm_siv::{Aes256GcmSiv, Nonce};
+use alibi_handshake::{IdentityKey, IdentityKeyPair, KeyPair, PrivateKey, PublicKey};
+use hkdf::Hkdf;
+use rand_core::CryptoRngCore;
+use rayon::prelude::*;
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
+use zeroize::Zeroizing;
+
+use super::{ServiceId, UnidentifiedSenderMessageContent};
+use crate::{Error, Result};
+
+/// Version byte of the sender's multi-recipient request with 17-byte service ids.
+pub const SENT_VERSION: u8 = 0x23;
+/// Version byte of a received message (and of the older sent form with 16-byte ACI UUIDs).
+pub const RECEIVED_VERSION: u8 = 0x22;
+const LABEL_R: &[u8] = b"Sealed Sender v2: r (2023-08)";
+const LABEL_K: &[u8] = b"Sealed Sender v2: K";
+const LABEL_DH: &[u8] = b"Sealed Sender v2: DH";
+const LABEL_DH_S: &[u8] = b"Sealed Sender v2: DH-sender";
+const KEY_LEN: usize = 32;
+const TAG_LEN: usize = 16;
+const REGISTRATION_ID_MASK: u16 = 0x3FFF;
+/// Recipients per parallel work item: below this, threads cost more than they save.
+const PARALLEL_MIN: usize = 8;
+
+fn kdf<const N: usize>(ikm: &[u8], label: &[u8]) -> Zeroizing<[u8; N]> {
+    let mut out = Zeroizing::new([0u8; N]);
+    Hkdf::<Sha256>::new(None, ikm)
+        .expand(label, &mut out[..])
+        .expect("valid HKDF length");
+    out
+}
+
+fn ephemeral(m: &[u8; KEY_LEN]) -> KeyPair {
+    KeyPair::from_private(PrivateKey::from_bytes(*kdf::<32>(m, LABEL_R)))
+}
+
+/// `C = KDF(DH(E, R) || E || R) xor M`; the same function unwraps.
+fn wrap(dh: &[u8], e: &PublicKey, r: &PublicKey, m: &[u8; KEY_LEN]) -> [u8; KEY_LEN] {
+    let ikm = Zeroizing::new([dh, &e.serialize(), &r.serialize()].concat());
+    let mut c = *kdf::<KEY_LEN>(&ikm, LABEL_DH);
+    c.iter_mut().zip(m).for_each(|(a, b)| *a ^= b);
+    c
+}
+
+fn auth_tag(
+    dh: &[u8],
+    e: &PublicKey,
+    c: &[u8],
+    sender: &PublicKey,
+    recipient: &PublicKey,
+) -> [u8; TAG_LEN] {
+    let ikm = Zeroizing::new(
+        [
+            dh,
+            &e.serialize(),
+            c,
+            &sender.serialize(),
+            &recipient.serialize(),
+        ]
+        .concat(),
+    );
+    *kdf::<TAG_LEN>(&ikm, LABEL_DH_S)
+}
+
+/// One recipient account: its service id, identity key and devices `(device id, registration id)`.
+#[derive(Clone, Debug)]
+pub struct Recipient {
+    /// The account.
+    pub service_id: ServiceId,
+    /// Its identity key (one per account: all its devices share the wrapped key).
+    pub identity: IdentityKey,
+    /// Its devices: (device id 1..=127, registration id below 2^14).
+    pub devices: Vec<(u8, u16)>,
+}
+
+/// Encrypts `usmc` once for all `recipients`; `excluded` accounts are listed without keys (the
+/// server then knows not to expect them). Returns the `SentMessage` (`0x23`).
+pub fn encrypt(
+    usmc: &UnidentifiedSenderMessageContent,
+    ours: &IdentityKeyPair,
+    recipients: &[Recipient],
+    excluded: &[ServiceId],
+    rng: &mut impl CryptoRngCore,
+) -> Result<Vec<u8>> {
+    for r in recipients {
+        if r.devices.is_empty() {
+            return Err(Error::SealedSender("a recipient without devices"));
+        }
+        for &(d, reg) in &r.devices {
+            if !(1..=127).contains(&d) || reg & REGISTRATION_ID_MASK != reg {
+                return Err(Error::SealedSender("bad device id or registration id"));
+            }
+        }
+    }
+    let mut m = Zeroizing::new([0u8; KEY_LEN]);
+    rng.fill_bytes(&mut m[..]);
+    let e = ephemeral(&m);
+    let k = kdf::<32>(&m[..], LABEL_K);
+    let ciphertext = Aes256GcmSiv::new((&*k).into())
+        .encrypt(&Nonce::default(), usmc.serialized())
+        .map_err(|_| Error::SealedSender("AES-GCM-SIV refused the content"))?;
+
+    // The two DH per recipient are independent: spread them over the cores for large groups.
+    let per_recipient = |r: &Recipient| {
+        let c = wrap(
+            &e.private.agree(&r.identity.0)[..],
+            &e.public,
+            &r.identity.0,
+            &m,
+        );
+        let at = auth_tag(
+            &ours.private.agree(&r.identity.0)[..],
+            &e.public,
+            &c,
+            &ours.identity.0,
+            &r.identity.0,
+        );
+        (c, at)
+    };
+    let keys: Vec<([u8; KEY_LEN], [u8; TAG_LEN])> = if recipients.len() >= 2 * PARALLEL_MIN {
+        recipients
+            .par_iter()
+            .with_min_len(PARALLEL_MIN)
+            .map(per_recipient)
+            .collect()
+    } else {
+        recipients.iter().map(per_recipient).collect()
+    };
+
+    let mut out = Vec::with_capacity(
+        8 + recipients.len() * (17 + 3 + KEY_LEN + TAG_LEN)
+            + excluded.len() * 18
+            + 32
+            + ciphertext.len(),
+    );
+    out.push(SENT_VERSION);
+    prost::encode_length_delimiter(recipients.len() + excluded.len(), &mut out).expect("Vec grows");
+    for (r, (c, at)) in recipients.iter().zip(&keys) {
+        out.extend_from_slice(&r.service_id.fixed_width());
+        for (i, &(d, reg)) in r.devices.iter().enumerate() {
+            let more = if i + 1 < r.devices.len() { 0x8000 } else { 0 };
+            out.push(d);
+            out.extend_from_slice(&(reg | more).to_be_bytes());
+        }
+        out.extend_from_slice(c);
+        out.extend_from_slice(at);
+    }
+    for x in excluded {
+        out.extend_from_slice(&x.fixed_width());
+        out.push(0);
+    }
+    out.extend_from_slice(e.public.u());
+    out.extend_from_slice(&ciphertext);
+    Ok(out)
+}
+
+/// One account of a parsed `SentMessage`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SentRecipient {
+    /// The account.
+    pub service_id: ServiceId,
+    /// Its devices `(device id, registration id)`; empty for an excluded account.
+    pub devices: Vec<(u8, u16)>,
+    c_and_at: Range<usize>,
+}
+
+/// A parsed multi-recipient request (what the relay stores once and fans out).
+#[derive(Clone, Debug)]
+pub struct SentMessage<'a> {
+    bytes: &'a [u8],
+    /// The accounts, in order, duplicates merged as libsignal does.
+    pub recipients: Vec<SentRecipient>,
+    shared: Range<usize>,
+}
+
+impl<'a> SentMessage<'a> {
+    /// Parses a `SentMessage` (`0x23`, or the older `0x22` form with 16-byte ACI UUIDs).
+    pub fn parse(bytes: &'a [u8]) -> Result<Self> {
+        const BAD: Error = Error::Malformed("sealed sender v2 sent message");
+        let version = *bytes.first().ok_or(Error::TooShort(0))?;
+        if version != SENT_VERSION && version != RECEIVED_VERSION {
+            return Err(Error::SealedSender("unknown sealed sender v2 version"));
+        }
+        let mut pos = 1;
+        let take = |pos: &mut usize, n: usize| -> Result<Range<usize>> {
+            let end = pos
+                .checked_add(n)
+                .filter(|&e| e <= bytes.len())
+                .ok_or(BAD)?;
+            let r = *pos..end;
+            *pos = end;
+            Ok(r)
+        };
+        let count = prost::decode_length_delimiter(&bytes[pos..]).map_err(|_| BAD)?;
+        pos += prost::length_delimiter_len(count);
+        let mut recipients: Vec<SentRecipient> = Vec::with_capacity(count.min(6000));
+        for _ in 0..count {
+            let service_id = if version == SENT_VERSION {
+                let r = take(&mut pos, 17)?;
+                ServiceId::from_fixed_width(bytes[r].try_into().expect("17 bytes"))?
+            } else {
+                let r = take(&mut pos, 16)?;
+                ServiceId::aci(uuid::Uuid::from_slice(&bytes[r]).expect("16 bytes"))
+            };
+            let mut devices = Vec::new();
+            loop {
+                let d = bytes[take(&mut pos, 1)?][0];
+                if d == 0 {
+                    if !devices.is_empty() {
+                        return Err(BAD);
+                    }
+                    break;
+                }
+                if d > 127 {
+                    return Err(BAD);
+                }
+                let r = take(&mut pos, 2)?;
+                let v = u16::from_be_bytes([bytes[r.start], bytes[r.start + 1]]);
+                devices.push((d, v & REGISTRATION_ID_MASK));
+                if v & 0x8000 == 0 {
+                    break;
+                }
+            }
+            let c_and_at = if devices.is_empty() {
+                0..0
+            } else {
+                take(&mut pos, KEY_LEN + TAG_LEN)?
+            };
+            match recipients.iter_mut().find(|r| r.service_id == service_id) {
+                Some(existing) => {
+                    if existing.devices.is_empty() || devices.is_empty() {
+                        return Err(Error::SealedSender(
+                            "recipient redundantly encoded as excluded",
+                        ));
+                    }
+                    existing.devices.extend(devices);
+                }
+                None => recipients.push(SentRecipient {
+                    service_id,
+                    devices,
+                    c_and_at,
+                }),
+            }
+        }
+        if bytes.len() - pos < KEY_LEN {
+            return Err(BAD);
+        }
+        Ok(Self {
+            bytes,
+            recipients,
+            shared: pos..bytes.len(),
+        })
+    }
+
+    /// The `ReceivedMessage` for one listed account: `0x22 || C || AT || E || ciphertext`.
+    /// `None` for an excluded account.
+    pub fn received_message(&self, recipient: &SentRecipient) -> Option<Vec<u8>> {
+        if recipient.c_and_at.is_empty() {
+            return None;
+        }
+        let mut out = Vec::with_capacity(1 + KEY_LEN + TAG_LEN + self.shared.len());
+        out.push(RECEIVED_VERSION);
+        out.extend_from_slice(&self.bytes[recipient.c_and_at.clone()]);
+        out.extend_from_slice(&self.bytes[self.shared.clone()]);
+        Some(out)
+    }
+
+    /// The part every recipient shares (`E || ciphertext`): what a relay stores once.
+    pub fn shared_bytes(&self) -> &'a [u8] {
+        &self.bytes[self.shared.clone()]
+    }
+}
+
+/// Opens a `ReceivedMessage` addressed to `ours`: unwraps M, re-derives E and checks it, decrypts,
+/// and checks the authentication tag against the identity key the sender certificate names.
+pub fn decrypt_to_usmc(
+    b: &[u8],
+    ours: &IdentityKeyPair,
+) -> Result<UnidentifiedSenderMessageContent> {
+    if b.len() < 1 + KEY_LEN + TAG_LEN + 32 {
+        return Err(Error::TooShort(b.len()));
+    }
+    if b[0] != RECEIVED_VERSION {
+        return Err(Error::SealedSender("unknown sealed sender v2 version"));
+    }
+    let c: &[u8; KEY_LEN] = b[1..33].try_into().expect("32 bytes");
+    let at = &b[33..49];
+    let e = PublicKey::from_u(b[49..81].try_into().expect("32 bytes"));
+    let ciphertext = &b[81..];
+    let m = Zeroizing::new(wrap(&ours.private.agree(&e)[..], &e, &ours.identity.0, c));
+    if !bool::from(ephemeral(&m).public.u().ct_eq(e.u())) {
+        return Err(Error::SealedSender(
+            "ephemeral key does not match the message key",
+        ));
+    }
+    let k = kdf::<32>(&m[..], LABEL_K);
+    let plaintext = Aes256GcmSiv::new((&*k).into())
+        .decrypt(&Nonce::default(), ciphertext)
+        .map_err(|_| Error::SealedSender("content does not authenticate"))?;
+    let usmc = UnidentifiedSenderMessageContent::deserialize(&plaintext)?;
+    let expected = auth_tag(
+        &ours.private.agree(&usmc.sender.key)[..],
+        &e,
+        c,
+        &usmc.sender.key,
+        &ours.identity.0,
+    );
+    if !bool::from(expected.ct_eq(at)) {
+        return Err(Error::SealedSender(
+            "sender certificate key does not match the authentication tag",
+        ));
+    }
+    Ok(usmc)
+}

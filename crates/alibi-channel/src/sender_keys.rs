@@ -1,0 +1,505 @@
+//! Sender keys, libsignal's group messaging (`sender_keys.rs`, `group_cipher.rs`): each member
+//! sends on its own hash chain, announced to the others once with a distribution message over
+//! their pairwise sessions; a group message is encrypted once and signed with XEdDSA.
+//!
+//! * Chain: `CK' = HMAC-SHA256(CK, 0x02)`; a message's seed is `HMAC-SHA256(CK, 0x01)`; its keys
+//!   `HKDF-SHA256(no salt, seed, "WhisperGroup", 48)` = IV 16 || AES-256 key 32; AES-256-CBC.
+//! * `SenderKeyMessage` = `0x33 || protobuf || XEdDSA signature (64)`, the signature over all that
+//!   precedes it, by the sender's per-distribution signing key.
+//! * Up to 5 states per (sender, distribution id), newest first; out-of-order delivery with the
+//!   pairwise limits (25,000 forward, 2,000 stored keys).
+
+use std::collections::VecDeque;
+
+use alibi_handshake::{xeddsa, KeyPair, PrivateKey, PublicKey};
+use hkdf::Hkdf;
+use hmac::{Hmac, Mac};
+use prost::Message as _;
+use rand_core::CryptoRngCore;
+use sha2::Sha256;
+use uuid::Uuid;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+use crate::proto;
+use crate::ratchet::MessageKeys;
+use crate::session::{MAX_FORWARD_JUMPS, MAX_MESSAGE_KEYS};
+use crate::store::Address;
+use crate::{Error, Result};
+
+/// The version nibble of sender-key messages (both halves of the byte: `0x33`).
+pub const SENDER_KEY_VERSION: u8 = 3;
+/// States kept per (sender, distribution id).
+pub const MAX_SENDER_KEY_STATES: usize = 5;
+const SIGNATURE_LEN: usize = 64;
+
+fn version_byte() -> u8 {
+    (SENDER_KEY_VERSION << 4) | SENDER_KEY_VERSION
+}
+
+fn check_version(b: &[u8]) -> Result<()> {
+    let v = b.first().ok_or(Error::TooShort(0))? >> 4;
+    match v {
+        SENDER_KEY_VERSION => Ok(()),
+        v if v < SENDER_KEY_VERSION => Err(Error::LegacyVersion(v)),
+        v => Err(Error::UnknownVersion(v)),
+    }
+}
+
+fn uuid_field(b: Option<Vec<u8>>) -> Result<Uuid> {
+    b.and_then(|b| Uuid::from_slice(&b).ok())
+        .ok_or(Error::Malformed("distribution id"))
+}
+
+/// The message announcing a sender's chain for one distribution id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SenderKeyDistributionMessage {
+    /// The group's distribution id.
+    pub distribution_id: Uuid,
+    /// The chain's id (random, 31 bits).
+    pub chain_id: u32,
+    /// The chain's current iteration.
+    pub iteration: u32,
+    chain_key: [u8; 32],
+    /// The sender's signing key for this distribution.
+    pub signing_key: PublicKey,
+    serialized: Vec<u8>,
+}
+
+impl SenderKeyDistributionMessage {
+    fn new(
+        distribution_id: Uuid,
+        chain_id: u32,
+        iteration: u32,
+        chain_key: [u8; 32],
+        signing_key: PublicKey,
+    ) -> Self {
+        let pb = proto::SenderKeyDistributionMessage {
+            distribution_uuid: Some(distribution_id.as_bytes().to_vec()),
+            chain_id: Some(chain_id),
+            iteration: Some(iteration),
+            chain_key: Some(chain_key.to_vec()),
+            signing_key: Some(signing_key.serialize().to_vec()),
+        };
+        let mut serialized = vec![version_byte()];
+        pb.encode(&mut serialized).expect("Vec grows");
+        Self {
+            distribution_id,
+            chain_id,
+            iteration,
+            chain_key,
+            signing_key,
+            serialized,
+        }
+    }
+
+    /// Parses a distribution message.
+    pub fn deserialize(b: &[u8]) -> Result<Self> {
+        check_version(b)?;
+        let pb: proto::SenderKeyDistributionMessage =
+            proto::decode(&b[1..], "SenderKeyDistributionMessage")?;
+        let chain_key: [u8; 32] = pb
+            .chain_key
+            .as_deref()
+            .and_then(|k| k.try_into().ok())
+            .ok_or(Error::Malformed("distribution chain key"))?;
+        let signing_key = pb
+            .signing_key
+            .as_deref()
+            .ok_or(Error::Malformed("distribution signing key"))?;
+        Ok(Self {
+            distribution_id: uuid_field(pb.distribution_uuid)?,
+            chain_id: pb
+                .chain_id
+                .ok_or(Error::Malformed("distribution chain id"))?,
+            iteration: pb
+                .iteration
+                .ok_or(Error::Malformed("distribution iteration"))?,
+            chain_key,
+            signing_key: PublicKey::deserialize(signing_key)?,
+            serialized: b.to_vec(),
+        })
+    }
+
+    /// The bytes on the wire.
+    pub fn serialized(&self) -> &[u8] {
+        &self.serialized
+    }
+}
+
+/// A group message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SenderKeyMessage {
+    /// The group's distribution id.
+    pub distribution_id: Uuid,
+    /// The sender's chain id.
+    pub chain_id: u32,
+    /// The message's position on the chain.
+    pub iteration: u32,
+    ciphertext: Vec<u8>,
+    serialized: Vec<u8>,
+}
+
+impl SenderKeyMessage {
+    /// Parses a group message (the signature is checked on decryption).
+    pub fn deserialize(b: &[u8]) -> Result<Self> {
+        if b.len() < 1 + SIGNATURE_LEN {
+            return Err(Error::TooShort(b.len()));
+        }
+        check_version(b)?;
+        let pb: proto::SenderKeyMessage =
+            proto::decode(&b[1..b.len() - SIGNATURE_LEN], "SenderKeyMessage")?;
+        Ok(Self {
+            distribution_id: uuid_field(pb.distribution_uuid)?,
+            chain_id: pb
+                .chain_id
+                .ok_or(Error::Malformed("SenderKeyMessage chain id"))?,
+            iteration: pb
+                .iteration
+                .ok_or(Error::Malformed("SenderKeyMessage iteration"))?,
+            ciphertext: pb
+                .ciphertext
+                .ok_or(Error::Malformed("SenderKeyMessage ciphertext"))?,
+            serialized: b.to_vec(),
+        })
+    }
+
+    /// The bytes on the wire.
+    pub fn serialized(&self) -> &[u8] {
+        &self.serialized
+    }
+
+    fn verify(&self, key: &PublicKey) -> bool {
+        let (content, sig) = self
+            .serialized
+            .split_at(self.serialized.len() - SIGNATURE_LEN);
+        xeddsa::verify(key, &[content], sig)
+    }
+}
+
+/// A sender chain key and its iteration.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+struct SenderChainKey {
+    iteration: u32,
+    key: [u8; 32],
+}
+
+impl SenderChainKey {
+    fn hmac(&self, byte: u8) -> [u8; 32] {
+        let mut m = Hmac::<Sha256>::new_from_slice(&self.key).expect("any key length");
+        m.update(&[byte]);
+        m.finalize().into_bytes().into()
+    }
+    fn next(&self) -> Result<Self> {
+        Ok(Self {
+            iteration: self
+                .iteration
+                .checked_add(1)
+                .ok_or(Error::InvalidMessage("sender chain exhausted"))?,
+            key: self.hmac(0x02),
+        })
+    }
+    fn message_key(&self) -> SenderMessageKey {
+        SenderMessageKey {
+            iteration: self.iteration,
+            seed: self.hmac(0x01),
+        }
+    }
+}
+
+/// A message key kept by its seed (as libsignal stores skipped sender keys).
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+struct SenderMessageKey {
+    iteration: u32,
+    seed: [u8; 32],
+}
+
+impl SenderMessageKey {
+    /// `HKDF(seed, "WhisperGroup", 48)`: IV first, then the AES key (libsignal's order).
+    fn keys(&self) -> MessageKeys {
+        let mut okm = Zeroizing::new([0u8; 48]);
+        Hkdf::<Sha256>::new(None, &self.seed)
+            .expand(b"WhisperGroup", &mut okm[..])
+            .expect("valid HKDF length");
+        let mut k = MessageKeys {
+            cipher_key: [0; 32],
+            mac_key: [0; 32],
+            iv: [0; 16],
+            counter: self.iteration,
+        };
+        k.iv.copy_from_slice(&okm[..16]);
+        k.cipher_key.copy_from_slice(&okm[16..]);
+        k
+    }
+}
+
+#[derive(Clone)]
+struct SenderKeyState {
+    chain_id: u32,
+    chain_key: SenderChainKey,
+    signing_public: PublicKey,
+    signing_private: Option<PrivateKey>,
+    message_keys: VecDeque<SenderMessageKey>,
+}
+
+/// Every state known for one (sender, distribution id).
+#[derive(Clone, Default)]
+pub struct SenderKeyRecord {
+    states: VecDeque<SenderKeyState>,
+}
+
+impl SenderKeyRecord {
+    fn add_state(&mut self, state: SenderKeyState) {
+        // A repeated distribution (same chain, same key) keeps its progress; a chain id reused
+        // with another key replaces the old state.
+        let existing = self
+            .states
+            .iter()
+            .position(|s| s.chain_id == state.chain_id && s.signing_public == state.signing_public)
+            .and_then(|i| self.states.remove(i));
+        self.states.retain(|s| s.chain_id != state.chain_id);
+        while self.states.len() >= MAX_SENDER_KEY_STATES {
+            self.states.pop_back();
+        }
+        self.states.push_front(existing.unwrap_or(state));
+    }
+
+    /// Serializes the record (our own protobuf layout).
+    pub fn serialize(&self) -> Vec<u8> {
+        proto::SenderKeyRecord {
+            states: self
+                .states
+                .iter()
+                .map(|s| proto::SenderKeyState {
+                    version: SENDER_KEY_VERSION.into(),
+                    chain_id: s.chain_id,
+                    iteration: s.chain_key.iteration,
+                    chain_key: s.chain_key.key.to_vec(),
+                    signing_public: s.signing_public.serialize().to_vec(),
+                    signing_private: s.signing_private.as_ref().map(|k| k.to_bytes().to_vec()),
+                    message_keys: s
+                        .message_keys
+                        .iter()
+                        .map(|k| proto::SenderMessageKey {
+                            iteration: k.iteration,
+                            seed: k.seed.to_vec(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+        .encode_to_vec()
+    }
+
+    /// Restores a record.
+    pub fn deserialize(b: &[u8]) -> Result<Self> {
+        const BAD: Error = Error::Malformed("sender key record");
+        let pb: proto::SenderKeyRecord = proto::decode(b, "sender key record")?;
+        if pb.states.len() > MAX_SENDER_KEY_STATES {
+            return Err(BAD);
+        }
+        let mut states = VecDeque::new();
+        for s in pb.states {
+            if s.version != u32::from(SENDER_KEY_VERSION) {
+                return Err(BAD);
+            }
+            let mut message_keys = VecDeque::new();
+            for k in s.message_keys {
+                message_keys.push_back(SenderMessageKey {
+                    iteration: k.iteration,
+                    seed: k.seed.as_slice().try_into().map_err(|_| BAD)?,
+                });
+            }
+            states.push_back(SenderKeyState {
+                chain_id: s.chain_id,
+                chain_key: SenderChainKey {
+                    iteration: s.iteration,
+                    key: s.chain_key.as_slice().try_into().map_err(|_| BAD)?,
+                },
+                signing_public: PublicKey::deserialize(&s.signing_public)?,
+                signing_private: s
+                    .signing_private
+                    .map(|k| PrivateKey::deserialize(&k))
+                    .transpose()?,
+                message_keys,
+            });
+        }
+        Ok(Self { states })
+    }
+}
+
+/// Storage of sender-key records, by sender address and distribution id.
+pub trait SenderKeyStore {
+    /// The record for (sender, distribution).
+    fn load_sender_key(
+        &self,
+        sender: &Address,
+        distribution_id: Uuid,
+    ) -> Result<Option<SenderKeyRecord>>;
+    /// Saves the record for (sender, distribution).
+    fn store_sender_key(
+        &mut self,
+        sender: &Address,
+        distribution_id: Uuid,
+        record: &SenderKeyRecord,
+    ) -> Result<()>;
+}
+
+/// Our distribution message for `distribution_id`, creating our sending chain on first use (a
+/// random 31-bit chain id, a random chain key, a fresh signing key).
+pub fn create_distribution_message<S: SenderKeyStore + ?Sized>(
+    us: &Address,
+    distribution_id: Uuid,
+    store: &mut S,
+    rng: &mut impl CryptoRngCore,
+) -> Result<SenderKeyDistributionMessage> {
+    let record = match store.load_sender_key(us, distribution_id)? {
+        Some(r) if !r.states.is_empty() => r,
+        _ => {
+            let chain_id = rng.next_u32() >> 1;
+            let mut key = [0u8; 32];
+            rng.fill_bytes(&mut key);
+            let signing = KeyPair::generate(rng);
+            let mut r = SenderKeyRecord::default();
+            r.add_state(SenderKeyState {
+                chain_id,
+                chain_key: SenderChainKey { iteration: 0, key },
+                signing_public: signing.public,
+                signing_private: Some(signing.private),
+                message_keys: VecDeque::new(),
+            });
+            store.store_sender_key(us, distribution_id, &r)?;
+            r
+        }
+    };
+    let s = &record.states[0];
+    Ok(SenderKeyDistributionMessage::new(
+        distribution_id,
+        s.chain_id,
+        s.chain_key.iteration,
+        s.chain_key.key,
+        s.signing_public,
+    ))
+}
+
+/// Records another member's chain from its distribution message.
+pub fn process_distribution_message<S: SenderKeyStore + ?Sized>(
+    sender: &Address,
+    skdm: &SenderKeyDistributionMessage,
+    store: &mut S,
+) -> Result<()> {
+    let mut record = store
+        .load_sender_key(sender, skdm.distribution_id)?
+        .unwrap_or_default();
+    record.add_state(SenderKeyState {
+        chain_id: skdm.chain_id,
+        chain_key: SenderChainKey {
+            iteration: skdm.iteration,
+            key: skdm.chain_key,
+        },
+        signing_public: skdm.signing_key,
+        signing_private: None,
+        message_keys: VecDeque::new(),
+    });
+    store.store_sender_key(sender, skdm.distribution_id, &record)
+}
+
+/// Encrypts a group message on our chain for `distribution_id` (once, for every member).
+pub fn group_encrypt<S: SenderKeyStore + ?Sized>(
+    store: &mut S,
+    us: &Address,
+    distribution_id: Uuid,
+    plaintext: &[u8],
+    rng: &mut impl CryptoRngCore,
+) -> Result<SenderKeyMessage> {
+    let mut record = store
+        .load_sender_key(us, distribution_id)?
+        .ok_or(Error::NoSenderKey(distribution_id))?;
+    let state = record
+        .states
+        .front_mut()
+        .ok_or(Error::NoSenderKey(distribution_id))?;
+    let signing = state
+        .signing_private
+        .clone()
+        .ok_or(Error::NoSenderKey(distribution_id))?;
+    let mk = state.chain_key.message_key();
+    let ciphertext = mk.keys().encrypt(plaintext);
+    let pb = proto::SenderKeyMessage {
+        distribution_uuid: Some(distribution_id.as_bytes().to_vec()),
+        chain_id: Some(state.chain_id),
+        iteration: Some(mk.iteration),
+        ciphertext: Some(ciphertext.clone()),
+    };
+    let mut serialized = vec![version_byte()];
+    pb.encode(&mut serialized).expect("Vec grows");
+    let sig = xeddsa::sign(&signing, &[&serialized], rng);
+    serialized.extend_from_slice(&sig);
+    state.chain_key = state.chain_key.next()?;
+    store.store_sender_key(us, distribution_id, &record)?;
+    Ok(SenderKeyMessage {
+        distribution_id,
+        chain_id: pb.chain_id.expect("set"),
+        iteration: mk.iteration,
+        ciphertext,
+        serialized,
+    })
+}
+
+/// Decrypts a group message from `sender`: the state is found by chain id, the signature checked,
+/// the chain advanced (keeping skipped keys). The record is stored only on success.
+pub fn group_decrypt<S: SenderKeyStore + ?Sized>(
+    bytes: &[u8],
+    store: &mut S,
+    sender: &Address,
+) -> Result<Vec<u8>> {
+    let skm = SenderKeyMessage::deserialize(bytes)?;
+    let mut record = store
+        .load_sender_key(sender, skm.distribution_id)?
+        .ok_or(Error::NoSenderKey(skm.distribution_id))?;
+    let state = record
+        .states
+        .iter_mut()
+        .find(|s| s.chain_id == skm.chain_id)
+        .ok_or(Error::NoSenderKey(skm.distribution_id))?;
+    if !skm.verify(&state.signing_public) {
+        return Err(Error::InvalidMessage(
+            "sender key signature does not verify",
+        ));
+    }
+    let mk = sender_message_key(state, skm.iteration)?;
+    let plaintext = mk
+        .keys()
+        .decrypt(&skm.ciphertext)
+        .ok_or(Error::InvalidMessage("bad padding or length"))?;
+    store.store_sender_key(sender, skm.distribution_id, &record)?;
+    Ok(plaintext)
+}
+
+fn sender_message_key(state: &mut SenderKeyState, iteration: u32) -> Result<SenderMessageKey> {
+    let current = state.chain_key.iteration;
+    if current > iteration {
+        let pos = state
+            .message_keys
+            .iter()
+            .position(|k| k.iteration == iteration)
+            .ok_or(Error::Duplicate {
+                chain_index: current,
+                counter: iteration,
+            })?;
+        return Ok(state.message_keys.remove(pos).expect("position found"));
+    }
+    let jump = iteration - current;
+    if jump > MAX_FORWARD_JUMPS {
+        return Err(Error::TooFarAhead(jump));
+    }
+    let mut ck = state.chain_key.clone();
+    while ck.iteration < iteration {
+        state.message_keys.push_back(ck.message_key());
+        if state.message_keys.len() > MAX_MESSAGE_KEYS {
+            state.message_keys.pop_front();
+        }
+        ck = ck.next()?;
+    }
+    state.chain_key = ck.next()?;
+    Ok(ck.message_key())
+}
