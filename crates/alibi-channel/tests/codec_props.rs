@@ -61,5 +61,26 @@ proptest! {
             }
         }
         let _ = SessionRecord::deserialize(&data);
+        // The group layer's parsers.
+        use alibi_channel::sealed_sender::{self, v2::SentMessage, SenderCertificate, UnidentifiedSenderMessageContent};
+        use alibi_channel::sender_keys::{SenderKeyDistributionMessage, SenderKeyMessage, SenderKeyRecord};
+        if let Ok(m) = SenderKeyMessage::deserialize(&data) {
+            prop_assert_eq!(m.serialized(), &data[..]);
+        }
+        let _ = SenderKeyDistributionMessage::deserialize(&data);
+        let _ = SenderKeyRecord::deserialize(&data);
+        let _ = SenderCertificate::deserialize(&data);
+        let _ = UnidentifiedSenderMessageContent::deserialize(&data);
+        let id = alibi_handshake::IdentityKeyPair::from_private(PrivateKey::from_bytes([3; 32]));
+        let _ = sealed_sender::decrypt_to_usmc(&data, &id);
+        for v in [0x22u8, 0x23] {
+            let mut d = data.clone();
+            d.insert(0, v);
+            if let Ok(sent) = SentMessage::parse(&d) {
+                for r in &sent.recipients {
+                    let _ = sent.received_message(r);
+                }
+            }
+        }
     }
 }
