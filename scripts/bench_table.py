@@ -5,7 +5,7 @@ Usage: scripts/bench_table.py GROUP [GROUP ...]   e.g. scripts/bench_table.py Fa
 Each group holds benchmarks named <operation>/<implementation>; 'alibi' is ours, any other is a peer.
 
        scripts/bench_table.py --ring GROUP [GROUP ...]   e.g. --ring ring-Falcon-512
-       scripts/bench_table.py --pairwise | --akem | --table2 | --dgsp | --mayo   (one table each)
+       scripts/bench_table.py --pairwise | --groups | --akem | --table2 | --dgsp | --mayo   (one table each)
 Ring groups hold sign/<N>, verify/<N>, falcon-sign and falcon-verify: each ring figure is shown with its
 ratio to our plain Falcon figure from the same run.
 """
@@ -189,6 +189,37 @@ def pairwise():
         print(f"| {op} | {fmt(a)} | {rust_us} µs | {rust_us * 1e3 / a:.1f}x | {node} |")
 
 
+# libsignal's own Criterion medians (rust/protocol/benches/sealed_sender.rs and group_cipher.rs) on
+# this machine, as quoted in the group-channel issue and the research notes.
+LIBSIGNAL_GROUPS_US = [
+    ("sealed", "v1_encrypt", "sealed sender v1 encrypt", 174),
+    ("sealed", "v1_decrypt", "sealed sender v1 decrypt", 213),
+    ("sealed", "v2_encrypt", "sealed sender v2 encrypt (1 recipient)", 219),
+    ("sealed", "v2_decrypt", "sealed sender v2 decrypt", 169),
+    ("sealed-v2-multi-recipient", "2", "v2 to 2 recipients", 360),
+    ("sealed-v2-multi-recipient", "10", "v2 to 10 recipients", 1510),
+    ("sealed-v2-multi-recipient", "100", "v2 to 100 recipients", 20000),
+    ("sealed-v2-multi-recipient", "1000", "v2 to 1,000 recipients", 186000),
+    ("sender-key", "encrypt", "sender-key encrypt", None),
+    ("sender-key", "decrypt", "sender-key decrypt", None),
+    ("sender-key", "decrypt_skip_100", "sender-key decrypt, 100 skipped", 1200),
+    ("sender-key", "decrypt_skip_1000", "sender-key decrypt, 1,000 skipped", 12700),
+]
+
+
+def groups():
+    """Our group messaging next to libsignal's own figures (quoted)."""
+    print("| operation | alibi (median) | libsignal Rust (quoted) | alibi speed-up |")
+    print("|---|---|---|---|")
+    for group, bench, name, ref_us in LIBSIGNAL_GROUPS_US:
+        a = median_ns(group, bench)
+        if ref_us is None:
+            print(f"| {name} | {fmt(a)} | - | - |")
+        else:
+            ref = f"{ref_us / 1e3:.2f} ms" if ref_us >= 1000 else f"{ref_us} µs"
+            print(f"| {name} | {fmt(a)} | {ref} | {ref_us * 1e3 / a:.1f}x |")
+
+
 def side_by_side(group, ops, peer, peer_name, first="operation"):
     """Ours and a peer's medians per operation, with the ratio ours / peer and its inverse."""
     print(f"| {first} | alibi (median) | {peer_name} (median) | ratio alibi / peer | speed-up |")
@@ -201,7 +232,9 @@ def side_by_side(group, ops, peer, peer_name, first="operation"):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--pairwise"]:
+    if sys.argv[1:2] == ["--groups"]:
+        groups()
+    elif sys.argv[1:2] == ["--pairwise"]:
         pairwise()
     elif sys.argv[1:2] == ["--dgsp"]:
         dgsp()
