@@ -176,7 +176,22 @@ function makeStores(identityKeyPair, registrationId) {
     }
   }
 
+  class MemSenderKeyStore extends S.SenderKeyStore {
+    constructor() {
+      super();
+      this.records = new Map();
+    }
+    async saveSenderKey(sender, distributionId, record) {
+      this.records.set(`${addrKey(sender)}/${distributionId}`, Buffer.from(record.serialize()));
+    }
+    async getSenderKey(sender, distributionId) {
+      const bytes = this.records.get(`${addrKey(sender)}/${distributionId}`);
+      return bytes ? S.SenderKeyRecord.deserialize(bytes) : null;
+    }
+  }
+
   return {
+    senderKey: new MemSenderKeyStore(),
     session: new MemSessionStore(),
     identity: new MemIdentityStore(),
     preKey: new MemPreKeyStore(),
@@ -190,8 +205,20 @@ function makeStores(identityKeyPair, registrationId) {
 
 let party = null; // { stores, bundle }
 
-function remoteAddress() {
-  return SignalClient.ProtocolAddress.new(REMOTE_NAME, REMOTE_DEVICE);
+// The remote party of a command: its "address" {name, device_id}, or ("alibi", 1).
+function remoteAddress(req) {
+  const a = req && req.address;
+  if (a === undefined || a === null) return SignalClient.ProtocolAddress.new(REMOTE_NAME, REMOTE_DEVICE);
+  if (typeof a.name !== 'string' || !Number.isInteger(a.device_id)) {
+    throw new Error('address: expected {"name": string, "device_id": integer}');
+  }
+  return SignalClient.ProtocolAddress.new(a.name, a.device_id);
+}
+
+// This party's own address (its service id and device), as set by init.
+function ownAddress() {
+  const { name, deviceId } = requireParty();
+  return SignalClient.ProtocolAddress.new(name, deviceId);
 }
 
 function requireParty() {
@@ -254,7 +281,9 @@ function cmdInit(req) {
     );
   }
 
-  party = { stores };
+  const name = typeof req.name === 'string' ? req.name : 'cccccccc-7000-11eb-b32a-33b8a8a48700';
+  const deviceId = optId(req.device_id, 'device_id') ?? 1;
+  party = { stores, name, deviceId, identity };
   return {
     registration_id: registrationId,
     device_id: 1,
@@ -322,7 +351,7 @@ async function cmdProcessBundle(req) {
     }
     throw e;
   }
-  await S.processPreKeyBundle(bundle, remoteAddress(), stores.session, stores.identity);
+  await S.processPreKeyBundle(bundle, remoteAddress(req), stores.session, stores.identity);
   return { ok: true };
 }
 
@@ -330,7 +359,7 @@ async function cmdEncrypt(req) {
   const S = SignalClient;
   const { stores } = requireParty();
   const plaintext = fromHex(req.plaintext, 'plaintext');
-  const msg = await S.signalEncrypt(plaintext, remoteAddress(), stores.session, stores.identity);
+  const msg = await S.signalEncrypt(plaintext, remoteAddress(req), stores.session, stores.identity);
   return { type: msg.type(), body: toHex(msg.serialize()) };
 }
 
@@ -342,7 +371,7 @@ async function cmdDecrypt(req) {
   if (req.type === S.CiphertextMessageType.PreKey) {
     plaintext = await S.signalDecryptPreKey(
       S.PreKeySignalMessage.deserialize(body),
-      remoteAddress(),
+      remoteAddress(req),
       stores.session,
       stores.identity,
       stores.preKey,
@@ -352,7 +381,7 @@ async function cmdDecrypt(req) {
   } else if (req.type === S.CiphertextMessageType.Whisper) {
     plaintext = await S.signalDecrypt(
       S.SignalMessage.deserialize(body),
-      remoteAddress(),
+      remoteAddress(req),
       stores.session,
       stores.identity
     );
@@ -384,7 +413,7 @@ async function cmdTime(req) {
     };
   } else if (req.op === 'encrypt') {
     const plaintext = fromHex(req.plaintext, 'plaintext');
-    op = () => S.signalEncrypt(plaintext, remoteAddress(), stores.session, stores.identity);
+    op = () => S.signalEncrypt(plaintext, remoteAddress(req), stores.session, stores.identity);
   } else if (req.op === 'decrypt') {
     const saved = snapshot();
     op = async () => {
@@ -404,6 +433,165 @@ async function cmdTime(req) {
   const total = Number(process.hrtime.bigint() - start);
   times.sort((a, b) => a - b);
   return { median_ns: times[Math.floor(n / 2)], min_ns: times[0], total_ns: total, iterations: n };
+}
+
+// ---------------------------------------------------------------------------------------------
+// groups: sender keys, certificates, sealed sender v1 and v2
+
+function requireString(value, what) {
+  if (typeof value !== 'string') throw new Error(`${what}: expected a string`);
+  return value;
+}
+
+async function cmdSenderKeyDistribution(req) {
+  const S = SignalClient;
+  const { stores } = requireParty();
+  const dist = requireString(req.distribution_id, 'distribution_id');
+  const skdm = await S.SenderKeyDistributionMessage.create(ownAddress(), dist, stores.senderKey);
+  return { skdm: toHex(skdm.serialize()) };
+}
+
+async function cmdProcessSenderKeyDistribution(req) {
+  const S = SignalClient;
+  const { stores } = requireParty();
+  const skdm = S.SenderKeyDistributionMessage.deserialize(fromHex(req.skdm, 'skdm'));
+  await S.processSenderKeyDistributionMessage(remoteAddress(req), skdm, stores.senderKey);
+  return { ok: true };
+}
+
+async function cmdGroupEncrypt(req) {
+  const S = SignalClient;
+  const { stores } = requireParty();
+  const dist = requireString(req.distribution_id, 'distribution_id');
+  const msg = await S.groupEncrypt(ownAddress(), dist, stores.senderKey, fromHex(req.plaintext, 'plaintext'));
+  return { body: toHex(msg.serialize()) };
+}
+
+async function cmdGroupDecrypt(req) {
+  const S = SignalClient;
+  const { stores } = requireParty();
+  const pt = await S.groupDecrypt(remoteAddress(req), stores.senderKey, fromHex(req.body, 'body'));
+  return { plaintext: toHex(pt) };
+}
+
+function cmdMakeCertificates(req) {
+  const S = SignalClient;
+  const { identity } = requireParty();
+  const root = S.PrivateKey.deserialize(fromHex(req.trust_root_private, 'trust_root_private'));
+  const serverKey = S.PrivateKey.deserialize(fromHex(req.server_key_private, 'server_key_private'));
+  const keyId = optId(req.server_key_id, 'server_key_id') ?? 1;
+  const server = S.ServerCertificate.new(keyId, serverKey.getPublicKey(), root);
+  const senderKey = req.sender_identity
+    ? S.PublicKey.deserialize(fromHex(req.sender_identity, 'sender_identity'))
+    : identity.publicKey;
+  const sender = S.SenderCertificate.new(
+    requireString(req.sender_uuid, 'sender_uuid'),
+    null,
+    optId(req.sender_device_id, 'sender_device_id') ?? 1,
+    senderKey,
+    optId(req.expiration, 'expiration'),
+    server,
+    serverKey
+  );
+  return { server_certificate: toHex(server.serialize()), sender_certificate: toHex(sender.serialize()) };
+}
+
+function cmdValidateCertificate(req) {
+  const S = SignalClient;
+  const cert = S.SenderCertificate.deserialize(fromHex(req.sender_certificate, 'sender_certificate'));
+  const root = S.PublicKey.deserialize(fromHex(req.trust_root, 'trust_root'));
+  return { valid: cert.validate(root, optId(req.time, 'time')) };
+}
+
+async function cmdSealedEncryptV1(req) {
+  const S = SignalClient;
+  const { stores } = requireParty();
+  const cert = S.SenderCertificate.deserialize(fromHex(req.sender_certificate, 'sender_certificate'));
+  const body = await S.sealedSenderEncryptMessage(
+    fromHex(req.plaintext, 'plaintext'),
+    remoteAddress(req),
+    cert,
+    stores.session,
+    stores.identity
+  );
+  return { body: toHex(body) };
+}
+
+async function cmdSealedDecryptV1(req) {
+  const S = SignalClient;
+  const { stores, name, deviceId } = requireParty();
+  const r = await S.sealedSenderDecryptMessage(
+    fromHex(req.body, 'body'),
+    S.PublicKey.deserialize(fromHex(req.trust_root, 'trust_root')),
+    optId(req.timestamp, 'timestamp'),
+    null,
+    name,
+    deviceId,
+    stores.session,
+    stores.identity,
+    stores.preKey,
+    stores.signedPreKey,
+    stores.kyberPreKey
+  );
+  return { plaintext: toHex(r.message()), sender_uuid: r.senderUuid(), device_id: r.deviceId() };
+}
+
+async function cmdSealedEncryptV2(req) {
+  const S = SignalClient;
+  const { stores } = requireParty();
+  if (!Array.isArray(req.addresses)) throw new Error('addresses: expected a list');
+  const recipients = req.addresses.map((a) => remoteAddress({ address: a }));
+  const cert = S.SenderCertificate.deserialize(fromHex(req.sender_certificate, 'sender_certificate'));
+  const dist = requireString(req.distribution_id, 'distribution_id');
+  const skm = await S.groupEncrypt(ownAddress(), dist, stores.senderKey, fromHex(req.plaintext, 'plaintext'));
+  const usmc = S.UnidentifiedSenderMessageContent.new(skm, cert, S.ContentHint.Default, null);
+  const body = await S.sealedSenderMultiRecipientEncrypt(usmc, recipients, stores.identity, stores.session);
+  return { body: toHex(body) };
+}
+
+async function cmdSealedDecryptV2(req) {
+  const S = SignalClient;
+  const { stores } = requireParty();
+  const usmc = await S.sealedSenderDecryptToUsmc(fromHex(req.body, 'body'), stores.identity);
+  const cert = usmc.senderCertificate();
+  const root = S.PublicKey.deserialize(fromHex(req.trust_root, 'trust_root'));
+  if (!cert.validate(root, optId(req.timestamp, 'timestamp'))) throw new Error('invalid certificate');
+  const sender = S.ProtocolAddress.new(cert.senderUuid(), cert.senderDeviceId());
+  const type = usmc.msgType();
+  let pt;
+  if (type === S.CiphertextMessageType.SenderKey) {
+    pt = await S.groupDecrypt(sender, stores.senderKey, usmc.contents());
+  } else if (type === S.CiphertextMessageType.Whisper) {
+    pt = await S.signalDecrypt(S.SignalMessage.deserialize(usmc.contents()), sender, stores.session, stores.identity);
+  } else if (type === S.CiphertextMessageType.PreKey) {
+    pt = await S.signalDecryptPreKey(
+      S.PreKeySignalMessage.deserialize(usmc.contents()),
+      sender,
+      stores.session,
+      stores.identity,
+      stores.preKey,
+      stores.signedPreKey,
+      stores.kyberPreKey
+    );
+  } else {
+    throw new Error(`unexpected USMC type ${type}`);
+  }
+  return { plaintext: toHex(pt), sender_uuid: cert.senderUuid(), device_id: cert.senderDeviceId(), type };
+}
+
+// The server's split of a multi-recipient message, done by libsignal's own parser.
+function cmdSentToReceived(req) {
+  let M;
+  try {
+    M = require(`${PKG}/dist/SealedSenderMultiRecipientMessage.js`);
+  } catch (e) {
+    throw new Error(`not available in ${packageVersion}: ${errorMessage(e)}`);
+  }
+  const Cls = M.default || M;
+  const msg = new Cls(fromHex(req.body, 'body'));
+  const r = msg.recipientsByServiceIdString()[requireString(req.recipient, 'recipient')];
+  if (!r) throw new Error('no such recipient');
+  return { body: toHex(msg.messageForRecipient(r)) };
 }
 
 async function handle(line) {
@@ -427,6 +615,28 @@ async function handle(line) {
       return cmdDecrypt(req);
     case 'time':
       return cmdTime(req);
+    case 'sender_key_distribution':
+      return cmdSenderKeyDistribution(req);
+    case 'process_sender_key_distribution':
+      return cmdProcessSenderKeyDistribution(req);
+    case 'group_encrypt':
+      return cmdGroupEncrypt(req);
+    case 'group_decrypt':
+      return cmdGroupDecrypt(req);
+    case 'make_certificates':
+      return cmdMakeCertificates(req);
+    case 'validate_certificate':
+      return cmdValidateCertificate(req);
+    case 'sealed_encrypt_v1':
+      return cmdSealedEncryptV1(req);
+    case 'sealed_decrypt_v1':
+      return cmdSealedDecryptV1(req);
+    case 'sealed_encrypt_v2':
+      return cmdSealedEncryptV2(req);
+    case 'sealed_decrypt_v2':
+      return cmdSealedDecryptV2(req);
+    case 'sent_to_received':
+      return cmdSentToReceived(req);
     default:
       throw new Error(`unknown cmd ${JSON.stringify(req.cmd)}`);
   }
