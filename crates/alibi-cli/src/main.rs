@@ -8,6 +8,7 @@ mod args;
 mod demo;
 mod falcon;
 mod group;
+mod relay;
 mod ring;
 mod tachyon;
 
@@ -41,7 +42,7 @@ impl Failure {
 pub type CmdResult = Result<(), Failure>;
 
 const USAGE: &str =
-    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem, tachyon, group; no arguments runs the demo)";
+    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem, tachyon, group, relay; no arguments runs the demo)";
 
 fn run(argv: &[String]) -> CmdResult {
     match argv.first().map(String::as_str) {
@@ -51,6 +52,7 @@ fn run(argv: &[String]) -> CmdResult {
         Some("akem") => akem::run(&argv[1..]),
         Some("tachyon") => tachyon::run(&argv[1..]),
         Some("group") => group::run(&argv[1..]),
+        Some("relay") => relay::run(&argv[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             println!("  alibi falcon keygen --level 512|1024 --pk FILE --sk FILE");
@@ -78,9 +80,11 @@ fn run(argv: &[String]) -> CmdResult {
             println!("  alibi group open --dir DIR --msg FILE --sig FILE");
             println!("  alibi group judge --pk FILE --msg FILE --sig FILE --id N --pi HEX");
             println!("  alibi group revoke --dir DIR --id N");
+            println!("  alibi relay serve --listen ADDR [--db FILE | --postgres URL] [--delay-ms N] [--trust-root FILE] [--rate N]");
+            println!("  alibi relay bench [--url URL | --db FILE | --postgres URL] [--pairs N] [--messages N] [--recipients 1,10,100,1000]");
             Ok(())
         }
-        Some(a @ ("relay" | "mpc" | "bench")) => Err(Failure::Usage(format!(
+        Some(a @ ("mpc" | "bench")) => Err(Failure::Usage(format!(
             "area '{a}' is not available in this build yet"
         ))),
         Some(other) => Err(Failure::Usage(format!("unknown area '{other}'; {USAGE}"))),

@@ -1,0 +1,178 @@
+//! `alibi relay bench`: N clients over loopback against a relay, 1:1 and multi-recipient sends;
+//! messages per second and delivery latency percentiles.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use alibi_channel::sealed_sender::v2::{self, Recipient};
+use alibi_channel::sealed_sender::{
+    ContentType, SenderCertificate, ServerCertificate, ServiceId, UnidentifiedSenderMessageContent,
+};
+use alibi_handshake::{IdentityKeyPair, PrivateKey};
+use rand_core::OsRng;
+use tokio::sync::Mutex;
+
+use crate::client::RelayClient;
+use crate::server::OutgoingMessage;
+use crate::{now_ms, Result};
+
+/// One row of the report.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// What was measured.
+    pub name: String,
+    /// Messages delivered (acknowledged by their recipients).
+    pub messages: usize,
+    /// Delivered messages per second, first send to last acknowledgement.
+    pub per_second: f64,
+    /// Median latency in milliseconds (send to receipt; for multi-recipient sends, the request's
+    /// round trip, i.e. the server's handling time on loopback).
+    pub p50_ms: f64,
+    /// 99th percentile latency, in milliseconds.
+    pub p99_ms: f64,
+}
+
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+async fn register(base: &str, i: usize) -> Result<(RelayClient, IdentityKeyPair)> {
+    let id = IdentityKeyPair::generate(&mut OsRng);
+    let reg = (i % 16000 + 1) as u16;
+    let c = RelayClient::register(
+        base,
+        &id.identity.serialize(),
+        reg,
+        "bench-device-secret-0000",
+    )
+    .await?;
+    Ok((c, id))
+}
+
+/// 1:1: `pairs` senders each send `per_sender` messages (100 bytes, a send timestamp inside) to
+/// their own receiver, `concurrency` requests in flight per sender; receivers acknowledge each.
+pub async fn one_to_one(
+    base: &str,
+    pairs: usize,
+    per_sender: usize,
+    concurrency: usize,
+) -> Result<Row> {
+    let mut senders = vec![];
+    let mut receivers = vec![];
+    for i in 0..pairs {
+        senders.push(register(base, 2 * i).await?.0);
+        receivers.push(register(base, 2 * i + 1).await?.0);
+    }
+    let latencies = Arc::new(Mutex::new(Vec::with_capacity(pairs * per_sender)));
+    let start = Instant::now();
+    let mut tasks = vec![];
+    for r in &receivers {
+        let mut rx = r.receive();
+        let lat = latencies.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut got = 0;
+            while got < per_sender {
+                let Some(env) = rx.next().await else { break };
+                let sent = u64::from_be_bytes(env.content[..8].try_into().unwrap_or([0; 8]));
+                lat.lock().await.push(now_ms().saturating_sub(sent) as f64);
+                rx.ack(&env);
+                got += 1;
+            }
+        }));
+    }
+    for (i, (s, r)) in senders.iter().zip(&receivers).enumerate() {
+        let reg = ((2 * i + 1) % 16000 + 1) as u16;
+        for lane in 0..concurrency {
+            let s = s.clone();
+            let to = r.account;
+            let count = per_sender / concurrency + usize::from(lane < per_sender % concurrency);
+            tasks.push(tokio::spawn(async move {
+                for _ in 0..count {
+                    let mut content = now_ms().to_be_bytes().to_vec();
+                    content.resize(100, 0xAB);
+                    let m = OutgoingMessage {
+                        kind: 1,
+                        destination_device_id: 1,
+                        destination_registration_id: reg,
+                        content,
+                    };
+                    let _ = s.send(to, vec![m]).await;
+                }
+            }));
+        }
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let mut l = latencies.lock().await.clone();
+    Ok(Row {
+        name: format!("1:1, {pairs} pairs"),
+        messages: l.len(),
+        per_second: l.len() as f64 / secs,
+        p50_ms: percentile(&mut l, 0.5),
+        p99_ms: percentile(&mut l, 0.99),
+    })
+}
+
+/// Multi-recipient: one sender seals `sends` group messages to `recipients` accounts (sealed sender
+/// v2) and sends each in one request; latency is the request's round trip (server time).
+pub async fn multi_recipient(base: &str, recipients: usize, sends: usize) -> Result<Row> {
+    let (sender, sid) = register(base, 0).await?;
+    let mut rs = vec![];
+    for i in 0..recipients {
+        let (c, id) = register(base, i + 1).await?;
+        rs.push(Recipient {
+            service_id: ServiceId::aci(c.account),
+            identity: id.identity,
+            devices: vec![(1, ((i + 1) % 16000 + 1) as u16)],
+        });
+    }
+    let root = PrivateKey::generate(&mut OsRng);
+    let server = PrivateKey::generate(&mut OsRng);
+    let sc = ServerCertificate::new(1, server.public_key(), &root, &mut OsRng);
+    let cert = SenderCertificate::new(
+        sender.account.to_string(),
+        None,
+        sid.identity.0,
+        1,
+        u64::MAX,
+        sc,
+        &server,
+        &mut OsRng,
+    );
+    let usmc = UnidentifiedSenderMessageContent::new(
+        ContentType::SenderKey,
+        cert,
+        vec![0x33; 120],
+        0,
+        None,
+    );
+    let mut lat = vec![];
+    let start = Instant::now();
+    let mut busy = Duration::ZERO;
+    for _ in 0..sends {
+        let sent = v2::encrypt(&usmc, &sid, &rs, &[], &mut OsRng)
+            .map_err(|e| crate::Error::Client(e.to_string()))?;
+        let t = Instant::now();
+        sender
+            .multi_send(sent)
+            .await?
+            .map_err(|e| crate::Error::Client(format!("{e:?}")))?;
+        let d = t.elapsed();
+        busy += d;
+        lat.push(d.as_secs_f64() * 1e3);
+    }
+    let _ = start.elapsed();
+    Ok(Row {
+        name: format!("multi-recipient, {recipients} recipients"),
+        messages: sends * recipients,
+        per_second: (sends * recipients) as f64 / busy.as_secs_f64(),
+        p50_ms: percentile(&mut lat, 0.5),
+        p99_ms: percentile(&mut lat, 0.99),
+    })
+}
