@@ -36,8 +36,11 @@ CREATE INDEX IF NOT EXISTS messages_by_device ON messages (uuid, device, seq);
 CREATE TABLE IF NOT EXISTS shared_mrm (key BYTEA PRIMARY KEY, refs INT NOT NULL, data BYTEA NOT NULL);
 ";
 
-fn pg_err(e: impl core::fmt::Display) -> Error {
-    Error::Store(e.to_string())
+fn pg_err(e: tokio_postgres::Error) -> Error {
+    match e.as_db_error() {
+        Some(d) => Error::Store(format!("postgres: {}", d.message())),
+        None => Error::Store(format!("postgres: {e}")),
+    }
 }
 
 /// The PostgreSQL relay store.
@@ -317,7 +320,8 @@ impl RelayStore for PgRelayStore {
         // One statement for the whole batch, in the given order.
         t.execute(
             "INSERT INTO messages (uuid, device, guid, shared, envelope)
-             SELECT * FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[])
+             SELECT x.uuid, x.device, x.guid, x.shared, x.envelope
+             FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[])
              WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, n) ORDER BY n",
             &[&uuids, &devices, &guids, &shareds, &envelopes],
         )
@@ -336,7 +340,9 @@ impl RelayStore for PgRelayStore {
             .await
             .map_err(pg_err)?;
         rows.iter()
-            .map(|r| Envelope::decode(r.get::<_, &[u8]>(0)).map_err(pg_err))
+            .map(|r| {
+                Envelope::decode(r.get::<_, &[u8]>(0)).map_err(|e| Error::Store(e.to_string()))
+            })
             .collect()
     }
 

@@ -1,0 +1,232 @@
+//! Shared by the relay's store tests: a fresh PostgreSQL database from the project's test server,
+//! and the conformance suite every backend must pass.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use alibi_relay::proto::Envelope;
+use alibi_relay::store::{DeviceInfo, KeysUpload, OneTimeKey, RelayStore, SignedKey};
+use alibi_relay::Error;
+use uuid::Uuid;
+
+/// A fresh database on the test server (`scripts/pg-test-server.sh`), or `None` after the peer
+/// policy's skip when PostgreSQL is not installed.
+pub async fn fresh_postgres() -> Option<String> {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/pg-test-server.sh");
+    let out = std::process::Command::new("bash").arg(&script).output();
+    let url = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        Ok(o) => {
+            alibi_testkit::skip(&format!(
+                "postgresql not available: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            ));
+            return None;
+        }
+        Err(e) => {
+            alibi_testkit::skip(&format!("postgresql not available: {e}"));
+            return None;
+        }
+    };
+    let (c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("test server reachable");
+    tokio::spawn(conn);
+    let name = format!("alibi_{}", Uuid::new_v4().simple());
+    c.batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .expect("create database");
+    Some(url.replace("/postgres", &format!("/{name}")))
+}
+
+pub fn device(id: u8, reg: u16) -> DeviceInfo {
+    DeviceInfo {
+        device_id: id,
+        registration_id: reg,
+        secret_hash: [id; 32],
+    }
+}
+
+pub fn envelope(device: u8, content: &[u8], shared: Option<Uuid>) -> Envelope {
+    Envelope {
+        r#type: 1,
+        source_service_id: None,
+        source_device: None,
+        client_timestamp: 1,
+        content: content.to_vec(),
+        server_guid: Uuid::new_v4().as_bytes().to_vec(),
+        server_timestamp: 2,
+        shared_mrm_key: shared.map(|k| k.as_bytes().to_vec()),
+        destination_device: device.into(),
+    }
+}
+
+fn signed(id: u32) -> SignedKey {
+    SignedKey {
+        id,
+        public: vec![id as u8; 33],
+        signature: vec![1; 64],
+    }
+}
+
+/// Every trait method's contract.
+pub async fn conformance(store: Arc<dyn RelayStore>) {
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    store
+        .create_account(a, &[5; 33], device(1, 10))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.create_account(a, &[5; 33], device(1, 10)).await,
+        Err(Error::AccountExists)
+    ));
+    store
+        .create_account(b, &[6; 33], device(1, 20))
+        .await
+        .unwrap();
+    store.add_device(a, device(2, 11)).await.unwrap();
+    assert!(matches!(
+        store.add_device(Uuid::new_v4(), device(2, 1)).await,
+        Err(Error::NotFound(_))
+    ));
+    assert_eq!(store.identity_key(a).await.unwrap(), Some(vec![5; 33]));
+    assert_eq!(store.identity_key(Uuid::new_v4()).await.unwrap(), None);
+    assert_eq!(
+        store.devices(a).await.unwrap(),
+        vec![device(1, 10), device(2, 11)]
+    );
+
+    // Keys: no bundle before a signed prekey; then one-time keys in id order, then last resort.
+    assert_eq!(store.take_bundle(a, 1).await.unwrap(), None);
+    let upload = KeysUpload {
+        signed_pre_key: Some(signed(1)),
+        pre_keys: (0..3)
+            .map(|i| OneTimeKey {
+                id: 100 + i,
+                public: vec![i as u8; 33],
+            })
+            .collect(),
+        pq_pre_keys: (0..2).map(|i| signed(200 + i)).collect(),
+        pq_last_resort_pre_key: Some(signed(999)),
+    };
+    store.upload_keys(a, 1, upload).await.unwrap();
+    assert_eq!(store.key_counts(a, 1).await.unwrap(), (3, 2));
+    let mut got = vec![];
+    for _ in 0..4 {
+        let bnd = store.take_bundle(a, 1).await.unwrap().unwrap();
+        assert_eq!((bnd.registration_id, bnd.signed_pre_key.id), (10, 1));
+        got.push((bnd.pre_key.map(|k| k.id), bnd.pq_pre_key.id));
+    }
+    assert_eq!(
+        got,
+        vec![
+            (Some(100), 200),
+            (Some(101), 201),
+            (Some(102), 999),
+            (None, 999)
+        ]
+    );
+    assert_eq!(store.key_counts(a, 1).await.unwrap(), (0, 0));
+
+    // Concurrent fetches never share a one-time key.
+    store
+        .upload_keys(
+            b,
+            1,
+            KeysUpload {
+                signed_pre_key: Some(signed(1)),
+                pre_keys: (0..8)
+                    .map(|i| OneTimeKey {
+                        id: i,
+                        public: vec![0; 33],
+                    })
+                    .collect(),
+                pq_pre_keys: (0..8).map(signed).collect(),
+                pq_last_resort_pre_key: Some(signed(999)),
+            },
+        )
+        .await
+        .unwrap();
+    let mut tasks = vec![];
+    for _ in 0..8 {
+        let s = store.clone();
+        tasks.push(tokio::spawn(async move {
+            s.take_bundle(b, 1).await.unwrap().unwrap()
+        }));
+    }
+    let mut ec = std::collections::HashSet::new();
+    let mut pq = std::collections::HashSet::new();
+    for t in tasks {
+        let bnd = t.await.unwrap();
+        assert!(ec.insert(bnd.pre_key.unwrap().id));
+        assert!(pq.insert(bnd.pq_pre_key.id));
+    }
+    assert_eq!((ec.len(), pq.len()), (8, 8));
+
+    // Mailboxes: order, isolation between devices and accounts, acks.
+    let e1 = envelope(1, b"one", None);
+    let e2 = envelope(1, b"two", None);
+    let e3 = envelope(2, b"three", None);
+    store
+        .enqueue(
+            vec![(a, 1, e1.clone()), (a, 1, e2.clone()), (a, 2, e3.clone())],
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        store.pending(a, 1, 10).await.unwrap(),
+        vec![e1.clone(), e2.clone()]
+    );
+    assert_eq!(store.pending(a, 2, 10).await.unwrap(), vec![e3.clone()]);
+    assert_eq!(store.pending(b, 1, 10).await.unwrap(), vec![]);
+    let g = |e: &Envelope| Uuid::from_slice(&e.server_guid).unwrap();
+    assert!(
+        !store.ack(a, 2, g(&e1)).await.unwrap(),
+        "another device cannot ack it"
+    );
+    assert!(
+        !store.ack(b, 1, g(&e1)).await.unwrap(),
+        "another account cannot ack it"
+    );
+    assert!(store.ack(a, 1, g(&e1)).await.unwrap());
+    assert!(!store.ack(a, 1, g(&e1)).await.unwrap(), "only once");
+    assert_eq!(store.pending(a, 1, 10).await.unwrap(), vec![e2.clone()]);
+
+    // A multi-recipient send: the shared part once, gone with the last ack.
+    let key = Uuid::new_v4();
+    let m1 = envelope(1, &[1; 48], Some(key));
+    let m2 = envelope(1, &[2; 48], Some(key));
+    store
+        .enqueue(
+            vec![(b, 1, m1.clone()), (a, 2, m2.clone())],
+            Some((key, vec![9; 500])),
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.shared(key).await.unwrap(), Some(vec![9; 500]));
+    assert!(store.ack(b, 1, g(&m1)).await.unwrap());
+    assert_eq!(store.shared(key).await.unwrap(), Some(vec![9; 500]));
+    assert!(store.ack(a, 2, g(&m2)).await.unwrap());
+    assert_eq!(store.shared(key).await.unwrap(), None);
+
+    // 1,000 envelopes in, all out in order.
+    let batch: Vec<_> = (0..1000u32)
+        .map(|i| (b, 1, envelope(1, &i.to_be_bytes(), None)))
+        .collect();
+    store.enqueue(batch, None).await.unwrap();
+    let mut seen = 0u32;
+    loop {
+        let p = store.pending(b, 1, 64).await.unwrap();
+        if p.is_empty() {
+            break;
+        }
+        for e in p {
+            assert_eq!(e.content, seen.to_be_bytes());
+            assert!(store.ack(b, 1, g(&e)).await.unwrap());
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 1000);
+}

@@ -1,0 +1,85 @@
+//! Both storage backends against the same conformance suite, and two relay processes' worth of
+//! stores on one PostgreSQL database delivering every envelope exactly once.
+
+mod common;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use alibi_relay::store::postgres::PgRelayStore;
+use alibi_relay::store::redb::RedbRelayStore;
+use alibi_relay::store::RelayStore;
+use uuid::Uuid;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redb_conformance() {
+    let dir = tempfile::tempdir().unwrap();
+    common::conformance(Arc::new(
+        RedbRelayStore::create(dir.path().join("r.redb")).unwrap(),
+    ))
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_conformance() {
+    let Some(url) = common::fresh_postgres().await else {
+        return;
+    };
+    common::conformance(Arc::new(PgRelayStore::connect(&url).await.unwrap())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_stores_on_one_database_deliver_exactly_once() {
+    let Some(url) = common::fresh_postgres().await else {
+        return;
+    };
+    let one: Arc<dyn RelayStore> = Arc::new(PgRelayStore::connect(&url).await.unwrap());
+    let two: Arc<dyn RelayStore> = Arc::new(PgRelayStore::connect(&url).await.unwrap());
+    let acct = Uuid::new_v4();
+    one.create_account(acct, &[5; 33], common::device(1, 1))
+        .await
+        .unwrap();
+    // Both enqueue 500 each while both drain: every envelope acked exactly once.
+    let mut tasks = vec![];
+    for (i, s) in [one.clone(), two.clone()].into_iter().enumerate() {
+        tasks.push(tokio::spawn(async move {
+            for j in 0..500u32 {
+                let e = common::envelope(1, &(i as u32 * 1000 + j).to_be_bytes(), None);
+                s.enqueue(vec![(acct, 1, e)], None).await.unwrap();
+            }
+            Vec::new()
+        }));
+    }
+    for s in [one.clone(), two.clone()] {
+        tasks.push(tokio::spawn(async move {
+            let mut got = Vec::new();
+            let mut idle = 0;
+            while idle < 50 {
+                let p = s.pending(acct, 1, 16).await.unwrap();
+                if p.is_empty() {
+                    idle += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    continue;
+                }
+                idle = 0;
+                for e in p {
+                    // Only the relay whose ack succeeds counts as delivering it.
+                    if s.ack(acct, 1, Uuid::from_slice(&e.server_guid).unwrap())
+                        .await
+                        .unwrap()
+                    {
+                        got.push(u32::from_be_bytes(e.content[..4].try_into().unwrap()));
+                    }
+                }
+            }
+            got
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    let unique: HashSet<u32> = all.iter().copied().collect();
+    assert_eq!(all.len(), 1000, "each envelope acknowledged once");
+    assert_eq!(unique.len(), 1000);
+}
