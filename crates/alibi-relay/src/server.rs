@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-use tokio::sync::Notify;
+use tokio::sync::{mpsc, Notify};
 use uuid::Uuid;
 
 use crate::proto::{Envelope, WebSocketMessage, WebSocketRequest};
@@ -80,6 +80,46 @@ struct AppState {
     server_key: PrivateKey,
     wakeups: Mutex<HashMap<(Uuid, u8), Arc<Notify>>>,
     buckets: Mutex<HashMap<(Uuid, u8), Bucket>>,
+    device_cache: Mutex<HashMap<Uuid, (Arc<Vec<DeviceInfo>>, Instant)>>,
+    live: Mutex<HashMap<(Uuid, u8), mpsc::Sender<Envelope>>>,
+}
+
+/// Envelopes handed straight to a connected device's socket task, beyond which they wait in the
+/// store (the socket task reads them from there when it has room).
+const LIVE_QUEUE: usize = 1024;
+
+/// After a commit: hands each envelope to its device's socket task if one is connected here, and
+/// wakes it otherwise (its next store read finds the envelope).
+fn hand_over(s: &AppState, deliveries: Vec<(Uuid, u8, Envelope)>) {
+    let live = s.live.lock().expect("live lock");
+    for (a, d, env) in deliveries {
+        let pushed = live.get(&(a, d)).is_some_and(|tx| tx.try_send(env).is_ok());
+        if !pushed {
+            wakeup(s, a, d).notify_one();
+        }
+    }
+}
+
+/// How long an account's device list is trusted from memory. Another relay on the same database
+/// may add a device; within this time a send may still be checked against the old list (the
+/// sender then learns of the device on its next send).
+const DEVICE_CACHE_TTL: Duration = Duration::from_secs(1);
+
+/// The account's devices, from memory when fresh.
+async fn devices(s: &AppState, account: Uuid) -> ApiResult<Arc<Vec<DeviceInfo>>> {
+    if let Some((d, at)) = s.device_cache.lock().expect("cache lock").get(&account) {
+        if at.elapsed() < DEVICE_CACHE_TTL {
+            return Ok(d.clone());
+        }
+    }
+    let d = Arc::new(s.store.devices(account).await?);
+    if !d.is_empty() {
+        s.device_cache
+            .lock()
+            .expect("cache lock")
+            .insert(account, (d.clone(), Instant::now()));
+    }
+    Ok(d)
 }
 
 type Shared = Arc<AppState>;
@@ -136,7 +176,7 @@ async fn authenticate(s: &AppState, headers: &HeaderMap) -> ApiResult<(Uuid, u8)
         None => (user, 1),
     };
     let account = Uuid::parse_str(account).map_err(|_| unauthorized())?;
-    let devices = s.store.devices(account).await?;
+    let devices = devices(s, account).await?;
     let d = devices
         .iter()
         .find(|d| d.device_id == device)
@@ -262,6 +302,7 @@ async fn add_device(
             },
         )
         .await?;
+    s.device_cache.lock().expect("cache lock").remove(&account);
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -433,7 +474,7 @@ async fn send(
     let (account, device) = authenticate(&s, &headers).await?;
     let target = Uuid::parse_str(&target)
         .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "account: a UUID"))?;
-    let devices = s.store.devices(target).await?;
+    let devices = devices(&s, target).await?;
     if devices.is_empty() {
         return Err(ApiError::new(StatusCode::NOT_FOUND, "no such account"));
     }
@@ -471,11 +512,8 @@ async fn send(
             )
         })
         .collect::<Vec<_>>();
-    let woken: Vec<(Uuid, u8)> = deliveries.iter().map(|d| (d.0, d.1)).collect();
-    s.store.enqueue(deliveries, None).await?;
-    for (a, d) in woken {
-        wakeup(&s, a, d).notify_one();
-    }
+    s.store.enqueue(deliveries.clone(), None).await?;
+    hand_over(&s, deliveries);
     Ok(Json(json!({"needsSync": false})))
 }
 
@@ -498,7 +536,7 @@ async fn multi_recipient(
             continue;
         }
         let account = r.service_id.uuid;
-        let devices = s.store.devices(account).await?;
+        let devices = devices(&s, account).await?;
         if devices.is_empty() {
             unknown.push(account.to_string());
             continue;
@@ -532,13 +570,21 @@ async fn multi_recipient(
             Some(json!({"uuids404": unknown})),
         ));
     }
-    let woken: Vec<(Uuid, u8)> = deliveries.iter().map(|d| (d.0, d.1)).collect();
     s.store
-        .enqueue(deliveries, Some((key, sent.shared_bytes().to_vec())))
+        .enqueue(
+            deliveries.clone(),
+            Some((key, sent.shared_bytes().to_vec())),
+        )
         .await?;
-    for (a, d) in woken {
-        wakeup(&s, a, d).notify_one();
-    }
+    let shared = sent.shared_bytes();
+    let full = deliveries
+        .into_iter()
+        .map(|(a, d, mut env)| {
+            env.content = received_message(&env.content, shared);
+            (a, d, env)
+        })
+        .collect();
+    hand_over(&s, full);
     Ok(Json(json!({"uuids404": []})))
 }
 
@@ -584,115 +630,172 @@ async fn websocket(
         .on_upgrade(move |socket| deliver(s, account, device, socket)))
 }
 
+/// `0x22 || C || AT || shared`: a multi-recipient envelope as its device receives it.
+fn received_message(c_and_at: &[u8], shared: &[u8]) -> Vec<u8> {
+    let mut full = Vec::with_capacity(1 + c_and_at.len() + shared.len());
+    full.push(alibi_channel::sealed_sender::v2::RECEIVED_VERSION);
+    full.extend_from_slice(c_and_at);
+    full.extend_from_slice(shared);
+    full
+}
+
+/// One connected device: what it has been sent and not yet acknowledged, and what waits.
+struct Conn {
+    next_id: u64,
+    in_flight: HashMap<u64, Uuid>,
+    sent: std::collections::HashSet<Uuid>,
+    backlog: std::collections::VecDeque<Envelope>,
+    /// Something may be in the store that is neither in flight nor in the backlog.
+    check_store: bool,
+    announced_empty: bool,
+}
+
+impl Conn {
+    async fn push(&mut self, socket: &mut WebSocket, env: Envelope) -> bool {
+        let Ok(guid) = Uuid::from_slice(&env.server_guid) else {
+            return true;
+        };
+        if !self.sent.insert(guid) {
+            return true;
+        }
+        let frame = WebSocketMessage {
+            r#type: 1,
+            request: Some(WebSocketRequest {
+                verb: "PUT".into(),
+                path: "/api/v1/message".into(),
+                body: env.encode_to_vec(),
+                id: self.next_id,
+            }),
+            response: None,
+        };
+        self.in_flight.insert(self.next_id, guid);
+        self.next_id += 1;
+        self.announced_empty = false;
+        socket
+            .send(WsMessage::Binary(frame.encode_to_vec().into()))
+            .await
+            .is_ok()
+    }
+}
+
 /// Pushes the device's mailbox, at most [`WINDOW`] envelopes unacknowledged at a time, deleting
-/// each on its 200 answer; then waits for new mail (signalled, or polled for other relays).
+/// each on its 200 answer. New mail comes straight from this relay's send handlers, or from the
+/// store when signalled, when the hand-over queue overflowed, or on a timer (another relay process
+/// on the same database may have queued for this device).
 async fn deliver(s: Shared, account: Uuid, device: u8, mut socket: WebSocket) {
     let notify = wakeup(&s, account, device);
-    let mut next_id: u64 = 1;
-    let mut in_flight: HashMap<u64, Uuid> = HashMap::new();
-    let mut sent_guids: std::collections::HashSet<Uuid> = Default::default();
-    let mut announced_empty = false;
+    let (tx, mut live) = mpsc::channel(LIVE_QUEUE);
+    s.live
+        .lock()
+        .expect("live lock")
+        .insert((account, device), tx);
+    let mut c = Conn {
+        next_id: 1,
+        in_flight: HashMap::new(),
+        sent: Default::default(),
+        backlog: Default::default(),
+        check_store: true,
+        announced_empty: false,
+    };
+    let _ = deliver_loop(&s, account, device, &mut socket, &notify, &mut live, &mut c).await;
+    s.live.lock().expect("live lock").remove(&(account, device));
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn deliver_loop(
+    s: &AppState,
+    account: Uuid,
+    device: u8,
+    socket: &mut WebSocket,
+    notify: &Notify,
+    live: &mut mpsc::Receiver<Envelope>,
+    c: &mut Conn,
+) -> Option<()> {
     loop {
-        // Fill the window from the mailbox.
-        if in_flight.len() < WINDOW {
-            let pending = match s
-                .store
-                .pending(account, device, WINDOW + in_flight.len())
-                .await
-            {
-                Ok(p) => p,
-                Err(_) => return,
+        while c.in_flight.len() < WINDOW {
+            let Some(env) = c.backlog.pop_front() else {
+                break;
             };
-            let mut pushed = false;
+            if !c.push(socket, env).await {
+                return None;
+            }
+        }
+        if c.check_store && c.in_flight.len() < WINDOW {
+            c.check_store = false;
+            let pending = s
+                .store
+                .pending(account, device, WINDOW + c.in_flight.len())
+                .await
+                .ok()?;
             for mut env in pending {
-                if in_flight.len() >= WINDOW {
+                if c.in_flight.len() >= WINDOW {
+                    c.check_store = true;
                     break;
                 }
-                let Ok(guid) = Uuid::from_slice(&env.server_guid) else {
-                    continue;
-                };
-                if sent_guids.contains(&guid) {
+                if Uuid::from_slice(&env.server_guid).is_ok_and(|g| c.sent.contains(&g)) {
                     continue;
                 }
                 if let Some(key) = env.shared_mrm_key.clone() {
-                    let Ok(Some(shared)) = s
-                        .store
-                        .shared(Uuid::from_slice(&key).unwrap_or_default())
-                        .await
-                    else {
+                    let key = Uuid::from_slice(&key).unwrap_or_default();
+                    let Ok(Some(shared)) = s.store.shared(key).await else {
                         continue;
                     };
-                    let mut full = Vec::with_capacity(1 + env.content.len() + shared.len());
-                    full.push(alibi_channel::sealed_sender::v2::RECEIVED_VERSION);
-                    full.extend_from_slice(&env.content);
-                    full.extend_from_slice(&shared);
-                    env.content = full;
+                    env.content = received_message(&env.content, &shared);
                 }
-                let frame = WebSocketMessage {
-                    r#type: 1,
-                    request: Some(WebSocketRequest {
-                        verb: "PUT".into(),
-                        path: "/api/v1/message".into(),
-                        body: env.encode_to_vec(),
-                        id: next_id,
-                    }),
-                    response: None,
-                };
-                if socket
-                    .send(WsMessage::Binary(frame.encode_to_vec().into()))
-                    .await
-                    .is_err()
-                {
-                    return;
+                if !c.push(socket, env).await {
+                    return None;
                 }
-                in_flight.insert(next_id, guid);
-                sent_guids.insert(guid);
-                next_id += 1;
-                pushed = true;
-                announced_empty = false;
             }
-            if !pushed && in_flight.is_empty() && !announced_empty {
-                let frame = WebSocketMessage {
-                    r#type: 1,
-                    request: Some(WebSocketRequest {
-                        verb: "PUT".into(),
-                        path: "/api/v1/queue/empty".into(),
-                        body: vec![],
-                        id: 0,
-                    }),
-                    response: None,
-                };
-                if socket
-                    .send(WsMessage::Binary(frame.encode_to_vec().into()))
-                    .await
-                    .is_err()
-                {
-                    return;
-                }
-                announced_empty = true;
-            }
+        }
+        if c.in_flight.is_empty() && c.backlog.is_empty() && !c.check_store && !c.announced_empty {
+            let frame = WebSocketMessage {
+                r#type: 1,
+                request: Some(WebSocketRequest {
+                    verb: "PUT".into(),
+                    path: "/api/v1/queue/empty".into(),
+                    body: vec![],
+                    id: 0,
+                }),
+                response: None,
+            };
+            socket
+                .send(WsMessage::Binary(frame.encode_to_vec().into()))
+                .await
+                .ok()?;
+            c.announced_empty = true;
         }
         tokio::select! {
             msg = socket.recv() => {
-                let Some(Ok(msg)) = msg else { return };
-                match msg {
+                match msg?.ok()? {
                     WsMessage::Binary(b) => {
-                        let Ok(frame) = WebSocketMessage::decode(&b[..]) else { return };
+                        let frame = WebSocketMessage::decode(&b[..]).ok()?;
                         if let Some(r) = frame.response {
-                            if let Some(guid) = in_flight.remove(&r.id) {
-                                if r.status == 200 && s.store.ack(account, device, guid).await.is_err() {
-                                    return;
+                            if let Some(guid) = c.in_flight.remove(&r.id) {
+                                if r.status == 200 {
+                                    s.store.ack(account, device, guid).await.ok()?;
+                                    c.sent.remove(&guid);
+                                } else {
+                                    // Not accepted: it stays in the store and comes again later.
+                                    c.sent.remove(&guid);
+                                    c.check_store = true;
                                 }
-                                sent_guids.remove(&guid);
                             }
                         }
                     }
-                    WsMessage::Close(_) => return,
+                    WsMessage::Close(_) => return None,
                     _ => {}
                 }
             }
-            _ = notify.notified() => {}
-            _ = tokio::time::sleep(POLL) => {}
+            env = live.recv() => {
+                let env = env?;
+                if c.backlog.len() < LIVE_QUEUE {
+                    c.backlog.push_back(env);
+                } else {
+                    c.check_store = true;
+                }
+            }
+            _ = notify.notified() => c.check_store = true,
+            _ = tokio::time::sleep(POLL) => c.check_store = true,
         }
     }
 }
@@ -720,6 +823,8 @@ pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
         server_key,
         wakeups: Mutex::new(HashMap::new()),
         buckets: Mutex::new(HashMap::new()),
+        device_cache: Mutex::new(HashMap::new()),
+        live: Mutex::new(HashMap::new()),
     });
     Router::new()
         .route("/v1/accounts", post(create_account))
