@@ -80,7 +80,7 @@ struct AppState {
     server_key: PrivateKey,
     wakeups: Mutex<HashMap<(Uuid, u8), Arc<Notify>>>,
     buckets: Mutex<HashMap<(Uuid, u8), Bucket>>,
-    device_cache: Mutex<HashMap<Uuid, (Arc<Vec<DeviceInfo>>, Instant)>>,
+    device_cache: Mutex<HashMap<Uuid, CachedDevices>>,
     live: Mutex<HashMap<(Uuid, u8), mpsc::Sender<Envelope>>>,
 }
 
@@ -99,6 +99,9 @@ fn hand_over(s: &AppState, deliveries: Vec<(Uuid, u8, Envelope)>) {
         }
     }
 }
+
+/// An account's devices and when they were read.
+type CachedDevices = (Arc<Vec<DeviceInfo>>, Instant);
 
 /// How long an account's device list is trusted from memory. Another relay on the same database
 /// may add a device; within this time a send may still be checked against the old list (the
