@@ -488,10 +488,18 @@ async fn a_connection_holds_at_most_a_window_of_unacknowledged_envelopes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn injected_delay_applies_to_every_request() {
-    let relay = start(Config { delay: Duration::from_millis(60), ..Config::default() }).await;
+    let relay = start(Config {
+        delay: Duration::from_millis(60),
+        ..Config::default()
+    })
+    .await;
     let mut rng = ChaCha20Rng::from_seed([63; 32]);
     let alice = party(&relay, &mut rng, 11, 0, 0).await;
     let t = std::time::Instant::now();
     alice.client.key_counts().await.unwrap();
-    assert!(t.elapsed() >= Duration::from_millis(60), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(60),
+        "{:?}",
+        t.elapsed()
+    );
 }
