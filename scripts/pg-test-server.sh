@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Starts (or reuses) a throwaway PostgreSQL server for the tests and prints its URL; `stop` stops it.
+# Starts (or reuses) a throwaway PostgreSQL server for the tests and prints its connection string
+# (libpq key=value form, on a Unix socket under target/, so that checkouts never collide on a TCP
+# port); `stop` stops it.
 # Needs the Debian package postgresql (its binaries in /usr/lib/postgresql/<version>/bin); `.ci/run`
 # installs it. State lives under target/pg-test; as root, the server runs as the postgres user.
 set -euo pipefail
@@ -31,6 +33,6 @@ fi
 if ! as_pg "$bin/pg_ctl" -D "$base/data" status >/dev/null 2>&1; then
   # The server must not inherit the lock (fd 9) or our stdout, or callers would wait on it forever.
   as_pg "$bin/pg_ctl" -D "$base/data" -l "$base/log" -w \
-    -o "-p $port -k $base/run -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null 9>&- </dev/null
+    -o "-p $port -k $base/run -c listen_addresses= -c max_connections=200" start >/dev/null 9>&- </dev/null
 fi
-echo "postgresql://alibi@127.0.0.1:$port/postgres"
+echo "host=$base/run port=$port user=alibi dbname=postgres"

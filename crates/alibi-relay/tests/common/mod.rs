@@ -37,7 +37,7 @@ pub async fn fresh_postgres() -> Option<String> {
     c.batch_execute(&format!("CREATE DATABASE {name}"))
         .await
         .expect("create database");
-    Some(url.replace("/postgres", &format!("/{name}")))
+    Some(url.replace("dbname=postgres", &format!("dbname={name}")))
 }
 
 pub fn device(id: u8, reg: u16) -> DeviceInfo {
