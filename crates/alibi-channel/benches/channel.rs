@@ -8,6 +8,8 @@
 
 use std::time::SystemTime;
 
+use alibi_testkit::{hex, ok, unhex};
+
 #[path = "../tests/common/mod.rs"]
 mod common;
 
@@ -79,10 +81,6 @@ fn bench(c: &mut Criterion) {
         )
     });
     g.finish();
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// libsignal (Node) timed by its own clock for the number of iterations Criterion asks for.
@@ -162,11 +160,6 @@ fn bench_libsignal(c: &mut Criterion) {
     g.finish();
 }
 
-fn ok(v: serde_json::Value) -> serde_json::Value {
-    assert!(v.get("error").is_none(), "libsignal peer: {v}");
-    v
-}
-
 fn timed(
     g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
     peer: &mut alibi_testkit::node::NodePeer,
@@ -186,13 +179,6 @@ fn timed(
 
 fn key(v: &serde_json::Value) -> alibi_handshake::PublicKey {
     alibi_handshake::PublicKey::deserialize(&unhex(v)).unwrap()
-}
-
-fn unhex(v: &serde_json::Value) -> Vec<u8> {
-    let s = v.as_str().unwrap();
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-        .collect()
 }
 
 criterion_group!(benches, bench, bench_libsignal);

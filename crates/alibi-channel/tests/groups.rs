@@ -437,49 +437,30 @@ fn sealed_sender_v2_to_three_recipients_with_sender_keys() {
     let rogue = common::Authority::new(&mut rng);
     let forged = rogue.certify(&alice, &uuid(1), 1, LATER, &mut rng);
     let skm = group_encrypt(&mut alice, &a_at, dist, b"forged", &mut rng).unwrap();
-    let usmc = UnidentifiedSenderMessageContent::new(
-        ContentType::SenderKey,
-        forged,
-        skm.serialized().to_vec(),
-        0,
-        None,
-    );
-    let sent = v2::encrypt(
-        &usmc,
-        &alice.identity_key_pair().unwrap(),
-        &recipients[..1],
-        &[],
-        &mut rng,
-    )
-    .unwrap();
-    let parsed = SentMessage::parse(&sent).unwrap();
-    let msg = parsed.received_message(&parsed.recipients[0]).unwrap();
-    assert!(matches!(
-        sealed_sender::decrypt(&msg, &root, NOW, at0, s0, &mut rng),
-        Err(Error::Certificate(_))
-    ));
     let short = auth.certify(&alice, &uuid(1), 1, NOW - 1, &mut rng);
-    let usmc = UnidentifiedSenderMessageContent::new(
-        ContentType::SenderKey,
-        short,
-        skm.serialized().to_vec(),
-        0,
-        None,
-    );
-    let sent = v2::encrypt(
-        &usmc,
-        &alice.identity_key_pair().unwrap(),
-        &recipients[..1],
-        &[],
-        &mut rng,
-    )
-    .unwrap();
-    let parsed = SentMessage::parse(&sent).unwrap();
-    let msg = parsed.received_message(&parsed.recipients[0]).unwrap();
-    assert!(matches!(
-        sealed_sender::decrypt(&msg, &root, NOW, at0, s0, &mut rng),
-        Err(Error::Certificate(_))
-    ));
+    for cert in [forged, short] {
+        let usmc = UnidentifiedSenderMessageContent::new(
+            ContentType::SenderKey,
+            cert,
+            skm.serialized().to_vec(),
+            0,
+            None,
+        );
+        let sent = v2::encrypt(
+            &usmc,
+            &alice.identity_key_pair().unwrap(),
+            &recipients[..1],
+            &[],
+            &mut rng,
+        )
+        .unwrap();
+        let parsed = SentMessage::parse(&sent).unwrap();
+        let msg = parsed.received_message(&parsed.recipients[0]).unwrap();
+        assert!(matches!(
+            sealed_sender::decrypt(&msg, &root, NOW, at0, s0, &mut rng),
+            Err(Error::Certificate(_))
+        ));
+    }
 
     // Malformed SentMessages are typed errors.
     assert!(SentMessage::parse(&[]).is_err());

@@ -20,6 +20,7 @@ use alibi_channel::sender_keys::{
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
 use alibi_handshake::{IdentityKey, KemKeyType, KemPublicKey, PreKeyBundle, PrivateKey, PublicKey};
 use alibi_testkit::node::{signal_peer, NodePeer};
+use alibi_testkit::{hex, ok, unhex};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde_json::{json, Value};
@@ -28,24 +29,6 @@ use uuid::Uuid;
 const VERSION: &str = "0.90.0";
 const NOW: u64 = 1_800_000_000_000;
 const LATER: u64 = NOW + 86_400_000;
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn unhex(v: &Value) -> Vec<u8> {
-    let s = v
-        .as_str()
-        .unwrap_or_else(|| panic!("hex string expected, got {v}"));
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-        .collect()
-}
-
-fn ok(v: Value) -> Value {
-    assert!(v.get("error").is_none(), "libsignal peer: {v}");
-    v
-}
 
 fn uuid_of(i: u8) -> String {
     format!("bbbbbbbb-7000-11eb-b32a-33b8a8a487{i:02x}")

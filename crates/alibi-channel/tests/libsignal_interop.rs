@@ -17,30 +17,13 @@ use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextM
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
 use alibi_handshake::{IdentityKey, KemKeyType, KemPublicKey, PreKeyBundle, PublicKey};
 use alibi_testkit::node::{signal_peer, NodePeer};
+use alibi_testkit::{hex, ok, unhex};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde_json::{json, Value};
 
 const PQXDH_VERSION: &str = "0.90.0";
 const X3DH_VERSION: &str = "0.72.1";
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn unhex(v: &Value) -> Vec<u8> {
-    let s = v
-        .as_str()
-        .unwrap_or_else(|| panic!("hex string expected, got {v}"));
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-        .collect()
-}
-
-fn ok(v: Value) -> Value {
-    assert!(v.get("error").is_none(), "libsignal peer: {v}");
-    v
-}
 
 /// The libsignal peer's address as we see it, and ours as it sees us ("alibi", 1).
 fn peer_addr() -> Address {

@@ -42,10 +42,28 @@ pub fn json_lines(rel: &str) -> Option<Vec<Value>> {
     )
 }
 
-/// A hex field of a JSON object as bytes.
-pub fn hex_field(v: &Value, k: &str) -> Vec<u8> {
-    let s = v[k].as_str().unwrap_or_else(|| panic!("field {k}"));
+/// Lowercase hex of bytes (the Node peer's convention).
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A JSON hex string as bytes; panics, naming the value, if it is not one.
+pub fn unhex(v: &Value) -> Vec<u8> {
+    let s = v
+        .as_str()
+        .unwrap_or_else(|| panic!("hex string expected, got {v}"));
     (0..s.len() / 2)
         .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
         .collect()
+}
+
+/// A Node peer's answer, which must not be an error.
+pub fn ok(v: Value) -> Value {
+    assert!(v.get("error").is_none(), "libsignal peer: {v}");
+    v
+}
+
+/// A hex field of a JSON object as bytes.
+pub fn hex_field(v: &Value, k: &str) -> Vec<u8> {
+    unhex(&v[k])
 }

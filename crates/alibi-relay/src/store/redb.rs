@@ -365,37 +365,12 @@ impl RelayStore for RedbRelayStore {
                 else {
                     return Ok(None);
                 };
-                let mut ec = t.open_table(EC_KEYS).map_err(db_err)?;
-                let first_ec = ec
-                    .range(&lo[..]..&hi[..])
-                    .map_err(db_err)?
-                    .next()
-                    .transpose()
-                    .map_err(db_err)?
-                    .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()));
-                let pre_key = match first_ec {
-                    Some((k, v)) => {
-                        ec.remove(&k[..]).map_err(db_err)?;
-                        Some(OneTimeKey {
-                            id: u32::from_be_bytes(k[17..21].try_into().expect("4")),
-                            public: v,
-                        })
-                    }
-                    None => None,
-                };
-                let mut pq = t.open_table(PQ_KEYS).map_err(db_err)?;
-                let first_pq = pq
-                    .range(&lo[..]..&hi[..])
-                    .map_err(db_err)?
-                    .next()
-                    .transpose()
-                    .map_err(db_err)?
-                    .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()));
-                let pq_pre_key = match first_pq {
-                    Some((k, v)) => {
-                        pq.remove(&k[..]).map_err(db_err)?;
-                        decode_signed(&v)?
-                    }
+                let pre_key = pop_first(&t, EC_KEYS, &lo, &hi)?.map(|(k, v)| OneTimeKey {
+                    id: u32::from_be_bytes(k[17..21].try_into().expect("4")),
+                    public: v,
+                });
+                let pq_pre_key = match pop_first(&t, PQ_KEYS, &lo, &hi)? {
+                    Some((_, v)) => decode_signed(&v)?,
                     None => {
                         let lr = t.open_table(LAST_RESORT).map_err(db_err)?;
                         let v = lr.get(&p[..]).map_err(db_err)?.map(|v| v.value().to_vec());
@@ -489,6 +464,27 @@ impl RelayStore for RedbRelayStore {
         rx.await
             .map_err(|_| Error::Store("writer stopped".into()))?
     }
+}
+
+/// Removes and returns the first entry in `lo..hi` (the lowest key id of a device).
+fn pop_first(
+    t: &redb::WriteTransaction,
+    def: TableDefinition<&[u8], &[u8]>,
+    lo: &[u8],
+    hi: &[u8],
+) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    let mut table = t.open_table(def).map_err(db_err)?;
+    let first = table
+        .range(lo..hi)
+        .map_err(db_err)?
+        .next()
+        .transpose()
+        .map_err(db_err)?
+        .map(|(k, v)| (k.value().to_vec(), v.value().to_vec()));
+    if let Some((k, _)) = &first {
+        table.remove(&k[..]).map_err(db_err)?;
+    }
+    Ok(first)
 }
 
 fn put_device(t: &redb::WriteTransaction, account: Uuid, d: &DeviceInfo) -> Result<()> {
