@@ -91,37 +91,12 @@ fn bench_libsignal(c: &mut Criterion) {
     let mut rng = ChaCha20Rng::seed_from_u64(6);
     let theirs = ok(peer.call(&serde_json::json!({"cmd": "init", "registration_id": 5})));
     let (mut bob, bundle) = bob_with_bundle(&mut rng);
-    let mut req = serde_json::json!({
-        "registration_id": bundle.registration_id,
-        "device_id": 1,
-        "identity_key": hex(&bundle.identity_key.serialize()),
-        "pre_key_id": 3,
-        "pre_key": hex(&bundle.pre_key.unwrap().1.serialize()),
-        "signed_pre_key_id": 7,
-        "signed_pre_key": hex(&bundle.signed_pre_key.serialize()),
-        "signed_pre_key_signature": hex(&bundle.signed_pre_key_signature),
-        "kyber_pre_key_id": 11,
-        "kyber_pre_key": hex(&bundle.kyber_pre_key.as_ref().unwrap().1.serialize()),
-        "kyber_pre_key_signature": hex(&bundle.kyber_pre_key.as_ref().unwrap().2),
-    });
+    let mut req = common::bundle_json(&bundle);
     let mut g = c.benchmark_group("pairwise-libsignal-node");
     req["op"] = "process_bundle".into();
     timed(&mut g, &mut peer, "process_prekey_bundle", req.clone());
     // A PreKey message of ours opening a new session at libsignal.
-    let their_bundle = PreKeyBundle {
-        registration_id: 5,
-        device_id: 1,
-        pre_key: Some((3, key(&theirs["pre_key"]))),
-        signed_pre_key_id: 7,
-        signed_pre_key: key(&theirs["signed_pre_key"]),
-        signed_pre_key_signature: unhex(&theirs["signed_pre_key_signature"]),
-        identity_key: alibi_handshake::IdentityKey(key(&theirs["identity_key"])),
-        kyber_pre_key: Some((
-            11,
-            alibi_handshake::KemPublicKey::deserialize(&unhex(&theirs["kyber_pre_key"])).unwrap(),
-            unhex(&theirs["kyber_pre_key_signature"]),
-        )),
-    };
+    let their_bundle = common::bundle_from_json(&theirs);
     let mut alice = InMemoryStore::new(IdentityKeyPair::generate(&mut rng), 1);
     let l = Address::new("libsignal", 1);
     process_prekey_bundle(&l, &mut alice, &their_bundle, SystemTime::now(), &mut rng).unwrap();
@@ -175,10 +150,6 @@ fn timed(
             std::time::Duration::from_nanos(v["total_ns"].as_u64().unwrap())
         })
     });
-}
-
-fn key(v: &serde_json::Value) -> alibi_handshake::PublicKey {
-    alibi_handshake::PublicKey::deserialize(&unhex(v)).unwrap()
 }
 
 criterion_group!(benches, bench, bench_libsignal);

@@ -7,9 +7,7 @@
 mod common;
 
 use alibi_channel::sealed_sender::v2::{Recipient, SentMessage};
-use alibi_channel::sealed_sender::{
-    self, v1, v2, ContentType, ServiceId, UnidentifiedSenderMessageContent,
-};
+use alibi_channel::sealed_sender::{self, v1, v2, ContentType, ServiceId};
 use alibi_channel::sender_keys::{
     create_distribution_message, group_decrypt, group_encrypt, process_distribution_message,
 };
@@ -34,13 +32,7 @@ fn bench(c: &mut Criterion) {
         u64::MAX,
         &mut rng,
     );
-    let usmc = UnidentifiedSenderMessageContent::new(
-        ContentType::Plaintext,
-        cert,
-        b"hello".to_vec(),
-        0,
-        None,
-    );
+    let usmc = common::usmc(ContentType::Plaintext, cert, b"hello");
 
     let mut g = c.benchmark_group("sealed");
     g.bench_function("v1_encrypt", |b| {

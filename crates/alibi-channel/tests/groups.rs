@@ -17,7 +17,7 @@ use alibi_channel::sender_keys::{
 };
 use alibi_channel::{Address, Error, InMemoryStore, ProtocolStore, RedbStore};
 use alibi_handshake::{IdentityKeyPair, KemKeyType, PrivateKey};
-use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
 
@@ -54,9 +54,7 @@ fn sender_keys_in_order_out_of_order_and_tampered() {
         .collect();
     assert_eq!(msgs[0].serialized()[0], 0x33);
     let mut order: Vec<usize> = (0..50).collect();
-    for i in (1..50).rev() {
-        order.swap(i, rng.next_u32() as usize % (i + 1));
-    }
+    common::shuffle(&mut order, &mut rng);
     for i in order {
         let pt = group_decrypt(msgs[i].serialized(), &mut bob, &a_at).unwrap();
         assert_eq!(pt, format!("m{i}").as_bytes());
@@ -265,13 +263,7 @@ fn sealed_sender_v1_roundtrip_and_rejections() {
 
     // A PreKey message, sealed.
     let inner = encrypt(&p.b_at, &mut p.alice, b"sealed hello", SystemTime::now()).unwrap();
-    let usmc = UnidentifiedSenderMessageContent::new(
-        ContentType::PreKey,
-        cert.clone(),
-        inner.serialize().to_vec(),
-        0,
-        None,
-    );
+    let usmc = common::usmc(ContentType::PreKey, cert.clone(), inner.serialize());
     let sealed = v1::encrypt(&usmc, &alice_id, &bob_id, &mut rng);
     assert_eq!(sealed[0], 0x11);
     // Tampering anywhere fails before any session state is made (the version byte's low nibble is
@@ -439,13 +431,7 @@ fn sealed_sender_v2_to_three_recipients_with_sender_keys() {
     let skm = group_encrypt(&mut alice, &a_at, dist, b"forged", &mut rng).unwrap();
     let short = auth.certify(&alice, &uuid(1), 1, NOW - 1, &mut rng);
     for cert in [forged, short] {
-        let usmc = UnidentifiedSenderMessageContent::new(
-            ContentType::SenderKey,
-            cert,
-            skm.serialized().to_vec(),
-            0,
-            None,
-        );
+        let usmc = common::usmc(ContentType::SenderKey, cert, skm.serialized());
         let sent = v2::encrypt(
             &usmc,
             &alice.identity_key_pair().unwrap(),

@@ -10,18 +10,16 @@ use std::time::SystemTime;
 
 use alibi_channel::cipher::{encrypt, process_prekey_bundle};
 use alibi_channel::sealed_sender::v2::{Recipient, SentMessage};
-use alibi_channel::sealed_sender::{
-    self, v1, v2, ContentType, SenderCertificate, ServiceId, UnidentifiedSenderMessageContent,
-};
+use alibi_channel::sealed_sender::{self, v1, v2, ContentType, SenderCertificate, ServiceId};
 use alibi_channel::sender_keys::{
     create_distribution_message, group_decrypt, group_encrypt, process_distribution_message,
     SenderKeyDistributionMessage,
 };
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
-use alibi_handshake::{IdentityKey, KemKeyType, KemPublicKey, PreKeyBundle, PrivateKey, PublicKey};
+use alibi_handshake::{KemKeyType, PreKeyBundle, PrivateKey};
 use alibi_testkit::node::{signal_peer, NodePeer};
 use alibi_testkit::{hex, ok, unhex};
-use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -44,47 +42,20 @@ fn libsignal_party(name: &str) -> Option<(NodePeer, Address, PreKeyBundle)> {
     let reg = 100 + name.as_bytes()[name.len() - 1] as u32;
     let v =
         ok(p.call(&json!({"cmd": "init", "name": name, "device_id": 1, "registration_id": reg})));
-    let key = |k: &str| PublicKey::deserialize(&unhex(&v[k])).unwrap();
-    let bundle = PreKeyBundle {
-        registration_id: reg,
-        device_id: 1,
-        pre_key: Some((v["pre_key_id"].as_u64().unwrap() as u32, key("pre_key"))),
-        signed_pre_key_id: v["signed_pre_key_id"].as_u64().unwrap() as u32,
-        signed_pre_key: key("signed_pre_key"),
-        signed_pre_key_signature: unhex(&v["signed_pre_key_signature"]),
-        identity_key: IdentityKey(key("identity_key")),
-        kyber_pre_key: Some((
-            v["kyber_pre_key_id"].as_u64().unwrap() as u32,
-            KemPublicKey::deserialize(&unhex(&v["kyber_pre_key"])).unwrap(),
-            unhex(&v["kyber_pre_key_signature"]),
-        )),
-    };
+    let bundle = common::bundle_from_json(&v);
     Some((p, Address::new(name, 1), bundle))
 }
 
 fn bundle_request(b: &PreKeyBundle, to: &Address) -> Value {
-    json!({
-        "cmd": "process_bundle",
-        "address": addr_json(to),
-        "registration_id": b.registration_id,
-        "device_id": b.device_id,
-        "identity_key": hex(&b.identity_key.serialize()),
-        "pre_key_id": b.pre_key.map(|p| p.0),
-        "pre_key": b.pre_key.map(|p| hex(&p.1.serialize())),
-        "signed_pre_key_id": b.signed_pre_key_id,
-        "signed_pre_key": hex(&b.signed_pre_key.serialize()),
-        "signed_pre_key_signature": hex(&b.signed_pre_key_signature),
-        "kyber_pre_key_id": b.kyber_pre_key.as_ref().map(|k| k.0),
-        "kyber_pre_key": b.kyber_pre_key.as_ref().map(|k| hex(&k.1.serialize())),
-        "kyber_pre_key_signature": b.kyber_pre_key.as_ref().map(|k| hex(&k.2)),
-    })
+    let mut req = common::bundle_json(b);
+    req["cmd"] = json!("process_bundle");
+    req["address"] = addr_json(to);
+    req
 }
 
 fn shuffled(n: usize, rng: &mut ChaCha20Rng) -> Vec<usize> {
     let mut v: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        v.swap(i, rng.next_u32() as usize % (i + 1));
-    }
+    common::shuffle(&mut v, rng);
     v
 }
 
@@ -178,13 +149,7 @@ fn sealed_sender_v1_both_ways_and_certificates() {
         } else {
             ContentType::Whisper
         };
-        let usmc = UnidentifiedSenderMessageContent::new(
-            ty,
-            cert.clone(),
-            inner.serialize().to_vec(),
-            0,
-            None,
-        );
+        let usmc = common::usmc(ty, cert.clone(), inner.serialize());
         let sealed = v1::encrypt(
             &usmc,
             &us.identity_key_pair().unwrap(),
@@ -198,13 +163,7 @@ fn sealed_sender_v1_both_ways_and_certificates() {
     // libsignal refuses our message under an expired certificate.
     let old = auth.certify(&us, &us_at.name, 1, NOW - 1, &mut rng);
     let inner = encrypt(&p_at, &mut us, b"late", SystemTime::now()).unwrap();
-    let usmc = UnidentifiedSenderMessageContent::new(
-        ContentType::PreKey,
-        old,
-        inner.serialize().to_vec(),
-        0,
-        None,
-    );
+    let usmc = common::usmc(ContentType::PreKey, old, inner.serialize());
     let sealed = v1::encrypt(
         &usmc,
         &us.identity_key_pair().unwrap(),
@@ -283,13 +242,7 @@ fn sealed_sender_v2_three_recipients_both_ways() {
         &mut rng,
     )
     .unwrap();
-    let usmc = UnidentifiedSenderMessageContent::new(
-        ContentType::SenderKey,
-        cert,
-        skm.serialized().to_vec(),
-        0,
-        None,
-    );
+    let usmc = common::usmc(ContentType::SenderKey, cert, skm.serialized());
     let sent = v2::encrypt(
         &usmc,
         &us.identity_key_pair().unwrap(),

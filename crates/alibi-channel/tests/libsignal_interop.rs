@@ -15,10 +15,10 @@ use std::time::SystemTime;
 
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
-use alibi_handshake::{IdentityKey, KemKeyType, KemPublicKey, PreKeyBundle, PublicKey};
+use alibi_handshake::{KemKeyType, PreKeyBundle};
 use alibi_testkit::node::{signal_peer, NodePeer};
 use alibi_testkit::{hex, ok, unhex};
-use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde_json::{json, Value};
 
@@ -30,59 +30,11 @@ fn peer_addr() -> Address {
     Address::new("libsignal", 1)
 }
 
-fn bundle_json(b: &PreKeyBundle) -> Value {
-    json!({
-        "registration_id": b.registration_id,
-        "device_id": b.device_id,
-        "identity_key": hex(&b.identity_key.serialize()),
-        "pre_key_id": b.pre_key.map(|p| p.0),
-        "pre_key": b.pre_key.map(|p| hex(&p.1.serialize())),
-        "signed_pre_key_id": b.signed_pre_key_id,
-        "signed_pre_key": hex(&b.signed_pre_key.serialize()),
-        "signed_pre_key_signature": hex(&b.signed_pre_key_signature),
-        "kyber_pre_key_id": b.kyber_pre_key.as_ref().map(|k| k.0),
-        "kyber_pre_key": b.kyber_pre_key.as_ref().map(|k| hex(&k.1.serialize())),
-        "kyber_pre_key_signature": b.kyber_pre_key.as_ref().map(|k| hex(&k.2)),
-    })
-}
-
 /// The peer's `process_bundle` command: the bundle's fields at the top level.
 fn process_bundle_request(b: &PreKeyBundle) -> Value {
-    let mut req = bundle_json(b);
+    let mut req = common::bundle_json(b);
     req["cmd"] = json!("process_bundle");
     req
-}
-
-fn bundle_from_json(v: &Value) -> PreKeyBundle {
-    let pre_key = v["pre_key_id"].as_u64().map(|id| {
-        (
-            id as u32,
-            PublicKey::deserialize(&unhex(&v["pre_key"])).unwrap(),
-        )
-    });
-    let kyber_pre_key = v["kyber_pre_key_id"].as_u64().map(|id| {
-        (
-            id as u32,
-            KemPublicKey::deserialize(&unhex(&v["kyber_pre_key"])).unwrap(),
-            unhex(&v["kyber_pre_key_signature"]),
-        )
-    });
-    PreKeyBundle {
-        registration_id: v["registration_id"].as_u64().unwrap() as u32,
-        device_id: v["device_id"].as_u64().unwrap() as u32,
-        pre_key,
-        signed_pre_key_id: v["signed_pre_key_id"].as_u64().unwrap() as u32,
-        signed_pre_key: PublicKey::deserialize(&unhex(&v["signed_pre_key"])).unwrap(),
-        signed_pre_key_signature: unhex(&v["signed_pre_key_signature"]),
-        identity_key: IdentityKey::deserialize(&unhex(&v["identity_key"])).unwrap(),
-        kyber_pre_key,
-    }
-}
-
-fn shuffle<T>(v: &mut [T], rng: &mut ChaCha20Rng) {
-    for i in (1..v.len()).rev() {
-        v.swap(i, rng.next_u32() as usize % (i + 1));
-    }
 }
 
 /// We send `n` messages; libsignal decrypts them in a shuffled order.
@@ -100,7 +52,7 @@ fn we_send(
             (pt, m)
         })
         .collect();
-    shuffle(&mut batch, rng);
+    common::shuffle(&mut batch, rng);
     for (pt, m) in batch {
         let r = ok(peer.call(
             &json!({"cmd": "decrypt", "type": m.message_type(), "body": hex(m.serialize())}),
@@ -126,7 +78,7 @@ fn they_send(
             )
         })
         .collect();
-    shuffle(&mut batch, rng);
+    common::shuffle(&mut batch, rng);
     for (pt, r) in batch {
         let ty = r["type"].as_u64().unwrap() as u8;
         let m = CiphertextMessage::deserialize(ty, &unhex(&r["body"])).unwrap();
@@ -151,7 +103,7 @@ fn we_initiate(version: &str, kyber: bool, seed: u8) {
     let mut rng = ChaCha20Rng::from_seed([seed; 32]);
     let v = ok(peer
         .call(&json!({"cmd": "init", "registration_id": 4321, "kyber": kyber, "one_time": true})));
-    let bundle = bundle_from_json(&v);
+    let bundle = common::bundle_from_json(&v);
     assert_eq!(bundle.kyber_pre_key.is_some(), kyber);
     let mut us = common::party(&mut rng, 1234);
     process_prekey_bundle(&peer_addr(), &mut us, &bundle, SystemTime::now(), &mut rng).unwrap();
@@ -212,7 +164,8 @@ fn libsignal_rejects_our_tampered_messages() {
         return;
     };
     let mut rng = ChaCha20Rng::from_seed([24; 32]);
-    let bundle = bundle_from_json(&ok(peer.call(&json!({"cmd": "init", "registration_id": 9}))));
+    let bundle =
+        common::bundle_from_json(&ok(peer.call(&json!({"cmd": "init", "registration_id": 9}))));
     let mut us = common::party(&mut rng, 8);
     process_prekey_bundle(&peer_addr(), &mut us, &bundle, SystemTime::now(), &mut rng).unwrap();
     let m = encrypt(&peer_addr(), &mut us, b"x", SystemTime::now()).unwrap();
@@ -270,7 +223,7 @@ fn record() -> Option<Value> {
     }
     Some(json!({
         "description": "libsignal-client 0.90.0 (Alice) opens a PQXDH (Kyber1024) session to alibi's Bob, whose keys come from ChaCha20Rng seed [0x60; 32] as in tests/libsignal_interop.rs; alibi's messages were decrypted by libsignal when recorded",
-        "bob_bundle": bundle_json(&bundle),
+        "bob_bundle": common::bundle_json(&bundle),
         "events": events,
     }))
 }
@@ -287,7 +240,7 @@ fn golden_transcript() {
     let mut rng = ChaCha20Rng::from_seed(GOLDEN_SEED);
     let (mut bob, bundle) = golden_bob(&mut rng);
     assert_eq!(
-        bundle_json(&bundle),
+        common::bundle_json(&bundle),
         v["bob_bundle"],
         "Bob's keys are regenerated identically"
     );

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
 use alibi_channel::{Address, Error, InMemoryStore, ProtocolStore, RedbStore, SessionRecord};
 use alibi_handshake::{IdentityKeyPair, KemKeyType};
-use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
 fn alice_addr() -> Address {
@@ -87,9 +87,7 @@ fn reordered_conversation_both_ways() {
             })
             .collect();
         let mut order: Vec<usize> = (0..msgs.len()).collect();
-        for i in (1..order.len()).rev() {
-            order.swap(i, rng.next_u32() as usize % (i + 1));
-        }
+        common::shuffle(&mut order, &mut rng);
         for i in order {
             let (pt, m) = &msgs[i];
             let wire = CiphertextMessage::deserialize(m.message_type(), m.serialize()).unwrap();

@@ -101,3 +101,63 @@ impl Authority {
         )
     }
 }
+
+use alibi_channel::sealed_sender::{ContentType, UnidentifiedSenderMessageContent};
+use alibi_handshake::{IdentityKey, KemPublicKey, PublicKey};
+use alibi_testkit::{hex, unhex};
+use serde_json::{json, Value};
+
+/// A USMC with the default content hint and no group id.
+pub fn usmc(
+    ty: ContentType,
+    cert: SenderCertificate,
+    contents: &[u8],
+) -> UnidentifiedSenderMessageContent {
+    UnidentifiedSenderMessageContent::new(ty, cert, contents.to_vec(), 0, None)
+}
+
+/// A bundle in the Node peer's JSON form (the `init` answer, the `process_bundle` fields).
+pub fn bundle_json(b: &PreKeyBundle) -> Value {
+    json!({
+        "registration_id": b.registration_id,
+        "device_id": b.device_id,
+        "identity_key": hex(&b.identity_key.serialize()),
+        "pre_key_id": b.pre_key.map(|p| p.0),
+        "pre_key": b.pre_key.map(|p| hex(&p.1.serialize())),
+        "signed_pre_key_id": b.signed_pre_key_id,
+        "signed_pre_key": hex(&b.signed_pre_key.serialize()),
+        "signed_pre_key_signature": hex(&b.signed_pre_key_signature),
+        "kyber_pre_key_id": b.kyber_pre_key.as_ref().map(|k| k.0),
+        "kyber_pre_key": b.kyber_pre_key.as_ref().map(|k| hex(&k.1.serialize())),
+        "kyber_pre_key_signature": b.kyber_pre_key.as_ref().map(|k| hex(&k.2)),
+    })
+}
+
+/// The inverse of [`bundle_json`].
+pub fn bundle_from_json(v: &Value) -> PreKeyBundle {
+    let key = |k: &str| PublicKey::deserialize(&unhex(&v[k])).unwrap();
+    let id = |k: &str| v[k].as_u64().map(|x| x as u32);
+    PreKeyBundle {
+        registration_id: id("registration_id").unwrap(),
+        device_id: id("device_id").unwrap(),
+        pre_key: id("pre_key_id").map(|i| (i, key("pre_key"))),
+        signed_pre_key_id: id("signed_pre_key_id").unwrap(),
+        signed_pre_key: key("signed_pre_key"),
+        signed_pre_key_signature: unhex(&v["signed_pre_key_signature"]),
+        identity_key: IdentityKey(key("identity_key")),
+        kyber_pre_key: id("kyber_pre_key_id").map(|i| {
+            (
+                i,
+                KemPublicKey::deserialize(&unhex(&v["kyber_pre_key"])).unwrap(),
+                unhex(&v["kyber_pre_key_signature"]),
+            )
+        }),
+    }
+}
+
+/// A Fisher-Yates shuffle driven by the test's generator.
+pub fn shuffle<T>(v: &mut [T], rng: &mut impl CryptoRngCore) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, rng.next_u32() as usize % (i + 1));
+    }
+}
