@@ -83,3 +83,54 @@ async fn two_stores_on_one_database_deliver_exactly_once() {
     assert_eq!(all.len(), 1000, "each envelope acknowledged once");
     assert_eq!(unique.len(), 1000);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_store_reconnects_after_its_connections_drop() {
+    let Some(url) = common::fresh_postgres().await else {
+        return;
+    };
+    let store = PgRelayStore::connect(&url).await.unwrap();
+    let acct = Uuid::new_v4();
+    store
+        .create_account(acct, &[5; 33], common::device(1, 1))
+        .await
+        .unwrap();
+    // The server ends every connection of the store (as a restart or a failover would).
+    let (admin, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let ended = admin
+        .query_one(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get::<_, i64>(0);
+    assert!(ended >= 1);
+    // Until the backends are gone, then a moment for the store's side to see its sockets closed.
+    for _ in 0..100 {
+        let left: i64 = admin
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Every pooled connection is reopened on its next use.
+    for i in 0..16u32 {
+        let e = common::envelope(1, &i.to_be_bytes(), None);
+        store.enqueue(vec![(acct, 1, e)], None).await.unwrap();
+    }
+    assert_eq!(store.pending(acct, 1, 100).await.unwrap().len(), 16);
+}

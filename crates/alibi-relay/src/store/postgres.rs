@@ -45,20 +45,29 @@ fn pg_err(e: tokio_postgres::Error) -> Error {
 
 /// The PostgreSQL relay store.
 pub struct PgRelayStore {
+    config: tokio_postgres::Config,
     pool: Vec<Mutex<Client>>,
     next: AtomicUsize,
 }
 
+async fn open(config: &tokio_postgres::Config) -> Result<Client> {
+    let (client, conn) = config.connect(NoTls).await.map_err(pg_err)?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(client)
+}
+
 impl PgRelayStore {
-    /// Connects (a small pool) and creates the schema if it is missing.
+    /// Connects (a small pool) and creates the schema if it is missing. `url` is a libpq
+    /// connection string, URL (`postgresql://user@host:port/db`) or `key=value` form.
     pub async fn connect(url: &str) -> Result<Self> {
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| Error::Store(format!("postgres: {e}")))?;
         let mut pool = Vec::with_capacity(POOL);
         for _ in 0..POOL {
-            let (client, conn) = tokio_postgres::connect(url, NoTls).await.map_err(pg_err)?;
-            tokio::spawn(async move {
-                let _ = conn.await;
-            });
-            pool.push(Mutex::new(client));
+            pool.push(Mutex::new(open(&config).await?));
         }
         {
             // Two relays starting together must not race on CREATE TABLE.
@@ -70,14 +79,33 @@ impl PgRelayStore {
             .map_err(pg_err)?;
         }
         Ok(Self {
+            config,
             pool,
             next: AtomicUsize::new(0),
         })
     }
 
-    async fn client(&self) -> tokio::sync::MutexGuard<'_, Client> {
-        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.pool.len();
-        self.pool[i].lock().await
+    /// An idle connection if there is one (else the next in turn, once free), reopened if the
+    /// server closed it (a restart, or a dropped TCP connection): the failed request's error has
+    /// already gone to its caller, the next one gets a fresh connection.
+    async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Client>> {
+        let n = self.pool.len();
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut guard = None;
+        for i in 0..n {
+            if let Ok(g) = self.pool[(start + i) % n].try_lock() {
+                guard = Some(g);
+                break;
+            }
+        }
+        let mut guard = match guard {
+            Some(g) => g,
+            None => self.pool[start % n].lock().await,
+        };
+        if guard.is_closed() {
+            *guard = open(&self.config).await?;
+        }
+        Ok(guard)
     }
 }
 
@@ -93,7 +121,7 @@ impl RelayStore for PgRelayStore {
         identity_key: &[u8],
         primary: DeviceInfo,
     ) -> Result<()> {
-        let mut c = self.client().await;
+        let mut c = self.client().await?;
         let t = c.transaction().await.map_err(pg_err)?;
         let n = t
             .execute(
@@ -115,7 +143,7 @@ impl RelayStore for PgRelayStore {
     }
 
     async fn add_device(&self, account: Uuid, device: DeviceInfo) -> Result<()> {
-        let c = self.client().await;
+        let c = self.client().await?;
         let n = c
             .execute(
                 "INSERT INTO devices (uuid, device, registration_id, secret_hash)
@@ -133,7 +161,7 @@ impl RelayStore for PgRelayStore {
     }
 
     async fn identity_key(&self, account: Uuid) -> Result<Option<Vec<u8>>> {
-        let c = self.client().await;
+        let c = self.client().await?;
         let r = c
             .query_opt(
                 "SELECT identity_key FROM accounts WHERE uuid = $1",
@@ -145,7 +173,7 @@ impl RelayStore for PgRelayStore {
     }
 
     async fn devices(&self, account: Uuid) -> Result<Vec<DeviceInfo>> {
-        let c = self.client().await;
+        let c = self.client().await?;
         let rows = c
             .query("SELECT device, registration_id, secret_hash FROM devices WHERE uuid = $1 ORDER BY device", &[&u(account)])
             .await
@@ -166,7 +194,7 @@ impl RelayStore for PgRelayStore {
 
     async fn upload_keys(&self, account: Uuid, device: u8, keys: KeysUpload) -> Result<()> {
         let (a, d) = (u(account), i16::from(device));
-        let mut c = self.client().await;
+        let mut c = self.client().await?;
         let t = c.transaction().await.map_err(pg_err)?;
         if let Some(k) = &keys.signed_pre_key {
             t.execute(
@@ -208,7 +236,7 @@ impl RelayStore for PgRelayStore {
 
     async fn take_bundle(&self, account: Uuid, device: u8) -> Result<Option<DeviceBundle>> {
         let (a, d) = (u(account), i16::from(device));
-        let mut c = self.client().await;
+        let mut c = self.client().await?;
         let t = c.transaction().await.map_err(pg_err)?;
         let Some(dev) = t
             .query_opt(
@@ -278,7 +306,7 @@ impl RelayStore for PgRelayStore {
 
     async fn key_counts(&self, account: Uuid, device: u8) -> Result<(usize, usize)> {
         let (a, d) = (u(account), i16::from(device));
-        let c = self.client().await;
+        let c = self.client().await?;
         let r = c
             .query_one(
                 "SELECT (SELECT count(*) FROM ec_keys WHERE uuid = $1 AND device = $2),
@@ -295,7 +323,7 @@ impl RelayStore for PgRelayStore {
         deliveries: Vec<Delivery>,
         shared: Option<(Uuid, Vec<u8>)>,
     ) -> Result<()> {
-        let mut c = self.client().await;
+        let mut c = self.client().await?;
         let t = c.transaction().await.map_err(pg_err)?;
         if let Some((key, data)) = &shared {
             t.execute(
@@ -331,7 +359,7 @@ impl RelayStore for PgRelayStore {
     }
 
     async fn pending(&self, account: Uuid, device: u8, limit: usize) -> Result<Vec<Envelope>> {
-        let c = self.client().await;
+        let c = self.client().await?;
         let rows = c
             .query(
                 "SELECT envelope FROM messages WHERE uuid = $1 AND device = $2 ORDER BY seq LIMIT $3",
@@ -347,7 +375,7 @@ impl RelayStore for PgRelayStore {
     }
 
     async fn shared(&self, key: Uuid) -> Result<Option<Vec<u8>>> {
-        let c = self.client().await;
+        let c = self.client().await?;
         let r = c
             .query_opt("SELECT data FROM shared_mrm WHERE key = $1", &[&u(key)])
             .await
@@ -356,7 +384,7 @@ impl RelayStore for PgRelayStore {
     }
 
     async fn ack(&self, account: Uuid, device: u8, guid: Uuid) -> Result<bool> {
-        let mut c = self.client().await;
+        let mut c = self.client().await?;
         let t = c.transaction().await.map_err(pg_err)?;
         let r = t
             .query_opt(

@@ -33,7 +33,33 @@ pub async fn fresh_postgres() -> Option<String> {
         .await
         .expect("test server reachable");
     tokio::spawn(conn);
-    let name = format!("alibi_{}", Uuid::new_v4().simple());
+    // Named by creation time: databases of earlier runs (an hour old or more) are dropped here,
+    // as a test never lasts that long, so the server's data directory does not grow without end.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    for row in c
+        .query(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'alibi\\_t%'",
+            &[],
+        )
+        .await
+        .expect("list databases")
+    {
+        let old: String = row.get(0);
+        let created = old
+            .strip_prefix("alibi_t")
+            .and_then(|r| r.split('_').next())
+            .and_then(|t| t.parse::<u64>().ok());
+        if created.is_some_and(|t| t + 3600 < now) {
+            // Another test binary may be dropping it too: its error is not ours.
+            let _ = c
+                .batch_execute(&format!("DROP DATABASE IF EXISTS {old} WITH (FORCE)"))
+                .await;
+        }
+    }
+    let name = format!("alibi_t{now}_{}", Uuid::new_v4().simple());
     c.batch_execute(&format!("CREATE DATABASE {name}"))
         .await
         .expect("create database");
@@ -96,6 +122,16 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         store.devices(a).await.unwrap(),
         vec![device(1, 10), device(2, 11)]
     );
+    // add_device replaces a device of the same id.
+    store.add_device(a, device(3, 12)).await.unwrap();
+    let mut replaced = device(3, 13);
+    replaced.secret_hash = [0xAB; 32];
+    store.add_device(a, replaced.clone()).await.unwrap();
+    assert_eq!(
+        store.devices(a).await.unwrap(),
+        vec![device(1, 10), device(2, 11), replaced]
+    );
+    assert_eq!(store.devices(Uuid::new_v4()).await.unwrap(), vec![]);
 
     // Keys: no bundle before a signed prekey; then one-time keys in id order, then last resort.
     assert_eq!(store.take_bundle(a, 1).await.unwrap(), None);
@@ -128,6 +164,95 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         ]
     );
     assert_eq!(store.key_counts(a, 1).await.unwrap(), (0, 0));
+
+    // Uploads append one-time keys and leave absent parts as they were; a new signed prekey or
+    // last-resort key replaces the old one.
+    store
+        .upload_keys(
+            a,
+            1,
+            KeysUpload {
+                pre_keys: vec![OneTimeKey {
+                    id: 300,
+                    public: vec![3; 33],
+                }],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    store
+        .upload_keys(
+            a,
+            1,
+            KeysUpload {
+                signed_pre_key: Some(signed(2)),
+                pre_keys: vec![OneTimeKey {
+                    id: 301,
+                    public: vec![3; 33],
+                }],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.key_counts(a, 1).await.unwrap(), (2, 0));
+    let bnd = store.take_bundle(a, 1).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            bnd.signed_pre_key,
+            bnd.pre_key.map(|k| k.id),
+            bnd.pq_pre_key.id
+        ),
+        (signed(2), Some(300), 999)
+    );
+    store
+        .upload_keys(
+            a,
+            1,
+            KeysUpload {
+                pq_last_resort_pre_key: Some(signed(998)),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let bnd = store.take_bundle(a, 1).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            bnd.signed_pre_key.id,
+            bnd.pre_key.map(|k| k.id),
+            bnd.pq_pre_key
+        ),
+        (2, Some(301), signed(998))
+    );
+    // Keys are per device; without any KEM prekey there is no bundle, and the failed fetch
+    // consumes nothing.
+    assert_eq!(store.key_counts(a, 2).await.unwrap(), (0, 0));
+    store
+        .upload_keys(
+            a,
+            2,
+            KeysUpload {
+                signed_pre_key: Some(signed(5)),
+                pre_keys: vec![OneTimeKey {
+                    id: 7,
+                    public: vec![7; 33],
+                }],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.take_bundle(a, 2).await.unwrap(), None);
+    assert_eq!(store.key_counts(a, 2).await.unwrap(), (1, 0));
+    assert_eq!(store.key_counts(a, 1).await.unwrap(), (0, 0));
+    assert_eq!(
+        store.take_bundle(a, 9).await.unwrap(),
+        None,
+        "no such device"
+    );
+    assert_eq!(store.take_bundle(Uuid::new_v4(), 1).await.unwrap(), None);
 
     // Concurrent fetches never share a one-time key.
     store
@@ -180,6 +305,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         vec![e1.clone(), e2.clone()]
     );
     assert_eq!(store.pending(a, 2, 10).await.unwrap(), vec![e3.clone()]);
+    assert_eq!(store.pending(a, 1, 1).await.unwrap(), vec![e1.clone()]);
     assert_eq!(store.pending(b, 1, 10).await.unwrap(), vec![]);
     let g = |e: &Envelope| Uuid::from_slice(&e.server_guid).unwrap();
     assert!(
