@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use alibi_channel::sealed_sender::v2::SentMessage;
+use alibi_channel::sealed_sender::v2::{self, SentMessage};
 use alibi_channel::sealed_sender::{SenderCertificate, ServerCertificate};
 use alibi_handshake::{xeddsa, KemPublicKey, PrivateKey, PublicKey};
 use axum::body::Bytes;
@@ -545,9 +545,8 @@ async fn multi_recipient(
             continue;
         }
         check_devices(&devices, &r.devices, None)?;
-        let received = sent.received_message(r).expect("has devices");
+        let c_and_at = sent.key_material(r).expect("has devices").to_vec();
         // Stored per device: C || AT (48 bytes); the rest is the shared part.
-        let c_and_at = received[1..49].to_vec();
         for &(d, _) in &r.devices {
             deliveries.push((
                 account,
@@ -583,7 +582,7 @@ async fn multi_recipient(
     let full = deliveries
         .into_iter()
         .map(|(a, d, mut env)| {
-            env.content = received_message(&env.content, shared);
+            env.content = v2::received_message(&env.content, shared);
             (a, d, env)
         })
         .collect();
@@ -631,15 +630,6 @@ async fn websocket(
     Ok(ws
         .max_message_size(64 * 1024)
         .on_upgrade(move |socket| deliver(s, account, device, socket)))
-}
-
-/// `0x22 || C || AT || shared`: a multi-recipient envelope as its device receives it.
-fn received_message(c_and_at: &[u8], shared: &[u8]) -> Vec<u8> {
-    let mut full = Vec::with_capacity(1 + c_and_at.len() + shared.len());
-    full.push(alibi_channel::sealed_sender::v2::RECEIVED_VERSION);
-    full.extend_from_slice(c_and_at);
-    full.extend_from_slice(shared);
-    full
 }
 
 /// One connected device: what it has been sent and not yet acknowledged, and what waits.
@@ -743,7 +733,7 @@ async fn deliver_loop(
                     let Ok(Some(shared)) = s.store.shared(key).await else {
                         continue;
                     };
-                    env.content = received_message(&env.content, &shared);
+                    env.content = v2::received_message(&env.content, &shared);
                 }
                 if !c.push(socket, env).await {
                     return None;

@@ -276,20 +276,30 @@ impl<'a> SentMessage<'a> {
     /// The `ReceivedMessage` for one listed account: `0x22 || C || AT || E || ciphertext`.
     /// `None` for an excluded account.
     pub fn received_message(&self, recipient: &SentRecipient) -> Option<Vec<u8>> {
-        if recipient.c_and_at.is_empty() {
-            return None;
-        }
-        let mut out = Vec::with_capacity(1 + KEY_LEN + TAG_LEN + self.shared.len());
-        out.push(RECEIVED_VERSION);
-        out.extend_from_slice(&self.bytes[recipient.c_and_at.clone()]);
-        out.extend_from_slice(&self.bytes[self.shared.clone()]);
-        Some(out)
+        let km = self.key_material(recipient)?;
+        Some(received_message(km, self.shared_bytes()))
+    }
+
+    /// One account's `C || AT` (48 bytes): what a relay stores per device. `None` for an excluded
+    /// account.
+    pub fn key_material(&self, recipient: &SentRecipient) -> Option<&'a [u8]> {
+        (!recipient.c_and_at.is_empty()).then(|| &self.bytes[recipient.c_and_at.clone()])
     }
 
     /// The part every recipient shares (`E || ciphertext`): what a relay stores once.
     pub fn shared_bytes(&self) -> &'a [u8] {
         &self.bytes[self.shared.clone()]
     }
+}
+
+/// A `ReceivedMessage` from one account's key material (`C || AT`) and the shared part
+/// (`E || ciphertext`): how a relay rebuilds what it stored split.
+pub fn received_message(key_material: &[u8], shared: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + key_material.len() + shared.len());
+    out.push(RECEIVED_VERSION);
+    out.extend_from_slice(key_material);
+    out.extend_from_slice(shared);
+    out
 }
 
 /// Opens a `ReceivedMessage` addressed to `ours`: unwraps M, re-derives E and checks it, decrypts,
