@@ -14,6 +14,11 @@ mod tachyon;
 
 use std::process::ExitCode;
 
+/// The relay and the MPC runs allocate a little per message on many threads; mimalloc's
+/// per-thread heaps avoid glibc's arena locks there (measured: docs/BENCHMARKS.md, issue 5).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// How a command failed; the variant fixes the exit code.
 #[derive(Debug)]
 pub enum Failure {

@@ -9,9 +9,10 @@ use alibi_channel::sealed_sender::{
     ContentType, SenderCertificate, ServerCertificate, ServiceId, UnidentifiedSenderMessageContent,
 };
 use alibi_handshake::{IdentityKeyPair, PrivateKey};
-use rand_core::OsRng;
+use rand_core::{OsRng, RngCore};
 use tokio::sync::Mutex;
 
+use crate::access::{combine, derive_access_key, AccessKey};
 use crate::client::RelayClient;
 use crate::server::OutgoingMessage;
 use crate::{now_ms, Result};
@@ -40,7 +41,7 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
     v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
-async fn register(base: &str, i: usize) -> Result<(RelayClient, IdentityKeyPair)> {
+async fn register(base: &str, i: usize) -> Result<(RelayClient, IdentityKeyPair, AccessKey)> {
     let id = IdentityKeyPair::generate(&mut OsRng);
     let reg = (i % 16000 + 1) as u16;
     let c = RelayClient::register(
@@ -50,7 +51,11 @@ async fn register(base: &str, i: usize) -> Result<(RelayClient, IdentityKeyPair)
         "bench-device-secret-0000",
     )
     .await?;
-    Ok((c, id))
+    let mut profile_key = [0u8; 32];
+    OsRng.fill_bytes(&mut profile_key);
+    let access_key = derive_access_key(&profile_key);
+    c.set_access_key(&access_key).await?;
+    Ok((c, id, access_key))
 }
 
 /// 1:1: `pairs` senders each send `per_sender` messages (100 bytes, a send timestamp inside) to
@@ -122,10 +127,12 @@ pub async fn one_to_one(
 /// Multi-recipient: one sender seals `sends` group messages to `recipients` accounts (sealed sender
 /// v2) and sends each in one request; latency is the request's round trip (server time).
 pub async fn multi_recipient(base: &str, recipients: usize, sends: usize) -> Result<Row> {
-    let (sender, sid) = register(base, 0).await?;
+    let (sender, sid, _) = register(base, 0).await?;
     let mut rs = vec![];
+    let mut keys = vec![];
     for i in 0..recipients {
-        let (c, id) = register(base, i + 1).await?;
+        let (c, id, key) = register(base, i + 1).await?;
+        keys.push(key);
         rs.push(Recipient {
             service_id: ServiceId::aci(c.account),
             identity: id.identity,
@@ -160,7 +167,7 @@ pub async fn multi_recipient(base: &str, recipients: usize, sends: usize) -> Res
             .map_err(|e| crate::Error::Client(e.to_string()))?;
         let t = Instant::now();
         sender
-            .multi_send(sent)
+            .multi_send(sent, &combine(&keys))
             .await?
             .map_err(|e| crate::Error::Client(format!("{e:?}")))?;
         let d = t.elapsed();

@@ -12,6 +12,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message as WsMessage;
 use uuid::Uuid;
 
+use crate::access::{self, AccessKey};
 use crate::proto::{Envelope, WebSocketMessage, WebSocketResponse};
 use crate::server::OutgoingMessage;
 use crate::store::{DeviceBundle, KeysUpload};
@@ -194,20 +195,58 @@ impl RelayClient {
         Ok(send_outcome(r).await)
     }
 
-    /// Sends a sealed-sender v2 multi-recipient message (`PUT /v1/messages/multi_recipient`).
+    /// Sends a sealed-sender v2 multi-recipient message (`PUT /v1/messages/multi_recipient`),
+    /// presenting `access_key`: the XOR of the recipients' keys ([`crate::access::combine`]).
+    /// No credentials of the sender go with it.
     pub async fn multi_send(
         &self,
         sent_message: Vec<u8>,
+        access_key: &AccessKey,
     ) -> Result<std::result::Result<(), SendError>> {
         let r = self
             .http
             .put(format!("{}/v1/messages/multi_recipient", self.base))
             .header("Content-Type", "application/vnd.signal-messenger.mrm")
+            .header(access::HEADER, b64(access_key))
             .body(sent_message)
             .send()
             .await
             .map_err(client_err)?;
         Ok(send_outcome(r).await)
+    }
+
+    /// Sends sealed-sender messages (type 6) to `account` without naming the sender: the request
+    /// carries the recipient's access key instead of this device's credentials.
+    pub async fn send_unidentified(
+        &self,
+        account: Uuid,
+        messages: Vec<OutgoingMessage>,
+        access_key: &AccessKey,
+    ) -> Result<std::result::Result<(), SendError>> {
+        let r = self
+            .http
+            .put(format!("{}/v1/messages/{account}", self.base))
+            .header(access::HEADER, b64(access_key))
+            .json(&json!({"messages": messages, "timestamp": crate::now_ms()}))
+            .send()
+            .await
+            .map_err(client_err)?;
+        Ok(send_outcome(r).await)
+    }
+
+    /// Publishes this account's access key (`PUT /v1/accounts/attributes`), which senders
+    /// derive from its profile key ([`crate::access::derive_access_key`]).
+    pub async fn set_access_key(&self, access_key: &AccessKey) -> Result<()> {
+        let r = self
+            .auth(
+                self.http
+                    .put(format!("{}/v1/accounts/attributes", self.base)),
+            )
+            .json(&json!({"unidentifiedAccessKey": b64(access_key)}))
+            .send()
+            .await
+            .map_err(client_err)?;
+        ok_status(r).await
     }
 
     /// A sender certificate for this device.
@@ -304,16 +343,23 @@ impl RelayClient {
                         }
                     }
                     ack = acks.recv() => {
-                        let Some(guid) = ack else { return };
-                        if let Some(id) = ids.remove(&guid) {
-                            let frame = WebSocketMessage {
-                                r#type: 2,
-                                request: None,
-                                response: Some(WebSocketResponse { id, status: 200 }),
-                            };
-                            if sink.send(WsMessage::Binary(frame.encode_to_vec().into())).await.is_err() {
-                                break;
+                        let Some(first) = ack else { return };
+                        // Every acknowledgement already queued goes out in one write.
+                        let mut next = Some(first);
+                        let mut ok = true;
+                        while let Some(guid) = next {
+                            if let Some(id) = ids.remove(&guid) {
+                                let frame = WebSocketMessage {
+                                    r#type: 2,
+                                    request: None,
+                                    response: Some(WebSocketResponse { id, status: 200 }),
+                                };
+                                ok &= sink.feed(WsMessage::Binary(frame.encode_to_vec().into())).await.is_ok();
                             }
+                            next = acks.try_recv().ok();
+                        }
+                        if !ok || sink.flush().await.is_err() {
+                            break;
                         }
                     }
                 }
@@ -348,6 +394,10 @@ impl Drop for Receiver {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+fn b64(b: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(b)
 }
 
 async fn ok_json(r: reqwest::Response) -> Result<Value> {

@@ -4,11 +4,13 @@
 //!
 //! * [`store`]: the storage trait and both backends.
 //! * [`server`]: the axum application (`alibi relay serve`).
+//! * [`access`]: unidentified-access keys for sealed sends.
 //! * [`client`]: register, upload keys, fetch bundles, send, multi-send, receive with acks.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod access;
 pub mod bench;
 pub mod client;
 pub mod proto;
@@ -63,4 +65,49 @@ pub fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
         .as_millis() as u64
+}
+
+/// A new message id (`server_guid`): a UUIDv7 (RFC 9562, section 5.7) whose 74 bits after the
+/// millisecond timestamp are a counter (method 2 of section 6.2), so ids only grow within a
+/// process and a mailbox keyed by id is in arrival order. The counter starts at a random value
+/// each millisecond, so two relays on one database do not collide.
+pub fn next_message_id() -> uuid::Uuid {
+    use std::sync::Mutex;
+    static LAST: Mutex<(u64, u128)> = Mutex::new((0, 0));
+    const COUNTER_BITS: u32 = 74;
+    let now = now_ms() & ((1 << 48) - 1);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    let (ms, counter) = if now > last.0 {
+        // Leave room to count up by 2^63 within the millisecond.
+        let start = u128::from(rand_core::RngCore::next_u64(&mut rand_core::OsRng) >> 1);
+        (now, start)
+    } else if last.1 + 1 < 1 << COUNTER_BITS {
+        (last.0, last.1 + 1)
+    } else {
+        (last.0 + 1, 0)
+    };
+    *last = (ms, counter);
+    let rand_a = (counter >> 62) as u64 & 0xFFF;
+    let rand_b = counter & ((1 << 62) - 1);
+    let hi = (ms << 16) | (0x7 << 12) | rand_a;
+    uuid::Uuid::from_u128((u128::from(hi) << 64) | (0b10 << 62) | rand_b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_ids_are_v7_and_only_grow() {
+        let mut last = next_message_id();
+        for _ in 0..100_000 {
+            let id = next_message_id();
+            assert_eq!(id.get_version_num(), 7);
+            assert_eq!(id.get_variant(), uuid::Variant::RFC4122);
+            assert!(id > last, "{id} after {last}");
+            last = id;
+        }
+        let ms = (last.as_u128() >> 80) as u64;
+        assert!(now_ms().abs_diff(ms) < 60_000);
+    }
 }

@@ -19,6 +19,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use base64::Engine;
+use futures_util::{SinkExt, StreamExt};
 use prost::Message as _;
 use rand_core::{OsRng, RngCore};
 use serde::{Deserialize, Serialize};
@@ -28,6 +29,7 @@ use subtle::ConstantTimeEq;
 use tokio::sync::{mpsc, Notify};
 use uuid::Uuid;
 
+use crate::access::{self, AccessKey};
 use crate::proto::{Envelope, WebSocketMessage, WebSocketRequest};
 use crate::store::{DeviceInfo, KeysUpload, RelayStore};
 use crate::{now_ms, Error};
@@ -80,7 +82,7 @@ struct AppState {
     server_key: PrivateKey,
     wakeups: Mutex<HashMap<(Uuid, u8), Arc<Notify>>>,
     buckets: Mutex<HashMap<(Uuid, u8), Bucket>>,
-    device_cache: Mutex<HashMap<Uuid, CachedDevices>>,
+    device_cache: Mutex<HashMap<Uuid, CachedAccount>>,
     live: Mutex<HashMap<(Uuid, u8), mpsc::Sender<Envelope>>>,
 }
 
@@ -100,29 +102,68 @@ fn hand_over(s: &AppState, deliveries: Vec<(Uuid, u8, Envelope)>) {
     }
 }
 
-/// An account's devices and when they were read.
-type CachedDevices = (Arc<Vec<DeviceInfo>>, Instant);
+/// What a send checks of an account: its devices and access key, and when they were read.
+#[derive(Clone)]
+struct CachedAccount {
+    devices: Arc<Vec<DeviceInfo>>,
+    access_key: Option<AccessKey>,
+    at: Instant,
+}
 
 /// How long an account's device list is trusted from memory. Another relay on the same database
 /// may add a device; within this time a send may still be checked against the old list (the
 /// sender then learns of the device on its next send).
 const DEVICE_CACHE_TTL: Duration = Duration::from_secs(1);
 
-/// The account's devices, from memory when fresh.
-async fn devices(s: &AppState, account: Uuid) -> ApiResult<Arc<Vec<DeviceInfo>>> {
-    if let Some((d, at)) = s.device_cache.lock().expect("cache lock").get(&account) {
-        if at.elapsed() < DEVICE_CACHE_TTL {
-            return Ok(d.clone());
+/// The account's devices and access key, from memory when fresh (no devices: no account).
+async fn account(s: &AppState, account: Uuid) -> ApiResult<CachedAccount> {
+    if let Some(a) = s.device_cache.lock().expect("cache lock").get(&account) {
+        if a.at.elapsed() < DEVICE_CACHE_TTL {
+            return Ok(a.clone());
         }
     }
-    let d = Arc::new(s.store.devices(account).await?);
-    if !d.is_empty() {
+    let a = CachedAccount {
+        devices: Arc::new(s.store.devices(account).await?),
+        access_key: s.store.access_key(account).await?,
+        at: Instant::now(),
+    };
+    if !a.devices.is_empty() {
         s.device_cache
             .lock()
             .expect("cache lock")
-            .insert(account, (d.clone(), Instant::now()));
+            .insert(account, a.clone());
     }
-    Ok(d)
+    Ok(a)
+}
+
+/// The account's devices, from memory when fresh.
+async fn devices(s: &AppState, a: Uuid) -> ApiResult<Arc<Vec<DeviceInfo>>> {
+    Ok(account(s, a).await?.devices)
+}
+
+/// Checks an `Unidentified-Access-Key` header against `expected` in constant time; an account
+/// without a key cannot be reached this way.
+fn check_access_key(headers: &HeaderMap, expected: Option<AccessKey>) -> ApiResult<()> {
+    let unauthorized = || {
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong Unidentified-Access-Key",
+        )
+    };
+    let given = headers
+        .get(access::HEADER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            base64::engine::general_purpose::STANDARD
+                .decode(v.trim())
+                .ok()
+        })
+        .ok_or_else(unauthorized)?;
+    let expected = expected.ok_or_else(unauthorized)?;
+    if given.len() != 16 || !bool::from(given.ct_eq(&expected[..])) {
+        return Err(unauthorized());
+    }
+    Ok(())
 }
 
 type Shared = Arc<AppState>;
@@ -309,6 +350,29 @@ async fn add_device(
     Ok(StatusCode::NO_CONTENT)
 }
 
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Attributes {
+    #[serde(with = "crate::b64")]
+    unidentified_access_key: Vec<u8>,
+}
+
+/// `PUT /v1/accounts/attributes`: the account's unidentified-access key (the primary sets it).
+async fn put_attributes(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    Json(req): Json<Attributes>,
+) -> ApiResult<StatusCode> {
+    let (account, _) = authenticate(&s, &headers).await?;
+    let key: AccessKey = req
+        .unidentified_access_key
+        .try_into()
+        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "unidentifiedAccessKey: 16 bytes"))?;
+    s.store.set_access_key(account, key).await?;
+    s.device_cache.lock().expect("cache lock").remove(&account);
+    Ok(StatusCode::NO_CONTENT)
+}
+
 async fn put_keys(
     State(s): State<Shared>,
     headers: HeaderMap,
@@ -474,10 +538,23 @@ async fn send(
     headers: HeaderMap,
     Json(req): Json<SendRequest>,
 ) -> ApiResult<Json<serde_json::Value>> {
-    let (account, device) = authenticate(&s, &headers).await?;
     let target = Uuid::parse_str(&target)
         .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "account: a UUID"))?;
-    let devices = devices(&s, target).await?;
+    // Signal's two ways in: the sender's own credentials, or (for sealed sender, the sender
+    // unnamed) the recipient's access key.
+    let unidentified = !headers.contains_key(axum::http::header::AUTHORIZATION)
+        && headers.contains_key(access::HEADER);
+    let sender = if unidentified {
+        None
+    } else {
+        Some(authenticate(&s, &headers).await?)
+    };
+    let target_account = account(&s, target).await?;
+    if unidentified {
+        check_access_key(&headers, target_account.access_key)?;
+        rate_limit(&s, target, 0)?;
+    }
+    let devices = target_account.devices;
     if devices.is_empty() {
         return Err(ApiError::new(StatusCode::NOT_FOUND, "no such account"));
     }
@@ -485,13 +562,20 @@ async fn send(
         if ![1, 3, 6].contains(&m.kind) {
             return Err(ApiError::new(StatusCode::BAD_REQUEST, "type: 1, 3 or 6"));
         }
+        if unidentified && m.kind != 6 {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "an unidentified send carries sealed-sender messages only (type 6)",
+            ));
+        }
     }
     let given: Vec<(u8, u16)> = req
         .messages
         .iter()
         .map(|m| (m.destination_device_id, m.destination_registration_id))
         .collect();
-    check_devices(&devices, &given, (target == account).then_some(device))?;
+    let own_device = sender.and_then(|(a, d)| (a == target).then_some(d));
+    check_devices(&devices, &given, own_device)?;
     let now = now_ms();
     let deliveries = req
         .messages
@@ -503,11 +587,11 @@ async fn send(
                 m.destination_device_id,
                 Envelope {
                     r#type: m.kind,
-                    source_service_id: (!sealed).then(|| account.to_string()),
-                    source_device: (!sealed).then_some(device.into()),
+                    source_service_id: sender.filter(|_| !sealed).map(|(a, _)| a.to_string()),
+                    source_device: sender.filter(|_| !sealed).map(|(_, d)| d.into()),
                     client_timestamp: req.timestamp,
                     content: m.content,
-                    server_guid: Uuid::new_v4().as_bytes().to_vec(),
+                    server_guid: crate::next_message_id().as_bytes().to_vec(),
                     server_timestamp: now,
                     shared_mrm_key: None,
                     destination_device: m.destination_device_id.into(),
@@ -522,6 +606,7 @@ async fn send(
 
 async fn multi_recipient(
     State(s): State<Shared>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Json<serde_json::Value>> {
     let sent = SentMessage::parse(&body).map_err(|e| {
@@ -534,17 +619,30 @@ async fn multi_recipient(
     let key = Uuid::new_v4();
     let now = now_ms();
     let mut unknown = vec![];
+    let mut accounts = Vec::with_capacity(sent.recipients.len());
     for r in &sent.recipients {
         if r.devices.is_empty() {
             continue;
         }
-        let account = r.service_id.uuid;
-        let devices = devices(&s, account).await?;
-        if devices.is_empty() {
-            unknown.push(account.to_string());
-            continue;
+        let a = account(&s, r.service_id.uuid).await?;
+        if a.devices.is_empty() {
+            unknown.push(r.service_id.uuid.to_string());
         }
-        check_devices(&devices, &r.devices, None)?;
+        accounts.push((r, a));
+    }
+    if !unknown.is_empty() {
+        return Err(ApiError(
+            StatusCode::NOT_FOUND,
+            "unknown recipients".into(),
+            Some(json!({"uuids404": unknown})),
+        ));
+    }
+    // The sender proves it may reach every recipient: the XOR of their access keys.
+    let keys: Option<Vec<AccessKey>> = accounts.iter().map(|(_, a)| a.access_key).collect();
+    check_access_key(&headers, keys.map(|k| access::combine(&k)))?;
+    for (r, a) in accounts {
+        check_devices(&a.devices, &r.devices, None)?;
+        let account = r.service_id.uuid;
         let c_and_at = sent.key_material(r).expect("has devices").to_vec();
         // Stored per device: C || AT (48 bytes); the rest is the shared part.
         for &(d, _) in &r.devices {
@@ -557,20 +655,13 @@ async fn multi_recipient(
                     source_device: None,
                     client_timestamp: now,
                     content: c_and_at.clone(),
-                    server_guid: Uuid::new_v4().as_bytes().to_vec(),
+                    server_guid: crate::next_message_id().as_bytes().to_vec(),
                     server_timestamp: now,
                     shared_mrm_key: Some(key.as_bytes().to_vec()),
                     destination_device: d.into(),
                 },
             ));
         }
-    }
-    if !unknown.is_empty() {
-        return Err(ApiError(
-            StatusCode::NOT_FOUND,
-            "unknown recipients".into(),
-            Some(json!({"uuids404": unknown})),
-        ));
     }
     s.store
         .enqueue(
@@ -664,8 +755,9 @@ impl Conn {
         self.in_flight.insert(self.next_id, guid);
         self.next_id += 1;
         self.announced_empty = false;
+        // Fed, not flushed: the loop flushes once per turn, so a burst costs one write.
         socket
-            .send(WsMessage::Binary(frame.encode_to_vec().into()))
+            .feed(WsMessage::Binary(frame.encode_to_vec().into()))
             .await
             .is_ok()
     }
@@ -704,6 +796,7 @@ async fn deliver_loop(
     live: &mut mpsc::Receiver<Envelope>,
     c: &mut Conn,
 ) -> Option<()> {
+    let mut acking = futures_util::stream::FuturesUnordered::new();
     loop {
         while c.in_flight.len() < WINDOW {
             let Some(env) = c.backlog.pop_front() else {
@@ -752,11 +845,12 @@ async fn deliver_loop(
                 response: None,
             };
             socket
-                .send(WsMessage::Binary(frame.encode_to_vec().into()))
+                .feed(WsMessage::Binary(frame.encode_to_vec().into()))
                 .await
                 .ok()?;
             c.announced_empty = true;
         }
+        socket.flush().await.ok()?;
         tokio::select! {
             msg = socket.recv() => {
                 match msg?.ok()? {
@@ -765,8 +859,13 @@ async fn deliver_loop(
                         if let Some(r) = frame.response {
                             if let Some(guid) = c.in_flight.remove(&r.id) {
                                 if r.status == 200 {
-                                    s.store.ack(account, device, guid).await.ok()?;
-                                    c.sent.remove(&guid);
+                                    // The deletion commits in the background so the window
+                                    // moves on at once; the id stays in `sent` until it has
+                                    // committed, so a store read cannot push it again.
+                                    let store = s.store.clone();
+                                    acking.push(async move {
+                                        (guid, store.ack(account, device, guid).await)
+                                    });
                                 } else {
                                     // Not accepted: it stays in the store and comes again later.
                                     c.sent.remove(&guid);
@@ -778,6 +877,10 @@ async fn deliver_loop(
                     WsMessage::Close(_) => return None,
                     _ => {}
                 }
+            }
+            Some((guid, done)) = acking.next(), if !acking.is_empty() => {
+                done.ok()?;
+                c.sent.remove(&guid);
             }
             env = live.recv() => {
                 let env = env?;
@@ -822,6 +925,7 @@ pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
     Router::new()
         .route("/v1/accounts", post(create_account))
         .route("/v1/devices/{device_id}", put(add_device))
+        .route("/v1/accounts/attributes", put(put_attributes))
         .route("/v2/keys", put(put_keys).get(key_counts))
         .route("/v2/keys/{account}/{device}", get(get_keys))
         .route("/v1/messages/multi_recipient", put(multi_recipient))

@@ -19,11 +19,12 @@ use alibi_handshake::{
     IdentityKey, IdentityKeyPair, KemKeyPair, KemKeyType, KemPublicKey, KeyPair, PreKeyBundle,
     PublicKey,
 };
+use alibi_relay::access::{combine, derive_access_key, AccessKey};
 use alibi_relay::client::{RelayClient, SendError};
 use alibi_relay::server::{self, Config, OutgoingMessage};
 use alibi_relay::store::redb::RedbRelayStore;
 use alibi_relay::store::{DeviceBundle, KeysUpload, OneTimeKey, RelayStore, SignedKey};
-use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
 
@@ -47,6 +48,7 @@ struct Party {
     store: InMemoryStore,
     client: RelayClient,
     at: Address,
+    access_key: AccessKey,
 }
 
 /// Registers, and publishes a signed prekey, `n_ec` one-time EC prekeys, `n_pq` one-time KEM
@@ -110,8 +112,17 @@ async fn party(relay: &Relay, rng: &mut ChaCha20Rng, reg: u16, n_ec: u32, n_pq: 
         }
     }
     client.upload_keys(&keys).await.unwrap();
+    let mut profile_key = [0u8; 32];
+    rng.fill_bytes(&mut profile_key);
+    let access_key = derive_access_key(&profile_key);
+    client.set_access_key(&access_key).await.unwrap();
     let at = Address::new(client.account.to_string(), 1);
-    Party { store, client, at }
+    Party {
+        store,
+        client,
+        at,
+        access_key,
+    }
 }
 
 fn bundle(ik: &[u8], d: &DeviceBundle) -> PreKeyBundle {
@@ -236,7 +247,19 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
         &mut rng,
     )
     .unwrap();
-    alice.client.multi_send(sent).await.unwrap().unwrap();
+    // Without the XOR of both recipients' access keys the relay refuses it.
+    for wrong in [
+        [0u8; 16],
+        bob.access_key,
+        combine([&bob.access_key, &alice.access_key]),
+    ] {
+        match alice.client.multi_send(sent.clone(), &wrong).await.unwrap() {
+            Err(SendError::Other(401, _)) => {}
+            other => panic!("expected 401, got {other:?}"),
+        }
+    }
+    let both = combine([&bob.access_key, &carol.access_key]);
+    alice.client.multi_send(sent, &both).await.unwrap().unwrap();
     for p in [&mut bob, &mut carol] {
         let mut rx = p.client.receive();
         let env = loop {
@@ -502,4 +525,68 @@ async fn injected_delay_applies_to_every_request() {
         "{:?}",
         t.elapsed()
     );
+}
+
+/// A sealed 1:1 send without the sender's credentials: the recipient's access key lets it in, the
+/// envelope names no sender, and a wrong key, an unsealed type or an account without a key is
+/// refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unidentified_sends_need_the_recipients_access_key() {
+    let relay = start(Config::default()).await;
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let alice = party(&relay, &mut rng, 11, 1, 1).await;
+    let bob = party(&relay, &mut rng, 12, 1, 1).await;
+    let sealed = |kind| OutgoingMessage {
+        kind,
+        destination_device_id: 1,
+        destination_registration_id: 12,
+        content: b"sealed bytes".to_vec(),
+    };
+    let to_bob = bob.client.account;
+    let status = |r: Result<(), SendError>| match r {
+        Ok(()) => 200,
+        Err(SendError::Other(s, _)) => s,
+        Err(e) => panic!("{e:?}"),
+    };
+    let r = alice
+        .client
+        .send_unidentified(to_bob, vec![sealed(6)], &alice.access_key);
+    assert_eq!(status(r.await.unwrap()), 401);
+    let r = alice
+        .client
+        .send_unidentified(to_bob, vec![sealed(1)], &bob.access_key);
+    assert_eq!(status(r.await.unwrap()), 400);
+    let r = alice
+        .client
+        .send_unidentified(Uuid::new_v4(), vec![sealed(6)], &bob.access_key);
+    assert_eq!(status(r.await.unwrap()), 401);
+    let r = alice
+        .client
+        .send_unidentified(to_bob, vec![sealed(6)], &bob.access_key);
+    assert_eq!(status(r.await.unwrap()), 200);
+    let mut rx = bob.client.receive();
+    let env = tokio::time::timeout(Duration::from_secs(10), rx.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (env.r#type, env.content.as_slice()),
+        (6, &b"sealed bytes"[..])
+    );
+    assert_eq!((env.source_service_id, env.source_device), (None, None));
+
+    // An account that never published a key cannot be reached unidentified.
+    let id = IdentityKeyPair::generate(&mut rng);
+    let carol = RelayClient::register(
+        &relay.base,
+        &id.identity.serialize(),
+        13,
+        "a-long-device-secret-123",
+    )
+    .await
+    .unwrap();
+    let r = alice
+        .client
+        .send_unidentified(carol.account, vec![sealed(6)], &[0; 16]);
+    assert_eq!(status(r.await.unwrap()), 401);
 }

@@ -7,6 +7,7 @@ pub mod redb;
 use async_trait::async_trait;
 use uuid::Uuid;
 
+use crate::access::AccessKey;
 use crate::proto::Envelope;
 use crate::Result;
 
@@ -95,6 +96,10 @@ pub trait RelayStore: Send + Sync + 'static {
     async fn add_device(&self, account: Uuid, device: DeviceInfo) -> Result<()>;
     /// The account's identity key.
     async fn identity_key(&self, account: Uuid) -> Result<Option<Vec<u8>>>;
+    /// Sets the account's unidentified-access key (fails with `NotFound` without the account).
+    async fn set_access_key(&self, account: Uuid, key: AccessKey) -> Result<()>;
+    /// The account's unidentified-access key, if it has set one.
+    async fn access_key(&self, account: Uuid) -> Result<Option<AccessKey>>;
     /// The account's devices, by id.
     async fn devices(&self, account: Uuid) -> Result<Vec<DeviceInfo>>;
     /// Stores a device's keys.
@@ -110,7 +115,8 @@ pub trait RelayStore: Send + Sync + 'static {
         deliveries: Vec<Delivery>,
         shared: Option<(Uuid, Vec<u8>)>,
     ) -> Result<()>;
-    /// Up to `limit` envelopes waiting for a device, oldest first.
+    /// Up to `limit` envelopes waiting for a device, oldest first (ids from
+    /// [`crate::next_message_id`] grow with time; the redb store orders a mailbox by them).
     async fn pending(&self, account: Uuid, device: u8, limit: usize) -> Result<Vec<Envelope>>;
     /// The shared part of a multi-recipient send.
     async fn shared(&self, key: Uuid) -> Result<Option<Vec<u8>>>;

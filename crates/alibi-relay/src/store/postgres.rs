@@ -12,6 +12,7 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use super::{Delivery, DeviceBundle, DeviceInfo, KeysUpload, OneTimeKey, RelayStore, SignedKey};
+use crate::access::AccessKey;
 use crate::proto::Envelope;
 use crate::{Error, Result};
 
@@ -20,6 +21,7 @@ const POOL: usize = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS accounts (uuid BYTEA PRIMARY KEY, identity_key BYTEA NOT NULL);
+CREATE TABLE IF NOT EXISTS access_keys (uuid BYTEA PRIMARY KEY, key BYTEA NOT NULL);
 CREATE TABLE IF NOT EXISTS devices (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, registration_id INT NOT NULL,
     secret_hash BYTEA NOT NULL, PRIMARY KEY (uuid, device));
 CREATE TABLE IF NOT EXISTS signed_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
@@ -170,6 +172,40 @@ impl RelayStore for PgRelayStore {
             .await
             .map_err(pg_err)?;
         Ok(r.map(|r| r.get(0)))
+    }
+
+    async fn set_access_key(&self, account: Uuid, key: AccessKey) -> Result<()> {
+        let c = self.client().await?;
+        let n = c
+            .execute(
+                "INSERT INTO access_keys (uuid, key)
+                 SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM accounts WHERE uuid = $1)
+                 ON CONFLICT (uuid) DO UPDATE SET key = EXCLUDED.key",
+                &[&u(account), &&key[..]],
+            )
+            .await
+            .map_err(pg_err)?;
+        if n == 0 {
+            return Err(Error::NotFound("account"));
+        }
+        Ok(())
+    }
+
+    async fn access_key(&self, account: Uuid) -> Result<Option<AccessKey>> {
+        let c = self.client().await?;
+        let r = c
+            .query_opt(
+                "SELECT key FROM access_keys WHERE uuid = $1",
+                &[&u(account)],
+            )
+            .await
+            .map_err(pg_err)?;
+        r.map(|r| {
+            let k: Vec<u8> = r.get(0);
+            k.try_into()
+                .map_err(|_| Error::Store("stored access key: not 16 bytes".into()))
+        })
+        .transpose()
     }
 
     async fn devices(&self, account: Uuid) -> Result<Vec<DeviceInfo>> {

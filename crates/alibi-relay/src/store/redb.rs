@@ -13,19 +13,19 @@ use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::{Delivery, DeviceBundle, DeviceInfo, KeysUpload, OneTimeKey, RelayStore, SignedKey};
+use crate::access::AccessKey;
 use crate::proto::Envelope;
 use crate::{Error, Result};
 
 const ACCOUNTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("accounts");
+const ACCESS_KEYS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("access_keys");
 const DEVICES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("devices");
 const SIGNED: TableDefinition<&[u8], &[u8]> = TableDefinition::new("signed_pre_keys");
 const EC_KEYS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("ec_pre_keys");
 const PQ_KEYS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pq_pre_keys");
 const LAST_RESORT: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pq_last_resort");
 const MESSAGES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("messages");
-const GUIDS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("message_guids");
 const SHARED: TableDefinition<&[u8], &[u8]> = TableDefinition::new("shared_mrm");
-const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 
 fn db_err(e: impl core::fmt::Display) -> Error {
     Error::Store(e.to_string())
@@ -42,9 +42,10 @@ fn sub_key(prefix: &[u8; 17], tail: &[u8]) -> Vec<u8> {
     [&prefix[..], tail].concat()
 }
 
-/// The key range of everything under one device prefix.
+/// The key range of everything under one device prefix (tails are at most 16 bytes: a key id, or
+/// a message id, which grows with time so a mailbox reads in arrival order).
 fn prefix_range(prefix: &[u8; 17]) -> (Vec<u8>, Vec<u8>) {
-    (prefix.to_vec(), [&prefix[..], &[0xFF; 9][..]].concat())
+    (prefix.to_vec(), [&prefix[..], &[0xFF; 17][..]].concat())
 }
 
 fn encode_signed(k: &SignedKey) -> Vec<u8> {
@@ -91,18 +92,17 @@ impl RedbRelayStore {
         let t = db.begin_write().map_err(db_err)?;
         for def in [
             ACCOUNTS,
+            ACCESS_KEYS,
             DEVICES,
             SIGNED,
             EC_KEYS,
             PQ_KEYS,
             LAST_RESORT,
             MESSAGES,
-            GUIDS,
             SHARED,
         ] {
             t.open_table(def).map_err(db_err)?;
         }
-        t.open_table(META).map_err(db_err)?;
         t.commit().map_err(db_err)?;
         let (writer, rx) = mpsc::unbounded_channel();
         let wdb = db.clone();
@@ -139,14 +139,7 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>) {
             let t = db.begin_write().map_err(db_err)?;
             {
                 let mut messages = t.open_table(MESSAGES).map_err(db_err)?;
-                let mut guids = t.open_table(GUIDS).map_err(db_err)?;
                 let mut shared_t = t.open_table(SHARED).map_err(db_err)?;
-                let mut meta = t.open_table(META).map_err(db_err)?;
-                let mut seq = meta
-                    .get("seq")
-                    .map_err(db_err)?
-                    .map(|v| v.value())
-                    .unwrap_or(0);
                 for op in &ops {
                     match op {
                         WriteOp::Enqueue(items, shared, _) => {
@@ -159,55 +152,34 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>) {
                                     .map_err(db_err)?;
                             }
                             for (account, device, env) in items {
-                                seq += 1;
-                                let k = sub_key(&dev_key(*account, *device), &seq.to_be_bytes());
+                                let k = sub_key(&dev_key(*account, *device), &env.server_guid);
                                 messages
                                     .insert(&k[..], &env.encode_to_vec()[..])
                                     .map_err(db_err)?;
-                                guids.insert(&env.server_guid[..], &k[..]).map_err(db_err)?;
                             }
                             results.push(Ok(true));
                         }
                         WriteOp::Ack(account, device, guid, _) => {
-                            let k = guids
-                                .get(&guid.as_bytes()[..])
-                                .map_err(db_err)?
-                                .map(|v| v.value().to_vec());
-                            let mine = k
-                                .as_ref()
-                                .is_some_and(|k| k[..17] == dev_key(*account, *device));
-                            if !mine {
-                                results.push(Ok(false));
-                                continue;
-                            }
-                            let k = k.expect("checked");
-                            guids.remove(&guid.as_bytes()[..]).map_err(db_err)?;
+                            // The key holds the device, so a device can only remove its own.
+                            let k = sub_key(&dev_key(*account, *device), guid.as_bytes());
                             let env = messages
                                 .remove(&k[..])
                                 .map_err(db_err)?
                                 .map(|v| v.value().to_vec());
-                            if let Some(env) = env.and_then(|e| Envelope::decode(&e[..]).ok()) {
-                                if let Some(key) = env.shared_mrm_key {
-                                    let cur = shared_t
-                                        .get(&key[..])
-                                        .map_err(db_err)?
-                                        .map(|v| v.value().to_vec());
-                                    if let Some(mut cur) = cur {
-                                        let n = u32::from_be_bytes(cur[..4].try_into().expect("4"));
-                                        if n <= 1 {
-                                            shared_t.remove(&key[..]).map_err(db_err)?;
-                                        } else {
-                                            cur[..4].copy_from_slice(&(n - 1).to_be_bytes());
-                                            shared_t.insert(&key[..], &cur[..]).map_err(db_err)?;
-                                        }
-                                    }
-                                }
+                            let Some(env) = env else {
+                                results.push(Ok(false));
+                                continue;
+                            };
+                            if let Some(key) = Envelope::decode(&env[..])
+                                .ok()
+                                .and_then(|e| e.shared_mrm_key)
+                            {
+                                release_shared(&mut shared_t, &key)?;
                             }
                             results.push(Ok(true));
                         }
                     }
                 }
-                meta.insert("seq", seq).map_err(db_err)?;
             }
             t.commit().map_err(db_err)
         })();
@@ -285,6 +257,36 @@ impl RelayStore for RedbRelayStore {
             Ok(a.get(&account.as_bytes()[..])
                 .map_err(db_err)?
                 .map(|v| v.value().to_vec()))
+        })
+        .await
+    }
+
+    async fn set_access_key(&self, account: Uuid, key: AccessKey) -> Result<()> {
+        self.blocking(move |db| {
+            let t = db.begin_write().map_err(db_err)?;
+            if t.open_table(ACCOUNTS)
+                .map_err(db_err)?
+                .get(&account.as_bytes()[..])
+                .map_err(db_err)?
+                .is_none()
+            {
+                return Err(Error::NotFound("account"));
+            }
+            t.open_table(ACCESS_KEYS)
+                .map_err(db_err)?
+                .insert(&account.as_bytes()[..], &key[..])
+                .map_err(db_err)?;
+            t.commit().map_err(db_err)
+        })
+        .await
+    }
+
+    async fn access_key(&self, account: Uuid) -> Result<Option<AccessKey>> {
+        self.blocking(move |db| {
+            let t = db.begin_read().map_err(db_err)?;
+            let a = t.open_table(ACCESS_KEYS).map_err(db_err)?;
+            let v = a.get(&account.as_bytes()[..]).map_err(db_err)?;
+            v.map(|v| v.value().try_into().map_err(db_err)).transpose()
         })
         .await
     }
@@ -464,6 +466,20 @@ impl RelayStore for RedbRelayStore {
         rx.await
             .map_err(|_| Error::Store("writer stopped".into()))?
     }
+}
+
+/// Drops one reference to a shared multi-recipient part, and the part with its last one.
+fn release_shared(shared: &mut redb::Table<&[u8], &[u8]>, key: &[u8]) -> Result<()> {
+    let cur = shared.get(key).map_err(db_err)?.map(|v| v.value().to_vec());
+    let Some(mut cur) = cur else { return Ok(()) };
+    let n = u32::from_be_bytes(cur[..4].try_into().map_err(db_err)?);
+    if n <= 1 {
+        shared.remove(key).map_err(db_err)?;
+    } else {
+        cur[..4].copy_from_slice(&(n - 1).to_be_bytes());
+        shared.insert(key, &cur[..]).map_err(db_err)?;
+    }
+    Ok(())
 }
 
 /// Removes and returns the first entry in `lo..hi` (the lowest key id of a device).

@@ -81,7 +81,7 @@ pub fn envelope(device: u8, content: &[u8], shared: Option<Uuid>) -> Envelope {
         source_device: None,
         client_timestamp: 1,
         content: content.to_vec(),
-        server_guid: Uuid::new_v4().as_bytes().to_vec(),
+        server_guid: alibi_relay::next_message_id().as_bytes().to_vec(),
         server_timestamp: 2,
         shared_mrm_key: shared.map(|k| k.as_bytes().to_vec()),
         destination_device: device.into(),
@@ -132,6 +132,17 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         vec![device(1, 10), device(2, 11), replaced]
     );
     assert_eq!(store.devices(Uuid::new_v4()).await.unwrap(), vec![]);
+
+    // Access keys: none until set, replaced by the next, only for existing accounts.
+    assert_eq!(store.access_key(a).await.unwrap(), None);
+    store.set_access_key(a, [1; 16]).await.unwrap();
+    store.set_access_key(a, [2; 16]).await.unwrap();
+    assert_eq!(store.access_key(a).await.unwrap(), Some([2; 16]));
+    assert_eq!(store.access_key(b).await.unwrap(), None);
+    assert!(matches!(
+        store.set_access_key(Uuid::new_v4(), [3; 16]).await,
+        Err(Error::NotFound(_))
+    ));
 
     // Keys: no bundle before a signed prekey; then one-time keys in id order, then last resort.
     assert_eq!(store.take_bundle(a, 1).await.unwrap(), None);
