@@ -1,0 +1,140 @@
+//! The single-signer BLS primitive of ciphersuite `BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_`
+//! (draft-irtf-cfrg-bls-signature-05, section 4.2.3): public keys in G1 (48 bytes compressed),
+//! signatures in G2 (96 bytes), proofs of possession under their own tag. All of it is `blst`'s
+//! `min_pk` API; this module fixes the tags and turns blst's error codes into ours.
+
+use blst::min_pk::{AggregateSignature, PublicKey, SecretKey, Signature};
+use blst::BLST_ERROR;
+use zeroize::Zeroizing;
+
+use crate::{Error, Result};
+
+/// The signature tag (draft section 4.2.3).
+pub const DST_SIG: &[u8] = b"BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
+/// The proof-of-possession tag (draft section 4.2.3).
+pub const DST_POP: &[u8] = b"BLS_POP_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
+
+/// A compressed public key (G1).
+pub type PublicKeyBytes = [u8; 48];
+/// A compressed signature (G2).
+pub type SignatureBytes = [u8; 96];
+
+fn secret(sk: &[u8; 32]) -> Result<SecretKey> {
+    // blst refuses zero and anything not below the group order r (KeyValidate of the secret).
+    SecretKey::from_bytes(sk).map_err(|_| Error::Malformed("secret key: a scalar in 1..r"))
+}
+
+fn public(pk: &[u8]) -> Result<PublicKey> {
+    // KeyValidate (draft section 2.5): on the curve, in G1, not the identity.
+    PublicKey::key_validate(pk).map_err(|_| Error::Malformed("public key"))
+}
+
+fn signature(sig: &[u8]) -> Result<Signature> {
+    // On the curve and in G2; the identity is a valid encoding (it just verifies nothing).
+    Signature::sig_validate(sig, false).map_err(|_| Error::Malformed("signature"))
+}
+
+/// KeyGen (draft section 2.3) from at least 32 bytes of key material.
+pub fn keygen(ikm: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
+    let sk =
+        SecretKey::key_gen(ikm, &[]).map_err(|_| Error::Malformed("ikm: at least 32 bytes"))?;
+    Ok(Zeroizing::new(sk.to_bytes()))
+}
+
+/// SkToPk.
+pub fn public_key(sk: &[u8; 32]) -> Result<PublicKeyBytes> {
+    Ok(secret(sk)?.sk_to_pk().compress())
+}
+
+/// Sign.
+pub fn sign(sk: &[u8; 32], msg: &[u8]) -> Result<SignatureBytes> {
+    Ok(secret(sk)?.sign(msg, DST_SIG, &[]).compress())
+}
+
+/// Verify: false for a malformed key or signature as for a wrong one.
+pub fn verify(pk: &[u8], msg: &[u8], sig: &[u8]) -> bool {
+    let (Ok(pk), Ok(sig)) = (public(pk), signature(sig)) else {
+        return false;
+    };
+    sig.verify(false, msg, DST_SIG, &[], &pk, false) == BLST_ERROR::BLST_SUCCESS
+}
+
+/// PopProve (draft section 3.3.2): a signature on the public key's encoding under [`DST_POP`].
+pub fn pop_prove(sk: &[u8; 32]) -> Result<SignatureBytes> {
+    let sk = secret(sk)?;
+    let pk = sk.sk_to_pk().compress();
+    Ok(sk.sign(&pk, DST_POP, &[]).compress())
+}
+
+/// PopVerify.
+pub fn pop_verify(pk: &[u8], proof: &[u8]) -> bool {
+    let (Ok(key), Ok(sig)) = (public(pk), signature(proof)) else {
+        return false;
+    };
+    sig.verify(false, pk, DST_POP, &[], &key, false) == BLST_ERROR::BLST_SUCCESS
+}
+
+/// Aggregate (draft section 2.8); fails on an empty list or a malformed signature.
+pub fn aggregate(sigs: &[&[u8]]) -> Result<SignatureBytes> {
+    if sigs.is_empty() {
+        return Err(Error::Malformed("aggregate: no signatures"));
+    }
+    let sigs = sigs
+        .iter()
+        .map(|s| signature(s))
+        .collect::<Result<Vec<_>>>()?;
+    let refs: Vec<&Signature> = sigs.iter().collect();
+    let agg =
+        AggregateSignature::aggregate(&refs, false).map_err(|_| Error::Malformed("aggregate"))?;
+    Ok(agg.to_signature().compress())
+}
+
+/// FastAggregateVerify (draft section 3.3.4): one message, keys whose possession was proven.
+pub fn fast_aggregate_verify(pks: &[&[u8]], msg: &[u8], sig: &[u8]) -> bool {
+    let Ok(pks) = pks.iter().map(|p| public(p)).collect::<Result<Vec<_>>>() else {
+        return false;
+    };
+    let Ok(sig) = signature(sig) else {
+        return false;
+    };
+    if pks.is_empty() {
+        return false;
+    }
+    let refs: Vec<&PublicKey> = pks.iter().collect();
+    sig.fast_aggregate_verify(false, msg, DST_SIG, &refs) == BLST_ERROR::BLST_SUCCESS
+}
+
+/// AggregateVerify (draft section 3.1.1): distinct messages, one per key.
+pub fn aggregate_verify(pks: &[&[u8]], msgs: &[&[u8]], sig: &[u8]) -> bool {
+    if pks.is_empty() || pks.len() != msgs.len() {
+        return false;
+    }
+    let Ok(pks) = pks.iter().map(|p| public(p)).collect::<Result<Vec<_>>>() else {
+        return false;
+    };
+    let Ok(sig) = signature(sig) else {
+        return false;
+    };
+    let refs: Vec<&PublicKey> = pks.iter().collect();
+    sig.aggregate_verify(false, msgs, DST_SIG, &refs, false) == BLST_ERROR::BLST_SUCCESS
+}
+
+/// Whether `pk` decodes to a point of G1 (the identity included; verification still refuses
+/// the identity as a key, KeyValidate).
+pub fn g1_decodes(pk: &[u8]) -> bool {
+    let mut identity = [0u8; 48];
+    identity[0] = 0xC0;
+    PublicKey::from_bytes(pk).is_ok_and(|k| pk == identity || k.validate().is_ok())
+}
+
+/// Whether `sig` decodes to a point of G2 (the identity included).
+pub fn g2_decodes(sig: &[u8]) -> bool {
+    signature(sig).is_ok()
+}
+
+/// hash_to_curve into G2 (RFC 9380, suite BLS12381G2_XMD:SHA-256_SSWU_RO_) under `dst`,
+/// uncompressed (192 bytes); with [`DST_SIG`] it is the H(m) that every signature and partial
+/// signature is a multiple of.
+pub fn hash_to_g2(msg: &[u8], dst: &[u8]) -> [u8; 192] {
+    blstrs::G2Affine::from(blstrs::G2Projective::hash_to_curve(msg, dst, &[])).to_uncompressed()
+}

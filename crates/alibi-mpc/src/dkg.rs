@@ -1,0 +1,591 @@
+//! Distributed key generation: Joint-Feldman as Yang and Zhang run it (seed 002, section 2: commit,
+//! decommit, Feldman shares point-to-point, proof of the share), upgraded so that a cheater is
+//! named instead of the run aborting:
+//!
+//! 1. **Commit** (broadcast): H(session, i, A_i, nonce) for the Feldman commitment
+//!    A_i = (g1^a_i0, ..., g1^a_it).
+//! 2. **Decommit** (broadcast): A_i and the nonce, and an echo: the digest of every round-1
+//!    broadcast as received. Broadcasts are signed with the identity key, so when the echoes
+//!    disagree a dispute round shows two signed bodies and names the equivocator.
+//! 3. **Shares** (point-to-point): f_i(j), signed by the dealer. Double Ratchet messages are
+//!    deniable, so without the dealer's signature a victim could not prove what it got.
+//! 4. **Complaints** (broadcast): a bad share is shown with its signature (the dealer is
+//!    disqualified at once); a missing one is named, and the dealer must reveal it publicly
+//!    (round 5, only when needed); a round-2 echo rides along.
+//! 6. **Confirm** (broadcast): a proof of possession of the final share (the paper's "proof of the
+//!    share"), a digest of the outcome (qualified set and group key), and a round-4 echo.
+//!
+//! The qualified set is every party not named; the group key is the sum of their A_i0 and party
+//! j's share the sum of their f_i(j). Everyone's verification key g1^x_j follows from the
+//! commitments, so signing can check each partial signature.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use blstrs::{G1Affine, Scalar};
+use ff::Field;
+use group::Curve;
+use rand_core::{CryptoRng, RngCore};
+use serde::{Deserialize, Serialize};
+use zeroize::Zeroizing;
+
+use crate::engine::{Expect, Transport};
+use crate::poly::{scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
+use crate::run::Run;
+use crate::{
+    bls, decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
+};
+
+const R_COMMIT: u16 = 1;
+const R_DECOMMIT: u16 = 2;
+const R_SHARES: u16 = 3;
+const R_COMPLAIN: u16 = 4;
+const R_REVEAL: u16 = 5;
+const R_CONFIRM: u16 = 6;
+
+/// Deliberate misbehaviour, for the tests that check a cheater is named (never set otherwise).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Misbehaviour {
+    /// Deal a wrong (but signed) share to this party.
+    BadShareTo(PartyIndex),
+    /// Send no share to this party in round 3 (then answer its complaint with a public reveal).
+    WithholdShareFrom(PartyIndex),
+    /// Send a different round-1 commitment to the lowest-numbered other party.
+    EquivocateCommit,
+    /// Sign partial signatures with a wrong key (see [`crate::sign`]).
+    BadPartial,
+}
+
+/// The parameters of one key generation.
+#[derive(Clone, Debug)]
+pub struct KeygenConfig {
+    /// The run's identifier, the same for every party.
+    pub session: SessionId,
+    /// t: the polynomial degree; any t+1 shares sign, t reveal nothing.
+    pub threshold: usize,
+    /// All parties' indices.
+    pub parties: Vec<PartyIndex>,
+    /// How long to wait for a round's messages before naming the silent.
+    pub timeout: Duration,
+    /// Test hook: how this party cheats.
+    #[doc(hidden)]
+    pub misbehaviour: Option<Misbehaviour>,
+}
+
+/// One party's result of key generation.
+#[derive(Clone)]
+pub struct KeyShare {
+    /// This party's index.
+    pub index: PartyIndex,
+    /// t.
+    pub threshold: usize,
+    /// All parties of the run.
+    pub parties: Vec<PartyIndex>,
+    /// The parties whose dealings make up the key.
+    pub qualified: Vec<PartyIndex>,
+    /// The group public key (G1, compressed).
+    pub group_key: Vec<u8>,
+    /// Every party's verification key g1^x_j (G1, compressed).
+    pub verification_keys: BTreeMap<PartyIndex, Vec<u8>>,
+    /// Who was named during key generation (they are not asked to sign).
+    pub blamed: Vec<Blame>,
+    secret: Zeroizing<[u8; 32]>,
+}
+
+impl core::fmt::Debug for KeyShare {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        f.debug_struct("KeyShare")
+            .field("index", &self.index)
+            .field("threshold", &self.threshold)
+            .field("group_key", &self.group_key)
+            .field("blamed", &self.blamed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl KeyShare {
+    /// This party's secret share x_i (32 bytes, big-endian).
+    pub fn secret(&self) -> &[u8; 32] {
+        &self.secret
+    }
+
+    /// The parties that may sign: all but the blamed.
+    pub fn eligible_signers(&self) -> Vec<PartyIndex> {
+        self.parties
+            .iter()
+            .copied()
+            .filter(|p| !self.blamed.iter().any(|b| b.party == *p))
+            .collect()
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Decommit {
+    commitment: Vec<Vec<u8>>,
+    nonce: [u8; 32],
+    echo: Vec<(PartyIndex, [u8; 32])>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SignedShare {
+    value: [u8; 32],
+    sig: Vec<u8>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Complaint {
+    dealer: PartyIndex,
+    evidence: Option<SignedShare>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Complaints {
+    against: Vec<Complaint>,
+    echo: Vec<(PartyIndex, [u8; 32])>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Reveal {
+    shares: Vec<(PartyIndex, SignedShare)>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Confirm {
+    proof: Vec<u8>,
+    outcome: [u8; 32],
+    echo: Vec<(PartyIndex, [u8; 32])>,
+}
+
+fn commit_digest(
+    session: &SessionId,
+    i: PartyIndex,
+    commitment: &[Vec<u8>],
+    nonce: &[u8; 32],
+) -> [u8; 32] {
+    let mut m = b"alibi-mpc v1 dkg commit".to_vec();
+    m.extend_from_slice(session);
+    m.extend_from_slice(&i.to_be_bytes());
+    for p in commitment {
+        m.extend_from_slice(p);
+    }
+    m.extend_from_slice(nonce);
+    digest(&m)
+}
+
+fn share_transcript(
+    session: &SessionId,
+    dealer: PartyIndex,
+    to: PartyIndex,
+    value: &[u8; 32],
+) -> Vec<u8> {
+    let mut m = b"alibi-mpc v1 dkg share".to_vec();
+    m.extend_from_slice(session);
+    m.extend_from_slice(&dealer.to_be_bytes());
+    m.extend_from_slice(&to.to_be_bytes());
+    m.extend_from_slice(value);
+    m
+}
+
+/// Runs key generation as `party` over `transport`.
+pub async fn keygen<T: Transport>(
+    party: &Party,
+    config: &KeygenConfig,
+    transport: &mut T,
+    rng: &mut (impl RngCore + CryptoRng),
+) -> Result<KeyShare> {
+    let n = config.parties.len();
+    let t = config.threshold;
+    let me = party.index;
+    if t == 0 || t >= n || !config.parties.contains(&me) {
+        return Err(Error::Parameters(format!(
+            "need 1 <= t < n and this party among the parties (t = {t}, n = {n})"
+        )));
+    }
+    let cheat = config.misbehaviour;
+    let mut run = Run {
+        party,
+        session: config.session,
+        transport,
+        timeout: config.timeout,
+        rng,
+        active: config
+            .parties
+            .iter()
+            .copied()
+            .filter(|&p| p != me)
+            .collect(),
+        blamed: vec![],
+        seen: BTreeMap::new(),
+    };
+    let everyone: Vec<PartyIndex> = config
+        .parties
+        .iter()
+        .copied()
+        .filter(|&p| p != me)
+        .collect();
+    let bc = Expect {
+        broadcast: true,
+        p2p: false,
+        required: true,
+    };
+
+    // Round 1: commit.
+    let f = Polynomial::random(t, &mut *run.rng);
+    let commitment: Vec<Vec<u8>> = f.commitment().iter().map(|p| p.to_vec()).collect();
+    let mut nonce = [0u8; 32];
+    run.rng.fill_bytes(&mut nonce);
+    let my_commit = commit_digest(&config.session, me, &commitment, &nonce);
+    let equivocate = (cheat == Some(Misbehaviour::EquivocateCommit)).then(|| {
+        let mut other = my_commit;
+        other[0] ^= 1;
+        encode(&other)
+    });
+    let r1 = run
+        .round(
+            R_COMMIT,
+            Some(encode(&my_commit)),
+            vec![],
+            &everyone,
+            bc,
+            equivocate,
+        )
+        .await?;
+    let mut commits: BTreeMap<PartyIndex, [u8; 32]> = BTreeMap::new();
+    for (p, g) in r1 {
+        match g.body.as_deref().map(decode::<[u8; 32]>) {
+            Some(Ok(c)) => {
+                commits.insert(p, c);
+            }
+            _ => run.blame(p, Fault::Malformed { round: R_COMMIT }),
+        }
+    }
+
+    // Round 2: decommit, with the echo of round 1.
+    let decommit = Decommit {
+        commitment: commitment.clone(),
+        nonce,
+        echo: run.echo(R_COMMIT),
+    };
+    let r2 = run
+        .round(
+            R_DECOMMIT,
+            Some(encode(&decommit)),
+            vec![],
+            &everyone,
+            bc,
+            None,
+        )
+        .await?;
+    let mut decommits = BTreeMap::new();
+    for (p, g) in r2 {
+        match g.body.as_deref().map(decode::<Decommit>) {
+            Some(Ok(d)) => {
+                decommits.insert(p, d);
+            }
+            _ => run.blame(p, Fault::Malformed { round: R_DECOMMIT }),
+        }
+    }
+    let echoes1: BTreeMap<_, _> = decommits
+        .iter()
+        .map(|(p, d)| (*p, d.echo.clone()))
+        .collect();
+    run.settle_echoes(R_COMMIT, &echoes1).await?;
+    let mut commitments: BTreeMap<PartyIndex, Commitment> = BTreeMap::new();
+    commitments.insert(me, Commitment::decode(&f.commitment())?);
+    for (p, d) in &decommits {
+        if !run.active.contains(p) {
+            continue;
+        }
+        let opens =
+            commits.get(p) == Some(&commit_digest(&config.session, *p, &d.commitment, &d.nonce));
+        let decoded = (d.commitment.len() == t + 1)
+            .then(|| {
+                let pts: Option<Vec<[u8; 48]>> = d
+                    .commitment
+                    .iter()
+                    .map(|c| c.as_slice().try_into().ok())
+                    .collect();
+                pts.and_then(|p| Commitment::decode(&p).ok())
+            })
+            .flatten();
+        match (opens, decoded) {
+            (true, Some(c)) => {
+                commitments.insert(*p, c);
+            }
+            _ => run.blame(*p, Fault::BadDecommitment),
+        }
+    }
+
+    // Round 3: signed shares, point-to-point.
+    let dealt: Vec<(PartyIndex, Vec<u8>)> = run
+        .active
+        .iter()
+        .filter(|&&j| cheat != Some(Misbehaviour::WithholdShareFrom(j)))
+        .map(|&j| {
+            let mut value = f.eval(j);
+            if cheat == Some(Misbehaviour::BadShareTo(j)) {
+                value += Scalar::ONE;
+            }
+            let value = *scalar_to_bytes(&value);
+            let sig = party
+                .identity
+                .sign(
+                    &share_transcript(&config.session, me, j, &value),
+                    &mut *run.rng,
+                )
+                .to_vec();
+            (j, encode(&SignedShare { value, sig }))
+        })
+        .collect();
+    let dealers: Vec<PartyIndex> = run.active.iter().copied().collect();
+    let r3 = run
+        .round(
+            R_SHARES,
+            None,
+            dealt,
+            &dealers,
+            Expect {
+                broadcast: false,
+                p2p: true,
+                required: false,
+            },
+            None,
+        )
+        .await?;
+    let mut shares: BTreeMap<PartyIndex, Scalar> = BTreeMap::new();
+    shares.insert(me, f.eval(me));
+    let mut complaints = vec![];
+    for &d in &dealers {
+        let signed = r3
+            .get(&d)
+            .and_then(|g| g.p2p.as_deref())
+            .and_then(|b| decode::<SignedShare>(b).ok())
+            .filter(|s| {
+                party.roster[&d].verify(&share_transcript(&config.session, d, me, &s.value), &s.sig)
+            });
+        let valid = signed.as_ref().and_then(|s| {
+            let v = scalar_from_bytes(&s.value).ok()?;
+            commitments.get(&d)?.verify_share(me, &v).then_some(v)
+        });
+        match (valid, signed) {
+            (Some(v), _) => {
+                shares.insert(d, v);
+            }
+            (None, evidence) => complaints.push(Complaint {
+                dealer: d,
+                evidence,
+            }),
+        }
+    }
+
+    // Round 4: complaints, with the echo of round 2.
+    let mine = Complaints {
+        against: complaints,
+        echo: run.echo(R_DECOMMIT),
+    };
+    let everyone_left: Vec<PartyIndex> = run.active.iter().copied().collect();
+    let r4 = run
+        .round(
+            R_COMPLAIN,
+            Some(encode(&mine)),
+            vec![],
+            &everyone_left,
+            bc,
+            None,
+        )
+        .await?;
+    let mut all: Vec<(PartyIndex, Complaints)> = vec![(me, mine)];
+    for (p, g) in r4 {
+        match g.body.as_deref().map(decode::<Complaints>) {
+            Some(Ok(c)) => all.push((p, c)),
+            _ => run.blame(p, Fault::Malformed { round: R_COMPLAIN }),
+        }
+    }
+    let echoes2: BTreeMap<_, _> = all
+        .iter()
+        .filter(|(p, _)| *p != me)
+        .map(|(p, c)| (*p, c.echo.clone()))
+        .collect();
+    run.settle_echoes(R_DECOMMIT, &echoes2).await?;
+    let mut pending: BTreeSet<(PartyIndex, PartyIndex)> = BTreeSet::new();
+    for (accuser, c) in &all {
+        for complaint in &c.against {
+            let d = complaint.dealer;
+            let Some(cm) = commitments.get(&d) else {
+                continue;
+            };
+            match &complaint.evidence {
+                None => {
+                    pending.insert((d, *accuser));
+                }
+                Some(ev) => {
+                    let signed = party.roster.get(&d).is_some_and(|k| {
+                        k.verify(
+                            &share_transcript(&config.session, d, *accuser, &ev.value),
+                            &ev.sig,
+                        )
+                    });
+                    let valid =
+                        scalar_from_bytes(&ev.value).is_ok_and(|v| cm.verify_share(*accuser, &v));
+                    if signed && !valid {
+                        run.blame(d, Fault::BadShare);
+                    } else {
+                        run.blame(*accuser, Fault::FalseComplaint);
+                    }
+                }
+            }
+        }
+    }
+
+    // Round 5 (only after complaints without evidence): the accused reveal those shares.
+    let pending: Vec<(PartyIndex, PartyIndex)> = pending
+        .into_iter()
+        .filter(|(d, a)| {
+            (run.active.contains(d) || *d == me) && !run.blamed.iter().any(|b| b.party == *a)
+        })
+        .collect();
+    if !pending.is_empty() {
+        let accused: BTreeSet<PartyIndex> = pending.iter().map(|(d, _)| *d).collect();
+        let rng = &mut *run.rng;
+        let body = accused.contains(&me).then(|| {
+            let shares = pending
+                .iter()
+                .filter(|(d, _)| *d == me)
+                .map(|&(_, a)| {
+                    let value = *scalar_to_bytes(&f.eval(a));
+                    let sig = party
+                        .identity
+                        .sign(&share_transcript(&config.session, me, a, &value), &mut *rng)
+                        .to_vec();
+                    (a, SignedShare { value, sig })
+                })
+                .collect();
+            encode(&Reveal { shares })
+        });
+        let from: Vec<PartyIndex> = accused.iter().copied().filter(|&d| d != me).collect();
+        let r5 = run.round(R_REVEAL, body, vec![], &from, bc, None).await?;
+        for &(d, a) in pending.iter().filter(|(d, _)| *d != me) {
+            let revealed = r5
+                .get(&d)
+                .and_then(|g| g.body.as_deref())
+                .and_then(|b| decode::<Reveal>(b).ok())
+                .and_then(|r| r.shares.into_iter().find(|(x, _)| *x == a))
+                .map(|(_, s)| s);
+            let ok = revealed.and_then(|s| {
+                let v = scalar_from_bytes(&s.value).ok()?;
+                let signed = party.roster[&d]
+                    .verify(&share_transcript(&config.session, d, a, &s.value), &s.sig);
+                (signed && commitments.get(&d)?.verify_share(a, &v)).then_some(v)
+            });
+            match ok {
+                Some(v) if a == me => {
+                    shares.insert(d, v);
+                }
+                Some(_) => {}
+                None => run.blame(d, Fault::FailedReveal),
+            }
+        }
+    }
+
+    // Round 6: confirm the outcome with a proof of possession of the share, and echo round 4.
+    let mut confirm_round = R_CONFIRM;
+    loop {
+        let qualified: Vec<PartyIndex> = config
+            .parties
+            .iter()
+            .copied()
+            .filter(|p| !run.blamed.iter().any(|b| b.party == *p) && commitments.contains_key(p))
+            .collect();
+        if qualified.len() <= t {
+            return Err(Error::Aborted {
+                reason: format!(
+                    "only {} qualified parties left for t = {t}",
+                    qualified.len()
+                ),
+                blamed: run.blamed,
+            });
+        }
+        if qualified.iter().any(|d| !shares.contains_key(d)) {
+            return Err(Error::Aborted {
+                reason: "a qualified dealer's share is missing".into(),
+                blamed: run.blamed,
+            });
+        }
+        let joint = Commitment::sum(qualified.iter().map(|d| &commitments[d])).expect("not empty");
+        let group_key = G1Affine::from(joint.0[0]).to_compressed().to_vec();
+        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = config
+            .parties
+            .iter()
+            .map(|&j| (j, joint.eval(j).to_affine().to_compressed().to_vec()))
+            .collect();
+        let secret = scalar_to_bytes(
+            &qualified
+                .iter()
+                .fold(Scalar::ZERO, |acc, d| acc + shares[d]),
+        );
+        let mut outcome_input = encode(&qualified);
+        outcome_input.extend_from_slice(&group_key);
+        let outcome = digest(&outcome_input);
+        let confirm = Confirm {
+            proof: bls::pop_prove(&secret)?.to_vec(),
+            outcome,
+            echo: run.echo(R_COMPLAIN),
+        };
+        let others: Vec<PartyIndex> = run.active.iter().copied().collect();
+        let r6 = run
+            .round(
+                confirm_round,
+                Some(encode(&confirm)),
+                vec![],
+                &others,
+                bc,
+                None,
+            )
+            .await?;
+        let mut confirms = BTreeMap::new();
+        for (p, g) in r6 {
+            match g.body.as_deref().map(decode::<Confirm>) {
+                Some(Ok(c)) => {
+                    confirms.insert(p, c);
+                }
+                _ => run.blame(
+                    p,
+                    Fault::Malformed {
+                        round: confirm_round,
+                    },
+                ),
+            }
+        }
+        let before = run.blamed.len();
+        let echoes4: BTreeMap<_, _> = confirms.iter().map(|(p, c)| (*p, c.echo.clone())).collect();
+        run.settle_echoes(R_COMPLAIN, &echoes4).await?;
+        if run.blamed.len() > before
+            && run.blamed[before..]
+                .iter()
+                .any(|b| qualified.contains(&b.party))
+            && confirm_round < R_CONFIRM + 3
+        {
+            // An equivocator in round 4 was in the qualified set: confirm again without it.
+            confirm_round += 1;
+            continue;
+        }
+        for (p, c) in &confirms {
+            if c.outcome != outcome {
+                run.blame(*p, Fault::WrongOutcome);
+            } else if !bls::pop_verify(&verification_keys[p], &c.proof) {
+                run.blame(*p, Fault::BadProof);
+            }
+        }
+        return Ok(KeyShare {
+            index: me,
+            threshold: t,
+            parties: config.parties.clone(),
+            qualified,
+            group_key,
+            verification_keys,
+            blamed: run.blamed,
+            secret,
+        });
+    }
+}

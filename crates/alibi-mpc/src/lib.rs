@@ -1,0 +1,185 @@
+//! Threshold BLS on BLS12-381 (ciphersuite `BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_`, public
+//! keys in G1, signatures in G2) between parties that talk over Signal channels, with identifiable
+//! abort: a party that cheats is named and the others finish without it.
+//!
+//! * [`bls`]: the single-signer primitive (blst), checked against the ethereum/bls12-381-tests
+//!   vectors.
+//! * [`poly`]: Shamir shares, Feldman commitments, Lagrange interpolation.
+//! * [`engine`]: the round-based engine, its [`engine::Transport`] trait and the in-memory
+//!   transport.
+//! * [`relay`]: the transports over the relay: pairwise (a broadcast is n-1 Double Ratchet
+//!   messages) and group (a round is one sender-key message in one multi-recipient request).
+//! * [`dkg`]: distributed key generation (Yang and Zhang's four rounds, with echo, signed shares,
+//!   complaints and reveals).
+//! * [`sign`]: one-round threshold signing with per-partial checks.
+//! * [`bench`]: the paper's experiment, pairwise against group.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod bench;
+pub mod bls;
+pub mod dkg;
+pub mod engine;
+pub mod poly;
+pub mod relay;
+mod run;
+pub mod sign;
+
+use std::collections::BTreeMap;
+
+use alibi_handshake::{IdentityKey, IdentityKeyPair};
+use rand_core::OsRng;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// A party's number in a session, 1..=n (the x at which its share is evaluated).
+pub type PartyIndex = u16;
+
+/// A protocol run's identifier; every signature and frame of the run is bound to it.
+pub type SessionId = [u8; 16];
+
+/// Errors of the MPC layer.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bytes that do not decode.
+    #[error("malformed: {0}")]
+    Malformed(&'static str),
+    /// A parameter out of range.
+    #[error("bad parameters: {0}")]
+    Parameters(String),
+    /// Too few honest parties were left to finish; the named ones cheated or went silent.
+    #[error("aborted: {reason}; blamed: {blamed:?}")]
+    Aborted {
+        /// Why.
+        reason: String,
+        /// Who was named, and for what.
+        blamed: Vec<Blame>,
+    },
+    /// The transport failed.
+    #[error("transport: {0}")]
+    Transport(String),
+}
+
+/// The crate's result type.
+pub type Result<T> = core::result::Result<T, Error>;
+
+/// What a named party did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Fault {
+    /// Sent nothing (or not all it owed) in a round before the timeout.
+    Silent {
+        /// The round.
+        round: u16,
+    },
+    /// Sent bytes that do not decode, or a broadcast without its valid signature.
+    Malformed {
+        /// The round.
+        round: u16,
+    },
+    /// Broadcast two different signed messages in one round (shown by the echo).
+    Equivocation {
+        /// The round.
+        round: u16,
+    },
+    /// Echoed a digest of a broadcast that the signed messages contradict.
+    FalseEcho {
+        /// The round.
+        round: u16,
+    },
+    /// Its decommitment does not open its commitment.
+    BadDecommitment,
+    /// Dealt a share, signed, that fails its own Feldman commitment.
+    BadShare,
+    /// Did not answer a complaint with a valid public share.
+    FailedReveal,
+    /// Complained with evidence that refutes the complaint.
+    FalseComplaint,
+    /// Its proof of possession does not verify against its verification key.
+    BadProof,
+    /// Announced a key-generation outcome the others do not share.
+    WrongOutcome,
+    /// Its partial signature does not verify against its verification key.
+    BadPartial,
+}
+
+/// A named party and its fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Blame {
+    /// Who.
+    pub party: PartyIndex,
+    /// What.
+    pub fault: Fault,
+}
+
+/// A participant: its index, its long-term identity key (the Signal identity key that also signs
+/// its broadcasts and dealt shares), and everyone's identity keys.
+#[derive(Clone)]
+pub struct Party {
+    /// This party's index.
+    pub index: PartyIndex,
+    /// Its identity key pair.
+    pub identity: IdentityKeyPair,
+    /// Every party's identity key, this one's included.
+    pub roster: BTreeMap<PartyIndex, IdentityKey>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SignedBroadcast {
+    body: Vec<u8>,
+    /// XEdDSA, 64 bytes.
+    sig: Vec<u8>,
+}
+
+/// What a party signs for a broadcast: domain, session, round, sender, body.
+fn broadcast_transcript(session: &SessionId, round: u16, from: PartyIndex, body: &[u8]) -> Vec<u8> {
+    let mut m = b"alibi-mpc v1 broadcast".to_vec();
+    m.extend_from_slice(session);
+    m.extend_from_slice(&round.to_be_bytes());
+    m.extend_from_slice(&from.to_be_bytes());
+    m.extend_from_slice(&Sha256::digest(body));
+    m
+}
+
+impl Party {
+    /// Signs a broadcast body; the result is what goes on the wire.
+    pub(crate) fn sign_broadcast(&self, session: &SessionId, round: u16, body: Vec<u8>) -> Vec<u8> {
+        let sig = self.identity.sign(
+            &broadcast_transcript(session, round, self.index, &body),
+            &mut OsRng,
+        );
+        encode(&SignedBroadcast {
+            body,
+            sig: sig.to_vec(),
+        })
+    }
+
+    /// Opens a signed broadcast of `from`; `None` if it does not decode or its signature fails.
+    pub(crate) fn open_broadcast(
+        &self,
+        session: &SessionId,
+        round: u16,
+        from: PartyIndex,
+        wire: &[u8],
+    ) -> Option<Vec<u8>> {
+        let sb: SignedBroadcast = decode(wire).ok()?;
+        let key = self.roster.get(&from)?;
+        key.verify(
+            &broadcast_transcript(session, round, from, &sb.body),
+            &sb.sig,
+        )
+        .then_some(sb.body)
+    }
+}
+
+pub(crate) fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    postcard::to_stdvec(v).expect("in-memory serialization does not fail")
+}
+
+pub(crate) fn decode<T: DeserializeOwned>(b: &[u8]) -> Result<T> {
+    postcard::from_bytes(b).map_err(|_| Error::Malformed("protocol message"))
+}
+
+pub(crate) fn digest(b: &[u8]) -> [u8; 32] {
+    Sha256::digest(b).into()
+}

@@ -1,0 +1,136 @@
+//! Threshold signing in one broadcast round (seed 002, section 2): each signer sends
+//! sigma_i = H(m)^x_i; every partial is checked against the signer's verification key
+//! (e(g1, sigma_i) = e(vk_i, H(m)), blst's verification) so a bad one names its sender, and any t+1
+//! valid partials combine by Lagrange interpolation in G2 into a signature that plain BLS
+//! verification accepts under the group key.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use blstrs::{G2Affine, G2Projective};
+use rand_core::{CryptoRng, RngCore};
+
+use crate::dkg::{KeyShare, Misbehaviour};
+use crate::engine::{Expect, Transport};
+use crate::poly::interpolate_g2;
+use crate::run::Run;
+use crate::{bls, Blame, Error, Fault, Party, PartyIndex, Result, SessionId};
+
+const R_PARTIAL: u16 = 1;
+
+/// The parameters of one signing run.
+#[derive(Clone, Debug)]
+pub struct SignConfig {
+    /// The run's identifier, the same for every signer.
+    pub session: SessionId,
+    /// Who signs (this party among them); at least t+1.
+    pub signers: Vec<PartyIndex>,
+    /// How long to wait for the partial signatures.
+    pub timeout: Duration,
+    /// Test hook: how this party cheats.
+    #[doc(hidden)]
+    pub misbehaviour: Option<Misbehaviour>,
+}
+
+/// The outcome of signing.
+#[derive(Clone, Debug)]
+pub struct Signed {
+    /// The threshold signature (G2, compressed): a plain BLS signature under the group key.
+    pub signature: [u8; 96],
+    /// The signers whose partials were combined.
+    pub combined: Vec<PartyIndex>,
+    /// Who was named.
+    pub blamed: Vec<Blame>,
+}
+
+fn point(sig: &[u8; 96]) -> Result<G2Projective> {
+    Option::<G2Affine>::from(G2Affine::from_compressed(sig))
+        .map(G2Projective::from)
+        .ok_or(Error::Malformed("partial signature"))
+}
+
+/// Signs `message` with `share` together with the other signers.
+pub async fn sign<T: Transport>(
+    party: &Party,
+    share: &KeyShare,
+    config: &SignConfig,
+    message: &[u8],
+    transport: &mut T,
+    rng: &mut (impl RngCore + CryptoRng),
+) -> Result<Signed> {
+    let me = party.index;
+    let t = share.threshold;
+    if share.index != me || !config.signers.contains(&me) || config.signers.len() <= t {
+        return Err(Error::Parameters(format!(
+            "need this party among at least t+1 = {} signers",
+            t + 1
+        )));
+    }
+    let mut key = *share.secret();
+    if config.misbehaviour == Some(Misbehaviour::BadPartial) {
+        key = *bls::keygen(&[7u8; 32])?;
+    }
+    let mine = bls::sign(&key, message)?;
+    let others: Vec<PartyIndex> = config
+        .signers
+        .iter()
+        .copied()
+        .filter(|&p| p != me)
+        .collect();
+    let mut run = Run {
+        party,
+        session: config.session,
+        transport,
+        timeout: config.timeout,
+        rng,
+        active: others.iter().copied().collect(),
+        blamed: vec![],
+        seen: BTreeMap::new(),
+    };
+    let got = run
+        .round(
+            R_PARTIAL,
+            Some(mine.to_vec()),
+            vec![],
+            &others,
+            Expect {
+                broadcast: true,
+                p2p: false,
+                required: true,
+            },
+            None,
+        )
+        .await?;
+    let mut valid: Vec<(PartyIndex, G2Projective)> = vec![];
+    if bls::verify(&share.verification_keys[&me], message, &mine) {
+        valid.push((me, point(&mine)?));
+    }
+    for (p, g) in got {
+        let partial: Option<[u8; 96]> = g.body.as_deref().and_then(|b| b.try_into().ok());
+        let vk = share.verification_keys.get(&p);
+        match (partial, vk) {
+            (Some(s), Some(vk)) if bls::verify(vk, message, &s) => valid.push((p, point(&s)?)),
+            _ => run.blame(p, Fault::BadPartial),
+        }
+    }
+    valid.sort_by_key(|(p, _)| *p);
+    if valid.len() <= t {
+        return Err(Error::Aborted {
+            reason: format!("{} valid partial signatures, {} needed", valid.len(), t + 1),
+            blamed: run.blamed,
+        });
+    }
+    valid.truncate(t + 1);
+    let signature = G2Affine::from(interpolate_g2(&valid)).to_compressed();
+    if !bls::verify(&share.group_key, message, &signature) {
+        return Err(Error::Aborted {
+            reason: "the combined signature does not verify".into(),
+            blamed: run.blamed,
+        });
+    }
+    Ok(Signed {
+        signature,
+        combined: valid.iter().map(|(p, _)| *p).collect(),
+        blamed: run.blamed,
+    })
+}

@@ -1,0 +1,230 @@
+//! Key generation and signing between in-memory parties: honest runs at several (t, n), and each
+//! kind of cheating named and excluded while the others finish.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use alibi_handshake::IdentityKeyPair;
+use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
+use alibi_mpc::engine::MemoryTransport;
+use alibi_mpc::sign::{sign, SignConfig, Signed};
+use alibi_mpc::{Blame, Fault, Party, PartyIndex};
+use rand_core::OsRng;
+
+fn parties(n: u16) -> Vec<Party> {
+    let ids: Vec<IdentityKeyPair> = (0..n)
+        .map(|_| IdentityKeyPair::generate(&mut OsRng))
+        .collect();
+    let roster: BTreeMap<PartyIndex, _> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (i as u16 + 1, k.identity))
+        .collect();
+    ids.into_iter()
+        .enumerate()
+        .map(|(i, identity)| Party {
+            index: i as u16 + 1,
+            identity,
+            roster: roster.clone(),
+        })
+        .collect()
+}
+
+async fn run_keygen(ps: &[Party], t: usize, cheat: &[(PartyIndex, Misbehaviour)]) -> Vec<KeyShare> {
+    let indices: Vec<PartyIndex> = ps.iter().map(|p| p.index).collect();
+    let nets = MemoryTransport::network(&indices);
+    let mut tasks = vec![];
+    for (p, mut net) in ps.iter().cloned().zip(nets) {
+        let config = KeygenConfig {
+            session: [1; 16],
+            threshold: t,
+            parties: indices.clone(),
+            timeout: Duration::from_secs(2),
+            misbehaviour: cheat.iter().find(|(c, _)| *c == p.index).map(|(_, m)| *m),
+        };
+        let honest = config.misbehaviour.is_none();
+        tasks.push(tokio::spawn(async move {
+            let r = keygen(&p, &config, &mut net, &mut OsRng).await;
+            // A cheater may well fail; an honest party must finish.
+            if honest {
+                Some(r.unwrap())
+            } else {
+                r.ok()
+            }
+        }));
+    }
+    let mut out = vec![];
+    for t in tasks {
+        out.push(t.await.unwrap());
+    }
+    // Cheaters that failed still need a slot; give them an honest party's public view.
+    let any = out
+        .iter()
+        .flatten()
+        .next()
+        .cloned()
+        .expect("an honest party");
+    out.into_iter()
+        .map(|s| s.unwrap_or_else(|| any.clone()))
+        .collect()
+}
+
+async fn run_sign(
+    ps: &[Party],
+    shares: &[KeyShare],
+    signers: &[PartyIndex],
+    msg: &[u8],
+    cheat: &[(PartyIndex, Misbehaviour)],
+) -> Vec<Signed> {
+    let nets = MemoryTransport::network(signers);
+    let mut tasks = vec![];
+    for (&s, mut net) in signers.iter().zip(nets) {
+        let p = ps[s as usize - 1].clone();
+        let share = shares[s as usize - 1].clone();
+        let config = SignConfig {
+            session: [2; 16],
+            signers: signers.to_vec(),
+            timeout: Duration::from_secs(2),
+            misbehaviour: cheat.iter().find(|(c, _)| *c == s).map(|(_, m)| *m),
+        };
+        let msg = msg.to_vec();
+        tasks.push(tokio::spawn(async move {
+            sign(&p, &share, &config, &msg, &mut net, &mut OsRng)
+                .await
+                .unwrap()
+        }));
+    }
+    let mut out = vec![];
+    for t in tasks {
+        out.push(t.await.unwrap());
+    }
+    out
+}
+
+/// Plain blst verification under the group key, as any BLS verifier would do it.
+fn blst_verifies(group_key: &[u8], msg: &[u8], sig: &[u8]) -> bool {
+    use blst::min_pk::{PublicKey, Signature};
+    let pk = PublicKey::key_validate(group_key).unwrap();
+    let sig = Signature::sig_validate(sig, true).unwrap();
+    sig.verify(true, msg, alibi_mpc::bls::DST_SIG, &[], &pk, true) == blst::BLST_ERROR::BLST_SUCCESS
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn honest_runs_agree_and_any_t_plus_1_sign() {
+    for (t, n) in [(1, 2), (2, 3), (3, 5)] {
+        let ps = parties(n);
+        let shares = run_keygen(&ps, t, &[]).await;
+        let key = &shares[0].group_key;
+        for s in &shares {
+            assert_eq!(&s.group_key, key);
+            assert!(s.blamed.is_empty(), "{:?}", s.blamed);
+            assert_eq!(s.qualified.len(), n as usize);
+            assert_eq!(s.verification_keys, shares[0].verification_keys);
+        }
+        // Two different signer sets give the same (unique) BLS signature.
+        let first: Vec<PartyIndex> = (1..=t as u16 + 1).collect();
+        let last: Vec<PartyIndex> = (n - t as u16..=n).collect();
+        let a = run_sign(&ps, &shares, &first, b"threshold", &[]).await;
+        let b = run_sign(&ps, &shares, &last, b"threshold", &[]).await;
+        for s in a.iter().chain(&b) {
+            assert_eq!(s.signature, a[0].signature);
+            assert!(s.blamed.is_empty());
+        }
+        assert!(blst_verifies(key, b"threshold", &a[0].signature));
+        assert!(!blst_verifies(key, b"another message", &a[0].signature));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dealer_of_a_bad_share_is_named_and_excluded() {
+    let ps = parties(5);
+    let shares = run_keygen(&ps, 2, &[(4, Misbehaviour::BadShareTo(2))]).await;
+    for s in shares.iter().filter(|s| s.index != 4) {
+        assert_eq!(
+            s.blamed,
+            vec![Blame {
+                party: 4,
+                fault: Fault::BadShare
+            }]
+        );
+        assert_eq!(s.qualified, vec![1, 2, 3, 5]);
+        assert_eq!(s.group_key, shares[0].group_key);
+        assert_eq!(s.eligible_signers(), vec![1, 2, 3, 5]);
+    }
+    let signed = run_sign(&ps, &shares, &[1, 2, 5], b"m", &[]).await;
+    assert!(blst_verifies(
+        &shares[0].group_key,
+        b"m",
+        &signed[0].signature
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_inconsistent_broadcast_is_named_and_excluded() {
+    let ps = parties(4);
+    let shares = run_keygen(&ps, 2, &[(3, Misbehaviour::EquivocateCommit)]).await;
+    for s in shares.iter().filter(|s| s.index != 3) {
+        assert_eq!(
+            s.blamed,
+            vec![Blame {
+                party: 3,
+                fault: Fault::Equivocation { round: 1 }
+            }]
+        );
+        assert_eq!(s.qualified, vec![1, 2, 4]);
+        assert_eq!(s.group_key, shares[0].group_key);
+    }
+    let signed = run_sign(&ps, &shares, &[1, 2, 4], b"m", &[]).await;
+    assert!(blst_verifies(
+        &shares[0].group_key,
+        b"m",
+        &signed[0].signature
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_partial_signature_is_named_and_the_rest_combine() {
+    let ps = parties(5);
+    let shares = run_keygen(&ps, 2, &[]).await;
+    let signed = run_sign(
+        &ps,
+        &shares,
+        &[1, 2, 3, 5],
+        b"m",
+        &[(2, Misbehaviour::BadPartial)],
+    )
+    .await;
+    for (who, s) in [1, 2, 3, 5].into_iter().zip(&signed) {
+        if who == 2 {
+            continue; // the cheater's own view
+        }
+        assert_eq!(
+            s.blamed,
+            vec![Blame {
+                party: 2,
+                fault: Fault::BadPartial
+            }]
+        );
+        assert_eq!(s.combined, vec![1, 3, 5]);
+        assert!(blst_verifies(&shares[0].group_key, b"m", &s.signature));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_share_is_complained_about_and_revealed() {
+    let ps = parties(4);
+    let shares = run_keygen(&ps, 2, &[(1, Misbehaviour::WithholdShareFrom(3))]).await;
+    for s in &shares {
+        assert!(s.blamed.is_empty(), "{:?}", s.blamed);
+        assert_eq!(s.qualified, vec![1, 2, 3, 4]);
+        assert_eq!(s.group_key, shares[0].group_key);
+    }
+    // Party 3 signs with the share it got from the public reveal.
+    let signed = run_sign(&ps, &shares, &[2, 3, 4], b"m", &[]).await;
+    assert!(signed.iter().all(|s| s.blamed.is_empty()));
+    assert!(blst_verifies(
+        &shares[0].group_key,
+        b"m",
+        &signed[0].signature
+    ));
+}
