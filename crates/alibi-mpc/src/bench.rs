@@ -1,1 +1,224 @@
-//! bench (soon)
+//! The paper's experiment (seed 002, section 4): n parties on one relay run key generation and
+//! then t+1 of them sign, over pairwise or group channels; the time is that of the slowest party
+//! (all start together). The first run includes the one-time steps (fetching bundles, opening
+//! PQXDH sessions, handing out sender keys); later runs reuse the sessions. The parties' own
+//! registration is preparation and not timed, as in the paper.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand_core::{OsRng, RngCore};
+
+use crate::dkg::{keygen, KeyShare, KeygenConfig};
+use crate::relay::{Contact, Mode, RelayParty};
+use crate::sign::{sign, SignConfig};
+use crate::{bls, Error, Result};
+
+/// A relay running in this process on an ephemeral loopback port, with a temporary redb store.
+pub struct LocalRelay {
+    /// Its base URL.
+    pub url: String,
+    _dir: tempdir::Dir,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Drop for LocalRelay {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// A temporary directory removed on drop (the relay's store lives there).
+mod tempdir {
+    pub struct Dir(pub std::path::PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+impl LocalRelay {
+    /// Starts a relay that delays every request by `delay` (a model of a WAN round trip).
+    pub async fn start(delay: Duration) -> Result<Self> {
+        let mut tag = [0u8; 8];
+        OsRng.fill_bytes(&mut tag);
+        let dir = std::env::temp_dir().join(format!(
+            "alibi-mpc-relay-{}",
+            tag.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::Transport(e.to_string()))?;
+        let dir = tempdir::Dir(dir);
+        let store = alibi_relay::store::redb::RedbRelayStore::create(dir.0.join("relay.redb"))
+            .map_err(|e| Error::Transport(e.to_string()))?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| Error::Transport(e.to_string()))?;
+        let url = format!(
+            "http://{}",
+            listener
+                .local_addr()
+                .map_err(|e| Error::Transport(e.to_string()))?
+        );
+        let config = alibi_relay::server::Config {
+            delay,
+            rate_per_device: 1e9,
+            ..Default::default()
+        };
+        let task = tokio::spawn(alibi_relay::server::serve(
+            listener,
+            Arc::new(store),
+            config,
+        ));
+        Ok(Self {
+            url,
+            _dir: dir,
+            task,
+        })
+    }
+}
+
+/// Registers `n` parties (indices 1..=n) on the relay and introduces them to each other.
+pub async fn register_parties(url: &str, n: u16, mode: Mode) -> Result<Vec<RelayParty>> {
+    let mut parties = vec![];
+    for i in 1..=n {
+        parties.push(RelayParty::register(url, i, mode, &mut OsRng).await?);
+    }
+    let contacts: Vec<Contact> = parties.iter().map(RelayParty::contact).collect();
+    for p in &mut parties {
+        p.connect(&contacts);
+    }
+    Ok(parties)
+}
+
+/// The timings of one key generation and one signature.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// Key generation, slowest party.
+    pub keygen: Duration,
+    /// Signing by t+1 parties, slowest signer.
+    pub sign: Duration,
+    /// Requests the parties sent to the relay during both, in total.
+    pub requests: u64,
+}
+
+fn session(tag: u8) -> [u8; 16] {
+    let mut s = [0u8; 16];
+    OsRng.fill_bytes(&mut s);
+    s[0] = tag;
+    s
+}
+
+/// Runs key generation on every party, then t+1 of them sign `message`; checks the signature
+/// with plain BLS verification under the group key. The parties come back for later runs.
+pub async fn keygen_and_sign(
+    parties: Vec<RelayParty>,
+    t: usize,
+    message: &[u8],
+    timeout: Duration,
+) -> Result<(Vec<RelayParty>, Vec<KeyShare>, [u8; 96], Timing)> {
+    let indices: Vec<u16> = (1..=parties.len() as u16).collect();
+    let before: u64 = parties.iter().map(RelayParty::requests).sum();
+    let config = KeygenConfig {
+        session: session(1),
+        threshold: t,
+        parties: indices.clone(),
+        timeout,
+        misbehaviour: None,
+    };
+    let start = Instant::now();
+    let mut tasks = vec![];
+    for mut p in parties {
+        let config = config.clone();
+        tasks.push(tokio::spawn(async move {
+            let r = keygen(&p.party(), &config, &mut p, &mut OsRng).await;
+            (p, r, start.elapsed())
+        }));
+    }
+    let mut parties = vec![];
+    let mut shares = vec![];
+    let mut keygen_time = Duration::ZERO;
+    for task in tasks {
+        let (p, r, took) = task.await.map_err(|e| Error::Transport(e.to_string()))?;
+        parties.push(p);
+        shares.push(r?);
+        keygen_time = keygen_time.max(took);
+    }
+
+    let signers: Vec<u16> = shares[0]
+        .eligible_signers()
+        .into_iter()
+        .take(t + 1)
+        .collect();
+    let config = SignConfig {
+        session: session(2),
+        signers: signers.clone(),
+        timeout,
+        misbehaviour: None,
+    };
+    let start = Instant::now();
+    let mut tasks = vec![];
+    let mut idle = vec![];
+    for (p, share) in parties.into_iter().zip(shares.iter().cloned()) {
+        if !signers.contains(&share.index) {
+            idle.push(p);
+            continue;
+        }
+        let config = config.clone();
+        let message = message.to_vec();
+        tasks.push(tokio::spawn(async move {
+            let mut p = p;
+            let r = sign(&p.party(), &share, &config, &message, &mut p, &mut OsRng).await;
+            (p, r, start.elapsed())
+        }));
+    }
+    let mut sign_time = Duration::ZERO;
+    let mut signature = None;
+    let mut parties = idle;
+    for task in tasks {
+        let (p, r, took) = task.await.map_err(|e| Error::Transport(e.to_string()))?;
+        parties.push(p);
+        signature = Some(r?.signature);
+        sign_time = sign_time.max(took);
+    }
+    parties.sort_by_key(|p: &RelayParty| crate::engine::Transport::me(p));
+    let signature = signature.ok_or(Error::Parameters("no signers".into()))?;
+    if !bls::verify(&shares[0].group_key, message, &signature) {
+        return Err(Error::Aborted {
+            reason: "the threshold signature does not verify".into(),
+            blamed: vec![],
+        });
+    }
+    let after: u64 = parties.iter().map(RelayParty::requests).sum();
+    Ok((
+        parties,
+        shares,
+        signature,
+        Timing {
+            keygen: keygen_time,
+            sign: sign_time,
+            requests: after - before,
+        },
+    ))
+}
+
+/// One cell of the experiment: fresh parties on `url`, a first run and `later` more.
+pub async fn measure(
+    url: &str,
+    n: u16,
+    t: usize,
+    mode: Mode,
+    later: usize,
+    timeout: Duration,
+) -> Result<(Timing, Vec<Timing>)> {
+    let parties = register_parties(url, n, mode).await?;
+    let (mut parties, _, _, first) = keygen_and_sign(parties, t, b"alibi bench", timeout).await?;
+    let mut rest = vec![];
+    for _ in 0..later {
+        let (p, _, _, timing) = keygen_and_sign(parties, t, b"alibi bench", timeout).await?;
+        parties = p;
+        rest.push(timing);
+    }
+    Ok((first, rest))
+}

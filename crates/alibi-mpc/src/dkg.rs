@@ -356,6 +356,7 @@ pub async fn keygen<T: Transport>(
     let mut shares: BTreeMap<PartyIndex, Scalar> = BTreeMap::new();
     shares.insert(me, f.eval(me));
     let mut complaints = vec![];
+    let mut candidates: BTreeMap<PartyIndex, (Scalar, SignedShare)> = BTreeMap::new();
     for &d in &dealers {
         let signed = r3
             .get(&d)
@@ -364,18 +365,36 @@ pub async fn keygen<T: Transport>(
             .filter(|s| {
                 party.roster[&d].verify(&share_transcript(&config.session, d, me, &s.value), &s.sig)
             });
-        let valid = signed.as_ref().and_then(|s| {
-            let v = scalar_from_bytes(&s.value).ok()?;
-            commitments.get(&d)?.verify_share(me, &v).then_some(v)
-        });
-        match (valid, signed) {
-            (Some(v), _) => {
-                shares.insert(d, v);
+        let value = signed
+            .as_ref()
+            .and_then(|s| scalar_from_bytes(&s.value).ok());
+        match (value, signed) {
+            (Some(v), Some(s)) if commitments.contains_key(&d) => {
+                candidates.insert(d, (v, s));
             }
-            (None, evidence) => complaints.push(Complaint {
+            (_, evidence) => complaints.push(Complaint {
                 dealer: d,
                 evidence,
             }),
+        }
+    }
+    // One check for all shares: g1^(sum of shares) against the sum of the commitments at our
+    // index; only if it fails is each share checked alone, to find the bad ones.
+    let all_good = {
+        let joint = Commitment::sum(candidates.keys().map(|d| &commitments[d]));
+        let sum = candidates
+            .values()
+            .fold(Scalar::ZERO, |acc, (v, _)| acc + v);
+        joint.is_none_or(|j| j.verify_share(me, &sum))
+    };
+    for (d, (v, s)) in candidates {
+        if all_good || commitments[&d].verify_share(me, &v) {
+            shares.insert(d, v);
+        } else {
+            complaints.push(Complaint {
+                dealer: d,
+                evidence: Some(s),
+            });
         }
     }
 

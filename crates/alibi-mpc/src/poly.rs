@@ -68,13 +68,14 @@ impl Commitment {
             .map(Self)
     }
 
-    /// g1^{f(i)}: the commitment evaluated at i (Horner's rule in the exponent).
+    /// g1^{f(i)}: the commitment evaluated at i, as one multi-exponentiation of the points
+    /// by the powers of i.
     pub fn eval(&self, i: PartyIndex) -> G1Projective {
         let x = Scalar::from(u64::from(i));
-        self.0
-            .iter()
-            .rev()
-            .fold(G1Projective::identity(), |acc, c| acc * x + c)
+        let powers: Vec<Scalar> = core::iter::successors(Some(Scalar::ONE), |p| Some(p * x))
+            .take(self.0.len())
+            .collect();
+        G1Projective::multi_exp(&self.0, &powers)
     }
 
     /// The sum of several commitments of the same degree (the qualified dealers' joint one).

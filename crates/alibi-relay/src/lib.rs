@@ -5,6 +5,7 @@
 //! * [`store`]: the storage trait and both backends.
 //! * [`server`]: the axum application (`alibi relay serve`).
 //! * [`access`]: unidentified-access keys for sealed sends.
+//! * [`keys`]: the prekeys a device publishes, and fetched bundles as handshake input.
 //! * [`client`]: register, upload keys, fetch bundles, send, multi-send, receive with acks.
 
 #![deny(unsafe_code)]
@@ -13,6 +14,7 @@
 pub mod access;
 pub mod bench;
 pub mod client;
+pub mod keys;
 pub mod proto;
 pub mod server;
 pub mod store;

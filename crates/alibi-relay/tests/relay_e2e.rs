@@ -15,15 +15,13 @@ use alibi_channel::sender_keys::{
     SenderKeyDistributionMessage,
 };
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
-use alibi_handshake::{
-    IdentityKey, IdentityKeyPair, KemKeyPair, KemKeyType, KemPublicKey, KeyPair, PreKeyBundle,
-    PublicKey,
-};
+use alibi_handshake::{IdentityKeyPair, KeyPair, PublicKey};
 use alibi_relay::access::{combine, derive_access_key, AccessKey};
 use alibi_relay::client::{RelayClient, SendError};
+use alibi_relay::keys::{generate_keys, FIRST_EC_ID, FIRST_PQ_ID, LAST_RESORT_ID};
 use alibi_relay::server::{self, Config, OutgoingMessage};
 use alibi_relay::store::redb::RedbRelayStore;
-use alibi_relay::store::{DeviceBundle, KeysUpload, OneTimeKey, RelayStore, SignedKey};
+use alibi_relay::store::{KeysUpload, RelayStore, SignedKey};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
@@ -52,7 +50,7 @@ struct Party {
 }
 
 /// Registers, and publishes a signed prekey, `n_ec` one-time EC prekeys, `n_pq` one-time KEM
-/// prekeys and a last-resort KEM prekey (ids: 1, 100+i, 200+i, 999).
+/// prekeys and a last-resort KEM prekey (ids as `alibi_relay::keys` numbers them).
 async fn party(relay: &Relay, rng: &mut ChaCha20Rng, reg: u16, n_ec: u32, n_pq: u32) -> Party {
     let id = IdentityKeyPair::generate(rng);
     let mut store = InMemoryStore::new(id.clone(), reg.into());
@@ -64,53 +62,7 @@ async fn party(relay: &Relay, rng: &mut ChaCha20Rng, reg: u16, n_ec: u32, n_pq: 
     )
     .await
     .unwrap();
-    let spk = KeyPair::generate(rng);
-    let spk_sig = id.sign(&spk.public.serialize(), rng).to_vec();
-    store
-        .save_signed_pre_key(&alibi_channel::store::SignedPreKeyRecord {
-            id: 1,
-            key_pair: spk.clone(),
-            signature: spk_sig.clone(),
-        })
-        .unwrap();
-    let mut keys = KeysUpload {
-        signed_pre_key: Some(SignedKey {
-            id: 1,
-            public: spk.public.serialize().to_vec(),
-            signature: spk_sig,
-        }),
-        ..Default::default()
-    };
-    for i in 0..n_ec {
-        let k = KeyPair::generate(rng);
-        store.save_pre_key(100 + i, &k).unwrap();
-        keys.pre_keys.push(OneTimeKey {
-            id: 100 + i,
-            public: k.public.serialize().to_vec(),
-        });
-    }
-    for (i, last) in (0..n_pq).map(|i| (200 + i, false)).chain([(999, true)]) {
-        let k = KemKeyPair::generate(KemKeyType::Kyber1024, rng);
-        let sig = id.sign(&k.public.serialize(), rng).to_vec();
-        store
-            .save_kyber_pre_key(&alibi_channel::store::KyberPreKeyRecord {
-                id: i,
-                key_pair: k.clone(),
-                signature: sig.clone(),
-                last_resort: last,
-            })
-            .unwrap();
-        let sk = SignedKey {
-            id: i,
-            public: k.public.serialize(),
-            signature: sig,
-        };
-        if last {
-            keys.pq_last_resort_pre_key = Some(sk);
-        } else {
-            keys.pq_pre_keys.push(sk);
-        }
-    }
+    let keys = generate_keys(&mut store, n_ec, n_pq, rng).unwrap();
     client.upload_keys(&keys).await.unwrap();
     let mut profile_key = [0u8; 32];
     rng.fill_bytes(&mut profile_key);
@@ -122,26 +74,6 @@ async fn party(relay: &Relay, rng: &mut ChaCha20Rng, reg: u16, n_ec: u32, n_pq: 
         client,
         at,
         access_key,
-    }
-}
-
-fn bundle(ik: &[u8], d: &DeviceBundle) -> PreKeyBundle {
-    PreKeyBundle {
-        registration_id: d.registration_id.into(),
-        device_id: d.device_id.into(),
-        pre_key: d
-            .pre_key
-            .as_ref()
-            .map(|k| (k.id, PublicKey::deserialize(&k.public).unwrap())),
-        signed_pre_key_id: d.signed_pre_key.id,
-        signed_pre_key: PublicKey::deserialize(&d.signed_pre_key.public).unwrap(),
-        signed_pre_key_signature: d.signed_pre_key.signature.clone(),
-        identity_key: IdentityKey::deserialize(ik).unwrap(),
-        kyber_pre_key: Some((
-            d.pq_pre_key.id,
-            KemPublicKey::deserialize(&d.pq_pre_key.public).unwrap(),
-            d.pq_pre_key.signature.clone(),
-        )),
     }
 }
 
@@ -189,7 +121,7 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
         process_prekey_bundle(
             &to.at,
             &mut alice.store,
-            &bundle(&ik, &devices[0]),
+            &devices[0].to_prekey_bundle(&ik).unwrap(),
             SystemTime::now(),
             &mut rng,
         )
@@ -314,7 +246,12 @@ async fn wrong_requests_get_clear_4xx() {
     }
     assert_eq!(
         seen,
-        vec![(Some(100), 200), (Some(101), 999), (None, 999), (None, 999)]
+        vec![
+            (Some(FIRST_EC_ID), FIRST_PQ_ID),
+            (Some(FIRST_EC_ID + 1), LAST_RESORT_ID),
+            (None, LAST_RESORT_ID),
+            (None, LAST_RESORT_ID)
+        ]
     );
 
     // 409: a device left out; 410: a stale registration id.

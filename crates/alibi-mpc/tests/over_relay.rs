@@ -1,0 +1,90 @@
+//! Key generation and signing between parties on a real relay (in-process, loopback, redb), over
+//! pairwise and over group channels: first runs (PQXDH sessions and sender keys set up on the way)
+//! and later runs, and a cheater named over each transport.
+
+use std::time::Duration;
+
+use alibi_mpc::bench::{keygen_and_sign, register_parties, LocalRelay};
+use alibi_mpc::dkg::{keygen, KeygenConfig, Misbehaviour};
+use alibi_mpc::relay::Mode;
+use alibi_mpc::{bls, Blame, Fault};
+use rand_core::OsRng;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keygen_and_sign_over_both_transports() {
+    let relay = LocalRelay::start(Duration::ZERO).await.unwrap();
+    for mode in [Mode::Pairwise, Mode::Group] {
+        let parties = register_parties(&relay.url, 4, mode).await.unwrap();
+        let (parties, shares, sig, first) =
+            keygen_and_sign(parties, 2, b"over the relay", Duration::from_secs(20))
+                .await
+                .unwrap();
+        assert!(shares
+            .iter()
+            .all(|s| s.group_key == shares[0].group_key && s.blamed.is_empty()));
+        assert!(bls::verify(&shares[0].group_key, b"over the relay", &sig));
+        let (_, shares2, sig2, later) =
+            keygen_and_sign(parties, 2, b"again", Duration::from_secs(20))
+                .await
+                .unwrap();
+        assert_ne!(shares2[0].group_key, shares[0].group_key);
+        assert!(bls::verify(&shares2[0].group_key, b"again", &sig2));
+        // Later runs skip the one-time steps (bundles, sender keys): fewer requests.
+        assert!(
+            later.requests < first.requests,
+            "{mode}: {first:?} then {later:?}"
+        );
+        // Group mode: one request per party per round (5 keygen rounds, 1 signing round by 3).
+        if mode == Mode::Group {
+            assert_eq!(later.requests, 4 * 5 + 3);
+        } else {
+            assert_eq!(later.requests, 4 * (4 * 3 + 3) + 3 * 2);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cheater_is_named_over_each_transport() {
+    let relay = LocalRelay::start(Duration::ZERO).await.unwrap();
+    for (mode, cheat, fault) in [
+        (Mode::Pairwise, Misbehaviour::BadShareTo(1), Fault::BadShare),
+        (Mode::Group, Misbehaviour::BadShareTo(1), Fault::BadShare),
+        (
+            Mode::Group,
+            Misbehaviour::EquivocateCommit,
+            Fault::Equivocation { round: 1 },
+        ),
+    ] {
+        let parties = register_parties(&relay.url, 4, mode).await.unwrap();
+        let mut tasks = vec![];
+        for mut p in parties {
+            let config = KeygenConfig {
+                session: [9; 16],
+                threshold: 2,
+                parties: vec![1, 2, 3, 4],
+                timeout: Duration::from_secs(3),
+                misbehaviour: (alibi_mpc::engine::Transport::me(&p) == 4).then_some(cheat),
+            };
+            tasks.push(tokio::spawn(async move {
+                let party = p.party();
+                (
+                    party.index,
+                    keygen(&party, &config, &mut p, &mut OsRng).await,
+                )
+            }));
+        }
+        for task in tasks {
+            let (index, r) = task.await.unwrap();
+            if index == 4 {
+                continue;
+            }
+            let share = r.unwrap();
+            assert_eq!(
+                share.blamed,
+                vec![Blame { party: 4, fault }],
+                "{mode} {cheat:?}"
+            );
+            assert_eq!(share.qualified, vec![1, 2, 3]);
+        }
+    }
+}
