@@ -8,6 +8,7 @@ mod args;
 mod demo;
 mod falcon;
 mod group;
+mod mpc;
 mod relay;
 mod ring;
 mod tachyon;
@@ -47,7 +48,7 @@ impl Failure {
 pub type CmdResult = Result<(), Failure>;
 
 const USAGE: &str =
-    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem, tachyon, group, relay; no arguments runs the demo)";
+    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem, tachyon, group, relay, mpc; no arguments runs the demo)";
 
 fn run(argv: &[String]) -> CmdResult {
     match argv.first().map(String::as_str) {
@@ -58,6 +59,7 @@ fn run(argv: &[String]) -> CmdResult {
         Some("tachyon") => tachyon::run(&argv[1..]),
         Some("group") => group::run(&argv[1..]),
         Some("relay") => relay::run(&argv[1..]),
+        Some("mpc") => mpc::run(&argv[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             println!("  alibi falcon keygen --level 512|1024 --pk FILE --sk FILE");
@@ -87,16 +89,36 @@ fn run(argv: &[String]) -> CmdResult {
             println!("  alibi group revoke --dir DIR --id N");
             println!("  alibi relay serve --listen ADDR [--db FILE | --postgres URL] [--delay-ms N] [--trust-root FILE] [--rate N]");
             println!("  alibi relay bench [--url URL | --db FILE | --postgres URL] [--pairs N] [--messages N] [--recipients 1,10,100,1000]");
+            println!("  alibi mpc keygen --parties N --threshold T [--relay URL] [--transport group|pairwise] [--out DIR]");
+            println!("  alibi mpc sign --keys DIR --msg FILE --out FILE [--signers 1,2,3] [--relay URL] [--transport group|pairwise]");
+            println!("  alibi mpc verify --pk FILE --msg FILE --sig FILE");
+            println!("  alibi mpc bench [--parties 3,4,5,8,16,32,64] [--delays 0,50] [--later 2] [--csv FILE] [--plot FILE.svg]");
             Ok(())
         }
-        Some(a @ ("mpc" | "bench")) => Err(Failure::Usage(format!(
+        Some(a @ "bench") => Err(Failure::Usage(format!(
             "area '{a}' is not available in this build yet"
         ))),
         Some(other) => Err(Failure::Usage(format!("unknown area '{other}'; {USAGE}"))),
     }
 }
 
+/// Restores the default SIGPIPE action, so that `alibi ... | head` ends quietly when the reader
+/// goes away instead of panicking in `println!` (Rust ignores SIGPIPE by default).
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn default_sigpipe() {
+    // SAFETY: called first thing in main, before any other thread exists; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     match run(&argv) {
         Ok(()) => ExitCode::SUCCESS,

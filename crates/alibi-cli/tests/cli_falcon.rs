@@ -128,6 +128,8 @@ fn demo_runs() {
     assert_eq!(code(&o), 0);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("verify: genuine message true, other message false"));
+    assert!(out.contains("plain BLS verification under the group key: true"));
+    assert!(out.contains("group is "));
     assert!(out.contains("[2 members] Bob signs (1276 B"));
     assert!(out.contains("verifies: true; on another message: false"));
     assert!(out.contains("Bob recovers the key: true"));

@@ -79,10 +79,10 @@ impl LocalRelay {
     }
 }
 
-/// Registers `n` parties (indices 1..=n) on the relay and introduces them to each other.
-pub async fn register_parties(url: &str, n: u16, mode: Mode) -> Result<Vec<RelayParty>> {
+/// Registers parties with these indices on the relay and introduces them to each other.
+pub async fn register_parties(url: &str, indices: &[u16], mode: Mode) -> Result<Vec<RelayParty>> {
     let mut parties = vec![];
-    for i in 1..=n {
+    for &i in indices {
         parties.push(RelayParty::register(url, i, mode, &mut OsRng).await?);
     }
     let contacts: Vec<Contact> = parties.iter().map(RelayParty::contact).collect();
@@ -90,6 +90,27 @@ pub async fn register_parties(url: &str, n: u16, mode: Mode) -> Result<Vec<Relay
         p.connect(&contacts);
     }
     Ok(parties)
+}
+
+/// Runs [`RelayParty::prepare`] on every party at once; returns the parties and the requests it
+/// took.
+pub async fn prepare_all(parties: Vec<RelayParty>) -> Result<(Vec<RelayParty>, u64)> {
+    let before: u64 = parties.iter().map(RelayParty::requests).sum();
+    let mut tasks = vec![];
+    for mut p in parties {
+        tasks.push(tokio::spawn(async move {
+            let r = p.prepare().await;
+            (p, r)
+        }));
+    }
+    let mut out = vec![];
+    for task in tasks {
+        let (p, r) = task.await.map_err(|e| Error::Transport(e.to_string()))?;
+        r?;
+        out.push(p);
+    }
+    let after: u64 = out.iter().map(RelayParty::requests).sum();
+    Ok((out, after - before))
 }
 
 /// The timings of one key generation and one signature.
@@ -212,7 +233,8 @@ pub async fn measure(
     later: usize,
     timeout: Duration,
 ) -> Result<(Timing, Vec<Timing>)> {
-    let parties = register_parties(url, n, mode).await?;
+    let indices: Vec<u16> = (1..=n).collect();
+    let parties = register_parties(url, &indices, mode).await?;
     let (mut parties, _, _, first) = keygen_and_sign(parties, t, b"alibi bench", timeout).await?;
     let mut rest = vec![];
     for _ in 0..later {

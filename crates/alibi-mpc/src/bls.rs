@@ -138,3 +138,105 @@ pub fn g2_decodes(sig: &[u8]) -> bool {
 pub fn hash_to_g2(msg: &[u8], dst: &[u8]) -> [u8; 192] {
     blstrs::G2Affine::from(blstrs::G2Projective::hash_to_curve(msg, dst, &[])).to_uncompressed()
 }
+
+fn random_scalar(rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng)) -> blst::blst_scalar {
+    // 128 random bits: a batch that holds one invalid triple passes with probability 2^-128.
+    let mut b = [0u8; 32];
+    rng.fill_bytes(&mut b[..16]);
+    blst::blst_scalar { b }
+}
+
+fn batch_under(
+    dst: &[u8],
+    items: &[(&[u8], &[u8], &[u8])],
+    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
+) -> bool {
+    if items.is_empty() {
+        return false;
+    }
+    let Ok(pks) = items
+        .iter()
+        .map(|(p, _, _)| public(p))
+        .collect::<Result<Vec<_>>>()
+    else {
+        return false;
+    };
+    let Ok(sigs) = items
+        .iter()
+        .map(|(_, _, s)| signature(s))
+        .collect::<Result<Vec<_>>>()
+    else {
+        return false;
+    };
+    let msgs: Vec<&[u8]> = items.iter().map(|(_, m, _)| *m).collect();
+    let rands: Vec<blst::blst_scalar> = items.iter().map(|_| random_scalar(rng)).collect();
+    let pk_refs: Vec<&PublicKey> = pks.iter().collect();
+    let sig_refs: Vec<&Signature> = sigs.iter().collect();
+    Signature::verify_multiple_aggregate_signatures(
+        &msgs, dst, &pk_refs, false, &sig_refs, false, &rands, 128,
+    ) == BLST_ERROR::BLST_SUCCESS
+}
+
+/// Verifies many (public key, message, signature) triples at once with a random linear
+/// combination (blst's multi-verification): true only if every one would verify alone.
+pub fn batch_verify(
+    items: &[(&[u8], &[u8], &[u8])],
+    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
+) -> bool {
+    batch_under(DST_SIG, items, rng)
+}
+
+/// Verifies many (public key, proof of possession) pairs at once, as [`batch_verify`] does.
+pub fn batch_pop_verify(
+    items: &[(&[u8], &[u8])],
+    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
+) -> bool {
+    let triples: Vec<(&[u8], &[u8], &[u8])> = items.iter().map(|(p, s)| (*p, *p, *s)).collect();
+    batch_under(DST_POP, &triples, rng)
+}
+
+/// Verifies signatures by many keys on one message at once: with H = H(m) hashed once and random
+/// r_i, e(g1, sum r_i sig_i) = e(sum r_i pk_i, H). True only if every one would verify alone
+/// (up to 2^-128); threshold signing checks its partials this way and looks at each only when
+/// the batch fails.
+pub fn batch_verify_one_message(
+    items: &[(&[u8], &[u8])],
+    msg: &[u8],
+    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
+) -> bool {
+    use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+    use group::{Curve, Group};
+    if items.is_empty() {
+        return false;
+    }
+    let mut pks = Vec::with_capacity(items.len());
+    let mut sigs = Vec::with_capacity(items.len());
+    for (pk, sig) in items {
+        if public(pk).is_err() {
+            return false;
+        }
+        let (Ok(pk), Ok(sig)) = (<[u8; 48]>::try_from(*pk), <[u8; 96]>::try_from(*sig)) else {
+            return false;
+        };
+        let (Some(pk), Some(sig)) = (
+            Option::<G1Affine>::from(G1Affine::from_compressed(&pk)),
+            Option::<G2Affine>::from(G2Affine::from_compressed(&sig)),
+        ) else {
+            return false;
+        };
+        pks.push(G1Projective::from(pk));
+        sigs.push(G2Projective::from(sig));
+    }
+    let r: Vec<Scalar> = items
+        .iter()
+        .map(|_| {
+            let mut b = [0u8; 32];
+            rng.fill_bytes(&mut b[16..]);
+            Option::from(Scalar::from_bytes_be(&b)).unwrap_or(Scalar::from(1u64))
+        })
+        .collect();
+    let s = G2Projective::multi_exp(&sigs, &r).to_affine();
+    let v = G1Projective::multi_exp(&pks, &r).to_affine();
+    let h = G2Projective::hash_to_curve(msg, DST_SIG, &[]).to_affine();
+    blstrs::pairing(&G1Projective::generator().to_affine(), &s) == blstrs::pairing(&v, &h)
+}

@@ -27,7 +27,7 @@ use ff::Field;
 use group::Curve;
 use rand_core::{CryptoRng, RngCore};
 use serde::{Deserialize, Serialize};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::engine::{Expect, Transport};
 use crate::poly::{scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
@@ -55,6 +55,11 @@ pub enum Misbehaviour {
     EquivocateCommit,
     /// Sign partial signatures with a wrong key (see [`crate::sign`]).
     BadPartial,
+    /// Broadcast random bytes (validly signed) instead of the round's message.
+    Garbage {
+        /// The round.
+        round: u16,
+    },
 }
 
 /// The parameters of one key generation.
@@ -241,10 +246,18 @@ pub async fn keygen<T: Transport>(
         other[0] ^= 1;
         encode(&other)
     });
+    let garble = |round: u16, body: Vec<u8>| match cheat {
+        Some(Misbehaviour::Garbage { round: r }) if r == round => {
+            let mut junk = vec![0u8; body.len().max(8)];
+            rand_core::OsRng.fill_bytes(&mut junk);
+            junk
+        }
+        _ => body,
+    };
     let r1 = run
         .round(
             R_COMMIT,
-            Some(encode(&my_commit)),
+            Some(garble(R_COMMIT, encode(&my_commit))),
             vec![],
             &everyone,
             bc,
@@ -270,7 +283,7 @@ pub async fn keygen<T: Transport>(
     let r2 = run
         .round(
             R_DECOMMIT,
-            Some(encode(&decommit)),
+            Some(garble(R_DECOMMIT, encode(&decommit))),
             vec![],
             &everyone,
             bc,
@@ -404,16 +417,20 @@ pub async fn keygen<T: Transport>(
         echo: run.echo(R_DECOMMIT),
     };
     let everyone_left: Vec<PartyIndex> = run.active.iter().copied().collect();
+    // A victim of a withheld share waited a whole timeout in round 3 before complaining: give
+    // it that long again here, so that nobody names it silent for having waited.
+    run.timeout = config.timeout * 2;
     let r4 = run
         .round(
             R_COMPLAIN,
-            Some(encode(&mine)),
+            Some(garble(R_COMPLAIN, encode(&mine))),
             vec![],
             &everyone_left,
             bc,
             None,
         )
         .await?;
+    run.timeout = config.timeout;
     let mut all: Vec<(PartyIndex, Complaints)> = vec![(me, mine)];
     for (p, g) in r4 {
         match g.body.as_deref().map(decode::<Complaints>) {
@@ -555,7 +572,7 @@ pub async fn keygen<T: Transport>(
         let r6 = run
             .round(
                 confirm_round,
-                Some(encode(&confirm)),
+                Some(garble(R_CONFIRM, encode(&confirm))),
                 vec![],
                 &others,
                 bc,
@@ -592,8 +609,20 @@ pub async fn keygen<T: Transport>(
         for (p, c) in &confirms {
             if c.outcome != outcome {
                 run.blame(*p, Fault::WrongOutcome);
-            } else if !bls::pop_verify(&verification_keys[p], &c.proof) {
-                run.blame(*p, Fault::BadProof);
+            }
+        }
+        // The proofs in one batch; each alone only if the batch fails.
+        let proofs: Vec<(PartyIndex, &[u8], &[u8])> = confirms
+            .iter()
+            .filter(|(_, c)| c.outcome == outcome)
+            .map(|(p, c)| (*p, verification_keys[p].as_slice(), c.proof.as_slice()))
+            .collect();
+        let pairs: Vec<(&[u8], &[u8])> = proofs.iter().map(|(_, k, s)| (*k, *s)).collect();
+        if !pairs.is_empty() && !bls::batch_pop_verify(&pairs, &mut *run.rng) {
+            for (p, k, s) in &proofs {
+                if !bls::pop_verify(k, s) {
+                    run.blame(*p, Fault::BadProof);
+                }
             }
         }
         return Ok(KeyShare {
@@ -607,4 +636,114 @@ pub async fn keygen<T: Transport>(
             secret,
         });
     }
+}
+
+/// A key share as a file holds it: JSON, bytes in hex.
+#[derive(Serialize, Deserialize)]
+struct KeyShareFile {
+    index: PartyIndex,
+    threshold: usize,
+    parties: Vec<PartyIndex>,
+    qualified: Vec<PartyIndex>,
+    group_key: String,
+    verification_keys: BTreeMap<PartyIndex, String>,
+    blamed: Vec<Blame>,
+    secret: String,
+}
+
+fn to_hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn from_hex(s: &str) -> Result<Vec<u8>> {
+    if !s.len().is_multiple_of(2) || !s.is_ascii() {
+        return Err(Error::Malformed("hex"));
+    }
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| Error::Malformed("hex")))
+        .collect()
+}
+
+impl KeyShare {
+    /// The share as JSON (the secret included: keep the file private).
+    pub fn to_json(&self) -> Zeroizing<String> {
+        let file = KeyShareFile {
+            index: self.index,
+            threshold: self.threshold,
+            parties: self.parties.clone(),
+            qualified: self.qualified.clone(),
+            group_key: to_hex(&self.group_key),
+            verification_keys: self
+                .verification_keys
+                .iter()
+                .map(|(p, k)| (*p, to_hex(k)))
+                .collect(),
+            blamed: self.blamed.clone(),
+            secret: to_hex(self.secret.as_ref()),
+        };
+        let json = serde_json::to_string_pretty(&file).expect("in-memory JSON");
+        let mut file = file;
+        file.secret.zeroize();
+        Zeroizing::new(json)
+    }
+
+    /// Reads a share written by [`KeyShare::to_json`], checking that every key decodes and that
+    /// the secret matches this party's verification key.
+    pub fn from_json(json: &str) -> Result<Self> {
+        let f: KeyShareFile =
+            serde_json::from_str(json).map_err(|_| Error::Malformed("key share file"))?;
+        let secret: [u8; 32] = from_hex(&f.secret)?
+            .try_into()
+            .map_err(|_| Error::Malformed("secret: 32 bytes"))?;
+        let secret = Zeroizing::new(secret);
+        let group_key = from_hex(&f.group_key)?;
+        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = f
+            .verification_keys
+            .iter()
+            .map(|(p, k)| Ok((*p, from_hex(k)?)))
+            .collect::<Result<_>>()?;
+        if !bls::g1_decodes(&group_key) || !verification_keys.values().all(|k| bls::g1_decodes(k)) {
+            return Err(Error::Malformed("key share file: a key is not a G1 point"));
+        }
+        let mine = verification_keys
+            .get(&f.index)
+            .ok_or(Error::Malformed("key share file: no own key"))?;
+        if bls::public_key(&secret)?.as_slice() != mine.as_slice() {
+            return Err(Error::Malformed(
+                "key share file: the secret does not match its key",
+            ));
+        }
+        if f.threshold == 0 || f.threshold >= f.parties.len() {
+            return Err(Error::Malformed("key share file: threshold"));
+        }
+        Ok(KeyShare {
+            index: f.index,
+            threshold: f.threshold,
+            parties: f.parties,
+            qualified: f.qualified,
+            group_key,
+            verification_keys,
+            blamed: f.blamed,
+            secret,
+        })
+    }
+}
+
+/// Decodes `data` as each key-generation message (for the fuzz target).
+#[doc(hidden)]
+pub fn fuzz_decoders(data: &[u8]) {
+    let _ = decode::<[u8; 32]>(data);
+    let _ = decode::<Decommit>(data).map(|d| {
+        let pts: Option<Vec<[u8; 48]>> = d
+            .commitment
+            .iter()
+            .map(|c| c.as_slice().try_into().ok())
+            .collect();
+        pts.map(|p| Commitment::decode(&p).map(|c| c.eval(1)))
+    });
+    let _ = decode::<SignedShare>(data).map(|s| scalar_from_bytes(&s.value));
+    let _ = decode::<Complaints>(data);
+    let _ = decode::<Reveal>(data);
+    let _ = decode::<Confirm>(data).map(|c| bls::pop_verify(&[0u8; 48], &c.proof));
+    let _ = KeyShare::from_json(&String::from_utf8_lossy(data));
 }

@@ -172,6 +172,24 @@ impl Party {
     }
 }
 
+/// Entry points for the fuzz targets.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Runs every decoder that reads bytes another party (or a file) controls on `data`: protocol
+    /// messages, transport frames, signed broadcasts, key share files, BLS encodings.
+    pub fn decoders(data: &[u8]) {
+        crate::dkg::fuzz_decoders(data);
+        crate::relay::fuzz_decoders(data);
+        let _ = crate::decode::<Vec<(crate::PartyIndex, Vec<u8>)>>(data);
+        let _ = crate::decode::<super::SignedBroadcast>(data);
+        let _ = crate::bls::g1_decodes(data);
+        let _ = crate::bls::g2_decodes(data);
+        if data.len() >= 144 {
+            let _ = crate::bls::verify(&data[..48], b"m", &data[48..144]);
+        }
+    }
+}
+
 pub(crate) fn encode<T: Serialize>(v: &T) -> Vec<u8> {
     postcard::to_stdvec(v).expect("in-memory serialization does not fail")
 }

@@ -267,6 +267,27 @@ impl RelayParty {
         }
     }
 
+    /// Opens a PQXDH session to every other party now rather than on first use, and in group
+    /// mode hands each its sender key (the paper's one-time steps, done ahead of a run).
+    pub async fn prepare(&mut self) -> Result<()> {
+        let peers: Vec<Contact> = self
+            .shared
+            .contacts
+            .lock()
+            .expect("contacts")
+            .values()
+            .cloned()
+            .collect();
+        for c in &peers {
+            self.ensure_session(c).await?;
+        }
+        if self.mode == Mode::Group {
+            let to: Vec<PartyIndex> = peers.iter().map(|c| c.index).collect();
+            self.ensure_distributed(&to).await?;
+        }
+        Ok(())
+    }
+
     /// HTTP requests this party has sent to the relay for protocol traffic so far.
     pub fn requests(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)
@@ -588,4 +609,11 @@ impl Transport for RelayParty {
             .collect(session, round, from, expect, timeout)
             .await)
     }
+}
+
+/// Decodes `data` as each transport frame (for the fuzz target).
+#[doc(hidden)]
+pub fn fuzz_decoders(data: &[u8]) {
+    let _ = decode::<Pairwise>(data);
+    let _ = decode::<GroupFrame>(data);
 }

@@ -101,16 +101,26 @@ pub async fn sign<T: Transport>(
             None,
         )
         .await?;
-    let mut valid: Vec<(PartyIndex, G2Projective)> = vec![];
-    if bls::verify(&share.verification_keys[&me], message, &mine) {
-        valid.push((me, point(&mine)?));
-    }
+    // Every partial that came, own included; one batch check, and each alone only if it fails.
+    let mut partials: Vec<(PartyIndex, [u8; 96])> = vec![(me, mine)];
     for (p, g) in got {
         let partial: Option<[u8; 96]> = g.body.as_deref().and_then(|b| b.try_into().ok());
-        let vk = share.verification_keys.get(&p);
-        match (partial, vk) {
-            (Some(s), Some(vk)) if bls::verify(vk, message, &s) => valid.push((p, point(&s)?)),
+        match partial {
+            Some(s) if share.verification_keys.contains_key(&p) => partials.push((p, s)),
             _ => run.blame(p, Fault::BadPartial),
+        }
+    }
+    let items: Vec<(&[u8], &[u8])> = partials
+        .iter()
+        .map(|(p, s)| (share.verification_keys[p].as_slice(), s.as_slice()))
+        .collect();
+    let all_good = bls::batch_verify_one_message(&items, message, &mut *run.rng);
+    let mut valid: Vec<(PartyIndex, G2Projective)> = vec![];
+    for (p, s) in &partials {
+        if all_good || bls::verify(&share.verification_keys[p], message, s) {
+            valid.push((*p, point(s)?));
+        } else if *p != me {
+            run.blame(*p, Fault::BadPartial);
         }
     }
     valid.sort_by_key(|(p, _)| *p);

@@ -123,6 +123,13 @@ fn batch_verify() {
         let ok = pks.len() == msgs.len()
             && msgs.len() == sigs.len()
             && (0..pks.len()).all(|k| bls::verify(&pks[k], &msgs[k], &sigs[k]));
+        let triples: Vec<(&[u8], &[u8], &[u8])> = (0..pks.len().min(msgs.len()).min(sigs.len()))
+            .map(|k| (pks[k].as_slice(), msgs[k].as_slice(), sigs[k].as_slice()))
+            .collect();
+        let batched = pks.len() == msgs.len()
+            && msgs.len() == sigs.len()
+            && bls::batch_verify(&triples, &mut rand_core::OsRng);
+        assert_eq!(batched, ok, "{name}: batch against one by one");
         assert_eq!(ok, c["output"].as_bool().unwrap(), "{name}");
     }
 }
@@ -166,4 +173,39 @@ fn proof_of_possession() {
     assert!(!bls::pop_verify(&other, &proof));
     // A proof is not a signature on the key's bytes under the signing tag.
     assert!(!bls::verify(&pk, &pk, &proof));
+}
+
+#[test]
+fn one_message_batches_catch_a_single_bad_signature() {
+    let keys: Vec<_> = (0..5u8)
+        .map(|i| bls::keygen(&[i + 1; 32]).unwrap())
+        .collect();
+    let pks: Vec<_> = keys.iter().map(|k| bls::public_key(k).unwrap()).collect();
+    let mut sigs: Vec<_> = keys.iter().map(|k| bls::sign(k, b"m").unwrap()).collect();
+    let items = |sigs: &[[u8; 96]]| -> Vec<(Vec<u8>, Vec<u8>)> {
+        pks.iter()
+            .zip(sigs)
+            .map(|(p, s)| (p.to_vec(), s.to_vec()))
+            .collect()
+    };
+    let check = |v: &[(Vec<u8>, Vec<u8>)], m: &[u8]| {
+        let refs: Vec<(&[u8], &[u8])> = v
+            .iter()
+            .map(|(p, s)| (p.as_slice(), s.as_slice()))
+            .collect();
+        bls::batch_verify_one_message(&refs, m, &mut rand_core::OsRng)
+    };
+    assert!(check(&items(&sigs), b"m"));
+    assert!(!check(&items(&sigs), b"other"));
+    sigs[3] = bls::sign(&keys[3], b"x").unwrap();
+    assert!(!check(&items(&sigs), b"m"));
+    let pairs: Vec<([u8; 48], [u8; 96])> = keys
+        .iter()
+        .map(|k| (bls::public_key(k).unwrap(), bls::pop_prove(k).unwrap()))
+        .collect();
+    let mut refs: Vec<(&[u8], &[u8])> = pairs.iter().map(|(p, s)| (&p[..], &s[..])).collect();
+    assert!(bls::batch_pop_verify(&refs, &mut rand_core::OsRng));
+    refs.swap(0, 1);
+    refs[0].0 = &pairs[0].0;
+    assert!(!bls::batch_pop_verify(&refs, &mut rand_core::OsRng));
 }

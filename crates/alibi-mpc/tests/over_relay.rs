@@ -14,7 +14,9 @@ use rand_core::OsRng;
 async fn keygen_and_sign_over_both_transports() {
     let relay = LocalRelay::start(Duration::ZERO).await.unwrap();
     for mode in [Mode::Pairwise, Mode::Group] {
-        let parties = register_parties(&relay.url, 4, mode).await.unwrap();
+        let parties = register_parties(&relay.url, &[1, 2, 3, 4], mode)
+            .await
+            .unwrap();
         let (parties, shares, sig, first) =
             keygen_and_sign(parties, 2, b"over the relay", Duration::from_secs(20))
                 .await
@@ -55,7 +57,9 @@ async fn a_cheater_is_named_over_each_transport() {
             Fault::Equivocation { round: 1 },
         ),
     ] {
-        let parties = register_parties(&relay.url, 4, mode).await.unwrap();
+        let parties = register_parties(&relay.url, &[1, 2, 3, 4], mode)
+            .await
+            .unwrap();
         let mut tasks = vec![];
         for mut p in parties {
             let config = KeygenConfig {

@@ -228,3 +228,33 @@ async fn a_missing_share_is_complained_about_and_revealed() {
         &signed[0].signature
     ));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn key_share_files_round_trip_and_refuse_a_wrong_secret() {
+    let ps = parties(3);
+    let shares = run_keygen(&ps, 1, &[]).await;
+    let json = shares[1].to_json();
+    let back = KeyShare::from_json(&json).unwrap();
+    assert_eq!(back.secret(), shares[1].secret());
+    assert_eq!(back.group_key, shares[1].group_key);
+    // Party 2's file with party 3's secret is refused.
+    let other: serde_json::Value = serde_json::from_str(&shares[2].to_json()).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v["secret"] = other["secret"].clone();
+    assert!(KeyShare::from_json(&v.to_string()).is_err());
+    assert!(KeyShare::from_json("{}").is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_in_any_broadcast_round_is_named_and_excluded() {
+    for round in [1, 2, 4] {
+        let ps = parties(4);
+        let shares = run_keygen(&ps, 2, &[(2, Misbehaviour::Garbage { round })]).await;
+        for s in shares.iter().filter(|s| s.index != 2) {
+            assert_eq!(s.blamed.len(), 1, "round {round}: {:?}", s.blamed);
+            assert_eq!(s.blamed[0].party, 2, "round {round}");
+            assert_eq!(s.qualified, vec![1, 3, 4], "round {round}");
+            assert_eq!(s.group_key, shares[0].group_key);
+        }
+    }
+}

@@ -58,7 +58,7 @@ impl RelayClient {
         registration_id: u16,
         password: &str,
     ) -> Result<Self> {
-        let http = reqwest::Client::new();
+        let http = http_client();
         let r = http
             .post(format!("{base}/v1/accounts"))
             .json(&json!({
@@ -87,7 +87,7 @@ impl RelayClient {
     pub fn existing(base: &str, account: Uuid, device: u8, password: &str) -> Self {
         Self {
             base: base.to_string(),
-            http: reqwest::Client::new(),
+            http: http_client(),
             account,
             device,
             password: password.to_string(),
@@ -316,7 +316,8 @@ impl RelayClient {
                 "Authorization",
                 format!("Basic {cred}").parse().expect("header"),
             );
-            let Ok((ws, _)) = tokio_tungstenite::connect_async(req).await else {
+            let Ok((ws, _)) = tokio_tungstenite::connect_async_with_config(req, None, true).await
+            else {
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(5));
                 continue;
@@ -394,6 +395,14 @@ impl Drop for Receiver {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// The HTTP client: Nagle off, as on the server (see `server::serve`).
+fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .build()
+        .unwrap_or_default()
 }
 
 fn b64(b: &[u8]) -> String {

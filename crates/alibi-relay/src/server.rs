@@ -944,6 +944,12 @@ pub async fn serve(
     store: Arc<dyn RelayStore>,
     config: Config,
 ) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    // No Nagle: small WebSocket frames and answers go out at once instead of waiting for the
+    // peer's delayed ACK (40 ms on Linux), which would otherwise pace every protocol round.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(
         listener,
         app(store, config).into_make_service_with_connect_info::<SocketAddr>(),
