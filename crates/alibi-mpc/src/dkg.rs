@@ -625,6 +625,10 @@ pub async fn keygen<T: Transport>(
                 }
             }
         }
+        // The received shares are summed into `secret`; wipe them.
+        for v in shares.values_mut() {
+            *v = Scalar::ZERO;
+        }
         return Ok(KeyShare {
             index: me,
             threshold: t,

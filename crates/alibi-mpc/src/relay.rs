@@ -117,7 +117,7 @@ struct Shared {
     store: Mutex<InMemoryStore>,
     contacts: Mutex<BTreeMap<PartyIndex, Contact>>,
     by_account: Mutex<HashMap<String, PartyIndex>>,
-    trust_root: Mutex<Option<PublicKey>>,
+    trust_root: PublicKey,
     mailbox: Mailbox,
 }
 
@@ -196,7 +196,7 @@ impl RelayParty {
                 store: Mutex::new(store),
                 contacts: Mutex::new(BTreeMap::new()),
                 by_account: Mutex::new(HashMap::new()),
-                trust_root: Mutex::new(Some(trust_root)),
+                trust_root,
                 mailbox: Mailbox::default(),
             }),
             client,
@@ -482,12 +482,11 @@ impl Shared {
     }
 
     fn on_sealed(&self, env: &Envelope) -> Option<()> {
-        let root = (*self.trust_root.lock().ok()?)?;
         let opened = {
             let mut store = self.store.lock().ok()?;
             sealed_sender::decrypt(
                 &env.content,
-                &[root],
+                &[self.trust_root],
                 alibi_relay::now_ms(),
                 &self.address,
                 &mut *store,
