@@ -56,3 +56,16 @@ pub fn read(path: &str) -> Result<Vec<u8>, Failure> {
 pub fn write(path: &str, data: &[u8]) -> Result<(), Failure> {
     std::fs::write(path, data).map_err(|e| Failure::Usage(format!("cannot write {path}: {e}")))
 }
+
+/// Any error as a usage failure (exit 2), its message kept.
+pub fn usage(e: impl std::fmt::Display) -> Failure {
+    Failure::Usage(e.to_string())
+}
+
+/// A multi-threaded Tokio runtime for the commands that talk to a relay.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(usage)
+}

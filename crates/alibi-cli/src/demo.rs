@@ -2,6 +2,7 @@
 //! between five parties over Signal group channels through a relay started in this process), then
 //! a short tour of the primitives underneath.
 
+use crate::args::usage as fail;
 use crate::{CmdResult, Failure};
 use alibi_falcon::{hash_to_point, is_short, Level, Signature, SigningKey};
 use alibi_ringsig::{Ring, RingSignature};
@@ -22,10 +23,6 @@ pub fn run() -> CmdResult {
     Ok(())
 }
 
-fn fail(e: impl std::fmt::Display) -> Failure {
-    Failure::Usage(e.to_string())
-}
-
 /// The main job: a relay in this process (ephemeral loopback port, temporary redb store), five
 /// parties with PQXDH sessions, key generation (t = 3, n = 5) and a threshold signature over group
 /// channels, checked by plain BLS verification; then the same over pairwise channels against
@@ -36,11 +33,7 @@ fn mpc() -> CmdResult {
     use std::time::Duration;
 
     println!("== threshold BLS over Signal group channels, through our relay ==");
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(fail)?;
-    rt.block_on(async {
+    crate::args::runtime()?.block_on(async {
         let step = |what: String, t: Instant| {
             println!("{:>8.1} ms  {what}", t.elapsed().as_secs_f64() * 1e3);
         };
@@ -294,12 +287,8 @@ fn falcon() -> CmdResult {
         }
         // The open sampler: a short preimage of an arbitrary target, as ring signatures use it.
         let c = hash_to_point(b"any target", b"chosen by the caller", level);
-        let p = esk
-            .sample_short_preimage(&c, &mut OsRng)
-            .map_err(|e| Failure::Usage(e.to_string()))?;
-        let back = vk
-            .recover_s1(&c, &p.s2)
-            .map_err(|e| Failure::Usage(e.to_string()))?;
+        let p = esk.sample_short_preimage(&c, &mut OsRng).map_err(fail)?;
+        let back = vk.recover_s1(&c, &p.s2).map_err(fail)?;
         println!(
             "[{level}] preimage: s1 + s2*h = c holds: {}, ||(s1,s2)||^2 = {} <= {}: {}\n",
             back == p.s1,

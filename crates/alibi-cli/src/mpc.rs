@@ -3,28 +3,17 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use alibi_mpc::bench::{measure, register_parties, LocalRelay, Timing};
-use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig};
+use alibi_mpc::bench::{keygen_all, measure, register_parties, sign_all, LocalRelay, Timing};
+use alibi_mpc::dkg::{KeyShare, KeygenConfig};
 use alibi_mpc::relay::Mode;
-use alibi_mpc::sign::{sign as run_sign, SignConfig};
+use alibi_mpc::sign::SignConfig;
 use alibi_mpc::{bls, PartyIndex};
 use rand_core::{OsRng, RngCore};
 
-use crate::args::{read, write, Opts};
+use crate::args::{read, runtime, usage, write, Opts};
 use crate::{CmdResult, Failure};
-
-fn usage(e: impl std::fmt::Display) -> Failure {
-    Failure::Usage(e.to_string())
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(usage)
-}
 
 fn mode(o: &Opts) -> Result<Mode, Failure> {
     match o.get("transport").unwrap_or("group") {
@@ -118,19 +107,7 @@ fn keygen(args: &[String]) -> CmdResult {
             timeout,
             misbehaviour: None,
         };
-        let start = Instant::now();
-        let mut tasks = vec![];
-        for mut p in parties {
-            let config = config.clone();
-            tasks.push(tokio::spawn(async move {
-                run_keygen(&p.party(), &config, &mut p, &mut OsRng).await
-            }));
-        }
-        let mut shares = vec![];
-        for task in tasks {
-            shares.push(task.await.map_err(usage)?.map_err(usage)?);
-        }
-        let took = start.elapsed();
+        let (_, shares, took) = keygen_all(parties, &config).await.map_err(usage)?;
         std::fs::create_dir_all(&out).map_err(usage)?;
         for s in &shares {
             write(
@@ -227,21 +204,11 @@ fn sign(args: &[String]) -> CmdResult {
             timeout,
             misbehaviour: None,
         };
-        let start = Instant::now();
-        let mut tasks = vec![];
-        for mut p in parties {
-            let share = shares[&alibi_mpc::engine::Transport::me(&p)].clone();
-            let (config, msg) = (config.clone(), msg.clone());
-            tasks.push(tokio::spawn(async move {
-                run_sign(&p.party(), &share, &config, &msg, &mut p, &mut OsRng).await
-            }));
-        }
-        let mut signed = None;
-        for task in tasks {
-            signed = Some(task.await.map_err(usage)?.map_err(usage)?);
-        }
-        let signed = signed.expect("signers");
-        let group_key = &shares.values().next().expect("not empty").group_key;
+        let shares: Vec<KeyShare> = shares.into_values().collect();
+        let (_, signed, took) = sign_all(parties, &shares, &config, &msg)
+            .await
+            .map_err(usage)?;
+        let group_key = &shares[0].group_key;
         if !bls::verify(group_key, &msg, &signed.signature) {
             return Err(Failure::Invalid(
                 "the combined signature does not verify".into(),
@@ -251,7 +218,7 @@ fn sign(args: &[String]) -> CmdResult {
         println!(
             "signed by {:?} over {mode} channels in {:.0} ms; signature ({} bytes) verifies under the group key; wrote {out}",
             signed.combined,
-            ms(start.elapsed()),
+            ms(took),
             signed.signature.len()
         );
         if !signed.blamed.is_empty() {

@@ -9,19 +9,8 @@ use alibi_relay::store::redb::RedbRelayStore;
 use alibi_relay::store::RelayStore;
 use base64::Engine;
 
-use crate::args::{read, write, Opts};
+use crate::args::{read, runtime, usage, write, Opts};
 use crate::{CmdResult, Failure};
-
-fn usage(e: impl std::fmt::Display) -> Failure {
-    Failure::Usage(e.to_string())
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(usage)
-}
 
 /// The trust root's private key: read from `path`, or created there on first start.
 fn trust_root(path: &str) -> Result<[u8; 32], Failure> {

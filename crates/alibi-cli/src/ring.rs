@@ -136,14 +136,14 @@ fn sign(o: &Opts) -> CmdResult {
         AnyRing::Falcon(ring) => {
             let sk = SigningKey::from_bytes(&sk).map_err(|e| malformed("secret key", e))?;
             ring.sign(&sk.expand(), &msg, &mut OsRng)
-                .map_err(|e| Failure::Usage(e.to_string()))?
+                .map_err(crate::args::usage)?
                 .to_bytes()
         }
         AnyRing::Mayo(ring) => {
             let sk = alibi_mayo::SigningKey::from_bytes(ring.params(), &sk)
                 .map_err(|e| malformed("secret key", e))?;
             ring.sign(&sk, &msg, &mut OsRng)
-                .map_err(|e| Failure::Usage(e.to_string()))?
+                .map_err(crate::args::usage)?
                 .to_bytes()
         }
     };

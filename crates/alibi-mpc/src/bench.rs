@@ -11,7 +11,7 @@ use rand_core::{OsRng, RngCore};
 
 use crate::dkg::{keygen, KeyShare, KeygenConfig};
 use crate::relay::{Contact, Mode, RelayParty};
-use crate::sign::{sign, SignConfig};
+use crate::sign::{sign, SignConfig, Signed};
 use crate::{bls, Error, Result};
 
 /// A relay running in this process on an ephemeral loopback port, with a temporary redb store.
@@ -131,23 +131,16 @@ fn session(tag: u8) -> [u8; 16] {
     s
 }
 
-/// Runs key generation on every party, then t+1 of them sign `message`; checks the signature
-/// with plain BLS verification under the group key. The parties come back for later runs.
-pub async fn keygen_and_sign(
+fn join_err(e: tokio::task::JoinError) -> Error {
+    Error::Transport(e.to_string())
+}
+
+/// Runs key generation on every party at once (each in its own task); returns the parties, their
+/// shares by index, and the time of the slowest.
+pub async fn keygen_all(
     parties: Vec<RelayParty>,
-    t: usize,
-    message: &[u8],
-    timeout: Duration,
-) -> Result<(Vec<RelayParty>, Vec<KeyShare>, [u8; 96], Timing)> {
-    let indices: Vec<u16> = (1..=parties.len() as u16).collect();
-    let before: u64 = parties.iter().map(RelayParty::requests).sum();
-    let config = KeygenConfig {
-        session: session(1),
-        threshold: t,
-        parties: indices.clone(),
-        timeout,
-        misbehaviour: None,
-    };
+    config: &KeygenConfig,
+) -> Result<(Vec<RelayParty>, Vec<KeyShare>, Duration)> {
     let start = Instant::now();
     let mut tasks = vec![];
     for mut p in parties {
@@ -157,55 +150,81 @@ pub async fn keygen_and_sign(
             (p, r, start.elapsed())
         }));
     }
-    let mut parties = vec![];
-    let mut shares = vec![];
-    let mut keygen_time = Duration::ZERO;
+    let (mut parties, mut shares, mut slowest) = (vec![], vec![], Duration::ZERO);
     for task in tasks {
-        let (p, r, took) = task.await.map_err(|e| Error::Transport(e.to_string()))?;
+        let (p, r, took) = task.await.map_err(join_err)?;
         parties.push(p);
         shares.push(r?);
-        keygen_time = keygen_time.max(took);
+        slowest = slowest.max(took);
     }
+    Ok((parties, shares, slowest))
+}
 
-    let signers: Vec<u16> = shares[0]
-        .eligible_signers()
-        .into_iter()
-        .take(t + 1)
-        .collect();
-    let config = SignConfig {
-        session: session(2),
-        signers: signers.clone(),
-        timeout,
-        misbehaviour: None,
-    };
+/// The parties in `config.signers` sign `message` with their shares (looked up by index), each
+/// in its own task; returns all parties, one signer's outcome and the time of the slowest.
+pub async fn sign_all(
+    parties: Vec<RelayParty>,
+    shares: &[KeyShare],
+    config: &SignConfig,
+    message: &[u8],
+) -> Result<(Vec<RelayParty>, Signed, Duration)> {
     let start = Instant::now();
     let mut tasks = vec![];
-    let mut idle = vec![];
-    for (p, share) in parties.into_iter().zip(shares.iter().cloned()) {
-        if !signers.contains(&share.index) {
-            idle.push(p);
+    let mut done = vec![];
+    for mut p in parties {
+        let me = crate::engine::Transport::me(&p);
+        let share = shares.iter().find(|s| s.index == me).cloned();
+        let Some(share) = share.filter(|_| config.signers.contains(&me)) else {
+            done.push(p);
             continue;
-        }
-        let config = config.clone();
-        let message = message.to_vec();
+        };
+        let (config, message) = (config.clone(), message.to_vec());
         tasks.push(tokio::spawn(async move {
-            let mut p = p;
             let r = sign(&p.party(), &share, &config, &message, &mut p, &mut OsRng).await;
             (p, r, start.elapsed())
         }));
     }
-    let mut sign_time = Duration::ZERO;
-    let mut signature = None;
-    let mut parties = idle;
+    let (mut signed, mut slowest) = (None, Duration::ZERO);
     for task in tasks {
-        let (p, r, took) = task.await.map_err(|e| Error::Transport(e.to_string()))?;
-        parties.push(p);
-        signature = Some(r?.signature);
-        sign_time = sign_time.max(took);
+        let (p, r, took) = task.await.map_err(join_err)?;
+        done.push(p);
+        signed = Some(r?);
+        slowest = slowest.max(took);
     }
-    parties.sort_by_key(|p: &RelayParty| crate::engine::Transport::me(p));
-    let signature = signature.ok_or(Error::Parameters("no signers".into()))?;
-    if !bls::verify(&shares[0].group_key, message, &signature) {
+    done.sort_by_key(crate::engine::Transport::me);
+    let signed = signed.ok_or_else(|| Error::Parameters("no signer among the parties".into()))?;
+    Ok((done, signed, slowest))
+}
+
+/// Runs key generation on every party, then t+1 of them sign `message`; checks the signature
+/// with plain BLS verification under the group key. The parties come back for later runs.
+pub async fn keygen_and_sign(
+    parties: Vec<RelayParty>,
+    t: usize,
+    message: &[u8],
+    timeout: Duration,
+) -> Result<(Vec<RelayParty>, Vec<KeyShare>, [u8; 96], Timing)> {
+    let before: u64 = parties.iter().map(RelayParty::requests).sum();
+    let config = KeygenConfig {
+        session: session(1),
+        threshold: t,
+        parties: parties.iter().map(crate::engine::Transport::me).collect(),
+        timeout,
+        misbehaviour: None,
+    };
+    let (parties, shares, keygen_time) = keygen_all(parties, &config).await?;
+    let config = SignConfig {
+        session: session(2),
+        signers: shares[0]
+            .eligible_signers()
+            .into_iter()
+            .take(t + 1)
+            .collect(),
+        timeout,
+        misbehaviour: None,
+    };
+    let (parties, signed, sign_time) = sign_all(parties, &shares, &config, message).await?;
+    if !bls::verify(&shares[0].group_key, message, &signed.signature) {
         return Err(Error::Aborted {
             reason: "the threshold signature does not verify".into(),
             blamed: vec![],
@@ -215,7 +234,7 @@ pub async fn keygen_and_sign(
     Ok((
         parties,
         shares,
-        signature,
+        signed.signature,
         Timing {
             keygen: keygen_time,
             sign: sign_time,

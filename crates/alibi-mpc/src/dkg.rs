@@ -31,7 +31,7 @@ use zeroize::{Zeroize, Zeroizing};
 
 use crate::engine::{Expect, Transport};
 use crate::poly::{scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
-use crate::run::Run;
+use crate::run::{Run, BROADCAST};
 use crate::{
     bls, decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
 };
@@ -208,32 +208,20 @@ pub async fn keygen<T: Transport>(
         )));
     }
     let cheat = config.misbehaviour;
-    let mut run = Run {
+    let mut run = Run::new(
         party,
-        session: config.session,
+        config.session,
         transport,
-        timeout: config.timeout,
+        config.timeout,
         rng,
-        active: config
-            .parties
-            .iter()
-            .copied()
-            .filter(|&p| p != me)
-            .collect(),
-        blamed: vec![],
-        seen: BTreeMap::new(),
-    };
+        config.parties.iter().copied(),
+    );
     let everyone: Vec<PartyIndex> = config
         .parties
         .iter()
         .copied()
         .filter(|&p| p != me)
         .collect();
-    let bc = Expect {
-        broadcast: true,
-        p2p: false,
-        required: true,
-    };
 
     // Round 1: commit.
     let f = Polynomial::random(t, &mut *run.rng);
@@ -260,7 +248,7 @@ pub async fn keygen<T: Transport>(
             Some(garble(R_COMMIT, encode(&my_commit))),
             vec![],
             &everyone,
-            bc,
+            BROADCAST,
             equivocate,
         )
         .await?;
@@ -281,14 +269,7 @@ pub async fn keygen<T: Transport>(
         echo: run.echo(R_COMMIT),
     };
     let r2 = run
-        .round(
-            R_DECOMMIT,
-            Some(garble(R_DECOMMIT, encode(&decommit))),
-            vec![],
-            &everyone,
-            bc,
-            None,
-        )
+        .broadcast_round(R_DECOMMIT, garble(R_DECOMMIT, encode(&decommit)))
         .await?;
     let mut decommits = BTreeMap::new();
     for (p, g) in r2 {
@@ -416,19 +397,11 @@ pub async fn keygen<T: Transport>(
         against: complaints,
         echo: run.echo(R_DECOMMIT),
     };
-    let everyone_left: Vec<PartyIndex> = run.active.iter().copied().collect();
     // A victim of a withheld share waited a whole timeout in round 3 before complaining: give
     // it that long again here, so that nobody names it silent for having waited.
     run.timeout = config.timeout * 2;
     let r4 = run
-        .round(
-            R_COMPLAIN,
-            Some(garble(R_COMPLAIN, encode(&mine))),
-            vec![],
-            &everyone_left,
-            bc,
-            None,
-        )
+        .broadcast_round(R_COMPLAIN, garble(R_COMPLAIN, encode(&mine)))
         .await?;
     run.timeout = config.timeout;
     let mut all: Vec<(PartyIndex, Complaints)> = vec![(me, mine)];
@@ -500,7 +473,9 @@ pub async fn keygen<T: Transport>(
             encode(&Reveal { shares })
         });
         let from: Vec<PartyIndex> = accused.iter().copied().filter(|&d| d != me).collect();
-        let r5 = run.round(R_REVEAL, body, vec![], &from, bc, None).await?;
+        let r5 = run
+            .round(R_REVEAL, body, vec![], &from, BROADCAST, None)
+            .await?;
         for &(d, a) in pending.iter().filter(|(d, _)| *d != me) {
             let revealed = r5
                 .get(&d)
@@ -568,16 +543,8 @@ pub async fn keygen<T: Transport>(
             outcome,
             echo: run.echo(R_COMPLAIN),
         };
-        let others: Vec<PartyIndex> = run.active.iter().copied().collect();
         let r6 = run
-            .round(
-                confirm_round,
-                Some(garble(R_CONFIRM, encode(&confirm))),
-                vec![],
-                &others,
-                bc,
-                None,
-            )
+            .broadcast_round(confirm_round, garble(R_CONFIRM, encode(&confirm)))
             .await?;
         let mut confirms = BTreeMap::new();
         for (p, g) in r6 {

@@ -40,6 +40,23 @@ pub struct Outgoing {
     pub p2p: Vec<(PartyIndex, Vec<u8>)>,
 }
 
+impl Outgoing {
+    /// The broadcast part and the point-to-point part for one recipient.
+    pub fn part_for(&self, to: PartyIndex) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+        let broadcast = match &self.broadcast {
+            Broadcast::None => None,
+            Broadcast::All(b) => Some(b.clone()),
+            Broadcast::PerRecipient(v) => v.iter().find(|(r, _)| *r == to).map(|(_, b)| b.clone()),
+        };
+        let p2p = self
+            .p2p
+            .iter()
+            .find(|(r, _)| *r == to)
+            .map(|(_, b)| b.clone());
+        (broadcast, p2p)
+    }
+}
+
 /// What arrived from one party in one round.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Incoming {
@@ -181,18 +198,7 @@ impl Transport for MemoryTransport {
             let Some(mailbox) = self.boxes.get(&to) else {
                 continue;
             };
-            let broadcast = match &out.broadcast {
-                Broadcast::None => None,
-                Broadcast::All(b) => Some(b.clone()),
-                Broadcast::PerRecipient(v) => {
-                    v.iter().find(|(r, _)| *r == to).map(|(_, b)| b.clone())
-                }
-            };
-            let p2p = out
-                .p2p
-                .iter()
-                .find(|(r, _)| *r == to)
-                .map(|(_, b)| b.clone());
+            let (broadcast, p2p) = out.part_for(to);
             if broadcast.is_some() || p2p.is_some() {
                 mailbox.deliver(out.session, out.round, self.me, broadcast, p2p);
             }

@@ -524,25 +524,10 @@ impl Transport for RelayParty {
 
     async fn send(&mut self, out: Outgoing) -> Result<()> {
         let me = self.shared.me;
-        let part = |to: PartyIndex| -> (Option<Vec<u8>>, Option<Vec<u8>>) {
-            let bc = match &out.broadcast {
-                Broadcast::None => None,
-                Broadcast::All(b) => Some(b.clone()),
-                Broadcast::PerRecipient(v) => {
-                    v.iter().find(|(r, _)| *r == to).map(|(_, b)| b.clone())
-                }
-            };
-            let p2p = out
-                .p2p
-                .iter()
-                .find(|(r, _)| *r == to)
-                .map(|(_, b)| b.clone());
-            (bc, p2p)
-        };
         match self.mode {
             Mode::Pairwise => {
                 for &to in out.recipients.iter().filter(|&&to| to != me) {
-                    let (broadcast, p2p) = part(to);
+                    let (broadcast, p2p) = out.part_for(to);
                     if broadcast.is_none() && p2p.is_none() {
                         continue;
                     }

@@ -33,7 +33,45 @@ pub(crate) struct Got {
     pub p2p: Option<Vec<u8>>,
 }
 
-impl<T: Transport, R: RngCore + CryptoRng> Run<'_, T, R> {
+/// A round that expects a broadcast from everyone still in.
+pub(crate) const BROADCAST: Expect = Expect {
+    broadcast: true,
+    p2p: false,
+    required: true,
+};
+
+impl<'a, T: Transport, R: RngCore + CryptoRng> Run<'a, T, R> {
+    /// A run with `others` as the other parties.
+    pub fn new(
+        party: &'a Party,
+        session: SessionId,
+        transport: &'a mut T,
+        timeout: Duration,
+        rng: &'a mut R,
+        others: impl IntoIterator<Item = PartyIndex>,
+    ) -> Self {
+        Self {
+            party,
+            session,
+            transport,
+            timeout,
+            rng,
+            active: others.into_iter().filter(|&p| p != party.index).collect(),
+            blamed: vec![],
+            seen: BTreeMap::new(),
+        }
+    }
+
+    /// A round in which everyone still in broadcasts `body` and nothing else.
+    pub async fn broadcast_round(
+        &mut self,
+        round: u16,
+        body: Vec<u8>,
+    ) -> Result<BTreeMap<PartyIndex, Got>> {
+        let from: Vec<PartyIndex> = self.active.iter().copied().collect();
+        self.round(round, Some(body), vec![], &from, BROADCAST, None)
+            .await
+    }
     pub fn blame(&mut self, party: PartyIndex, fault: Fault) {
         self.active.remove(&party);
         if !self.blamed.iter().any(|b| b.party == party) {
@@ -161,20 +199,8 @@ impl<T: Transport, R: RngCore + CryptoRng> Run<'_, T, R> {
             .iter()
             .filter_map(|s| self.seen.get(&(round, *s)).map(|(_, w)| (*s, w.clone())))
             .collect();
-        let others: Vec<PartyIndex> = self.active.iter().copied().collect();
         let got = self
-            .round(
-                R_DISPUTE + round,
-                Some(encode(&shown)),
-                vec![],
-                &others,
-                Expect {
-                    broadcast: true,
-                    p2p: false,
-                    required: true,
-                },
-                None,
-            )
+            .broadcast_round(R_DISPUTE + round, encode(&shown))
             .await?;
         // Every validly signed body of each disputed sender, from everyone's copies.
         let mut bodies: BTreeMap<PartyIndex, BTreeSet<Vec<u8>>> = BTreeMap::new();

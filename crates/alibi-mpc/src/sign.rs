@@ -4,14 +4,13 @@
 //! valid partials combine by Lagrange interpolation in G2 into a signature that plain BLS
 //! verification accepts under the group key.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use blstrs::{G2Affine, G2Projective};
 use rand_core::{CryptoRng, RngCore};
 
 use crate::dkg::{KeyShare, Misbehaviour};
-use crate::engine::{Expect, Transport};
+use crate::engine::Transport;
 use crate::poly::interpolate_g2;
 use crate::run::Run;
 use crate::{bls, Blame, Error, Fault, Party, PartyIndex, Result, SessionId};
@@ -71,36 +70,15 @@ pub async fn sign<T: Transport>(
         key = *bls::keygen(&[7u8; 32])?;
     }
     let mine = bls::sign(&key, message)?;
-    let others: Vec<PartyIndex> = config
-        .signers
-        .iter()
-        .copied()
-        .filter(|&p| p != me)
-        .collect();
-    let mut run = Run {
+    let mut run = Run::new(
         party,
-        session: config.session,
+        config.session,
         transport,
-        timeout: config.timeout,
+        config.timeout,
         rng,
-        active: others.iter().copied().collect(),
-        blamed: vec![],
-        seen: BTreeMap::new(),
-    };
-    let got = run
-        .round(
-            R_PARTIAL,
-            Some(mine.to_vec()),
-            vec![],
-            &others,
-            Expect {
-                broadcast: true,
-                p2p: false,
-                required: true,
-            },
-            None,
-        )
-        .await?;
+        config.signers.iter().copied(),
+    );
+    let got = run.broadcast_round(R_PARTIAL, mine.to_vec()).await?;
     // Every partial that came, own included; one batch check, and each alone only if it fails.
     let mut partials: Vec<(PartyIndex, [u8; 96])> = vec![(me, mine)];
     for (p, g) in got {

@@ -236,14 +236,7 @@ impl RelayStore for RedbRelayStore {
     async fn add_device(&self, account: Uuid, device: DeviceInfo) -> Result<()> {
         self.blocking(move |db| {
             let t = db.begin_write().map_err(db_err)?;
-            if t.open_table(ACCOUNTS)
-                .map_err(db_err)?
-                .get(&account.as_bytes()[..])
-                .map_err(db_err)?
-                .is_none()
-            {
-                return Err(Error::NotFound("account"));
-            }
+            require_account(&t, account)?;
             put_device(&t, account, &device)?;
             t.commit().map_err(db_err)
         })
@@ -264,14 +257,7 @@ impl RelayStore for RedbRelayStore {
     async fn set_access_key(&self, account: Uuid, key: AccessKey) -> Result<()> {
         self.blocking(move |db| {
             let t = db.begin_write().map_err(db_err)?;
-            if t.open_table(ACCOUNTS)
-                .map_err(db_err)?
-                .get(&account.as_bytes()[..])
-                .map_err(db_err)?
-                .is_none()
-            {
-                return Err(Error::NotFound("account"));
-            }
+            require_account(&t, account)?;
             t.open_table(ACCESS_KEYS)
                 .map_err(db_err)?
                 .insert(&account.as_bytes()[..], &key[..])
@@ -501,6 +487,17 @@ fn pop_first(
         table.remove(&k[..]).map_err(db_err)?;
     }
     Ok(first)
+}
+
+/// `NotFound` unless the account exists.
+fn require_account(t: &redb::WriteTransaction, account: Uuid) -> Result<()> {
+    let exists = t
+        .open_table(ACCOUNTS)
+        .map_err(db_err)?
+        .get(&account.as_bytes()[..])
+        .map_err(db_err)?
+        .is_some();
+    exists.then_some(()).ok_or(Error::NotFound("account"))
 }
 
 fn put_device(t: &redb::WriteTransaction, account: Uuid, d: &DeviceInfo) -> Result<()> {
