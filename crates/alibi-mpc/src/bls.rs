@@ -197,20 +197,14 @@ pub fn batch_pop_verify(
 
 /// Verifies signatures by many keys on one message at once: with H = H(m) hashed once and random
 /// r_i, e(g1, sum r_i sig_i) = e(sum r_i pk_i, H). True only if every one would verify alone
-/// (up to 2^-128); threshold signing checks its partials this way and looks at each only when
-/// the batch fails.
+/// (up to 2^-128). The keys must be valid (KeyValidate) and the signatures in G2.
 pub fn batch_verify_one_message(
     items: &[(&[u8], &[u8])],
     msg: &[u8],
     rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
 ) -> bool {
-    use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-    use group::{Curve, Group};
-    if items.is_empty() {
-        return false;
-    }
-    let mut pks = Vec::with_capacity(items.len());
-    let mut sigs = Vec::with_capacity(items.len());
+    use blstrs::{G1Affine, G2Affine};
+    let mut points = Vec::with_capacity(items.len());
     for (pk, sig) in items {
         if public(pk).is_err() {
             return false;
@@ -224,8 +218,22 @@ pub fn batch_verify_one_message(
         ) else {
             return false;
         };
-        pks.push(G1Projective::from(pk));
-        sigs.push(G2Projective::from(sig));
+        points.push((pk.into(), sig.into()));
+    }
+    batch_verify_points(&points, msg, rng)
+}
+
+/// [`batch_verify_one_message`] on decoded points (keys in G1, not the identity; signatures in
+/// G2), for callers that keep the points, as threshold signing does to combine them after.
+pub fn batch_verify_points(
+    items: &[(blstrs::G1Projective, blstrs::G2Projective)],
+    msg: &[u8],
+    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
+) -> bool {
+    use blstrs::{G1Projective, G2Projective, Scalar};
+    use group::{Curve, Group};
+    if items.is_empty() || items.iter().any(|(pk, _)| bool::from(pk.is_identity())) {
+        return false;
     }
     let r: Vec<Scalar> = items
         .iter()
@@ -235,6 +243,8 @@ pub fn batch_verify_one_message(
             Option::from(Scalar::from_bytes_be(&b)).unwrap_or(Scalar::from(1u64))
         })
         .collect();
+    let pks: Vec<G1Projective> = items.iter().map(|(p, _)| *p).collect();
+    let sigs: Vec<G2Projective> = items.iter().map(|(_, s)| *s).collect();
     let s = G2Projective::multi_exp(&sigs, &r).to_affine();
     let v = G1Projective::multi_exp(&pks, &r).to_affine();
     let h = G2Projective::hash_to_curve(msg, DST_SIG, &[]).to_affine();

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use blstrs::{G2Affine, G2Projective};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
 use rand_core::{CryptoRng, RngCore};
 
 use crate::dkg::{KeyShare, Misbehaviour};
@@ -79,24 +79,42 @@ pub async fn sign<T: Transport>(
         config.signers.iter().copied(),
     );
     let got = run.broadcast_round(R_PARTIAL, mine.to_vec()).await?;
-    // Every partial that came, own included; one batch check, and each alone only if it fails.
-    let mut partials: Vec<(PartyIndex, [u8; 96])> = vec![(me, mine)];
-    for (p, g) in got {
-        let partial: Option<[u8; 96]> = g.body.as_deref().and_then(|b| b.try_into().ok());
-        match partial {
-            Some(s) if share.verification_keys.contains_key(&p) => partials.push((p, s)),
-            _ => run.blame(p, Fault::BadPartial),
+    // Every partial that came, own included, decoded once (in G2); one batch check, and each
+    // alone only if it fails.
+    let mut partials: Vec<(PartyIndex, [u8; 96], G1Projective, G2Projective)> = vec![];
+    let own = (me, mine);
+    let received = got.into_iter().map(|(p, g)| {
+        (
+            p,
+            g.body.as_deref().and_then(|b| <[u8; 96]>::try_from(b).ok()),
+        )
+    });
+    for (p, partial) in [(own.0, Some(own.1))].into_iter().chain(received) {
+        let decoded = partial.and_then(|s| {
+            let vk = share
+                .verification_keys
+                .get(&p)?
+                .as_slice()
+                .try_into()
+                .ok()?;
+            // Our own share's keys (computed by key generation, or checked when the share file
+            // was read): no subgroup check needed, and it would cost as much as the rest.
+            let vk = Option::<G1Affine>::from(G1Affine::from_compressed_unchecked(vk))?;
+            Some((s, vk.into(), point(&s).ok()?))
+        });
+        match decoded {
+            Some((s, vk, sig)) => partials.push((p, s, vk, sig)),
+            None if p != me => run.blame(p, Fault::BadPartial),
+            None => {}
         }
     }
-    let items: Vec<(&[u8], &[u8])> = partials
-        .iter()
-        .map(|(p, s)| (share.verification_keys[p].as_slice(), s.as_slice()))
-        .collect();
-    let all_good = bls::batch_verify_one_message(&items, message, &mut *run.rng);
+    let points: Vec<(G1Projective, G2Projective)> =
+        partials.iter().map(|(_, _, vk, sig)| (*vk, *sig)).collect();
+    let all_good = bls::batch_verify_points(&points, message, &mut *run.rng);
     let mut valid: Vec<(PartyIndex, G2Projective)> = vec![];
-    for (p, s) in &partials {
+    for (p, s, _, sig) in &partials {
         if all_good || bls::verify(&share.verification_keys[p], message, s) {
-            valid.push((*p, point(s)?));
+            valid.push((*p, *sig));
         } else if *p != me {
             run.blame(*p, Fault::BadPartial);
         }
