@@ -28,8 +28,10 @@ pub fn run() -> CmdResult {
 /// channels, checked by plain BLS verification; then the same over pairwise channels against
 /// group ones with a 50 ms delay per relay request.
 fn mpc() -> CmdResult {
-    use alibi_mpc::bench::{keygen_and_sign, prepare_all, register_parties, LocalRelay};
+    use alibi_mpc::bench::{keygen_and_sign, prepare_all, register_parties};
     use alibi_mpc::relay::Mode;
+    use alibi_relay::local::LocalRelay;
+    use alibi_relay::server::Config;
     use std::time::Duration;
 
     println!("== threshold BLS over Signal group channels, through our relay ==");
@@ -38,7 +40,7 @@ fn mpc() -> CmdResult {
             println!("{:>8.1} ms  {what}", t.elapsed().as_secs_f64() * 1e3);
         };
         let t = Instant::now();
-        let relay = LocalRelay::start(Duration::ZERO).await.map_err(fail)?;
+        let relay = LocalRelay::start(Config::default()).await.map_err(fail)?;
         step(format!("relay up at {} (temporary redb store)", relay.url), t);
         let t = Instant::now();
         let parties = register_parties(&relay.url, &[1, 2, 3, 4, 5], Mode::Group)
@@ -68,7 +70,10 @@ fn mpc() -> CmdResult {
         }
 
         println!("   pairwise against group channels, 50 ms per relay request, after a first run:");
-        let slow = LocalRelay::start(Duration::from_millis(50)).await.map_err(fail)?;
+        let slow = LocalRelay::start(Config {
+            delay: Duration::from_millis(50),
+            ..Config::default()
+        }).await.map_err(fail)?;
         let mut figures = vec![];
         for mode in [Mode::Pairwise, Mode::Group] {
             let parties = register_parties(&slow.url, &[1, 2, 3, 4, 5], mode)

@@ -5,11 +5,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use alibi_mpc::bench::{keygen_all, measure, register_parties, sign_all, LocalRelay, Timing};
+use alibi_mpc::bench::{keygen_all, measure, register_parties, sign_all, Timing};
 use alibi_mpc::dkg::{KeyShare, KeygenConfig};
 use alibi_mpc::relay::Mode;
 use alibi_mpc::sign::SignConfig;
 use alibi_mpc::{bls, PartyIndex};
+use alibi_relay::local::LocalRelay;
+use alibi_relay::server::Config;
 use rand_core::{OsRng, RngCore};
 
 use crate::args::{read, runtime, usage, write, Opts};
@@ -63,7 +65,7 @@ async fn relay(o: &Opts) -> Result<(String, Option<LocalRelay>), Failure> {
     match o.get("relay") {
         Some(url) => Ok((url.trim_end_matches('/').to_string(), None)),
         None => {
-            let r = LocalRelay::start(Duration::ZERO).await.map_err(usage)?;
+            let r = LocalRelay::start(Config::default()).await.map_err(usage)?;
             Ok((r.url.clone(), Some(r)))
         }
     }
@@ -317,9 +319,12 @@ fn bench(args: &[String]) -> CmdResult {
     let cells = runtime()?.block_on(async {
         let mut cells = vec![];
         for &delay in &delays {
-            let relay = LocalRelay::start(Duration::from_millis(delay))
-                .await
-                .map_err(usage)?;
+            let relay = LocalRelay::start(Config {
+                delay: Duration::from_millis(delay),
+                ..Config::default()
+            })
+            .await
+            .map_err(usage)?;
             for &n in &ns {
                 let n = n as u16;
                 let t = usize::from(n) - 1;

@@ -4,6 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use alibi_relay::local::LocalRelay;
 use alibi_relay::server::{self, Config};
 use alibi_relay::store::redb::RedbRelayStore;
 use alibi_relay::store::RelayStore;
@@ -114,35 +115,21 @@ fn bench(args: &[String]) -> CmdResult {
         })
         .collect::<Result<_, _>>()?;
     runtime()?.block_on(async move {
-        let _dir;
-        let (base, kind) = match o.get("url") {
-            Some(u) => (u.to_string(), "remote".to_string()),
-            None => {
-                let (store, kind): (Arc<dyn RelayStore>, String) = match o.get("postgres") {
-                    Some(_) => open_store(&o).await?,
-                    None => {
-                        let d = tempfile_dir()?;
-                        let path = o
-                            .get("db")
-                            .map(str::to_string)
-                            .unwrap_or_else(|| d.join("bench.redb").display().to_string());
-                        _dir = d;
-                        (
-                            Arc::new(RedbRelayStore::create(&path).map_err(usage)?),
-                            "redb".to_string(),
-                        )
-                    }
-                };
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .map_err(usage)?;
-                let base = format!("http://{}", listener.local_addr().map_err(usage)?);
-                let config = Config {
-                    rate_per_device: 1e9,
-                    ..Config::default()
-                };
-                tokio::spawn(server::serve(listener, store, config));
-                (base, kind)
+        let config = Config {
+            rate_per_device: 1e9,
+            ..Config::default()
+        };
+        // The in-process relay, if any, lives until the bench is done.
+        let (base, kind, _local) = match (o.get("url"), o.get("postgres"), o.get("db")) {
+            (Some(u), _, _) => (u.to_string(), "remote".to_string(), None),
+            (None, None, None) => {
+                let r = LocalRelay::start(config).await.map_err(usage)?;
+                (r.url.clone(), "redb, temporary".to_string(), Some(r))
+            }
+            _ => {
+                let (store, kind) = open_store(&o).await?;
+                let r = LocalRelay::start_on(store, config).await.map_err(usage)?;
+                (r.url.clone(), kind, Some(r))
             }
         };
         println!("relay bench against {base} (store: {kind})");
@@ -167,13 +154,6 @@ fn bench(args: &[String]) -> CmdResult {
         }
         Ok(())
     })
-}
-
-/// A fresh directory under the system's temporary folder, for the in-process relay's store.
-fn tempfile_dir() -> Result<std::path::PathBuf, Failure> {
-    let d = std::env::temp_dir().join(format!("alibi-relay-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&d).map_err(usage)?;
-    Ok(d)
 }
 
 /// `alibi relay <verb>`.

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use alibi_mpc::bench::{keygen_all, register_parties, sign_all, LocalRelay};
+use alibi_mpc::bench::{keygen_all, register_parties, sign_all};
 use alibi_mpc::dkg::KeygenConfig;
 use alibi_mpc::relay::Mode;
 use alibi_mpc::sign::SignConfig;
@@ -21,7 +21,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => Mode::Group,
     };
     let t = usize::from(n) - 1;
-    let relay = LocalRelay::start(Duration::ZERO).await?;
+    let relay = alibi_relay::local::LocalRelay::start(Default::default()).await?;
     let indices: Vec<u16> = (1..=n).collect();
     let parties = register_parties(&relay.url, &indices, mode).await?;
     let config = KeygenConfig {

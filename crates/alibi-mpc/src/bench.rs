@@ -4,7 +4,6 @@
 //! PQXDH sessions, handing out sender keys); later runs reuse the sessions. The parties' own
 //! registration is preparation and not timed, as in the paper.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand_core::{OsRng, RngCore};
@@ -13,71 +12,6 @@ use crate::dkg::{keygen, KeyShare, KeygenConfig};
 use crate::relay::{Contact, Mode, RelayParty};
 use crate::sign::{sign, SignConfig, Signed};
 use crate::{bls, Error, Result};
-
-/// A relay running in this process on an ephemeral loopback port, with a temporary redb store.
-pub struct LocalRelay {
-    /// Its base URL.
-    pub url: String,
-    _dir: tempdir::Dir,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-impl Drop for LocalRelay {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-/// A temporary directory removed on drop (the relay's store lives there).
-mod tempdir {
-    pub struct Dir(pub std::path::PathBuf);
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-impl LocalRelay {
-    /// Starts a relay that delays every request by `delay` (a model of a WAN round trip).
-    pub async fn start(delay: Duration) -> Result<Self> {
-        let mut tag = [0u8; 8];
-        OsRng.fill_bytes(&mut tag);
-        let dir = std::env::temp_dir().join(format!(
-            "alibi-mpc-relay-{}",
-            tag.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        ));
-        std::fs::create_dir_all(&dir).map_err(|e| Error::Transport(e.to_string()))?;
-        let dir = tempdir::Dir(dir);
-        let store = alibi_relay::store::redb::RedbRelayStore::create(dir.0.join("relay.redb"))
-            .map_err(|e| Error::Transport(e.to_string()))?;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|e| Error::Transport(e.to_string()))?;
-        let url = format!(
-            "http://{}",
-            listener
-                .local_addr()
-                .map_err(|e| Error::Transport(e.to_string()))?
-        );
-        let config = alibi_relay::server::Config {
-            delay,
-            rate_per_device: 1e9,
-            ..Default::default()
-        };
-        let task = tokio::spawn(alibi_relay::server::serve(
-            listener,
-            Arc::new(store),
-            config,
-        ));
-        Ok(Self {
-            url,
-            _dir: dir,
-            task,
-        })
-    }
-}
 
 /// Registers parties with these indices on the relay and introduces them to each other.
 pub async fn register_parties(url: &str, indices: &[u16], mode: Mode) -> Result<Vec<RelayParty>> {

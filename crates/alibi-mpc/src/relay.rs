@@ -14,7 +14,7 @@
 //! the protocol frame names the sender the channel authenticated, files it in the [`Mailbox`] and
 //! acknowledges the envelope.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -116,7 +116,6 @@ struct Shared {
     address: Address,
     store: Mutex<InMemoryStore>,
     contacts: Mutex<BTreeMap<PartyIndex, Contact>>,
-    by_account: Mutex<HashMap<String, PartyIndex>>,
     trust_root: PublicKey,
     mailbox: Mailbox,
 }
@@ -195,7 +194,6 @@ impl RelayParty {
                 address,
                 store: Mutex::new(store),
                 contacts: Mutex::new(BTreeMap::new()),
-                by_account: Mutex::new(HashMap::new()),
                 trust_root,
                 mailbox: Mailbox::default(),
             }),
@@ -231,10 +229,8 @@ impl RelayParty {
     pub fn connect(&mut self, contacts: &[Contact]) {
         {
             let mut c = self.shared.contacts.lock().expect("contacts");
-            let mut a = self.shared.by_account.lock().expect("accounts");
             for k in contacts.iter().filter(|k| k.index != self.shared.me) {
                 c.insert(k.index, k.clone());
-                a.insert(k.account.to_string(), k.index);
             }
         }
         if self.receiver.is_none() {
@@ -446,8 +442,10 @@ impl RelayParty {
 
 impl Shared {
     fn sender_of(&self, account: &str) -> Option<(PartyIndex, Address)> {
-        let p = *self.by_account.lock().expect("accounts").get(account)?;
-        Some((p, Address::new(account.to_string(), 1)))
+        let account = Uuid::parse_str(account).ok()?;
+        let contacts = self.contacts.lock().expect("contacts");
+        let c = contacts.values().find(|c| c.account == account)?;
+        Some((c.index, c.address()))
     }
 
     /// Decrypts one envelope and files its frame; anything that fails to decrypt, or whose frame

@@ -4,15 +4,16 @@
 
 use std::time::Duration;
 
-use alibi_mpc::bench::{keygen_and_sign, register_parties, LocalRelay};
+use alibi_mpc::bench::{keygen_and_sign, register_parties};
 use alibi_mpc::dkg::{keygen, KeygenConfig, Misbehaviour};
 use alibi_mpc::relay::Mode;
 use alibi_mpc::{bls, Blame, Fault};
+use alibi_relay::local::LocalRelay;
 use rand_core::OsRng;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keygen_and_sign_over_both_transports() {
-    let relay = LocalRelay::start(Duration::ZERO).await.unwrap();
+    let relay = LocalRelay::start(Default::default()).await.unwrap();
     for mode in [Mode::Pairwise, Mode::Group] {
         let parties = register_parties(&relay.url, &[1, 2, 3, 4], mode)
             .await
@@ -47,7 +48,7 @@ async fn keygen_and_sign_over_both_transports() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cheater_is_named_over_each_transport() {
-    let relay = LocalRelay::start(Duration::ZERO).await.unwrap();
+    let relay = LocalRelay::start(Default::default()).await.unwrap();
     for (mode, cheat, fault) in [
         (Mode::Pairwise, Misbehaviour::BadShareTo(1), Fault::BadShare),
         (Mode::Group, Misbehaviour::BadShareTo(1), Fault::BadShare),

@@ -53,20 +53,13 @@ async fn run_keygen(ps: &[Party], t: usize, cheat: &[(PartyIndex, Misbehaviour)]
             }
         }));
     }
+    // The shares of every party that finished, by index: all honest ones, and any cheater that
+    // got through.
     let mut out = vec![];
     for t in tasks {
-        out.push(t.await.unwrap());
+        out.extend(t.await.unwrap());
     }
-    // Cheaters that failed still need a slot; give them an honest party's public view.
-    let any = out
-        .iter()
-        .flatten()
-        .next()
-        .cloned()
-        .expect("an honest party");
-    out.into_iter()
-        .map(|s| s.unwrap_or_else(|| any.clone()))
-        .collect()
+    out
 }
 
 async fn run_sign(
@@ -80,7 +73,11 @@ async fn run_sign(
     let mut tasks = vec![];
     for (&s, mut net) in signers.iter().zip(nets) {
         let p = ps[s as usize - 1].clone();
-        let share = shares[s as usize - 1].clone();
+        let share = shares
+            .iter()
+            .find(|x| x.index == s)
+            .expect("a share")
+            .clone();
         let config = SignConfig {
             session: [2; 16],
             signers: signers.to_vec(),
@@ -214,6 +211,7 @@ async fn a_bad_partial_signature_is_named_and_the_rest_combine() {
 async fn a_missing_share_is_complained_about_and_revealed() {
     let ps = parties(4);
     let shares = run_keygen(&ps, 2, &[(1, Misbehaviour::WithholdShareFrom(3))]).await;
+    assert_eq!(shares.len(), 4, "the withholding dealer finishes too");
     for s in &shares {
         assert!(s.blamed.is_empty(), "{:?}", s.blamed);
         assert_eq!(s.qualified, vec![1, 2, 3, 4]);

@@ -5,6 +5,7 @@
 //! * [`store`]: the storage trait and both backends.
 //! * [`server`]: the axum application (`alibi relay serve`).
 //! * [`access`]: unidentified-access keys for sealed sends.
+//! * [`local`]: a relay inside the calling process (tests, benches, demos).
 //! * [`keys`]: the prekeys a device publishes, and fetched bundles as handshake input.
 //! * [`client`]: register, upload keys, fetch bundles, send, multi-send, receive with acks.
 
@@ -15,6 +16,7 @@ pub mod access;
 pub mod bench;
 pub mod client;
 pub mod keys;
+pub mod local;
 pub mod proto;
 pub mod server;
 pub mod store;

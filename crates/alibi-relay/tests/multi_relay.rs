@@ -10,16 +10,14 @@ use std::time::Duration;
 
 use alibi_handshake::IdentityKeyPair;
 use alibi_relay::client::RelayClient;
-use alibi_relay::server::{self, Config, OutgoingMessage};
+use alibi_relay::local::LocalRelay;
+use alibi_relay::server::{Config, OutgoingMessage};
 use alibi_relay::store::postgres::PgRelayStore;
 use alibi_relay::store::RelayStore;
 
-async fn relay(url: &str, config: Config) -> String {
+async fn relay(url: &str, config: Config) -> LocalRelay {
     let store: Arc<dyn RelayStore> = Arc::new(PgRelayStore::connect(url).await.unwrap());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(server::serve(listener, store, config));
-    base
+    LocalRelay::start_on(store, config).await.unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -28,19 +26,19 @@ async fn two_relays_one_database_exactly_once() {
         return;
     };
     let config = Config::default();
-    let a = relay(&url, config.clone()).await;
-    let b = relay(&url, config).await;
+    let (relay_a, relay_b) = (relay(&url, config.clone()).await, relay(&url, config).await);
+    let (a, b) = (relay_a.url.as_str(), relay_b.url.as_str());
     let mut rng = rand_core::OsRng;
     let s_id = IdentityKeyPair::generate(&mut rng);
     let r_id = IdentityKeyPair::generate(&mut rng);
-    let sender = RelayClient::register(&a, &s_id.identity.serialize(), 7, "sender-secret-0123456")
+    let sender = RelayClient::register(a, &s_id.identity.serialize(), 7, "sender-secret-0123456")
         .await
         .unwrap();
     let receiver_b =
-        RelayClient::register(&b, &r_id.identity.serialize(), 8, "receiver-secret-012345")
+        RelayClient::register(b, &r_id.identity.serialize(), 8, "receiver-secret-012345")
             .await
             .unwrap();
-    let receiver_a = RelayClient::existing(&a, receiver_b.account, 1, "receiver-secret-012345");
+    let receiver_a = RelayClient::existing(a, receiver_b.account, 1, "receiver-secret-012345");
 
     let mut rx = receiver_b.receive();
     for i in 0..100u32 {

@@ -2,7 +2,6 @@
 //! through the prekey directory and mailboxes, a sealed-sender v2 group message through one
 //! multi-recipient request, and the answers the API owes to wrong requests.
 
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
@@ -19,26 +18,15 @@ use alibi_handshake::{IdentityKeyPair, KeyPair, PublicKey};
 use alibi_relay::access::{combine, derive_access_key, AccessKey};
 use alibi_relay::client::{RelayClient, SendError};
 use alibi_relay::keys::{generate_keys, FIRST_EC_ID, FIRST_PQ_ID, LAST_RESORT_ID};
+use alibi_relay::local::LocalRelay;
 use alibi_relay::server::{self, Config, OutgoingMessage};
-use alibi_relay::store::redb::RedbRelayStore;
-use alibi_relay::store::{KeysUpload, RelayStore, SignedKey};
+use alibi_relay::store::{KeysUpload, SignedKey};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
 
-struct Relay {
-    base: String,
-    _dir: tempfile::TempDir,
-}
-
-async fn start(config: Config) -> Relay {
-    let dir = tempfile::tempdir().unwrap();
-    let store: Arc<dyn RelayStore> =
-        Arc::new(RedbRelayStore::create(dir.path().join("relay.redb")).unwrap());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(server::serve(listener, store, config));
-    Relay { base, _dir: dir }
+async fn start(config: Config) -> LocalRelay {
+    LocalRelay::start(config).await.unwrap()
 }
 
 /// A party: its protocol store, its relay client, and the private keys it published.
@@ -51,11 +39,11 @@ struct Party {
 
 /// Registers, and publishes a signed prekey, `n_ec` one-time EC prekeys, `n_pq` one-time KEM
 /// prekeys and a last-resort KEM prekey (ids as `alibi_relay::keys` numbers them).
-async fn party(relay: &Relay, rng: &mut ChaCha20Rng, reg: u16, n_ec: u32, n_pq: u32) -> Party {
+async fn party(relay: &LocalRelay, rng: &mut ChaCha20Rng, reg: u16, n_ec: u32, n_pq: u32) -> Party {
     let id = IdentityKeyPair::generate(rng);
     let mut store = InMemoryStore::new(id.clone(), reg.into());
     let client = RelayClient::register(
-        &relay.base,
+        &relay.url,
         &id.identity.serialize(),
         reg,
         "a-long-device-secret-123",
@@ -330,7 +318,7 @@ async fn wrong_requests_get_clear_4xx() {
     );
 
     // Bad credentials, malformed and oversized bodies, unknown accounts: 4xx with a reason.
-    let wrong = RelayClient::existing(&relay.base, bob.client.account, 1, "not-the-secret-at-all");
+    let wrong = RelayClient::existing(&relay.url, bob.client.account, 1, "not-the-secret-at-all");
     assert!(wrong
         .key_counts()
         .await
@@ -338,7 +326,7 @@ async fn wrong_requests_get_clear_4xx() {
         .to_string()
         .contains("401"));
     let r = http
-        .put(format!("{}/v2/keys", relay.base))
+        .put(format!("{}/v2/keys", relay.url))
         .basic_auth(
             format!("{}.1", alice.client.account),
             Some("a-long-device-secret-123"),
@@ -350,14 +338,14 @@ async fn wrong_requests_get_clear_4xx() {
         .unwrap();
     assert!(r.status().is_client_error(), "{}", r.status());
     let r = http
-        .put(format!("{}/v1/messages/multi_recipient", relay.base))
+        .put(format!("{}/v1/messages/multi_recipient", relay.url))
         .body(vec![0x23, 0xff])
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), 400);
     let r = http
-        .put(format!("{}/v1/messages/multi_recipient", relay.base))
+        .put(format!("{}/v1/messages/multi_recipient", relay.url))
         .body(vec![0u8; 3 * 1024 * 1024])
         .send()
         .await
@@ -515,7 +503,7 @@ async fn unidentified_sends_need_the_recipients_access_key() {
     // An account that never published a key cannot be reached unidentified.
     let id = IdentityKeyPair::generate(&mut rng);
     let carol = RelayClient::register(
-        &relay.base,
+        &relay.url,
         &id.identity.serialize(),
         13,
         "a-long-device-secret-123",
