@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod confirm;
 pub mod dh;
 pub mod mlkem;
 pub mod pq;

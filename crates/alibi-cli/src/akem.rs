@@ -1,150 +1,468 @@
 //! `alibi akem keygen|encap|decap`: DH-AKEM (RFC 9180 DHKEM(X25519, HKDF-SHA256)), PQ-AKEM and
-//! SHADOWFAX with ML-KEM-512 and GANDALF[Falcon-512], keys and ciphertexts in the layouts of the
-//! SHADOWFAX authors' code.
+//! SHADOWFAX at both suites the library has, keys and ciphertexts in the layouts of the SHADOWFAX
+//! authors' code, and an optional key-confirmation tag ([`alibi_akem::confirm`]).
 
-use crate::args::{read, write, Opts};
-use crate::falcon::malformed;
-use crate::{CmdResult, Failure};
-use alibi_akem::dh::{array32, rfc9180, DhKeyPair};
+use std::path::{Path, PathBuf};
+
+use alibi_akem::dh::{rfc9180, DhKeyPair};
 use alibi_akem::pq::{self, Suite};
-use alibi_akem::{shadowfax, Error};
-use rand_core::OsRng;
+use alibi_akem::{confirm, shadowfax, Error};
+use clap::{Subcommand, ValueEnum};
+use serde_json::json;
+use zeroize::Zeroizing;
 
-const SUITE: Suite = Suite::MlKem512Falcon512;
+use crate::failure::{malformed, CmdResult, Failure};
+use crate::files::{check_outputs, read_input, read_secret, write_outputs, Kind, Output};
+use crate::keys::KeyPairOut;
+use crate::report::{say, Format};
+use crate::rng::os_rng;
 
-#[derive(Clone, Copy)]
-enum Scheme {
+/// `alibi akem <verb>`.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Generate a key pair
+    Keygen {
+        /// The AKEM
+        #[arg(long, value_enum)]
+        scheme: Scheme,
+        /// The ML-KEM / Falcon suite of pq and shadowfax [default: mlkem512-falcon512]
+        #[arg(long, value_enum)]
+        suite: Option<SuiteArg>,
+        #[command(flatten)]
+        out: KeyPairOut,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Encapsulate a fresh shared key from a sender to a receiver
+    Encap {
+        /// The AKEM
+        #[arg(long, value_enum)]
+        scheme: Scheme,
+        /// The suite of pq and shadowfax; by default the one the key lengths name
+        #[arg(long, value_enum)]
+        suite: Option<SuiteArg>,
+        /// The sender's secret key
+        #[arg(long, value_name = "FILE")]
+        sender_sk: PathBuf,
+        /// The receiver's public key
+        #[arg(long, value_name = "FILE")]
+        receiver_pk: PathBuf,
+        /// Where to write the ciphertext
+        #[arg(long, value_name = "FILE")]
+        ct: PathBuf,
+        /// Where to write the 32-byte shared key (created with mode 0600)
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// Also write a 32-byte key-confirmation tag here, for `decap --confirm`
+        #[arg(long, value_name = "FILE")]
+        confirm: Option<PathBuf>,
+        /// Replace a shared-key file that already exists
+        #[arg(long)]
+        force: bool,
+    },
+    /// Decapsulate a ciphertext from a sender: exit 1 if it does not authenticate.
+    ///
+    /// pq and shadowfax authenticate explicitly: a tampered ciphertext or a wrong sender key is
+    /// rejected (exit 1). dh (DH-AKEM, RFC 9180) authenticates implicitly: with a wrong sender key
+    /// or a tampered ciphertext it still succeeds, with a different key, which only a later use of
+    /// the key exposes. Pass --confirm with the tag `encap --confirm` wrote to have the key checked
+    /// now (exit 1 on a mismatch, no key written).
+    Decap {
+        /// The AKEM
+        #[arg(long, value_enum)]
+        scheme: Scheme,
+        /// The suite of pq and shadowfax; by default the one the key lengths name
+        #[arg(long, value_enum)]
+        suite: Option<SuiteArg>,
+        /// The receiver's secret key
+        #[arg(long, value_name = "FILE")]
+        receiver_sk: PathBuf,
+        /// The sender's public key
+        #[arg(long, value_name = "FILE")]
+        sender_pk: PathBuf,
+        /// The ciphertext
+        #[arg(long, value_name = "FILE")]
+        ct: PathBuf,
+        /// Where to write the 32-byte shared key (created with mode 0600)
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// A key-confirmation tag from `encap --confirm`: the key must match it
+        #[arg(long, value_name = "FILE")]
+        confirm: Option<PathBuf>,
+        /// Replace a shared-key file that already exists
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        format: Format,
+    },
+}
+
+/// The AKEMs.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// DH-AKEM: RFC 9180 DHKEM(X25519, HKDF-SHA256) AuthEncap/AuthDecap (implicit authentication)
     Dh,
+    /// PQ-AKEM[ML-KEM, GANDALF[Falcon]]
     Pq,
+    /// SHADOWFAX[X25519, ML-KEM, GANDALF[Falcon]], the hybrid deniable AKEM
     Shadowfax,
 }
 
-/// Dispatches `alibi akem <verb> ...`.
-pub fn run(args: &[String]) -> CmdResult {
-    let (verb, rest) = args
-        .split_first()
-        .ok_or_else(|| Failure::Usage("akem: missing verb (keygen, encap, decap)".into()))?;
-    match verb.as_str() {
-        "keygen" => keygen(&Opts::parse("akem keygen", rest, &["scheme", "pk", "sk"])?),
-        "encap" => encap(&Opts::parse(
-            "akem encap",
-            rest,
-            &["scheme", "sender-sk", "receiver-pk", "ct", "key"],
-        )?),
-        "decap" => decap(&Opts::parse(
-            "akem decap",
-            rest,
-            &["scheme", "receiver-sk", "sender-pk", "ct", "key"],
-        )?),
-        v => Err(Failure::Usage(format!(
-            "akem: unknown verb '{v}' (keygen, encap, decap)"
-        ))),
+/// The ML-KEM / Falcon suites of PQ-AKEM and SHADOWFAX.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuiteArg {
+    /// ML-KEM-512 with GANDALF[Falcon-512], the authors' instantiation (NIST level 1)
+    #[value(name = "mlkem512-falcon512")]
+    MlKem512Falcon512,
+    /// ML-KEM-768 with GANDALF[Falcon-1024]
+    #[value(name = "mlkem768-falcon1024")]
+    MlKem768Falcon1024,
+}
+
+impl From<SuiteArg> for Suite {
+    fn from(s: SuiteArg) -> Suite {
+        match s {
+            SuiteArg::MlKem512Falcon512 => Suite::MlKem512Falcon512,
+            SuiteArg::MlKem768Falcon1024 => Suite::MlKem768Falcon1024,
+        }
     }
 }
 
-fn scheme(o: &Opts) -> Result<Scheme, Failure> {
-    match o.req("scheme")? {
-        "dh" => Ok(Scheme::Dh),
-        "pq" => Ok(Scheme::Pq),
-        "shadowfax" => Ok(Scheme::Shadowfax),
-        s => Err(Failure::Usage(format!(
-            "--scheme must be dh, pq or shadowfax, not '{s}'"
-        ))),
+const SUITES: [Suite; 2] = [Suite::MlKem512Falcon512, Suite::MlKem768Falcon1024];
+
+fn suite_name(s: Suite) -> &'static str {
+    match s {
+        Suite::MlKem512Falcon512 => "mlkem512-falcon512",
+        Suite::MlKem768Falcon1024 => "mlkem768-falcon1024",
     }
 }
 
-/// Maps a failed decapsulation: authentication failures are invalid ciphertexts (exit 1), anything
-/// else malformed input (exit 2).
-fn decap_failure(e: Error) -> Failure {
+impl Scheme {
+    fn name(self) -> &'static str {
+        match self {
+            Scheme::Dh => "dh",
+            Scheme::Pq => "pq",
+            Scheme::Shadowfax => "shadowfax",
+        }
+    }
+
+    fn public_len(self, s: Suite) -> usize {
+        match self {
+            Scheme::Dh => 32,
+            Scheme::Pq => s.pq_public_len(),
+            Scheme::Shadowfax => shadowfax::public_len(s),
+        }
+    }
+
+    fn secret_len(self, s: Suite) -> usize {
+        match self {
+            Scheme::Dh => 32,
+            Scheme::Pq => s.pq_secret_len(),
+            Scheme::Shadowfax => shadowfax::secret_len(s),
+        }
+    }
+
+    /// The suite: `--suite` (refused for dh), else the one whose secret-key length the file has.
+    /// A file that is the other kind of key of this scheme is named as such.
+    fn suite(self, arg: Option<SuiteArg>, sk_path: &Path, sk: &[u8]) -> Result<Suite, Failure> {
+        if self == Scheme::Dh {
+            return match arg {
+                Some(_) => Err(Failure::Usage(
+                    "--suite applies to pq and shadowfax, not dh".into(),
+                )),
+                None => Ok(Suite::MlKem512Falcon512),
+            };
+        }
+        if let Some(a) = arg {
+            return Ok(a.into());
+        }
+        if let Some(s) = SUITES.into_iter().find(|&s| self.secret_len(s) == sk.len()) {
+            return Ok(s);
+        }
+        Err(self.not_a_key(sk_path, sk.len(), "secret"))
+    }
+
+    /// The message for a key file of the wrong length, naming what it seems to be.
+    fn not_a_key(self, path: &Path, len: usize, expected: &str) -> Failure {
+        let other = if expected == "secret" {
+            "public"
+        } else {
+            "secret"
+        };
+        let is_other = SUITES.into_iter().find(|&s| match other {
+            "public" => self.public_len(s) == len,
+            _ => self.secret_len(s) == len,
+        });
+        match is_other {
+            Some(s) if self != Scheme::Dh => Failure::Usage(format!(
+                "{} holds a {} {other} key ({}), not a {expected} key",
+                path.display(),
+                self.name(),
+                suite_name(s)
+            )),
+            _ => {
+                let lens: Vec<String> = SUITES
+                    .iter()
+                    .map(|&s| match expected {
+                        "secret" => self.secret_len(s),
+                        _ => self.public_len(s),
+                    })
+                    .map(|l| l.to_string())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                Failure::Usage(format!(
+                    "{} ({len} bytes) is no {} {expected} key ({} bytes)",
+                    path.display(),
+                    self.name(),
+                    lens.join(" or ")
+                ))
+            }
+        }
+    }
+
+    /// Reads a key of this scheme and suite, checking its length first so that a wrong file is
+    /// named rather than reported as a decoding error.
+    fn key_bytes(self, suite: Suite, path: &Path, b: &[u8], expected: &str) -> Result<(), Failure> {
+        let want = match expected {
+            "secret" => self.secret_len(suite),
+            _ => self.public_len(suite),
+        };
+        if b.len() == want {
+            Ok(())
+        } else {
+            Err(self.not_a_key(path, b.len(), expected))
+        }
+    }
+}
+
+/// Runs `alibi akem <verb>`.
+pub fn run(cmd: Cmd) -> CmdResult {
+    match cmd {
+        Cmd::Keygen {
+            scheme,
+            suite,
+            out,
+            format,
+        } => {
+            if scheme == Scheme::Dh && suite.is_some() {
+                return Err(Failure::Usage(
+                    "--suite applies to pq and shadowfax, not dh".into(),
+                ));
+            }
+            out.check()?;
+            let suite: Suite = suite.unwrap_or(SuiteArg::MlKem512Falcon512).into();
+            let rng = &mut os_rng();
+            let (pk, sk): (Vec<u8>, Zeroizing<Vec<u8>>) = match scheme {
+                Scheme::Dh => {
+                    let k = DhKeyPair::generate(rng);
+                    (k.public().to_vec(), Zeroizing::new(k.secret().to_vec()))
+                }
+                Scheme::Pq => {
+                    let k = pq::PqSecretKey::generate(suite, rng);
+                    (k.public_key().to_bytes(), k.to_bytes())
+                }
+                Scheme::Shadowfax => {
+                    let k = shadowfax::SecretKey::generate(suite, rng);
+                    (k.public_key().to_bytes(), k.to_bytes())
+                }
+            };
+            let name = match scheme {
+                Scheme::Dh => "DH-AKEM (X25519)".to_string(),
+                s => format!("{} {}", s.name(), suite_name(suite)),
+            };
+            out.write(&name, &pk, &sk, format)
+        }
+        Cmd::Encap {
+            scheme,
+            suite,
+            sender_sk,
+            receiver_pk,
+            ct,
+            key,
+            confirm: tag_path,
+            force,
+        } => {
+            let mut outs = vec![
+                ("--ct", ct.as_path(), Kind::Data),
+                ("--key", &key, Kind::Secret),
+            ];
+            if let Some(t) = &tag_path {
+                outs.push(("--confirm", t, Kind::Data));
+            }
+            check_outputs(&outs, force)?;
+            let sk = read_secret(&sender_sk, "the sender's secret key")?;
+            let pk = read_input(&receiver_pk, "the receiver's public key")?;
+            let suite = scheme.suite(suite, &sender_sk, &sk)?;
+            scheme.key_bytes(suite, &sender_sk, &sk, "secret")?;
+            scheme.key_bytes(suite, &receiver_pk, &pk, "public")?;
+            let rng = &mut os_rng();
+            let (c, k) = match scheme {
+                Scheme::Dh => {
+                    let sender = DhKeyPair::from_secret(array32(&sk));
+                    let (enc, k) = rfc9180::auth_encap(&sender, &array32(&pk), rng)
+                        .map_err(|e| malformed("receiver key", e))?;
+                    (enc.to_vec(), k)
+                }
+                Scheme::Pq => {
+                    let s = pq::PqSecretKey::from_bytes(suite, &sk)
+                        .map_err(|e| malformed("sender secret key", e))?;
+                    let r = pq::PqPublicKey::from_bytes(suite, &pk)
+                        .map_err(|e| malformed("receiver public key", e))?;
+                    pq::encap(&s, &r, rng).map_err(|e| malformed("input", e))?
+                }
+                Scheme::Shadowfax => {
+                    let s = shadowfax::SecretKey::from_bytes(suite, &sk)
+                        .map_err(|e| malformed("sender secret key", e))?;
+                    let r = shadowfax::PublicKey::from_bytes(suite, &pk)
+                        .map_err(|e| malformed("receiver public key", e))?;
+                    shadowfax::encap(&s, &r, rng).map_err(|e| malformed("input", e))?
+                }
+            };
+            let tag = confirm::tag(&k, &c);
+            let mut files = vec![
+                Output {
+                    flag: "--key",
+                    path: &key,
+                    kind: Kind::Secret,
+                    data: &k[..],
+                },
+                Output {
+                    flag: "--ct",
+                    path: &ct,
+                    kind: Kind::Data,
+                    data: &c,
+                },
+            ];
+            if let Some(t) = &tag_path {
+                files.push(Output {
+                    flag: "--confirm",
+                    path: t,
+                    kind: Kind::Data,
+                    data: &tag,
+                });
+            }
+            write_outputs(&files, force)
+        }
+        Cmd::Decap {
+            scheme,
+            suite,
+            receiver_sk,
+            sender_pk,
+            ct,
+            key,
+            confirm: tag_path,
+            force,
+            format,
+        } => {
+            check_outputs(&[("--key", &key, Kind::Secret)], force)?;
+            let sk = read_secret(&receiver_sk, "the receiver's secret key")?;
+            let pk = read_input(&sender_pk, "the sender's public key")?;
+            let c = read_input(&ct, "a ciphertext")?;
+            let suite = scheme.suite(suite, &receiver_sk, &sk)?;
+            scheme.key_bytes(suite, &receiver_sk, &sk, "secret")?;
+            scheme.key_bytes(suite, &sender_pk, &pk, "public")?;
+            let want = match scheme {
+                Scheme::Dh => 32,
+                Scheme::Pq => suite.pq_ciphertext_len(),
+                Scheme::Shadowfax => shadowfax::ciphertext_len(suite),
+            };
+            if c.len() != want {
+                return Err(Failure::Usage(format!(
+                    "{} ({} bytes) is no {} ciphertext ({want} bytes)",
+                    ct.display(),
+                    c.len(),
+                    scheme.name()
+                )));
+            }
+            let k = match scheme {
+                Scheme::Dh => {
+                    let r = DhKeyPair::from_secret(array32(&sk));
+                    rfc9180::auth_decap(&r, &array32(&pk), &array32(&c))
+                }
+                Scheme::Pq => {
+                    let r = pq::PqSecretKey::from_bytes(suite, &sk)
+                        .map_err(|e| malformed("receiver secret key", e))?;
+                    let s = pq::PqPublicKey::from_bytes(suite, &pk)
+                        .map_err(|e| malformed("sender public key", e))?;
+                    pq::decap(&r, &s, &c)
+                }
+                Scheme::Shadowfax => {
+                    let r = shadowfax::SecretKey::from_bytes(suite, &sk)
+                        .map_err(|e| malformed("receiver secret key", e))?;
+                    let s = shadowfax::PublicKey::from_bytes(suite, &pk)
+                        .map_err(|e| malformed("sender public key", e))?;
+                    shadowfax::decap(&r, &s, &c)
+                }
+            };
+            let reject = |reason: String| -> CmdResult {
+                if format.json {
+                    say(
+                        json!({"scheme": scheme.name(), "authenticated": false, "reason": reason}),
+                    )?;
+                }
+                Err(Failure::Invalid(reason))
+            };
+            let k = match k {
+                Ok(k) => k,
+                Err(e @ (Error::InvalidCiphertext | Error::LowOrderPoint)) => {
+                    return reject(rejected(e))
+                }
+                Err(e) => return Err(malformed("input", e)),
+            };
+            if let Some(t) = &tag_path {
+                let tag = read_input(t, "a 32-byte confirmation tag")?;
+                match confirm::verify(&k, &c, &tag) {
+                    Ok(()) => {}
+                    Err(Error::InvalidCiphertext) => {
+                        return reject(
+                            "key confirmation failed: wrong sender key or altered ciphertext"
+                                .into(),
+                        )
+                    }
+                    Err(e) => return Err(malformed(&format!("tag in {}", t.display()), e)),
+                }
+            }
+            write_outputs(
+                &[Output {
+                    flag: "--key",
+                    path: &key,
+                    kind: Kind::Secret,
+                    data: &k[..],
+                }],
+                force,
+            )?;
+            // Only DH-AKEM without a tag leaves the sender unchecked at this point.
+            let authenticated = scheme != Scheme::Dh || tag_path.is_some();
+            let how = match (scheme, &tag_path) {
+                (Scheme::Dh, None) => "not authenticated: DH-AKEM authenticates implicitly, so a wrong sender or an altered ciphertext yields a different key; use --confirm to check",
+                (Scheme::Dh, Some(_)) => "authenticated by the confirmation tag",
+                _ => "authenticated by the ring signature",
+            };
+            format.report(
+                format!("shared key written to {} ({how})", key.display()),
+                json!({
+                    "scheme": scheme.name(),
+                    "key": key.to_string_lossy(),
+                    "authenticated": authenticated,
+                    "note": how,
+                }),
+            )
+        }
+    }
+}
+
+/// The rejection message of a ciphertext that does not authenticate.
+fn rejected(e: Error) -> String {
     match e {
-        Error::InvalidCiphertext | Error::LowOrderPoint => {
-            Failure::Invalid(format!("ciphertext rejected: {e}"))
-        }
-        e => malformed("input", e),
+        Error::LowOrderPoint => "ciphertext rejected: low-order X25519 point".into(),
+        _ => "ciphertext rejected: it does not authenticate under the sender's key".into(),
     }
 }
 
-fn keygen(o: &Opts) -> CmdResult {
-    let (pk, sk) = (o.req("pk")?, o.req("sk")?);
-    let (pkb, skb): (Vec<u8>, Vec<u8>) = match scheme(o)? {
-        Scheme::Dh => {
-            let k = DhKeyPair::generate(&mut OsRng);
-            (k.public().to_vec(), k.secret().to_vec())
-        }
-        Scheme::Pq => {
-            let k = pq::PqSecretKey::generate(SUITE, &mut OsRng);
-            (k.public_key().to_bytes(), k.to_bytes().to_vec())
-        }
-        Scheme::Shadowfax => {
-            let k = shadowfax::SecretKey::generate(SUITE, &mut OsRng);
-            (k.public_key().to_bytes(), k.to_bytes().to_vec())
-        }
-    };
-    write(sk, &skb)?;
-    write(pk, &pkb)
-}
-
-fn encap(o: &Opts) -> CmdResult {
-    let s = scheme(o)?;
-    let sk = read(o.req("sender-sk")?)?;
-    let pk = read(o.req("receiver-pk")?)?;
-    let (ct, key) = match s {
-        Scheme::Dh => {
-            let sender = DhKeyPair::from_secret(
-                array32(&sk, "sender key").map_err(|e| malformed("key", e))?,
-            );
-            let r = array32(&pk, "receiver key").map_err(|e| malformed("key", e))?;
-            let (enc, k) =
-                rfc9180::auth_encap(&sender, &r, &mut OsRng).map_err(|e| malformed("key", e))?;
-            (enc.to_vec(), k)
-        }
-        Scheme::Pq => {
-            let sender =
-                pq::PqSecretKey::from_bytes(SUITE, &sk).map_err(|e| malformed("sender key", e))?;
-            let r = pq::PqPublicKey::from_bytes(SUITE, &pk)
-                .map_err(|e| malformed("receiver key", e))?;
-            pq::encap(&sender, &r, &mut OsRng).map_err(|e| malformed("input", e))?
-        }
-        Scheme::Shadowfax => {
-            let sender = shadowfax::SecretKey::from_bytes(SUITE, &sk)
-                .map_err(|e| malformed("sender key", e))?;
-            let r = shadowfax::PublicKey::from_bytes(SUITE, &pk)
-                .map_err(|e| malformed("receiver key", e))?;
-            shadowfax::encap(&sender, &r, &mut OsRng).map_err(|e| malformed("input", e))?
-        }
-    };
-    write(o.req("ct")?, &ct)?;
-    write(o.req("key")?, &key[..])
-}
-
-fn decap(o: &Opts) -> CmdResult {
-    let s = scheme(o)?;
-    let sk = read(o.req("receiver-sk")?)?;
-    let pk = read(o.req("sender-pk")?)?;
-    let ct = read(o.req("ct")?)?;
-    let key = match s {
-        Scheme::Dh => {
-            let r = DhKeyPair::from_secret(
-                array32(&sk, "receiver key").map_err(|e| malformed("key", e))?,
-            );
-            let sp = array32(&pk, "sender key").map_err(|e| malformed("key", e))?;
-            let enc = array32(&ct, "ciphertext").map_err(|e| malformed("ciphertext", e))?;
-            rfc9180::auth_decap(&r, &sp, &enc).map_err(decap_failure)?
-        }
-        Scheme::Pq => {
-            let r = pq::PqSecretKey::from_bytes(SUITE, &sk)
-                .map_err(|e| malformed("receiver key", e))?;
-            let sp =
-                pq::PqPublicKey::from_bytes(SUITE, &pk).map_err(|e| malformed("sender key", e))?;
-            pq::decap(&r, &sp, &ct).map_err(decap_failure)?
-        }
-        Scheme::Shadowfax => {
-            let r = shadowfax::SecretKey::from_bytes(SUITE, &sk)
-                .map_err(|e| malformed("receiver key", e))?;
-            let sp = shadowfax::PublicKey::from_bytes(SUITE, &pk)
-                .map_err(|e| malformed("sender key", e))?;
-            shadowfax::decap(&r, &sp, &ct).map_err(decap_failure)?
-        }
-    };
-    write(o.req("key")?, &key[..])
+/// A 32-byte value whose length was checked before.
+fn array32(b: &[u8]) -> [u8; 32] {
+    let mut a = [0u8; 32];
+    a.copy_from_slice(&b[..32]);
+    a
 }

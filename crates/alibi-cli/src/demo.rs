@@ -2,24 +2,25 @@
 //! between five parties over Signal group channels through a relay started in this process), then
 //! a short tour of the primitives underneath.
 
-use crate::args::usage as fail;
-use crate::{CmdResult, Failure};
+use crate::failure::usage as fail;
+use crate::failure::{CmdResult, Failure};
+use crate::rng::os_rng;
+use crate::say;
 use alibi_falcon::{hash_to_point, is_short, Level, Signature, SigningKey};
 use alibi_ringsig::{Ring, RingSignature};
-use rand_core::OsRng;
 use std::time::Instant;
 
 /// Falcon keygen, sign, verify and an open preimage sample at both levels, then deniable ring
 /// signatures built on them, narrated.
 pub fn run() -> CmdResult {
-    println!("alibi demo: what the toolkit does, on embedded defaults (nothing to install)\n");
+    say!("alibi demo: what the toolkit does, on embedded defaults (nothing to install)\n")?;
     mpc()?;
     falcon()?;
     ring()?;
     akem()?;
     tachyon()?;
     group()?;
-    println!("done: try `alibi falcon|ring|akem|tachyon|group ...` on files (see `alibi --help`).");
+    say!("done: try `alibi falcon|ring|akem|tachyon|group ...` on files (see `alibi --help`).")?;
     Ok(())
 }
 
@@ -34,42 +35,42 @@ fn mpc() -> CmdResult {
     use alibi_relay::server::Config;
     use std::time::Duration;
 
-    println!("== threshold BLS over Signal group channels, through our relay ==");
-    crate::args::runtime()?.block_on(async {
+    say!("== threshold BLS over Signal group channels, through our relay ==")?;
+    crate::net::runtime()?.block_on(async {
         let step = |what: String, t: Instant| {
-            println!("{:>8.1} ms  {what}", t.elapsed().as_secs_f64() * 1e3);
+            say!("{:>8.1} ms  {what}", t.elapsed().as_secs_f64() * 1e3)
         };
         let t = Instant::now();
         let relay = LocalRelay::start(Config::default()).await.map_err(fail)?;
-        step(format!("relay up at {} (temporary redb store)", relay.url), t);
+        step(format!("relay up at {} (temporary redb store)", relay.url), t)?;
         let t = Instant::now();
         let parties = register_parties(&relay.url, &[1, 2, 3, 4, 5], Mode::Group)
             .await
             .map_err(fail)?;
-        step("5 parties registered: accounts, signed/one-time/Kyber prekeys, access keys".into(), t);
+        step("5 parties registered: accounts, signed/one-time/Kyber prekeys, access keys".into(), t)?;
         let t = Instant::now();
         let (parties, requests) = prepare_all(parties).await.map_err(fail)?;
-        step(format!("PQXDH sessions opened and sender keys handed out ({requests} requests)"), t);
+        step(format!("PQXDH sessions opened and sender keys handed out ({requests} requests)"), t)?;
         let (_, shares, signature, timing) =
             keygen_and_sign(parties, 3, b"alibi demo", Duration::from_secs(30))
                 .await
                 .map_err(fail)?;
-        println!(
+        say!(
             "{:>8.1} ms  key generation, t = 3, n = 5 (commit, decommit + echo, signed shares, complaints, confirm)",
             timing.keygen.as_secs_f64() * 1e3
-        );
-        println!(
+        )?;
+        say!(
             "{:>8.1} ms  threshold signature by parties 1-4, every partial checked by pairing",
             timing.sign.as_secs_f64() * 1e3
-        );
+        )?;
         let t = Instant::now();
         let ok = alibi_mpc::bls::verify(&shares[0].group_key, b"alibi demo", &signature);
-        step(format!("plain BLS verification under the group key: {ok}"), t);
+        step(format!("plain BLS verification under the group key: {ok}"), t)?;
         if !ok {
             return Err(Failure::Invalid("demo threshold signature does not verify".into()));
         }
 
-        println!("   pairwise against group channels, 50 ms per relay request, after a first run:");
+        say!("   pairwise against group channels, 50 ms per relay request, after a first run:")?;
         let slow = LocalRelay::start(Config {
             delay: Duration::from_millis(50),
             ..Config::default()
@@ -85,20 +86,20 @@ fn mpc() -> CmdResult {
             let (_, _, _, timing) = keygen_and_sign(parties, 3, b"measured", Duration::from_secs(30))
                 .await
                 .map_err(fail)?;
-            println!(
+            say!(
                 "   {mode:>8}: keygen {:>6.0} ms, signing {:>5.0} ms, {} requests",
                 timing.keygen.as_secs_f64() * 1e3,
                 timing.sign.as_secs_f64() * 1e3,
                 timing.requests
-            );
+            )?;
             figures.push(timing);
         }
         let gain = |p: Duration, g: Duration| 100.0 * (1.0 - g.as_secs_f64() / p.as_secs_f64());
-        println!(
+        say!(
             "   group is {:.0}% faster at key generation and {:.0}% at signing (`alibi mpc bench` for the full grid)\n",
             gain(figures[0].keygen, figures[1].keygen),
             gain(figures[0].sign, figures[1].sign)
-        );
+        )?;
         Ok(())
     })
 }
@@ -106,32 +107,32 @@ fn mpc() -> CmdResult {
 /// Alice and Bob each hold a Falcon-512 key; a ring signature proves that one of them signed, and
 /// either can deny it was them.
 fn ring() -> CmdResult {
-    println!("== deniable ring signatures (GANDALF over Falcon-512) ==");
-    let alice = SigningKey::generate(Level::Falcon512, &mut OsRng);
-    let bob = SigningKey::generate(Level::Falcon512, &mut OsRng);
-    let carol = SigningKey::generate(Level::Falcon512, &mut OsRng);
+    say!("== deniable ring signatures (GANDALF over Falcon-512) ==")?;
+    let alice = SigningKey::generate(Level::Falcon512, &mut os_rng());
+    let bob = SigningKey::generate(Level::Falcon512, &mut os_rng());
+    let carol = SigningKey::generate(Level::Falcon512, &mut os_rng());
     for members in [vec![&alice, &bob], vec![&alice, &bob, &carol]] {
         let ring = Ring::new(members.iter().map(|k| k.verifying_key()).collect()).map_err(fail)?;
         let msg = b"meet at the usual place";
         let t = Instant::now();
-        let sig = ring.sign(&bob.expand(), msg, &mut OsRng).map_err(fail)?;
+        let sig = ring.sign(&bob.expand(), msg, &mut os_rng()).map_err(fail)?;
         let us = t.elapsed().as_secs_f64() * 1e6;
         let bytes = sig.to_bytes();
         let back = RingSignature::from_bytes(&ring, &bytes).map_err(fail)?;
         let ok = ring.verify(msg, &back).is_ok();
         let other = ring.verify(b"meet elsewhere", &back).is_ok();
-        println!(
+        say!(
             "[{} members] Bob signs ({} B, {us:.0} us); verifies: {ok}; on another message: {other}",
             ring.len(),
             bytes.len()
-        );
+        )?;
         if !ok || other {
             return Err(Failure::Invalid("demo ring signature check failed".into()));
         }
     }
-    println!("   the signature shows that a member signed, not which one.");
+    say!("   the signature shows that a member signed, not which one.")?;
     mayo_ring()?;
-    println!();
+    say!("")?;
     Ok(())
 }
 
@@ -140,21 +141,21 @@ fn mayo_ring() -> CmdResult {
     use alibi_mayo::ring::{Ring as MayoRing, RingSignature as MayoSig};
     use alibi_mayo::{Params, SigningKey as MayoKey};
     for p in [Params::Mayo1, Params::Mayo2] {
-        let alice = MayoKey::generate(p, &mut OsRng);
-        let bob = MayoKey::generate(p, &mut OsRng);
+        let alice = MayoKey::generate(p, &mut os_rng());
+        let bob = MayoKey::generate(p, &mut os_rng());
         let ring = MayoRing::new(vec![alice.verifying_key(), bob.verifying_key()]).map_err(fail)?;
         let msg = b"meet at the usual place";
         let t = Instant::now();
-        let sig = ring.sign(&alice, msg, &mut OsRng).map_err(fail)?;
+        let sig = ring.sign(&alice, msg, &mut os_rng()).map_err(fail)?;
         let us = t.elapsed().as_secs_f64() * 1e6;
         let bytes = sig.to_bytes();
         let back = MayoSig::from_bytes(&ring, &bytes).map_err(fail)?;
         let ok = ring.verify(msg, &back).is_ok();
         let other = ring.verify(b"meet elsewhere", &back).is_ok();
-        println!(
+        say!(
             "[MAYO-RS {p}, 2 members] Alice signs ({} B, {us:.0} us); verifies: {ok}; on another message: {other}",
             bytes.len()
-        );
+        )?;
         if !ok || other {
             return Err(Failure::Invalid("demo MAYO-RS check failed".into()));
         }
@@ -166,47 +167,47 @@ fn mayo_ring() -> CmdResult {
 /// to anyone that Alice sent it.
 fn akem() -> CmdResult {
     use alibi_akem::{pq::Suite, shadowfax};
-    println!("== SHADOWFAX hybrid deniable AKEM (X25519 + ML-KEM-512 + GANDALF) ==");
+    say!("== SHADOWFAX hybrid deniable AKEM (X25519 + ML-KEM-512 + GANDALF) ==")?;
     let suite = Suite::MlKem512Falcon512;
-    let alice = shadowfax::SecretKey::generate(suite, &mut OsRng);
-    let bob = shadowfax::SecretKey::generate(suite, &mut OsRng);
+    let alice = shadowfax::SecretKey::generate(suite, &mut os_rng());
+    let bob = shadowfax::SecretKey::generate(suite, &mut os_rng());
     let t = Instant::now();
-    let (ct, key) = shadowfax::encap(&alice, bob.public_key(), &mut OsRng).map_err(fail)?;
+    let (ct, key) = shadowfax::encap(&alice, bob.public_key(), &mut os_rng()).map_err(fail)?;
     let us = t.elapsed().as_secs_f64() * 1e6;
     let got = shadowfax::decap(&bob, alice.public_key(), &ct).map_err(fail)?;
-    println!(
+    say!(
         "Alice -> Bob: ciphertext {} B ({us:.0} us); Bob recovers the key: {}",
         ct.len(),
         got == key
-    );
+    )?;
     let (fake, fake_key) =
-        shadowfax::fake_encap(&bob, alice.public_key(), &mut OsRng).map_err(fail)?;
+        shadowfax::fake_encap(&bob, alice.public_key(), &mut os_rng()).map_err(fail)?;
     let accepted = shadowfax::decap(&bob, alice.public_key(), &fake).map_err(fail)? == fake_key;
-    println!("Bob alone forges one \"from Alice\" that decapsulates the same way: {accepted}");
+    say!("Bob alone forges one \"from Alice\" that decapsulates the same way: {accepted}")?;
     if got != key || !accepted {
         return Err(Failure::Invalid("demo AKEM check failed".into()));
     }
-    println!("   so a transcript proves nothing about Alice to a third party.\n");
+    say!("   so a transcript proves nothing about Alice to a third party.\n")?;
     Ok(())
 }
 
 /// TACHYON: many-time signatures from a compact knapsack, fast to sign and verify.
 fn tachyon() -> CmdResult {
     use alibi_tachyon::{Level, SigningKey};
-    println!("== TACHYON-128 (generalized compact knapsack) ==");
+    say!("== TACHYON-128 (generalized compact knapsack) ==")?;
     let t = Instant::now();
-    let (sk, vk) = SigningKey::generate(Level::T128, &mut OsRng);
+    let (sk, vk) = SigningKey::generate(Level::T128, &mut os_rng());
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    let sig = sk.sign(b"fast", &mut OsRng);
+    let sig = sk.sign(b"fast", &mut os_rng());
     let us = t.elapsed().as_secs_f64() * 1e6;
     let ok = vk.verify(b"fast", &sig).is_ok();
     let other = vk.verify(b"slow", &sig).is_ok();
-    println!(
+    say!(
         "keygen {ms:.0} ms (public key {} B); sign {us:.0} us ({} B); verifies: {ok}; on another message: {other}\n",
         vk.to_bytes().len(),
         sig.to_bytes().len()
-    );
+    )?;
     if !ok || other {
         return Err(Failure::Invalid("demo TACHYON check failed".into()));
     }
@@ -218,17 +219,17 @@ fn tachyon() -> CmdResult {
 fn group() -> CmdResult {
     use alibi_dgsp::storage::{MemoryPlm, MemoryRevokedList};
     use alibi_dgsp::{csr, judge, verify, Manager, Params, UserKey};
-    println!("== DGSP group signature (SPHINCS+-SHAKE-128f) ==");
+    say!("== DGSP group signature (SPHINCS+-SHAKE-128f) ==")?;
     let p = Params::Shake128f;
     let m = Manager::generate(
         p,
         MemoryPlm::default(),
         MemoryRevokedList::default(),
-        &mut OsRng,
+        &mut os_rng(),
     );
     let (id, cid) = m.join("alice").map_err(fail)?;
-    let alice = UserKey::generate(p, id, &mut OsRng);
-    let (seeds, pks) = csr(&alice, 1, &mut OsRng);
+    let alice = UserKey::generate(p, id, &mut os_rng());
+    let (seeds, pks) = csr(&alice, 1, &mut os_rng());
     let t = Instant::now();
     let certs = m.gen_cert(id, &cid, &pks).map_err(fail)?;
     let cert_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -250,11 +251,11 @@ fn group() -> CmdResult {
     .is_ok();
     m.revoke(&[id]).map_err(fail)?;
     let after = verify(m.public_key(), b"minutes of the meeting", &sig, m.revoked()).is_ok();
-    println!(
+    say!(
         "certificate {cert_ms:.0} ms; signature {} B verifies: {ok}; opened to {:?}, judge agrees: {judged}; after revocation verifies: {after}\n",
         sig.to_bytes().len(),
         opened.username
-    );
+    )?;
     if !ok || !judged || after {
         return Err(Failure::Invalid("demo DGSP check failed".into()));
     }
@@ -262,45 +263,45 @@ fn group() -> CmdResult {
 }
 
 fn falcon() -> CmdResult {
-    println!("== Falcon (round-3 v1.2) with an open trapdoor sampler ==");
+    say!("== Falcon (round-3 v1.2) with an open trapdoor sampler ==")?;
     for level in Level::ALL {
         let t = Instant::now();
-        let sk = SigningKey::generate(level, &mut OsRng);
+        let sk = SigningKey::generate(level, &mut os_rng());
         let vk = sk.verifying_key();
-        println!(
+        say!(
             "[{level}] keygen: public key {} B, secret key {} B ({:.1} ms)",
             vk.to_bytes().len(),
             sk.to_bytes().len(),
             t.elapsed().as_secs_f64() * 1e3
-        );
+        )?;
         let esk = sk.expand();
         let msg = b"alibi: deniable post-quantum handshakes start here";
         let t = Instant::now();
-        let sig = esk.sign(msg, &mut OsRng);
+        let sig = esk.sign(msg, &mut os_rng());
         let bytes = sig.to_bytes();
-        println!(
+        say!(
             "[{level}] sign: {} B signature ({:.0} us)",
             bytes.len(),
             t.elapsed().as_secs_f64() * 1e6
-        );
+        )?;
         let sig = Signature::from_bytes(&bytes).map_err(fail)?;
         let ok = vk.verify(msg, &sig).is_ok();
         let forged = vk.verify(b"a different message", &sig).is_ok();
-        println!("[{level}] verify: genuine message {ok}, other message {forged}");
+        say!("[{level}] verify: genuine message {ok}, other message {forged}")?;
         if !ok || forged {
             return Err(Failure::Invalid("demo signature check failed".into()));
         }
         // The open sampler: a short preimage of an arbitrary target, as ring signatures use it.
         let c = hash_to_point(b"any target", b"chosen by the caller", level);
-        let p = esk.sample_short_preimage(&c, &mut OsRng).map_err(fail)?;
+        let p = esk.sample_short_preimage(&c, &mut os_rng()).map_err(fail)?;
         let back = vk.recover_s1(&c, &p.s2).map_err(fail)?;
-        println!(
+        say!(
             "[{level}] preimage: s1 + s2*h = c holds: {}, ||(s1,s2)||^2 = {} <= {}: {}\n",
             back == p.s1,
             p.norm_sq(),
             level.beta_sq(),
             is_short(level, &p.s1, &p.s2)
-        );
+        )?;
     }
     Ok(())
 }

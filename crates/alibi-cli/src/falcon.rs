@@ -1,75 +1,170 @@
-//! `alibi falcon keygen|sign|verify`: raw specification encodings in files.
+//! `alibi falcon keygen|sign|verify`: Falcon-512/1024 in the specification's raw encodings, the
+//! files PQClean reads and writes.
 
-use crate::args::{read, write, Opts};
-use crate::{CmdResult, Failure};
+use std::path::{Path, PathBuf};
+
 use alibi_falcon::{Error, Level, Signature, SigningKey, VerifyingKey};
-use rand_core::OsRng;
+use clap::{Subcommand, ValueEnum};
+use serde_json::json;
 
-/// Dispatches `alibi falcon <verb> ...`.
-pub fn run(args: &[String]) -> CmdResult {
-    let (verb, rest) = args
-        .split_first()
-        .ok_or_else(|| Failure::Usage("falcon: missing verb (keygen, sign, verify)".into()))?;
-    match verb.as_str() {
-        "keygen" => keygen(&Opts::parse("falcon keygen", rest, &["level", "pk", "sk"])?),
-        "sign" => sign(&Opts::parse("falcon sign", rest, &["sk", "msg", "out"])?),
-        "verify" => verify(&Opts::parse("falcon verify", rest, &["pk", "msg", "sig"])?),
-        v => Err(Failure::Usage(format!(
-            "falcon: unknown verb '{v}' (keygen, sign, verify)"
-        ))),
+use crate::failure::{malformed, CmdResult, Failure};
+use crate::files::{read, read_input, read_secret, write, Kind};
+use crate::keys::KeyPairOut;
+use crate::report::Format;
+use crate::rng::os_rng;
+
+/// `alibi falcon <verb>`.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Generate a key pair: public key 897 / 1,793 bytes, secret key 1,281 / 2,305 bytes
+    Keygen {
+        /// Falcon-512 or Falcon-1024
+        #[arg(long, value_enum)]
+        level: FalconLevel,
+        #[command(flatten)]
+        out: KeyPairOut,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Sign a file: a detached signature (header, 40-byte salt, compressed s2), as PQClean emits
+    Sign {
+        /// The secret key
+        #[arg(long, value_name = "FILE")]
+        sk: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// Where to write the signature
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Verify a detached signature: exit 0 if valid, 1 if not, 2 if an input is malformed
+    Verify {
+        /// The public key
+        #[arg(long, value_name = "FILE")]
+        pk: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// The signature
+        #[arg(long, value_name = "FILE")]
+        sig: PathBuf,
+        #[command(flatten)]
+        format: Format,
+    },
+}
+
+/// The two Falcon parameter sets.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum FalconLevel {
+    /// Falcon-512 (NIST level 1)
+    #[value(name = "512")]
+    L512,
+    /// Falcon-1024 (NIST level 5)
+    #[value(name = "1024")]
+    L1024,
+}
+
+impl From<FalconLevel> for Level {
+    fn from(l: FalconLevel) -> Level {
+        match l {
+            FalconLevel::L512 => Level::Falcon512,
+            FalconLevel::L1024 => Level::Falcon1024,
+        }
     }
 }
 
-/// A usage failure for input that does not decode.
-pub fn malformed(what: &str, e: impl std::fmt::Display) -> Failure {
-    Failure::Usage(format!("malformed {what}: {e}"))
-}
-
-fn keygen(o: &Opts) -> CmdResult {
-    let level = match o.req("level")? {
-        "512" => Level::Falcon512,
-        "1024" => Level::Falcon1024,
-        l => {
-            return Err(Failure::Usage(format!(
-                "--level must be 512 or 1024, not '{l}'"
-            )))
+/// Runs `alibi falcon <verb>`.
+pub fn run(cmd: Cmd) -> CmdResult {
+    match cmd {
+        Cmd::Keygen { level, out, format } => {
+            out.check()?;
+            let key = SigningKey::generate(level.into(), &mut os_rng());
+            out.write(
+                &format!("{}", Level::from(level)),
+                &key.verifying_key().to_bytes(),
+                &key.to_bytes(),
+                format,
+            )
         }
-    };
-    write_key_pair(level, o)
-}
-
-/// Generates a Falcon key pair and writes it to the files named by --sk and --pk.
-pub fn write_key_pair(level: Level, o: &Opts) -> CmdResult {
-    let (pk, sk) = (o.req("pk")?, o.req("sk")?);
-    let key = SigningKey::generate(level, &mut OsRng);
-    write(sk, &key.to_bytes())?;
-    write(pk, &key.verifying_key().to_bytes())
-}
-
-fn sign(o: &Opts) -> CmdResult {
-    let sk =
-        SigningKey::from_bytes(&read(o.req("sk")?)?).map_err(|e| malformed("secret key", e))?;
-    let msg = read(o.req("msg")?)?;
-    let out = o.req("out")?;
-    write(out, &sk.sign(&msg, &mut OsRng).to_bytes())
-}
-
-fn verify(o: &Opts) -> CmdResult {
-    let vk =
-        VerifyingKey::from_bytes(&read(o.req("pk")?)?).map_err(|e| malformed("public key", e))?;
-    let msg = read(o.req("msg")?)?;
-    let sig =
-        Signature::from_bytes(&read(o.req("sig")?)?).map_err(|e| malformed("signature", e))?;
-    match vk.verify(&msg, &sig) {
-        Ok(()) => {
-            println!("valid");
-            Ok(())
+        Cmd::Sign { sk, msg, out } => {
+            let key = signing_key(&sk)?;
+            let msg = read(&msg)?;
+            let sig = key.sign(&msg, &mut os_rng());
+            write("--out", &out, Kind::Data, &sig.to_bytes(), false)
         }
-        Err(Error::LevelMismatch) => Err(Failure::Usage(format!(
-            "signature is for {}, key is {}",
-            sig.level(),
-            vk.level()
-        ))),
-        Err(_) => Err(Failure::Invalid("invalid signature".into())),
+        Cmd::Verify {
+            pk,
+            msg,
+            sig,
+            format,
+        } => {
+            let vk = verifying_key(&pk)?;
+            let msg = read(&msg)?;
+            let sig = signature(&sig)?;
+            let fields = json!({"scheme": vk.level().to_string()});
+            match vk.verify(&msg, &sig) {
+                Ok(()) => format.verdict(Ok(None), fields),
+                Err(Error::LevelMismatch) => Err(Failure::Usage(format!(
+                    "the signature is a {} signature, the key a {} key",
+                    sig.level(),
+                    vk.level()
+                ))),
+                Err(_) => format.verdict(Err("invalid signature".into()), fields),
+            }
+        }
     }
+}
+
+/// What a Falcon file holds, told by its header byte (spec §3.11): `0x0_` public key, `0x5_`
+/// secret key, `0x3_` signature; used to say "this is a secret key" rather than "bad header".
+pub fn kind_of(b: &[u8]) -> Option<&'static str> {
+    match b.first()? >> 4 {
+        0x0 => Some("a Falcon public key"),
+        0x5 => Some("a Falcon secret key"),
+        0x3 => Some("a Falcon signature"),
+        _ => None,
+    }
+}
+
+/// Decodes a file's bytes as `expected`; when that fails and the file is recognizably another
+/// kind of Falcon object, says so.
+fn decode<T>(
+    path: &Path,
+    b: &[u8],
+    expected: &'static str,
+    parse: impl Fn(&[u8]) -> Result<T, Error>,
+) -> Result<T, Failure> {
+    parse(b).map_err(|e| match kind_of(b) {
+        Some(k) if k != expected => {
+            Failure::Usage(format!("{} holds {k}, not {expected}", path.display()))
+        }
+        _ => malformed(&format!("{expected} in {}", path.display()), e),
+    })
+}
+
+/// Reads a Falcon secret key file.
+pub fn signing_key(path: &Path) -> Result<SigningKey, Failure> {
+    let what = "a Falcon secret key";
+    decode(
+        path,
+        &read_secret(path, what)?,
+        what,
+        SigningKey::from_bytes,
+    )
+}
+
+fn verifying_key(path: &Path) -> Result<VerifyingKey, Failure> {
+    let what = "a Falcon public key";
+    decode(
+        path,
+        &read_input(path, what)?,
+        what,
+        VerifyingKey::from_bytes,
+    )
+}
+
+fn signature(path: &Path) -> Result<Signature, Failure> {
+    let what = "a Falcon signature";
+    decode(path, &read_input(path, what)?, what, Signature::from_bytes)
 }

@@ -1,249 +1,564 @@
 //! `alibi group ...`: DGSP on files. The manager's directory holds its keys (`manager.sk`,
-//! `manager.pk`) and its redb database (`members.redb`: members, counters, revocations).
+//! `manager.pk`) and its redb database (`members.redb`: members, counters, revocations), all but
+//! the public key readable by the owner only.
 //!
 //! Member files: a credential (`join`: params tag, id, cid*), a secret key (params tag, id, seed),
 //! pending WOTS+ seeds and certificates; `sign` uses and removes the first pending key, so a
 //! one-time key is never used twice through the CLI.
 
-use crate::args::{read, write, Opts};
-use crate::falcon::malformed;
-use crate::{CmdResult, Failure};
-use alibi_dgsp::storage::RedbStore;
-use alibi_dgsp::{
-    csr, judge, verify, Certificate, Error, GroupSignature, Manager, ManagerPublicKey,
-    ManagerSecretKey, OneTimeKey, Params, UserKey,
-};
-use rand_core::OsRng;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Dispatches `alibi group <verb> ...`.
-pub fn run(args: &[String]) -> CmdResult {
-    let (verb, rest) = args.split_first().ok_or_else(|| {
-        Failure::Usage("group: missing verb (manager-keygen, join, csr, cert, sign, verify, open, judge, revoke)".into())
-    })?;
-    let o = |flags: &[&str]| Opts::parse(&format!("group {verb}"), rest, flags);
-    match verb.as_str() {
-        "manager-keygen" => manager_keygen(&o(&["params", "dir"])?),
-        "join" => join(&o(&["dir", "username", "cred"])?),
-        "csr" => csr_cmd(&o(&["cred", "user-sk", "count", "req", "pending"])?),
-        "cert" => cert(&o(&["dir", "req", "certs"])?),
-        "sign" => sign(&o(&["user-sk", "pending", "certs", "pk", "msg", "out"])?),
-        "verify" => verify_cmd(&o(&["pk", "msg", "sig", "dir"])?),
-        "open" => open(&o(&["dir", "msg", "sig"])?),
-        "judge" => judge_cmd(&o(&["pk", "msg", "sig", "id", "pi"])?),
-        "revoke" => revoke(&o(&["dir", "id"])?),
-        v => Err(Failure::Usage(format!("group: unknown verb '{v}'"))),
-    }
+use alibi_dgsp::storage::{MemoryRevokedList, RedbStore};
+use alibi_dgsp::{
+    csr, judge, verify, Certificate, Error, GroupSignature, Manager, ManagerPublicKey,
+    ManagerSecretKey, OneTimeKey, Params, UserKey, WotsSeed,
+};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::Subcommand;
+use serde_json::json;
+
+use crate::failure::{malformed, CmdResult, Failure};
+use crate::files::{
+    check_outputs, owner_only, read, read_input, read_secret, rewrite, write, write_outputs, Kind,
+    Output,
+};
+use crate::report::Format;
+use crate::rng::os_rng;
+
+/// `alibi group <verb>`.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Create a group manager in a new directory (manager.sk, manager.pk, members.redb); a
+    /// directory that already holds a manager is refused
+    ManagerKeygen {
+        /// The SPHINCS+ parameter set
+        #[arg(long, value_parser = params_parser())]
+        params: Params,
+        /// The manager's directory (created if missing)
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Register a member (manager side): prints the member id and writes its credential
+    Join {
+        /// The manager's directory
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// The member's unique name
+        #[arg(long)]
+        username: String,
+        /// Where to write the member's credential (mode 0600)
+        #[arg(long, value_name = "FILE")]
+        cred: PathBuf,
+        /// Replace a credential file that already exists
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Make a certificate request for COUNT one-time keys (member side); creates the member's
+    /// secret key on first use
+    Csr {
+        /// The member's credential
+        #[arg(long, value_name = "FILE")]
+        cred: PathBuf,
+        /// The member's secret key: read if it exists, else created (mode 0600)
+        #[arg(long, value_name = "FILE")]
+        user_sk: PathBuf,
+        /// How many one-time keys to request (1 to 1024)
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        count: u16,
+        /// Where to write the request for the manager
+        #[arg(long, value_name = "FILE")]
+        req: PathBuf,
+        /// Where to write the pending one-time seeds (mode 0600)
+        #[arg(long, value_name = "FILE")]
+        pending: PathBuf,
+        /// Replace a pending file that already exists (its unused keys are lost)
+        #[arg(long)]
+        force: bool,
+    },
+    /// Certify a member's request (manager side)
+    Cert {
+        /// The manager's directory
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// The member's certificate request
+        #[arg(long, value_name = "FILE")]
+        req: PathBuf,
+        /// Where to write the certificates
+        #[arg(long, value_name = "FILE")]
+        certs: PathBuf,
+    },
+    /// Sign a file with the next pending one-time key, which is removed from the files first
+    Sign {
+        /// The member's secret key
+        #[arg(long, value_name = "FILE")]
+        user_sk: PathBuf,
+        /// The pending one-time seeds
+        #[arg(long, value_name = "FILE")]
+        pending: PathBuf,
+        /// The certificates, in the order of the pending seeds
+        #[arg(long, value_name = "FILE")]
+        certs: PathBuf,
+        /// The manager's public key
+        #[arg(long, value_name = "FILE")]
+        pk: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// Where to write the group signature
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Verify a group signature: exit 0 if valid, 1 if not (or revoked), 2 if malformed.
+    /// Revocation is checked only against a manager directory given with --dir
+    Verify {
+        /// The manager's public key
+        #[arg(long, value_name = "FILE")]
+        pk: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// The group signature
+        #[arg(long, value_name = "FILE")]
+        sig: PathBuf,
+        /// A manager directory whose revocation list to check
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Open a signature (manager side): prints the signer's id, name and the proof for `judge`
+    Open {
+        /// The manager's directory
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// The group signature
+        #[arg(long, value_name = "FILE")]
+        sig: PathBuf,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Check an opening (anyone): exit 0 if member ID signed, 1 if the proof does not show it
+    Judge {
+        /// The manager's public key
+        #[arg(long, value_name = "FILE")]
+        pk: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// The group signature
+        #[arg(long, value_name = "FILE")]
+        sig: PathBuf,
+        /// The member id the opening names
+        #[arg(long)]
+        id: u64,
+        /// The opening's proof, in hex
+        #[arg(long, value_name = "HEX")]
+        pi: String,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Revoke a member (manager side)
+    Revoke {
+        /// The manager's directory
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// The member id
+        #[arg(long)]
+        id: u64,
+    },
 }
 
-fn dgsp_err(e: Error) -> Failure {
-    match e {
-        Error::InvalidSignature
-        | Error::Revoked
-        | Error::WrongOpening
-        | Error::InvalidCertificate => Failure::Invalid(e.to_string()),
-        e => malformed("input", e),
-    }
+/// `--params`: one of the twelve SPHINCS+ set names.
+fn params_parser() -> impl TypedValueParser<Value = Params> {
+    PossibleValuesParser::new(Params::ALL.map(Params::name)).map(|s| {
+        Params::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .unwrap_or(Params::ALL[0])
+    })
 }
 
-fn params_of(tag: Option<&u8>) -> Result<Params, Failure> {
-    tag.and_then(|&t| Params::from_tag(t))
-        .ok_or_else(|| Failure::Usage("unknown DGSP parameter set".into()))
+/// Runs `alibi group <verb>`.
+pub fn run(cmd: Cmd) -> CmdResult {
+    match cmd {
+        Cmd::ManagerKeygen {
+            params,
+            dir,
+            format,
+        } => manager_keygen(params, &dir, format),
+        Cmd::Join {
+            dir,
+            username,
+            cred,
+            force,
+            format,
+        } => {
+            check_outputs(&[("--cred", &cred, Kind::Secret)], force)?;
+            let m = manager(&dir)?;
+            let (id, cid_star) = m.join(&username).map_err(|e| match e {
+                Error::UsernameTaken => {
+                    Failure::Usage(format!("username '{username}' is already a member"))
+                }
+                e => malformed("manager state", e),
+            })?;
+            let p = m.public_key().params();
+            let c = [&[p.tag()][..], &id.to_be_bytes(), &cid_star].concat();
+            write("--cred", &cred, Kind::Secret, &c, force)?;
+            format.report(id, json!({"id": id, "username": username}))
+        }
+        Cmd::Csr {
+            cred,
+            user_sk,
+            count,
+            req,
+            pending,
+            force,
+        } => {
+            check_outputs(
+                &[
+                    ("--req", &req, Kind::Data),
+                    ("--pending", &pending, Kind::Secret),
+                ],
+                force,
+            )?;
+            let (p, id, cid_star) = credential(&cred)?;
+            let (user, new_key) = match user_sk.symlink_metadata() {
+                Ok(_) => (user_key(&user_sk)?, None),
+                Err(_) => {
+                    let u = UserKey::generate(p, id, &mut os_rng());
+                    let b = [&[p.tag()][..], &id.to_be_bytes(), u.seed()].concat();
+                    (u, Some(b))
+                }
+            };
+            if user.params() != p || user.id() != id {
+                return Err(Failure::Usage(format!(
+                    "{} belongs to member {} ({}), the credential to member {id} ({})",
+                    user_sk.display(),
+                    user.id(),
+                    user.params().name(),
+                    p.name()
+                )));
+            }
+            let (seeds, pks) = csr(&user, usize::from(count), &mut os_rng());
+            let mut r = [&[p.tag()][..], &id.to_be_bytes(), &cid_star].concat();
+            for pk in &pks {
+                r.extend_from_slice(pk);
+            }
+            let pend: Vec<u8> = seeds.iter().flat_map(|s| s.as_bytes().to_vec()).collect();
+            let mut outs = vec![];
+            if let Some(b) = &new_key {
+                outs.push(Output {
+                    flag: "--user-sk",
+                    path: &user_sk,
+                    kind: Kind::Secret,
+                    data: b,
+                });
+            }
+            outs.push(Output {
+                flag: "--pending",
+                path: &pending,
+                kind: Kind::Secret,
+                data: &pend,
+            });
+            outs.push(Output {
+                flag: "--req",
+                path: &req,
+                kind: Kind::Data,
+                data: &r,
+            });
+            write_outputs(&outs, force)
+        }
+        Cmd::Cert { dir, req, certs } => {
+            let m = manager(&dir)?;
+            let r = read_input(&req, "a certificate request")?;
+            let p = m.public_key().params();
+            let n = p.n();
+            let bad = |why: &str| {
+                Failure::Usage(format!(
+                    "{} is no certificate request: {why}",
+                    req.display()
+                ))
+            };
+            if Params::from_tag(r[0]) != Some(p) {
+                return Err(bad(&format!(
+                    "not for this group's {} parameters",
+                    p.name()
+                )));
+            }
+            // A credential is the request's head without any key: it certifies nothing.
+            if r.len() == 9 + n {
+                return Err(bad("it holds no one-time key (is it a credential?)"));
+            }
+            if r.len() < 9 + 2 * n || (r.len() - 9 - n) % n != 0 {
+                return Err(bad(&format!("{} bytes", r.len())));
+            }
+            let id = u64::from_be_bytes(r[1..9].try_into().map_err(|_| bad("short"))?);
+            let pks: Vec<Vec<u8>> = r[9 + n..].chunks(n).map(<[u8]>::to_vec).collect();
+            let issued = m.gen_cert(id, &r[9..9 + n], &pks).map_err(|e| match e {
+                Error::Revoked => Failure::Usage(format!("member {id} is revoked")),
+                Error::UnknownId(_) | Error::BadCid | Error::CounterExhausted => {
+                    Failure::Usage(format!("{e} (request for member {id})"))
+                }
+                e => malformed("certificate request", e),
+            })?;
+            let out: Vec<u8> = issued.iter().flat_map(|c| c.to_bytes()).collect();
+            write("--certs", &certs, Kind::Data, &out, false)
+        }
+        Cmd::Sign {
+            user_sk,
+            pending,
+            certs,
+            pk,
+            msg,
+            out,
+        } => {
+            let user = user_key(&user_sk)?;
+            let p = user.params();
+            let pkm = manager_pk(&pk)?;
+            let pend = read_secret(&pending, "pending one-time seeds")?;
+            let cs = read(&certs)?;
+            let cl = Certificate::encoded_len(p);
+            if pend.len() < p.n() || cs.len() < cl {
+                return Err(Failure::Usage(
+                    "no pending one-time key left: run csr and cert".into(),
+                ));
+            }
+            let seed =
+                WotsSeed::from_bytes(p, &pend[..p.n()]).map_err(|e| malformed("pending key", e))?;
+            let cert =
+                Certificate::from_bytes(p, &cs[..cl]).map_err(|e| malformed("certificate", e))?;
+            let mut keys: Vec<OneTimeKey> =
+                user.accept(vec![seed], vec![cert], &pkm)
+                    .map_err(|e| match e {
+                        Error::InvalidCertificate => Failure::Usage(format!(
+                            "the next certificate in {} is not the manager's for this key",
+                            certs.display()
+                        )),
+                        e => malformed("certificate", e),
+                    })?;
+            let key = keys
+                .pop()
+                .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
+            // The key leaves the files before it signs anything, so a crash cannot reuse it.
+            rewrite("--pending", &pending, Kind::Secret, &pend[p.n()..])?;
+            rewrite("--certs", &certs, Kind::Data, &cs[cl..])?;
+            let msg = read(&msg)?;
+            let sig = user.sign(key, &msg);
+            write("--out", &out, Kind::Data, &sig.to_bytes(), false)
+        }
+        Cmd::Verify {
+            pk,
+            msg,
+            sig,
+            dir,
+            format,
+        } => {
+            let pkm = manager_pk(&pk)?;
+            let s = load_sig(pkm.params(), &sig)?;
+            let msg = read(&msg)?;
+            let (res, note) = match &dir {
+                Some(d) => {
+                    let store = RedbStore::open(&d.join("members.redb"))
+                        .map_err(|e| malformed("members database", e))?;
+                    (verify(&pkm, &msg, &s, &store), None)
+                }
+                None => (
+                    verify(&pkm, &msg, &s, &MemoryRevokedList::default()),
+                    Some("revocation not checked: no --dir".to_string()),
+                ),
+            };
+            let fields =
+                json!({"params": pkm.params().name(), "revocation_checked": dir.is_some()});
+            match res {
+                Ok(()) => format.verdict(Ok(note), fields),
+                Err(Error::Revoked) => format.verdict(Err("the signer is revoked".into()), fields),
+                Err(Error::InvalidSignature) => {
+                    format.verdict(Err("invalid group signature".into()), fields)
+                }
+                Err(e) => Err(malformed("input", e)),
+            }
+        }
+        Cmd::Open {
+            dir,
+            msg,
+            sig,
+            format,
+        } => {
+            let m = manager(&dir)?;
+            let s = load_sig(m.public_key().params(), &sig)?;
+            let opened = m.open(&read(&msg)?, &s).map_err(|e| match e {
+                Error::InvalidSignature => Failure::Invalid("invalid group signature".into()),
+                e => malformed("input", e),
+            })?;
+            let pi = hex::encode(&opened.pi);
+            format.report(
+                format!("{} {} {pi}", opened.id, opened.username),
+                json!({"id": opened.id, "username": opened.username, "pi": pi}),
+            )
+        }
+        Cmd::Judge {
+            pk,
+            msg,
+            sig,
+            id,
+            pi,
+            format,
+        } => {
+            let pkm = manager_pk(&pk)?;
+            let s = load_sig(pkm.params(), &sig)?;
+            let pi = hex::decode(pi.trim())
+                .map_err(|e| Failure::Usage(format!("--pi: not hex ({e})")))?;
+            let fields = json!({"id": id});
+            match judge(&pkm, &read(&msg)?, &s, id, &pi) {
+                Ok(()) => format.verdict(Ok(None), fields),
+                Err(Error::WrongOpening | Error::InvalidSignature) => format.verdict(
+                    Err(format!("the proof does not show that member {id} signed")),
+                    fields,
+                ),
+                Err(e) => Err(malformed("input", e)),
+            }
+        }
+        Cmd::Revoke { dir, id } => {
+            let m = manager(&dir)?;
+            m.revoke(&[id]).map_err(|e| match e {
+                Error::UnknownId(_) => Failure::Usage(format!("no member {id}")),
+                e => malformed("manager state", e),
+            })
+        }
+    }
 }
 
 type Mgr = Manager<Arc<RedbStore>, Arc<RedbStore>>;
 
-fn manager(dir: &str) -> Result<Mgr, Failure> {
-    let d = Path::new(dir);
-    let sk = ManagerSecretKey::from_bytes(&read(d.join("manager.sk").to_str().unwrap_or(""))?)
-        .map_err(|e| malformed("manager key", e))?;
-    let store =
-        Arc::new(RedbStore::open(&d.join("members.redb")).map_err(|e| malformed("database", e))?);
+const MANAGER_FILES: [&str; 3] = ["manager.sk", "manager.pk", "members.redb"];
+
+fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
+    if let Some(f) = MANAGER_FILES.iter().find(|f| dir.join(f).exists()) {
+        return Err(Failure::Usage(format!(
+            "{} already holds a group manager ({f}); replacing it would break every member, so choose a new directory",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", dir.display())))?;
+    let sk = ManagerSecretKey::generate(p, &mut os_rng());
+    let (skp, pkp, db) = (
+        dir.join(MANAGER_FILES[0]),
+        dir.join(MANAGER_FILES[1]),
+        dir.join(MANAGER_FILES[2]),
+    );
+    write_outputs(
+        &[
+            Output {
+                flag: "--dir",
+                path: &skp,
+                kind: Kind::Secret,
+                data: &sk.to_bytes(),
+            },
+            Output {
+                flag: "--dir",
+                path: &pkp,
+                kind: Kind::PublicKey,
+                data: &sk.public_key().to_bytes(),
+            },
+        ],
+        false,
+    )?;
+    let opened = RedbStore::open(&db)
+        .map_err(|e| malformed("members database", e))
+        .and_then(|_| owner_only(&db));
+    if let Err(e) = opened {
+        for f in [&skp, &pkp, &db] {
+            let _ = std::fs::remove_file(f);
+        }
+        return Err(e);
+    }
+    format.report(
+        format!(
+            "group manager ({}) in {}: manager.sk (mode 0600), manager.pk, members.redb",
+            p.name(),
+            dir.display()
+        ),
+        json!({"params": p.name(), "dir": dir.to_string_lossy(), "public_key": pkp.to_string_lossy()}),
+    )
+}
+
+fn manager(dir: &Path) -> Result<Mgr, Failure> {
+    let skp = dir.join(MANAGER_FILES[0]);
+    let b = read_secret(&skp, "a DGSP manager secret key")?;
+    let sk = ManagerSecretKey::from_bytes(&b)
+        .map_err(|e| malformed(&format!("manager key {}", skp.display()), e))?;
+    let store = Arc::new(
+        RedbStore::open(&dir.join(MANAGER_FILES[2]))
+            .map_err(|e| malformed("members database", e))?,
+    );
     Ok(Manager::new(sk, store.clone(), store))
 }
 
-fn manager_keygen(o: &Opts) -> CmdResult {
-    let p = Params::from_name(o.req("params")?).ok_or_else(|| {
-        Failure::Usage("--params must be one of sha2-128f .. shake-256s (e.g. shake-128f)".into())
-    })?;
-    let d = Path::new(o.req("dir")?);
-    std::fs::create_dir_all(d)
-        .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", d.display())))?;
-    let sk = ManagerSecretKey::generate(p, &mut OsRng);
-    let path = |f: &str| d.join(f).to_str().unwrap_or("").to_string();
-    write(&path("manager.sk"), &sk.to_bytes())?;
-    write(&path("manager.pk"), &sk.public_key().to_bytes())?;
-    RedbStore::open(&d.join("members.redb")).map_err(|e| malformed("database", e))?;
-    Ok(())
+fn manager_pk(path: &Path) -> Result<ManagerPublicKey, Failure> {
+    let b = read_input(path, "a DGSP manager public key")?;
+    ManagerPublicKey::from_bytes(&b)
+        .map_err(|e| malformed(&format!("manager public key {}", path.display()), e))
 }
 
-fn join(o: &Opts) -> CmdResult {
-    let m = manager(o.req("dir")?)?;
-    let (id, cid_star) = m.join(o.req("username")?).map_err(dgsp_err)?;
-    let p = m.public_key().params();
-    write(
-        o.req("cred")?,
-        &[&[p.tag()][..], &id.to_be_bytes(), &cid_star].concat(),
-    )?;
-    println!("{id}");
-    Ok(())
+/// The parameter set a member file's first byte names.
+fn params_of(path: &Path, b: &[u8], what: &str) -> Result<Params, Failure> {
+    Params::from_tag(b[0]).ok_or_else(|| {
+        Failure::Usage(format!(
+            "{} is no {what}: its first byte names no DGSP parameter set",
+            path.display()
+        ))
+    })
 }
 
 /// A credential: (params, id, cid*).
-fn credential(b: &[u8]) -> Result<(Params, u64, Vec<u8>), Failure> {
-    let p = params_of(b.first())?;
+fn credential(path: &Path) -> Result<(Params, u64, Vec<u8>), Failure> {
+    let b = read_secret(path, "a DGSP credential")?;
+    let p = params_of(path, &b, "credential")?;
     if b.len() != 9 + p.n() {
-        return Err(Failure::Usage("malformed credential".into()));
+        return Err(Failure::Usage(format!(
+            "{} is no credential: {} bytes, expected {}",
+            path.display(),
+            b.len(),
+            9 + p.n()
+        )));
     }
-    Ok((
-        p,
-        u64::from_be_bytes(b[1..9].try_into().expect("8 bytes")),
-        b[9..].to_vec(),
-    ))
+    let id = u64::from_be_bytes(b[1..9].try_into().map_err(malformed_credential)?);
+    Ok((p, id, b[9..].to_vec()))
 }
 
-fn user_key(b: &[u8]) -> Result<UserKey, Failure> {
-    let p = params_of(b.first())?;
+fn malformed_credential(e: impl std::fmt::Display) -> Failure {
+    malformed("credential", e)
+}
+
+fn user_key(path: &Path) -> Result<UserKey, Failure> {
+    let b = read_secret(path, "a DGSP member secret key")?;
+    let p = params_of(path, &b, "member secret key")?;
     if b.len() != 9 + p.n() {
-        return Err(Failure::Usage("malformed user key".into()));
+        return Err(Failure::Usage(format!(
+            "{} is no member secret key: {} bytes, expected {}",
+            path.display(),
+            b.len(),
+            9 + p.n()
+        )));
     }
-    let id = u64::from_be_bytes(b[1..9].try_into().expect("8 bytes"));
-    UserKey::from_parts(p, id, &b[9..]).map_err(|e| malformed("user key", e))
+    let id = u64::from_be_bytes(b[1..9].try_into().map_err(malformed_credential)?);
+    UserKey::from_parts(p, id, &b[9..]).map_err(|e| malformed("member secret key", e))
 }
 
-fn csr_cmd(o: &Opts) -> CmdResult {
-    let (p, id, cid_star) = credential(&read(o.req("cred")?)?)?;
-    let usk_path = o.req("user-sk")?;
-    let user = match std::fs::read(usk_path) {
-        Ok(b) => user_key(&b)?,
-        Err(_) => {
-            let u = UserKey::generate(p, id, &mut OsRng);
-            write(
-                usk_path,
-                &[&[p.tag()][..], &id.to_be_bytes(), u.seed()].concat(),
-            )?;
-            u
-        }
-    };
-    let count: usize = o
-        .req("count")?
-        .parse()
-        .ok()
-        .filter(|&c| (1..=1024).contains(&c))
-        .ok_or_else(|| Failure::Usage("--count must be 1..1024".into()))?;
-    let (seeds, pks) = csr(&user, count, &mut OsRng);
-    let mut req = [&[p.tag()][..], &id.to_be_bytes(), &cid_star].concat();
-    for pk in &pks {
-        req.extend_from_slice(pk);
-    }
-    write(o.req("req")?, &req)?;
-    let pending: Vec<u8> = seeds.iter().flat_map(|s| s.as_bytes().to_vec()).collect();
-    write(o.req("pending")?, &pending)
-}
-
-fn cert(o: &Opts) -> CmdResult {
-    let m = manager(o.req("dir")?)?;
-    let req = read(o.req("req")?)?;
-    let p = params_of(req.first())?;
-    let n = p.n();
-    if p != m.public_key().params() || req.len() < 9 + n || (req.len() - 9 - n) % n != 0 {
-        return Err(Failure::Usage("malformed certificate request".into()));
-    }
-    let id = u64::from_be_bytes(req[1..9].try_into().expect("8 bytes"));
-    let pks: Vec<Vec<u8>> = req[9 + n..].chunks(n).map(|c| c.to_vec()).collect();
-    let certs = m.gen_cert(id, &req[9..9 + n], &pks).map_err(dgsp_err)?;
-    let out: Vec<u8> = certs.iter().flat_map(|c| c.to_bytes()).collect();
-    write(o.req("certs")?, &out)
-}
-
-fn sign(o: &Opts) -> CmdResult {
-    let user = user_key(&read(o.req("user-sk")?)?)?;
-    let p = user.params();
-    let pkm = ManagerPublicKey::from_bytes(&read(o.req("pk")?)?)
-        .map_err(|e| malformed("manager key", e))?;
-    let (pending_path, certs_path) = (o.req("pending")?, o.req("certs")?);
-    let pending = read(pending_path)?;
-    let certs = read(certs_path)?;
-    let cl = Certificate::encoded_len(p);
-    if pending.len() < p.n() || certs.len() < cl {
-        return Err(Failure::Usage(
-            "no pending one-time key left: run csr and cert".into(),
-        ));
-    }
-    let seed = alibi_dgsp::WotsSeed::from_bytes(p, &pending[..p.n()])
-        .map_err(|e| malformed("pending key", e))?;
-    let cert = Certificate::from_bytes(p, &certs[..cl]).map_err(|e| malformed("certificate", e))?;
-    let mut keys: Vec<OneTimeKey> = user
-        .accept(vec![seed], vec![cert], &pkm)
-        .map_err(dgsp_err)?;
-    // Remove the key from the files before signing with it.
-    write(pending_path, &pending[p.n()..])?;
-    write(certs_path, &certs[cl..])?;
-    let msg = read(o.req("msg")?)?;
-    let sig = user.sign(keys.pop().expect("one key"), &msg);
-    write(o.req("out")?, &sig.to_bytes())
-}
-
-fn load_sig(p: Params, path: &str) -> Result<GroupSignature, Failure> {
-    GroupSignature::from_bytes(p, &read(path)?).map_err(|e| malformed("signature", e))
-}
-
-fn verify_cmd(o: &Opts) -> CmdResult {
-    let pkm = ManagerPublicKey::from_bytes(&read(o.req("pk")?)?)
-        .map_err(|e| malformed("manager key", e))?;
-    let sig = load_sig(pkm.params(), o.req("sig")?)?;
-    let msg = read(o.req("msg")?)?;
-    let res = match o.req("dir") {
-        Ok(dir) => {
-            let store = RedbStore::open(&Path::new(dir).join("members.redb"))
-                .map_err(|e| malformed("database", e))?;
-            verify(&pkm, &msg, &sig, &store)
-        }
-        Err(_) => verify(
-            &pkm,
-            &msg,
-            &sig,
-            &alibi_dgsp::storage::MemoryRevokedList::default(),
-        ),
-    };
-    res.map_err(dgsp_err)?;
-    println!("valid");
-    Ok(())
-}
-
-fn open(o: &Opts) -> CmdResult {
-    let m = manager(o.req("dir")?)?;
-    let sig = load_sig(m.public_key().params(), o.req("sig")?)?;
-    let opened = m.open(&read(o.req("msg")?)?, &sig).map_err(dgsp_err)?;
-    let pi: String = opened.pi.iter().map(|b| format!("{b:02x}")).collect();
-    println!("{} {} {pi}", opened.id, opened.username);
-    Ok(())
-}
-
-fn judge_cmd(o: &Opts) -> CmdResult {
-    let pkm = ManagerPublicKey::from_bytes(&read(o.req("pk")?)?)
-        .map_err(|e| malformed("manager key", e))?;
-    let sig = load_sig(pkm.params(), o.req("sig")?)?;
-    let id: u64 = o
-        .req("id")?
-        .parse()
-        .map_err(|_| Failure::Usage("--id must be a number".into()))?;
-    let hex = o.req("pi")?;
-    let pi: Vec<u8> = (0..hex.len() / 2)
-        .map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2).unwrap_or("zz"), 16))
-        .collect::<Result<_, _>>()
-        .map_err(|_| Failure::Usage("--pi must be hex".into()))?;
-    judge(&pkm, &read(o.req("msg")?)?, &sig, id, &pi).map_err(dgsp_err)?;
-    println!("valid");
-    Ok(())
-}
-
-fn revoke(o: &Opts) -> CmdResult {
-    let m = manager(o.req("dir")?)?;
-    let id: u64 = o
-        .req("id")?
-        .parse()
-        .map_err(|_| Failure::Usage("--id must be a number".into()))?;
-    m.revoke(&[id]).map_err(dgsp_err)
+fn load_sig(p: Params, path: &Path) -> Result<GroupSignature, Failure> {
+    GroupSignature::from_bytes(p, &read_input(path, "a DGSP group signature")?).map_err(|e| {
+        malformed(
+            &format!("{} group signature in {}", p.name(), path.display()),
+            e,
+        )
+    })
 }

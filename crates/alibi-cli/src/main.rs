@@ -1,109 +1,148 @@
-//! `alibi`: one binary, `alibi <area> <verb> [--flag value ...]`.
+//! `alibi`: one binary, `alibi <area> <verb> [options]`; with no arguments it runs the demo.
 //!
-//! Exit codes everywhere: 0 = success or valid, 1 = signature or ciphertext invalid, 2 = bad usage or
-//! malformed input, with a one-line message on stderr. With no arguments it runs the demo.
+//! Exit codes everywhere: 0 = success or valid, 1 = signature or ciphertext invalid, 2 = bad
+//! usage or malformed input, with a one-line message on stderr and never a panic (a closed or
+//! full stdout included).
 
 mod akem;
-mod args;
 mod demo;
+mod failure;
 mod falcon;
+mod files;
 mod group;
+mod keys;
 mod mpc;
+mod net;
 mod relay;
+mod report;
 mod ring;
+mod rng;
 mod tachyon;
 
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::failure::{CmdResult, Failure};
 
 /// The relay and the MPC runs allocate a little per message on many threads; mimalloc's
 /// per-thread heaps avoid glibc's arena locks there (measured: docs/BENCHMARKS.md, issue 5).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// How a command failed; the variant fixes the exit code.
-#[derive(Debug)]
-pub enum Failure {
-    /// A signature or ciphertext did not verify (exit 1).
-    Invalid(String),
-    /// Bad usage, unreadable file or malformed input (exit 2).
-    Usage(String),
+/// Post-quantum, deniable, privacy-preserving authentication and secure channels.
+///
+/// Keys, signatures and ciphertexts are files in their raw standard encodings. Exit codes: 0
+/// success or valid, 1 signature or ciphertext invalid, 2 bad usage or malformed input. Secret
+/// files are created with mode 0600 and never replaced without --force. With no arguments,
+/// `alibi` runs the end-to-end demo.
+#[derive(Parser, Debug)]
+#[command(
+    name = "alibi",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+struct Cli {
+    #[command(subcommand)]
+    area: Option<Area>,
 }
 
-impl Failure {
-    fn code(&self) -> u8 {
-        match self {
-            Failure::Invalid(_) => 1,
-            Failure::Usage(_) => 2,
-        }
-    }
-
-    fn message(&self) -> &str {
-        match self {
-            Failure::Invalid(m) | Failure::Usage(m) => m,
-        }
-    }
+/// The areas.
+#[derive(Subcommand, Debug)]
+enum Area {
+    /// Falcon-512/1024 signatures (byte-compatible with PQClean)
+    #[command(subcommand)]
+    Falcon(falcon::Cmd),
+    /// Deniable ring signatures: GANDALF over Falcon keys, MAYO-RS over MAYO keys
+    #[command(subcommand)]
+    Ring(ring::Cmd),
+    /// Authenticated KEMs: DH-AKEM (RFC 9180), PQ-AKEM and the hybrid deniable SHADOWFAX
+    #[command(subcommand)]
+    Akem(akem::Cmd),
+    /// TACHYON lattice signatures
+    #[command(subcommand)]
+    Tachyon(tachyon::Cmd),
+    /// DGSP dynamic group signatures: a manager, members, opening, judging, revocation
+    #[command(subcommand)]
+    Group(group::Cmd),
+    /// The relay: Signal-Server-style accounts, prekeys, mailboxes and sealed sends
+    #[command(subcommand)]
+    Relay(relay::Cmd),
+    /// Threshold BLS between parties over the relay's pairwise or group channels
+    #[command(subcommand)]
+    Mpc(mpc::Cmd),
 }
 
-/// The result of a command.
-pub type CmdResult = Result<(), Failure>;
-
-const USAGE: &str =
-    "usage: alibi [<area> <verb> [options]]  (areas: falcon, ring, akem, tachyon, group, relay, mpc; no arguments runs the demo)";
-
-fn run(argv: &[String]) -> CmdResult {
-    match argv.first().map(String::as_str) {
+fn run(area: Option<Area>) -> CmdResult {
+    match area {
         None => demo::run(),
-        Some("falcon") => falcon::run(&argv[1..]),
-        Some("ring") => ring::run(&argv[1..]),
-        Some("akem") => akem::run(&argv[1..]),
-        Some("tachyon") => tachyon::run(&argv[1..]),
-        Some("group") => group::run(&argv[1..]),
-        Some("relay") => relay::run(&argv[1..]),
-        Some("mpc") => mpc::run(&argv[1..]),
-        Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
-            println!("  alibi falcon keygen --level 512|1024 --pk FILE --sk FILE");
-            println!("  alibi falcon sign --sk FILE --msg FILE --out FILE");
-            println!("  alibi falcon verify --pk FILE --msg FILE --sig FILE");
-            println!(
-                "  alibi ring keygen --scheme falcon512|falcon1024|mayo1|mayo2 --pk FILE --sk FILE"
-            );
-            println!("  alibi ring sign --sk FILE --ring PK1,PK2[,...] --msg FILE --out FILE [--scheme S]");
-            println!("  alibi ring verify --ring PK1,PK2[,...] --msg FILE --sig FILE [--scheme S]");
-            println!("  alibi akem keygen --scheme dh|pq|shadowfax --pk FILE --sk FILE");
-            println!("  alibi akem encap --scheme S --sender-sk FILE --receiver-pk FILE --ct FILE --key FILE");
-            println!("  alibi akem decap --scheme S --receiver-sk FILE --sender-pk FILE --ct FILE --key FILE");
-            println!("  alibi tachyon keygen --level 128|192|256 --pk FILE --sk FILE");
-            println!("  alibi tachyon sign --sk FILE --msg FILE --out FILE");
-            println!("  alibi tachyon verify --pk FILE --msg FILE --sig FILE");
-            println!("  alibi group manager-keygen --params shake-128f --dir DIR");
-            println!("  alibi group join --dir DIR --username NAME --cred FILE");
-            println!(
-                "  alibi group csr --cred FILE --user-sk FILE --count B --req FILE --pending FILE"
-            );
-            println!("  alibi group cert --dir DIR --req FILE --certs FILE");
-            println!("  alibi group sign --user-sk FILE --pending FILE --certs FILE --pk FILE --msg FILE --out FILE");
-            println!("  alibi group verify --pk FILE --msg FILE --sig FILE [--dir DIR]");
-            println!("  alibi group open --dir DIR --msg FILE --sig FILE");
-            println!("  alibi group judge --pk FILE --msg FILE --sig FILE --id N --pi HEX");
-            println!("  alibi group revoke --dir DIR --id N");
-            println!("  alibi relay serve --listen ADDR [--db FILE | --postgres URL] [--delay-ms N] [--trust-root FILE] [--rate N]");
-            println!("  alibi relay bench [--url URL | --db FILE | --postgres URL] [--pairs N] [--messages N] [--recipients 1,10,100,1000]");
-            println!("  alibi mpc keygen --parties N --threshold T [--relay URL] [--transport group|pairwise] [--out DIR]");
-            println!("  alibi mpc sign --keys DIR --msg FILE --out FILE [--signers 1,2,3] [--relay URL] [--transport group|pairwise]");
-            println!("  alibi mpc verify --pk FILE --msg FILE --sig FILE");
-            println!("  alibi mpc bench [--parties 3,4,5,8,16,32,64] [--delays 0,50] [--later 2] [--csv FILE] [--plot FILE.svg]");
-            Ok(())
-        }
-        Some(a @ "bench") => Err(Failure::Usage(format!(
-            "area '{a}' is not available in this build yet"
-        ))),
-        Some(other) => Err(Failure::Usage(format!("unknown area '{other}'; {USAGE}"))),
+        Some(Area::Falcon(c)) => falcon::run(c),
+        Some(Area::Ring(c)) => ring::run(c),
+        Some(Area::Akem(c)) => akem::run(c),
+        Some(Area::Tachyon(c)) => tachyon::run(c),
+        Some(Area::Group(c)) => group::run(c),
+        Some(Area::Relay(c)) => relay::run(c),
+        Some(Area::Mpc(c)) => mpc::run(c),
     }
+}
+
+/// The command a (partial) argument list names, as words: `alibi falcon keygen`.
+fn command_path(argv: &[OsString]) -> (Vec<String>, clap::Command) {
+    let mut cmd = Cli::command();
+    let mut path = vec!["alibi".to_string()];
+    for a in argv.iter().skip(1) {
+        let Some(sub) = a.to_str().and_then(|a| cmd.find_subcommand(a)).cloned() else {
+            break;
+        };
+        path.push(sub.get_name().to_string());
+        cmd = sub;
+    }
+    (path, cmd)
+}
+
+/// A clap error as the contract's one line: what is wrong, and where to read the usage.
+fn usage_line(e: &clap::Error, argv: &[OsString]) -> String {
+    let (path, cmd) = command_path(argv);
+    let path = path.join(" ");
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        || e.kind() == ErrorKind::MissingSubcommand
+    {
+        let verbs: Vec<&str> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name())
+            .filter(|&n| n != "help")
+            .collect();
+        return format!(
+            "'{path}' needs a verb: {} (see '{path} --help')",
+            verbs.join(", ")
+        );
+    }
+    // clap's message: a first line, then details (missing options, possible values, a tip) up
+    // to the usage block; folded into one line.
+    let rendered = e.render().to_string();
+    let parts: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .map(|l| l.trim().trim_start_matches("error: "))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let text = match parts.split_first() {
+        Some((first, rest)) if !rest.is_empty() => match first.strip_suffix(':') {
+            Some(head) => format!("{head}: {}", rest.join(", ")),
+            None => format!("{first}; {}", rest.join("; ")),
+        },
+        Some((first, _)) => first.to_string(),
+        None => "invalid arguments".into(),
+    };
+    format!("{text} (see '{path} --help')")
 }
 
 /// Restores the default SIGPIPE action, so that `alibi ... | head` ends quietly when the reader
-/// goes away instead of panicking in `println!` (Rust ignores SIGPIPE by default).
+/// goes away, as other command-line tools do (Rust ignores SIGPIPE by default).
 #[cfg(unix)]
 #[allow(unsafe_code)]
 fn default_sigpipe() {
@@ -117,15 +156,69 @@ fn default_sigpipe() {
 #[cfg(not(unix))]
 fn default_sigpipe() {}
 
+fn fail(f: &Failure) -> ExitCode {
+    // The write to stderr may itself fail; there is nowhere left to report that.
+    let _ = writeln!(std::io::stderr(), "alibi: {}", f.line());
+    ExitCode::from(f.code())
+}
+
 fn main() -> ExitCode {
     default_sigpipe();
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    match run(&argv) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(f) => {
-            // One line, whatever the message holds.
-            eprintln!("alibi: {}", f.message().replace('\n', " "));
-            ExitCode::from(f.code())
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            // Help and version go to stdout, whose failure (a full disk) is reported, not a panic.
+            let mut out = std::io::stdout().lock();
+            let text = if out.is_terminal() {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
+            return match write!(out, "{text}").and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => fail(&Failure::Usage(format!("cannot write to stdout: {err}"))),
+            };
         }
+        Err(e) => return fail(&Failure::Usage(usage_line(&e, &argv))),
+    };
+    match run(cli.area) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => fail(&f),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// Every `alibi ...` line in the README's shell blocks parses with the current definitions,
+    /// so the documented usage cannot drift from the parser.
+    #[test]
+    fn readme_commands_parse() {
+        let readme = include_str!("../../../README.md");
+        let mut in_sh = false;
+        let mut checked = 0;
+        for line in readme.lines() {
+            if line.starts_with("```") {
+                in_sh = line.trim() == "```sh";
+                continue;
+            }
+            let cmd = line.split('#').next().unwrap_or("").trim();
+            if !in_sh || !cmd.starts_with("alibi ") {
+                continue;
+            }
+            let words: Vec<&str> = cmd.split_whitespace().collect();
+            if let Err(e) = Cli::try_parse_from(&words) {
+                panic!("README line does not parse: {cmd}\n{e}");
+            }
+            checked += 1;
+        }
+        assert!(checked >= 20, "only {checked} README commands found");
     }
 }

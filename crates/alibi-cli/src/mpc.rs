@@ -2,7 +2,7 @@
 //! or group channels, and the paper's experiment comparing the two.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use alibi_mpc::bench::{keygen_all, measure, register_parties, sign_all, Timing};
@@ -12,58 +12,205 @@ use alibi_mpc::sign::SignConfig;
 use alibi_mpc::{bls, PartyIndex};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
-use rand_core::{OsRng, RngCore};
+use clap::{Subcommand, ValueEnum};
+use rand_core::RngCore;
+use serde_json::json;
 
-use crate::args::{read, runtime, usage, write, Opts};
-use crate::{CmdResult, Failure};
+use crate::failure::{usage, CmdResult, Failure};
+use crate::files::{
+    check_outputs, read, read_input, read_secret, write, write_outputs, Kind, Output,
+};
+use crate::net::{relay_url, runtime};
+use crate::report::{say, Format};
+use crate::rng::os_rng;
+use crate::say;
 
-fn mode(o: &Opts) -> Result<Mode, Failure> {
-    match o.get("transport").unwrap_or("group") {
-        "group" => Ok(Mode::Group),
-        "pairwise" => Ok(Mode::Pairwise),
-        other => Err(Failure::Usage(format!(
-            "--transport: group or pairwise, not '{other}'"
-        ))),
+/// `alibi mpc <verb>`.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Threshold key generation: N parties on a relay; each share to DIR/share-I.json (mode
+    /// 0600), the group key to DIR/group.pk
+    Keygen {
+        /// The number of parties, 2 to 256
+        #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(2..=256))]
+        parties: u16,
+        /// t: any t+1 parties can sign, t cannot [default: parties - 2, at least 1]
+        #[arg(long, value_name = "T")]
+        threshold: Option<usize>,
+        #[command(flatten)]
+        net: NetArgs,
+        /// The directory for the shares and the group key (created if missing)
+        #[arg(long, value_name = "DIR", default_value = "mpc-keys")]
+        out: PathBuf,
+        /// Replace share files that already exist
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Threshold signing: t+1 shareholders sign over a relay; the result is checked under the
+    /// group key before it is written
+    Sign {
+        /// The directory holding share-*.json (from keygen)
+        #[arg(long, value_name = "DIR")]
+        keys: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// Where to write the 96-byte signature
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// The signing parties' indices [default: the first t+1 eligible parties with shares]
+        #[arg(long, value_name = "I,J,...", value_delimiter = ',')]
+        signers: Option<Vec<PartyIndex>>,
+        #[command(flatten)]
+        net: NetArgs,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Plain BLS verification under the group key: exit 0 if valid, 1 if not
+    Verify {
+        /// The 48-byte group public key (compressed G1)
+        #[arg(long, value_name = "FILE")]
+        pk: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// The 96-byte signature (compressed G2)
+        #[arg(long, value_name = "FILE")]
+        sig: PathBuf,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// The paper's experiment: keygen and signing (t = n-1) over pairwise and group channels,
+    /// for each party count and relay delay; prints the table, writes a CSV and an SVG plot
+    Bench {
+        /// Party counts
+        #[arg(long, value_name = "N,...", value_delimiter = ',', default_value = "3,4,5,8,16,32,64",
+              value_parser = clap::value_parser!(u16).range(2..=256))]
+        parties: Vec<u16>,
+        /// Relay delays per request, in milliseconds
+        #[arg(
+            long,
+            value_name = "MS,...",
+            value_delimiter = ',',
+            default_value = "0,50"
+        )]
+        delays: Vec<u64>,
+        /// Runs after the first, of which the median is reported
+        #[arg(long, value_name = "K", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+        later: u16,
+        /// Where to write the measurements
+        #[arg(long, value_name = "FILE", default_value = "mpc-bench.csv")]
+        csv: PathBuf,
+        /// Where to write the plot
+        #[arg(long, value_name = "FILE", default_value = "mpc-bench.svg")]
+        plot: PathBuf,
+        /// Give up on one run after this many seconds
+        #[arg(long, value_name = "S", default_value_t = 300)]
+        timeout_s: u64,
+        /// Do not measure: print the table and redraw the plot from a CSV this command wrote
+        #[arg(long, value_name = "CSV", conflicts_with_all = ["parties", "delays", "later", "csv", "timeout_s"])]
+        replot: Option<PathBuf>,
+        #[command(flatten)]
+        format: Format,
+    },
+}
+
+/// Where and how the parties talk.
+#[derive(clap::Args, Debug)]
+pub struct NetArgs {
+    /// The relay, e.g. http://127.0.0.1:8080 [default: a relay started in this process]
+    #[arg(long, value_name = "URL")]
+    relay: Option<String>,
+    /// The channels a broadcast goes over
+    #[arg(long, value_enum, default_value_t = Transport::Group)]
+    transport: Transport,
+    /// Give up on a round after this many seconds
+    #[arg(long, value_name = "S", default_value_t = 60)]
+    timeout_s: u64,
+}
+
+/// The two transports of the experiment.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum Transport {
+    /// One sender-key message, sealed once, in one multi-recipient request per round
+    Group,
+    /// n-1 Double Ratchet messages per broadcast
+    Pairwise,
+}
+
+impl From<Transport> for Mode {
+    fn from(t: Transport) -> Mode {
+        match t {
+            Transport::Group => Mode::Group,
+            Transport::Pairwise => Mode::Pairwise,
+        }
     }
 }
 
-fn number<T: std::str::FromStr>(o: &Opts, k: &str, default: T) -> Result<T, Failure> {
-    o.get(k).map_or(Ok(default), |v| {
-        v.parse()
-            .map_err(|_| Failure::Usage(format!("--{k}: a number")))
-    })
-}
-
-fn list(o: &Opts, k: &str, default: &str) -> Result<Vec<u64>, Failure> {
-    o.get(k)
-        .unwrap_or(default)
-        .split(',')
-        .map(|x| {
-            x.trim()
-                .parse()
-                .map_err(|_| Failure::Usage(format!("--{k}: comma-separated numbers")))
-        })
-        .collect()
+/// Runs `alibi mpc <verb>`.
+pub fn run(cmd: Cmd) -> CmdResult {
+    match cmd {
+        Cmd::Keygen {
+            parties,
+            threshold,
+            net,
+            out,
+            force,
+            format,
+        } => keygen(parties, threshold, &net, &out, force, format),
+        Cmd::Sign {
+            keys,
+            msg,
+            out,
+            signers,
+            net,
+            format,
+        } => sign(&keys, &msg, &out, signers, &net, format),
+        Cmd::Verify {
+            pk,
+            msg,
+            sig,
+            format,
+        } => verify(&pk, &msg, &sig, format),
+        Cmd::Bench {
+            parties,
+            delays,
+            later,
+            csv,
+            plot,
+            timeout_s,
+            replot,
+            format,
+        } => match replot {
+            Some(from) => {
+                // Table and plot again from a CSV this command wrote, without measuring.
+                let cells = read_csv(&from)?;
+                let mut ds: Vec<u64> = cells.iter().map(|c| c.delay).collect();
+                ds.dedup();
+                print_table(&cells, format)?;
+                draw(&cells, &ds, &plot)
+            }
+            None => bench(&parties, &delays, later, &csv, &plot, timeout_s, format),
+        },
+    }
 }
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 fn session() -> [u8; 16] {
     let mut s = [0u8; 16];
-    OsRng.fill_bytes(&mut s);
+    os_rng().fill_bytes(&mut s);
     s
 }
 
 /// The relay to use: `--relay URL`, or one started in this process.
-async fn relay(o: &Opts) -> Result<(String, Option<LocalRelay>), Failure> {
-    match o.get("relay") {
-        Some(url) => Ok((url.trim_end_matches('/').to_string(), None)),
+async fn relay(net: &NetArgs) -> Result<(String, Option<LocalRelay>), Failure> {
+    match &net.relay {
+        Some(url) => Ok((relay_url(url)?, None)),
         None => {
             let r = LocalRelay::start(Config::default()).await.map_err(usage)?;
             Ok((r.url.clone(), Some(r)))
@@ -71,117 +218,156 @@ async fn relay(o: &Opts) -> Result<(String, Option<LocalRelay>), Failure> {
     }
 }
 
-/// `alibi mpc keygen --parties N --threshold T [--relay URL] [--transport group|pairwise]
-/// [--out DIR]`: N parties on the relay run key generation; each share goes to DIR.
-fn keygen(args: &[String]) -> CmdResult {
-    let o = Opts::parse(
-        "mpc keygen",
-        args,
-        &[
-            "parties",
-            "threshold",
-            "relay",
-            "transport",
-            "out",
-            "timeout-s",
-        ],
-    )?;
-    let n: u16 = number(&o, "parties", 5)?;
-    let t: usize = number(&o, "threshold", usize::from(n.saturating_sub(2)).max(1))?;
-    if !(2..=256).contains(&n) || t == 0 || t >= usize::from(n) {
-        return Err(Failure::Usage(
-            "need 2 <= parties <= 256 and 1 <= threshold < parties".into(),
-        ));
+fn share_path(dir: &Path, i: PartyIndex) -> PathBuf {
+    dir.join(format!("share-{i}.json"))
+}
+
+fn keygen(
+    n: u16,
+    threshold: Option<usize>,
+    net: &NetArgs,
+    out: &Path,
+    force: bool,
+    format: Format,
+) -> CmdResult {
+    let t = threshold.unwrap_or(usize::from(n.saturating_sub(2)).max(1));
+    if t == 0 || t >= usize::from(n) {
+        return Err(Failure::Usage(format!(
+            "--threshold must be 1 to {} for {n} parties",
+            n - 1
+        )));
     }
-    let mode = mode(&o)?;
-    let out = o.get("out").unwrap_or("mpc-keys").to_string();
-    let timeout = Duration::from_secs(number(&o, "timeout-s", 60)?);
+    if let Some(u) = &net.relay {
+        relay_url(u)?;
+    }
+    let indices: Vec<PartyIndex> = (1..=n).collect();
+    let paths: Vec<PathBuf> = indices.iter().map(|&i| share_path(out, i)).collect();
+    let pk_path = out.join("group.pk");
+    let mut planned: Vec<(&'static str, &Path, Kind)> = paths
+        .iter()
+        .map(|p| ("--out", p.as_path(), Kind::Secret))
+        .collect();
+    planned.push(("--out", &pk_path, Kind::PublicKey));
+    check_outputs(&planned, force)?;
+    let mode = Mode::from(net.transport);
     runtime()?.block_on(async move {
-        let (url, _local) = relay(&o).await?;
-        let indices: Vec<PartyIndex> = (1..=n).collect();
+        let (url, _local) = relay(net).await?;
         let parties = register_parties(&url, &indices, mode)
             .await
             .map_err(usage)?;
         let config = KeygenConfig {
             session: session(),
             threshold: t,
-            parties: indices,
-            timeout,
+            parties: indices.clone(),
+            timeout: Duration::from_secs(net.timeout_s),
             misbehaviour: None,
         };
         let (_, shares, took) = keygen_all(parties, &config).await.map_err(usage)?;
-        std::fs::create_dir_all(&out).map_err(usage)?;
-        for s in &shares {
-            write(
-                &format!("{out}/share-{}.json", s.index),
-                s.to_json().as_bytes(),
-            )?;
-        }
-        write(&format!("{out}/group.pk"), &shares[0].group_key)?;
-        println!(
-            "keygen: {n} parties, t = {t} ({} to sign), {mode} channels via {url}: {:.0} ms",
+        std::fs::create_dir_all(out)
+            .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", out.display())))?;
+        let texts: Vec<(PathBuf, zeroize::Zeroizing<String>)> = shares
+            .iter()
+            .map(|s| (share_path(out, s.index), s.to_json()))
+            .collect();
+        let first = shares
+            .first()
+            .ok_or_else(|| Failure::Usage("key generation produced no share".into()))?;
+        let mut files: Vec<Output> = texts
+            .iter()
+            .map(|(p, t)| Output {
+                flag: "--out",
+                path: p,
+                kind: Kind::Secret,
+                data: t.as_bytes(),
+            })
+            .collect();
+        files.push(Output {
+            flag: "--out",
+            path: &pk_path,
+            kind: Kind::PublicKey,
+            data: &first.group_key,
+        });
+        write_outputs(&files, force)?;
+        let group_key = hex::encode(&first.group_key);
+        let text = format!(
+            "keygen: {n} parties, t = {t} ({} to sign), {mode} channels via {url}: {:.0} ms\n\
+             group key: {group_key}\n{}wrote {} share files and {}",
             t + 1,
-            ms(took)
+            ms(took),
+            if first.blamed.is_empty() {
+                String::new()
+            } else {
+                format!("named and excluded: {:?}\n", first.blamed)
+            },
+            shares.len(),
+            pk_path.display()
         );
-        println!("group key: {}", hex(&shares[0].group_key));
-        if !shares[0].blamed.is_empty() {
-            println!("named and excluded: {:?}", shares[0].blamed);
-        }
-        println!("wrote {out}/share-1..{n}.json and {out}/group.pk");
-        Ok(())
+        format.report(
+            text,
+            json!({
+                "parties": n, "threshold": t, "transport": mode.to_string(), "relay": url,
+                "ms": ms(took), "group_key": group_key, "blamed": first.blamed,
+                "shares": texts.iter().map(|(p, _)| p.to_string_lossy()).collect::<Vec<_>>(),
+                "public_key": pk_path.to_string_lossy(),
+            }),
+        )
     })
 }
 
-fn load_shares(dir: &str) -> Result<BTreeMap<PartyIndex, KeyShare>, Failure> {
+fn load_shares(dir: &Path) -> Result<BTreeMap<PartyIndex, KeyShare>, Failure> {
     let mut out = BTreeMap::new();
-    for e in std::fs::read_dir(dir).map_err(|e| Failure::Usage(format!("{dir}: {e}")))? {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", dir.display())))?;
+    for e in entries {
         let path = e.map_err(usage)?.path();
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         if name.starts_with("share-") && name.ends_with(".json") {
-            let text = String::from_utf8(read(&path.display().to_string())?)
+            let b = read_secret(&path, "a key share")?;
+            let text = std::str::from_utf8(&b)
                 .map_err(|_| Failure::Usage(format!("{}: not UTF-8", path.display())))?;
-            let s = KeyShare::from_json(&text)
+            let s = KeyShare::from_json(text)
                 .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
             out.insert(s.index, s);
         }
     }
     if out.is_empty() {
-        return Err(Failure::Usage(format!("{dir}: no share-*.json files")));
+        return Err(Failure::Usage(format!(
+            "{}: no share-*.json files",
+            dir.display()
+        )));
     }
     Ok(out)
 }
 
-/// `alibi mpc sign --keys DIR --msg FILE --out FILE [--signers 1,2,3] [--relay URL]
-/// [--transport group|pairwise]`: t+1 shareholders sign over the relay.
-fn sign(args: &[String]) -> CmdResult {
-    let o = Opts::parse(
-        "mpc sign",
-        args,
-        &[
-            "keys",
-            "msg",
-            "out",
-            "signers",
-            "relay",
-            "transport",
-            "timeout-s",
-        ],
-    )?;
-    let shares = load_shares(o.req("keys")?)?;
-    let msg = read(o.req("msg")?)?;
-    let out = o.req("out")?.to_string();
-    let mode = mode(&o)?;
-    let timeout = Duration::from_secs(number(&o, "timeout-s", 60)?);
-    let any = shares.values().next().expect("not empty");
+fn sign(
+    keys: &Path,
+    msg: &Path,
+    out: &Path,
+    signers: Option<Vec<PartyIndex>>,
+    net: &NetArgs,
+    format: Format,
+) -> CmdResult {
+    let shares = load_shares(keys)?;
+    let msg = read(msg)?;
+    let any = shares
+        .values()
+        .next()
+        .ok_or_else(|| Failure::Usage("no shares".into()))?;
     let t = any.threshold;
-    let signers: Vec<PartyIndex> = match o.get("signers") {
-        Some(_) => list(&o, "signers", "")?
-            .into_iter()
-            .map(|x| PartyIndex::try_from(x).map_err(usage))
-            .collect::<Result<_, _>>()?,
+    let signers: Vec<PartyIndex> = match signers {
+        Some(list) => {
+            if let Some(i) = list.iter().find(|i| !shares.contains_key(i)) {
+                return Err(Failure::Usage(format!(
+                    "--signers: party {i} has no share in {} (shares: {:?})",
+                    keys.display(),
+                    shares.keys().collect::<Vec<_>>()
+                )));
+            }
+            list
+        }
         None => any
             .eligible_signers()
             .into_iter()
@@ -189,66 +375,88 @@ fn sign(args: &[String]) -> CmdResult {
             .take(t + 1)
             .collect(),
     };
-    if signers.len() <= t || signers.iter().any(|s| !shares.contains_key(s)) {
+    if signers.len() <= t {
         return Err(Failure::Usage(format!(
-            "need at least t+1 = {} signers whose shares are in the directory",
-            t + 1
+            "need at least t+1 = {} signers whose shares are in {}, have {}",
+            t + 1,
+            keys.display(),
+            signers.len()
         )));
     }
+    if let Some(u) = &net.relay {
+        relay_url(u)?;
+    }
+    let mode = Mode::from(net.transport);
     runtime()?.block_on(async move {
-        let (url, _local) = relay(&o).await?;
+        let (url, _local) = relay(net).await?;
         let parties = register_parties(&url, &signers, mode)
             .await
             .map_err(usage)?;
         let config = SignConfig {
             session: session(),
             signers: signers.clone(),
-            timeout,
+            timeout: Duration::from_secs(net.timeout_s),
             misbehaviour: None,
         };
         let shares: Vec<KeyShare> = shares.into_values().collect();
         let (_, signed, took) = sign_all(parties, &shares, &config, &msg)
             .await
             .map_err(usage)?;
-        let group_key = &shares[0].group_key;
+        let group_key = &any_key(&shares)?;
         if !bls::verify(group_key, &msg, &signed.signature) {
             return Err(Failure::Invalid(
-                "the combined signature does not verify".into(),
+                "the combined signature does not verify under the group key".into(),
             ));
         }
-        write(&out, &signed.signature)?;
-        println!(
-            "signed by {:?} over {mode} channels in {:.0} ms; signature ({} bytes) verifies under the group key; wrote {out}",
+        write("--out", out, Kind::Data, &signed.signature, false)?;
+        let mut text = format!(
+            "signed by {:?} over {mode} channels in {:.0} ms; the signature ({} bytes) verifies under the group key; wrote {}",
             signed.combined,
             ms(took),
-            signed.signature.len()
+            signed.signature.len(),
+            out.display()
         );
         if !signed.blamed.is_empty() {
-            println!("named: {:?}", signed.blamed);
+            text.push_str(&format!("\nnamed: {:?}", signed.blamed));
         }
-        Ok(())
+        format.report(
+            text,
+            json!({"signers": signed.combined, "transport": mode.to_string(), "ms": ms(took),
+                   "blamed": signed.blamed, "signature": out.to_string_lossy()}),
+        )
     })
 }
 
-/// `alibi mpc verify --pk FILE --msg FILE --sig FILE`: plain BLS verification (exit 1 if invalid).
-fn verify(args: &[String]) -> CmdResult {
-    let o = Opts::parse("mpc verify", args, &["pk", "msg", "sig"])?;
-    let pk = read(o.req("pk")?)?;
-    let sig = read(o.req("sig")?)?;
-    let msg = read(o.req("msg")?)?;
-    if pk.len() != 48 || !bls::g1_decodes(&pk) {
-        return Err(Failure::Usage("--pk: a 48-byte compressed G1 key".into()));
+fn any_key(shares: &[KeyShare]) -> Result<Vec<u8>, Failure> {
+    shares
+        .first()
+        .map(|s| s.group_key.to_vec())
+        .ok_or_else(|| Failure::Usage("no shares".into()))
+}
+
+fn verify(pk: &Path, msg: &Path, sig: &Path, format: Format) -> CmdResult {
+    let pkb = read_input(pk, "a 48-byte BLS group key")?;
+    let sigb = read_input(sig, "a 96-byte BLS signature")?;
+    let msg = read(msg)?;
+    if pkb.len() != 48 || !bls::g1_decodes(&pkb) {
+        return Err(Failure::Usage(format!(
+            "{} is no BLS group key (48-byte compressed G1 point; {} bytes)",
+            pk.display(),
+            pkb.len()
+        )));
     }
-    if sig.len() != 96 || !bls::g2_decodes(&sig) {
-        return Err(Failure::Usage(
-            "--sig: a 96-byte compressed G2 signature".into(),
-        ));
+    if sigb.len() != 96 || !bls::g2_decodes(&sigb) {
+        return Err(Failure::Usage(format!(
+            "{} is no BLS signature (96-byte compressed G2 point; {} bytes)",
+            sig.display(),
+            sigb.len()
+        )));
     }
-    if bls::verify(&pk, &msg, &sig) {
-        println!("valid");
-        Ok(())
+    let fields = json!({"scheme": "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"});
+    if bls::verify(&pkb, &msg, &sigb) {
+        format.verdict(Ok(None), fields)
     } else {
-        Err(Failure::Invalid("signature invalid".into()))
+        format.verdict(Err("invalid signature".into()), fields)
     }
 }
 
@@ -274,42 +482,18 @@ fn faster(pairwise: Duration, group: Duration) -> f64 {
     100.0 * (1.0 - group.as_secs_f64() / pairwise.as_secs_f64())
 }
 
-/// `alibi mpc bench [--parties 3,4,5,8,16,32,64] [--delays 0,50] [--later 2] [--csv FILE]
-/// [--plot FILE.svg]`: the paper's experiment (t = n-1), both transports.
-fn bench(args: &[String]) -> CmdResult {
-    let o = Opts::parse(
-        "mpc bench",
-        args,
-        &[
-            "parties",
-            "delays",
-            "later",
-            "csv",
-            "plot",
-            "timeout-s",
-            "replot",
-        ],
-    )?;
-    if let Some(csv) = o.get("replot") {
-        // Table and plot again from a CSV this command wrote, without measuring.
-        let plot = o.get("plot").unwrap_or("mpc-bench.svg");
-        let cells = read_csv(csv)?;
-        let mut delays: Vec<u64> = cells.iter().map(|c| c.delay).collect();
-        delays.dedup();
-        print_table(&cells);
-        return draw(&cells, &delays, plot);
-    }
-    let ns = list(&o, "parties", "3,4,5,8,16,32,64")?;
-    let delays = list(&o, "delays", "0,50")?;
-    let later: usize = number(&o, "later", 2)?;
-    let csv = o.get("csv").unwrap_or("mpc-bench.csv").to_string();
-    let plot = o.get("plot").unwrap_or("mpc-bench.svg").to_string();
-    let timeout = Duration::from_secs(number(&o, "timeout-s", 300)?);
-    if ns.iter().any(|&n| !(2..=256).contains(&n)) || later == 0 {
-        return Err(Failure::Usage(
-            "--parties: 2..=256 each; --later: at least 1".into(),
-        ));
-    }
+/// Measures every cell of the grid (t = n-1, both transports), then prints the table and writes
+/// the CSV and the plot.
+fn bench(
+    ns: &[u16],
+    delays: &[u64],
+    later: u16,
+    csv: &Path,
+    plot: &Path,
+    timeout_s: u64,
+    format: Format,
+) -> CmdResult {
+    let timeout = Duration::from_secs(timeout_s);
     let bar = indicatif::ProgressBar::new((ns.len() * delays.len() * 2) as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
@@ -318,28 +502,30 @@ fn bench(args: &[String]) -> CmdResult {
     );
     let cells = runtime()?.block_on(async {
         let mut cells = vec![];
-        for &delay in &delays {
+        for &delay in delays {
             let relay = LocalRelay::start(Config {
                 delay: Duration::from_millis(delay),
                 ..Config::default()
             })
             .await
             .map_err(usage)?;
-            for &n in &ns {
-                let n = n as u16;
+            for &n in ns {
                 let t = usize::from(n) - 1;
                 for mode in [Mode::Pairwise, Mode::Group] {
                     bar.set_message(format!("n = {n}, {mode}, {delay} ms delay"));
-                    let (first, rest) = measure(&relay.url, n, t, mode, later, timeout)
-                        .await
-                        .map_err(usage)?;
+                    let (first, rest) =
+                        measure(&relay.url, n, t, mode, usize::from(later), timeout)
+                            .await
+                            .map_err(usage)?;
+                    let later = median(rest)
+                        .ok_or_else(|| Failure::Usage("no later run measured".into()))?;
                     cells.push(Cell {
                         n,
                         t,
                         delay,
                         mode,
                         first,
-                        later: median(rest).expect("later >= 1"),
+                        later,
                     });
                     bar.inc(1);
                 }
@@ -348,7 +534,7 @@ fn bench(args: &[String]) -> CmdResult {
         Ok::<_, Failure>(cells)
     })?;
     bar.finish_and_clear();
-    print_table(&cells);
+    print_table(&cells, format)?;
     let mut text = String::from("n,t,delay_ms,run,transport,keygen_ms,sign_ms,requests\n");
     for c in &cells {
         for (run, tm) in [("first", c.first), ("later", c.later)] {
@@ -364,15 +550,30 @@ fn bench(args: &[String]) -> CmdResult {
             ));
         }
     }
-    write(&csv, text.as_bytes())?;
-    draw(&cells, &delays, &plot)?;
-    println!("\nwrote {csv} and {plot}");
+    write("--csv", csv, Kind::Data, text.as_bytes(), false)?;
+    draw(&cells, delays, plot)?;
+    if !format.json {
+        say!("\nwrote {} and {}", csv.display(), plot.display())?;
+    }
     Ok(())
 }
 
-fn read_csv(path: &str) -> Result<Vec<Cell>, Failure> {
-    let text = String::from_utf8(read(path)?).map_err(usage)?;
-    let bad = || Failure::Usage(format!("{path}: not a CSV written by `alibi mpc bench`"));
+/// The header line of the CSV `bench` writes.
+const CSV_HEADER: &str = "n,t,delay_ms,run,transport,keygen_ms,sign_ms,requests";
+
+/// Reads a CSV `bench` wrote; anything else (another header, no rows) is refused rather than
+/// drawn as an empty table.
+fn read_csv(path: &Path) -> Result<Vec<Cell>, Failure> {
+    let bad = || {
+        Failure::Usage(format!(
+            "{}: not a CSV written by `alibi mpc bench`",
+            path.display()
+        ))
+    };
+    let text = String::from_utf8(read(path)?).map_err(|_| bad())?;
+    if text.lines().next().map(str::trim) != Some(CSV_HEADER) {
+        return Err(bad());
+    }
     // (delay, n, transport) -> (t, first run, later runs)
     type Row = (usize, Option<Timing>, Option<Timing>);
     let mut rows: BTreeMap<(u64, u16, String), Row> = BTreeMap::new();
@@ -395,6 +596,12 @@ fn read_csv(path: &str) -> Result<Vec<Cell>, Failure> {
             _ => return Err(bad()),
         }
     }
+    if rows.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{}: no measurements in it",
+            path.display()
+        )));
+    }
     rows.into_iter()
         .map(|((delay, n, mode), (t, first, later))| {
             let mode = match mode.as_str() {
@@ -414,9 +621,13 @@ fn read_csv(path: &str) -> Result<Vec<Cell>, Failure> {
         .collect()
 }
 
-fn print_table(cells: &[Cell]) {
-    println!("| n | t | delay | run | keygen pairwise | keygen group | group faster | sign pairwise | sign group | group faster |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+/// The table of later (and first) runs, pairwise against group, or the same as JSON rows.
+fn print_table(cells: &[Cell], format: Format) -> CmdResult {
+    let mut rows = vec![];
+    if !format.json {
+        say("| n | t | delay | run | keygen pairwise | keygen group | group faster | sign pairwise | sign group | group faster |")?;
+        say("|---|---|---|---|---|---|---|---|---|---|")?;
+    }
     for c in cells.iter().filter(|c| c.mode == Mode::Pairwise) {
         let Some(g) = cells
             .iter()
@@ -425,7 +636,17 @@ fn print_table(cells: &[Cell]) {
             continue;
         };
         for (run, p, q) in [("first", c.first, g.first), ("later", c.later, g.later)] {
-            println!(
+            if format.json {
+                rows.push(json!({
+                    "n": c.n, "t": c.t, "delay_ms": c.delay, "run": run,
+                    "keygen_pairwise_ms": ms(p.keygen), "keygen_group_ms": ms(q.keygen),
+                    "keygen_group_faster_pct": faster(p.keygen, q.keygen),
+                    "sign_pairwise_ms": ms(p.sign), "sign_group_ms": ms(q.sign),
+                    "sign_group_faster_pct": faster(p.sign, q.sign),
+                }));
+                continue;
+            }
+            say!(
                 "| {} | {} | {} ms | {run} | {:.0} ms | {:.0} ms | {:.1}% | {:.0} ms | {:.0} ms | {:.1}% |",
                 c.n,
                 c.t,
@@ -436,17 +657,21 @@ fn print_table(cells: &[Cell]) {
                 ms(p.sign),
                 ms(q.sign),
                 faster(p.sign, q.sign)
-            );
+            )?;
         }
     }
+    if format.json {
+        say(json!({ "rows": rows }))?;
+    }
+    Ok(())
 }
 
 /// Two panels (key generation, signing): time of later runs against n, one line per transport
 /// and delay.
-fn draw(cells: &[Cell], delays: &[u64], path: &str) -> CmdResult {
+fn draw(cells: &[Cell], delays: &[u64], path: &Path) -> CmdResult {
     use plotters::prelude::*;
-    let fail = |e: &dyn std::fmt::Display| Failure::Usage(format!("{path}: {e}"));
-    let root = SVGBackend::new(Path::new(path), (1100, 480)).into_drawing_area();
+    let fail = |e: &dyn std::fmt::Display| Failure::Usage(format!("{}: {e}", path.display()));
+    let root = SVGBackend::new(path, (1100, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let panels = root.split_evenly((1, 2));
     let max_n = cells.iter().map(|c| c.n).max().unwrap_or(2) as f64;
@@ -510,17 +735,4 @@ fn draw(cells: &[Cell], delays: &[u64], path: &str) -> CmdResult {
     }
     root.present().map_err(|e| fail(&e))?;
     Ok(())
-}
-
-/// `alibi mpc <verb>`.
-pub fn run(argv: &[String]) -> CmdResult {
-    match argv.first().map(String::as_str) {
-        Some("keygen") => keygen(&argv[1..]),
-        Some("sign") => sign(&argv[1..]),
-        Some("verify") => verify(&argv[1..]),
-        Some("bench") => bench(&argv[1..]),
-        _ => Err(Failure::Usage(
-            "usage: alibi mpc keygen|sign|verify|bench [options] (see alibi --help)".into(),
-        )),
-    }
 }

@@ -1,6 +1,6 @@
-//! `alibi relay serve|bench`: the relay server on redb (default) or PostgreSQL, and its load test.
+//! `alibi relay serve|bench`: the relay server on redb or PostgreSQL, and its load test.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,160 +9,297 @@ use alibi_relay::server::{self, Config};
 use alibi_relay::store::redb::RedbRelayStore;
 use alibi_relay::store::RelayStore;
 use base64::Engine;
+use clap::{Args, Subcommand};
+use serde_json::json;
 
-use crate::args::{read, runtime, usage, write, Opts};
-use crate::{CmdResult, Failure};
+use crate::failure::{usage, CmdResult, Failure};
+use crate::files::{owner_only, read_secret, write, Created, Kind};
+use crate::net::{relay_url, runtime};
+use crate::report::{say, Format};
+use crate::rng::os_rng;
+use crate::say;
 
-/// The trust root's private key: read from `path`, or created there on first start.
-fn trust_root(path: &str) -> Result<[u8; 32], Failure> {
-    if Path::new(path).exists() {
-        read(path)?
-            .try_into()
-            .map_err(|_| Failure::Usage(format!("{path}: a trust root file holds 32 bytes")))
+/// `alibi relay <verb>`.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Run the relay server until interrupted
+    Serve {
+        /// The address to listen on, e.g. 127.0.0.1:8080 (port 0 picks a free port)
+        #[arg(long, value_name = "ADDR")]
+        listen: String,
+        #[command(flatten)]
+        store: StoreArgs,
+        /// Delay every request by this many milliseconds (to emulate a distant relay)
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        delay_ms: u64,
+        /// The sender-certificate trust root's secret key: read if the file exists, else
+        /// created (mode 0600) [default: the database path + ".trust-root"]
+        #[arg(long, value_name = "FILE")]
+        trust_root: Option<PathBuf>,
+        /// Requests per second each device may make (token bucket)
+        #[arg(long, value_name = "N")]
+        rate: Option<f64>,
+    },
+    /// Measure the relay: 1:1 throughput and multi-recipient sends (a relay in this process on a
+    /// temporary store, unless --url, --db or --postgres is given)
+    Bench {
+        /// A running relay to measure instead, e.g. http://127.0.0.1:8080
+        #[arg(long, value_name = "URL", conflicts_with_all = ["db", "postgres"])]
+        url: Option<String>,
+        #[command(flatten)]
+        store: BenchStore,
+        /// Sender/receiver pairs of the 1:1 scenario
+        #[arg(long, value_name = "N", default_value_t = 16)]
+        pairs: usize,
+        /// Messages of the 1:1 scenario, split among the pairs
+        #[arg(long, value_name = "N", default_value_t = 20_000)]
+        messages: usize,
+        /// Recipient counts of the multi-recipient scenarios
+        #[arg(
+            long,
+            value_name = "N,...",
+            value_delimiter = ',',
+            default_value = "1,10,100,1000"
+        )]
+        recipients: Vec<usize>,
+        /// Sends per multi-recipient scenario
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        sends: usize,
+        #[command(flatten)]
+        format: Format,
+    },
+}
+
+/// `--db FILE | --postgres URL` of `serve`.
+#[derive(Args, Debug)]
+#[group(required = true, multiple = false)]
+pub struct StoreArgs {
+    /// The redb database file (created if missing, mode 0600)
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
+    /// A PostgreSQL connection string, e.g. "host=/run/postgresql dbname=relay"
+    #[arg(long, value_name = "URL")]
+    postgres: Option<String>,
+}
+
+/// `--db FILE | --postgres URL` of `bench`: both optional.
+#[derive(Args, Debug)]
+#[group(required = false, multiple = false)]
+pub struct BenchStore {
+    /// Run the measured relay in this process on this redb file
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
+    /// Run the measured relay in this process on this PostgreSQL database
+    #[arg(long, value_name = "URL")]
+    postgres: Option<String>,
+}
+
+/// Runs `alibi relay <verb>`.
+pub fn run(cmd: Cmd) -> CmdResult {
+    match cmd {
+        Cmd::Serve {
+            listen,
+            store,
+            delay_ms,
+            trust_root,
+            rate,
+        } => serve(
+            &listen,
+            store.db,
+            store.postgres,
+            delay_ms,
+            trust_root,
+            rate,
+        ),
+        Cmd::Bench {
+            url,
+            store,
+            pairs,
+            messages,
+            recipients,
+            sends,
+            format,
+        } => bench(url, store, pairs, messages, recipients, sends, format),
+    }
+}
+
+/// The trust root's private key: read from `path`, or created there (recorded in `created`).
+fn trust_root(path: &Path, created: &mut Created) -> Result<[u8; 32], Failure> {
+    if path.exists() {
+        let b = read_secret(path, "a 32-byte trust-root key")?;
+        <[u8; 32]>::try_from(&b[..]).map_err(|_| {
+            Failure::Usage(format!(
+                "{}: a trust-root file holds 32 bytes, not {}",
+                path.display(),
+                b.len()
+            ))
+        })
     } else {
-        let k = alibi_handshake::PrivateKey::generate(&mut rand_core::OsRng).to_bytes();
-        write(path, &k[..])?;
+        let k = alibi_handshake::PrivateKey::generate(&mut os_rng()).to_bytes();
+        write("--trust-root", path, Kind::Secret, &k[..], false)?;
+        created.add(path);
         Ok(*k)
     }
 }
 
-async fn open_store(opts: &Opts) -> Result<(Arc<dyn RelayStore>, String), Failure> {
-    if let Some(url) = opts.get("postgres") {
-        let s = alibi_relay::store::postgres::PgRelayStore::connect(url)
-            .await
-            .map_err(usage)?;
-        Ok((Arc::new(s), "postgresql".into()))
-    } else {
-        let db = opts.get("db").unwrap_or("./relay.redb");
-        Ok((
-            Arc::new(RedbRelayStore::create(db).map_err(usage)?),
-            format!("redb {db}"),
-        ))
+/// Opens the redb store, recording the file in `created` if this made it.
+fn open_redb(db: &Path, created: &mut Created) -> Result<Arc<dyn RelayStore>, Failure> {
+    let existed = db.exists();
+    let store = RedbRelayStore::create(db)
+        .map_err(|e| Failure::Usage(format!("cannot open {}: {e}", db.display())))?;
+    if !existed {
+        created.add(db);
+        owner_only(db)?;
     }
+    Ok(Arc::new(store))
 }
 
-fn serve(args: &[String]) -> CmdResult {
-    let o = Opts::parse(
-        "relay serve",
-        args,
-        &["listen", "db", "postgres", "delay-ms", "trust-root", "rate"],
-    )?;
-    let listen = o.get("listen").unwrap_or("127.0.0.1:8080").to_string();
-    let root_file = o
-        .get("trust-root")
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("{}.trust-root", o.get("db").unwrap_or("./relay.redb")));
-    let mut config = Config {
-        trust_root: trust_root(&root_file)?,
-        ..Config::default()
+async fn open_postgres(url: &str) -> Result<Arc<dyn RelayStore>, Failure> {
+    let s = alibi_relay::store::postgres::PgRelayStore::connect(url)
+        .await
+        .map_err(|e| Failure::Usage(format!("--postgres: {e}")))?;
+    Ok(Arc::new(s))
+}
+
+/// Binds first, then opens the store, then reads or creates the trust root: whatever fails, the
+/// files this start created are removed again.
+fn serve(
+    listen: &str,
+    db: Option<PathBuf>,
+    postgres: Option<String>,
+    delay_ms: u64,
+    trust_root_file: Option<PathBuf>,
+    rate: Option<f64>,
+) -> CmdResult {
+    if let Some(r) = rate {
+        if !(r.is_finite() && r > 0.0) {
+            return Err(Failure::Usage("--rate: a positive number".into()));
+        }
+    }
+    let root_file = match (&trust_root_file, &db) {
+        (Some(f), _) => f.clone(),
+        (None, Some(d)) => {
+            let mut s = d.clone().into_os_string();
+            s.push(".trust-root");
+            PathBuf::from(s)
+        }
+        (None, None) => {
+            return Err(Failure::Usage(
+                "--trust-root FILE is needed with --postgres".into(),
+            ))
+        }
     };
-    if let Some(d) = o.get("delay-ms") {
-        config.delay = Duration::from_millis(
-            d.parse()
-                .map_err(|_| Failure::Usage("--delay-ms: a number".into()))?,
-        );
-    }
-    if let Some(r) = o.get("rate") {
-        config.rate_per_device = r
-            .parse()
-            .map_err(|_| Failure::Usage("--rate: a number".into()))?;
-    }
-    let root_pub = alibi_handshake::PrivateKey::from_bytes(config.trust_root).public_key();
     runtime()?.block_on(async move {
-        let (store, kind) = open_store(&o).await?;
-        let listener = tokio::net::TcpListener::bind(&listen)
+        let mut created = Created::default();
+        let listener = tokio::net::TcpListener::bind(listen)
             .await
-            .map_err(usage)?;
-        println!(
+            .map_err(|e| Failure::Usage(format!("cannot listen on {listen}: {e}")))?;
+        let (store, kind) = match (&db, &postgres) {
+            (_, Some(url)) => (open_postgres(url).await?, "postgresql".to_string()),
+            (Some(d), None) => (open_redb(d, &mut created)?, format!("redb {}", d.display())),
+            (None, None) => unreachable!("clap requires --db or --postgres"),
+        };
+        let mut config = Config {
+            trust_root: trust_root(&root_file, &mut created)?,
+            delay: Duration::from_millis(delay_ms),
+            ..Config::default()
+        };
+        if let Some(r) = rate {
+            config.rate_per_device = r;
+        }
+        let root_pub = alibi_handshake::PrivateKey::from_bytes(config.trust_root).public_key();
+        say!(
             "relay listening on http://{} (store: {kind}); trust root {}",
             listener.local_addr().map_err(usage)?,
             base64::engine::general_purpose::STANDARD.encode(root_pub.serialize())
-        );
+        )?;
+        created.keep();
         server::serve(listener, store, config).await.map_err(usage)
     })
 }
 
-fn bench(args: &[String]) -> CmdResult {
-    let o = Opts::parse(
-        "relay bench",
-        args,
-        &[
-            "url",
-            "db",
-            "postgres",
-            "pairs",
-            "messages",
-            "recipients",
-            "sends",
-        ],
-    )?;
-    let num = |k: &str, d: usize| -> Result<usize, Failure> {
-        o.get(k).map_or(Ok(d), |v| {
-            v.parse()
-                .map_err(|_| Failure::Usage(format!("--{k}: a number")))
-        })
-    };
-    let pairs = num("pairs", 16)?;
-    let messages = num("messages", 20_000)?;
-    let sends = num("sends", 20)?;
-    let recipients: Vec<usize> = o
-        .get("recipients")
-        .unwrap_or("1,10,100,1000")
-        .split(',')
-        .map(|x| {
-            x.parse()
-                .map_err(|_| Failure::Usage("--recipients: numbers".into()))
-        })
-        .collect::<Result<_, _>>()?;
+#[allow(clippy::too_many_arguments)]
+fn bench(
+    url: Option<String>,
+    store: BenchStore,
+    pairs: usize,
+    messages: usize,
+    recipients: Vec<usize>,
+    sends: usize,
+    format: Format,
+) -> CmdResult {
+    if pairs == 0 || messages == 0 || sends == 0 || recipients.contains(&0) {
+        return Err(Failure::Usage(
+            "--pairs, --messages, --sends and every --recipients count must be at least 1".into(),
+        ));
+    }
+    let url = url.as_deref().map(relay_url).transpose()?;
     runtime()?.block_on(async move {
         let config = Config {
             rate_per_device: 1e9,
             ..Config::default()
         };
+        let mut created = Created::default();
         // The in-process relay, if any, lives until the bench is done.
-        let (base, kind, _local) = match (o.get("url"), o.get("postgres"), o.get("db")) {
-            (Some(u), _, _) => (u.to_string(), "remote".to_string(), None),
+        let (base, kind, _local) = match (url, &store.db, &store.postgres) {
+            (Some(u), _, _) => (u, "remote".to_string(), None),
             (None, None, None) => {
                 let r = LocalRelay::start(config).await.map_err(usage)?;
                 (r.url.clone(), "redb, temporary".to_string(), Some(r))
             }
-            _ => {
-                let (store, kind) = open_store(&o).await?;
-                let r = LocalRelay::start_on(store, config).await.map_err(usage)?;
+            (None, db, pg) => {
+                let (s, kind) = match (db, pg) {
+                    (_, Some(u)) => (open_postgres(u).await?, "postgresql".to_string()),
+                    (Some(d), None) => {
+                        (open_redb(d, &mut created)?, format!("redb {}", d.display()))
+                    }
+                    (None, None) => unreachable!("handled above"),
+                };
+                let r = LocalRelay::start_on(s, config).await.map_err(usage)?;
                 (r.url.clone(), kind, Some(r))
             }
         };
-        println!("relay bench against {base} (store: {kind})");
-        println!("| scenario | messages | messages/s | p50 (ms) | p99 (ms) |");
-        println!("|---|---|---|---|---|");
-        let per = (messages / pairs.max(1)).max(1);
-        let r = alibi_relay::bench::one_to_one(&base, pairs, per, 8)
+        created.keep();
+        if !format.json {
+            say!("relay bench against {base} (store: {kind})")?;
+            say("| scenario | messages | messages/s | p50 (ms) | p99 (ms) |")?;
+            say("|---|---|---|---|---|")?;
+        }
+        let per = (messages / pairs).max(1);
+        let mut rows = vec![alibi_relay::bench::one_to_one(&base, pairs, per, 8)
             .await
-            .map_err(usage)?;
-        println!(
-            "| {} | {} | {:.0} | {:.1} | {:.1} |",
-            r.name, r.messages, r.per_second, r.p50_ms, r.p99_ms
-        );
+            .map_err(usage)?];
+        let row = |r: &alibi_relay::bench::Row| -> CmdResult {
+            if format.json {
+                return Ok(());
+            }
+            say!(
+                "| {} | {} | {:.0} | {:.1} | {:.1} |",
+                r.name,
+                r.messages,
+                r.per_second,
+                r.p50_ms,
+                r.p99_ms
+            )
+        };
+        row(&rows[0])?;
         for n in recipients {
             let r = alibi_relay::bench::multi_recipient(&base, n, sends)
                 .await
                 .map_err(usage)?;
-            println!(
-                "| {} | {} | {:.0} | {:.1} | {:.1} |",
-                r.name, r.messages, r.per_second, r.p50_ms, r.p99_ms
-            );
+            row(&r)?;
+            rows.push(r);
+        }
+        if format.json {
+            let rows: Vec<_> = rows
+                .iter()
+                .map(|r| {
+                    json!({"scenario": r.name, "messages": r.messages, "per_second": r.per_second,
+                           "p50_ms": r.p50_ms, "p99_ms": r.p99_ms})
+                })
+                .collect();
+            say(json!({"relay": base, "store": kind, "rows": rows}))?;
         }
         Ok(())
     })
-}
-
-/// `alibi relay <verb>`.
-pub fn run(argv: &[String]) -> CmdResult {
-    match argv.first().map(String::as_str) {
-        Some("serve") => serve(&argv[1..]),
-        Some("bench") => bench(&argv[1..]),
-        _ => Err(Failure::Usage(
-            "usage: alibi relay serve|bench [options] (see alibi --help)".into(),
-        )),
-    }
 }

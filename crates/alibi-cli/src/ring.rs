@@ -4,50 +4,126 @@
 //! MAYO public keys (liboqs's encoding). The scheme of `sign` and `verify` follows from the ring's
 //! key lengths, or from `--scheme`, which must then agree with them.
 
-use crate::args::{read, write, Opts};
-use crate::falcon::{malformed, write_key_pair};
-use crate::{CmdResult, Failure};
+use std::path::PathBuf;
+
 use alibi_falcon::{Level, SigningKey};
 use alibi_mayo::ring::{Ring as MayoRing, RingSignature as MayoRingSignature};
 use alibi_mayo::Params as Mayo;
 use alibi_ringsig::{Ring, RingSignature};
-use rand_core::OsRng;
+use clap::{Subcommand, ValueEnum};
+use serde_json::json;
 
-/// The two ring signatures.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Scheme {
-    Falcon(Level),
-    Mayo(Mayo),
+use crate::failure::{malformed, usage, CmdResult, Failure};
+use crate::files::{read, read_input, read_secret, write, Kind};
+use crate::keys::KeyPairOut;
+use crate::report::Format;
+use crate::rng::os_rng;
+
+/// `alibi ring <verb>`.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Generate a ring member's key pair (Falcon keys are plain Falcon keys)
+    Keygen {
+        /// The ring signature scheme
+        #[arg(long, value_enum)]
+        scheme: Scheme,
+        #[command(flatten)]
+        out: KeyPairOut,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Sign a file on behalf of a ring that holds the signer's public key
+    Sign {
+        /// The signer's secret key
+        #[arg(long, value_name = "FILE")]
+        sk: PathBuf,
+        #[command(flatten)]
+        ring: RingArgs,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// Where to write the ring signature
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Verify a ring signature: exit 0 if valid, 1 if not, 2 if an input is malformed
+    Verify {
+        #[command(flatten)]
+        ring: RingArgs,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// The ring signature
+        #[arg(long, value_name = "FILE")]
+        sig: PathBuf,
+        #[command(flatten)]
+        format: Format,
+    },
 }
 
-const SCHEMES: &str = "falcon512, falcon1024, mayo1 or mayo2";
+/// `--ring PK1,PK2,... [--scheme S]`.
+#[derive(clap::Args, Debug)]
+pub struct RingArgs {
+    /// The members' public-key files, in ring order (the order is signed): comma-separated, or
+    /// the option repeated
+    #[arg(
+        long,
+        value_name = "PK1,PK2,...",
+        value_delimiter = ',',
+        required = true
+    )]
+    ring: Vec<PathBuf>,
+    /// The scheme; by default the one the first key's length names
+    #[arg(long, value_enum)]
+    scheme: Option<Scheme>,
+}
 
-fn parse_scheme(s: &str) -> Result<Scheme, Failure> {
-    Ok(match s {
-        "falcon512" => Scheme::Falcon(Level::Falcon512),
-        "falcon1024" => Scheme::Falcon(Level::Falcon1024),
-        "mayo1" => Scheme::Mayo(Mayo::Mayo1),
-        "mayo2" => Scheme::Mayo(Mayo::Mayo2),
-        s => {
-            return Err(Failure::Usage(format!(
-                "--scheme must be {SCHEMES}, not '{s}'"
-            )))
+/// The ring signatures.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// GANDALF over Falcon-512 keys
+    Falcon512,
+    /// GANDALF over Falcon-1024 keys
+    Falcon1024,
+    /// MAYO-RS over MAYO_1 keys
+    Mayo1,
+    /// MAYO-RS over MAYO_2 keys
+    Mayo2,
+}
+
+impl Scheme {
+    fn name(self) -> &'static str {
+        match self {
+            Scheme::Falcon512 => "falcon512",
+            Scheme::Falcon1024 => "falcon1024",
+            Scheme::Mayo1 => "mayo1",
+            Scheme::Mayo2 => "mayo2",
         }
-    })
-}
+    }
 
-/// The scheme a public key's length names.
-fn scheme_of_key(len: usize) -> Option<Scheme> {
-    [Level::Falcon512, Level::Falcon1024]
-        .into_iter()
-        .find(|l| l.public_key_len() == len)
-        .map(Scheme::Falcon)
-        .or_else(|| {
-            [Mayo::Mayo1, Mayo::Mayo2]
-                .into_iter()
-                .find(|p| p.public_key_bytes() == len)
-                .map(Scheme::Mayo)
+    fn falcon(self) -> Option<Level> {
+        match self {
+            Scheme::Falcon512 => Some(Level::Falcon512),
+            Scheme::Falcon1024 => Some(Level::Falcon1024),
+            _ => None,
+        }
+    }
+
+    fn mayo(self) -> Option<Mayo> {
+        match self {
+            Scheme::Mayo1 => Some(Mayo::Mayo1),
+            Scheme::Mayo2 => Some(Mayo::Mayo2),
+            _ => None,
+        }
+    }
+
+    /// The scheme whose public keys have this length.
+    fn of_public_key(len: usize) -> Option<Scheme> {
+        Scheme::value_variants().iter().copied().find(|s| {
+            s.falcon().map(|l| l.public_key_len()) == Some(len)
+                || s.mayo().map(|p| p.public_key_bytes()) == Some(len)
         })
+    }
 }
 
 /// A ring of either kind, from its key files.
@@ -56,119 +132,128 @@ enum AnyRing {
     Mayo(MayoRing),
 }
 
-/// The ring named by a comma-separated list of public-key files, in that order, of the scheme
-/// `--scheme` names or the first key's length implies.
-fn load_any_ring(o: &Opts) -> Result<AnyRing, Failure> {
-    let keys = o
-        .req("ring")?
-        .split(',')
-        .map(read)
-        .collect::<Result<Vec<Vec<u8>>, Failure>>()?;
-    let implied = scheme_of_key(keys[0].len());
-    let scheme = match o.get("scheme") {
-        Some(s) => {
-            let s = parse_scheme(s)?;
-            if implied.is_some_and(|i| i != s) {
+impl RingArgs {
+    /// The ring, of the scheme `--scheme` names or the first key's length implies.
+    fn load(&self) -> Result<(AnyRing, Scheme), Failure> {
+        let keys = self
+            .ring
+            .iter()
+            .map(|p| read_input(p, "a ring member's public key"))
+            .collect::<Result<Vec<Vec<u8>>, Failure>>()?;
+        let first = &self.ring[0];
+        let implied = Scheme::of_public_key(keys[0].len());
+        let scheme = match (self.scheme, implied) {
+            (Some(s), Some(i)) if s != i => {
                 return Err(Failure::Usage(format!(
-                    "ring: the keys are not {} keys",
-                    o.get("scheme").unwrap_or("")
-                )));
+                    "--scheme is {} but {} is a {} key",
+                    s.name(),
+                    first.display(),
+                    i.name()
+                )))
             }
-            s
-        }
-        None => implied.ok_or_else(|| {
-            Failure::Usage(format!(
-                "ring: a {}-byte key is no ring member ({SCHEMES})",
-                keys[0].len()
-            ))
-        })?,
-    };
-    match scheme {
-        Scheme::Falcon(_) => Ring::from_public_keys(&keys)
-            .map(AnyRing::Falcon)
-            .map_err(|e| malformed("ring", e)),
-        Scheme::Mayo(p) => MayoRing::from_public_keys(p, &keys)
-            .map(AnyRing::Mayo)
-            .map_err(|e| malformed("ring", e)),
+            (Some(s), _) | (None, Some(s)) => s,
+            (None, None) => {
+                return Err(Failure::Usage(format!(
+                    "{} ({} bytes) is no ring member's public key (falcon512, falcon1024, mayo1, mayo2)",
+                    first.display(),
+                    keys[0].len()
+                )))
+            }
+        };
+        let ring = match scheme.mayo() {
+            None => Ring::from_public_keys(&keys)
+                .map(AnyRing::Falcon)
+                .map_err(|e| malformed("ring", e))?,
+            Some(p) => MayoRing::from_public_keys(p, &keys)
+                .map(AnyRing::Mayo)
+                .map_err(|e| malformed("ring", e))?,
+        };
+        Ok((ring, scheme))
     }
 }
 
-/// Dispatches `alibi ring <verb> ...`.
-pub fn run(args: &[String]) -> CmdResult {
-    let (verb, rest) = args
-        .split_first()
-        .ok_or_else(|| Failure::Usage("ring: missing verb (keygen, sign, verify)".into()))?;
-    match verb.as_str() {
-        "keygen" => keygen(&Opts::parse("ring keygen", rest, &["scheme", "pk", "sk"])?),
-        "sign" => sign(&Opts::parse(
-            "ring sign",
-            rest,
-            &["sk", "ring", "msg", "out", "scheme"],
-        )?),
-        "verify" => verify(&Opts::parse(
-            "ring verify",
-            rest,
-            &["ring", "msg", "sig", "scheme"],
-        )?),
-        v => Err(Failure::Usage(format!(
-            "ring: unknown verb '{v}' (keygen, sign, verify)"
-        ))),
-    }
-}
-
-fn keygen(o: &Opts) -> CmdResult {
-    match parse_scheme(o.req("scheme")?)? {
-        Scheme::Falcon(level) => write_key_pair(level, o),
-        Scheme::Mayo(p) => {
-            let sk = alibi_mayo::SigningKey::generate(p, &mut OsRng);
-            write(o.req("pk")?, sk.public_key_bytes())?;
-            write(o.req("sk")?, &sk.to_bytes())
+/// Runs `alibi ring <verb>`.
+pub fn run(cmd: Cmd) -> CmdResult {
+    match cmd {
+        Cmd::Keygen {
+            scheme,
+            out,
+            format,
+        } => {
+            out.check()?;
+            let (pk, sk) = match (scheme.falcon(), scheme.mayo()) {
+                (Some(level), _) => {
+                    let k = SigningKey::generate(level, &mut os_rng());
+                    (k.verifying_key().to_bytes(), k.to_bytes())
+                }
+                (_, Some(p)) => {
+                    let k = alibi_mayo::SigningKey::generate(p, &mut os_rng());
+                    (k.public_key_bytes().to_vec(), k.to_bytes())
+                }
+                (None, None) => unreachable!("every scheme is Falcon or MAYO"),
+            };
+            out.write(scheme.name(), &pk, &sk, format)
+        }
+        Cmd::Sign { sk, ring, msg, out } => {
+            let (ring, _) = ring.load()?;
+            let skb = read_secret(&sk, "a ring member's secret key")?;
+            let msg = read(&msg)?;
+            let sig = match ring {
+                AnyRing::Falcon(ring) => {
+                    let key = SigningKey::from_bytes(&skb).map_err(|e| {
+                        malformed(&format!("Falcon secret key in {}", sk.display()), e)
+                    })?;
+                    ring.sign(&key.expand(), &msg, &mut os_rng())
+                        .map_err(usage)?
+                        .to_bytes()
+                }
+                AnyRing::Mayo(ring) => {
+                    let key =
+                        alibi_mayo::SigningKey::from_bytes(ring.params(), &skb).map_err(|e| {
+                            malformed(&format!("MAYO secret key in {}", sk.display()), e)
+                        })?;
+                    ring.sign(&key, &msg, &mut os_rng())
+                        .map_err(usage)?
+                        .to_bytes()
+                }
+            };
+            write("--out", &out, Kind::Data, &sig, false)
+        }
+        Cmd::Verify {
+            ring,
+            msg,
+            sig,
+            format,
+        } => {
+            let (ring, scheme) = ring.load()?;
+            let msg = read(&msg)?;
+            let sigb = read_input(&sig, "a ring signature")?;
+            let bad = |e: &dyn std::fmt::Display| {
+                malformed(&format!("ring signature in {}", sig.display()), e)
+            };
+            let ok = match &ring {
+                AnyRing::Falcon(r) => {
+                    let s = RingSignature::from_bytes(r, &sigb).map_err(|e| bad(&e))?;
+                    r.verify(&msg, &s).is_ok()
+                }
+                AnyRing::Mayo(r) => {
+                    let s = MayoRingSignature::from_bytes(r, &sigb).map_err(|e| bad(&e))?;
+                    r.verify(&msg, &s).is_ok()
+                }
+            };
+            let members = match &ring {
+                AnyRing::Falcon(r) => r.len(),
+                AnyRing::Mayo(r) => r.len(),
+            };
+            let fields = json!({"scheme": scheme.name(), "members": members});
+            format.verdict(
+                if ok {
+                    Ok(None)
+                } else {
+                    Err("invalid ring signature".into())
+                },
+                fields,
+            )
         }
     }
-}
-
-fn sign(o: &Opts) -> CmdResult {
-    let ring = load_any_ring(o)?;
-    let sk = read(o.req("sk")?)?;
-    let msg = read(o.req("msg")?)?;
-    let out = o.req("out")?;
-    let sig = match ring {
-        AnyRing::Falcon(ring) => {
-            let sk = SigningKey::from_bytes(&sk).map_err(|e| malformed("secret key", e))?;
-            ring.sign(&sk.expand(), &msg, &mut OsRng)
-                .map_err(crate::args::usage)?
-                .to_bytes()
-        }
-        AnyRing::Mayo(ring) => {
-            let sk = alibi_mayo::SigningKey::from_bytes(ring.params(), &sk)
-                .map_err(|e| malformed("secret key", e))?;
-            ring.sign(&sk, &msg, &mut OsRng)
-                .map_err(crate::args::usage)?
-                .to_bytes()
-        }
-    };
-    write(out, &sig)
-}
-
-fn verify(o: &Opts) -> CmdResult {
-    let ring = load_any_ring(o)?;
-    let msg = read(o.req("msg")?)?;
-    let sig = read(o.req("sig")?)?;
-    let ok = match ring {
-        AnyRing::Falcon(ring) => {
-            let sig = RingSignature::from_bytes(&ring, &sig)
-                .map_err(|e| malformed("ring signature", e))?;
-            ring.verify(&msg, &sig).is_ok()
-        }
-        AnyRing::Mayo(ring) => {
-            let sig = MayoRingSignature::from_bytes(&ring, &sig)
-                .map_err(|e| malformed("ring signature", e))?;
-            ring.verify(&msg, &sig).is_ok()
-        }
-    };
-    if !ok {
-        return Err(Failure::Invalid("invalid ring signature".into()));
-    }
-    println!("valid");
-    Ok(())
 }

@@ -1,64 +1,149 @@
-//! `alibi tachyon keygen|sign|verify`: keys carry their level in a header byte; a signature is the
-//! raw (s, h) of the public key's level.
+//! `alibi tachyon keygen|sign|verify`: keys carry their level in a header byte; a signature is
+//! the raw (s, h) of the public key's level.
 
-use crate::args::{read, write, Opts};
-use crate::falcon::malformed;
-use crate::{CmdResult, Failure};
+use std::path::{Path, PathBuf};
+
 use alibi_tachyon::{Level, Signature, SigningKey, VerifyingKey};
-use rand_core::OsRng;
+use clap::{Subcommand, ValueEnum};
+use serde_json::json;
 
-/// Dispatches `alibi tachyon <verb> ...`.
-pub fn run(args: &[String]) -> CmdResult {
-    let (verb, rest) = args
-        .split_first()
-        .ok_or_else(|| Failure::Usage("tachyon: missing verb (keygen, sign, verify)".into()))?;
-    match verb.as_str() {
-        "keygen" => keygen(&Opts::parse(
-            "tachyon keygen",
-            rest,
-            &["level", "pk", "sk"],
-        )?),
-        "sign" => sign(&Opts::parse("tachyon sign", rest, &["sk", "msg", "out"])?),
-        "verify" => verify(&Opts::parse("tachyon verify", rest, &["pk", "msg", "sig"])?),
-        v => Err(Failure::Usage(format!(
-            "tachyon: unknown verb '{v}' (keygen, sign, verify)"
-        ))),
+use crate::failure::{malformed, CmdResult, Failure};
+use crate::files::{read, read_input, read_secret, write, Kind};
+use crate::keys::KeyPairOut;
+use crate::report::Format;
+use crate::rng::os_rng;
+
+/// `alibi tachyon <verb>`.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Generate a key pair
+    Keygen {
+        /// The parameter set: 128, 192 or 256 bits, or 128s, the (t, k) = (256, 26) set with
+        /// smaller signatures
+        #[arg(long, value_enum)]
+        level: TachyonLevel,
+        #[command(flatten)]
+        out: KeyPairOut,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Sign a file
+    Sign {
+        /// The secret key
+        #[arg(long, value_name = "FILE")]
+        sk: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// Where to write the signature
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Verify a signature: exit 0 if valid, 1 if not, 2 if an input is malformed
+    Verify {
+        /// The public key
+        #[arg(long, value_name = "FILE")]
+        pk: PathBuf,
+        /// The message
+        #[arg(long, value_name = "FILE")]
+        msg: PathBuf,
+        /// The signature
+        #[arg(long, value_name = "FILE")]
+        sig: PathBuf,
+        #[command(flatten)]
+        format: Format,
+    },
+}
+
+/// The TACHYON parameter sets (docs/tachyon.md).
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum TachyonLevel {
+    /// 128-bit security
+    #[value(name = "128")]
+    T128,
+    /// 192-bit security
+    #[value(name = "192")]
+    T192,
+    /// 256-bit security
+    #[value(name = "256")]
+    T256,
+    /// 128-bit security with (t, k) = (256, 26): smaller signatures, larger keys
+    #[value(name = "128s")]
+    T128Small,
+}
+
+impl From<TachyonLevel> for Level {
+    fn from(l: TachyonLevel) -> Level {
+        match l {
+            TachyonLevel::T128 => Level::T128,
+            TachyonLevel::T192 => Level::T192,
+            TachyonLevel::T256 => Level::T256,
+            TachyonLevel::T128Small => Level::T128Small,
+        }
     }
 }
 
-fn keygen(o: &Opts) -> CmdResult {
-    let level = match o.req("level")? {
-        "128" => Level::T128,
-        "192" => Level::T192,
-        "256" => Level::T256,
-        "128s" => Level::T128Small,
-        l => {
-            return Err(Failure::Usage(format!(
-                "--level must be 128, 192, 256 or 128s, not '{l}'"
-            )))
+/// Runs `alibi tachyon <verb>`.
+pub fn run(cmd: Cmd) -> CmdResult {
+    match cmd {
+        Cmd::Keygen { level, out, format } => {
+            out.check()?;
+            let level = Level::from(level);
+            let (sk, vk) = SigningKey::generate(level, &mut os_rng());
+            out.write(level.name(), &vk.to_bytes(), &sk.to_bytes(), format)
         }
+        Cmd::Sign { sk, msg, out } => {
+            let b = read_secret(&sk, "a TACHYON secret key")?;
+            let key = SigningKey::from_bytes(&b).map_err(|e| wrong(&sk, &b, "secret key", e))?;
+            let msg = read(&msg)?;
+            write(
+                "--out",
+                &out,
+                Kind::Data,
+                &key.sign(&msg, &mut os_rng()).to_bytes(),
+                false,
+            )
+        }
+        Cmd::Verify {
+            pk,
+            msg,
+            sig,
+            format,
+        } => {
+            let b = read_input(&pk, "a TACHYON public key")?;
+            let vk = VerifyingKey::from_bytes(&b).map_err(|e| wrong(&pk, &b, "public key", e))?;
+            let msg = read(&msg)?;
+            let sig = Signature::from_bytes(vk.level(), &read_input(&sig, "a TACHYON signature")?)
+                .map_err(|e| {
+                    malformed(
+                        &format!("{} signature in {}", vk.level().name(), sig.display()),
+                        e,
+                    )
+                })?;
+            let fields = json!({"scheme": vk.level().name()});
+            match vk.verify(&msg, &sig) {
+                Ok(()) => format.verdict(Ok(None), fields),
+                Err(_) => format.verdict(Err("invalid signature".into()), fields),
+            }
+        }
+    }
+}
+
+/// A key that does not decode: named as the other kind of key when its header and length say it
+/// is one (public and secret keys share the level's header byte).
+fn wrong(path: &Path, b: &[u8], expected: &str, e: impl std::fmt::Display) -> Failure {
+    let level = b.first().and_then(|&h| Level::from_header(h));
+    let other = match (level, expected) {
+        (Some(l), "public key") if b.len() == l.secret_key_len() => Some("secret key"),
+        (Some(l), "secret key") if b.len() == l.public_key_len() => Some("public key"),
+        _ => None,
     };
-    let (pk, sk) = (o.req("pk")?, o.req("sk")?);
-    let (s, v) = SigningKey::generate(level, &mut OsRng);
-    write(sk, &s.to_bytes())?;
-    write(pk, &v.to_bytes())
-}
-
-fn sign(o: &Opts) -> CmdResult {
-    let sk =
-        SigningKey::from_bytes(&read(o.req("sk")?)?).map_err(|e| malformed("secret key", e))?;
-    let msg = read(o.req("msg")?)?;
-    write(o.req("out")?, &sk.sign(&msg, &mut OsRng).to_bytes())
-}
-
-fn verify(o: &Opts) -> CmdResult {
-    let vk =
-        VerifyingKey::from_bytes(&read(o.req("pk")?)?).map_err(|e| malformed("public key", e))?;
-    let msg = read(o.req("msg")?)?;
-    let sig = Signature::from_bytes(vk.level(), &read(o.req("sig")?)?)
-        .map_err(|e| malformed("signature", e))?;
-    vk.verify(&msg, &sig)
-        .map_err(|_| Failure::Invalid("invalid signature".into()))?;
-    println!("valid");
-    Ok(())
+    match (level, other) {
+        (Some(l), Some(o)) => Failure::Usage(format!(
+            "{} holds a {} {o}, not a {expected}",
+            path.display(),
+            l.name()
+        )),
+        _ => malformed(&format!("TACHYON {expected} in {}", path.display()), e),
+    }
 }

@@ -12,7 +12,7 @@ fn keygen_encap_decap_all_schemes() {
         let (ct, k1, k2) = (p("ct"), p("k1"), p("k2"));
         let keygen = |pk: &str, sk: &str| {
             code(&alibi(&[
-                "akem", "keygen", "--scheme", scheme, "--pk", pk, "--sk", sk,
+                "akem", "keygen", "--scheme", scheme, "--pk", pk, "--sk", sk, "--force",
             ]))
         };
         let encap = |sender_sk: &str, receiver_pk: &str| {
@@ -29,6 +29,7 @@ fn keygen_encap_decap_all_schemes() {
                 &ct,
                 "--key",
                 &k1,
+                "--force",
             ]))
         };
         let decap = || {
@@ -45,6 +46,7 @@ fn keygen_encap_decap_all_schemes() {
                 &ct,
                 "--key",
                 &k2,
+                "--force",
             ]))
         };
         assert_eq!(keygen(&spk, &ssk), 0);

@@ -19,7 +19,7 @@ fn keygen_sign_verify_both_levels() {
         let (pk, sk, sig) = (p(&d, "pk"), p(&d, "sk"), p(&d, "sig"));
         assert_eq!(
             code(&alibi(&[
-                "falcon", "keygen", "--level", level, "--pk", &pk, "--sk", &sk
+                "falcon", "keygen", "--level", level, "--pk", &pk, "--sk", &sk, "--force"
             ])),
             0
         );

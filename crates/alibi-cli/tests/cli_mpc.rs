@@ -23,6 +23,7 @@ fn keygen_sign_verify_and_exit_codes() {
             transport,
             "--out",
             &keys,
+            "--force",
         ]);
         assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
         assert_eq!(std::fs::read(p("keys/group.pk")).unwrap().len(), 48);

@@ -20,20 +20,20 @@ fn ring_keygen_sign_verify() {
         );
         assert_eq!(
             code(&alibi(&[
-                "ring", "keygen", "--scheme", scheme, "--pk", &a_pk, "--sk", &a_sk
+                "ring", "keygen", "--scheme", scheme, "--pk", &a_pk, "--sk", &a_sk, "--force"
             ])),
             0
         );
         assert_eq!(
             code(&alibi(&[
-                "ring", "keygen", "--scheme", scheme, "--pk", &b_pk, "--sk", &b_sk
+                "ring", "keygen", "--scheme", scheme, "--pk", &b_pk, "--sk", &b_sk, "--force"
             ])),
             0
         );
         // A plain Falcon key joins the ring too.
         assert_eq!(
             code(&alibi(&[
-                "falcon", "keygen", "--level", level, "--pk", &c_pk, "--sk", &c_sk
+                "falcon", "keygen", "--level", level, "--pk", &c_pk, "--sk", &c_sk, "--force"
             ])),
             0
         );
@@ -124,7 +124,7 @@ fn mayo_ring_keygen_sign_verify() {
         for who in ["a", "b", "c"] {
             let (pk, sk) = (p(&format!("{who}.pk")), p(&format!("{who}.sk")));
             assert_eq!(
-                run(&["ring", "keygen", "--scheme", scheme, "--pk", &pk, "--sk", &sk]),
+                run(&["ring", "keygen", "--scheme", scheme, "--pk", &pk, "--sk", &sk, "--force"]),
                 0
             );
         }
@@ -163,7 +163,7 @@ fn mayo_ring_keygen_sign_verify() {
         // An outsider's key and a secret key of the wrong length: usage errors (2).
         let (x_pk, x_sk) = (p("x.pk"), p("x.sk"));
         assert_eq!(
-            run(&["ring", "keygen", "--scheme", scheme, "--pk", &x_pk, "--sk", &x_sk]),
+            run(&["ring", "keygen", "--scheme", scheme, "--pk", &x_pk, "--sk", &x_sk, "--force"]),
             0
         );
         assert_eq!(sign(&x_sk, &ring, &[]), 2);

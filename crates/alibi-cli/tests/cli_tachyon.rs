@@ -17,7 +17,7 @@ fn keygen_sign_verify_every_level() {
             ]))
         };
         let keygen = [
-            "tachyon", "keygen", "--level", level, "--pk", &pk, "--sk", &sk,
+            "tachyon", "keygen", "--level", level, "--pk", &pk, "--sk", &sk, "--force",
         ];
         assert_eq!(code(&alibi(&keygen)), 0);
         let sign = ["tachyon", "sign", "--sk", &sk, "--msg", &msg, "--out", &sig];

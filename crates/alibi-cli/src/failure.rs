@@ -1,0 +1,42 @@
+//! How a command fails: the variant fixes the exit code (1 for an invalid signature or
+//! ciphertext, 2 for bad usage or malformed input), the text is the one line printed on stderr.
+
+use std::fmt::Display;
+
+/// How a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// A signature or ciphertext did not verify (exit 1).
+    Invalid(String),
+    /// Bad usage, an unreadable or unwritable file, or malformed input (exit 2).
+    Usage(String),
+}
+
+impl Failure {
+    /// The process exit code of this failure.
+    pub fn code(&self) -> u8 {
+        match self {
+            Failure::Invalid(_) => 1,
+            Failure::Usage(_) => 2,
+        }
+    }
+
+    /// The message, on one line whatever the underlying error held.
+    pub fn line(&self) -> String {
+        let (Failure::Invalid(m) | Failure::Usage(m)) = self;
+        m.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// The result of a command.
+pub type CmdResult = Result<(), Failure>;
+
+/// Any error as a usage failure (exit 2), its message kept.
+pub fn usage(e: impl Display) -> Failure {
+    Failure::Usage(e.to_string())
+}
+
+/// Input that does not decode (exit 2), named by what it was meant to be.
+pub fn malformed(what: &str, e: impl Display) -> Failure {
+    Failure::Usage(format!("malformed {what}: {e}"))
+}

@@ -1,0 +1,75 @@
+//! What a command prints on stdout: text, or one JSON object with `--json`. Writes are checked, so
+//! a full disk behind stdout is a one-line failure (exit 2), never a panic.
+
+use std::fmt::Display;
+use std::io::Write;
+
+use serde_json::{json, Map, Value};
+
+use crate::failure::{CmdResult, Failure};
+
+/// Prints one line on stdout.
+pub fn say(line: impl Display) -> CmdResult {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}")
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::Usage(format!("cannot write to stdout: {e}")))
+}
+
+/// `say!("...", args)`: [`say`] with `format!` arguments.
+#[macro_export]
+macro_rules! say {
+    ($($t:tt)*) => {
+        $crate::report::say(format_args!($($t)*))
+    };
+}
+
+/// The `--json` switch of every verb that reports something.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct Format {
+    /// Print the report as one JSON object on stdout instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl Format {
+    /// Prints the report: `text` (any number of lines), or `value` as JSON.
+    pub fn report(&self, text: impl Display, value: Value) -> CmdResult {
+        if self.json {
+            say(value)
+        } else {
+            say(text)
+        }
+    }
+
+    /// Reports a verification. Valid: `valid` (or `{"valid": true, ...}`), exit 0. Invalid:
+    /// `{"valid": false, "reason": ...}` on stdout with `--json`, the reason on stderr, exit 1.
+    /// `note` qualifies a valid result (what was not checked), `fields` add JSON members.
+    pub fn verdict(&self, outcome: Result<Option<String>, String>, fields: Value) -> CmdResult {
+        let mut obj = match fields {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        match outcome {
+            Ok(note) => {
+                obj.insert("valid".into(), json!(true));
+                if let Some(n) = &note {
+                    obj.insert("note".into(), json!(n));
+                }
+                let text = match note {
+                    Some(n) => format!("valid ({n})"),
+                    None => "valid".into(),
+                };
+                self.report(text, Value::Object(obj))
+            }
+            Err(reason) => {
+                if self.json {
+                    obj.insert("valid".into(), json!(false));
+                    obj.insert("reason".into(), json!(reason));
+                    say(Value::Object(obj))?;
+                }
+                Err(Failure::Invalid(reason))
+            }
+        }
+    }
+}
