@@ -229,9 +229,20 @@ impl Scheme {
             _ => self.public_len(suite),
         };
         if b.len() == want {
-            Ok(())
-        } else {
-            Err(self.not_a_key(path, b.len(), expected))
+            return Ok(());
+        }
+        let len_at = |s: Suite| match expected {
+            "secret" => self.secret_len(s),
+            _ => self.public_len(s),
+        };
+        match SUITES.into_iter().find(|&s| len_at(s) == b.len()) {
+            Some(other) if self != Scheme::Dh => Err(Failure::Usage(format!(
+                "{} is a {} {expected} key, but the other key is {}: both must use one suite",
+                path.display(),
+                suite_name(other),
+                suite_name(suite)
+            ))),
+            _ => Err(self.not_a_key(path, b.len(), expected)),
         }
     }
 }

@@ -35,3 +35,33 @@ pub fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// Runs `alibi` with arguments that need not be UTF-8.
+pub fn alibi_os(args: &[std::ffi::OsString]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_alibi"))
+        .args(args)
+        .output()
+        .expect("run alibi")
+}
+
+/// The one-line message of a failed run.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).trim_end().to_string()
+}
+
+/// What a run printed on stdout.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// A path in `d`, as the string the command line takes.
+pub fn path(d: &std::path::Path, f: &str) -> String {
+    d.join(f).to_str().unwrap().to_string()
+}
+
+/// The permission bits of a file.
+#[cfg(unix)]
+pub fn mode(p: &str) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
