@@ -37,8 +37,8 @@ pub enum Cmd {
         #[arg(long, value_name = "FILE")]
         trust_root: Option<PathBuf>,
         /// Requests per second each device may make (token bucket)
-        #[arg(long, value_name = "N")]
-        rate: Option<f64>,
+        #[arg(long, value_name = "N", default_value_t = Config::default().rate_per_device)]
+        rate: f64,
     },
     /// Measure the relay: 1:1 throughput and multi-recipient sends (a relay in this process on a
     /// temporary store, unless --url, --db or --postgres is given)
@@ -169,12 +169,10 @@ fn serve(
     postgres: Option<String>,
     delay_ms: u64,
     trust_root_file: Option<PathBuf>,
-    rate: Option<f64>,
+    rate: f64,
 ) -> CmdResult {
-    if let Some(r) = rate {
-        if !(r.is_finite() && r > 0.0) {
-            return Err(Failure::Usage("--rate: a positive number".into()));
-        }
+    if !(rate.is_finite() && rate > 0.0) {
+        return Err(Failure::Usage("--rate: a positive number".into()));
     }
     let root_file = match (&trust_root_file, &db) {
         (Some(f), _) => f.clone(),
@@ -199,14 +197,12 @@ fn serve(
             (Some(d), None) => (open_redb(d, &mut created)?, format!("redb {}", d.display())),
             (None, None) => unreachable!("clap requires --db or --postgres"),
         };
-        let mut config = Config {
+        let config = Config {
             trust_root: trust_root(&root_file, &mut created)?,
             delay: Duration::from_millis(delay_ms),
+            rate_per_device: rate,
             ..Config::default()
         };
-        if let Some(r) = rate {
-            config.rate_per_device = r;
-        }
         let root_pub = alibi_handshake::PrivateKey::from_bytes(config.trust_root).public_key();
         say!(
             "relay listening on http://{} (store: {kind}); trust root {}",
