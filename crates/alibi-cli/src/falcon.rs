@@ -1,7 +1,7 @@
 //! `alibi falcon keygen|sign|verify`: Falcon-512/1024 in the specification's raw encodings, the
 //! files PQClean reads and writes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use alibi_falcon::{Error, Level, Signature, SigningKey, VerifyingKey};
 use clap::{Subcommand, ValueEnum};
@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
 use crate::files::{read, read_input, read_secret, write, Kind};
-use crate::keys::KeyPairOut;
+use crate::keys::{KeyPairOut, SignFiles, VerifyFiles};
 use crate::report::Format;
 use crate::rng::os_rng;
 
@@ -27,28 +27,11 @@ pub enum Cmd {
         format: Format,
     },
     /// Sign a file: a detached signature (header, 40-byte salt, compressed s2), as PQClean emits
-    Sign {
-        /// The secret key
-        #[arg(long, value_name = "FILE")]
-        sk: PathBuf,
-        /// The message
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// Where to write the signature
-        #[arg(long, value_name = "FILE")]
-        out: PathBuf,
-    },
+    Sign(SignFiles),
     /// Verify a detached signature: exit 0 if valid, 1 if not, 2 if an input is malformed
     Verify {
-        /// The public key
-        #[arg(long, value_name = "FILE")]
-        pk: PathBuf,
-        /// The message
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// The signature
-        #[arg(long, value_name = "FILE")]
-        sig: PathBuf,
+        #[command(flatten)]
+        files: VerifyFiles,
         #[command(flatten)]
         format: Format,
     },
@@ -87,16 +70,14 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 format,
             )
         }
-        Cmd::Sign { sk, msg, out } => {
+        Cmd::Sign(SignFiles { sk, msg, out }) => {
             let key = signing_key(&sk)?;
             let msg = read(&msg)?;
             let sig = key.sign(&msg, &mut os_rng());
             write("--out", &out, Kind::Data, &sig.to_bytes(), false)
         }
         Cmd::Verify {
-            pk,
-            msg,
-            sig,
+            files: VerifyFiles { pk, msg, sig },
             format,
         } => {
             let vk = verifying_key(&pk)?;

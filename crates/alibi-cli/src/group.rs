@@ -519,39 +519,35 @@ fn params_of(path: &Path, b: &[u8], what: &str) -> Result<Params, Failure> {
     })
 }
 
-/// A credential: (params, id, cid*).
-fn credential(path: &Path) -> Result<(Params, u64, Vec<u8>), Failure> {
-    let b = read_secret(path, "a DGSP credential")?;
-    let p = params_of(path, &b, "credential")?;
+/// A member file (a credential or a member secret key): params tag, id, then n bytes (cid* or
+/// the seed), read into memory that is wiped.
+fn member_file(
+    path: &Path,
+    what: &str,
+) -> Result<(Params, u64, zeroize::Zeroizing<Vec<u8>>), Failure> {
+    let b = read_secret(path, &format!("a DGSP {what}"))?;
+    let p = params_of(path, &b, what)?;
     if b.len() != 9 + p.n() {
         return Err(Failure::Usage(format!(
-            "{} is no credential: {} bytes, expected {}",
+            "{} is no {what}: {} bytes, expected {}",
             path.display(),
             b.len(),
             9 + p.n()
         )));
     }
-    let id = u64::from_be_bytes(b[1..9].try_into().map_err(malformed_credential)?);
-    Ok((p, id, b[9..].to_vec()))
+    let id = u64::from_be_bytes(b[1..9].try_into().map_err(|e| malformed(what, e))?);
+    Ok((p, id, zeroize::Zeroizing::new(b[9..].to_vec())))
 }
 
-fn malformed_credential(e: impl std::fmt::Display) -> Failure {
-    malformed("credential", e)
+/// A credential: (params, id, cid*).
+fn credential(path: &Path) -> Result<(Params, u64, Vec<u8>), Failure> {
+    let (p, id, cid_star) = member_file(path, "credential")?;
+    Ok((p, id, cid_star.to_vec()))
 }
 
 fn user_key(path: &Path) -> Result<UserKey, Failure> {
-    let b = read_secret(path, "a DGSP member secret key")?;
-    let p = params_of(path, &b, "member secret key")?;
-    if b.len() != 9 + p.n() {
-        return Err(Failure::Usage(format!(
-            "{} is no member secret key: {} bytes, expected {}",
-            path.display(),
-            b.len(),
-            9 + p.n()
-        )));
-    }
-    let id = u64::from_be_bytes(b[1..9].try_into().map_err(malformed_credential)?);
-    UserKey::from_parts(p, id, &b[9..]).map_err(|e| malformed("member secret key", e))
+    let (p, id, seed) = member_file(path, "member secret key")?;
+    UserKey::from_parts(p, id, &seed).map_err(|e| malformed("member secret key", e))
 }
 
 fn load_sig(p: Params, path: &Path) -> Result<GroupSignature, Failure> {

@@ -69,3 +69,31 @@ impl KeyPairOut {
         )
     }
 }
+
+/// `--sk FILE --msg FILE --out FILE` of every `sign` that signs a file with one secret key.
+#[derive(clap::Args, Debug)]
+pub struct SignFiles {
+    /// The secret key
+    #[arg(long, value_name = "FILE")]
+    pub sk: PathBuf,
+    /// The message
+    #[arg(long, value_name = "FILE")]
+    pub msg: PathBuf,
+    /// Where to write the signature
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+/// `--pk FILE --msg FILE --sig FILE` of every `verify` under one public key.
+#[derive(clap::Args, Debug)]
+pub struct VerifyFiles {
+    /// The public key
+    #[arg(long, value_name = "FILE")]
+    pub pk: PathBuf,
+    /// The message
+    #[arg(long, value_name = "FILE")]
+    pub msg: PathBuf,
+    /// The signature
+    #[arg(long, value_name = "FILE")]
+    pub sig: PathBuf,
+}

@@ -1,7 +1,7 @@
 //! `alibi tachyon keygen|sign|verify`: keys carry their level in a header byte; a signature is
 //! the raw (s, h) of the public key's level.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use alibi_tachyon::{Level, Signature, SigningKey, VerifyingKey};
 use clap::{Subcommand, ValueEnum};
@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
 use crate::files::{read, read_input, read_secret, write, Kind};
-use crate::keys::KeyPairOut;
+use crate::keys::{KeyPairOut, SignFiles, VerifyFiles};
 use crate::report::Format;
 use crate::rng::os_rng;
 
@@ -28,28 +28,11 @@ pub enum Cmd {
         format: Format,
     },
     /// Sign a file
-    Sign {
-        /// The secret key
-        #[arg(long, value_name = "FILE")]
-        sk: PathBuf,
-        /// The message
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// Where to write the signature
-        #[arg(long, value_name = "FILE")]
-        out: PathBuf,
-    },
+    Sign(SignFiles),
     /// Verify a signature: exit 0 if valid, 1 if not, 2 if an input is malformed
     Verify {
-        /// The public key
-        #[arg(long, value_name = "FILE")]
-        pk: PathBuf,
-        /// The message
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// The signature
-        #[arg(long, value_name = "FILE")]
-        sig: PathBuf,
+        #[command(flatten)]
+        files: VerifyFiles,
         #[command(flatten)]
         format: Format,
     },
@@ -92,7 +75,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let (sk, vk) = SigningKey::generate(level, &mut os_rng());
             out.write(level.name(), &vk.to_bytes(), &sk.to_bytes(), format)
         }
-        Cmd::Sign { sk, msg, out } => {
+        Cmd::Sign(SignFiles { sk, msg, out }) => {
             let b = read_secret(&sk, "a TACHYON secret key")?;
             let key = SigningKey::from_bytes(&b).map_err(|e| wrong(&sk, &b, "secret key", e))?;
             let msg = read(&msg)?;
@@ -105,9 +88,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             )
         }
         Cmd::Verify {
-            pk,
-            msg,
-            sig,
+            files: VerifyFiles { pk, msg, sig },
             format,
         } => {
             let b = read_input(&pk, "a TACHYON public key")?;
