@@ -20,7 +20,7 @@
 //!
 //! ```
 //! use alibi_tachyon::{Level, SigningKey};
-//! let mut rng = rand_core::OsRng;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let (sk, pk) = SigningKey::generate(Level::T128, &mut rng);
 //! let sig = sk.sign(b"hello", &mut rng);
 //! assert_eq!(sig.to_bytes().len(), 4160);
@@ -40,8 +40,9 @@ mod params;
 mod prf;
 
 use ntt::{Ring, Shoup};
-use rand_core::CryptoRngCore;
-use sha3::digest::{ExtendableOutput, Update, XofReader};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
+use shake::digest::{ExtendableOutput, Update, XofReader};
 use std::sync::{Arc, OnceLock};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -96,7 +97,7 @@ impl Gck {
         } else {
             (1u32 << level.q_bits()) - 1
         };
-        let mut x = sha3::Shake128::default();
+        let mut x = shake::Shake128::default();
         x.update(b"TACHYON A");
         x.update(seed);
         let mut rd = x.finalize_xof();
@@ -336,7 +337,7 @@ impl core::fmt::Debug for SigningKey {
 
 impl SigningKey {
     /// A key pair: t evaluations of F (milliseconds).
-    pub fn generate<R: CryptoRngCore + ?Sized>(level: Level, rng: &mut R) -> (Self, VerifyingKey) {
+    pub fn generate<R: CryptoRng + ?Sized>(level: Level, rng: &mut R) -> (Self, VerifyingKey) {
         let mut key = vec![0u8; level.prf_key_len()];
         rng.fill_bytes(&mut key);
         let mut seed = [0u8; SEED_LEN];
@@ -413,7 +414,7 @@ impl SigningKey {
     /// Draws r' uniform in [0, xi)^(mu N) from PRF(key, domain R, fresh nonce); None in the
     /// (probability ~2^-100) case that the stream runs short, which the caller treats as a failed
     /// attempt.
-    fn sample_mask<R: CryptoRngCore + ?Sized>(&self, rng: &mut R, r: &mut [u32]) -> Option<()> {
+    fn sample_mask<R: CryptoRng + ?Sized>(&self, rng: &mut R, r: &mut [u32]) -> Option<()> {
         let mut nonce = [0u8; 11];
         rng.fill_bytes(&mut nonce);
         let bits = self.level.xi_bits();
@@ -435,7 +436,7 @@ impl SigningKey {
     }
 
     /// Signs `msg`: expected 1 / acceptance attempts (about 3 at level 128).
-    pub fn sign<R: CryptoRngCore + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
         let level = self.level;
         let (k, xi) = (level.k() as u32, level.xi());
         let mu_m = prf::message_digest(msg);
@@ -524,12 +525,17 @@ impl signature::Verifier<Signature> for VerifyingKey {
 }
 
 impl signature::RandomizedSigner<Signature> for SigningKey {
-    fn try_sign_with_rng(
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(msg, rng))
+        // Signing needs an infallible RNG: one 32-byte seed from the caller's (the only fallible
+        // call) keys a ChaCha20 stream for the rejection loop.
+        let mut seed = Zeroizing::new([0u8; 32]);
+        rng.try_fill_bytes(&mut seed[..])
+            .map_err(|_| signature::Error::new())?;
+        Ok(self.sign(msg, &mut ChaCha20Rng::from_seed(*seed)))
     }
 }
 
