@@ -673,7 +673,7 @@ impl signature::Verifier<Signature> for VerifyingKey {
 
 /// Adapts a fallible RNG to the infallible one signing needs: a 32-byte seed is drawn from it (the
 /// only call that can fail, its error reported as `signature::Error`) and keys ChaCha20.
-pub fn seeded_rng<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<ChaCha20Rng, signature::Error> {
+fn seeded_rng<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<ChaCha20Rng, signature::Error> {
     let mut seed = Zeroizing::new([0u8; 32]);
     rng.try_fill_bytes(&mut seed[..])
         .map_err(|_| signature::Error::new())?;

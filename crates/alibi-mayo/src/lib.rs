@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use alibi_mayo::{Params, SigningKey};
-//! let mut rng = rand_core::OsRng;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let sk = SigningKey::generate(Params::Mayo2, &mut rng);
 //! let vk = sk.verifying_key();
 //! let sig = sk.sign(b"hello", &mut rng);
@@ -37,7 +37,7 @@ mod solve;
 pub use params::Params;
 
 use map::{PublicMap, SecretMap};
-use rand_core::CryptoRngCore;
+use rand_core::{CryptoRng, TryCryptoRng};
 use zeroize::Zeroizing;
 
 /// Errors of this crate.
@@ -139,7 +139,7 @@ pub struct SigningKey {
 
 impl SigningKey {
     /// A fresh key: seed_sk from `rng` (CompactKeyGen, §3.2).
-    pub fn generate(params: Params, rng: &mut impl CryptoRngCore) -> SigningKey {
+    pub fn generate(params: Params, rng: &mut impl CryptoRng) -> SigningKey {
         let mut seed = Zeroizing::new(vec![0u8; params.sk_seed_bytes()]);
         rng.fill_bytes(&mut seed);
         SigningKey::from_bytes(params, &seed).expect("right length")
@@ -198,7 +198,7 @@ impl SigningKey {
     /// Signs `msg` (Sign, §3.3): R from `rng`, salt = SHAKE256(digest || R || seed_sk),
     /// t = SHAKE256(digest || salt), vinegar and randomizer from SHAKE256(digest || salt ||
     /// seed_sk || ctr).
-    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRngCore) -> Signature {
+    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> Signature {
         let p = self.params;
         let digest = map::shake256(&[msg], p.digest_bytes());
         let mut r = Zeroizing::new(vec![0u8; p.salt_bytes()]);
@@ -224,7 +224,7 @@ impl SigningKey {
     pub fn sample_preimage(
         &self,
         t: &[u8],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<Vec<u8>, Error> {
         let p = self.params;
         check_field_vector(t, p.m())?;
@@ -442,12 +442,12 @@ impl TryFrom<&[u8]> for Signature {
 }
 
 impl signature::RandomizedSigner<Signature> for SigningKey {
-    fn try_sign_with_rng(
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(msg, rng))
+        Ok(self.sign(msg, &mut seeded_rng(rng)?))
     }
 }
 
@@ -455,4 +455,16 @@ impl signature::Verifier<Signature> for VerifyingKey {
     fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), signature::Error> {
         VerifyingKey::verify(self, msg, sig).map_err(|_| signature::Error::new())
     }
+}
+
+/// Adapts a fallible RNG to the infallible one signing needs: a 32-byte seed drawn from it (the
+/// only call that can fail, reported as `signature::Error`) keys a ChaCha20 stream.
+pub(crate) fn seeded_rng<R: rand_core::TryCryptoRng + ?Sized>(
+    rng: &mut R,
+) -> Result<rand_chacha::ChaCha20Rng, signature::Error> {
+    use rand_core::SeedableRng;
+    let mut seed = zeroize::Zeroizing::new([0u8; 32]);
+    rng.try_fill_bytes(&mut seed[..])
+        .map_err(|_| signature::Error::new())?;
+    Ok(rand_chacha::ChaCha20Rng::from_seed(*seed))
 }

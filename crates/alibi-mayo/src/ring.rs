@@ -19,7 +19,8 @@
 //! distinguishing advantage), not identical.
 
 use crate::{gf16, map, Params, SigningKey, VerifyingKey};
-use rand_core::CryptoRngCore;
+use crate::seeded_rng;
+use rand_core::{CryptoRng, TryCryptoRng};
 
 /// The largest ring this crate signs for or verifies.
 pub const MAX_MEMBERS: usize = 1024;
@@ -149,7 +150,7 @@ impl Ring {
         &self,
         signer: &SigningKey,
         msg: &[u8],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<RingSignature, Error> {
         let p = self.params;
         if signer.params() != p {
@@ -303,13 +304,13 @@ impl RingSigner {
 }
 
 impl signature::RandomizedSigner<RingSignature> for RingSigner {
-    fn try_sign_with_rng(
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut R,
         msg: &[u8],
     ) -> Result<RingSignature, signature::Error> {
         self.ring
-            .sign(&self.key, msg, rng)
+            .sign(&self.key, msg, &mut seeded_rng(rng)?)
             .map_err(|_| signature::Error::new())
     }
 }

@@ -14,7 +14,7 @@ fn liboqs_interop() {
 mod with_liboqs {
     use alibi_mayo::{Params, Signature, SigningKey, VerifyingKey};
     use oqs::sig::{Algorithm, Sig};
-    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    use rand_chacha::rand_core::{Rng, SeedableRng};
     use rand_chacha::ChaCha20Rng;
 
     /// Our parameter sets, liboqs's algorithm for each, and the round-2 sizes (pk, sk, sig) both
