@@ -13,7 +13,7 @@
 //! ```
 //! use alibi_dgsp::{csr, verify, Manager, Params, UserKey};
 //! use alibi_dgsp::storage::{MemoryPlm, MemoryRevokedList};
-//! let mut rng = rand_core::OsRng;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let p = Params::Shake128f;
 //! let manager = Manager::generate(p, MemoryPlm::default(), MemoryRevokedList::default(), &mut rng);
 //! let (id, cid_star) = manager.join("alice").unwrap();
@@ -39,8 +39,8 @@ pub mod spx;
 pub mod storage;
 pub(crate) mod wots;
 
-use aes::cipher::{BlockDecrypt, BlockEncrypt, KeyInit};
-use rand_core::CryptoRngCore;
+use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
+use rand_core::CryptoRng;
 use rayon::prelude::*;
 use storage::{Plm, RevokedList};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -151,7 +151,7 @@ pub struct ManagerSecretKey {
 
 impl ManagerSecretKey {
     /// A fresh key (keygen_manager).
-    pub fn generate(params: Params, rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(params: Params, rng: &mut impl CryptoRng) -> Self {
         let n = params.n();
         let mut hash_secret = vec![0u8; n];
         let mut aes_key = vec![0u8; n];
@@ -214,9 +214,9 @@ impl ManagerSecretKey {
         block[8..].copy_from_slice(&ctr.to_be_bytes());
         let mut b = block.into();
         match self.aes_key.len() {
-            16 => aes::Aes128::new(self.aes_key[..].into()).encrypt_block(&mut b),
-            24 => aes::Aes192::new(self.aes_key[..].into()).encrypt_block(&mut b),
-            _ => aes::Aes256::new(self.aes_key[..].into()).encrypt_block(&mut b),
+            16 => aes_key::<aes::Aes128>(&self.aes_key).encrypt_block(&mut b),
+            24 => aes_key::<aes::Aes192>(&self.aes_key).encrypt_block(&mut b),
+            _ => aes_key::<aes::Aes256>(&self.aes_key).encrypt_block(&mut b),
         }
         b.into()
     }
@@ -225,14 +225,15 @@ impl ManagerSecretKey {
     fn unzeta(&self, zeta: &[u8; 16]) -> (u64, u64) {
         let mut b = (*zeta).into();
         match self.aes_key.len() {
-            16 => aes::Aes128::new(self.aes_key[..].into()).decrypt_block(&mut b),
-            24 => aes::Aes192::new(self.aes_key[..].into()).decrypt_block(&mut b),
-            _ => aes::Aes256::new(self.aes_key[..].into()).decrypt_block(&mut b),
+            16 => aes_key::<aes::Aes128>(&self.aes_key).decrypt_block(&mut b),
+            24 => aes_key::<aes::Aes192>(&self.aes_key).decrypt_block(&mut b),
+            _ => aes_key::<aes::Aes256>(&self.aes_key).decrypt_block(&mut b),
         }
         let b: [u8; 16] = b.into();
+        let (id, ctr) = b.split_at(8);
         (
-            u64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
-            u64::from_be_bytes(b[8..].try_into().expect("8 bytes")),
+            u64::from_be_bytes(id.try_into().expect("8 bytes")),
+            u64::from_be_bytes(ctr.try_into().expect("8 bytes")),
         )
     }
 
@@ -299,7 +300,7 @@ impl Certificate {
 /// ```compile_fail
 /// # use alibi_dgsp::{csr, Manager, Params, UserKey};
 /// # use alibi_dgsp::storage::{MemoryPlm, MemoryRevokedList};
-/// # let mut rng = rand_core::OsRng;
+/// # let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 /// # let m = Manager::generate(Params::Shake128f, MemoryPlm::default(), MemoryRevokedList::default(), &mut rng);
 /// # let (id, cid) = m.join("a").unwrap();
 /// # let u = UserKey::generate(Params::Shake128f, id, &mut rng);
@@ -356,7 +357,7 @@ pub struct UserKey {
 
 impl UserKey {
     /// keygen_user: a random n-byte seed for member `id`.
-    pub fn generate(params: Params, id: u64, rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(params: Params, id: u64, rng: &mut impl CryptoRng) -> Self {
         let mut seed_u = vec![0u8; params.n()];
         rng.fill_bytes(&mut seed_u);
         UserKey { params, id, seed_u }
@@ -451,7 +452,7 @@ impl UserKey {
 pub fn csr(
     user: &UserKey,
     b: usize,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> (Vec<WotsSeed>, Vec<Vec<u8>>) {
     // The seeds come from the caller's RNG in order; the keys are then computed in parallel.
     let seeds: Vec<WotsSeed> = (0..b)
@@ -580,7 +581,7 @@ pub struct Manager<P: Plm, R: RevokedList> {
 
 impl<P: Plm, R: RevokedList> Manager<P, R> {
     /// A manager with a fresh key (keygen_manager) over the given stores.
-    pub fn generate(params: Params, plm: P, revoked: R, rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(params: Params, plm: P, revoked: R, rng: &mut impl CryptoRng) -> Self {
         Manager {
             sk: ManagerSecretKey::generate(params, rng),
             plm,
@@ -686,4 +687,10 @@ impl<P: Plm, R: RevokedList> Manager<P, R> {
         }
         Ok(())
     }
+}
+
+/// The manager's AES key schedule. `key` is n = 16, 24 or 32 bytes long (generation draws n bytes
+/// and decoding checks the length), and the caller picks the cipher for that n.
+fn aes_key<C: KeyInit>(key: &[u8]) -> C {
+    C::new_from_slice(key).expect("aes_key is n bytes, the key size of the cipher chosen for n")
 }

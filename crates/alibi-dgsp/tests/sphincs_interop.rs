@@ -3,7 +3,7 @@
 
 use alibi_dgsp::sphincs::{self, SpxParams};
 use pqcrypto_traits::sign::{DetachedSignature, PublicKey, SecretKey};
-use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::rand_core::{Rng, SeedableRng};
 
 macro_rules! interop {
     ($name:ident, $m:ident, $params:expr, $messages:expr) => {

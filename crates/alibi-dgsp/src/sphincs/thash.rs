@@ -151,7 +151,7 @@ fn sponge1(total: usize, word: impl Fn(usize) -> u64) -> [u64; 25] {
         for (k, lane) in s[..RATE_WORDS].iter_mut().enumerate() {
             *lane ^= word(t + k);
         }
-        keccak::f1600(&mut s);
+        crate::sphincs::f1600(&mut s);
         t += RATE_WORDS;
     }
     for (k, lane) in s[..total - t].iter_mut().enumerate() {
@@ -159,7 +159,7 @@ fn sponge1(total: usize, word: impl Fn(usize) -> u64) -> [u64; 25] {
     }
     s[total - t] ^= 0x1f;
     s[RATE_WORDS - 1] ^= 0x80 << 56;
-    keccak::f1600(&mut s);
+    crate::sphincs::f1600(&mut s);
     s
 }
 
@@ -337,10 +337,10 @@ pub(crate) fn from_bytes(b: &[u8]) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sha3::digest::{ExtendableOutput, Update, XofReader};
+    use shake::digest::{ExtendableOutput, Update, XofReader};
 
     fn shake(parts: &[&[u8]], n: usize) -> Vec<u8> {
-        let mut h = sha3::Shake256::default();
+        let mut h = shake::Shake256::default();
         for p in parts {
             h.update(p);
         }
