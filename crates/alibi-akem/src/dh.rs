@@ -5,7 +5,7 @@
 //! Keys are raw 32-byte X25519 scalars (unclamped as stored; clamped inside X25519) and
 //! u-coordinates, as RFC 7748 encodes them.
 
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use crate::primitives::{x25519, x25519_public};
@@ -23,7 +23,7 @@ pub struct DhKeyPair {
 
 impl DhKeyPair {
     /// A fresh key pair.
-    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(rng: &mut impl CryptoRng) -> Self {
         let mut sk = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(&mut sk[..]);
         Self::from_secret(*sk)
@@ -50,11 +50,7 @@ impl DhKeyPair {
 
 /// Reads a 32-byte key or ciphertext.
 pub fn array32(b: &[u8], what: &'static str) -> Result<[u8; 32], Error> {
-    b.try_into().map_err(|_| Error::Length {
-        what,
-        expected: 32,
-        got: b.len(),
-    })
+    b.try_into().map_err(|_| Error::length(what, 32, b.len()))
 }
 
 /// RFC 9180 DHKEM(X25519, HKDF-SHA256), kem_id 0x0020, in the authenticated mode.
@@ -123,7 +119,7 @@ pub mod rfc9180 {
     pub fn auth_encap(
         sender: &DhKeyPair,
         receiver_pk: &[u8; 32],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         auth_encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
     }
@@ -133,7 +129,7 @@ pub mod rfc9180 {
     pub fn fake_auth_encap(
         receiver: &DhKeyPair,
         sender_pk: &[u8; 32],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = DhKeyPair::generate(rng);
         let dh1 = x25519(&eph.sk, &receiver.pk)?;
@@ -193,7 +189,7 @@ pub mod artifact {
     pub fn encap(
         sender: &DhKeyPair,
         receiver_pk: &[u8; 32],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
     }
@@ -202,7 +198,7 @@ pub mod artifact {
     pub fn fake_encap(
         receiver: &DhKeyPair,
         sender_pk: &[u8; 32],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = DhKeyPair::generate(rng);
         let s = x25519(&receiver.sk, sender_pk)?;
