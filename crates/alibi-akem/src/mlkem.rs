@@ -228,9 +228,27 @@ macro_rules! parameter_set {
     };
 }
 
-parameter_set!(MlKem512, MlKem::K512, U800, U768, "ML-KEM-512 for the `kem` traits.");
-parameter_set!(MlKem768, MlKem::K768, U1184, U1088, "ML-KEM-768 for the `kem` traits.");
-parameter_set!(MlKem1024, MlKem::K1024, U1568, U1568, "ML-KEM-1024 for the `kem` traits.");
+parameter_set!(
+    MlKem512,
+    MlKem::K512,
+    U800,
+    U768,
+    "ML-KEM-512 for the `kem` traits."
+);
+parameter_set!(
+    MlKem768,
+    MlKem::K768,
+    U1184,
+    U1088,
+    "ML-KEM-768 for the `kem` traits."
+);
+parameter_set!(
+    MlKem1024,
+    MlKem::K1024,
+    U1568,
+    U1568,
+    "ML-KEM-1024 for the `kem` traits."
+);
 parameter_set!(
     Kyber1024,
     MlKem::Kyber1024,
@@ -255,7 +273,8 @@ impl<P: ParameterSet> EncapsulationKey<P> {
     /// Decodes and checks an encapsulation key.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
         P::SET.check_ek(b)?;
-        let bytes = Array::try_from(b).map_err(|_| Error::length("ML-KEM encapsulation key", P::SET.ek_len(), b.len()))?;
+        let bytes = Array::try_from(b)
+            .map_err(|_| Error::length("ML-KEM encapsulation key", P::SET.ek_len(), b.len()))?;
         Ok(Self { bytes })
     }
 
@@ -291,7 +310,8 @@ impl<P: ParameterSet<EncapsulationKey = Self>> Encapsulate for EncapsulationKey<
         let (ct, ss) = P::SET
             .encapsulate(&self.bytes, rng)
             .expect("the key was checked when decoded");
-        let ct = Array::try_from(&ct[..]).expect("libcrux returns a ciphertext of the set's length");
+        let ct =
+            Array::try_from(&ct[..]).expect("libcrux returns a ciphertext of the set's length");
         (ct, Array::from(*ss))
     }
 }
@@ -418,11 +438,16 @@ mod tests {
             // They encapsulate, we decapsulate (typed and on bytes).
             let (ct, ss) = their_ek.encapsulate_with_rng(&mut rng);
             assert_eq!(ours.decapsulate_slice(&ct).unwrap()[..], ss[..]);
-            assert_eq!(p.decapsulate(ours.expanded_bytes(), &ct).unwrap()[..], ss[..]);
+            assert_eq!(
+                p.decapsulate(ours.expanded_bytes(), &ct).unwrap()[..],
+                ss[..]
+            );
             // We encapsulate, they decapsulate.
             let (ct, ss) = ours.public_key().encapsulate_with_rng(&mut rng);
             assert_eq!(their_dk.decapsulate_slice(&ct).unwrap()[..], ss[..]);
-            let (ct, ss) = p.encapsulate(ours.public_key().as_bytes(), &mut rng).unwrap();
+            let (ct, ss) = p
+                .encapsulate(ours.public_key().as_bytes(), &mut rng)
+                .unwrap();
             assert_eq!(their_dk.decapsulate_slice(&ct).unwrap()[..], ss[..]);
         }
         // An encapsulation key with a coefficient >= q fails FIPS 203's modulus check.

@@ -164,7 +164,12 @@ impl PqSecretKey {
             &p[3 * n..],
         )?;
         let ek = suite.kem().ek_of_dk(dk)?;
-        Ok(Self::assemble(suite, Zeroizing::new(dk.to_vec()), ek, falcon))
+        Ok(Self::assemble(
+            suite,
+            Zeroizing::new(dk.to_vec()),
+            ek,
+            falcon,
+        ))
     }
 
     /// dk || f || g || F || G.

@@ -24,7 +24,8 @@ fn dh_akem_interoperates_with_the_hpke_crate() {
         let their_r_pk = <HpkeKem as hpke::Kem>::PublicKey::from_bytes(r.public()).unwrap();
         // Theirs encapsulates, ours decapsulates.
         let (ss, enc) =
-            HpkeKem::encap_with_rng(&their_r_pk, Some((&their_s_sk, &their_s_pk)), &mut rng).unwrap();
+            HpkeKem::encap_with_rng(&their_r_pk, Some((&their_s_sk, &their_s_pk)), &mut rng)
+                .unwrap();
         let enc: [u8; 32] = enc.to_bytes().as_slice().try_into().unwrap();
         let ours = rfc9180::auth_decap(&r, s.public(), &enc).unwrap();
         assert_eq!(ours[..], ss.0[..]);

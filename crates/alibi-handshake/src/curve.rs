@@ -4,7 +4,7 @@
 
 use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::clamp_integer;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use x25519_dalek::StaticSecret;
 use zeroize::Zeroizing;
 
@@ -79,7 +79,7 @@ pub struct PrivateKey(StaticSecret);
 
 impl PrivateKey {
     /// A fresh random key.
-    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(rng: &mut impl CryptoRng) -> Self {
         let mut b = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(&mut b[..]);
         Self::from_bytes(*b)
@@ -131,7 +131,7 @@ pub struct KeyPair {
 
 impl KeyPair {
     /// A fresh random key pair.
-    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(rng: &mut impl CryptoRng) -> Self {
         Self::from_private(PrivateKey::generate(rng))
     }
 
@@ -174,7 +174,7 @@ pub struct IdentityKeyPair {
 
 impl IdentityKeyPair {
     /// A fresh identity.
-    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(rng: &mut impl CryptoRng) -> Self {
         Self::from_private(PrivateKey::generate(rng))
     }
 
@@ -185,7 +185,7 @@ impl IdentityKeyPair {
     }
 
     /// An XEdDSA signature on `msg`.
-    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRngCore) -> [u8; 64] {
+    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> [u8; 64] {
         crate::xeddsa::sign(&self.private, &[msg], rng)
     }
 }

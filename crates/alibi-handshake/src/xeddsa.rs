@@ -9,7 +9,7 @@ use curve25519_dalek::constants::ED25519_BASEPOINT_TABLE;
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::Scalar;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use sha2::{Digest, Sha512};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
@@ -28,7 +28,7 @@ const HASH1_PREFIX: [u8; 32] = {
 };
 
 /// Signs the concatenation of `msg` parts with `key`; 64 random bytes `Z` come from `rng`.
-pub fn sign(key: &PrivateKey, msg: &[&[u8]], rng: &mut impl CryptoRngCore) -> [u8; 64] {
+pub fn sign(key: &PrivateKey, msg: &[&[u8]], rng: &mut impl CryptoRng) -> [u8; 64] {
     let mut z = Zeroizing::new([0u8; 64]);
     rng.fill_bytes(&mut z[..]);
     let k = key.scalar_bytes();
