@@ -14,8 +14,8 @@
 
 use core::fmt;
 
-use kem::common::array::sizes::{U1088, U1184, U1568, U768, U800};
-use kem::common::array::{Array, ArraySize};
+use hybrid_array::sizes::{U1088, U1184, U1568, U768, U800};
+use hybrid_array::{Array, ArraySize};
 use kem::consts::{U32, U64};
 use kem::{
     Decapsulate, Decapsulator, Encapsulate, Generate, InvalidKey, Kem, Key, KeyExport, KeyInit,

@@ -4,7 +4,7 @@
 
 use alibi_handshake::{xeddsa, PrivateKey, PublicKey};
 use prost::Message as _;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeEq};
 
 use crate::proto;
@@ -31,7 +31,7 @@ impl ServerCertificate {
         key_id: u32,
         key: PublicKey,
         trust_root: &PrivateKey,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Self {
         let certificate = proto::ServerCertificateBody {
             id: Some(key_id),
@@ -111,7 +111,7 @@ impl SenderCertificate {
         expiration: u64,
         signer: ServerCertificate,
         signer_key: &PrivateKey,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Self {
         let certificate = proto::SenderCertificateBody {
             sender_e164: sender_e164.clone(),
