@@ -139,7 +139,7 @@ pub fn hash_to_g2(msg: &[u8], dst: &[u8]) -> [u8; 192] {
     blstrs::G2Affine::from(blstrs::G2Projective::hash_to_curve(msg, dst, &[])).to_uncompressed()
 }
 
-fn random_scalar(rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng)) -> blst::blst_scalar {
+fn random_scalar(rng: &mut impl rand_core::CryptoRng) -> blst::blst_scalar {
     // 128 random bits: a batch that holds one invalid triple passes with probability 2^-128.
     let mut b = [0u8; 32];
     rng.fill_bytes(&mut b[..16]);
@@ -149,7 +149,7 @@ fn random_scalar(rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng)) -> 
 fn batch_under(
     dst: &[u8],
     items: &[(&[u8], &[u8], &[u8])],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
+    rng: &mut impl rand_core::CryptoRng,
 ) -> bool {
     if items.is_empty() {
         return false;
@@ -179,18 +179,12 @@ fn batch_under(
 
 /// Verifies many (public key, message, signature) triples at once with a random linear
 /// combination (blst's multi-verification): true only if every one would verify alone.
-pub fn batch_verify(
-    items: &[(&[u8], &[u8], &[u8])],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
-) -> bool {
+pub fn batch_verify(items: &[(&[u8], &[u8], &[u8])], rng: &mut impl rand_core::CryptoRng) -> bool {
     batch_under(DST_SIG, items, rng)
 }
 
 /// Verifies many (public key, proof of possession) pairs at once, as [`batch_verify`] does.
-pub fn batch_pop_verify(
-    items: &[(&[u8], &[u8])],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
-) -> bool {
+pub fn batch_pop_verify(items: &[(&[u8], &[u8])], rng: &mut impl rand_core::CryptoRng) -> bool {
     let triples: Vec<(&[u8], &[u8], &[u8])> = items.iter().map(|(p, s)| (*p, *p, *s)).collect();
     batch_under(DST_POP, &triples, rng)
 }
@@ -201,7 +195,7 @@ pub fn batch_pop_verify(
 pub fn batch_verify_one_message(
     items: &[(&[u8], &[u8])],
     msg: &[u8],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
+    rng: &mut impl rand_core::CryptoRng,
 ) -> bool {
     use blstrs::{G1Affine, G2Affine};
     let mut points = Vec::with_capacity(items.len());
@@ -228,7 +222,7 @@ pub fn batch_verify_one_message(
 pub fn batch_verify_points(
     items: &[(blstrs::G1Projective, blstrs::G2Projective)],
     msg: &[u8],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
+    rng: &mut impl rand_core::CryptoRng,
 ) -> bool {
     use blstrs::{G1Projective, G2Projective, Scalar};
     use group::{Curve, Group};

@@ -25,7 +25,7 @@ use std::time::Duration;
 use blstrs::{G1Affine, Scalar};
 use ff::Field;
 use group::Curve;
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
@@ -197,7 +197,7 @@ pub async fn keygen<T: Transport>(
     party: &Party,
     config: &KeygenConfig,
     transport: &mut T,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut impl CryptoRng,
 ) -> Result<KeyShare> {
     let n = config.parties.len();
     let t = config.threshold;
@@ -237,7 +237,7 @@ pub async fn keygen<T: Transport>(
     let garble = |round: u16, body: Vec<u8>| match cheat {
         Some(Misbehaviour::Garbage { round: r }) if r == round => {
             let mut junk = vec![0u8; body.len().max(8)];
-            rand_core::OsRng.fill_bytes(&mut junk);
+            rand_core::Rng::fill_bytes(&mut rand_core::UnwrapErr(getrandom::SysRng), &mut junk);
             junk
         }
         _ => body,

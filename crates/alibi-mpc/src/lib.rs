@@ -29,7 +29,8 @@ pub mod sign;
 use std::collections::BTreeMap;
 
 use alibi_handshake::{IdentityKey, IdentityKeyPair};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -146,7 +147,7 @@ impl Party {
     pub(crate) fn sign_broadcast(&self, session: &SessionId, round: u16, body: Vec<u8>) -> Vec<u8> {
         let sig = self.identity.sign(
             &broadcast_transcript(session, round, self.index, &body),
-            &mut OsRng,
+            &mut UnwrapErr(SysRng),
         );
         encode(&SignedBroadcast {
             body,

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 
 use crate::dkg::{KeyShare, Misbehaviour};
 use crate::engine::Transport;
@@ -55,7 +55,7 @@ pub async fn sign<T: Transport>(
     config: &SignConfig,
     message: &[u8],
     transport: &mut T,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut impl CryptoRng,
 ) -> Result<Signed> {
     let me = party.index;
     let t = share.threshold;

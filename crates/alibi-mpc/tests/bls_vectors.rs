@@ -128,7 +128,7 @@ fn batch_verify() {
             .collect();
         let batched = pks.len() == msgs.len()
             && msgs.len() == sigs.len()
-            && bls::batch_verify(&triples, &mut rand_core::OsRng);
+            && bls::batch_verify(&triples, &mut rand_core::UnwrapErr(getrandom::SysRng));
         assert_eq!(batched, ok, "{name}: batch against one by one");
         assert_eq!(ok, c["output"].as_bool().unwrap(), "{name}");
     }
@@ -193,7 +193,7 @@ fn one_message_batches_catch_a_single_bad_signature() {
             .iter()
             .map(|(p, s)| (p.as_slice(), s.as_slice()))
             .collect();
-        bls::batch_verify_one_message(&refs, m, &mut rand_core::OsRng)
+        bls::batch_verify_one_message(&refs, m, &mut rand_core::UnwrapErr(getrandom::SysRng))
     };
     assert!(check(&items(&sigs), b"m"));
     assert!(!check(&items(&sigs), b"other"));
@@ -204,8 +204,14 @@ fn one_message_batches_catch_a_single_bad_signature() {
         .map(|k| (bls::public_key(k).unwrap(), bls::pop_prove(k).unwrap()))
         .collect();
     let mut refs: Vec<(&[u8], &[u8])> = pairs.iter().map(|(p, s)| (&p[..], &s[..])).collect();
-    assert!(bls::batch_pop_verify(&refs, &mut rand_core::OsRng));
+    assert!(bls::batch_pop_verify(
+        &refs,
+        &mut rand_core::UnwrapErr(getrandom::SysRng)
+    ));
     refs.swap(0, 1);
     refs[0].0 = &pairs[0].0;
-    assert!(!bls::batch_pop_verify(&refs, &mut rand_core::OsRng));
+    assert!(!bls::batch_pop_verify(
+        &refs,
+        &mut rand_core::UnwrapErr(getrandom::SysRng)
+    ));
 }

@@ -9,7 +9,8 @@ use alibi_mpc::dkg::{keygen, KeygenConfig, Misbehaviour};
 use alibi_mpc::relay::Mode;
 use alibi_mpc::{bls, Blame, Fault};
 use alibi_relay::local::LocalRelay;
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keygen_and_sign_over_both_transports() {
@@ -74,7 +75,7 @@ async fn a_cheater_is_named_over_each_transport() {
                 let party = p.party();
                 (
                     party.index,
-                    keygen(&party, &config, &mut p, &mut OsRng).await,
+                    keygen(&party, &config, &mut p, &mut UnwrapErr(SysRng)).await,
                 )
             }));
         }
