@@ -8,7 +8,8 @@ use crate::{CmdResult, Failure};
 use alibi_akem::dh::{array32, rfc9180, DhKeyPair};
 use alibi_akem::pq::{self, Suite};
 use alibi_akem::{shadowfax, Error};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 
 const SUITE: Suite = Suite::MlKem512Falcon512;
 
@@ -68,15 +69,15 @@ fn keygen(o: &Opts) -> CmdResult {
     let (pk, sk) = (o.req("pk")?, o.req("sk")?);
     let (pkb, skb): (Vec<u8>, Vec<u8>) = match scheme(o)? {
         Scheme::Dh => {
-            let k = DhKeyPair::generate(&mut OsRng);
+            let k = DhKeyPair::generate(&mut UnwrapErr(SysRng));
             (k.public().to_vec(), k.secret().to_vec())
         }
         Scheme::Pq => {
-            let k = pq::PqSecretKey::generate(SUITE, &mut OsRng);
+            let k = pq::PqSecretKey::generate(SUITE, &mut UnwrapErr(SysRng));
             (k.public_key().to_bytes(), k.to_bytes().to_vec())
         }
         Scheme::Shadowfax => {
-            let k = shadowfax::SecretKey::generate(SUITE, &mut OsRng);
+            let k = shadowfax::SecretKey::generate(SUITE, &mut UnwrapErr(SysRng));
             (k.public_key().to_bytes(), k.to_bytes().to_vec())
         }
     };
@@ -94,8 +95,8 @@ fn encap(o: &Opts) -> CmdResult {
                 array32(&sk, "sender key").map_err(|e| malformed("key", e))?,
             );
             let r = array32(&pk, "receiver key").map_err(|e| malformed("key", e))?;
-            let (enc, k) =
-                rfc9180::auth_encap(&sender, &r, &mut OsRng).map_err(|e| malformed("key", e))?;
+            let (enc, k) = rfc9180::auth_encap(&sender, &r, &mut UnwrapErr(SysRng))
+                .map_err(|e| malformed("key", e))?;
             (enc.to_vec(), k)
         }
         Scheme::Pq => {
@@ -103,14 +104,15 @@ fn encap(o: &Opts) -> CmdResult {
                 pq::PqSecretKey::from_bytes(SUITE, &sk).map_err(|e| malformed("sender key", e))?;
             let r = pq::PqPublicKey::from_bytes(SUITE, &pk)
                 .map_err(|e| malformed("receiver key", e))?;
-            pq::encap(&sender, &r, &mut OsRng).map_err(|e| malformed("input", e))?
+            pq::encap(&sender, &r, &mut UnwrapErr(SysRng)).map_err(|e| malformed("input", e))?
         }
         Scheme::Shadowfax => {
             let sender = shadowfax::SecretKey::from_bytes(SUITE, &sk)
                 .map_err(|e| malformed("sender key", e))?;
             let r = shadowfax::PublicKey::from_bytes(SUITE, &pk)
                 .map_err(|e| malformed("receiver key", e))?;
-            shadowfax::encap(&sender, &r, &mut OsRng).map_err(|e| malformed("input", e))?
+            shadowfax::encap(&sender, &r, &mut UnwrapErr(SysRng))
+                .map_err(|e| malformed("input", e))?
         }
     };
     write(o.req("ct")?, &ct)?;

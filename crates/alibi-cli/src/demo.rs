@@ -6,7 +6,8 @@ use crate::args::usage as fail;
 use crate::{CmdResult, Failure};
 use alibi_falcon::{hash_to_point, is_short, Level, Signature, SigningKey};
 use alibi_ringsig::{Ring, RingSignature};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 use std::time::Instant;
 
 /// Falcon keygen, sign, verify and an open preimage sample at both levels, then deniable ring
@@ -107,14 +108,16 @@ fn mpc() -> CmdResult {
 /// either can deny it was them.
 fn ring() -> CmdResult {
     println!("== deniable ring signatures (GANDALF over Falcon-512) ==");
-    let alice = SigningKey::generate(Level::Falcon512, &mut OsRng);
-    let bob = SigningKey::generate(Level::Falcon512, &mut OsRng);
-    let carol = SigningKey::generate(Level::Falcon512, &mut OsRng);
+    let alice = SigningKey::generate(Level::Falcon512, &mut UnwrapErr(SysRng));
+    let bob = SigningKey::generate(Level::Falcon512, &mut UnwrapErr(SysRng));
+    let carol = SigningKey::generate(Level::Falcon512, &mut UnwrapErr(SysRng));
     for members in [vec![&alice, &bob], vec![&alice, &bob, &carol]] {
         let ring = Ring::new(members.iter().map(|k| k.verifying_key()).collect()).map_err(fail)?;
         let msg = b"meet at the usual place";
         let t = Instant::now();
-        let sig = ring.sign(&bob.expand(), msg, &mut OsRng).map_err(fail)?;
+        let sig = ring
+            .sign(&bob.expand(), msg, &mut UnwrapErr(SysRng))
+            .map_err(fail)?;
         let us = t.elapsed().as_secs_f64() * 1e6;
         let bytes = sig.to_bytes();
         let back = RingSignature::from_bytes(&ring, &bytes).map_err(fail)?;
@@ -140,12 +143,14 @@ fn mayo_ring() -> CmdResult {
     use alibi_mayo::ring::{Ring as MayoRing, RingSignature as MayoSig};
     use alibi_mayo::{Params, SigningKey as MayoKey};
     for p in [Params::Mayo1, Params::Mayo2] {
-        let alice = MayoKey::generate(p, &mut OsRng);
-        let bob = MayoKey::generate(p, &mut OsRng);
+        let alice = MayoKey::generate(p, &mut UnwrapErr(SysRng));
+        let bob = MayoKey::generate(p, &mut UnwrapErr(SysRng));
         let ring = MayoRing::new(vec![alice.verifying_key(), bob.verifying_key()]).map_err(fail)?;
         let msg = b"meet at the usual place";
         let t = Instant::now();
-        let sig = ring.sign(&alice, msg, &mut OsRng).map_err(fail)?;
+        let sig = ring
+            .sign(&alice, msg, &mut UnwrapErr(SysRng))
+            .map_err(fail)?;
         let us = t.elapsed().as_secs_f64() * 1e6;
         let bytes = sig.to_bytes();
         let back = MayoSig::from_bytes(&ring, &bytes).map_err(fail)?;
@@ -168,10 +173,11 @@ fn akem() -> CmdResult {
     use alibi_akem::{pq::Suite, shadowfax};
     println!("== SHADOWFAX hybrid deniable AKEM (X25519 + ML-KEM-512 + GANDALF) ==");
     let suite = Suite::MlKem512Falcon512;
-    let alice = shadowfax::SecretKey::generate(suite, &mut OsRng);
-    let bob = shadowfax::SecretKey::generate(suite, &mut OsRng);
+    let alice = shadowfax::SecretKey::generate(suite, &mut UnwrapErr(SysRng));
+    let bob = shadowfax::SecretKey::generate(suite, &mut UnwrapErr(SysRng));
     let t = Instant::now();
-    let (ct, key) = shadowfax::encap(&alice, bob.public_key(), &mut OsRng).map_err(fail)?;
+    let (ct, key) =
+        shadowfax::encap(&alice, bob.public_key(), &mut UnwrapErr(SysRng)).map_err(fail)?;
     let us = t.elapsed().as_secs_f64() * 1e6;
     let got = shadowfax::decap(&bob, alice.public_key(), &ct).map_err(fail)?;
     println!(
@@ -180,7 +186,7 @@ fn akem() -> CmdResult {
         got == key
     );
     let (fake, fake_key) =
-        shadowfax::fake_encap(&bob, alice.public_key(), &mut OsRng).map_err(fail)?;
+        shadowfax::fake_encap(&bob, alice.public_key(), &mut UnwrapErr(SysRng)).map_err(fail)?;
     let accepted = shadowfax::decap(&bob, alice.public_key(), &fake).map_err(fail)? == fake_key;
     println!("Bob alone forges one \"from Alice\" that decapsulates the same way: {accepted}");
     if got != key || !accepted {
@@ -195,10 +201,10 @@ fn tachyon() -> CmdResult {
     use alibi_tachyon::{Level, SigningKey};
     println!("== TACHYON-128 (generalized compact knapsack) ==");
     let t = Instant::now();
-    let (sk, vk) = SigningKey::generate(Level::T128, &mut OsRng);
+    let (sk, vk) = SigningKey::generate(Level::T128, &mut UnwrapErr(SysRng));
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    let sig = sk.sign(b"fast", &mut OsRng);
+    let sig = sk.sign(b"fast", &mut UnwrapErr(SysRng));
     let us = t.elapsed().as_secs_f64() * 1e6;
     let ok = vk.verify(b"fast", &sig).is_ok();
     let other = vk.verify(b"slow", &sig).is_ok();
@@ -224,11 +230,11 @@ fn group() -> CmdResult {
         p,
         MemoryPlm::default(),
         MemoryRevokedList::default(),
-        &mut OsRng,
+        &mut UnwrapErr(SysRng),
     );
     let (id, cid) = m.join("alice").map_err(fail)?;
-    let alice = UserKey::generate(p, id, &mut OsRng);
-    let (seeds, pks) = csr(&alice, 1, &mut OsRng);
+    let alice = UserKey::generate(p, id, &mut UnwrapErr(SysRng));
+    let (seeds, pks) = csr(&alice, 1, &mut UnwrapErr(SysRng));
     let t = Instant::now();
     let certs = m.gen_cert(id, &cid, &pks).map_err(fail)?;
     let cert_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -265,7 +271,7 @@ fn falcon() -> CmdResult {
     println!("== Falcon (round-3 v1.2) with an open trapdoor sampler ==");
     for level in Level::ALL {
         let t = Instant::now();
-        let sk = SigningKey::generate(level, &mut OsRng);
+        let sk = SigningKey::generate(level, &mut UnwrapErr(SysRng));
         let vk = sk.verifying_key();
         println!(
             "[{level}] keygen: public key {} B, secret key {} B ({:.1} ms)",
@@ -276,7 +282,7 @@ fn falcon() -> CmdResult {
         let esk = sk.expand();
         let msg = b"alibi: deniable post-quantum handshakes start here";
         let t = Instant::now();
-        let sig = esk.sign(msg, &mut OsRng);
+        let sig = esk.sign(msg, &mut UnwrapErr(SysRng));
         let bytes = sig.to_bytes();
         println!(
             "[{level}] sign: {} B signature ({:.0} us)",
@@ -292,7 +298,9 @@ fn falcon() -> CmdResult {
         }
         // The open sampler: a short preimage of an arbitrary target, as ring signatures use it.
         let c = hash_to_point(b"any target", b"chosen by the caller", level);
-        let p = esk.sample_short_preimage(&c, &mut OsRng).map_err(fail)?;
+        let p = esk
+            .sample_short_preimage(&c, &mut UnwrapErr(SysRng))
+            .map_err(fail)?;
         let back = vk.recover_s1(&c, &p.s2).map_err(fail)?;
         println!(
             "[{level}] preimage: s1 + s2*h = c holds: {}, ||(s1,s2)||^2 = {} <= {}: {}\n",

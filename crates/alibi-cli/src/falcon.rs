@@ -3,7 +3,8 @@
 use crate::args::{read, write, Opts};
 use crate::{CmdResult, Failure};
 use alibi_falcon::{Error, Level, Signature, SigningKey, VerifyingKey};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 
 /// Dispatches `alibi falcon <verb> ...`.
 pub fn run(args: &[String]) -> CmdResult {
@@ -41,7 +42,7 @@ fn keygen(o: &Opts) -> CmdResult {
 /// Generates a Falcon key pair and writes it to the files named by --sk and --pk.
 pub fn write_key_pair(level: Level, o: &Opts) -> CmdResult {
     let (pk, sk) = (o.req("pk")?, o.req("sk")?);
-    let key = SigningKey::generate(level, &mut OsRng);
+    let key = SigningKey::generate(level, &mut UnwrapErr(SysRng));
     write(sk, &key.to_bytes())?;
     write(pk, &key.verifying_key().to_bytes())
 }
@@ -51,7 +52,7 @@ fn sign(o: &Opts) -> CmdResult {
         SigningKey::from_bytes(&read(o.req("sk")?)?).map_err(|e| malformed("secret key", e))?;
     let msg = read(o.req("msg")?)?;
     let out = o.req("out")?;
-    write(out, &sk.sign(&msg, &mut OsRng).to_bytes())
+    write(out, &sk.sign(&msg, &mut UnwrapErr(SysRng)).to_bytes())
 }
 
 fn verify(o: &Opts) -> CmdResult {

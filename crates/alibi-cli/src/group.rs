@@ -13,7 +13,8 @@ use alibi_dgsp::{
     csr, judge, verify, Certificate, Error, GroupSignature, Manager, ManagerPublicKey,
     ManagerSecretKey, OneTimeKey, Params, UserKey,
 };
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -70,7 +71,7 @@ fn manager_keygen(o: &Opts) -> CmdResult {
     let d = Path::new(o.req("dir")?);
     std::fs::create_dir_all(d)
         .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", d.display())))?;
-    let sk = ManagerSecretKey::generate(p, &mut OsRng);
+    let sk = ManagerSecretKey::generate(p, &mut UnwrapErr(SysRng));
     let path = |f: &str| d.join(f).to_str().unwrap_or("").to_string();
     write(&path("manager.sk"), &sk.to_bytes())?;
     write(&path("manager.pk"), &sk.public_key().to_bytes())?;
@@ -118,7 +119,7 @@ fn csr_cmd(o: &Opts) -> CmdResult {
     let user = match std::fs::read(usk_path) {
         Ok(b) => user_key(&b)?,
         Err(_) => {
-            let u = UserKey::generate(p, id, &mut OsRng);
+            let u = UserKey::generate(p, id, &mut UnwrapErr(SysRng));
             write(
                 usk_path,
                 &[&[p.tag()][..], &id.to_be_bytes(), u.seed()].concat(),
@@ -132,7 +133,7 @@ fn csr_cmd(o: &Opts) -> CmdResult {
         .ok()
         .filter(|&c| (1..=1024).contains(&c))
         .ok_or_else(|| Failure::Usage("--count must be 1..1024".into()))?;
-    let (seeds, pks) = csr(&user, count, &mut OsRng);
+    let (seeds, pks) = csr(&user, count, &mut UnwrapErr(SysRng));
     let mut req = [&[p.tag()][..], &id.to_be_bytes(), &cid_star].concat();
     for pk in &pks {
         req.extend_from_slice(pk);

@@ -12,7 +12,8 @@ use alibi_mpc::sign::SignConfig;
 use alibi_mpc::{bls, PartyIndex};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
-use rand_core::{OsRng, RngCore};
+use getrandom::SysRng;
+use rand_core::{Rng, UnwrapErr};
 
 use crate::args::{read, runtime, usage, write, Opts};
 use crate::{CmdResult, Failure};
@@ -56,7 +57,7 @@ fn hex(b: &[u8]) -> String {
 
 fn session() -> [u8; 16] {
     let mut s = [0u8; 16];
-    OsRng.fill_bytes(&mut s);
+    UnwrapErr(SysRng).fill_bytes(&mut s);
     s
 }
 

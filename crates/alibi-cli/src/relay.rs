@@ -20,7 +20,8 @@ fn trust_root(path: &str) -> Result<[u8; 32], Failure> {
             .try_into()
             .map_err(|_| Failure::Usage(format!("{path}: a trust root file holds 32 bytes")))
     } else {
-        let k = alibi_handshake::PrivateKey::generate(&mut rand_core::OsRng).to_bytes();
+        let k = alibi_handshake::PrivateKey::generate(&mut rand_core::UnwrapErr(getrandom::SysRng))
+            .to_bytes();
         write(path, &k[..])?;
         Ok(*k)
     }

@@ -11,7 +11,8 @@ use alibi_falcon::{Level, SigningKey};
 use alibi_mayo::ring::{Ring as MayoRing, RingSignature as MayoRingSignature};
 use alibi_mayo::Params as Mayo;
 use alibi_ringsig::{Ring, RingSignature};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 
 /// The two ring signatures.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -120,7 +121,7 @@ fn keygen(o: &Opts) -> CmdResult {
     match parse_scheme(o.req("scheme")?)? {
         Scheme::Falcon(level) => write_key_pair(level, o),
         Scheme::Mayo(p) => {
-            let sk = alibi_mayo::SigningKey::generate(p, &mut OsRng);
+            let sk = alibi_mayo::SigningKey::generate(p, &mut UnwrapErr(SysRng));
             write(o.req("pk")?, sk.public_key_bytes())?;
             write(o.req("sk")?, &sk.to_bytes())
         }
@@ -135,14 +136,14 @@ fn sign(o: &Opts) -> CmdResult {
     let sig = match ring {
         AnyRing::Falcon(ring) => {
             let sk = SigningKey::from_bytes(&sk).map_err(|e| malformed("secret key", e))?;
-            ring.sign(&sk.expand(), &msg, &mut OsRng)
+            ring.sign(&sk.expand(), &msg, &mut UnwrapErr(SysRng))
                 .map_err(crate::args::usage)?
                 .to_bytes()
         }
         AnyRing::Mayo(ring) => {
             let sk = alibi_mayo::SigningKey::from_bytes(ring.params(), &sk)
                 .map_err(|e| malformed("secret key", e))?;
-            ring.sign(&sk, &msg, &mut OsRng)
+            ring.sign(&sk, &msg, &mut UnwrapErr(SysRng))
                 .map_err(crate::args::usage)?
                 .to_bytes()
         }

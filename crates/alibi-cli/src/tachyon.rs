@@ -5,7 +5,8 @@ use crate::args::{read, write, Opts};
 use crate::falcon::malformed;
 use crate::{CmdResult, Failure};
 use alibi_tachyon::{Level, Signature, SigningKey, VerifyingKey};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 
 /// Dispatches `alibi tachyon <verb> ...`.
 pub fn run(args: &[String]) -> CmdResult {
@@ -39,7 +40,7 @@ fn keygen(o: &Opts) -> CmdResult {
         }
     };
     let (pk, sk) = (o.req("pk")?, o.req("sk")?);
-    let (s, v) = SigningKey::generate(level, &mut OsRng);
+    let (s, v) = SigningKey::generate(level, &mut UnwrapErr(SysRng));
     write(sk, &s.to_bytes())?;
     write(pk, &v.to_bytes())
 }
@@ -48,7 +49,10 @@ fn sign(o: &Opts) -> CmdResult {
     let sk =
         SigningKey::from_bytes(&read(o.req("sk")?)?).map_err(|e| malformed("secret key", e))?;
     let msg = read(o.req("msg")?)?;
-    write(o.req("out")?, &sk.sign(&msg, &mut OsRng).to_bytes())
+    write(
+        o.req("out")?,
+        &sk.sign(&msg, &mut UnwrapErr(SysRng)).to_bytes(),
+    )
 }
 
 fn verify(o: &Opts) -> CmdResult {
