@@ -449,11 +449,7 @@ impl UserKey {
 }
 
 /// csr: `b` fresh WOTS+ keys; the seeds stay with the member, the public keys go to the manager.
-pub fn csr(
-    user: &UserKey,
-    b: usize,
-    rng: &mut impl CryptoRng,
-) -> (Vec<WotsSeed>, Vec<Vec<u8>>) {
+pub fn csr(user: &UserKey, b: usize, rng: &mut impl CryptoRng) -> (Vec<WotsSeed>, Vec<Vec<u8>>) {
     // The seeds come from the caller's RNG in order; the keys are then computed in parallel.
     let seeds: Vec<WotsSeed> = (0..b)
         .map(|_| {

@@ -10,8 +10,8 @@
 
 use crate::params::Params;
 use crate::sphincs::{self, keccak_x8, SpxParams};
-use pqcrypto_traits::sign::{DetachedSignature as _, PublicKey as _, SecretKey as _};
 use getrandom::SysRng;
+use pqcrypto_traits::sign::{DetachedSignature as _, PublicKey as _, SecretKey as _};
 use rand_core::{Rng, UnwrapErr};
 use zeroize::Zeroizing;
 

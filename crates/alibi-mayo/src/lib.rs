@@ -221,11 +221,7 @@ impl SigningKey {
     /// The open sampler: s (k n elements of F16, one per byte) with P*(s) = t, for any target t
     /// (m elements), with vinegar and randomizer from `rng`. This is MAYO's signing without the
     /// hashing of a message, for constructions such as MAYO-RS.
-    pub fn sample_preimage(
-        &self,
-        t: &[u8],
-        rng: &mut impl CryptoRng,
-    ) -> Result<Vec<u8>, Error> {
+    pub fn sample_preimage(&self, t: &[u8], rng: &mut impl CryptoRng) -> Result<Vec<u8>, Error> {
         let p = self.params;
         check_field_vector(t, p.m())?;
         self.preimage_with(t, |_| {

@@ -18,8 +18,8 @@
 //! MAYO preimage and a uniformly random vector are close in distribution (the paper bounds the
 //! distinguishing advantage), not identical.
 
-use crate::{gf16, map, Params, SigningKey, VerifyingKey};
 use crate::seeded_rng;
+use crate::{gf16, map, Params, SigningKey, VerifyingKey};
 use rand_core::{CryptoRng, TryCryptoRng};
 
 /// The largest ring this crate signs for or verifies.
