@@ -172,7 +172,7 @@ impl SenderKeyMessage {
         let (content, sig) = self
             .serialized
             .split_at(self.serialized.len() - SIGNATURE_LEN);
-        xeddsa::verify(key, &[content], sig)
+        xeddsa::verify(key, &[content], sig).is_ok()
     }
 }
 

@@ -212,7 +212,7 @@ fn sign(args: &[String]) -> CmdResult {
             .await
             .map_err(usage)?;
         let group_key = &shares[0].group_key;
-        if !bls::verify(group_key, &msg, &signed.signature) {
+        if bls::verify(group_key, &msg, &signed.signature).is_err() {
             return Err(Failure::Invalid(
                 "the combined signature does not verify".into(),
             ));
@@ -245,7 +245,7 @@ fn verify(args: &[String]) -> CmdResult {
             "--sig: a 96-byte compressed G2 signature".into(),
         ));
     }
-    if bls::verify(&pk, &msg, &sig) {
+    if bls::verify(&pk, &msg, &sig).is_ok() {
         println!("valid");
         Ok(())
     } else {

@@ -71,6 +71,9 @@ pub enum Error {
     /// A certificate does not verify under the manager's key.
     #[error("invalid certificate")]
     InvalidCertificate,
+    /// A SPHINCS+ signature does not verify.
+    #[error("invalid SPHINCS+ signature")]
+    InvalidSpxSignature,
     /// The judge rejects the claimed opening.
     #[error("the opening does not match the signature")]
     WrongOpening,
@@ -96,15 +99,18 @@ fn id_bytes(id: u64) -> [u8; 8] {
     id.to_be_bytes()
 }
 
-fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Error> {
-    if expected != got {
-        return Err(Error::Length {
-            what,
-            expected,
-            got,
-        });
+impl Error {
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Error> {
+        if expected != got {
+            return Err(Error::Length {
+                what,
+                expected,
+                got,
+            });
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The manager's public key: a SPHINCS+ public key.
@@ -124,7 +130,7 @@ impl ManagerPublicKey {
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
         let p = Params::from_tag(*b.first().ok_or(Error::UnknownParams)?)
             .ok_or(Error::UnknownParams)?;
-        check_len("manager public key", 1 + spx::public_key_len(p), b.len())?;
+        Error::check_len("manager public key", 1 + spx::public_key_len(p), b.len())?;
         Ok(ManagerPublicKey {
             params: p,
             spx_pk: b[1..].to_vec(),
@@ -185,7 +191,7 @@ impl ManagerSecretKey {
         let p = Params::from_tag(*b.first().ok_or(Error::UnknownParams)?)
             .ok_or(Error::UnknownParams)?;
         let n = p.n();
-        check_len(
+        Error::check_len(
             "manager secret key",
             1 + 2 * n + spx::secret_key_len(p),
             b.len(),
@@ -267,7 +273,7 @@ impl WotsSeed {
 
     /// Restores a seed of parameter set `p`.
     pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
-        check_len("WOTS+ seed", p.n(), b.len())?;
+        Error::check_len("WOTS+ seed", p.n(), b.len())?;
         Ok(WotsSeed(b.to_vec()))
     }
 }
@@ -285,7 +291,7 @@ impl Certificate {
 
     /// Decodes a certificate of parameter set `p`.
     pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
-        check_len("certificate", Self::encoded_len(p), b.len())?;
+        Error::check_len("certificate", Self::encoded_len(p), b.len())?;
         Ok(Certificate {
             zeta: b[..16].try_into().expect("16 bytes"),
             pi: b[16..16 + p.n()].to_vec(),
@@ -333,7 +339,7 @@ impl OneTimeKey {
     /// Restores a one-time key of parameter set `p` from [`Self::to_bytes`].
     pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
         let n = p.n();
-        check_len("one-time key", 2 * n + 16 + spx::signature_len(p), b.len())?;
+        Error::check_len("one-time key", 2 * n + 16 + spx::signature_len(p), b.len())?;
         Ok(OneTimeKey {
             seed: WotsSeed(b[..n].to_vec()),
             cert: Certificate {
@@ -365,7 +371,7 @@ impl UserKey {
 
     /// Restores a member key from its parts.
     pub fn from_parts(params: Params, id: u64, seed_u: &[u8]) -> Result<Self, Error> {
-        check_len("user seed", params.n(), seed_u.len())?;
+        Error::check_len("user seed", params.n(), seed_u.len())?;
         Ok(UserKey {
             params,
             id,
@@ -420,11 +426,9 @@ impl UserKey {
                 let pk = self.wots_pk(&seed.0);
                 let tau = hash::h(self.params, &[&pk, &cert.pi, &id_bytes(self.id)]);
                 let m = [&pk[..], &cert.zeta, &tau].concat();
-                if spx::verify(self.params, &m, &cert.spx_sig, &pkm.spx_pk) {
-                    Ok(OneTimeKey { seed, cert })
-                } else {
-                    Err(Error::InvalidCertificate)
-                }
+                spx::verify(self.params, &m, &cert.spx_sig, &pkm.spx_pk)
+                    .map_err(|_| Error::InvalidCertificate)?;
+                Ok(OneTimeKey { seed, cert })
             })
             .collect()
     }
@@ -488,7 +492,7 @@ impl GroupSignature {
 
     /// Decodes a signature of parameter set `p`.
     pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
-        check_len("group signature", p.signature_len(), b.len())?;
+        Error::check_len("group signature", p.signature_len(), b.len())?;
         let n = p.n();
         let w = p.wots_len() * n;
         let s = spx::signature_len(p);
@@ -521,11 +525,8 @@ fn check(pkm: &ManagerPublicKey, msg: &[u8], sig: &GroupSignature) -> Result<Vec
     }
     let pk = sig.wots_pk(msg);
     let m = [&pk[..], &sig.zeta, &sig.tau].concat();
-    if spx::verify(pkm.params, &m, &sig.spx_sig, &pkm.spx_pk) {
-        Ok(pk)
-    } else {
-        Err(Error::InvalidSignature)
-    }
+    spx::verify(pkm.params, &m, &sig.spx_sig, &pkm.spx_pk).map_err(|_| Error::InvalidSignature)?;
+    Ok(pk)
 }
 
 /// verify: not revoked, and the WOTS+ key implied by the signature is certified.
@@ -634,7 +635,7 @@ impl<P: Plm, R: RevokedList> Manager<P, R> {
             return Err(Error::BadCid);
         }
         for pk in pks {
-            check_len("WOTS+ public key", p.n(), pk.len())?;
+            Error::check_len("WOTS+ public key", p.n(), pk.len())?;
         }
         // One atomic step reserves the whole batch of positions; the SPHINCS+ signatures of a
         // batch then run in parallel.

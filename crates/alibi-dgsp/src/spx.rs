@@ -10,6 +10,7 @@
 
 use crate::params::Params;
 use crate::sphincs::{self, keccak_x8, SpxParams};
+use crate::Error;
 use getrandom::SysRng;
 use pqcrypto_traits::sign::{DetachedSignature as _, PublicKey as _, SecretKey as _};
 use rand_core::{Rng, UnwrapErr};
@@ -131,15 +132,16 @@ pub fn sign(p: Params, msg: &[u8], sk: &[u8]) -> Option<Vec<u8>> {
     })
 }
 
-/// Verifies a detached signature.
-pub fn verify(p: Params, msg: &[u8], sig: &[u8], pk: &[u8]) -> bool {
+/// Verifies a detached signature: [`Error::InvalidSpxSignature`] (or [`Error::Length`] from our
+/// implementation) when it does not verify.
+pub fn verify(p: Params, msg: &[u8], sig: &[u8], pk: &[u8]) -> Result<(), Error> {
     if let Some(sp) = ours(p) {
         return sphincs::verify(&sp, msg, sig, pk);
     }
     dispatch!(p, m => {
         let (Ok(pk), Ok(sig)) = (m::PublicKey::from_bytes(pk), m::DetachedSignature::from_bytes(sig)) else {
-            return false;
+            return Err(Error::InvalidSpxSignature);
         };
-        m::verify_detached_signature(&sig, msg, &pk).is_ok()
+        m::verify_detached_signature(&sig, msg, &pk).map_err(|_| Error::InvalidSpxSignature)
     })
 }

@@ -157,8 +157,9 @@ impl IdentityKey {
         PublicKey::deserialize(b).map(Self)
     }
 
-    /// Checks an XEdDSA signature on `msg` made by this identity.
-    pub fn verify(&self, msg: &[u8], sig: &[u8]) -> bool {
+    /// Checks an XEdDSA signature on `msg` made by this identity ([`Error::BadSignature`] or
+    /// [`Error::Length`] when it does not verify).
+    pub fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<()> {
         crate::xeddsa::verify(&self.0, &[msg], sig)
     }
 }

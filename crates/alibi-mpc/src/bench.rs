@@ -167,7 +167,7 @@ pub async fn keygen_and_sign(
         misbehaviour: None,
     };
     let (parties, signed, sign_time) = sign_all(parties, &shares, &config, message).await?;
-    if !bls::verify(&shares[0].group_key, message, &signed.signature) {
+    if bls::verify(&shares[0].group_key, message, &signed.signature).is_err() {
         return Err(Error::Aborted {
             reason: "the threshold signature does not verify".into(),
             blamed: vec![],

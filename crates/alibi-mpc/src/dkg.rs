@@ -357,7 +357,9 @@ pub async fn keygen<T: Transport>(
             .and_then(|g| g.p2p.as_deref())
             .and_then(|b| decode::<SignedShare>(b).ok())
             .filter(|s| {
-                party.roster[&d].verify(&share_transcript(&config.session, d, me, &s.value), &s.sig)
+                party.roster[&d]
+                    .verify(&share_transcript(&config.session, d, me, &s.value), &s.sig)
+                    .is_ok()
             });
         let value = signed
             .as_ref()
@@ -379,10 +381,10 @@ pub async fn keygen<T: Transport>(
         let sum = candidates
             .values()
             .fold(Scalar::ZERO, |acc, (v, _)| acc + v);
-        joint.is_none_or(|j| j.verify_share(me, &sum))
+        joint.is_none_or(|j| j.verify_share(me, &sum).is_ok())
     };
     for (d, (v, s)) in candidates {
-        if all_good || commitments[&d].verify_share(me, &v) {
+        if all_good || commitments[&d].verify_share(me, &v).is_ok() {
             shares.insert(d, v);
         } else {
             complaints.push(Complaint {
@@ -434,9 +436,10 @@ pub async fn keygen<T: Transport>(
                             &share_transcript(&config.session, d, *accuser, &ev.value),
                             &ev.sig,
                         )
+                        .is_ok()
                     });
-                    let valid =
-                        scalar_from_bytes(&ev.value).is_ok_and(|v| cm.verify_share(*accuser, &v));
+                    let valid = scalar_from_bytes(&ev.value)
+                        .is_ok_and(|v| cm.verify_share(*accuser, &v).is_ok());
                     if signed && !valid {
                         run.blame(d, Fault::BadShare);
                     } else {
@@ -486,8 +489,9 @@ pub async fn keygen<T: Transport>(
             let ok = revealed.and_then(|s| {
                 let v = scalar_from_bytes(&s.value).ok()?;
                 let signed = party.roster[&d]
-                    .verify(&share_transcript(&config.session, d, a, &s.value), &s.sig);
-                (signed && commitments.get(&d)?.verify_share(a, &v)).then_some(v)
+                    .verify(&share_transcript(&config.session, d, a, &s.value), &s.sig)
+                    .is_ok();
+                (signed && commitments.get(&d)?.verify_share(a, &v).is_ok()).then_some(v)
             });
             match ok {
                 Some(v) if a == me => {
@@ -585,9 +589,9 @@ pub async fn keygen<T: Transport>(
             .map(|(p, c)| (*p, verification_keys[p].as_slice(), c.proof.as_slice()))
             .collect();
         let pairs: Vec<(&[u8], &[u8])> = proofs.iter().map(|(_, k, s)| (*k, *s)).collect();
-        if !pairs.is_empty() && !bls::batch_pop_verify(&pairs, &mut *run.rng) {
+        if pairs.is_empty() && !bls::batch_pop_verify(&pairs, &mut *run.rng).is_err() {
             for (p, k, s) in &proofs {
-                if !bls::pop_verify(k, s) {
+                if bls::pop_verify(k, s).is_err() {
                     run.blame(*p, Fault::BadProof);
                 }
             }

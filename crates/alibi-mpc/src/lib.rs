@@ -60,6 +60,9 @@ pub enum Error {
     /// The transport failed.
     #[error("transport: {0}")]
     Transport(String),
+    /// A signature, proof of possession or share does not verify.
+    #[error("does not verify: {0}")]
+    Verification(&'static str),
 }
 
 /// The crate's result type.
@@ -169,6 +172,7 @@ impl Party {
             &broadcast_transcript(session, round, from, &sb.body),
             &sb.sig,
         )
+        .is_ok()
         .then_some(sb.body)
     }
 }

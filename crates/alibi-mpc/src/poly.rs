@@ -90,9 +90,13 @@ impl Commitment {
         Some(Commitment(acc))
     }
 
-    /// Whether `share` is f(i) for the committed f.
-    pub fn verify_share(&self, i: PartyIndex, share: &Scalar) -> bool {
-        G1Projective::generator() * share == self.eval(i)
+    /// Checks that `share` is f(i) for the committed f ([`Error::Verification`] otherwise).
+    pub fn verify_share(&self, i: PartyIndex, share: &Scalar) -> Result<()> {
+        if G1Projective::generator() * share == self.eval(i) {
+            Ok(())
+        } else {
+            Err(Error::Verification("share"))
+        }
     }
 }
 
@@ -155,8 +159,8 @@ mod tests {
         let f = Polynomial::random(2, &mut UnwrapErr(SysRng));
         let c = Commitment::decode(&f.commitment()).unwrap();
         for i in 1..=5 {
-            assert!(c.verify_share(i, &f.eval(i)));
-            assert!(!c.verify_share(i, &(f.eval(i) + Scalar::ONE)));
+            assert!(c.verify_share(i, &f.eval(i)).is_ok());
+            assert!(c.verify_share(i, &(f.eval(i) + Scalar::ONE)).is_err());
         }
         let h = G2Projective::generator();
         let pts: Vec<_> = [1, 3, 5].iter().map(|&i| (i, h * f.eval(i))).collect();

@@ -400,7 +400,7 @@ async fn put_keys(
     };
     if let Some(k) = &keys.signed_pre_key {
         PublicKey::deserialize(&k.public).map_err(|_| bad("signedPreKey"))?;
-        if !xeddsa::verify(&ik, &[&k.public], &k.signature) {
+        if xeddsa::verify(&ik, &[&k.public], &k.signature).is_err() {
             return Err(bad("signedPreKey"));
         }
     }
@@ -410,7 +410,7 @@ async fn put_keys(
         .chain(keys.pq_last_resort_pre_key.iter())
     {
         KemPublicKey::deserialize(&k.public).map_err(|_| bad("pqPreKey"))?;
-        if !xeddsa::verify(&ik, &[&k.public], &k.signature) {
+        if xeddsa::verify(&ik, &[&k.public], &k.signature).is_err() {
             return Err(bad("pqPreKey"));
         }
     }

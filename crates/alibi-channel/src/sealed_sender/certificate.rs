@@ -71,7 +71,7 @@ impl ServerCertificate {
     /// Whether the trust root signed it (and its id is not revoked).
     pub fn validate(&self, trust_root: &PublicKey) -> bool {
         !REVOKED_SERVER_KEY_IDS.contains(&self.key_id)
-            && xeddsa::verify(trust_root, &[&self.certificate], &self.signature)
+            && xeddsa::verify(trust_root, &[&self.certificate], &self.signature).is_ok()
     }
 
     /// The bytes on the wire.
@@ -186,7 +186,7 @@ impl SenderCertificate {
             any |= Choice::from(u8::from(self.signer.validate(root)));
         }
         bool::from(any)
-            && xeddsa::verify(&self.signer.key, &[&self.certificate], &self.signature)
+            && xeddsa::verify(&self.signer.key, &[&self.certificate], &self.signature).is_ok()
             && now_ms <= self.expiration
     }
 

@@ -9,6 +9,7 @@
 pub(crate) mod keccak_x8;
 pub(crate) mod thash;
 
+use crate::Error;
 use rayon::prelude::*;
 use shake::digest::{ExtendableOutput, Update, XofReader};
 use thash::{Adrs, Chain, Ctx, Node};
@@ -427,12 +428,12 @@ pub fn sign(p: &SpxParams, msg: &[u8], sk: &[u8], optrand: &[u8]) -> Option<Vec<
     Some(sig)
 }
 
-/// Verifies a signature (§6.5). Any length mismatch is a rejection.
-pub fn verify(p: &SpxParams, msg: &[u8], sig: &[u8], pk: &[u8]) -> bool {
+/// Verifies a signature (§6.5): [`Error::Length`] for a signature or key of the wrong length,
+/// [`Error::InvalidSpxSignature`] for one that does not verify.
+pub fn verify(p: &SpxParams, msg: &[u8], sig: &[u8], pk: &[u8]) -> Result<(), Error> {
     let n = p.n;
-    if sig.len() != p.signature_len() || pk.len() != 2 * n {
-        return false;
-    }
+    Error::check_len("SPHINCS+ signature", p.signature_len(), sig.len())?;
+    Error::check_len("SPHINCS+ public key", 2 * n, pk.len())?;
     let ctx = Ctx::new(&pk[..n], &[]);
     let d = hash_message(p, &sig[..n], pk, msg);
     let mut at = n + p.fors_bytes();
@@ -458,7 +459,11 @@ pub fn verify(p: &SpxParams, msg: &[u8], sig: &[u8], pk: &[u8]) -> bool {
     let mut root = Vec::with_capacity(n);
     thash::to_bytes(&node[..p.nw()], &mut root);
     // Both sides are public: no need for a constant-time comparison.
-    root == pk[n..]
+    if root == pk[n..] {
+        Ok(())
+    } else {
+        Err(Error::InvalidSpxSignature)
+    }
 }
 
 /// Keccak-f[1600] on one state, through the `keccak` crate's backend selection (the portable one
