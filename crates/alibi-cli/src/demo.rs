@@ -201,7 +201,8 @@ fn tachyon() -> CmdResult {
     use alibi_tachyon::{Level, SigningKey};
     println!("== TACHYON-128 (generalized compact knapsack) ==");
     let t = Instant::now();
-    let (sk, vk) = SigningKey::generate(Level::T128, &mut UnwrapErr(SysRng));
+    let sk = SigningKey::generate(Level::T128, &mut UnwrapErr(SysRng));
+    let vk = sk.verifying_key();
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     let sig = sk.sign(b"fast", &mut UnwrapErr(SysRng));

@@ -40,7 +40,8 @@ fn keygen(o: &Opts) -> CmdResult {
         }
     };
     let (pk, sk) = (o.req("pk")?, o.req("sk")?);
-    let (s, v) = SigningKey::generate(level, &mut UnwrapErr(SysRng));
+    let s = SigningKey::generate(level, &mut UnwrapErr(SysRng));
+    let v = s.verifying_key();
     write(sk, &s.to_bytes())?;
     write(pk, &v.to_bytes())
 }

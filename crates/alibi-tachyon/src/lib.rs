@@ -21,7 +21,8 @@
 //! ```
 //! use alibi_tachyon::{Level, SigningKey};
 //! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
-//! let (sk, pk) = SigningKey::generate(Level::T128, &mut rng);
+//! let sk = SigningKey::generate(Level::T128, &mut rng);
+//! let pk = sk.verifying_key();
 //! let sig = sk.sign(b"hello", &mut rng);
 //! assert_eq!(sig.to_bytes().len(), 4160);
 //! assert!(pk.verify(b"hello", &sig).is_ok());
@@ -336,15 +337,14 @@ impl core::fmt::Debug for SigningKey {
 }
 
 impl SigningKey {
-    /// A key pair: t evaluations of F (milliseconds).
-    pub fn generate<R: CryptoRng + ?Sized>(level: Level, rng: &mut R) -> (Self, VerifyingKey) {
+    /// A fresh signing key; its public key comes from [`SigningKey::verifying_key`] (t
+    /// evaluations of F, milliseconds).
+    pub fn generate<R: CryptoRng + ?Sized>(level: Level, rng: &mut R) -> Self {
         let mut key = vec![0u8; level.prf_key_len()];
         rng.fill_bytes(&mut key);
         let mut seed = [0u8; SEED_LEN];
         rng.fill_bytes(&mut seed);
-        let sk = Self::from_parts(level, key, seed);
-        let vk = sk.verifying_key();
-        (sk, vk)
+        Self::from_parts(level, key, seed)
     }
 
     fn from_parts(level: Level, key: Vec<u8>, seed: [u8; SEED_LEN]) -> Self {
