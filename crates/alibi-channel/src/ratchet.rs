@@ -118,10 +118,7 @@ mod tests {
     use super::*;
 
     fn h(s: &str) -> [u8; 32] {
-        let v: Vec<u8> = (0..32)
-            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-            .collect();
-        v.try_into().unwrap()
+        hex::decode(s).unwrap().try_into().unwrap()
     }
 
     /// libsignal's chain-key known answer (`rust/protocol/src/ratchet/keys.rs` tests).

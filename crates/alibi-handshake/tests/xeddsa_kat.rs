@@ -6,9 +6,7 @@ use alibi_handshake::curve::{PrivateKey, PublicKey};
 use alibi_handshake::xeddsa;
 
 fn h(s: &str) -> Vec<u8> {
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-        .collect()
+    hex::decode(s).unwrap()
 }
 
 #[test]

@@ -92,12 +92,9 @@ impl TryRng for NistDrbg {
 
 impl TryCryptoRng for NistDrbg {}
 
+/// Uppercase hex, as the .rsp files write it.
 fn hex(b: &[u8]) -> String {
-    b.iter()
-        .fold(String::with_capacity(2 * b.len()), |mut s, x| {
-            let _ = write!(s, "{x:02X}");
-            s
-        })
+    hex::encode_upper(b)
 }
 
 /// The .rsp file PQCgenKAT_sign.c writes for this parameter set.

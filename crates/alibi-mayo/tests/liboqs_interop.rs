@@ -41,7 +41,7 @@ mod with_liboqs {
     }
 
     fn hex(bytes: &[u8]) -> String {
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(bytes)
     }
 
     /// Deterministic per test and level, so that a failing message can be found again.

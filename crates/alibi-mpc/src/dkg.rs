@@ -626,17 +626,8 @@ struct KeyShareFile {
     secret: String,
 }
 
-fn to_hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 fn from_hex(s: &str) -> Result<Vec<u8>> {
-    if !s.len().is_multiple_of(2) || !s.is_ascii() {
-        return Err(Error::Malformed("hex"));
-    }
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| Error::Malformed("hex")))
-        .collect()
+    hex::decode(s).map_err(|_| Error::Malformed("hex"))
 }
 
 impl KeyShare {
@@ -647,14 +638,14 @@ impl KeyShare {
             threshold: self.threshold,
             parties: self.parties.clone(),
             qualified: self.qualified.clone(),
-            group_key: to_hex(&self.group_key),
+            group_key: hex::encode(&self.group_key),
             verification_keys: self
                 .verification_keys
                 .iter()
-                .map(|(p, k)| (*p, to_hex(k)))
+                .map(|(p, k)| (*p, hex::encode(k)))
                 .collect(),
             blamed: self.blamed.clone(),
-            secret: to_hex(self.secret.as_ref()),
+            secret: hex::encode(self.secret.as_ref()),
         };
         let json = serde_json::to_string_pretty(&file).expect("in-memory JSON");
         let mut file = file;
