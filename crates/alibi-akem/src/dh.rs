@@ -3,7 +3,9 @@
 //! * [`artifact`]: the SHADOWFAX artifact's HPKE-shaped variant, one SHA3-256 over labelled parts.
 //!
 //! Keys are raw 32-byte X25519 scalars (unclamped as stored; clamped inside X25519) and
-//! u-coordinates, as RFC 7748 encodes them.
+//! u-coordinates, as RFC 7748 encodes them. [`DhKeyPair`] is the workspace's one X25519 key type:
+//! the handshake crate's `PrivateKey` / `PublicKey` are libsignal's encoding (clamped scalar,
+//! `0x05 || u`) and XEdDSA on top of it.
 
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
@@ -45,6 +47,17 @@ impl DhKeyPair {
     /// The public u-coordinate.
     pub fn public(&self) -> &[u8; 32] {
         &self.pk
+    }
+
+    /// The public u-coordinate (the accessor name every key type in the workspace uses).
+    pub fn public_key(&self) -> &[u8; 32] {
+        &self.pk
+    }
+
+    /// X25519 with `their` u-coordinate, without the all-zero check of [`crate::primitives::x25519`]
+    /// (Signal's handshakes compute their DH terms unvalidated, as libsignal does).
+    pub fn agree(&self, their: &[u8; 32]) -> Zeroizing<[u8; 32]> {
+        Zeroizing::new(x25519_dalek::x25519(*self.sk, *their))
     }
 }
 
