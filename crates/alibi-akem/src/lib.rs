@@ -32,7 +32,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod dh;
 pub mod mlkem;

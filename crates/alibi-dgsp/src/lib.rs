@@ -30,7 +30,8 @@
 // Unsafe code is denied everywhere but in the AVX-512 Keccak (sphincs::keccak_x8), which allows it
 // for its intrinsics.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub(crate) mod hash;
 pub mod params;

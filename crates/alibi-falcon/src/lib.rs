@@ -33,7 +33,8 @@
 //! on drop.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 mod codec;
 mod error;

@@ -14,7 +14,8 @@
 //! What each handshake hides, and from whom, is in `docs/handshakes.md`.
 
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod bundle;
 pub mod curve;

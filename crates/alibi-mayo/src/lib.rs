@@ -23,7 +23,8 @@
 // Unsafe code is denied everywhere but in the AVX-512 kernels (kernels::avx512), which allow it
 // for their intrinsics, behind a run-time CPU check.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 // Matrix code indexes several arrays by the same row and column, as the specification writes it.
 #![allow(clippy::needless_range_loop)]
 

@@ -589,7 +589,7 @@ pub async fn keygen<T: Transport>(
             .map(|(p, c)| (*p, verification_keys[p].as_slice(), c.proof.as_slice()))
             .collect();
         let pairs: Vec<(&[u8], &[u8])> = proofs.iter().map(|(_, k, s)| (*k, *s)).collect();
-        if pairs.is_empty() && !bls::batch_pop_verify(&pairs, &mut *run.rng).is_err() {
+        if !pairs.is_empty() && bls::batch_pop_verify(&pairs, &mut *run.rng).is_err() {
             for (p, k, s) in &proofs {
                 if bls::pop_verify(k, s).is_err() {
                     run.blame(*p, Fault::BadProof);

@@ -15,7 +15,8 @@
 //! * [`bench`]: the paper's experiment, pairwise against group.
 
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod bench;
 pub mod bls;

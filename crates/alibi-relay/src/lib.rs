@@ -10,7 +10,8 @@
 //! * [`client`]: register, upload keys, fetch bundles, send, multi-send, receive with acks.
 
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod access;
 pub mod bench;

@@ -58,7 +58,8 @@
 //! timing depends on secret values. Signing keys are zeroized on drop (see `alibi-falcon`).
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 use alibi_falcon::{
     compress_padded, decompress_padded, norm_sq, sub_centered, sum_mul_h, DiscreteGaussian,

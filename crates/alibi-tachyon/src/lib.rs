@@ -34,7 +34,8 @@
 //! Secret keys, cached x_i and rejected masks are zeroized.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 mod ntt;
 mod params;

@@ -4,7 +4,8 @@
 //! vectors beside the checkout, a system package) prints `skipped: <why>` when it is absent, unless
 //! `ALIBI_REQUIRE_PEERS=1` (set by `.ci/run`), under which a skip is a failure.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod node;
 

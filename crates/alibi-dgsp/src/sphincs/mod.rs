@@ -176,7 +176,7 @@ fn forest(ctx: &Ctx, base: Adrs, leaves: Vec<u64>, height: u32) -> Vec<Vec<u64>>
     let nw = ctx.nw;
     let mut levels = vec![leaves];
     for z in 1..=height {
-        let below = levels.last().unwrap();
+        let below = levels.last().expect("levels starts with the leaves");
         let count = below.len() / nw / 2;
         let adrs: Vec<Adrs> = (0..count as u32).map(|j| base.height(z).index(j)).collect();
         let mut up = vec![0; count * nw];

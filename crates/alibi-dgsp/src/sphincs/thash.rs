@@ -83,7 +83,7 @@ impl Adrs {
 
     /// The address as the four words it is hashed as.
     pub fn words(&self) -> [u64; 4] {
-        core::array::from_fn(|k| u64::from_le_bytes(self.0[8 * k..8 * k + 8].try_into().unwrap()))
+        core::array::from_fn(|k| u64::from_le_bytes(self.0[8 * k..8 * k + 8].try_into().expect("8-byte slice")))
     }
 }
 
@@ -111,7 +111,7 @@ impl Ctx {
         let node = |b: &[u8]| -> Node {
             let mut n = [0u64; 4];
             for (w, c) in n.iter_mut().zip(b.chunks_exact(8)) {
-                *w = u64::from_le_bytes(c.try_into().unwrap());
+                *w = u64::from_le_bytes(c.try_into().expect("chunks_exact(8)"));
             }
             n
         };
@@ -330,7 +330,7 @@ pub(crate) fn to_bytes(words: &[u64], out: &mut Vec<u8>) {
 /// n bytes (a multiple of 8) to words.
 pub(crate) fn from_bytes(b: &[u8]) -> Vec<u64> {
     b.chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .map(|c| u64::from_le_bytes(c.try_into().expect("chunks_exact(8)")))
         .collect()
 }
 
