@@ -532,18 +532,18 @@ impl Signature {
     /// Decodes header 0x30 + log n, the 40-byte salt and the compressed s2 (which must fill the rest
     /// exactly).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let &hdr = bytes.first().ok_or(Error::Length {
-            expected: 42,
-            got: 0,
-        })?;
+        let &hdr = bytes
+            .first()
+            .ok_or(Error::length("Falcon signature", 42, 0))?;
         let level = Level::from_logn((hdr & 0x0F) as u32)
             .filter(|_| hdr & 0xF0 == 0x30)
             .ok_or(Error::Header(hdr))?;
         if bytes.len() < 1 + SALT_LEN + 1 {
-            return Err(Error::Length {
-                expected: 1 + SALT_LEN + 1,
-                got: bytes.len(),
-            });
+            return Err(Error::length(
+                "Falcon signature",
+                1 + SALT_LEN + 1,
+                bytes.len(),
+            ));
         }
         let mut salt = [0u8; SALT_LEN];
         salt.copy_from_slice(&bytes[1..1 + SALT_LEN]);

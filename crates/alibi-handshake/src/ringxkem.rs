@@ -124,13 +124,7 @@ impl Message {
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self> {
         let ct = suite.kem().ct_len();
         let expected = 4 + ct + suite.pq_ciphertext_len();
-        if b.len() != expected {
-            return Err(Error::Length {
-                what: "RingXKEM message",
-                expected,
-                got: b.len(),
-            });
-        }
+        Error::check_len("RingXKEM message", expected, b.len())?;
         Ok(Self {
             pre_key_id: u32::from_be_bytes(b[..4].try_into().expect("4 bytes")),
             c_prekey: b[4..4 + ct].to_vec(),

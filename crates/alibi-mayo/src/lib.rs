@@ -65,15 +65,24 @@ pub enum Error {
     NoSolution,
 }
 
-fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Error> {
-    if expected != got {
-        return Err(Error::Length {
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
             what,
             expected,
             got,
-        });
+        }
     }
-    Ok(())
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }
 
 /// Runs `$body` with `$l` bound to the limb count of `$p` as a constant, for the generic
@@ -148,7 +157,7 @@ impl SigningKey {
 
     /// The key of a compact secret key (the seed).
     pub fn from_bytes(params: Params, seed: &[u8]) -> Result<SigningKey, Error> {
-        check_len("MAYO secret key", params.secret_key_bytes(), seed.len())?;
+        Error::check_len("MAYO secret key", params.secret_key_bytes(), seed.len())?;
         Ok(SigningKey {
             params,
             seed: Zeroizing::new(seed.to_vec()),
@@ -282,7 +291,7 @@ pub struct VerifyingKey {
 impl VerifyingKey {
     /// Decodes a compact public key (seed_pk || upper(P3)) and expands it.
     pub fn from_bytes(params: Params, cpk: &[u8]) -> Result<VerifyingKey, Error> {
-        check_len("MAYO public key", params.public_key_bytes(), cpk.len())?;
+        Error::check_len("MAYO public key", params.public_key_bytes(), cpk.len())?;
         let map = match params.limbs() {
             4 => Public::L4(PublicMap::expand(params, cpk)),
             5 => Public::L5(PublicMap::expand(params, cpk)),
@@ -373,7 +382,7 @@ impl Signature {
     /// Decodes a signature: any bytes of the right length are a well-formed signature (an odd
     /// k n leaves a padding nibble, which must be zero).
     pub fn from_bytes(params: Params, bytes: &[u8]) -> Result<Signature, Error> {
-        check_len("MAYO signature", params.signature_bytes(), bytes.len())?;
+        Error::check_len("MAYO signature", params.signature_bytes(), bytes.len())?;
         if (params.k() * params.n()) % 2 == 1 && bytes[params.s_bytes() - 1] >> 4 != 0 {
             return Err(Error::Malformed);
         }

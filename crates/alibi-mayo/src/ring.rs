@@ -44,8 +44,10 @@ pub enum Error {
     #[error("the signing key is not a member of the ring")]
     SignerNotInRing,
     /// The signature has the wrong length for this ring.
-    #[error("wrong signature length: expected {expected} bytes, got {got}")]
+    #[error("{what}: expected {expected} bytes, got {got}")]
     Length {
+        /// What was being decoded.
+        what: &'static str,
         /// The length for this ring.
         expected: usize,
         /// The length received.
@@ -60,6 +62,26 @@ pub enum Error {
     /// An error of the underlying MAYO keys.
     #[error("mayo: {0}")]
     Mayo(#[from] crate::Error),
+}
+
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
+            what,
+            expected,
+            got,
+        }
+    }
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }
 
 /// Signature length for a ring of `members`: one packed s per member and the salt.
@@ -232,10 +254,7 @@ impl RingSignature {
         let p = ring.params;
         let expected = ring.signature_len();
         if bytes.len() != expected {
-            return Err(Error::Length {
-                expected,
-                got: bytes.len(),
-            });
+            return Err(Error::length("MAYO ring signature", expected, bytes.len()));
         }
         let len = p.k() * p.n();
         let parts = bytes[..ring.len() * p.s_bytes()]

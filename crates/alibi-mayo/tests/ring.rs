@@ -96,6 +96,7 @@ fn typed_errors() {
     assert_eq!(
         RingSignature::from_bytes(&ring, &[0; 10]).err(),
         Some(Error::Length {
+            what: "MAYO ring signature",
             expected: 348,
             got: 10
         })

@@ -95,8 +95,10 @@ pub enum Error {
     #[error("the signing key is not a member of the ring")]
     SignerNotInRing,
     /// The signature has the wrong length for this ring.
-    #[error("wrong signature length: expected {expected} bytes, got {got}")]
+    #[error("{what}: expected {expected} bytes, got {got}")]
     Length {
+        /// What was being decoded.
+        what: &'static str,
         /// The length for this ring.
         expected: usize,
         /// The length received.
@@ -111,6 +113,26 @@ pub enum Error {
     /// An error of the underlying Falcon keys.
     #[error("falcon: {0}")]
     Falcon(#[from] alibi_falcon::Error),
+}
+
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
+            what,
+            expected,
+            got,
+        }
+    }
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }
 
 /// Bytes of one compressed block: the Falcon signature body bound plus one, as the artifact has it
@@ -351,10 +373,7 @@ impl RingSignature {
         let level = ring.level;
         let want = ring.signature_len();
         if bytes.len() != want {
-            return Err(Error::Length {
-                expected: want,
-                got: bytes.len(),
-            });
+            return Err(Error::length("ring signature", want, bytes.len()));
         }
         let blen = block_len(level);
         let (body, salt_bytes) = bytes.split_at(ring.len() * blen);

@@ -54,8 +54,10 @@ pub use params::{Level, H_LEN, INPUT, MU, N, SEED_LEN};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// Wrong length for the level.
-    #[error("wrong length: expected {expected} bytes, got {got}")]
+    #[error("{what}: expected {expected} bytes, got {got}")]
     Length {
+        /// What was being decoded.
+        what: &'static str,
         /// The expected length.
         expected: usize,
         /// The received length.
@@ -70,6 +72,26 @@ pub enum Error {
     /// The signature does not verify.
     #[error("invalid signature")]
     InvalidSignature,
+}
+
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
+            what,
+            expected,
+            got,
+        }
+    }
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }
 
 fn ring(level: Level) -> &'static Ring {
@@ -215,18 +237,10 @@ fn unpack(data: &[u8], count: usize, bits: u32) -> Vec<u32> {
 }
 
 /// The level a key encoding's header names, once its length is the level's `len`.
-fn keyed_level(b: &[u8], len: fn(Level) -> usize) -> Result<Level, Error> {
-    let &hdr = b.first().ok_or(Error::Length {
-        expected: 1,
-        got: 0,
-    })?;
+fn keyed_level(b: &[u8], what: &'static str, len: fn(Level) -> usize) -> Result<Level, Error> {
+    let &hdr = b.first().ok_or(Error::length(what, 1, 0))?;
     let level = Level::from_header(hdr).ok_or(Error::Header(hdr))?;
-    if b.len() != len(level) {
-        return Err(Error::Length {
-            expected: len(level),
-            got: b.len(),
-        });
-    }
+    Error::check_len(what, len(level), b.len())?;
     Ok(level)
 }
 
@@ -254,7 +268,7 @@ impl core::fmt::Debug for VerifyingKey {
 impl VerifyingKey {
     /// Decodes header || seed || y_0..y_{t-1} (q_bits per coefficient); rejects coefficients >= q.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
-        let level = keyed_level(b, Level::public_key_len)?;
+        let level = keyed_level(b, "TACHYON public key", Level::public_key_len)?;
         let mut seed = [0u8; SEED_LEN];
         seed.copy_from_slice(&b[1..1 + SEED_LEN]);
         let vals = unpack(&b[1 + SEED_LEN..], level.t() * N, level.q_bits());
@@ -392,7 +406,7 @@ impl SigningKey {
 
     /// Decodes header || PRF key || seed.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
-        let level = keyed_level(b, Level::secret_key_len)?;
+        let level = keyed_level(b, "TACHYON secret key", Level::secret_key_len)?;
         let kl = level.prf_key_len();
         let mut seed = [0u8; SEED_LEN];
         seed.copy_from_slice(&b[1 + kl..]);
@@ -496,12 +510,7 @@ impl core::fmt::Debug for Signature {
 impl Signature {
     /// Decodes s (xi_bits per coefficient) || h for `level`.
     pub fn from_bytes(level: Level, b: &[u8]) -> Result<Self, Error> {
-        if b.len() != level.signature_len() {
-            return Err(Error::Length {
-                expected: level.signature_len(),
-                got: b.len(),
-            });
-        }
+        Error::check_len("TACHYON signature", level.signature_len(), b.len())?;
         let (body, h) = b.split_at(b.len() - H_LEN);
         Ok(Signature {
             level,

@@ -122,6 +122,7 @@ fn malformed_inputs_have_typed_errors() {
     assert_eq!(
         VerifyingKey::from_bytes(&b[..100]).unwrap_err(),
         Error::Length {
+            what: "TACHYON public key",
             expected: b.len(),
             got: 100
         }

@@ -83,7 +83,9 @@ impl Adrs {
 
     /// The address as the four words it is hashed as.
     pub fn words(&self) -> [u64; 4] {
-        core::array::from_fn(|k| u64::from_le_bytes(self.0[8 * k..8 * k + 8].try_into().expect("8-byte slice")))
+        core::array::from_fn(|k| {
+            u64::from_le_bytes(self.0[8 * k..8 * k + 8].try_into().expect("8-byte slice"))
+        })
     }
 }
 
