@@ -39,6 +39,16 @@ impl DhKeyPair {
         }
     }
 
+    /// Decodes a 32-byte secret scalar ([`Error::Length`] otherwise).
+    pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
+        Ok(Self::from_secret(array32(b, "X25519 secret key")?))
+    }
+
+    /// The 32-byte secret scalar, as stored.
+    pub fn to_bytes(&self) -> Zeroizing<[u8; 32]> {
+        self.sk.clone()
+    }
+
     /// The secret scalar, as stored.
     pub fn secret(&self) -> &[u8; 32] {
         &self.sk

@@ -124,6 +124,28 @@ pub struct KemSecretKey {
 }
 
 impl KemSecretKey {
+    /// A fresh secret key of the given KEM (64 random bytes d || z); its public key comes from
+    /// [`KemSecretKey::public_key`].
+    pub fn generate<R: CryptoRng + ?Sized>(ty: KemKeyType, rng: &mut R) -> Self {
+        KemKeyPair::generate(ty, rng).secret
+    }
+
+    /// The KEM.
+    pub fn key_type(&self) -> KemKeyType {
+        self.ty
+    }
+
+    /// The public key, read from the FIPS 203 layout of the secret key (dk_pke || ek || H(ek) ||
+    /// z).
+    pub fn public_key(&self) -> KemPublicKey {
+        let key = self
+            .ty
+            .kem()
+            .ek_of_dk(&self.key)
+            .expect("the key's length was checked when decoded or generated");
+        KemPublicKey { ty: self.ty, key }
+    }
+
     /// `type || key`, 3169 bytes.
     pub fn serialize(&self) -> Zeroizing<Vec<u8>> {
         let mut v = Zeroizing::new(Vec::with_capacity(SECRET_LEN + 1));

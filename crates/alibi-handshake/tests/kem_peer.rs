@@ -64,6 +64,9 @@ fn typed_encodings_are_checked() {
     let (ss, ct) = k.public.encapsulate(&mut rng);
     assert_eq!(k.secret.decapsulate(&ct).unwrap()[..], ss[..]);
     let sk = KemSecretKey::deserialize(&k.secret.serialize()).unwrap();
+    assert_eq!(sk.public_key(), k.public);
+    let fresh = KemSecretKey::generate(KemKeyType::MlKem1024, &mut rng);
+    assert_eq!(fresh.public_key().key_type(), KemKeyType::MlKem1024);
     assert_eq!(sk.decapsulate(&ct).unwrap()[..], ss[..]);
 }
 
