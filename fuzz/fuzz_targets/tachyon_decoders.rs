@@ -10,7 +10,7 @@ fn key() -> &'static VerifyingKey {
     static K: OnceLock<VerifyingKey> = OnceLock::new();
     K.get_or_init(|| {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
-        SigningKey::generate(Level::T128Small, &mut rng).1
+        SigningKey::generate(Level::T128Small, &mut rng).verifying_key()
     })
 }
 

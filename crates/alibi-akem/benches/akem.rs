@@ -45,7 +45,7 @@ fn benches(c: &mut Criterion) {
     let hr = <HpkeKem as hpke::Kem>::PrivateKey::from_bytes(r.secret()).unwrap();
     let hrpk = <HpkeKem as hpke::Kem>::PublicKey::from_bytes(r.public()).unwrap();
     g.bench_function("dh-akem-hpke-crate/enc", |b| {
-        b.iter(|| HpkeKem::encap(&hrpk, Some((&hs, &hspk)), &mut rng).unwrap())
+        b.iter(|| HpkeKem::encap_with_rng(&hrpk, Some((&hs, &hspk)), &mut rng).unwrap())
     });
     let henc = <HpkeKem as hpke::Kem>::EncappedKey::from_bytes(&enc).unwrap();
     g.bench_function("dh-akem-hpke-crate/dec", |b| {

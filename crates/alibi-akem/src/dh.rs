@@ -3,9 +3,11 @@
 //! * [`artifact`]: the SHADOWFAX artifact's HPKE-shaped variant, one SHA3-256 over labelled parts.
 //!
 //! Keys are raw 32-byte X25519 scalars (unclamped as stored; clamped inside X25519) and
-//! u-coordinates, as RFC 7748 encodes them.
+//! u-coordinates, as RFC 7748 encodes them. [`DhKeyPair`] is the workspace's one X25519 key type:
+//! the handshake crate's `PrivateKey` / `PublicKey` are libsignal's encoding (clamped scalar,
+//! `0x05 || u`) and XEdDSA on top of it.
 
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use crate::primitives::{x25519, x25519_public};
@@ -23,7 +25,7 @@ pub struct DhKeyPair {
 
 impl DhKeyPair {
     /// A fresh key pair.
-    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(rng: &mut impl CryptoRng) -> Self {
         let mut sk = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(&mut sk[..]);
         Self::from_secret(*sk)
@@ -37,6 +39,16 @@ impl DhKeyPair {
         }
     }
 
+    /// Decodes a 32-byte secret scalar ([`Error::Length`] otherwise).
+    pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
+        Ok(Self::from_secret(array32(b, "X25519 secret key")?))
+    }
+
+    /// The 32-byte secret scalar, as stored.
+    pub fn to_bytes(&self) -> Zeroizing<[u8; 32]> {
+        self.sk.clone()
+    }
+
     /// The secret scalar, as stored.
     pub fn secret(&self) -> &[u8; 32] {
         &self.sk
@@ -46,15 +58,22 @@ impl DhKeyPair {
     pub fn public(&self) -> &[u8; 32] {
         &self.pk
     }
+
+    /// The public u-coordinate (the accessor name every key type in the workspace uses).
+    pub fn public_key(&self) -> &[u8; 32] {
+        &self.pk
+    }
+
+    /// X25519 with `their` u-coordinate, without the all-zero check of [`crate::primitives::x25519`]
+    /// (Signal's handshakes compute their DH terms unvalidated, as libsignal does).
+    pub fn agree(&self, their: &[u8; 32]) -> Zeroizing<[u8; 32]> {
+        Zeroizing::new(x25519_dalek::x25519(*self.sk, *their))
+    }
 }
 
 /// Reads a 32-byte key or ciphertext.
 pub fn array32(b: &[u8], what: &'static str) -> Result<[u8; 32], Error> {
-    b.try_into().map_err(|_| Error::Length {
-        what,
-        expected: 32,
-        got: b.len(),
-    })
+    b.try_into().map_err(|_| Error::length(what, 32, b.len()))
 }
 
 /// RFC 9180 DHKEM(X25519, HKDF-SHA256), kem_id 0x0020, in the authenticated mode.
@@ -123,7 +142,7 @@ pub mod rfc9180 {
     pub fn auth_encap(
         sender: &DhKeyPair,
         receiver_pk: &[u8; 32],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         auth_encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
     }
@@ -133,7 +152,7 @@ pub mod rfc9180 {
     pub fn fake_auth_encap(
         receiver: &DhKeyPair,
         sender_pk: &[u8; 32],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = DhKeyPair::generate(rng);
         let dh1 = x25519(&eph.sk, &receiver.pk)?;
@@ -193,7 +212,7 @@ pub mod artifact {
     pub fn encap(
         sender: &DhKeyPair,
         receiver_pk: &[u8; 32],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
     }
@@ -202,7 +221,7 @@ pub mod artifact {
     pub fn fake_encap(
         receiver: &DhKeyPair,
         sender_pk: &[u8; 32],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = DhKeyPair::generate(rng);
         let s = x25519(&receiver.sk, sender_pk)?;

@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use alibi_akem::{pq::Suite, shadowfax};
-//! let mut rng = rand_core::OsRng;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let alice = shadowfax::SecretKey::generate(Suite::MlKem512Falcon512, &mut rng);
 //! let bob = shadowfax::SecretKey::generate(Suite::MlKem512Falcon512, &mut rng);
 //! let (c, k) = shadowfax::encap(&alice, bob.public_key(), &mut rng).unwrap();
@@ -32,7 +32,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod confirm;
 pub mod dh;
@@ -40,9 +41,17 @@ pub mod mlkem;
 pub mod pq;
 pub mod primitives;
 pub mod shadowfax;
-mod traits;
 
-pub use traits::{Receiver, Sender};
+// Why the AKEMs keep their own API while `mlkem` implements the RustCrypto `kem` 0.3 traits:
+// those traits describe a KEM whose decapsulation key yields its encapsulation key
+// (`Decapsulator::encapsulation_key`) and whose encapsulation key alone encapsulates. An
+// authenticated KEM needs the sender's secret key to encapsulate and the sender's public key to
+// decapsulate, so neither side is a key of that shape; binding the other party's key into
+// "sender" and "receiver" objects (the former adapter) gave types that could not honestly offer
+// `encapsulation_key()`, `TryKeyInit` or `KeyExport`. The suites are also chosen at run time, while
+// `kem` fixes sizes in the type. So DH-AKEM, PQ-AKEM and SHADOWFAX keep `encap(sender_sk,
+// receiver_pk, rng)` / `decap(receiver_sk, sender_pk, ct)`, and only the plain ML-KEM wrapper, which
+// is such a KEM, implements `kem`.
 
 /// Errors of the AKEMs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -78,4 +87,24 @@ pub enum Error {
     /// A ring operation failed.
     #[error("ring signature: {0}")]
     Ring(#[from] alibi_ringsig::Error),
+}
+
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
+            what,
+            expected,
+            got,
+        }
+    }
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }

@@ -9,12 +9,12 @@
 
 use alibi_falcon::{ExpandedSigningKey, Level, SigningKey, VerifyingKey};
 use alibi_ringsig::{Ring, RingSignature};
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use sha3::{Digest, Sha3_256};
 use zeroize::Zeroizing;
 
 use crate::mlkem::MlKem;
-use crate::primitives::{aes128_ctr, shake256};
+use crate::primitives::{aes128_ctr, aes_key, shake256};
 use crate::Error;
 
 /// A choice of ML-KEM and Falcon parameters.
@@ -85,7 +85,7 @@ pub struct PqPublicKey {
 impl PqPublicKey {
     /// Decodes ek || h.
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self, Error> {
-        check_len("PQ-AKEM public key", suite.pq_public_len(), b)?;
+        Error::check_len("PQ-AKEM public key", suite.pq_public_len(), b.len())?;
         let (ek, h) = b.split_at(suite.kem().ek_len());
         Ok(PqPublicKey {
             suite,
@@ -128,16 +128,16 @@ pub struct PqSecretKey {
 
 impl PqSecretKey {
     /// A fresh key.
-    pub fn generate(suite: Suite, rng: &mut impl CryptoRngCore) -> Self {
-        let (dk, _) = suite.kem().generate(rng);
+    pub fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Self {
+        let (dk, ek) = suite.kem().generate(rng);
         let falcon = SigningKey::generate(suite.falcon(), rng);
-        Self::assemble(suite, dk, falcon)
+        Self::assemble(suite, dk, ek, falcon)
     }
 
-    fn assemble(suite: Suite, dk: Zeroizing<Vec<u8>>, falcon: SigningKey) -> Self {
+    fn assemble(suite: Suite, dk: Zeroizing<Vec<u8>>, ek: Vec<u8>, falcon: SigningKey) -> Self {
         let public = PqPublicKey {
             suite,
-            ek: suite.kem().ek_of_dk(&dk),
+            ek,
             vk: falcon.verifying_key(),
         };
         PqSecretKey {
@@ -151,7 +151,7 @@ impl PqSecretKey {
 
     /// Decodes dk || f || g || F || G (the artifact's layout).
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self, Error> {
-        check_len("PQ-AKEM secret key", suite.pq_secret_len(), b)?;
+        Error::check_len("PQ-AKEM secret key", suite.pq_secret_len(), b.len())?;
         let (dk, ntru) = b.split_at(suite.kem().dk_len());
         suite.kem().check_dk(dk)?;
         let n = suite.falcon().n();
@@ -163,7 +163,13 @@ impl PqSecretKey {
             &p[2 * n..3 * n],
             &p[3 * n..],
         )?;
-        Ok(Self::assemble(suite, Zeroizing::new(dk.to_vec()), falcon))
+        let ek = suite.kem().ek_of_dk(dk)?;
+        Ok(Self::assemble(
+            suite,
+            Zeroizing::new(dk.to_vec()),
+            ek,
+            falcon,
+        ))
     }
 
     /// dk || f || g || F || G.
@@ -196,17 +202,6 @@ impl PqSecretKey {
     }
 }
 
-pub(crate) fn check_len(what: &'static str, expected: usize, b: &[u8]) -> Result<(), Error> {
-    if b.len() != expected {
-        return Err(Error::Length {
-            what,
-            expected,
-            got: b.len(),
-        });
-    }
-    Ok(())
-}
-
 /// The ring of an AKEM session: (sender, receiver), in that order.
 pub(crate) fn session_ring(sender: &PqPublicKey, receiver: &PqPublicKey) -> Result<Ring, Error> {
     if sender.suite != receiver.suite {
@@ -221,8 +216,8 @@ pub(crate) fn sign_and_encrypt(
     signer: &PqSecretKey,
     ring: &Ring,
     m: &[u8],
-    aes_key: &[u8],
-    rng: &mut impl CryptoRngCore,
+    aes_key: &[u8; 16],
+    rng: &mut impl CryptoRng,
 ) -> Result<Vec<u8>, Error> {
     let mut sig = ring.sign(signer.falcon_signing_key(), m, rng)?.to_bytes();
     aes128_ctr(aes_key, &mut sig);
@@ -234,7 +229,7 @@ pub(crate) fn decrypt_and_verify(
     ring: &Ring,
     c_sigma: &[u8],
     m: &[u8],
-    aes_key: &[u8],
+    aes_key: &[u8; 16],
 ) -> Result<(), Error> {
     let mut sig = c_sigma.to_vec();
     aes128_ctr(aes_key, &mut sig);
@@ -268,13 +263,13 @@ fn encap_signed_by(
     signer: &PqSecretKey,
     sender: &PqPublicKey,
     receiver: &PqPublicKey,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     let ring = session_ring(sender, receiver)?;
     let (ct, ss) = sender.suite.kem().encapsulate(&receiver.ek, rng)?;
     let kk = shake256::<48>(&ss[..]);
     let m = signed_message(&ct, sender, receiver);
-    let c_sigma = sign_and_encrypt(signer, &ring, &m, &kk[..16], rng)?;
+    let c_sigma = sign_and_encrypt(signer, &ring, &m, &aes_key(&kk), rng)?;
     let key = session_key(&kk, &c_sigma, sender, &m);
     Ok(([ct, c_sigma].concat(), key))
 }
@@ -283,7 +278,7 @@ fn encap_signed_by(
 pub fn encap(
     sender: &PqSecretKey,
     receiver: &PqPublicKey,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_signed_by(sender, &sender.public, receiver, rng)
 }
@@ -296,13 +291,13 @@ pub fn decap(
     c: &[u8],
 ) -> Result<Zeroizing<[u8; 32]>, Error> {
     let suite = receiver.suite;
-    check_len("PQ-AKEM ciphertext", suite.pq_ciphertext_len(), c)?;
+    Error::check_len("PQ-AKEM ciphertext", suite.pq_ciphertext_len(), c.len())?;
     let ring = session_ring(sender, &receiver.public)?;
     let (ct, c_sigma) = c.split_at(suite.kem().ct_len());
     let ss = suite.kem().decapsulate(&receiver.dk, ct)?;
     let kk = shake256::<48>(&ss[..]);
     let m = signed_message(ct, sender, &receiver.public);
-    decrypt_and_verify(&ring, c_sigma, &m, &kk[..16])?;
+    decrypt_and_verify(&ring, c_sigma, &m, &aes_key(&kk))?;
     Ok(session_key(&kk, c_sigma, sender, &m))
 }
 
@@ -311,7 +306,7 @@ pub fn decap(
 pub fn fake_encap(
     receiver: &PqSecretKey,
     sender: &PqPublicKey,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_signed_by(receiver, sender, &receiver.public, rng)
 }

@@ -4,7 +4,8 @@
 
 use aes::cipher::{KeyIvInit, StreamCipher};
 use sha3::digest::{Digest, ExtendableOutput, Update as XofUpdate, XofReader};
-use sha3::{Sha3_256, Sha3_512, Shake256};
+use sha3::{Sha3_256, Sha3_512};
+use shake::Shake256;
 use zeroize::Zeroizing;
 
 use crate::Error;
@@ -65,9 +66,17 @@ pub fn shake256<const N: usize>(input: &[u8]) -> Zeroizing<[u8; N]> {
 
 /// AES-128 in counter mode from an all-zero counter block (12 zero bytes of nonce, then a 32-bit
 /// big-endian block counter from 0), in place: encryption and decryption alike.
-pub fn aes128_ctr(key: &[u8], data: &mut [u8]) {
-    let mut c = ctr::Ctr32BE::<aes::Aes128>::new(key[..16].into(), &[0u8; 16].into());
+pub fn aes128_ctr(key: &[u8; 16], data: &mut [u8]) {
+    let mut c = ctr::Ctr32BE::<aes::Aes128>::new(&(*key).into(), &[0u8; 16].into());
     c.apply_keystream(data);
+}
+
+/// The first 16 bytes of a longer secret: the AES-128 key the artifact takes from its KDF output.
+pub fn aes_key<const N: usize>(x: &[u8; N]) -> Zeroizing<[u8; 16]> {
+    const { assert!(N >= 16) };
+    let mut k = Zeroizing::new([0u8; 16]);
+    k.copy_from_slice(&x[..16]);
+    k
 }
 
 /// Splits a 64-byte value into its two 32-byte halves.

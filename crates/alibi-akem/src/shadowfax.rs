@@ -11,14 +11,14 @@
 //! NIKE(sk, pk) = SHA3-512(X25519(sk, pk)); HM is the artifact's SHA3 "HMAC" ([`crate::primitives::hm`]).
 //! Security and deniability hold if either the X25519 or the post-quantum part does.
 
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use crate::dh::{array32, DhKeyPair};
 use crate::pq::{
-    check_len, decrypt_and_verify, session_ring, sign_and_encrypt, PqPublicKey, PqSecretKey, Suite,
+    decrypt_and_verify, session_ring, sign_and_encrypt, PqPublicKey, PqSecretKey, Suite,
 };
-use crate::primitives::{halves, hm, nike, shake256};
+use crate::primitives::{aes_key, halves, hm, nike, shake256};
 use crate::Error;
 
 /// Public key length: x25519 (32) || ek || h (1,728 bytes for the standard suite).
@@ -46,7 +46,7 @@ pub struct PublicKey {
 impl PublicKey {
     /// Decodes x25519 || ek || h.
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self, Error> {
-        check_len("SHADOWFAX public key", public_len(suite), b)?;
+        Error::check_len("SHADOWFAX public key", public_len(suite), b.len())?;
         Ok(PublicKey {
             x: array32(&b[..32], "X25519 public key")?,
             pq: PqPublicKey::from_bytes(suite, &b[32..])?,
@@ -73,7 +73,7 @@ pub struct SecretKey {
 
 impl SecretKey {
     /// A fresh key.
-    pub fn generate(suite: Suite, rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Self {
         Self::assemble(DhKeyPair::generate(rng), PqSecretKey::generate(suite, rng))
     }
 
@@ -87,7 +87,7 @@ impl SecretKey {
 
     /// Decodes x25519 || dk || f || g || F || G (the artifact's layout).
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self, Error> {
-        check_len("SHADOWFAX secret key", secret_len(suite), b)?;
+        Error::check_len("SHADOWFAX secret key", secret_len(suite), b.len())?;
         let x = DhKeyPair::from_secret(array32(&b[..32], "X25519 secret key")?);
         Ok(Self::assemble(x, PqSecretKey::from_bytes(suite, &b[32..])?))
     }
@@ -113,7 +113,7 @@ fn encap_by(
     static_peer: &[u8; 32],
     sender: &PublicKey,
     receiver: &PublicKey,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     let suite = sender.suite();
     let ring = session_ring(&sender.pq, &receiver.pq)?;
@@ -126,7 +126,7 @@ fn encap_by(
     let (k1, k2) = halves(&shake256::<64>(&ss[..]));
     let m = [&ct[..], receiver.pq.ek()].concat();
     let k_prime = Zeroizing::new(hm(&nk1, &[&k1[..]]));
-    let c_sigma = sign_and_encrypt(&signer.pq, &ring, &m, &k_prime[..16], rng)?;
+    let c_sigma = sign_and_encrypt(&signer.pq, &ring, &m, &aes_key(&k_prime), rng)?;
     let c = [&eph.public()[..], &ct, &c_sigma].concat();
     let key = derive_key(&nk, &nk2, &k2, &c, sender, receiver);
     Ok((c, key))
@@ -149,7 +149,7 @@ fn derive_key(
 pub fn encap(
     sender: &SecretKey,
     receiver: &PublicKey,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_by(sender, &receiver.x, &sender.public, receiver, rng)
 }
@@ -164,7 +164,7 @@ pub fn decap(
     if sender.suite() != suite {
         return Err(Error::SuiteMismatch);
     }
-    check_len("SHADOWFAX ciphertext", ciphertext_len(suite), c)?;
+    Error::check_len("SHADOWFAX ciphertext", ciphertext_len(suite), c.len())?;
     let ring = session_ring(&sender.pq, &receiver.public.pq)?;
     let epk = array32(&c[..32], "ephemeral key")?;
     let (ct, c_sigma) = c[32..].split_at(suite.kem().ct_len());
@@ -175,7 +175,7 @@ pub fn decap(
     let (k1, k2) = halves(&shake256::<64>(&ss[..]));
     let m = [ct, receiver.public.pq.ek()].concat();
     let k_prime = Zeroizing::new(hm(&nk1, &[&k1[..]]));
-    decrypt_and_verify(&ring, c_sigma, &m, &k_prime[..16])?;
+    decrypt_and_verify(&ring, c_sigma, &m, &aes_key(&k_prime))?;
     Ok(derive_key(&nk, &nk2, &k2, c, sender, &receiver.public))
 }
 
@@ -184,7 +184,7 @@ pub fn decap(
 pub fn fake_encap(
     receiver: &SecretKey,
     sender: &PublicKey,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_by(receiver, &sender.x, sender, &receiver.public, rng)
 }

@@ -9,7 +9,8 @@ use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextM
 use alibi_channel::store::{KyberPreKeyRecord, SignedPreKeyRecord};
 use alibi_channel::{Address, InMemoryStore, ProtocolStore, RedbStore};
 use alibi_handshake::{IdentityKeyPair, KemKeyPair, KemKeyType, KeyPair, PreKeyBundle};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("alibi-example-{}", std::process::id()));
@@ -17,17 +18,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (alice_at, bob_at) = (Address::new("alice", 1), Address::new("bob", 1));
 
     // Bob publishes a signed prekey and a signed Kyber1024 prekey.
-    let bob_id = IdentityKeyPair::generate(&mut OsRng);
+    let bob_id = IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
     let mut bob = RedbStore::create(dir.join("bob.redb"), &bob_id, 2)?;
-    let spk = KeyPair::generate(&mut OsRng);
-    let spk_sig = bob_id.sign(&spk.public.serialize(), &mut OsRng).to_vec();
+    let spk = KeyPair::generate(&mut UnwrapErr(SysRng));
+    let spk_sig = bob_id
+        .sign(&spk.public.serialize(), &mut UnwrapErr(SysRng))
+        .to_vec();
     bob.save_signed_pre_key(&SignedPreKeyRecord {
         id: 1,
         key_pair: spk.clone(),
         signature: spk_sig.clone(),
     })?;
-    let kem = KemKeyPair::generate(KemKeyType::Kyber1024, &mut OsRng);
-    let kem_sig = bob_id.sign(&kem.public.serialize(), &mut OsRng).to_vec();
+    let kem = KemKeyPair::generate(KemKeyType::Kyber1024, &mut UnwrapErr(SysRng));
+    let kem_sig = bob_id
+        .sign(&kem.public.serialize(), &mut UnwrapErr(SysRng))
+        .to_vec();
     bob.save_kyber_pre_key(&KyberPreKeyRecord {
         id: 1,
         key_pair: kem.clone(),
@@ -46,8 +51,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
 
     // Alice processes the bundle (PQXDH) and writes first.
-    let mut alice = InMemoryStore::new(IdentityKeyPair::generate(&mut OsRng), 1);
-    process_prekey_bundle(&bob_at, &mut alice, &bundle, SystemTime::now(), &mut OsRng)?;
+    let mut alice = InMemoryStore::new(IdentityKeyPair::generate(&mut UnwrapErr(SysRng)), 1);
+    process_prekey_bundle(
+        &bob_at,
+        &mut alice,
+        &bundle,
+        SystemTime::now(),
+        &mut UnwrapErr(SysRng),
+    )?;
     let m = encrypt(&bob_at, &mut alice, b"hello Bob", SystemTime::now())?;
     println!(
         "Alice -> Bob: PreKey message, {} bytes",
@@ -58,7 +69,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let wire = CiphertextMessage::deserialize(m.message_type(), m.serialize())?;
     println!(
         "Bob reads: {}",
-        String::from_utf8_lossy(&decrypt(&alice_at, &mut bob, &wire, &mut OsRng)?)
+        String::from_utf8_lossy(&decrypt(
+            &alice_at,
+            &mut bob,
+            &wire,
+            &mut UnwrapErr(SysRng)
+        )?)
     );
     drop(bob);
     let mut bob = RedbStore::open(dir.join("bob.redb"))?;
@@ -66,7 +82,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("Bob -> Alice: message, {} bytes", r.serialize().len());
     println!(
         "Alice reads: {}",
-        String::from_utf8_lossy(&decrypt(&bob_at, &mut alice, &r, &mut OsRng)?)
+        String::from_utf8_lossy(&decrypt(&bob_at, &mut alice, &r, &mut UnwrapErr(SysRng))?)
     );
     std::fs::remove_dir_all(&dir)?;
     Ok(())

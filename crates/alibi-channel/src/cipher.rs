@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use alibi_handshake::x3dh::{self, ResponderKeys, VERSION_X3DH};
 use alibi_handshake::{KeyPair, PreKeyBundle};
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 
 use crate::message::{PreKeySignalMessage, SignalMessage};
 use crate::ratchet::{ChainKey, MessageKeys, RootKey};
@@ -70,7 +70,7 @@ pub fn process_prekey_bundle<S: ProtocolStore + ?Sized>(
     store: &mut S,
     bundle: &PreKeyBundle,
     now: SystemTime,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<()> {
     if !store.is_trusted_identity(addr, &bundle.identity_key, Direction::Sending)? {
         return Err(Error::UntrustedIdentity(addr.to_string()));
@@ -177,7 +177,7 @@ pub fn decrypt<S: ProtocolStore + ?Sized>(
     addr: &Address,
     store: &mut S,
     message: &CiphertextMessage,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Vec<u8>> {
     match message {
         CiphertextMessage::Signal(m) => decrypt_signal(addr, store, m, rng),
@@ -191,7 +191,7 @@ pub fn decrypt_prekey<S: ProtocolStore + ?Sized>(
     addr: &Address,
     store: &mut S,
     message: &PreKeySignalMessage,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Vec<u8>> {
     if !store.is_trusted_identity(addr, &message.identity_key, Direction::Receiving)? {
         return Err(Error::UntrustedIdentity(addr.to_string()));
@@ -274,7 +274,7 @@ pub fn decrypt_signal<S: ProtocolStore + ?Sized>(
     addr: &Address,
     store: &mut S,
     message: &SignalMessage,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Vec<u8>> {
     let mut record = store
         .load_session(addr)?
@@ -297,7 +297,7 @@ fn decrypt_with_record(
     record: &mut SessionRecord,
     message: &SignalMessage,
     prekey: bool,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Vec<u8>> {
     let mut first_error = None;
     if let Some(current) = &record.current {
@@ -332,7 +332,7 @@ fn decrypt_with_record(
 fn decrypt_with_state(
     state: &mut SessionState,
     message: &SignalMessage,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Vec<u8>> {
     if message.version() != state.version {
         return Err(Error::VersionMismatch {

@@ -16,7 +16,8 @@
 //! and our messages carry none, which libsignal before 0.92 accepts by negotiating SPQR off.
 
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod cipher;
 pub mod message;

@@ -5,7 +5,7 @@
 //! bytes; a `PreKeySignalMessage` wraps one and has no MAC of its own.
 
 use alibi_handshake::{IdentityKey, PublicKey};
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use prost::Message as _;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;

@@ -7,10 +7,10 @@
 //! * Message keys: `HKDF-SHA256(no salt, seed, "WhisperMessageKeys", 80)`: AES key 32, MAC key 32,
 //!   IV 16. Messages are AES-256-CBC with PKCS#7 padding.
 
-use aes::cipher::{block_padding::Pkcs7, BlockDecryptMut, BlockEncryptMut, KeyIvInit};
+use aes::cipher::{block_padding::Pkcs7, BlockModeDecrypt, BlockModeEncrypt, KeyIvInit};
 use alibi_handshake::{PrivateKey, PublicKey};
 use hkdf::Hkdf;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -102,13 +102,13 @@ impl MessageKeys {
     /// AES-256-CBC with PKCS#7 padding.
     pub fn encrypt(&self, plaintext: &[u8]) -> Vec<u8> {
         cbc::Encryptor::<aes::Aes256>::new(&self.cipher_key.into(), &self.iv.into())
-            .encrypt_padded_vec_mut::<Pkcs7>(plaintext)
+            .encrypt_padded_vec::<Pkcs7>(plaintext)
     }
 
     /// The inverse of [`MessageKeys::encrypt`]; `None` on bad length or padding.
     pub fn decrypt(&self, ciphertext: &[u8]) -> Option<Vec<u8>> {
         cbc::Decryptor::<aes::Aes256>::new(&self.cipher_key.into(), &self.iv.into())
-            .decrypt_padded_vec_mut::<Pkcs7>(ciphertext)
+            .decrypt_padded_vec::<Pkcs7>(ciphertext)
             .ok()
     }
 }
@@ -118,10 +118,7 @@ mod tests {
     use super::*;
 
     fn h(s: &str) -> [u8; 32] {
-        let v: Vec<u8> = (0..32)
-            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-            .collect();
-        v.try_into().unwrap()
+        hex::decode(s).unwrap().try_into().unwrap()
     }
 
     /// libsignal's chain-key known answer (`rust/protocol/src/ratchet/keys.rs` tests).

@@ -13,9 +13,9 @@ use std::collections::VecDeque;
 
 use alibi_handshake::{xeddsa, KeyPair, PrivateKey, PublicKey};
 use hkdf::Hkdf;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use prost::Message as _;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use sha2::Sha256;
 use uuid::Uuid;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -172,7 +172,7 @@ impl SenderKeyMessage {
         let (content, sig) = self
             .serialized
             .split_at(self.serialized.len() - SIGNATURE_LEN);
-        xeddsa::verify(key, &[content], sig)
+        xeddsa::verify(key, &[content], sig).is_ok()
     }
 }
 
@@ -350,7 +350,7 @@ pub fn create_distribution_message<S: SenderKeyStore + ?Sized>(
     us: &Address,
     distribution_id: Uuid,
     store: &mut S,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<SenderKeyDistributionMessage> {
     let record = match store.load_sender_key(us, distribution_id)? {
         Some(r) if !r.states.is_empty() => r,
@@ -409,7 +409,7 @@ pub fn group_encrypt<S: SenderKeyStore + ?Sized>(
     us: &Address,
     distribution_id: Uuid,
     plaintext: &[u8],
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<SenderKeyMessage> {
     let mut record = store
         .load_sender_key(us, distribution_id)?

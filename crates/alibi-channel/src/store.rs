@@ -9,7 +9,7 @@ use alibi_handshake::{
     IdentityKey, IdentityKeyPair, KemKeyPair, KemPublicKey, KemSecretKey, KeyPair, PrivateKey,
 };
 use prost::Message as _;
-use redb::TableDefinition;
+use redb::{ReadableDatabase, TableDefinition};
 
 use crate::proto;
 use crate::sender_keys::{SenderKeyRecord, SenderKeyStore};

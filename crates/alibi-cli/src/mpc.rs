@@ -13,7 +13,7 @@ use alibi_mpc::{bls, PartyIndex};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
 use clap::{Subcommand, ValueEnum};
-use rand_core::RngCore;
+use rand_core::Rng;
 use serde_json::json;
 
 use crate::failure::{usage, CmdResult, Failure};
@@ -403,7 +403,7 @@ fn sign(
             .await
             .map_err(usage)?;
         let group_key = &any_key(&shares)?;
-        if !bls::verify(group_key, &msg, &signed.signature) {
+        if bls::verify(group_key, &msg, &signed.signature).is_err() {
             return Err(Failure::Invalid(
                 "the combined signature does not verify under the group key".into(),
             ));
@@ -453,7 +453,7 @@ fn verify(pk: &Path, msg: &Path, sig: &Path, format: Format) -> CmdResult {
         )));
     }
     let fields = json!({"scheme": "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"});
-    if bls::verify(&pkb, &msg, &sigb) {
+    if bls::verify(&pkb, &msg, &sigb).is_ok() {
         format.verdict(Ok(None), fields)
     } else {
         format.verdict(Err("invalid signature".into()), fields)

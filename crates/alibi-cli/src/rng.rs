@@ -1,6 +1,10 @@
 //! The randomness every command draws from: the operating system's generator, directly.
 
-/// The operating system's cryptographic generator.
-pub fn os_rng() -> rand_core::OsRng {
-    rand_core::OsRng
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
+
+/// The operating system's cryptographic generator; a failure of the OS source aborts the
+/// command rather than continuing with weak randomness.
+pub fn os_rng() -> UnwrapErr<SysRng> {
+    UnwrapErr(SysRng)
 }

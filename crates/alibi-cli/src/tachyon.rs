@@ -72,7 +72,8 @@ pub fn run(cmd: Cmd) -> CmdResult {
         Cmd::Keygen { level, out, format } => {
             out.check()?;
             let level = Level::from(level);
-            let (sk, vk) = SigningKey::generate(level, &mut os_rng());
+            let sk = SigningKey::generate(level, &mut os_rng());
+            let vk = sk.verifying_key();
             out.write(level.name(), &vk.to_bytes(), &sk.to_bytes(), format)
         }
         Cmd::Sign(SignFiles { sk, msg, out }) => {

@@ -56,7 +56,7 @@ async fn acknowledged_messages_survive_sigkill() {
     let base = format!("http://127.0.0.1:{port}");
     let server = Arc::new(Mutex::new(start(&db, port)));
 
-    let mut rng = rand_core::OsRng;
+    let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
     let a = IdentityKeyPair::generate(&mut rng);
     let b = IdentityKeyPair::generate(&mut rng);
     let sender =

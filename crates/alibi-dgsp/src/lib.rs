@@ -13,7 +13,7 @@
 //! ```
 //! use alibi_dgsp::{csr, verify, Manager, Params, UserKey};
 //! use alibi_dgsp::storage::{MemoryPlm, MemoryRevokedList};
-//! let mut rng = rand_core::OsRng;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let p = Params::Shake128f;
 //! let manager = Manager::generate(p, MemoryPlm::default(), MemoryRevokedList::default(), &mut rng);
 //! let (id, cid_star) = manager.join("alice").unwrap();
@@ -30,7 +30,8 @@
 // Unsafe code is denied everywhere but in the AVX-512 Keccak (sphincs::keccak_x8), which allows it
 // for its intrinsics.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub(crate) mod hash;
 pub mod params;
@@ -39,8 +40,8 @@ pub mod spx;
 pub mod storage;
 pub(crate) mod wots;
 
-use aes::cipher::{BlockDecrypt, BlockEncrypt, KeyInit};
-use rand_core::CryptoRngCore;
+use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
+use rand_core::CryptoRng;
 use rayon::prelude::*;
 use storage::{Plm, RevokedList};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -71,6 +72,9 @@ pub enum Error {
     /// A certificate does not verify under the manager's key.
     #[error("invalid certificate")]
     InvalidCertificate,
+    /// A SPHINCS+ signature does not verify.
+    #[error("invalid SPHINCS+ signature")]
+    InvalidSpxSignature,
     /// The judge rejects the claimed opening.
     #[error("the opening does not match the signature")]
     WrongOpening,
@@ -96,15 +100,18 @@ fn id_bytes(id: u64) -> [u8; 8] {
     id.to_be_bytes()
 }
 
-fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Error> {
-    if expected != got {
-        return Err(Error::Length {
-            what,
-            expected,
-            got,
-        });
+impl Error {
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Error> {
+        if expected != got {
+            return Err(Error::Length {
+                what,
+                expected,
+                got,
+            });
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The manager's public key: a SPHINCS+ public key.
@@ -124,7 +131,7 @@ impl ManagerPublicKey {
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
         let p = Params::from_tag(*b.first().ok_or(Error::UnknownParams)?)
             .ok_or(Error::UnknownParams)?;
-        check_len("manager public key", 1 + spx::public_key_len(p), b.len())?;
+        Error::check_len("manager public key", 1 + spx::public_key_len(p), b.len())?;
         Ok(ManagerPublicKey {
             params: p,
             spx_pk: b[1..].to_vec(),
@@ -151,7 +158,7 @@ pub struct ManagerSecretKey {
 
 impl ManagerSecretKey {
     /// A fresh key (keygen_manager).
-    pub fn generate(params: Params, rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(params: Params, rng: &mut impl CryptoRng) -> Self {
         let n = params.n();
         let mut hash_secret = vec![0u8; n];
         let mut aes_key = vec![0u8; n];
@@ -185,7 +192,7 @@ impl ManagerSecretKey {
         let p = Params::from_tag(*b.first().ok_or(Error::UnknownParams)?)
             .ok_or(Error::UnknownParams)?;
         let n = p.n();
-        check_len(
+        Error::check_len(
             "manager secret key",
             1 + 2 * n + spx::secret_key_len(p),
             b.len(),
@@ -214,9 +221,9 @@ impl ManagerSecretKey {
         block[8..].copy_from_slice(&ctr.to_be_bytes());
         let mut b = block.into();
         match self.aes_key.len() {
-            16 => aes::Aes128::new(self.aes_key[..].into()).encrypt_block(&mut b),
-            24 => aes::Aes192::new(self.aes_key[..].into()).encrypt_block(&mut b),
-            _ => aes::Aes256::new(self.aes_key[..].into()).encrypt_block(&mut b),
+            16 => aes_key::<aes::Aes128>(&self.aes_key).encrypt_block(&mut b),
+            24 => aes_key::<aes::Aes192>(&self.aes_key).encrypt_block(&mut b),
+            _ => aes_key::<aes::Aes256>(&self.aes_key).encrypt_block(&mut b),
         }
         b.into()
     }
@@ -225,14 +232,15 @@ impl ManagerSecretKey {
     fn unzeta(&self, zeta: &[u8; 16]) -> (u64, u64) {
         let mut b = (*zeta).into();
         match self.aes_key.len() {
-            16 => aes::Aes128::new(self.aes_key[..].into()).decrypt_block(&mut b),
-            24 => aes::Aes192::new(self.aes_key[..].into()).decrypt_block(&mut b),
-            _ => aes::Aes256::new(self.aes_key[..].into()).decrypt_block(&mut b),
+            16 => aes_key::<aes::Aes128>(&self.aes_key).decrypt_block(&mut b),
+            24 => aes_key::<aes::Aes192>(&self.aes_key).decrypt_block(&mut b),
+            _ => aes_key::<aes::Aes256>(&self.aes_key).decrypt_block(&mut b),
         }
         let b: [u8; 16] = b.into();
+        let (id, ctr) = b.split_at(8);
         (
-            u64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
-            u64::from_be_bytes(b[8..].try_into().expect("8 bytes")),
+            u64::from_be_bytes(id.try_into().expect("8 bytes")),
+            u64::from_be_bytes(ctr.try_into().expect("8 bytes")),
         )
     }
 
@@ -266,7 +274,7 @@ impl WotsSeed {
 
     /// Restores a seed of parameter set `p`.
     pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
-        check_len("WOTS+ seed", p.n(), b.len())?;
+        Error::check_len("WOTS+ seed", p.n(), b.len())?;
         Ok(WotsSeed(b.to_vec()))
     }
 }
@@ -284,7 +292,7 @@ impl Certificate {
 
     /// Decodes a certificate of parameter set `p`.
     pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
-        check_len("certificate", Self::encoded_len(p), b.len())?;
+        Error::check_len("certificate", Self::encoded_len(p), b.len())?;
         Ok(Certificate {
             zeta: b[..16].try_into().expect("16 bytes"),
             pi: b[16..16 + p.n()].to_vec(),
@@ -299,7 +307,7 @@ impl Certificate {
 /// ```compile_fail
 /// # use alibi_dgsp::{csr, Manager, Params, UserKey};
 /// # use alibi_dgsp::storage::{MemoryPlm, MemoryRevokedList};
-/// # let mut rng = rand_core::OsRng;
+/// # let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 /// # let m = Manager::generate(Params::Shake128f, MemoryPlm::default(), MemoryRevokedList::default(), &mut rng);
 /// # let (id, cid) = m.join("a").unwrap();
 /// # let u = UserKey::generate(Params::Shake128f, id, &mut rng);
@@ -332,7 +340,7 @@ impl OneTimeKey {
     /// Restores a one-time key of parameter set `p` from [`Self::to_bytes`].
     pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
         let n = p.n();
-        check_len("one-time key", 2 * n + 16 + spx::signature_len(p), b.len())?;
+        Error::check_len("one-time key", 2 * n + 16 + spx::signature_len(p), b.len())?;
         Ok(OneTimeKey {
             seed: WotsSeed(b[..n].to_vec()),
             cert: Certificate {
@@ -356,7 +364,7 @@ pub struct UserKey {
 
 impl UserKey {
     /// keygen_user: a random n-byte seed for member `id`.
-    pub fn generate(params: Params, id: u64, rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(params: Params, id: u64, rng: &mut impl CryptoRng) -> Self {
         let mut seed_u = vec![0u8; params.n()];
         rng.fill_bytes(&mut seed_u);
         UserKey { params, id, seed_u }
@@ -364,7 +372,7 @@ impl UserKey {
 
     /// Restores a member key from its parts.
     pub fn from_parts(params: Params, id: u64, seed_u: &[u8]) -> Result<Self, Error> {
-        check_len("user seed", params.n(), seed_u.len())?;
+        Error::check_len("user seed", params.n(), seed_u.len())?;
         Ok(UserKey {
             params,
             id,
@@ -419,11 +427,9 @@ impl UserKey {
                 let pk = self.wots_pk(&seed.0);
                 let tau = hash::h(self.params, &[&pk, &cert.pi, &id_bytes(self.id)]);
                 let m = [&pk[..], &cert.zeta, &tau].concat();
-                if spx::verify(self.params, &m, &cert.spx_sig, &pkm.spx_pk) {
-                    Ok(OneTimeKey { seed, cert })
-                } else {
-                    Err(Error::InvalidCertificate)
-                }
+                spx::verify(self.params, &m, &cert.spx_sig, &pkm.spx_pk)
+                    .map_err(|_| Error::InvalidCertificate)?;
+                Ok(OneTimeKey { seed, cert })
             })
             .collect()
     }
@@ -448,11 +454,7 @@ impl UserKey {
 }
 
 /// csr: `b` fresh WOTS+ keys; the seeds stay with the member, the public keys go to the manager.
-pub fn csr(
-    user: &UserKey,
-    b: usize,
-    rng: &mut impl CryptoRngCore,
-) -> (Vec<WotsSeed>, Vec<Vec<u8>>) {
+pub fn csr(user: &UserKey, b: usize, rng: &mut impl CryptoRng) -> (Vec<WotsSeed>, Vec<Vec<u8>>) {
     // The seeds come from the caller's RNG in order; the keys are then computed in parallel.
     let seeds: Vec<WotsSeed> = (0..b)
         .map(|_| {
@@ -491,7 +493,7 @@ impl GroupSignature {
 
     /// Decodes a signature of parameter set `p`.
     pub fn from_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
-        check_len("group signature", p.signature_len(), b.len())?;
+        Error::check_len("group signature", p.signature_len(), b.len())?;
         let n = p.n();
         let w = p.wots_len() * n;
         let s = spx::signature_len(p);
@@ -524,11 +526,8 @@ fn check(pkm: &ManagerPublicKey, msg: &[u8], sig: &GroupSignature) -> Result<Vec
     }
     let pk = sig.wots_pk(msg);
     let m = [&pk[..], &sig.zeta, &sig.tau].concat();
-    if spx::verify(pkm.params, &m, &sig.spx_sig, &pkm.spx_pk) {
-        Ok(pk)
-    } else {
-        Err(Error::InvalidSignature)
-    }
+    spx::verify(pkm.params, &m, &sig.spx_sig, &pkm.spx_pk).map_err(|_| Error::InvalidSignature)?;
+    Ok(pk)
 }
 
 /// verify: not revoked, and the WOTS+ key implied by the signature is certified.
@@ -580,7 +579,7 @@ pub struct Manager<P: Plm, R: RevokedList> {
 
 impl<P: Plm, R: RevokedList> Manager<P, R> {
     /// A manager with a fresh key (keygen_manager) over the given stores.
-    pub fn generate(params: Params, plm: P, revoked: R, rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(params: Params, plm: P, revoked: R, rng: &mut impl CryptoRng) -> Self {
         Manager {
             sk: ManagerSecretKey::generate(params, rng),
             plm,
@@ -637,7 +636,7 @@ impl<P: Plm, R: RevokedList> Manager<P, R> {
             return Err(Error::BadCid);
         }
         for pk in pks {
-            check_len("WOTS+ public key", p.n(), pk.len())?;
+            Error::check_len("WOTS+ public key", p.n(), pk.len())?;
         }
         // One atomic step reserves the whole batch of positions; the SPHINCS+ signatures of a
         // batch then run in parallel.
@@ -686,4 +685,10 @@ impl<P: Plm, R: RevokedList> Manager<P, R> {
         }
         Ok(())
     }
+}
+
+/// The manager's AES key schedule. `key` is n = 16, 24 or 32 bytes long (generation draws n bytes
+/// and decoding checks the length), and the caller picks the cipher for that n.
+fn aes_key<C: KeyInit>(key: &[u8]) -> C {
+    C::new_from_slice(key).expect("aes_key is n bytes, the key size of the cipher chosen for n")
 }

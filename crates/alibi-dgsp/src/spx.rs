@@ -10,8 +10,10 @@
 
 use crate::params::Params;
 use crate::sphincs::{self, keccak_x8, SpxParams};
+use crate::Error;
+use getrandom::SysRng;
 use pqcrypto_traits::sign::{DetachedSignature as _, PublicKey as _, SecretKey as _};
-use rand_core::{OsRng, RngCore};
+use rand_core::{Rng, UnwrapErr};
 use zeroize::Zeroizing;
 
 /// Our implementation's parameters for a SHAKE set.
@@ -106,7 +108,7 @@ pub fn secret_key_len(p: Params) -> usize {
 pub fn keypair(p: Params) -> (Vec<u8>, Vec<u8>) {
     if let Some(sp) = ours(p) {
         let mut seed = Zeroizing::new(vec![0u8; 3 * sp.n]);
-        OsRng.fill_bytes(&mut seed);
+        UnwrapErr(SysRng).fill_bytes(&mut seed);
         let (pk, sk) = sphincs::keypair_from_seed(&sp, &seed).expect("3n-byte seed");
         return (pk, sk.to_vec());
     }
@@ -121,7 +123,7 @@ pub fn sign(p: Params, msg: &[u8], sk: &[u8]) -> Option<Vec<u8>> {
     if let Some(sp) = ours(p) {
         // PQClean's randomized signing: optrand from the operating system.
         let mut optrand = vec![0u8; sp.n];
-        OsRng.fill_bytes(&mut optrand);
+        UnwrapErr(SysRng).fill_bytes(&mut optrand);
         return sphincs::sign(&sp, msg, sk, &optrand);
     }
     dispatch!(p, m => {
@@ -130,15 +132,16 @@ pub fn sign(p: Params, msg: &[u8], sk: &[u8]) -> Option<Vec<u8>> {
     })
 }
 
-/// Verifies a detached signature.
-pub fn verify(p: Params, msg: &[u8], sig: &[u8], pk: &[u8]) -> bool {
+/// Verifies a detached signature: [`Error::InvalidSpxSignature`] (or [`Error::Length`] from our
+/// implementation) when it does not verify.
+pub fn verify(p: Params, msg: &[u8], sig: &[u8], pk: &[u8]) -> Result<(), Error> {
     if let Some(sp) = ours(p) {
         return sphincs::verify(&sp, msg, sig, pk);
     }
     dispatch!(p, m => {
         let (Ok(pk), Ok(sig)) = (m::PublicKey::from_bytes(pk), m::DetachedSignature::from_bytes(sig)) else {
-            return false;
+            return Err(Error::InvalidSpxSignature);
         };
-        m::verify_detached_signature(&sig, msg, &pk).is_ok()
+        m::verify_detached_signature(&sig, msg, &pk).map_err(|_| Error::InvalidSpxSignature)
     })
 }

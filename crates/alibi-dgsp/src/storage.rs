@@ -4,7 +4,7 @@
 //! steps).
 
 use crate::Error;
-use redb::{ReadableTable, ReadableTableMetadata};
+use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 

@@ -148,7 +148,7 @@ mod tests {
     /// The SHAKE sets' batched chains give what SHAKE256(seed || ADRS || x) step by step gives.
     #[test]
     fn shake_chains_are_the_tweakable_hash_step_by_step() {
-        use sha3::digest::{ExtendableOutput, Update, XofReader};
+        use shake::digest::{ExtendableOutput, Update, XofReader};
         let p = Params::Shake192f;
         let n = p.n();
         let (sk, pk_seed) = (vec![1u8; n], vec![2u8; n]);
@@ -158,7 +158,7 @@ mod tests {
         for i in [0usize, 7, p.wots_len() - 1] {
             let mut x = s[i * n..(i + 1) * n].to_vec();
             for j in 0..d[i] {
-                let mut h = sha3::Shake256::default();
+                let mut h = shake::Shake256::default();
                 h.update(&pk_seed);
                 h.update(
                     &adrs(WOTS_HASH)

@@ -6,7 +6,7 @@ use alibi_falcon::{Level, Signature, SigningKey, VerifyingKey, Q};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use pqcrypto_traits::sign::{DetachedSignature as _, PublicKey as _, SecretKey as _};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::{Rng, SeedableRng};
 use std::time::Duration;
 
 const MSG: &[u8] = b"the quick brown fox jumps over the lazy dog";

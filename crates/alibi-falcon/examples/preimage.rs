@@ -3,15 +3,16 @@
 //! `cargo run --release -p alibi-falcon --example preimage`
 
 use alibi_falcon::{hash_to_point, Level, Signature, SigningKey, VerifyingKey};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 
 fn main() -> Result<(), alibi_falcon::Error> {
-    let sk = SigningKey::generate(Level::Falcon512, &mut OsRng);
+    let sk = SigningKey::generate(Level::Falcon512, &mut UnwrapErr(SysRng));
     let pk_bytes = sk.verifying_key().to_bytes();
 
     // Expand once (FFT basis and Falcon tree), sign many times.
     let esk = sk.expand();
-    let sig_bytes = esk.sign(b"message", &mut OsRng).to_bytes();
+    let sig_bytes = esk.sign(b"message", &mut UnwrapErr(SysRng)).to_bytes();
 
     let vk = VerifyingKey::from_bytes(&pk_bytes)?;
     let sig = Signature::from_bytes(&sig_bytes)?;
@@ -24,7 +25,7 @@ fn main() -> Result<(), alibi_falcon::Error> {
         b"my ring-signature transcript",
         Level::Falcon512,
     );
-    let p = esk.sample_short_preimage(&c, &mut OsRng)?;
+    let p = esk.sample_short_preimage(&c, &mut UnwrapErr(SysRng))?;
     assert_eq!(vk.recover_s1(&c, &p.s2)?, p.s1);
     println!("preimage with ||(s1, s2)||^2 = {}", p.norm_sq());
     Ok(())

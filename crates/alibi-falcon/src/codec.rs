@@ -67,20 +67,14 @@ pub fn encode_public_key(level: Level, h: &[u16]) -> Vec<u8> {
 
 /// Decodes a public key, rejecting a wrong header or length and any coefficient >= q.
 pub fn decode_public_key(bytes: &[u8]) -> Result<(Level, Vec<u16>), Error> {
-    let &hdr = bytes.first().ok_or(Error::Length {
-        expected: 897,
-        got: 0,
-    })?;
+    let &hdr = bytes
+        .first()
+        .ok_or(Error::length("Falcon public key", 897, 0))?;
     let level = Level::from_logn(hdr as u32)
         .filter(|_| hdr & 0xF0 == 0)
         .ok_or(Error::Header(hdr))?;
     let want = level.public_key_len();
-    if bytes.len() != want {
-        return Err(Error::Length {
-            expected: want,
-            got: bytes.len(),
-        });
-    }
+    Error::check_len("Falcon public key", want, bytes.len())?;
     let h = unpack(&bytes[1..], level.n(), 14);
     if h.iter().any(|&x| x >= Q) {
         return Err(Error::CoefficientRange);
@@ -127,20 +121,14 @@ pub type SecretParts = (Level, Vec<i8>, Vec<i8>, Vec<i8>);
 
 /// Decodes the three stored polynomials of a secret key.
 pub fn decode_secret_key(bytes: &[u8]) -> Result<SecretParts, Error> {
-    let &hdr = bytes.first().ok_or(Error::Length {
-        expected: 1281,
-        got: 0,
-    })?;
+    let &hdr = bytes
+        .first()
+        .ok_or(Error::length("Falcon secret key", 1281, 0))?;
     let level = Level::from_logn((hdr & 0x0F) as u32)
         .filter(|_| hdr & 0xF0 == 0x50)
         .ok_or(Error::Header(hdr))?;
     let want = level.secret_key_len();
-    if bytes.len() != want {
-        return Err(Error::Length {
-            expected: want,
-            got: bytes.len(),
-        });
-    }
+    Error::check_len("Falcon secret key", want, bytes.len())?;
     let n = level.n();
     let fgl = n * level.fg_bits() as usize / 8;
     let f = unpack_signed(&bytes[1..1 + fgl], n, level.fg_bits())?;

@@ -2,8 +2,8 @@
 //! those below 5q = 61445 reduced mod q, until n coefficients. Variable-time in the number of
 //! rejected words, which depend only on public data (salt and message).
 
-use sha3::digest::{ExtendableOutput, Update, XofReader};
-use sha3::Shake256;
+use shake::digest::{ExtendableOutput, Update, XofReader};
+use shake::Shake256;
 
 use crate::params::Q;
 

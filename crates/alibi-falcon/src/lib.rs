@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use alibi_falcon::{Level, SigningKey};
-//! let mut rng = rand_core::OsRng;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let sk = SigningKey::generate(Level::Falcon512, &mut rng);
 //! let vk = sk.verifying_key();
 //! let sig = sk.sign(b"hello", &mut rng);
@@ -33,7 +33,8 @@
 //! on drop.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 mod codec;
 mod error;
@@ -47,7 +48,8 @@ mod sampler;
 #[cfg(test)]
 mod testutil;
 
-use rand_core::CryptoRngCore;
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 pub use error::Error;
@@ -102,7 +104,7 @@ impl core::fmt::Debug for SigningKey {
 
 impl SigningKey {
     /// Generates a key pair (NTRUGen, spec Algorithm 5). Takes tens of milliseconds.
-    pub fn generate<R: CryptoRngCore + ?Sized>(level: Level, rng: &mut R) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(level: Level, rng: &mut R) -> Self {
         let mut seed = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(&mut seed[..]);
         let k = keygen::ntru_gen(level, *seed);
@@ -227,7 +229,7 @@ impl SigningKey {
     }
 
     /// Signs `msg` (spec Algorithm 10), expanding the key first.
-    pub fn sign<R: CryptoRngCore + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
         self.expand().sign(msg, rng)
     }
 }
@@ -347,7 +349,7 @@ impl ExpandedSigningKey {
     /// target c in Z_q[x]/(x^n + 1) (coefficients in [0, q)). No norm test is applied: callers
     /// that combine several preimages (ring signatures) test the combined norm themselves; see
     /// [`Self::sample_short_preimage`] for the Falcon acceptance loop.
-    pub fn sample_preimage<R: CryptoRngCore + ?Sized>(
+    pub fn sample_preimage<R: CryptoRng + ?Sized>(
         &self,
         c: &[u16],
         rng: &mut R,
@@ -360,7 +362,7 @@ impl ExpandedSigningKey {
     }
 
     /// Draws preimages of c until one passes the Falcon norm bound floor(beta^2).
-    pub fn sample_short_preimage<R: CryptoRngCore + ?Sized>(
+    pub fn sample_short_preimage<R: CryptoRng + ?Sized>(
         &self,
         c: &[u16],
         rng: &mut R,
@@ -379,7 +381,7 @@ impl ExpandedSigningKey {
 
     /// Signs `msg` (spec Algorithm 10): a fresh 40-byte salt, c = HashToPoint(salt || msg), short
     /// preimages of c until one passes the norm bound and compresses into the specification size.
-    pub fn sign<R: CryptoRngCore + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
         let mut salt = [0u8; SALT_LEN];
         rng.fill_bytes(&mut salt);
         let mut seed = [0u8; 32];
@@ -530,18 +532,18 @@ impl Signature {
     /// Decodes header 0x30 + log n, the 40-byte salt and the compressed s2 (which must fill the rest
     /// exactly).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let &hdr = bytes.first().ok_or(Error::Length {
-            expected: 42,
-            got: 0,
-        })?;
+        let &hdr = bytes
+            .first()
+            .ok_or(Error::length("Falcon signature", 42, 0))?;
         let level = Level::from_logn((hdr & 0x0F) as u32)
             .filter(|_| hdr & 0xF0 == 0x30)
             .ok_or(Error::Header(hdr))?;
         if bytes.len() < 1 + SALT_LEN + 1 {
-            return Err(Error::Length {
-                expected: 1 + SALT_LEN + 1,
-                got: bytes.len(),
-            });
+            return Err(Error::length(
+                "Falcon signature",
+                1 + SALT_LEN + 1,
+                bytes.len(),
+            ));
         }
         let mut salt = [0u8; SALT_LEN];
         salt.copy_from_slice(&bytes[1..1 + SALT_LEN]);
@@ -654,7 +656,7 @@ impl DiscreteGaussian {
 
     /// `n` independent samples (values beyond the i16 range have probability far below 2^-100 for
     /// the sigmas this accepts; they saturate).
-    pub fn sample_poly<R: CryptoRngCore + ?Sized>(&self, n: usize, rng: &mut R) -> Vec<i16> {
+    pub fn sample_poly<R: CryptoRng + ?Sized>(&self, n: usize, rng: &mut R) -> Vec<i16> {
         let mut seed = [0u8; 32];
         rng.fill_bytes(&mut seed);
         let mut s = Sampler::new(seed, 1.0);
@@ -670,23 +672,32 @@ impl signature::Verifier<Signature> for VerifyingKey {
     }
 }
 
+/// Adapts a fallible RNG to the infallible one signing needs: a 32-byte seed is drawn from it (the
+/// only call that can fail, its error reported as `signature::Error`) and keys ChaCha20.
+fn seeded_rng<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<ChaCha20Rng, signature::Error> {
+    let mut seed = Zeroizing::new([0u8; 32]);
+    rng.try_fill_bytes(&mut seed[..])
+        .map_err(|_| signature::Error::new())?;
+    Ok(ChaCha20Rng::from_seed(*seed))
+}
+
 impl signature::RandomizedSigner<Signature> for SigningKey {
-    fn try_sign_with_rng(
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(msg, rng))
+        Ok(self.sign(msg, &mut seeded_rng(rng)?))
     }
 }
 
 impl signature::RandomizedSigner<Signature> for ExpandedSigningKey {
-    fn try_sign_with_rng(
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(msg, rng))
+        Ok(self.sign(msg, &mut seeded_rng(rng)?))
     }
 }
 

@@ -8,7 +8,7 @@
 //! (it leaks nothing about the secret, §3.9.3).
 
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::{Rng, SeedableRng};
 use zeroize::Zeroize;
 
 use crate::params::SIGMA_MAX;

@@ -4,7 +4,7 @@
 use alibi_falcon::{Level, Signature, SigningKey, VerifyingKey};
 use pqcrypto_traits::sign::{DetachedSignature as _, PublicKey as _, SecretKey as _};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::{Rng, SeedableRng};
 
 const MESSAGES: usize = 200;
 

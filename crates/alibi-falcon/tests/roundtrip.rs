@@ -2,7 +2,7 @@
 
 use alibi_falcon::{hash_to_point, is_short, Error, Level, Signature, SigningKey, VerifyingKey, Q};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::{Rng, SeedableRng};
 
 #[test]
 fn sign_verify_and_encodings() {

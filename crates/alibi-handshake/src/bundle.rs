@@ -29,14 +29,18 @@ pub struct PreKeyBundle {
 impl PreKeyBundle {
     /// Checks the signatures the identity key made on the signed prekey and on the KEM prekey.
     pub fn verify(&self) -> Result<()> {
-        if !self.identity_key.verify(
-            &self.signed_pre_key.serialize(),
-            &self.signed_pre_key_signature,
-        ) {
+        if self
+            .identity_key
+            .verify(
+                &self.signed_pre_key.serialize(),
+                &self.signed_pre_key_signature,
+            )
+            .is_err()
+        {
             return Err(Error::BadSignature("signed prekey"));
         }
         if let Some((_, kem, sig)) = &self.kyber_pre_key {
-            if !self.identity_key.verify(&kem.serialize(), sig) {
+            if self.identity_key.verify(&kem.serialize(), sig).is_err() {
                 return Err(Error::BadSignature("KEM prekey"));
             }
         }

@@ -1,11 +1,12 @@
 //! X25519 keys as libsignal encodes them: a public key is `0x05 || u` (33 bytes), a private key
-//! the 32 clamped scalar bytes. An identity key is a public key used for XEdDSA signatures and the
+//! the 32 clamped scalar bytes. The key itself is [`alibi_akem::dh::DhKeyPair`], the workspace's
+//! one X25519 key type; this module is libsignal's encoding and clamping on top of it. An identity key is a public key used for XEdDSA signatures and the
 //! handshakes' static Diffie-Hellman.
 
+use alibi_akem::dh::DhKeyPair;
 use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::clamp_integer;
-use rand_core::CryptoRngCore;
-use x25519_dalek::StaticSecret;
+use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use crate::{exact, Error, Result};
@@ -73,13 +74,13 @@ impl PublicKey {
     }
 }
 
-/// An X25519 private key (clamped), zeroized on drop.
+/// An X25519 private key (clamped, as libsignal stores it), zeroized on drop.
 #[derive(Clone)]
-pub struct PrivateKey(StaticSecret);
+pub struct PrivateKey(DhKeyPair);
 
 impl PrivateKey {
     /// A fresh random key.
-    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(rng: &mut impl CryptoRng) -> Self {
         let mut b = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(&mut b[..]);
         Self::from_bytes(*b)
@@ -87,7 +88,7 @@ impl PrivateKey {
 
     /// The key from 32 bytes, clamped as libsignal does.
     pub fn from_bytes(b: [u8; 32]) -> Self {
-        Self(StaticSecret::from(clamp_integer(b)))
+        Self(DhKeyPair::from_secret(clamp_integer(b)))
     }
 
     /// Decodes a 32-byte private key.
@@ -97,22 +98,22 @@ impl PrivateKey {
 
     /// The 32 clamped scalar bytes.
     pub fn to_bytes(&self) -> Zeroizing<[u8; 32]> {
-        Zeroizing::new(self.0.to_bytes())
+        Zeroizing::new(*self.0.secret())
     }
 
     /// The matching public key.
     pub fn public_key(&self) -> PublicKey {
-        PublicKey(*x25519_dalek::PublicKey::from(&self.0).as_bytes())
+        PublicKey(*self.0.public_key())
     }
 
     /// X25519 with `their` key, unvalidated, as libsignal computes it (the handshakes' DH terms).
     pub fn agree(&self, their: &PublicKey) -> Zeroizing<[u8; 32]> {
-        Zeroizing::new(
-            *self
-                .0
-                .diffie_hellman(&x25519_dalek::PublicKey::from(their.0))
-                .as_bytes(),
-        )
+        self.0.agree(&their.0)
+    }
+
+    /// The underlying X25519 key pair.
+    pub fn key_pair(&self) -> &DhKeyPair {
+        &self.0
     }
 
     pub(crate) fn scalar_bytes(&self) -> Zeroizing<[u8; 32]> {
@@ -131,7 +132,7 @@ pub struct KeyPair {
 
 impl KeyPair {
     /// A fresh random key pair.
-    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(rng: &mut impl CryptoRng) -> Self {
         Self::from_private(PrivateKey::generate(rng))
     }
 
@@ -157,8 +158,9 @@ impl IdentityKey {
         PublicKey::deserialize(b).map(Self)
     }
 
-    /// Checks an XEdDSA signature on `msg` made by this identity.
-    pub fn verify(&self, msg: &[u8], sig: &[u8]) -> bool {
+    /// Checks an XEdDSA signature on `msg` made by this identity ([`Error::BadSignature`] or
+    /// [`Error::Length`] when it does not verify).
+    pub fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<()> {
         crate::xeddsa::verify(&self.0, &[msg], sig)
     }
 }
@@ -174,7 +176,7 @@ pub struct IdentityKeyPair {
 
 impl IdentityKeyPair {
     /// A fresh identity.
-    pub fn generate(rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(rng: &mut impl CryptoRng) -> Self {
         Self::from_private(PrivateKey::generate(rng))
     }
 
@@ -185,7 +187,7 @@ impl IdentityKeyPair {
     }
 
     /// An XEdDSA signature on `msg`.
-    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRngCore) -> [u8; 64] {
+    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> [u8; 64] {
         crate::xeddsa::sign(&self.private, &[msg], rng)
     }
 }

@@ -1,12 +1,12 @@
 //! The KEM prekeys of PQXDH as libsignal encodes them: a type byte, then the raw key or ciphertext.
 //!
 //! libsignal uses pre-standard (round 3) Kyber1024, type `0x08`, in production and has FIPS 203
-//! ML-KEM-1024, type `0x0A`, behind a feature; both come from `libcrux-ml-kem`, as in libsignal.
-//! Public keys and ciphertexts are 1568 bytes (1569 with the type byte), secret keys 3168.
+//! ML-KEM-1024, type `0x0A`, behind a feature. Public keys and ciphertexts are 1568 bytes (1569
+//! with the type byte), secret keys 3168. This module is only that encoding: the KEMs themselves
+//! are [`alibi_akem::mlkem`] (on `libcrux-ml-kem`, as in libsignal).
 
-use libcrux_ml_kem::mlkem1024::{MlKem1024Ciphertext, MlKem1024PrivateKey, MlKem1024PublicKey};
-use libcrux_ml_kem::{kyber1024, mlkem1024};
-use rand_core::CryptoRngCore;
+use alibi_akem::mlkem::MlKem;
+use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use crate::{Error, Result};
@@ -42,18 +42,20 @@ impl KemKeyType {
             byte => Err(Error::KeyType { what: "KEM", byte }),
         }
     }
+
+    /// The KEM behind the type byte.
+    pub fn kem(self) -> MlKem {
+        match self {
+            Self::Kyber1024 => MlKem::Kyber1024,
+            Self::MlKem1024 => MlKem::K1024,
+        }
+    }
 }
 
 fn split_typed<'a>(b: &'a [u8], what: &'static str, len: usize) -> Result<(KemKeyType, &'a [u8])> {
     let (&ty, rest) = b.split_first().ok_or(Error::Empty(what))?;
     let ty = KemKeyType::from_byte(ty)?;
-    if rest.len() != len {
-        return Err(Error::Length {
-            what,
-            expected: len + 1,
-            got: b.len(),
-        });
-    }
+    Error::check_len(what, len + 1, b.len())?;
     Ok((ty, rest))
 }
 
@@ -61,7 +63,7 @@ fn split_typed<'a>(b: &'a [u8], what: &'static str, len: usize) -> Result<(KemKe
 #[derive(Clone, PartialEq, Eq)]
 pub struct KemPublicKey {
     ty: KemKeyType,
-    key: Box<[u8; RAW_LEN]>,
+    key: Vec<u8>,
 }
 
 impl core::fmt::Debug for KemPublicKey {
@@ -80,36 +82,37 @@ impl KemPublicKey {
     pub fn serialize(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(RAW_LEN + 1);
         v.push(self.ty.byte());
-        v.extend_from_slice(&self.key[..]);
+        v.extend_from_slice(&self.key);
         v
     }
 
     /// Decodes `type || key`; the key must pass FIPS 203's modulus check.
     pub fn deserialize(b: &[u8]) -> Result<Self> {
         let (ty, raw) = split_typed(b, "KEM public key", RAW_LEN)?;
-        let key: Box<[u8; RAW_LEN]> = Box::new(raw.try_into().expect("length checked"));
-        if !mlkem1024::validate_public_key(&MlKem1024PublicKey::from(*key)) {
-            return Err(Error::KeyType {
-                what: "KEM public key (coefficients out of range)",
-                byte: ty.byte(),
-            });
-        }
-        Ok(Self { ty, key })
+        ty.kem().check_ek(raw).map_err(|_| Error::KeyType {
+            what: "KEM public key (coefficients out of range)",
+            byte: ty.byte(),
+        })?;
+        Ok(Self {
+            ty,
+            key: raw.to_vec(),
+        })
     }
 
     /// Encapsulates: the shared secret and the typed ciphertext (`type || ct`, 1569 bytes).
-    pub fn encapsulate(&self, rng: &mut impl CryptoRngCore) -> (Zeroizing<[u8; 32]>, Vec<u8>) {
-        let mut m = Zeroizing::new([0u8; 32]);
-        rng.fill_bytes(&mut m[..]);
-        let pk = MlKem1024PublicKey::from(*self.key);
-        let (ct, ss) = match self.ty {
-            KemKeyType::Kyber1024 => kyber1024::encapsulate(&pk, *m),
-            KemKeyType::MlKem1024 => mlkem1024::encapsulate(&pk, *m),
-        };
+    pub fn encapsulate<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+    ) -> (Zeroizing<[u8; 32]>, Vec<u8>) {
+        let (ct, ss) = self
+            .ty
+            .kem()
+            .encapsulate(&self.key, rng)
+            .expect("the key was checked when decoded or generated");
         let mut out = Vec::with_capacity(RAW_LEN + 1);
         out.push(self.ty.byte());
-        out.extend_from_slice(ct.as_slice());
-        (Zeroizing::new(ss), out)
+        out.extend_from_slice(&ct);
+        (ss, out)
     }
 }
 
@@ -121,6 +124,28 @@ pub struct KemSecretKey {
 }
 
 impl KemSecretKey {
+    /// A fresh secret key of the given KEM (64 random bytes d || z); its public key comes from
+    /// [`KemSecretKey::public_key`].
+    pub fn generate<R: CryptoRng + ?Sized>(ty: KemKeyType, rng: &mut R) -> Self {
+        KemKeyPair::generate(ty, rng).secret
+    }
+
+    /// The KEM.
+    pub fn key_type(&self) -> KemKeyType {
+        self.ty
+    }
+
+    /// The public key, read from the FIPS 203 layout of the secret key (dk_pke || ek || H(ek) ||
+    /// z).
+    pub fn public_key(&self) -> KemPublicKey {
+        let key = self
+            .ty
+            .kem()
+            .ek_of_dk(&self.key)
+            .expect("the key's length was checked when decoded or generated");
+        KemPublicKey { ty: self.ty, key }
+    }
+
     /// `type || key`, 3169 bytes.
     pub fn serialize(&self) -> Zeroizing<Vec<u8>> {
         let mut v = Zeroizing::new(Vec::with_capacity(SECRET_LEN + 1));
@@ -148,14 +173,10 @@ impl KemSecretKey {
                 ciphertext: ty.byte(),
             });
         }
-        let sk = MlKem1024PrivateKey::from(
-            <[u8; SECRET_LEN]>::try_from(&self.key[..]).expect("length checked at decoding"),
-        );
-        let ct = MlKem1024Ciphertext::from(<[u8; RAW_LEN]>::try_from(raw).expect("checked"));
-        Ok(Zeroizing::new(match ty {
-            KemKeyType::Kyber1024 => kyber1024::decapsulate(&sk, &ct),
-            KemKeyType::MlKem1024 => mlkem1024::decapsulate(&sk, &ct),
-        }))
+        self.ty
+            .kem()
+            .decapsulate(&self.key, raw)
+            .map_err(|_| Error::length("KEM secret key", SECRET_LEN, self.key.len()))
     }
 }
 
@@ -170,21 +191,11 @@ pub struct KemKeyPair {
 
 impl KemKeyPair {
     /// A fresh key pair of the given KEM (64 random bytes d || z).
-    pub fn generate(ty: KemKeyType, rng: &mut impl CryptoRngCore) -> Self {
-        let mut seed = Zeroizing::new([0u8; 64]);
-        rng.fill_bytes(&mut seed[..]);
-        let kp = match ty {
-            KemKeyType::Kyber1024 => kyber1024::generate_key_pair(*seed),
-            KemKeyType::MlKem1024 => mlkem1024::generate_key_pair(*seed),
-        };
-        let public = KemPublicKey {
-            ty,
-            key: Box::new(*kp.public_key().as_slice()),
-        };
-        let secret = KemSecretKey {
-            ty,
-            key: Zeroizing::new(kp.private_key().as_slice().to_vec()),
-        };
-        Self { public, secret }
+    pub fn generate<R: CryptoRng + ?Sized>(ty: KemKeyType, rng: &mut R) -> Self {
+        let (dk, ek) = ty.kem().generate(rng);
+        Self {
+            public: KemPublicKey { ty, key: ek },
+            secret: KemSecretKey { ty, key: dk },
+        }
     }
 }

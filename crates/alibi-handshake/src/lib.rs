@@ -14,7 +14,8 @@
 //! What each handshake hides, and from whom, is in `docs/handshakes.md`.
 
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod bundle;
 pub mod curve;
@@ -77,9 +78,25 @@ pub enum Error {
 pub type Result<T> = core::result::Result<T, Error>;
 
 pub(crate) fn exact<const N: usize>(b: &[u8], what: &'static str) -> Result<[u8; N]> {
-    b.try_into().map_err(|_| Error::Length {
-        what,
-        expected: N,
-        got: b.len(),
-    })
+    b.try_into().map_err(|_| Error::length(what, N, b.len()))
+}
+
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
+            what,
+            expected,
+            got,
+        }
+    }
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }

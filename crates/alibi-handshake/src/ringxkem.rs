@@ -19,7 +19,7 @@
 use alibi_akem::pq::{self, PqPublicKey, PqSecretKey, Suite};
 use alibi_falcon::Signature as FalconSignature;
 use hkdf::Hkdf;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
@@ -44,7 +44,7 @@ pub struct PreKey {
 
 impl PreKey {
     /// A fresh prekey signed by `identity`.
-    pub fn generate(identity: &Identity, id: u32, rng: &mut impl CryptoRngCore) -> Self {
+    pub fn generate(identity: &Identity, id: u32, rng: &mut impl CryptoRng) -> Self {
         let (dk, ek) = identity.suite().kem().generate(rng);
         let signature = identity
             .falcon_signing_key()
@@ -124,13 +124,7 @@ impl Message {
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self> {
         let ct = suite.kem().ct_len();
         let expected = 4 + ct + suite.pq_ciphertext_len();
-        if b.len() != expected {
-            return Err(Error::Length {
-                what: "RingXKEM message",
-                expected,
-                got: b.len(),
-            });
-        }
+        Error::check_len("RingXKEM message", expected, b.len())?;
         Ok(Self {
             pre_key_id: u32::from_be_bytes(b[..4].try_into().expect("4 bytes")),
             c_prekey: b[4..4 + ct].to_vec(),
@@ -189,7 +183,7 @@ fn map_akem(e: alibi_akem::Error) -> Error {
 pub fn initiate(
     ours: &Identity,
     bundle: &Bundle,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<(Message, SessionKeys)> {
     if ours.suite() != bundle.identity.suite() {
         return Err(Error::RingXKem("suite mismatch"));
@@ -242,7 +236,7 @@ pub fn simulate(
     responder: &Identity,
     pre_key: &PreKey,
     initiator: &IdentityPublic,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<(Message, SessionKeys)> {
     let bundle = pre_key.bundle(responder);
     let (c_prekey, k_prekey) = responder

@@ -9,7 +9,7 @@
 //! 3) uses `"WhisperText"` and 64 bytes.
 
 use hkdf::Hkdf;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
@@ -80,7 +80,7 @@ pub struct Initiation {
 pub fn initiate(
     ours: &IdentityKeyPair,
     bundle: &PreKeyBundle,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Initiation> {
     bundle.verify()?;
     let base_key = KeyPair::generate(rng);

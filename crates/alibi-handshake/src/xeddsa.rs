@@ -9,12 +9,13 @@ use curve25519_dalek::constants::ED25519_BASEPOINT_TABLE;
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::Scalar;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use sha2::{Digest, Sha512};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::curve::{PrivateKey, PublicKey};
+use crate::{Error, Result};
 
 /// Length of an XEdDSA signature.
 pub const SIGNATURE_LEN: usize = 64;
@@ -28,7 +29,7 @@ const HASH1_PREFIX: [u8; 32] = {
 };
 
 /// Signs the concatenation of `msg` parts with `key`; 64 random bytes `Z` come from `rng`.
-pub fn sign(key: &PrivateKey, msg: &[&[u8]], rng: &mut impl CryptoRngCore) -> [u8; 64] {
+pub fn sign(key: &PrivateKey, msg: &[&[u8]], rng: &mut impl CryptoRng) -> [u8; 64] {
     let mut z = Zeroizing::new([0u8; 64]);
     rng.fill_bytes(&mut z[..]);
     let k = key.scalar_bytes();
@@ -62,13 +63,15 @@ pub fn sign(key: &PrivateKey, msg: &[&[u8]], rng: &mut impl CryptoRngCore) -> [u
     sig
 }
 
-/// Verifies a signature on the concatenation of `msg` parts; any length other than 64 fails.
-pub fn verify(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> bool {
-    let Ok(sig) = <&[u8; 64]>::try_from(sig) else {
-        return false;
-    };
+/// Verifies a signature on the concatenation of `msg` parts: [`Error::Length`] for a signature
+/// that is not 64 bytes, [`Error::BadSignature`] for one that does not verify.
+pub fn verify(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> Result<()> {
+    const BAD: Error = Error::BadSignature("XEdDSA signature");
+    let sig: &[u8; 64] = sig
+        .try_into()
+        .map_err(|_| Error::length("XEdDSA signature", 64, sig.len()))?;
     let Some(a) = MontgomeryPoint(*key.u()).to_edwards(sig[63] >> 7) else {
-        return false;
+        return Err(BAD);
     };
     let big_a = a.compress();
     let mut s = [0u8; 32];
@@ -76,7 +79,7 @@ pub fn verify(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> bool {
     s[31] &= 0x7F;
     // s must be below 2^253 (the specification's check that s < q, as libsignal applies it).
     if s[31] & 0xE0 != 0 {
-        return false;
+        return Err(BAD);
     }
     let mut h = Sha512::new();
     h.update(&sig[..32]);
@@ -91,7 +94,11 @@ pub fn verify(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> bool {
         &Scalar::from_bytes_mod_order(s),
     )
     .compress();
-    r_check.as_bytes().ct_eq(&sig[..32]).into()
+    if bool::from(r_check.as_bytes().ct_eq(&sig[..32])) {
+        Ok(())
+    } else {
+        Err(BAD)
+    }
 }
 
 #[cfg(test)]
@@ -107,15 +114,15 @@ mod tests {
             let k = PrivateKey::generate(&mut rng);
             let msg = b"alibi xeddsa";
             let sig = sign(&k, &[msg], &mut rng);
-            assert!(verify(&k.public_key(), &[msg], &sig));
-            assert!(verify(&k.public_key(), &[&msg[..5], &msg[5..]], &sig));
-            assert!(!verify(&k.public_key(), &[b"other"], &sig));
+            assert!(verify(&k.public_key(), &[msg], &sig).is_ok());
+            assert!(verify(&k.public_key(), &[&msg[..5], &msg[5..]], &sig).is_ok());
+            assert!(verify(&k.public_key(), &[b"other"], &sig).is_err());
             for i in [0, 31, 32, 62, 63] {
                 let mut bad = sig;
                 bad[i] ^= 0x01;
-                assert!(!verify(&k.public_key(), &[msg], &bad));
+                assert!(verify(&k.public_key(), &[msg], &bad).is_err());
             }
-            assert!(!verify(&k.public_key(), &[msg], &sig[..63]));
+            assert!(verify(&k.public_key(), &[msg], &sig[..63]).is_err());
         }
     }
 }

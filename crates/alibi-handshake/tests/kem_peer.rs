@@ -3,12 +3,14 @@
 //! alibi-channel's interop tests.)
 
 use alibi_handshake::{KemKeyPair, KemKeyType, KemPublicKey, KemSecretKey};
-use kem::{Decapsulate, Encapsulate};
-use ml_kem::{EncodedSizeUser, KemCore, MlKem1024};
-use rand_chacha::rand_core::SeedableRng;
+use ml_kem::{
+    Decapsulate, DecapsulationKey, Encapsulate, EncapsulationKey, KeyExport, MlKem1024, TryKeyInit,
+};
+use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
 #[test]
+#[allow(deprecated)] // ml-kem 0.3 keeps the expanded FIPS 203 key encoding as a legacy form.
 fn mlkem1024_agrees_with_rustcrypto() {
     let mut rng = ChaCha20Rng::from_seed([30; 32]);
     for _ in 0..10 {
@@ -16,24 +18,23 @@ fn mlkem1024_agrees_with_rustcrypto() {
         let ours = KemKeyPair::generate(KemKeyType::MlKem1024, &mut rng);
         let enc = ours.public.serialize();
         assert_eq!(enc[0], 0x0A);
-        let ek = <MlKem1024 as KemCore>::EncapsulationKey::from_bytes(
-            &ml_kem::Encoded::<<MlKem1024 as KemCore>::EncapsulationKey>::try_from(&enc[1..])
-                .unwrap(),
-        );
-        let (ct, ss) = ek.encapsulate(&mut rng).unwrap();
+        let ek = EncapsulationKey::<MlKem1024>::new_from_slice(&enc[1..]).unwrap();
+        let (ct, ss) = ek.encapsulate_with_rng(&mut rng);
         let typed: Vec<u8> = [&[0x0A][..], &ct[..]].concat();
         assert_eq!(ours.secret.decapsulate(&typed).unwrap()[..], ss[..]);
 
         // Their key: we encapsulate, they decapsulate.
-        let (dk, ek) = MlKem1024::generate(&mut rng);
-        let pk = KemPublicKey::deserialize(&[&[0x0A][..], &ek.as_bytes()[..]].concat()).unwrap();
+        let mut seed = [0u8; 64];
+        rng.fill_bytes(&mut seed);
+        let dk = DecapsulationKey::<MlKem1024>::from_seed(seed.into());
+        let ek = dk.encapsulation_key().to_bytes();
+        let pk = KemPublicKey::deserialize(&[&[0x0A][..], &ek[..]].concat()).unwrap();
         let (ss, ct) = pk.encapsulate(&mut rng);
-        let ct = ml_kem::Ciphertext::<MlKem1024>::try_from(&ct[1..]).unwrap();
-        assert_eq!(dk.decapsulate(&ct).unwrap()[..], ss[..]);
+        assert_eq!(dk.decapsulate_slice(&ct[1..]).unwrap()[..], ss[..]);
         // Their secret key decodes in our typed form and decapsulates the same.
-        let sk = KemSecretKey::deserialize(&[&[0x0A][..], &dk.as_bytes()[..]].concat()).unwrap();
-        let typed: Vec<u8> = [&[0x0A][..], &ct[..]].concat();
-        assert_eq!(sk.decapsulate(&typed).unwrap()[..], ss[..]);
+        let expanded = ml_kem::ExpandedKeyEncoding::to_expanded_bytes(&dk);
+        let sk = KemSecretKey::deserialize(&[&[0x0A][..], &expanded[..]].concat()).unwrap();
+        assert_eq!(sk.decapsulate(&ct).unwrap()[..], ss[..]);
     }
 }
 
@@ -63,6 +64,9 @@ fn typed_encodings_are_checked() {
     let (ss, ct) = k.public.encapsulate(&mut rng);
     assert_eq!(k.secret.decapsulate(&ct).unwrap()[..], ss[..]);
     let sk = KemSecretKey::deserialize(&k.secret.serialize()).unwrap();
+    assert_eq!(sk.public_key(), k.public);
+    let fresh = KemSecretKey::generate(KemKeyType::MlKem1024, &mut rng);
+    assert_eq!(fresh.public_key().key_type(), KemKeyType::MlKem1024);
     assert_eq!(sk.decapsulate(&ct).unwrap()[..], ss[..]);
 }
 

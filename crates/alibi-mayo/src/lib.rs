@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use alibi_mayo::{Params, SigningKey};
-//! let mut rng = rand_core::OsRng;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let sk = SigningKey::generate(Params::Mayo2, &mut rng);
 //! let vk = sk.verifying_key();
 //! let sig = sk.sign(b"hello", &mut rng);
@@ -23,7 +23,8 @@
 // Unsafe code is denied everywhere but in the AVX-512 kernels (kernels::avx512), which allow it
 // for their intrinsics, behind a run-time CPU check.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 // Matrix code indexes several arrays by the same row and column, as the specification writes it.
 #![allow(clippy::needless_range_loop)]
 
@@ -37,7 +38,7 @@ mod solve;
 pub use params::Params;
 
 use map::{PublicMap, SecretMap};
-use rand_core::CryptoRngCore;
+use rand_core::{CryptoRng, TryCryptoRng};
 use zeroize::Zeroizing;
 
 /// Errors of this crate.
@@ -64,15 +65,24 @@ pub enum Error {
     NoSolution,
 }
 
-fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Error> {
-    if expected != got {
-        return Err(Error::Length {
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
             what,
             expected,
             got,
-        });
+        }
     }
-    Ok(())
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }
 
 /// Runs `$body` with `$l` bound to the limb count of `$p` as a constant, for the generic
@@ -139,7 +149,7 @@ pub struct SigningKey {
 
 impl SigningKey {
     /// A fresh key: seed_sk from `rng` (CompactKeyGen, §3.2).
-    pub fn generate(params: Params, rng: &mut impl CryptoRngCore) -> SigningKey {
+    pub fn generate(params: Params, rng: &mut impl CryptoRng) -> SigningKey {
         let mut seed = Zeroizing::new(vec![0u8; params.sk_seed_bytes()]);
         rng.fill_bytes(&mut seed);
         SigningKey::from_bytes(params, &seed).expect("right length")
@@ -147,7 +157,7 @@ impl SigningKey {
 
     /// The key of a compact secret key (the seed).
     pub fn from_bytes(params: Params, seed: &[u8]) -> Result<SigningKey, Error> {
-        check_len("MAYO secret key", params.secret_key_bytes(), seed.len())?;
+        Error::check_len("MAYO secret key", params.secret_key_bytes(), seed.len())?;
         Ok(SigningKey {
             params,
             seed: Zeroizing::new(seed.to_vec()),
@@ -198,7 +208,7 @@ impl SigningKey {
     /// Signs `msg` (Sign, §3.3): R from `rng`, salt = SHAKE256(digest || R || seed_sk),
     /// t = SHAKE256(digest || salt), vinegar and randomizer from SHAKE256(digest || salt ||
     /// seed_sk || ctr).
-    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRngCore) -> Signature {
+    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> Signature {
         let p = self.params;
         let digest = map::shake256(&[msg], p.digest_bytes());
         let mut r = Zeroizing::new(vec![0u8; p.salt_bytes()]);
@@ -221,11 +231,7 @@ impl SigningKey {
     /// The open sampler: s (k n elements of F16, one per byte) with P*(s) = t, for any target t
     /// (m elements), with vinegar and randomizer from `rng`. This is MAYO's signing without the
     /// hashing of a message, for constructions such as MAYO-RS.
-    pub fn sample_preimage(
-        &self,
-        t: &[u8],
-        rng: &mut impl CryptoRngCore,
-    ) -> Result<Vec<u8>, Error> {
+    pub fn sample_preimage(&self, t: &[u8], rng: &mut impl CryptoRng) -> Result<Vec<u8>, Error> {
         let p = self.params;
         check_field_vector(t, p.m())?;
         self.preimage_with(t, |_| {
@@ -285,7 +291,7 @@ pub struct VerifyingKey {
 impl VerifyingKey {
     /// Decodes a compact public key (seed_pk || upper(P3)) and expands it.
     pub fn from_bytes(params: Params, cpk: &[u8]) -> Result<VerifyingKey, Error> {
-        check_len("MAYO public key", params.public_key_bytes(), cpk.len())?;
+        Error::check_len("MAYO public key", params.public_key_bytes(), cpk.len())?;
         let map = match params.limbs() {
             4 => Public::L4(PublicMap::expand(params, cpk)),
             5 => Public::L5(PublicMap::expand(params, cpk)),
@@ -376,7 +382,7 @@ impl Signature {
     /// Decodes a signature: any bytes of the right length are a well-formed signature (an odd
     /// k n leaves a padding nibble, which must be zero).
     pub fn from_bytes(params: Params, bytes: &[u8]) -> Result<Signature, Error> {
-        check_len("MAYO signature", params.signature_bytes(), bytes.len())?;
+        Error::check_len("MAYO signature", params.signature_bytes(), bytes.len())?;
         if (params.k() * params.n()) % 2 == 1 && bytes[params.s_bytes() - 1] >> 4 != 0 {
             return Err(Error::Malformed);
         }
@@ -442,12 +448,12 @@ impl TryFrom<&[u8]> for Signature {
 }
 
 impl signature::RandomizedSigner<Signature> for SigningKey {
-    fn try_sign_with_rng(
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(msg, rng))
+        Ok(self.sign(msg, &mut seeded_rng(rng)?))
     }
 }
 
@@ -455,4 +461,16 @@ impl signature::Verifier<Signature> for VerifyingKey {
     fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), signature::Error> {
         VerifyingKey::verify(self, msg, sig).map_err(|_| signature::Error::new())
     }
+}
+
+/// Adapts a fallible RNG to the infallible one signing needs: a 32-byte seed drawn from it (the
+/// only call that can fail, reported as `signature::Error`) keys a ChaCha20 stream.
+pub(crate) fn seeded_rng<R: rand_core::TryCryptoRng + ?Sized>(
+    rng: &mut R,
+) -> Result<rand_chacha::ChaCha20Rng, signature::Error> {
+    use rand_core::SeedableRng;
+    let mut seed = zeroize::Zeroizing::new([0u8; 32]);
+    rng.try_fill_bytes(&mut seed[..])
+        .map_err(|_| signature::Error::new())?;
+    Ok(rand_chacha::ChaCha20Rng::from_seed(*seed))
 }

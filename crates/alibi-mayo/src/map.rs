@@ -9,12 +9,12 @@ use crate::kernels::{self, Shape};
 use crate::params::Params;
 use crate::solve;
 use aes::cipher::{KeyIvInit, StreamCipher};
-use sha3::digest::{ExtendableOutput, Update, XofReader};
+use shake::digest::{ExtendableOutput, Update, XofReader};
 use zeroize::{Zeroize, Zeroizing};
 
 /// SHAKE256 of the concatenation of `parts`, `len` bytes.
 pub(crate) fn shake256(parts: &[&[u8]], len: usize) -> Vec<u8> {
-    let mut h = sha3::Shake256::default();
+    let mut h = shake::Shake256::default();
     for p in parts {
         h.update(p);
     }
@@ -26,7 +26,9 @@ pub(crate) fn shake256(parts: &[&[u8]], len: usize) -> Vec<u8> {
 /// P1 and P2 from the public seed: AES-128-CTR keyed by seed_pk, zero IV, big-endian counter
 /// (§2.1.6, MAYO-C's `AES_128_CTR`), read as consecutive m-vectors.
 fn expand_p1_p2<const L: usize>(p: Params, seed_pk: &[u8]) -> (Vec<MVec<L>>, Vec<MVec<L>>) {
-    let mut cipher = ctr::Ctr128BE::<aes::Aes128>::new(seed_pk.into(), &[0u8; 16].into());
+    // seed_pk is pk_seed_bytes() = 16 long at every parameter set: derive_o and the decoder slice it.
+    let mut cipher = ctr::Ctr128BE::<aes::Aes128>::new_from_slices(seed_pk, &[0u8; 16])
+        .expect("seed_pk is an AES-128 key");
     let vec_bytes = p.m() / 2;
     // The last limb of a vector is read as a whole word, over-reading into the next vector (or
     // the slack at the end) and masked.

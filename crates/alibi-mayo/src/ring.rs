@@ -18,8 +18,9 @@
 //! MAYO preimage and a uniformly random vector are close in distribution (the paper bounds the
 //! distinguishing advantage), not identical.
 
+use crate::seeded_rng;
 use crate::{gf16, map, Params, SigningKey, VerifyingKey};
-use rand_core::CryptoRngCore;
+use rand_core::{CryptoRng, TryCryptoRng};
 
 /// The largest ring this crate signs for or verifies.
 pub const MAX_MEMBERS: usize = 1024;
@@ -43,8 +44,10 @@ pub enum Error {
     #[error("the signing key is not a member of the ring")]
     SignerNotInRing,
     /// The signature has the wrong length for this ring.
-    #[error("wrong signature length: expected {expected} bytes, got {got}")]
+    #[error("{what}: expected {expected} bytes, got {got}")]
     Length {
+        /// What was being decoded.
+        what: &'static str,
         /// The length for this ring.
         expected: usize,
         /// The length received.
@@ -59,6 +62,26 @@ pub enum Error {
     /// An error of the underlying MAYO keys.
     #[error("mayo: {0}")]
     Mayo(#[from] crate::Error),
+}
+
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
+            what,
+            expected,
+            got,
+        }
+    }
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }
 
 /// Signature length for a ring of `members`: one packed s per member and the salt.
@@ -149,7 +172,7 @@ impl Ring {
         &self,
         signer: &SigningKey,
         msg: &[u8],
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Result<RingSignature, Error> {
         let p = self.params;
         if signer.params() != p {
@@ -231,10 +254,7 @@ impl RingSignature {
         let p = ring.params;
         let expected = ring.signature_len();
         if bytes.len() != expected {
-            return Err(Error::Length {
-                expected,
-                got: bytes.len(),
-            });
+            return Err(Error::length("MAYO ring signature", expected, bytes.len()));
         }
         let len = p.k() * p.n();
         let parts = bytes[..ring.len() * p.s_bytes()]
@@ -303,13 +323,13 @@ impl RingSigner {
 }
 
 impl signature::RandomizedSigner<RingSignature> for RingSigner {
-    fn try_sign_with_rng(
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut R,
         msg: &[u8],
     ) -> Result<RingSignature, signature::Error> {
         self.ring
-            .sign(&self.key, msg, rng)
+            .sign(&self.key, msg, &mut seeded_rng(rng)?)
             .map_err(|_| signature::Error::new())
     }
 }

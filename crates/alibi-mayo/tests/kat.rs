@@ -5,9 +5,9 @@
 //! so this test runs without the shared files; where they are present, the first differing record
 //! is also reported.
 
-use aes::cipher::{BlockEncrypt, KeyInit};
+use aes::cipher::{BlockCipherEncrypt, KeyInit};
 use alibi_mayo::{Params, SigningKey};
-use rand_core::{CryptoRng, RngCore};
+use rand_core::{Infallible, TryCryptoRng, TryRng};
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
@@ -60,19 +60,9 @@ impl NistDrbg {
     }
 }
 
-impl RngCore for NistDrbg {
-    fn next_u32(&mut self) -> u32 {
-        let mut b = [0u8; 4];
-        self.fill_bytes(&mut b);
-        u32::from_le_bytes(b)
-    }
-    fn next_u64(&mut self) -> u64 {
-        let mut b = [0u8; 8];
-        self.fill_bytes(&mut b);
-        u64::from_le_bytes(b)
-    }
+impl NistDrbg {
     /// randombytes(): whole blocks, the last one truncated, then one update.
-    fn fill_bytes(&mut self, out: &mut [u8]) {
+    fn randombytes(&mut self, out: &mut [u8]) {
         for chunk in out.chunks_mut(16) {
             self.increment_v();
             let b = self.block();
@@ -80,20 +70,31 @@ impl RngCore for NistDrbg {
         }
         self.update(None);
     }
-    fn try_fill_bytes(&mut self, out: &mut [u8]) -> Result<(), rand_core::Error> {
-        self.fill_bytes(out);
+}
+
+impl TryRng for NistDrbg {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        let mut b = [0u8; 4];
+        self.randombytes(&mut b);
+        Ok(u32::from_le_bytes(b))
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        let mut b = [0u8; 8];
+        self.randombytes(&mut b);
+        Ok(u64::from_le_bytes(b))
+    }
+    fn try_fill_bytes(&mut self, out: &mut [u8]) -> Result<(), Infallible> {
+        self.randombytes(out);
         Ok(())
     }
 }
 
-impl CryptoRng for NistDrbg {}
+impl TryCryptoRng for NistDrbg {}
 
+/// Uppercase hex, as the .rsp files write it.
 fn hex(b: &[u8]) -> String {
-    b.iter()
-        .fold(String::with_capacity(2 * b.len()), |mut s, x| {
-            let _ = write!(s, "{x:02X}");
-            s
-        })
+    hex::encode_upper(b)
 }
 
 /// The .rsp file PQCgenKAT_sign.c writes for this parameter set.
@@ -103,9 +104,9 @@ fn known_answers(p: Params) -> String {
     let records: Vec<([u8; 48], Vec<u8>)> = (0..100)
         .map(|i| {
             let mut seed = [0u8; 48];
-            outer.fill_bytes(&mut seed);
+            outer.randombytes(&mut seed);
             let mut msg = vec![0u8; 33 * (i + 1)];
-            outer.fill_bytes(&mut msg);
+            outer.randombytes(&mut msg);
             (seed, msg)
         })
         .collect();

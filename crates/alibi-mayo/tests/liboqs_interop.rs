@@ -14,7 +14,7 @@ fn liboqs_interop() {
 mod with_liboqs {
     use alibi_mayo::{Params, Signature, SigningKey, VerifyingKey};
     use oqs::sig::{Algorithm, Sig};
-    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    use rand_chacha::rand_core::{Rng, SeedableRng};
     use rand_chacha::ChaCha20Rng;
 
     /// Our parameter sets, liboqs's algorithm for each, and the round-2 sizes (pk, sk, sig) both
@@ -41,7 +41,7 @@ mod with_liboqs {
     }
 
     fn hex(bytes: &[u8]) -> String {
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(bytes)
     }
 
     /// Deterministic per test and level, so that a failing message can be found again.

@@ -3,7 +3,7 @@
 
 use alibi_mayo::{Error, Params, Signature, SigningKey, VerifyingKey};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::{Rng, SeedableRng};
 
 #[test]
 fn sign_verify_and_reject_tampering() {

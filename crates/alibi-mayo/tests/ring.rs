@@ -5,7 +5,7 @@ use alibi_mayo::ring::{signature_len, Error, Ring, RingSignature, RingSigner};
 use alibi_mayo::{Params, SigningKey};
 use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
-use rand_core::{RngCore, SeedableRng};
+use rand_core::{Rng, SeedableRng};
 
 fn keys(p: Params, n: usize, rng: &mut ChaCha20Rng) -> (Vec<SigningKey>, Ring) {
     let sks: Vec<SigningKey> = (0..n).map(|_| SigningKey::generate(p, rng)).collect();
@@ -96,6 +96,7 @@ fn typed_errors() {
     assert_eq!(
         RingSignature::from_bytes(&ring, &[0; 10]).err(),
         Some(Error::Length {
+            what: "MAYO ring signature",
             expected: 348,
             got: 10
         })

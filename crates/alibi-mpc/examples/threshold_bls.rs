@@ -45,7 +45,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let msg = format!("message {run}");
         let (back, signed, took) = sign_all(parties, &shares, &config, msg.as_bytes()).await?;
         parties = back;
-        let ok = alibi_mpc::bls::verify(&shares[0].group_key, msg.as_bytes(), &signed.signature);
+        let ok =
+            alibi_mpc::bls::verify(&shares[0].group_key, msg.as_bytes(), &signed.signature).is_ok();
         println!("signature {run}: {took:?}, verifies under the group key: {ok}");
     }
     Ok(())

@@ -6,7 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use rand_core::{OsRng, RngCore};
+use getrandom::SysRng;
+use rand_core::{Rng, UnwrapErr};
 
 use crate::dkg::{keygen, KeyShare, KeygenConfig};
 use crate::relay::{Contact, Mode, RelayParty};
@@ -17,7 +18,7 @@ use crate::{bls, Error, Result};
 pub async fn register_parties(url: &str, indices: &[u16], mode: Mode) -> Result<Vec<RelayParty>> {
     let mut parties = vec![];
     for &i in indices {
-        parties.push(RelayParty::register(url, i, mode, &mut OsRng).await?);
+        parties.push(RelayParty::register(url, i, mode, &mut UnwrapErr(SysRng)).await?);
     }
     let contacts: Vec<Contact> = parties.iter().map(RelayParty::contact).collect();
     for p in &mut parties {
@@ -60,7 +61,7 @@ pub struct Timing {
 
 fn session(tag: u8) -> [u8; 16] {
     let mut s = [0u8; 16];
-    OsRng.fill_bytes(&mut s);
+    UnwrapErr(SysRng).fill_bytes(&mut s);
     s[0] = tag;
     s
 }
@@ -80,7 +81,7 @@ pub async fn keygen_all(
     for mut p in parties {
         let config = config.clone();
         tasks.push(tokio::spawn(async move {
-            let r = keygen(&p.party(), &config, &mut p, &mut OsRng).await;
+            let r = keygen(&p.party(), &config, &mut p, &mut UnwrapErr(SysRng)).await;
             (p, r, start.elapsed())
         }));
     }
@@ -114,7 +115,15 @@ pub async fn sign_all(
         };
         let (config, message) = (config.clone(), message.to_vec());
         tasks.push(tokio::spawn(async move {
-            let r = sign(&p.party(), &share, &config, &message, &mut p, &mut OsRng).await;
+            let r = sign(
+                &p.party(),
+                &share,
+                &config,
+                &message,
+                &mut p,
+                &mut UnwrapErr(SysRng),
+            )
+            .await;
             (p, r, start.elapsed())
         }));
     }
@@ -158,7 +167,7 @@ pub async fn keygen_and_sign(
         misbehaviour: None,
     };
     let (parties, signed, sign_time) = sign_all(parties, &shares, &config, message).await?;
-    if !bls::verify(&shares[0].group_key, message, &signed.signature) {
+    if bls::verify(&shares[0].group_key, message, &signed.signature).is_err() {
         return Err(Error::Aborted {
             reason: "the threshold signature does not verify".into(),
             blamed: vec![],

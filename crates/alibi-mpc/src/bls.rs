@@ -51,12 +51,23 @@ pub fn sign(sk: &[u8; 32], msg: &[u8]) -> Result<SignatureBytes> {
     Ok(secret(sk)?.sign(msg, DST_SIG, &[]).compress())
 }
 
-/// Verify: false for a malformed key or signature as for a wrong one.
-pub fn verify(pk: &[u8], msg: &[u8], sig: &[u8]) -> bool {
-    let (Ok(pk), Ok(sig)) = (public(pk), signature(sig)) else {
-        return false;
-    };
-    sig.verify(false, msg, DST_SIG, &[], &pk, false) == BLST_ERROR::BLST_SUCCESS
+/// Succeeds when `code` is blst's success, and names what failed otherwise.
+fn check(code: BLST_ERROR, what: &'static str) -> Result<()> {
+    if code == BLST_ERROR::BLST_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Verification(what))
+    }
+}
+
+/// Verify: [`Error::Malformed`] for a malformed key or signature, [`Error::Verification`] for a
+/// wrong one.
+pub fn verify(pk: &[u8], msg: &[u8], sig: &[u8]) -> Result<()> {
+    let (pk, sig) = (public(pk)?, signature(sig)?);
+    check(
+        sig.verify(false, msg, DST_SIG, &[], &pk, false),
+        "signature",
+    )
 }
 
 /// PopProve (draft section 3.3.2): a signature on the public key's encoding under [`DST_POP`].
@@ -67,11 +78,12 @@ pub fn pop_prove(sk: &[u8; 32]) -> Result<SignatureBytes> {
 }
 
 /// PopVerify.
-pub fn pop_verify(pk: &[u8], proof: &[u8]) -> bool {
-    let (Ok(key), Ok(sig)) = (public(pk), signature(proof)) else {
-        return false;
-    };
-    sig.verify(false, pk, DST_POP, &[], &key, false) == BLST_ERROR::BLST_SUCCESS
+pub fn pop_verify(pk: &[u8], proof: &[u8]) -> Result<()> {
+    let (key, sig) = (public(pk)?, signature(proof)?);
+    check(
+        sig.verify(false, pk, DST_POP, &[], &key, false),
+        "proof of possession",
+    )
 }
 
 /// Aggregate (draft section 2.8); fails on an empty list or a malformed signature.
@@ -90,33 +102,31 @@ pub fn aggregate(sigs: &[&[u8]]) -> Result<SignatureBytes> {
 }
 
 /// FastAggregateVerify (draft section 3.3.4): one message, keys whose possession was proven.
-pub fn fast_aggregate_verify(pks: &[&[u8]], msg: &[u8], sig: &[u8]) -> bool {
-    let Ok(pks) = pks.iter().map(|p| public(p)).collect::<Result<Vec<_>>>() else {
-        return false;
-    };
-    let Ok(sig) = signature(sig) else {
-        return false;
-    };
+pub fn fast_aggregate_verify(pks: &[&[u8]], msg: &[u8], sig: &[u8]) -> Result<()> {
+    let pks = pks.iter().map(|p| public(p)).collect::<Result<Vec<_>>>()?;
+    let sig = signature(sig)?;
     if pks.is_empty() {
-        return false;
+        return Err(Error::Malformed("aggregate: no public keys"));
     }
     let refs: Vec<&PublicKey> = pks.iter().collect();
-    sig.fast_aggregate_verify(false, msg, DST_SIG, &refs) == BLST_ERROR::BLST_SUCCESS
+    check(
+        sig.fast_aggregate_verify(false, msg, DST_SIG, &refs),
+        "aggregate signature",
+    )
 }
 
 /// AggregateVerify (draft section 3.1.1): distinct messages, one per key.
-pub fn aggregate_verify(pks: &[&[u8]], msgs: &[&[u8]], sig: &[u8]) -> bool {
+pub fn aggregate_verify(pks: &[&[u8]], msgs: &[&[u8]], sig: &[u8]) -> Result<()> {
     if pks.is_empty() || pks.len() != msgs.len() {
-        return false;
+        return Err(Error::Malformed("aggregate: one message per public key"));
     }
-    let Ok(pks) = pks.iter().map(|p| public(p)).collect::<Result<Vec<_>>>() else {
-        return false;
-    };
-    let Ok(sig) = signature(sig) else {
-        return false;
-    };
+    let pks = pks.iter().map(|p| public(p)).collect::<Result<Vec<_>>>()?;
+    let sig = signature(sig)?;
     let refs: Vec<&PublicKey> = pks.iter().collect();
-    sig.aggregate_verify(false, msgs, DST_SIG, &refs, false) == BLST_ERROR::BLST_SUCCESS
+    check(
+        sig.aggregate_verify(false, msgs, DST_SIG, &refs, false),
+        "aggregate signature",
+    )
 }
 
 /// Whether `pk` decodes to a point of G1 (the identity included; verification still refuses
@@ -139,7 +149,7 @@ pub fn hash_to_g2(msg: &[u8], dst: &[u8]) -> [u8; 192] {
     blstrs::G2Affine::from(blstrs::G2Projective::hash_to_curve(msg, dst, &[])).to_uncompressed()
 }
 
-fn random_scalar(rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng)) -> blst::blst_scalar {
+fn random_scalar(rng: &mut impl rand_core::CryptoRng) -> blst::blst_scalar {
     // 128 random bits: a batch that holds one invalid triple passes with probability 2^-128.
     let mut b = [0u8; 32];
     rng.fill_bytes(&mut b[..16]);
@@ -149,74 +159,69 @@ fn random_scalar(rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng)) -> 
 fn batch_under(
     dst: &[u8],
     items: &[(&[u8], &[u8], &[u8])],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
-) -> bool {
+    rng: &mut impl rand_core::CryptoRng,
+) -> Result<()> {
     if items.is_empty() {
-        return false;
+        return Err(Error::Malformed("batch: empty"));
     }
-    let Ok(pks) = items
+    let pks = items
         .iter()
         .map(|(p, _, _)| public(p))
-        .collect::<Result<Vec<_>>>()
-    else {
-        return false;
-    };
-    let Ok(sigs) = items
+        .collect::<Result<Vec<_>>>()?;
+    let sigs = items
         .iter()
         .map(|(_, _, s)| signature(s))
-        .collect::<Result<Vec<_>>>()
-    else {
-        return false;
-    };
+        .collect::<Result<Vec<_>>>()?;
     let msgs: Vec<&[u8]> = items.iter().map(|(_, m, _)| *m).collect();
     let rands: Vec<blst::blst_scalar> = items.iter().map(|_| random_scalar(rng)).collect();
     let pk_refs: Vec<&PublicKey> = pks.iter().collect();
     let sig_refs: Vec<&Signature> = sigs.iter().collect();
-    Signature::verify_multiple_aggregate_signatures(
-        &msgs, dst, &pk_refs, false, &sig_refs, false, &rands, 128,
-    ) == BLST_ERROR::BLST_SUCCESS
+    check(
+        Signature::verify_multiple_aggregate_signatures(
+            &msgs, dst, &pk_refs, false, &sig_refs, false, &rands, 128,
+        ),
+        "batch",
+    )
 }
 
 /// Verifies many (public key, message, signature) triples at once with a random linear
-/// combination (blst's multi-verification): true only if every one would verify alone.
+/// combination (blst's multi-verification): `Ok` only if every one would verify alone.
 pub fn batch_verify(
     items: &[(&[u8], &[u8], &[u8])],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
-) -> bool {
+    rng: &mut impl rand_core::CryptoRng,
+) -> Result<()> {
     batch_under(DST_SIG, items, rng)
 }
 
 /// Verifies many (public key, proof of possession) pairs at once, as [`batch_verify`] does.
 pub fn batch_pop_verify(
     items: &[(&[u8], &[u8])],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
-) -> bool {
+    rng: &mut impl rand_core::CryptoRng,
+) -> Result<()> {
     let triples: Vec<(&[u8], &[u8], &[u8])> = items.iter().map(|(p, s)| (*p, *p, *s)).collect();
     batch_under(DST_POP, &triples, rng)
 }
 
 /// Verifies signatures by many keys on one message at once: with H = H(m) hashed once and random
-/// r_i, e(g1, sum r_i sig_i) = e(sum r_i pk_i, H). True only if every one would verify alone
-/// (up to 2^-128). The keys must be valid (KeyValidate) and the signatures in G2.
+/// r_i, e(g1, sum r_i sig_i) = e(sum r_i pk_i, H); it succeeds only if every one would verify alone
+/// (up to 2^-128): `Ok` only then. The keys must be valid (KeyValidate) and the signatures in G2.
 pub fn batch_verify_one_message(
     items: &[(&[u8], &[u8])],
     msg: &[u8],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
-) -> bool {
+    rng: &mut impl rand_core::CryptoRng,
+) -> Result<()> {
     use blstrs::{G1Affine, G2Affine};
     let mut points = Vec::with_capacity(items.len());
     for (pk, sig) in items {
-        if public(pk).is_err() {
-            return false;
-        }
+        public(pk)?;
         let (Ok(pk), Ok(sig)) = (<[u8; 48]>::try_from(*pk), <[u8; 96]>::try_from(*sig)) else {
-            return false;
+            return Err(Error::Malformed("batch: key or signature length"));
         };
         let (Some(pk), Some(sig)) = (
             Option::<G1Affine>::from(G1Affine::from_compressed(&pk)),
             Option::<G2Affine>::from(G2Affine::from_compressed(&sig)),
         ) else {
-            return false;
+            return Err(Error::Malformed("batch: key or signature not on the curve"));
         };
         points.push((pk.into(), sig.into()));
     }
@@ -228,12 +233,12 @@ pub fn batch_verify_one_message(
 pub fn batch_verify_points(
     items: &[(blstrs::G1Projective, blstrs::G2Projective)],
     msg: &[u8],
-    rng: &mut (impl rand_core::RngCore + rand_core::CryptoRng),
-) -> bool {
+    rng: &mut impl rand_core::CryptoRng,
+) -> Result<()> {
     use blstrs::{G1Projective, G2Projective, Scalar};
     use group::{Curve, Group};
     if items.is_empty() || items.iter().any(|(pk, _)| bool::from(pk.is_identity())) {
-        return false;
+        return Err(Error::Malformed("batch: empty, or an identity public key"));
     }
     let r: Vec<Scalar> = items
         .iter()
@@ -248,5 +253,9 @@ pub fn batch_verify_points(
     let s = G2Projective::multi_exp(&sigs, &r).to_affine();
     let v = G1Projective::multi_exp(&pks, &r).to_affine();
     let h = G2Projective::hash_to_curve(msg, DST_SIG, &[]).to_affine();
-    blstrs::pairing(&G1Projective::generator().to_affine(), &s) == blstrs::pairing(&v, &h)
+    if blstrs::pairing(&G1Projective::generator().to_affine(), &s) == blstrs::pairing(&v, &h) {
+        Ok(())
+    } else {
+        Err(Error::Verification("batch"))
+    }
 }

@@ -25,7 +25,7 @@ use std::time::Duration;
 use blstrs::{G1Affine, Scalar};
 use ff::Field;
 use group::Curve;
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
@@ -197,7 +197,7 @@ pub async fn keygen<T: Transport>(
     party: &Party,
     config: &KeygenConfig,
     transport: &mut T,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut impl CryptoRng,
 ) -> Result<KeyShare> {
     let n = config.parties.len();
     let t = config.threshold;
@@ -237,7 +237,7 @@ pub async fn keygen<T: Transport>(
     let garble = |round: u16, body: Vec<u8>| match cheat {
         Some(Misbehaviour::Garbage { round: r }) if r == round => {
             let mut junk = vec![0u8; body.len().max(8)];
-            rand_core::OsRng.fill_bytes(&mut junk);
+            rand_core::Rng::fill_bytes(&mut rand_core::UnwrapErr(getrandom::SysRng), &mut junk);
             junk
         }
         _ => body,
@@ -357,7 +357,9 @@ pub async fn keygen<T: Transport>(
             .and_then(|g| g.p2p.as_deref())
             .and_then(|b| decode::<SignedShare>(b).ok())
             .filter(|s| {
-                party.roster[&d].verify(&share_transcript(&config.session, d, me, &s.value), &s.sig)
+                party.roster[&d]
+                    .verify(&share_transcript(&config.session, d, me, &s.value), &s.sig)
+                    .is_ok()
             });
         let value = signed
             .as_ref()
@@ -379,10 +381,10 @@ pub async fn keygen<T: Transport>(
         let sum = candidates
             .values()
             .fold(Scalar::ZERO, |acc, (v, _)| acc + v);
-        joint.is_none_or(|j| j.verify_share(me, &sum))
+        joint.is_none_or(|j| j.verify_share(me, &sum).is_ok())
     };
     for (d, (v, s)) in candidates {
-        if all_good || commitments[&d].verify_share(me, &v) {
+        if all_good || commitments[&d].verify_share(me, &v).is_ok() {
             shares.insert(d, v);
         } else {
             complaints.push(Complaint {
@@ -434,9 +436,10 @@ pub async fn keygen<T: Transport>(
                             &share_transcript(&config.session, d, *accuser, &ev.value),
                             &ev.sig,
                         )
+                        .is_ok()
                     });
-                    let valid =
-                        scalar_from_bytes(&ev.value).is_ok_and(|v| cm.verify_share(*accuser, &v));
+                    let valid = scalar_from_bytes(&ev.value)
+                        .is_ok_and(|v| cm.verify_share(*accuser, &v).is_ok());
                     if signed && !valid {
                         run.blame(d, Fault::BadShare);
                     } else {
@@ -486,8 +489,9 @@ pub async fn keygen<T: Transport>(
             let ok = revealed.and_then(|s| {
                 let v = scalar_from_bytes(&s.value).ok()?;
                 let signed = party.roster[&d]
-                    .verify(&share_transcript(&config.session, d, a, &s.value), &s.sig);
-                (signed && commitments.get(&d)?.verify_share(a, &v)).then_some(v)
+                    .verify(&share_transcript(&config.session, d, a, &s.value), &s.sig)
+                    .is_ok();
+                (signed && commitments.get(&d)?.verify_share(a, &v).is_ok()).then_some(v)
             });
             match ok {
                 Some(v) if a == me => {
@@ -585,9 +589,9 @@ pub async fn keygen<T: Transport>(
             .map(|(p, c)| (*p, verification_keys[p].as_slice(), c.proof.as_slice()))
             .collect();
         let pairs: Vec<(&[u8], &[u8])> = proofs.iter().map(|(_, k, s)| (*k, *s)).collect();
-        if !pairs.is_empty() && !bls::batch_pop_verify(&pairs, &mut *run.rng) {
+        if !pairs.is_empty() && bls::batch_pop_verify(&pairs, &mut *run.rng).is_err() {
             for (p, k, s) in &proofs {
-                if !bls::pop_verify(k, s) {
+                if bls::pop_verify(k, s).is_err() {
                     run.blame(*p, Fault::BadProof);
                 }
             }
@@ -622,17 +626,8 @@ struct KeyShareFile {
     secret: String,
 }
 
-fn to_hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 fn from_hex(s: &str) -> Result<Vec<u8>> {
-    if !s.len().is_multiple_of(2) || !s.is_ascii() {
-        return Err(Error::Malformed("hex"));
-    }
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| Error::Malformed("hex")))
-        .collect()
+    hex::decode(s).map_err(|_| Error::Malformed("hex"))
 }
 
 impl KeyShare {
@@ -643,14 +638,14 @@ impl KeyShare {
             threshold: self.threshold,
             parties: self.parties.clone(),
             qualified: self.qualified.clone(),
-            group_key: to_hex(&self.group_key),
+            group_key: hex::encode(&self.group_key),
             verification_keys: self
                 .verification_keys
                 .iter()
-                .map(|(p, k)| (*p, to_hex(k)))
+                .map(|(p, k)| (*p, hex::encode(k)))
                 .collect(),
             blamed: self.blamed.clone(),
-            secret: to_hex(self.secret.as_ref()),
+            secret: hex::encode(self.secret.as_ref()),
         };
         let json = serde_json::to_string_pretty(&file).expect("in-memory JSON");
         let mut file = file;

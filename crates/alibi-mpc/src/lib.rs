@@ -15,7 +15,8 @@
 //! * [`bench`]: the paper's experiment, pairwise against group.
 
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod bench;
 pub mod bls;
@@ -29,7 +30,8 @@ pub mod sign;
 use std::collections::BTreeMap;
 
 use alibi_handshake::{IdentityKey, IdentityKeyPair};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -59,6 +61,9 @@ pub enum Error {
     /// The transport failed.
     #[error("transport: {0}")]
     Transport(String),
+    /// A signature, proof of possession or share does not verify.
+    #[error("does not verify: {0}")]
+    Verification(&'static str),
 }
 
 /// The crate's result type.
@@ -146,7 +151,7 @@ impl Party {
     pub(crate) fn sign_broadcast(&self, session: &SessionId, round: u16, body: Vec<u8>) -> Vec<u8> {
         let sig = self.identity.sign(
             &broadcast_transcript(session, round, self.index, &body),
-            &mut OsRng,
+            &mut UnwrapErr(SysRng),
         );
         encode(&SignedBroadcast {
             body,
@@ -168,6 +173,7 @@ impl Party {
             &broadcast_transcript(session, round, from, &sb.body),
             &sb.sig,
         )
+        .is_ok()
         .then_some(sb.body)
     }
 }

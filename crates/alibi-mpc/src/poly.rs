@@ -3,9 +3,9 @@
 //! party i's share is f(i).
 
 use blstrs::{G1Affine, G1Projective, G2Projective, Scalar};
-use ff::Field;
+use ff::{Field, PrimeField};
 use group::{Curve, Group};
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use crate::{Error, PartyIndex, Result};
@@ -26,9 +26,9 @@ impl Drop for Polynomial {
 
 impl Polynomial {
     /// A random polynomial of degree `t`.
-    pub fn random(t: usize, rng: &mut (impl RngCore + CryptoRng)) -> Self {
+    pub fn random(t: usize, rng: &mut impl CryptoRng) -> Self {
         Self {
-            coefficients: (0..=t).map(|_| Scalar::random(&mut *rng)).collect(),
+            coefficients: (0..=t).map(|_| random_scalar(&mut *rng)).collect(),
         }
     }
 
@@ -90,9 +90,13 @@ impl Commitment {
         Some(Commitment(acc))
     }
 
-    /// Whether `share` is f(i) for the committed f.
-    pub fn verify_share(&self, i: PartyIndex, share: &Scalar) -> bool {
-        G1Projective::generator() * share == self.eval(i)
+    /// Checks that `share` is f(i) for the committed f ([`Error::Verification`] otherwise).
+    pub fn verify_share(&self, i: PartyIndex, share: &Scalar) -> Result<()> {
+        if G1Projective::generator() * share == self.eval(i) {
+            Ok(())
+        } else {
+            Err(Error::Verification("share"))
+        }
     }
 }
 
@@ -128,18 +132,35 @@ pub fn interpolate_g2(points: &[(PartyIndex, G2Projective)]) -> G2Projective {
     G2Projective::multi_exp(&bases, &scalars)
 }
 
+/// A uniform scalar from our RNG. `ff::Field::random` takes rand_core 0.6's `RngCore`, which our
+/// code does not use; this is the same rejection sampling (four little-endian words, the top bit
+/// cleared, retried until below r), so a seeded RNG gives the same scalars as before.
+pub fn random_scalar<R: CryptoRng + ?Sized>(rng: &mut R) -> Scalar {
+    loop {
+        let mut raw = [0u64; 4];
+        for word in raw.iter_mut() {
+            *word = rng.next_u64();
+        }
+        raw[3] &= u64::MAX >> (256 - Scalar::NUM_BITS);
+        if let Some(s) = Option::<Scalar>::from(Scalar::from_u64s_le(&raw)) {
+            return s;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand_core::OsRng;
+    use getrandom::SysRng;
+    use rand_core::UnwrapErr;
 
     #[test]
     fn shares_check_against_the_commitment_and_interpolate_to_the_secret() {
-        let f = Polynomial::random(2, &mut OsRng);
+        let f = Polynomial::random(2, &mut UnwrapErr(SysRng));
         let c = Commitment::decode(&f.commitment()).unwrap();
         for i in 1..=5 {
-            assert!(c.verify_share(i, &f.eval(i)));
-            assert!(!c.verify_share(i, &(f.eval(i) + Scalar::ONE)));
+            assert!(c.verify_share(i, &f.eval(i)).is_ok());
+            assert!(c.verify_share(i, &(f.eval(i) + Scalar::ONE)).is_err());
         }
         let h = G2Projective::generator();
         let pts: Vec<_> = [1, 3, 5].iter().map(|&i| (i, h * f.eval(i))).collect();

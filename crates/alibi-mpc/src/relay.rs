@@ -36,7 +36,8 @@ use alibi_relay::keys::generate_keys;
 use alibi_relay::proto::Envelope;
 use alibi_relay::server::OutgoingMessage;
 use async_trait::async_trait;
-use rand_core::{CryptoRng, OsRng, RngCore};
+use getrandom::SysRng;
+use rand_core::{CryptoRng, UnwrapErr};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -159,7 +160,7 @@ impl RelayParty {
         url: &str,
         index: PartyIndex,
         mode: Mode,
-        rng: &mut (impl RngCore + CryptoRng),
+        rng: &mut impl CryptoRng,
     ) -> Result<Self> {
         let identity = IdentityKeyPair::generate(rng);
         let registration_id = (rng.next_u32() % 0x3FFF + 1) as u16;
@@ -325,8 +326,14 @@ impl RelayParty {
             .to_prekey_bundle(&ik)
             .map_err(relay_err)?;
         let mut store = self.shared.store.lock().expect("store");
-        process_prekey_bundle(&addr, &mut *store, &bundle, SystemTime::now(), &mut OsRng)
-            .map_err(relay_err)
+        process_prekey_bundle(
+            &addr,
+            &mut *store,
+            &bundle,
+            SystemTime::now(),
+            &mut UnwrapErr(SysRng),
+        )
+        .map_err(relay_err)
     }
 
     fn seal_pairwise(&self, c: &Contact, plaintext: &[u8]) -> Result<CiphertextMessage> {
@@ -369,7 +376,7 @@ impl RelayParty {
                     &self.shared.address,
                     self.distribution_id,
                     &mut *store,
-                    &mut OsRng,
+                    &mut UnwrapErr(SysRng),
                 )
                 .map_err(relay_err)?
             };
@@ -409,7 +416,7 @@ impl RelayParty {
                 &self.shared.address,
                 self.distribution_id,
                 &encode(&frame),
-                &mut OsRng,
+                &mut UnwrapErr(SysRng),
             )
             .map_err(relay_err)?
         };
@@ -428,8 +435,14 @@ impl RelayParty {
                 devices: vec![(1, c.registration_id)],
             })
             .collect();
-        let sent =
-            v2::encrypt(&usmc, &self.identity, &recipients, &[], &mut OsRng).map_err(relay_err)?;
+        let sent = v2::encrypt(
+            &usmc,
+            &self.identity,
+            &recipients,
+            &[],
+            &mut UnwrapErr(SysRng),
+        )
+        .map_err(relay_err)?;
         let keys: Vec<AccessKey> = contacts.iter().map(|c| c.access_key).collect();
         self.requests.fetch_add(1, Ordering::Relaxed);
         self.client
@@ -464,7 +477,7 @@ impl Shared {
         let m = CiphertextMessage::deserialize(kind, &env.content).ok()?;
         let plaintext = {
             let mut store = self.store.lock().ok()?;
-            decrypt(&addr, &mut *store, &m, &mut OsRng).ok()?
+            decrypt(&addr, &mut *store, &m, &mut UnwrapErr(SysRng)).ok()?
         };
         match decode::<Pairwise>(&plaintext).ok()? {
             Pairwise::SenderKey(b) => {
@@ -488,7 +501,7 @@ impl Shared {
                 alibi_relay::now_ms(),
                 &self.address,
                 &mut *store,
-                &mut OsRng,
+                &mut UnwrapErr(SysRng),
             )
             .ok()?
         };
@@ -505,7 +518,7 @@ impl Shared {
             Some((_, kind, bytes)) => {
                 let m = CiphertextMessage::deserialize(*kind, bytes).ok()?;
                 let mut store = self.store.lock().ok()?;
-                Some(decrypt(&addr, &mut *store, &m, &mut OsRng).ok()?)
+                Some(decrypt(&addr, &mut *store, &m, &mut UnwrapErr(SysRng)).ok()?)
             }
         };
         self.mailbox

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 
 use crate::engine::{Broadcast, Expect, Incoming, Outgoing, Transport};
 use crate::{decode, digest, encode, Blame, Fault, Party, PartyIndex, Result, SessionId};
@@ -13,7 +13,7 @@ use crate::{decode, digest, encode, Blame, Fault, Party, PartyIndex, Result, Ses
 const R_DISPUTE: u16 = 100;
 
 /// The protocol state of one party, shared by key generation and signing.
-pub(crate) struct Run<'a, T: Transport, R: RngCore + CryptoRng> {
+pub(crate) struct Run<'a, T: Transport, R: CryptoRng> {
     pub party: &'a Party,
     pub session: SessionId,
     pub transport: &'a mut T,
@@ -40,7 +40,7 @@ pub(crate) const BROADCAST: Expect = Expect {
     required: true,
 };
 
-impl<'a, T: Transport, R: RngCore + CryptoRng> Run<'a, T, R> {
+impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
     /// A run with `others` as the other parties.
     pub fn new(
         party: &'a Party,

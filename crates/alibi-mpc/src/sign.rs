@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
-use rand_core::{CryptoRng, RngCore};
+use rand_core::CryptoRng;
 
 use crate::dkg::{KeyShare, Misbehaviour};
 use crate::engine::Transport;
@@ -55,7 +55,7 @@ pub async fn sign<T: Transport>(
     config: &SignConfig,
     message: &[u8],
     transport: &mut T,
-    rng: &mut (impl RngCore + CryptoRng),
+    rng: &mut impl CryptoRng,
 ) -> Result<Signed> {
     let me = party.index;
     let t = share.threshold;
@@ -110,10 +110,10 @@ pub async fn sign<T: Transport>(
     }
     let points: Vec<(G1Projective, G2Projective)> =
         partials.iter().map(|(_, _, vk, sig)| (*vk, *sig)).collect();
-    let all_good = bls::batch_verify_points(&points, message, &mut *run.rng);
+    let all_good = bls::batch_verify_points(&points, message, &mut *run.rng).is_ok();
     let mut valid: Vec<(PartyIndex, G2Projective)> = vec![];
     for (p, s, _, sig) in &partials {
-        if all_good || bls::verify(&share.verification_keys[p], message, s) {
+        if all_good || bls::verify(&share.verification_keys[p], message, s).is_ok() {
             valid.push((*p, *sig));
         } else if *p != me {
             run.blame(*p, Fault::BadPartial);
@@ -128,7 +128,7 @@ pub async fn sign<T: Transport>(
     }
     valid.truncate(t + 1);
     let signature = G2Affine::from(interpolate_g2(&valid)).to_compressed();
-    if !bls::verify(&share.group_key, message, &signature) {
+    if bls::verify(&share.group_key, message, &signature).is_err() {
         return Err(Error::Aborted {
             reason: "the combined signature does not verify".into(),
             blamed: run.blamed,

@@ -9,11 +9,12 @@ use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
 use alibi_mpc::engine::MemoryTransport;
 use alibi_mpc::sign::{sign, SignConfig, Signed};
 use alibi_mpc::{Blame, Fault, Party, PartyIndex};
-use rand_core::OsRng;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 
 fn parties(n: u16) -> Vec<Party> {
     let ids: Vec<IdentityKeyPair> = (0..n)
-        .map(|_| IdentityKeyPair::generate(&mut OsRng))
+        .map(|_| IdentityKeyPair::generate(&mut UnwrapErr(SysRng)))
         .collect();
     let roster: BTreeMap<PartyIndex, _> = ids
         .iter()
@@ -44,7 +45,7 @@ async fn run_keygen(ps: &[Party], t: usize, cheat: &[(PartyIndex, Misbehaviour)]
         };
         let honest = config.misbehaviour.is_none();
         tasks.push(tokio::spawn(async move {
-            let r = keygen(&p, &config, &mut net, &mut OsRng).await;
+            let r = keygen(&p, &config, &mut net, &mut UnwrapErr(SysRng)).await;
             // A cheater may well fail; an honest party must finish.
             if honest {
                 Some(r.unwrap())
@@ -86,7 +87,7 @@ async fn run_sign(
         };
         let msg = msg.to_vec();
         tasks.push(tokio::spawn(async move {
-            sign(&p, &share, &config, &msg, &mut net, &mut OsRng)
+            sign(&p, &share, &config, &msg, &mut net, &mut UnwrapErr(SysRng))
                 .await
                 .unwrap()
         }));

@@ -3,7 +3,7 @@
 //! recipient's key, and a multi-recipient send the XOR of all its recipients' keys
 //! (`../shared/specs/signal-stack.md`, section 4).
 
-use aes::cipher::{BlockEncrypt, KeyInit};
+use aes::cipher::{BlockCipherEncrypt, KeyInit};
 
 /// An unidentified-access key.
 pub type AccessKey = [u8; 16];
@@ -15,11 +15,12 @@ pub const HEADER: &str = "Unidentified-Access-Key";
 /// AES-256-GCM with the profile key, a zero nonce and 16 zero bytes of plaintext. GCM's first
 /// keystream block is counter 2, so this is one AES block encryption of `0^15 || 2`.
 pub fn derive_access_key(profile_key: &[u8; 32]) -> AccessKey {
-    let aes = aes::Aes256::new(profile_key.into());
-    let mut block = [0u8; 16];
-    block[15] = 2;
-    aes.encrypt_block((&mut block).into());
-    block
+    let aes = aes::Aes256::new(&(*profile_key).into());
+    let mut bytes = [0u8; 16];
+    bytes[15] = 2;
+    let mut block = bytes.into();
+    aes.encrypt_block(&mut block);
+    block.into()
 }
 
 /// The key a multi-recipient send presents: the XOR of its recipients' keys.

@@ -9,7 +9,8 @@ use alibi_channel::sealed_sender::{
     ContentType, SenderCertificate, ServerCertificate, ServiceId, UnidentifiedSenderMessageContent,
 };
 use alibi_handshake::{IdentityKeyPair, PrivateKey};
-use rand_core::{OsRng, RngCore};
+use getrandom::SysRng;
+use rand_core::{Rng, UnwrapErr};
 use tokio::sync::Mutex;
 
 use crate::access::{combine, derive_access_key, AccessKey};
@@ -42,7 +43,7 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
 }
 
 async fn register(base: &str, i: usize) -> Result<(RelayClient, IdentityKeyPair, AccessKey)> {
-    let id = IdentityKeyPair::generate(&mut OsRng);
+    let id = IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
     let reg = (i % 16000 + 1) as u16;
     let c = RelayClient::register(
         base,
@@ -52,7 +53,7 @@ async fn register(base: &str, i: usize) -> Result<(RelayClient, IdentityKeyPair,
     )
     .await?;
     let mut profile_key = [0u8; 32];
-    OsRng.fill_bytes(&mut profile_key);
+    UnwrapErr(SysRng).fill_bytes(&mut profile_key);
     let access_key = derive_access_key(&profile_key);
     c.set_access_key(&access_key).await?;
     Ok((c, id, access_key))
@@ -139,9 +140,9 @@ pub async fn multi_recipient(base: &str, recipients: usize, sends: usize) -> Res
             devices: vec![(1, ((i + 1) % 16000 + 1) as u16)],
         });
     }
-    let root = PrivateKey::generate(&mut OsRng);
-    let server = PrivateKey::generate(&mut OsRng);
-    let sc = ServerCertificate::new(1, server.public_key(), &root, &mut OsRng);
+    let root = PrivateKey::generate(&mut UnwrapErr(SysRng));
+    let server = PrivateKey::generate(&mut UnwrapErr(SysRng));
+    let sc = ServerCertificate::new(1, server.public_key(), &root, &mut UnwrapErr(SysRng));
     let cert = SenderCertificate::new(
         sender.account.to_string(),
         None,
@@ -150,7 +151,7 @@ pub async fn multi_recipient(base: &str, recipients: usize, sends: usize) -> Res
         u64::MAX,
         sc,
         &server,
-        &mut OsRng,
+        &mut UnwrapErr(SysRng),
     );
     let usmc = UnidentifiedSenderMessageContent::new(
         ContentType::SenderKey,
@@ -163,7 +164,7 @@ pub async fn multi_recipient(base: &str, recipients: usize, sends: usize) -> Res
     let start = Instant::now();
     let mut busy = Duration::ZERO;
     for _ in 0..sends {
-        let sent = v2::encrypt(&usmc, &sid, &rs, &[], &mut OsRng)
+        let sent = v2::encrypt(&usmc, &sid, &rs, &[], &mut UnwrapErr(SysRng))
             .map_err(|e| crate::Error::Client(e.to_string()))?;
         let t = Instant::now();
         sender

@@ -7,7 +7,7 @@ use alibi_channel::ProtocolStore;
 use alibi_handshake::{
     IdentityKey, KemKeyPair, KemKeyType, KemPublicKey, KeyPair, PreKeyBundle, PublicKey,
 };
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 
 use crate::store::{DeviceBundle, KeysUpload, OneTimeKey, SignedKey};
 use crate::{Error, Result};
@@ -33,7 +33,7 @@ pub fn generate_keys<S: ProtocolStore + ?Sized>(
     store: &mut S,
     n_ec: u32,
     n_pq: u32,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<KeysUpload> {
     let id = store.identity_key_pair().map_err(store_err)?;
     let spk = KeyPair::generate(rng);

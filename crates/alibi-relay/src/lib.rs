@@ -10,7 +10,8 @@
 //! * [`client`]: register, upload keys, fetch bundles, send, multi-send, receive with acks.
 
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod access;
 pub mod bench;
@@ -83,7 +84,8 @@ pub fn next_message_id() -> uuid::Uuid {
     let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
     let (ms, counter) = if now > last.0 {
         // Leave room to count up by 2^63 within the millisecond.
-        let start = u128::from(rand_core::RngCore::next_u64(&mut rand_core::OsRng) >> 1);
+        let start =
+            u128::from(rand_core::Rng::next_u64(&mut rand_core::UnwrapErr(getrandom::SysRng)) >> 1);
         (now, start)
     } else if last.1 + 1 < 1 << COUNTER_BITS {
         (last.0, last.1 + 1)

@@ -20,8 +20,9 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use base64::Engine;
 use futures_util::{SinkExt, StreamExt};
+use getrandom::SysRng;
 use prost::Message as _;
-use rand_core::{OsRng, RngCore};
+use rand_core::{Rng, UnwrapErr};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -60,7 +61,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         let mut trust_root = [0u8; 32];
-        OsRng.fill_bytes(&mut trust_root);
+        UnwrapErr(SysRng).fill_bytes(&mut trust_root);
         Self {
             delay: Duration::ZERO,
             rate_per_device: 10_000.0,
@@ -399,7 +400,7 @@ async fn put_keys(
     };
     if let Some(k) = &keys.signed_pre_key {
         PublicKey::deserialize(&k.public).map_err(|_| bad("signedPreKey"))?;
-        if !xeddsa::verify(&ik, &[&k.public], &k.signature) {
+        if xeddsa::verify(&ik, &[&k.public], &k.signature).is_err() {
             return Err(bad("signedPreKey"));
         }
     }
@@ -409,7 +410,7 @@ async fn put_keys(
         .chain(keys.pq_last_resort_pre_key.iter())
     {
         KemPublicKey::deserialize(&k.public).map_err(|_| bad("pqPreKey"))?;
-        if !xeddsa::verify(&ik, &[&k.public], &k.signature) {
+        if xeddsa::verify(&ik, &[&k.public], &k.signature).is_err() {
             return Err(bad("pqPreKey"));
         }
     }
@@ -700,7 +701,7 @@ async fn delivery_certificate(
         now_ms() + s.config.certificate_lifetime.as_millis() as u64,
         s.server_cert.clone(),
         &s.server_key,
-        &mut OsRng,
+        &mut UnwrapErr(SysRng),
     );
     Ok(Json(
         json!({"certificate": base64::engine::general_purpose::STANDARD.encode(cert.serialized())}),
@@ -909,9 +910,10 @@ async fn delay(
 
 /// The relay application on `store`.
 pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
-    let server_key = PrivateKey::generate(&mut OsRng);
+    let server_key = PrivateKey::generate(&mut UnwrapErr(SysRng));
     let root = PrivateKey::from_bytes(config.trust_root);
-    let server_cert = ServerCertificate::new(1, server_key.public_key(), &root, &mut OsRng);
+    let server_cert =
+        ServerCertificate::new(1, server_key.public_key(), &root, &mut UnwrapErr(SysRng));
     let state = Arc::new(AppState {
         store,
         config,

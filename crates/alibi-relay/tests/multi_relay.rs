@@ -28,7 +28,7 @@ async fn two_relays_one_database_exactly_once() {
     let config = Config::default();
     let (relay_a, relay_b) = (relay(&url, config.clone()).await, relay(&url, config).await);
     let (a, b) = (relay_a.url.as_str(), relay_b.url.as_str());
-    let mut rng = rand_core::OsRng;
+    let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
     let s_id = IdentityKeyPair::generate(&mut rng);
     let r_id = IdentityKeyPair::generate(&mut rng);
     let sender = RelayClient::register(a, &s_id.identity.serialize(), 7, "sender-secret-0123456")

@@ -21,7 +21,7 @@ use alibi_relay::keys::{generate_keys, FIRST_EC_ID, FIRST_PQ_ID, LAST_RESORT_ID}
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::{self, Config, OutgoingMessage};
 use alibi_relay::store::{KeysUpload, SignedKey};
-use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
 

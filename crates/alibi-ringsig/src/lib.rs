@@ -41,7 +41,7 @@
 //! ```
 //! use alibi_falcon::{Level, SigningKey};
 //! use alibi_ringsig::{Ring, RingSignature};
-//! let mut rng = rand_core::OsRng;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let alice = SigningKey::generate(Level::Falcon512, &mut rng);
 //! let bob = SigningKey::generate(Level::Falcon512, &mut rng);
 //! let ring = Ring::new(vec![alice.verifying_key(), bob.verifying_key()]).unwrap();
@@ -58,15 +58,16 @@
 //! timing depends on secret values. Signing keys are zeroized on drop (see `alibi-falcon`).
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 use alibi_falcon::{
     compress_padded, decompress_padded, norm_sq, sub_centered, sum_mul_h, DiscreteGaussian,
     ExpandedSigningKey, Level, VerifyingKey, Q,
 };
-use rand_core::CryptoRngCore;
-use sha3::digest::{ExtendableOutput, Update, XofReader};
-use sha3::Shake128;
+use rand_core::{CryptoRng, TryCryptoRng};
+use shake::digest::{ExtendableOutput, Update, XofReader};
+use shake::Shake128;
 use std::sync::OnceLock;
 
 /// Length of the per-signature salt.
@@ -94,8 +95,10 @@ pub enum Error {
     #[error("the signing key is not a member of the ring")]
     SignerNotInRing,
     /// The signature has the wrong length for this ring.
-    #[error("wrong signature length: expected {expected} bytes, got {got}")]
+    #[error("{what}: expected {expected} bytes, got {got}")]
     Length {
+        /// What was being decoded.
+        what: &'static str,
         /// The length for this ring.
         expected: usize,
         /// The length received.
@@ -110,6 +113,26 @@ pub enum Error {
     /// An error of the underlying Falcon keys.
     #[error("falcon: {0}")]
     Falcon(#[from] alibi_falcon::Error),
+}
+
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
+            what,
+            expected,
+            got,
+        }
+    }
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }
 
 /// Bytes of one compressed block: the Falcon signature body bound plus one, as the artifact has it
@@ -239,7 +262,7 @@ impl Ring {
     }
 
     /// Signs `msg` for this ring with the expanded key of one of its members.
-    pub fn sign<R: CryptoRngCore + ?Sized>(
+    pub fn sign<R: CryptoRng + ?Sized>(
         &self,
         signer: &ExpandedSigningKey,
         msg: &[u8],
@@ -350,10 +373,7 @@ impl RingSignature {
         let level = ring.level;
         let want = ring.signature_len();
         if bytes.len() != want {
-            return Err(Error::Length {
-                expected: want,
-                got: bytes.len(),
-            });
+            return Err(Error::length("ring signature", want, bytes.len()));
         }
         let blen = block_len(level);
         let (body, salt_bytes) = bytes.split_at(ring.len() * blen);
@@ -420,13 +440,13 @@ impl RingSigner {
 }
 
 impl signature::RandomizedSigner<RingSignature> for RingSigner {
-    fn try_sign_with_rng(
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut R,
         msg: &[u8],
     ) -> Result<RingSignature, signature::Error> {
         self.ring
-            .sign(&self.key, msg, rng)
+            .sign(&self.key, msg, &mut seeded_rng(rng)?)
             .map_err(|_| signature::Error::new())
     }
 }
@@ -435,4 +455,16 @@ impl signature::Verifier<RingSignature> for Ring {
     fn verify(&self, msg: &[u8], sig: &RingSignature) -> Result<(), signature::Error> {
         Ring::verify(self, msg, sig).map_err(|_| signature::Error::new())
     }
+}
+
+/// Adapts a fallible RNG to the infallible one signing needs: a 32-byte seed drawn from it (the
+/// only call that can fail, reported as `signature::Error`) keys a ChaCha20 stream.
+pub(crate) fn seeded_rng<R: rand_core::TryCryptoRng + ?Sized>(
+    rng: &mut R,
+) -> Result<rand_chacha::ChaCha20Rng, signature::Error> {
+    use rand_core::SeedableRng;
+    let mut seed = zeroize::Zeroizing::new([0u8; 32]);
+    rng.try_fill_bytes(&mut seed[..])
+        .map_err(|_| signature::Error::new())?;
+    Ok(rand_chacha::ChaCha20Rng::from_seed(*seed))
 }

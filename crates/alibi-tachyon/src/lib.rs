@@ -20,8 +20,9 @@
 //!
 //! ```
 //! use alibi_tachyon::{Level, SigningKey};
-//! let mut rng = rand_core::OsRng;
-//! let (sk, pk) = SigningKey::generate(Level::T128, &mut rng);
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
+//! let sk = SigningKey::generate(Level::T128, &mut rng);
+//! let pk = sk.verifying_key();
 //! let sig = sk.sign(b"hello", &mut rng);
 //! assert_eq!(sig.to_bytes().len(), 4160);
 //! assert!(pk.verify(b"hello", &sig).is_ok());
@@ -33,15 +34,17 @@
 //! Secret keys, cached x_i and rejected masks are zeroized.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 mod ntt;
 mod params;
 mod prf;
 
 use ntt::{Ring, Shoup};
-use rand_core::CryptoRngCore;
-use sha3::digest::{ExtendableOutput, Update, XofReader};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
+use shake::digest::{ExtendableOutput, Update, XofReader};
 use std::sync::{Arc, OnceLock};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -51,8 +54,10 @@ pub use params::{Level, H_LEN, INPUT, MU, N, SEED_LEN};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// Wrong length for the level.
-    #[error("wrong length: expected {expected} bytes, got {got}")]
+    #[error("{what}: expected {expected} bytes, got {got}")]
     Length {
+        /// What was being decoded.
+        what: &'static str,
         /// The expected length.
         expected: usize,
         /// The received length.
@@ -67,6 +72,26 @@ pub enum Error {
     /// The signature does not verify.
     #[error("invalid signature")]
     InvalidSignature,
+}
+
+impl Error {
+    /// The one length error: `what` should be `expected` bytes long and is `got`.
+    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
+        Error::Length {
+            what,
+            expected,
+            got,
+        }
+    }
+
+    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
+    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Self::length(what, expected, got))
+        }
+    }
 }
 
 fn ring(level: Level) -> &'static Ring {
@@ -96,7 +121,7 @@ impl Gck {
         } else {
             (1u32 << level.q_bits()) - 1
         };
-        let mut x = sha3::Shake128::default();
+        let mut x = shake::Shake128::default();
         x.update(b"TACHYON A");
         x.update(seed);
         let mut rd = x.finalize_xof();
@@ -212,18 +237,10 @@ fn unpack(data: &[u8], count: usize, bits: u32) -> Vec<u32> {
 }
 
 /// The level a key encoding's header names, once its length is the level's `len`.
-fn keyed_level(b: &[u8], len: fn(Level) -> usize) -> Result<Level, Error> {
-    let &hdr = b.first().ok_or(Error::Length {
-        expected: 1,
-        got: 0,
-    })?;
+fn keyed_level(b: &[u8], what: &'static str, len: fn(Level) -> usize) -> Result<Level, Error> {
+    let &hdr = b.first().ok_or(Error::length(what, 1, 0))?;
     let level = Level::from_header(hdr).ok_or(Error::Header(hdr))?;
-    if b.len() != len(level) {
-        return Err(Error::Length {
-            expected: len(level),
-            got: b.len(),
-        });
-    }
+    Error::check_len(what, len(level), b.len())?;
     Ok(level)
 }
 
@@ -251,7 +268,7 @@ impl core::fmt::Debug for VerifyingKey {
 impl VerifyingKey {
     /// Decodes header || seed || y_0..y_{t-1} (q_bits per coefficient); rejects coefficients >= q.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
-        let level = keyed_level(b, Level::public_key_len)?;
+        let level = keyed_level(b, "TACHYON public key", Level::public_key_len)?;
         let mut seed = [0u8; SEED_LEN];
         seed.copy_from_slice(&b[1..1 + SEED_LEN]);
         let vals = unpack(&b[1 + SEED_LEN..], level.t() * N, level.q_bits());
@@ -335,15 +352,14 @@ impl core::fmt::Debug for SigningKey {
 }
 
 impl SigningKey {
-    /// A key pair: t evaluations of F (milliseconds).
-    pub fn generate<R: CryptoRngCore + ?Sized>(level: Level, rng: &mut R) -> (Self, VerifyingKey) {
+    /// A fresh signing key; its public key comes from [`SigningKey::verifying_key`] (t
+    /// evaluations of F, milliseconds).
+    pub fn generate<R: CryptoRng + ?Sized>(level: Level, rng: &mut R) -> Self {
         let mut key = vec![0u8; level.prf_key_len()];
         rng.fill_bytes(&mut key);
         let mut seed = [0u8; SEED_LEN];
         rng.fill_bytes(&mut seed);
-        let sk = Self::from_parts(level, key, seed);
-        let vk = sk.verifying_key();
-        (sk, vk)
+        Self::from_parts(level, key, seed)
     }
 
     fn from_parts(level: Level, key: Vec<u8>, seed: [u8; SEED_LEN]) -> Self {
@@ -390,7 +406,7 @@ impl SigningKey {
 
     /// Decodes header || PRF key || seed.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
-        let level = keyed_level(b, Level::secret_key_len)?;
+        let level = keyed_level(b, "TACHYON secret key", Level::secret_key_len)?;
         let kl = level.prf_key_len();
         let mut seed = [0u8; SEED_LEN];
         seed.copy_from_slice(&b[1 + kl..]);
@@ -413,7 +429,7 @@ impl SigningKey {
     /// Draws r' uniform in [0, xi)^(mu N) from PRF(key, domain R, fresh nonce); None in the
     /// (probability ~2^-100) case that the stream runs short, which the caller treats as a failed
     /// attempt.
-    fn sample_mask<R: CryptoRngCore + ?Sized>(&self, rng: &mut R, r: &mut [u32]) -> Option<()> {
+    fn sample_mask<R: CryptoRng + ?Sized>(&self, rng: &mut R, r: &mut [u32]) -> Option<()> {
         let mut nonce = [0u8; 11];
         rng.fill_bytes(&mut nonce);
         let bits = self.level.xi_bits();
@@ -435,7 +451,7 @@ impl SigningKey {
     }
 
     /// Signs `msg`: expected 1 / acceptance attempts (about 3 at level 128).
-    pub fn sign<R: CryptoRngCore + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
         let level = self.level;
         let (k, xi) = (level.k() as u32, level.xi());
         let mu_m = prf::message_digest(msg);
@@ -494,12 +510,7 @@ impl core::fmt::Debug for Signature {
 impl Signature {
     /// Decodes s (xi_bits per coefficient) || h for `level`.
     pub fn from_bytes(level: Level, b: &[u8]) -> Result<Self, Error> {
-        if b.len() != level.signature_len() {
-            return Err(Error::Length {
-                expected: level.signature_len(),
-                got: b.len(),
-            });
-        }
+        Error::check_len("TACHYON signature", level.signature_len(), b.len())?;
         let (body, h) = b.split_at(b.len() - H_LEN);
         Ok(Signature {
             level,
@@ -524,12 +535,17 @@ impl signature::Verifier<Signature> for VerifyingKey {
 }
 
 impl signature::RandomizedSigner<Signature> for SigningKey {
-    fn try_sign_with_rng(
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(msg, rng))
+        // Signing needs an infallible RNG: one 32-byte seed from the caller's (the only fallible
+        // call) keys a ChaCha20 stream for the rejection loop.
+        let mut seed = Zeroizing::new([0u8; 32]);
+        rng.try_fill_bytes(&mut seed[..])
+            .map_err(|_| signature::Error::new())?;
+        Ok(self.sign(msg, &mut ChaCha20Rng::from_seed(*seed)))
     }
 }
 

@@ -23,10 +23,18 @@ pub fn prf(key: &[u8], domain: u8, nonce: &[u8; 11], out: &mut [u8]) {
     iv[1..12].copy_from_slice(nonce);
     out.fill(0);
     match key.len() {
-        16 => ctr::Ctr32BE::<aes::Aes128>::new(key.into(), &iv.into()).apply_keystream(out),
-        24 => ctr::Ctr32BE::<aes::Aes192>::new(key.into(), &iv.into()).apply_keystream(out),
-        _ => ctr::Ctr32BE::<aes::Aes256>::new(key[..32].into(), &iv.into()).apply_keystream(out),
+        16 => keystream::<ctr::Ctr32BE<aes::Aes128>>(key, &iv, out),
+        24 => keystream::<ctr::Ctr32BE<aes::Aes192>>(key, &iv, out),
+        _ => keystream::<ctr::Ctr32BE<aes::Aes256>>(&key[..32], &iv, out),
     }
+}
+
+/// XORs the keystream of cipher `C` under (key, iv) into `out`.
+fn keystream<C: KeyIvInit + StreamCipher>(key: &[u8], iv: &[u8; 16], out: &mut [u8]) {
+    // The callers pass exactly the key length their arm of `prf` selected, and every cipher here
+    // has a 16-byte counter block.
+    let mut c = C::new_from_slices(key, iv).expect("key and IV lengths are fixed by the caller");
+    c.apply_keystream(out);
 }
 
 /// The nonce of x_i: i, big-endian, then zeros.

@@ -11,7 +11,8 @@ use std::sync::OnceLock;
 fn every_level_signs_and_verifies() {
     let mut rng = ChaCha20Rng::seed_from_u64(1);
     for level in Level::ALL {
-        let (sk, vk) = SigningKey::generate(level, &mut rng);
+        let sk = SigningKey::generate(level, &mut rng);
+        let vk = sk.verifying_key();
         let vkb = vk.to_bytes();
         assert_eq!(vkb.len(), level.public_key_len());
         let vk2 = VerifyingKey::from_bytes(&vkb).unwrap();
@@ -41,11 +42,11 @@ fn every_level_signs_and_verifies() {
 #[test]
 fn another_key_or_level_does_not_verify() {
     let mut rng = ChaCha20Rng::seed_from_u64(2);
-    let (sk, _) = SigningKey::generate(Level::T128, &mut rng);
-    let (_, other) = SigningKey::generate(Level::T128, &mut rng);
+    let sk = SigningKey::generate(Level::T128, &mut rng);
+    let other = SigningKey::generate(Level::T128, &mut rng).verifying_key();
     let sig = sk.sign(b"m", &mut rng);
     assert!(other.verify(b"m", &sig).is_err());
-    let (_, vk192) = SigningKey::generate(Level::T192, &mut rng);
+    let vk192 = SigningKey::generate(Level::T192, &mut rng).verifying_key();
     assert!(vk192.verify(b"m", &sig).is_err());
 }
 
@@ -55,7 +56,7 @@ fn another_key_or_level_does_not_verify() {
 fn accepted_s_is_uniform_on_the_window() {
     let mut rng = ChaCha20Rng::seed_from_u64(3);
     let level = Level::T128;
-    let (sk, _) = SigningKey::generate(level, &mut rng);
+    let sk = SigningKey::generate(level, &mut rng);
     let (k, xi) = (level.k() as f64, level.xi() as f64);
     let mut sum = 0.0;
     let mut sq = 0.0;
@@ -87,7 +88,8 @@ fn fixture() -> &'static (VerifyingKey, Vec<u8>) {
     static F: OnceLock<(VerifyingKey, Vec<u8>)> = OnceLock::new();
     F.get_or_init(|| {
         let mut rng = ChaCha20Rng::seed_from_u64(4);
-        let (sk, vk) = SigningKey::generate(Level::T128, &mut rng);
+        let sk = SigningKey::generate(Level::T128, &mut rng);
+        let vk = sk.verifying_key();
         let sig = sk.sign(b"fixture", &mut rng).to_bytes();
         (vk, sig)
     })
@@ -120,6 +122,7 @@ fn malformed_inputs_have_typed_errors() {
     assert_eq!(
         VerifyingKey::from_bytes(&b[..100]).unwrap_err(),
         Error::Length {
+            what: "TACHYON public key",
             expected: b.len(),
             got: 100
         }

@@ -4,7 +4,8 @@
 //! vectors beside the checkout, a system package) prints `skipped: <why>` when it is absent, unless
 //! `ALIBI_REQUIRE_PEERS=1` (set by `.ci/run`), under which a skip is a failure.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod node;
 
@@ -44,7 +45,7 @@ pub fn json_lines(rel: &str) -> Option<Vec<Value>> {
 
 /// Lowercase hex of bytes (the Node peer's convention).
 pub fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    hex::encode(b)
 }
 
 /// A JSON hex string as bytes; panics, naming the value, if it is not one.
@@ -52,9 +53,7 @@ pub fn unhex(v: &Value) -> Vec<u8> {
     let s = v
         .as_str()
         .unwrap_or_else(|| panic!("hex string expected, got {v}"));
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
-        .collect()
+    hex::decode(s).unwrap_or_else(|e| panic!("hex string expected, got {v}: {e}"))
 }
 
 /// A Node peer's answer, which must not be an error.

@@ -4,7 +4,7 @@
 
 use alibi_handshake::{xeddsa, PrivateKey, PublicKey};
 use prost::Message as _;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeEq};
 
 use crate::proto;
@@ -31,7 +31,7 @@ impl ServerCertificate {
         key_id: u32,
         key: PublicKey,
         trust_root: &PrivateKey,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Self {
         let certificate = proto::ServerCertificateBody {
             id: Some(key_id),
@@ -71,7 +71,7 @@ impl ServerCertificate {
     /// Whether the trust root signed it (and its id is not revoked).
     pub fn validate(&self, trust_root: &PublicKey) -> bool {
         !REVOKED_SERVER_KEY_IDS.contains(&self.key_id)
-            && xeddsa::verify(trust_root, &[&self.certificate], &self.signature)
+            && xeddsa::verify(trust_root, &[&self.certificate], &self.signature).is_ok()
     }
 
     /// The bytes on the wire.
@@ -111,7 +111,7 @@ impl SenderCertificate {
         expiration: u64,
         signer: ServerCertificate,
         signer_key: &PrivateKey,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> Self {
         let certificate = proto::SenderCertificateBody {
             sender_e164: sender_e164.clone(),
@@ -186,7 +186,7 @@ impl SenderCertificate {
             any |= Choice::from(u8::from(self.signer.validate(root)));
         }
         bool::from(any)
-            && xeddsa::verify(&self.signer.key, &[&self.certificate], &self.signature)
+            && xeddsa::verify(&self.signer.key, &[&self.certificate], &self.signature).is_ok()
             && now_ms <= self.expiration
     }
 

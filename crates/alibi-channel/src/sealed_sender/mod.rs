@@ -15,7 +15,7 @@ pub mod v2;
 
 use alibi_handshake::IdentityKeyPair;
 use prost::Message as _;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 
 pub use certificate::{SenderCertificate, ServerCertificate};
 
@@ -228,7 +228,7 @@ pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized>(
     now_ms: u64,
     local: &Address,
     store: &mut S,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Decrypted> {
     let usmc = decrypt_to_usmc(ciphertext, &store.identity_key_pair()?)?;
     if !usmc.sender.validate(trust_roots, now_ms) {

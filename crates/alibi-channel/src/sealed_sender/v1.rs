@@ -13,9 +13,9 @@
 use aes::cipher::{KeyIvInit, StreamCipher};
 use alibi_handshake::{IdentityKeyPair, KeyPair, PublicKey};
 use hkdf::Hkdf;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use prost::Message as _;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
@@ -100,7 +100,7 @@ pub fn encrypt(
     usmc: &UnidentifiedSenderMessageContent,
     ours: &IdentityKeyPair,
     recipient: &PublicKey,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Vec<u8> {
     let e = KeyPair::generate(rng);
     let eph = ephemeral_keys(recipient, &e.public, &e.private.agree(recipient)[..]);

@@ -19,7 +19,7 @@ use aes_gcm_siv::aead::{Aead, KeyInit};
 use aes_gcm_siv::{Aes256GcmSiv, Nonce};
 use alibi_handshake::{IdentityKey, IdentityKeyPair, KeyPair, PrivateKey, PublicKey};
 use hkdf::Hkdf;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use rayon::prelude::*;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
@@ -101,7 +101,7 @@ pub fn encrypt(
     ours: &IdentityKeyPair,
     recipients: &[Recipient],
     excluded: &[ServiceId],
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
 ) -> Result<Vec<u8>> {
     for r in recipients {
         if r.devices.is_empty() {

@@ -4,13 +4,13 @@
 use alibi_channel::store::{KyberPreKeyRecord, SignedPreKeyRecord};
 use alibi_channel::{InMemoryStore, ProtocolStore};
 use alibi_handshake::{IdentityKeyPair, KemKeyPair, KemKeyType, KeyPair, PreKeyBundle};
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 
 /// Publishes a signed prekey (id 7), a one-time prekey (id 3) if asked, and a KEM prekey (id 11)
 /// of the given type if asked, into `store`; returns the bundle.
 pub fn publish<S: ProtocolStore>(
     store: &mut S,
-    rng: &mut impl CryptoRngCore,
+    rng: &mut impl CryptoRng,
     one_time: bool,
     kem: Option<KemKeyType>,
 ) -> PreKeyBundle {
@@ -54,7 +54,7 @@ pub fn publish<S: ProtocolStore>(
     }
 }
 
-pub fn party(rng: &mut impl CryptoRngCore, registration_id: u32) -> InMemoryStore {
+pub fn party(rng: &mut impl CryptoRng, registration_id: u32) -> InMemoryStore {
     InMemoryStore::new(IdentityKeyPair::generate(rng), registration_id)
 }
 
@@ -69,7 +69,7 @@ pub struct Authority {
 }
 
 impl Authority {
-    pub fn new(rng: &mut impl CryptoRngCore) -> Self {
+    pub fn new(rng: &mut impl CryptoRng) -> Self {
         let root = PrivateKey::generate(rng);
         let server_key = PrivateKey::generate(rng);
         let server = ServerCertificate::new(1, server_key.public_key(), &root, rng);
@@ -87,7 +87,7 @@ impl Authority {
         uuid: &str,
         device: u32,
         expires: u64,
-        rng: &mut impl CryptoRngCore,
+        rng: &mut impl CryptoRng,
     ) -> SenderCertificate {
         SenderCertificate::new(
             uuid.to_string(),
@@ -156,7 +156,7 @@ pub fn bundle_from_json(v: &Value) -> PreKeyBundle {
 }
 
 /// A Fisher-Yates shuffle driven by the test's generator.
-pub fn shuffle<T>(v: &mut [T], rng: &mut impl CryptoRngCore) {
+pub fn shuffle<T>(v: &mut [T], rng: &mut impl CryptoRng) {
     for i in (1..v.len()).rev() {
         v.swap(i, rng.next_u32() as usize % (i + 1));
     }

@@ -39,7 +39,7 @@ impl State8 {
             for (i, word) in s.iter_mut().enumerate() {
                 *word = self.w[i][j];
             }
-            keccak::f1600(&mut s);
+            crate::sphincs::f1600(&mut s);
             for (i, word) in s.iter().enumerate() {
                 self.w[i][j] = *word;
             }

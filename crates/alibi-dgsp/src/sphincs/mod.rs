@@ -9,8 +9,9 @@
 pub(crate) mod keccak_x8;
 pub(crate) mod thash;
 
+use crate::Error;
 use rayon::prelude::*;
-use sha3::digest::{ExtendableOutput, Update, XofReader};
+use shake::digest::{ExtendableOutput, Update, XofReader};
 use thash::{Adrs, Chain, Ctx, Node};
 use zeroize::Zeroizing;
 
@@ -134,7 +135,7 @@ fn hash_message(p: &SpxParams, r: &[u8], pk: &[u8], msg: &[u8]) -> Digest {
     let tree_bits = p.h - p.hp();
     let tree_len = tree_bits.div_ceil(8) as usize;
     let leaf_len = p.hp().div_ceil(8) as usize;
-    let mut h = sha3::Shake256::default();
+    let mut h = shake::Shake256::default();
     h.update(r);
     h.update(pk);
     h.update(msg);
@@ -175,7 +176,7 @@ fn forest(ctx: &Ctx, base: Adrs, leaves: Vec<u64>, height: u32) -> Vec<Vec<u64>>
     let nw = ctx.nw;
     let mut levels = vec![leaves];
     for z in 1..=height {
-        let below = levels.last().unwrap();
+        let below = levels.last().expect("levels starts with the leaves");
         let count = below.len() / nw / 2;
         let adrs: Vec<Adrs> = (0..count as u32).map(|j| base.height(z).index(j)).collect();
         let mut up = vec![0; count * nw];
@@ -375,7 +376,7 @@ pub fn sign(p: &SpxParams, msg: &[u8], sk: &[u8], optrand: &[u8]) -> Option<Vec<
     let ctx = sign_ctx(p, sk);
     let (sk_prf, pk) = (&sk[n..2 * n], &sk[2 * n..]);
     let mut r = vec![0u8; n];
-    let mut h = sha3::Shake256::default();
+    let mut h = shake::Shake256::default();
     h.update(sk_prf);
     h.update(optrand);
     h.update(msg);
@@ -427,12 +428,12 @@ pub fn sign(p: &SpxParams, msg: &[u8], sk: &[u8], optrand: &[u8]) -> Option<Vec<
     Some(sig)
 }
 
-/// Verifies a signature (§6.5). Any length mismatch is a rejection.
-pub fn verify(p: &SpxParams, msg: &[u8], sig: &[u8], pk: &[u8]) -> bool {
+/// Verifies a signature (§6.5): [`Error::Length`] for a signature or key of the wrong length,
+/// [`Error::InvalidSpxSignature`] for one that does not verify.
+pub fn verify(p: &SpxParams, msg: &[u8], sig: &[u8], pk: &[u8]) -> Result<(), Error> {
     let n = p.n;
-    if sig.len() != p.signature_len() || pk.len() != 2 * n {
-        return false;
-    }
+    Error::check_len("SPHINCS+ signature", p.signature_len(), sig.len())?;
+    Error::check_len("SPHINCS+ public key", 2 * n, pk.len())?;
     let ctx = Ctx::new(&pk[..n], &[]);
     let d = hash_message(p, &sig[..n], pk, msg);
     let mut at = n + p.fors_bytes();
@@ -458,5 +459,16 @@ pub fn verify(p: &SpxParams, msg: &[u8], sig: &[u8], pk: &[u8]) -> bool {
     let mut root = Vec::with_capacity(n);
     thash::to_bytes(&node[..p.nw()], &mut root);
     // Both sides are public: no need for a constant-time comparison.
-    root == pk[n..]
+    if root == pk[n..] {
+        Ok(())
+    } else {
+        Err(Error::InvalidSpxSignature)
+    }
+}
+
+/// Keccak-f[1600] on one state, through the `keccak` crate's backend selection (the portable one
+/// on x86-64, which inlines here).
+#[inline(always)]
+pub(crate) fn f1600(s: &mut [u64; 25]) {
+    keccak::Keccak::new().with_f1600(|f| f(s));
 }

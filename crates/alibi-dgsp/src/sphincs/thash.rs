@@ -83,7 +83,9 @@ impl Adrs {
 
     /// The address as the four words it is hashed as.
     pub fn words(&self) -> [u64; 4] {
-        core::array::from_fn(|k| u64::from_le_bytes(self.0[8 * k..8 * k + 8].try_into().unwrap()))
+        core::array::from_fn(|k| {
+            u64::from_le_bytes(self.0[8 * k..8 * k + 8].try_into().expect("8-byte slice"))
+        })
     }
 }
 
@@ -111,7 +113,7 @@ impl Ctx {
         let node = |b: &[u8]| -> Node {
             let mut n = [0u64; 4];
             for (w, c) in n.iter_mut().zip(b.chunks_exact(8)) {
-                *w = u64::from_le_bytes(c.try_into().unwrap());
+                *w = u64::from_le_bytes(c.try_into().expect("chunks_exact(8)"));
             }
             n
         };
@@ -151,7 +153,7 @@ fn sponge1(total: usize, word: impl Fn(usize) -> u64) -> [u64; 25] {
         for (k, lane) in s[..RATE_WORDS].iter_mut().enumerate() {
             *lane ^= word(t + k);
         }
-        keccak::f1600(&mut s);
+        crate::sphincs::f1600(&mut s);
         t += RATE_WORDS;
     }
     for (k, lane) in s[..total - t].iter_mut().enumerate() {
@@ -159,7 +161,7 @@ fn sponge1(total: usize, word: impl Fn(usize) -> u64) -> [u64; 25] {
     }
     s[total - t] ^= 0x1f;
     s[RATE_WORDS - 1] ^= 0x80 << 56;
-    keccak::f1600(&mut s);
+    crate::sphincs::f1600(&mut s);
     s
 }
 
@@ -330,17 +332,17 @@ pub(crate) fn to_bytes(words: &[u64], out: &mut Vec<u8>) {
 /// n bytes (a multiple of 8) to words.
 pub(crate) fn from_bytes(b: &[u8]) -> Vec<u64> {
     b.chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .map(|c| u64::from_le_bytes(c.try_into().expect("chunks_exact(8)")))
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sha3::digest::{ExtendableOutput, Update, XofReader};
+    use shake::digest::{ExtendableOutput, Update, XofReader};
 
     fn shake(parts: &[&[u8]], n: usize) -> Vec<u8> {
-        let mut h = sha3::Shake256::default();
+        let mut h = shake::Shake256::default();
         for p in parts {
             h.update(p);
         }
