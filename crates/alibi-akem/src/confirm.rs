@@ -11,6 +11,7 @@
 
 use crate::primitives::hm;
 use crate::Error;
+use alibi_encoding::LengthChecked;
 
 /// Length of a confirmation tag.
 pub const TAG_LEN: usize = 32;
@@ -27,11 +28,7 @@ pub fn tag(key: &[u8; 32], ciphertext: &[u8]) -> [u8; TAG_LEN] {
 /// unless the tag matches, compared without an early exit.
 pub fn verify(key: &[u8; 32], ciphertext: &[u8], received: &[u8]) -> Result<(), Error> {
     if received.len() != TAG_LEN {
-        return Err(Error::Length {
-            what: "confirmation tag",
-            expected: TAG_LEN,
-            got: received.len(),
-        });
+        return Err(Error::length("confirmation tag", TAG_LEN, received.len()));
     }
     let expected = tag(key, ciphertext);
     let diff = expected
@@ -59,6 +56,6 @@ mod tests {
         let mut bad = t;
         bad[31] ^= 1;
         assert_eq!(verify(&k, c, &bad), Err(Error::InvalidCiphertext));
-        assert!(matches!(verify(&k, c, &t[..31]), Err(Error::Length { .. })));
+        assert!(matches!(verify(&k, c, &t[..31]), Err(Error::Length(_))));
     }
 }

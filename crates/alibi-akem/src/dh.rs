@@ -73,7 +73,7 @@ impl DhKeyPair {
 
 /// Reads a 32-byte key or ciphertext.
 pub fn array32(b: &[u8], what: &'static str) -> Result<[u8; 32], Error> {
-    b.try_into().map_err(|_| Error::length(what, 32, b.len()))
+    Ok(alibi_encoding::array(what, b)?)
 }
 
 /// RFC 9180 DHKEM(X25519, HKDF-SHA256), kem_id 0x0020, in the authenticated mode.

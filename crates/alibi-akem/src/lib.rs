@@ -57,15 +57,8 @@ pub mod shadowfax;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// An input has the wrong length.
-    #[error("{what}: expected {expected} bytes, got {got}")]
-    Length {
-        /// What was being decoded.
-        what: &'static str,
-        /// The length the suite requires.
-        expected: usize,
-        /// The length received.
-        got: usize,
-    },
+    #[error(transparent)]
+    Length(#[from] alibi_encoding::LengthError),
     /// An input does not decode.
     #[error("malformed {0}")]
     Malformed(&'static str),
@@ -89,22 +82,5 @@ pub enum Error {
     Ring(#[from] alibi_ringsig::Error),
 }
 
-impl Error {
-    /// The one length error: `what` should be `expected` bytes long and is `got`.
-    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
-        Error::Length {
-            what,
-            expected,
-            got,
-        }
-    }
-
-    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
-    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
-        if got == expected {
-            Ok(())
-        } else {
-            Err(Self::length(what, expected, got))
-        }
-    }
-}
+/// The length check, written once in `alibi-encoding`.
+impl alibi_encoding::LengthChecked for Error {}

@@ -12,6 +12,7 @@
 //!
 //! The tests check both against RustCrypto's `ml-kem` in both directions.
 
+use alibi_encoding::LengthChecked;
 use core::fmt;
 
 use hybrid_array::sizes::{U1088, U1184, U1568, U768, U800};

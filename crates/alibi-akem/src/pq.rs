@@ -7,6 +7,7 @@
 //! K = SHA3-256(kk[16..48] || c_sigma || pk_S.h || m); C = ct || c_sigma.
 //! Decap reverses it and rejects explicitly when the ring signature fails.
 
+use alibi_encoding::LengthChecked;
 use alibi_falcon::{ExpandedSigningKey, Level, SigningKey, VerifyingKey};
 use alibi_ringsig::{Ring, RingSignature};
 use rand_core::CryptoRng;

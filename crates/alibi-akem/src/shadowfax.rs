@@ -11,6 +11,7 @@
 //! NIKE(sk, pk) = SHA3-512(X25519(sk, pk)); HM is the artifact's SHA3 "HMAC" ([`crate::primitives::hm`]).
 //! Security and deniability hold if either the X25519 or the post-quantum part does.
 
+use alibi_encoding::LengthChecked;
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 

@@ -41,6 +41,7 @@ pub mod storage;
 pub(crate) mod wots;
 
 use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
+use alibi_encoding::LengthChecked;
 use rand_core::CryptoRng;
 use rayon::prelude::*;
 use storage::{Plm, RevokedList};
@@ -79,15 +80,8 @@ pub enum Error {
     #[error("the opening does not match the signature")]
     WrongOpening,
     /// An input has the wrong length.
-    #[error("{what}: expected {expected} bytes, got {got}")]
-    Length {
-        /// What was decoded.
-        what: &'static str,
-        /// Expected length.
-        expected: usize,
-        /// Received length.
-        got: usize,
-    },
+    #[error(transparent)]
+    Length(#[from] alibi_encoding::LengthError),
     /// Unknown parameter-set tag.
     #[error("unknown parameter set")]
     UnknownParams,
@@ -100,19 +94,8 @@ fn id_bytes(id: u64) -> [u8; 8] {
     id.to_be_bytes()
 }
 
-impl Error {
-    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
-    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Error> {
-        if expected != got {
-            return Err(Error::Length {
-                what,
-                expected,
-                got,
-            });
-        }
-        Ok(())
-    }
-}
+/// The length check, written once in `alibi-encoding`.
+impl alibi_encoding::LengthChecked for Error {}
 
 /// The manager's public key: a SPHINCS+ public key.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -180,7 +180,7 @@ fn malformed_inputs_have_typed_errors() {
     let p = Params::Shake128f;
     assert!(matches!(
         GroupSignature::from_bytes(p, &[0; 10]),
-        Err(Error::Length { .. })
+        Err(Error::Length(_))
     ));
     assert_eq!(
         alibi_dgsp::ManagerPublicKey::from_bytes(&[0]).unwrap_err(),
@@ -188,7 +188,7 @@ fn malformed_inputs_have_typed_errors() {
     );
     assert!(matches!(
         alibi_dgsp::ManagerSecretKey::from_bytes(&[7, 1]),
-        Err(Error::Length { .. })
+        Err(Error::Length(_))
     ));
     let m = manager(p);
     let sk = alibi_dgsp::ManagerSecretKey::from_bytes(&m.secret_key().to_bytes()).unwrap();

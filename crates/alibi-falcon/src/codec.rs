@@ -6,6 +6,7 @@
 
 use crate::error::Error;
 use crate::params::{Level, Q};
+use alibi_encoding::LengthChecked;
 
 /// Packs `bits`-bit unsigned values.
 fn pack(vals: impl Iterator<Item = u32>, bits: u32, out: &mut Vec<u8>) {

@@ -3,16 +3,9 @@
 /// Everything that can go wrong when decoding or verifying.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    /// The input has the wrong length for its level.
-    #[error("{what}: expected {expected} bytes, got {got}")]
-    Length {
-        /// What was being decoded.
-        what: &'static str,
-        /// The length the header announces (or the smallest possible).
-        expected: usize,
-        /// The length received.
-        got: usize,
-    },
+    /// An input has the wrong length.
+    #[error(transparent)]
+    Length(#[from] alibi_encoding::LengthError),
     /// The header byte names no known object or level.
     #[error("unknown header byte 0x{0:02x}")]
     Header(u8),
@@ -36,22 +29,5 @@ pub enum Error {
     InvalidSignature,
 }
 
-impl Error {
-    /// The one length error: `what` should be `expected` bytes long and is `got`.
-    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
-        Error::Length {
-            what,
-            expected,
-            got,
-        }
-    }
-
-    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
-    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
-        if got == expected {
-            Ok(())
-        } else {
-            Err(Self::length(what, expected, got))
-        }
-    }
-}
+/// The length check, written once in `alibi-encoding`.
+impl alibi_encoding::LengthChecked for Error {}

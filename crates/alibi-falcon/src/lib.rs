@@ -48,6 +48,7 @@ mod sampler;
 #[cfg(test)]
 mod testutil;
 
+use alibi_encoding::LengthChecked;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};

@@ -86,19 +86,19 @@ fn each_malformation_has_its_error() {
     // Wrong length, trailing bytes.
     assert!(matches!(
         VerifyingKey::from_bytes(&f.pk[..896]),
-        Err(Error::Length { .. })
+        Err(Error::Length(_))
     ));
     let mut long = f.pk.clone();
     long.push(0);
     assert!(matches!(
         VerifyingKey::from_bytes(&long),
-        Err(Error::Length { .. })
+        Err(Error::Length(_))
     ));
     let mut long = f.sk.clone();
     long.push(0);
     assert!(matches!(
         SigningKey::from_bytes(&long),
-        Err(Error::Length { .. })
+        Err(Error::Length(_))
     ));
     let mut long = f.sig.clone();
     long.push(0);

@@ -6,6 +6,7 @@
 //! are [`alibi_akem::mlkem`] (on `libcrux-ml-kem`, as in libsignal).
 
 use alibi_akem::mlkem::MlKem;
+use alibi_encoding::LengthChecked;
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 

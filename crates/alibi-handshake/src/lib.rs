@@ -31,16 +31,9 @@ pub use kem::{KemKeyPair, KemKeyType, KemPublicKey, KemSecretKey};
 /// Errors of the handshake layer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    /// A key, signature or ciphertext had the wrong length.
-    #[error("{what}: expected {expected} bytes, got {got}")]
-    Length {
-        /// What was being decoded.
-        what: &'static str,
-        /// The length it must have.
-        expected: usize,
-        /// The length it had.
-        got: usize,
-    },
+    /// An input has the wrong length.
+    #[error(transparent)]
+    Length(#[from] alibi_encoding::LengthError),
     /// A key's type byte is not one we know (0x05 for X25519; 0x08 or 0x0A for KEM keys).
     #[error("unknown {what} key type 0x{byte:02x}")]
     KeyType {
@@ -78,25 +71,8 @@ pub enum Error {
 pub type Result<T> = core::result::Result<T, Error>;
 
 pub(crate) fn exact<const N: usize>(b: &[u8], what: &'static str) -> Result<[u8; N]> {
-    b.try_into().map_err(|_| Error::length(what, N, b.len()))
+    Ok(alibi_encoding::array(what, b)?)
 }
 
-impl Error {
-    /// The one length error: `what` should be `expected` bytes long and is `got`.
-    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
-        Error::Length {
-            what,
-            expected,
-            got,
-        }
-    }
-
-    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
-    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
-        if got == expected {
-            Ok(())
-        } else {
-            Err(Self::length(what, expected, got))
-        }
-    }
-}
+/// The length check, written once in `alibi-encoding`.
+impl alibi_encoding::LengthChecked for Error {}

@@ -17,6 +17,7 @@
 //! produced.
 
 use alibi_akem::pq::{self, PqPublicKey, PqSecretKey, Suite};
+use alibi_encoding::LengthChecked;
 use alibi_falcon::Signature as FalconSignature;
 use hkdf::Hkdf;
 use rand_core::CryptoRng;

@@ -5,6 +5,7 @@
 //! signature's last byte, as libsignal (and libsignal-protocol-java before it) do. Signatures are
 //! 64 bytes, `R || s`.
 
+use alibi_encoding::LengthChecked;
 use curve25519_dalek::constants::ED25519_BASEPOINT_TABLE;
 use curve25519_dalek::edwards::EdwardsPoint;
 use curve25519_dalek::montgomery::MontgomeryPoint;

@@ -37,6 +37,7 @@ mod solve;
 
 pub use params::Params;
 
+use alibi_encoding::LengthChecked;
 use map::{PublicMap, SecretMap};
 use rand_core::{CryptoRng, TryCryptoRng};
 use zeroize::Zeroizing;
@@ -44,16 +45,9 @@ use zeroize::Zeroizing;
 /// Errors of this crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    /// An encoding has the wrong length for its parameter set.
-    #[error("{what}: expected {expected} bytes, got {got}")]
-    Length {
-        /// What was being decoded.
-        what: &'static str,
-        /// The length the parameter set needs.
-        expected: usize,
-        /// The length given.
-        got: usize,
-    },
+    /// An input has the wrong length.
+    #[error(transparent)]
+    Length(#[from] alibi_encoding::LengthError),
     /// A target or preimage has an element outside F16, or the wrong number of elements.
     #[error("malformed field vector")]
     Malformed,
@@ -65,25 +59,8 @@ pub enum Error {
     NoSolution,
 }
 
-impl Error {
-    /// The one length error: `what` should be `expected` bytes long and is `got`.
-    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
-        Error::Length {
-            what,
-            expected,
-            got,
-        }
-    }
-
-    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
-    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
-        if got == expected {
-            Ok(())
-        } else {
-            Err(Self::length(what, expected, got))
-        }
-    }
-}
+/// The length check, written once in `alibi-encoding`.
+impl alibi_encoding::LengthChecked for Error {}
 
 /// Runs `$body` with `$l` bound to the limb count of `$p` as a constant, for the generic
 /// internals.

@@ -20,6 +20,7 @@
 
 use crate::seeded_rng;
 use crate::{gf16, map, Params, SigningKey, VerifyingKey};
+use alibi_encoding::LengthChecked;
 use rand_core::{CryptoRng, TryCryptoRng};
 
 /// The largest ring this crate signs for or verifies.
@@ -43,16 +44,9 @@ pub enum Error {
     /// The signing key is not a member of the ring.
     #[error("the signing key is not a member of the ring")]
     SignerNotInRing,
-    /// The signature has the wrong length for this ring.
-    #[error("{what}: expected {expected} bytes, got {got}")]
-    Length {
-        /// What was being decoded.
-        what: &'static str,
-        /// The length for this ring.
-        expected: usize,
-        /// The length received.
-        got: usize,
-    },
+    /// An input has the wrong length.
+    #[error(transparent)]
+    Length(#[from] alibi_encoding::LengthError),
     /// A part has a non-zero padding nibble.
     #[error("malformed part {0} of the signature")]
     Encoding(usize),
@@ -64,25 +58,8 @@ pub enum Error {
     Mayo(#[from] crate::Error),
 }
 
-impl Error {
-    /// The one length error: `what` should be `expected` bytes long and is `got`.
-    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
-        Error::Length {
-            what,
-            expected,
-            got,
-        }
-    }
-
-    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
-    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
-        if got == expected {
-            Ok(())
-        } else {
-            Err(Self::length(what, expected, got))
-        }
-    }
-}
+/// The length check, written once in `alibi-encoding`.
+impl alibi_encoding::LengthChecked for Error {}
 
 /// Signature length for a ring of `members`: one packed s per member and the salt.
 pub const fn signature_len(params: Params, members: usize) -> usize {

@@ -86,7 +86,7 @@ fn malformed_encodings_get_typed_errors() {
                 _ => Signature::from_bytes(p, &bytes).err(),
             };
             assert!(
-                matches!(err, Some(Error::Length { what: w, got, .. }) if w == what && got == len),
+                matches!(err, Some(Error::Length(alibi_encoding::LengthError { what: w, got, .. })) if w == what && got == len),
                 "{p} {what}: {err:?}"
             );
         }

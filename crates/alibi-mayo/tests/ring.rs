@@ -95,11 +95,11 @@ fn typed_errors() {
     assert!(RingSigner::new(ring.clone(), outsider).is_err());
     assert_eq!(
         RingSignature::from_bytes(&ring, &[0; 10]).err(),
-        Some(Error::Length {
+        Some(Error::Length(alibi_encoding::LengthError {
             what: "MAYO ring signature",
             expected: 348,
             got: 10
-        })
+        }))
     );
     assert!(matches!(
         Ring::from_public_keys(Params::Mayo2, &[vec![0u8; 5]]),

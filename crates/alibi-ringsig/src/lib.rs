@@ -61,6 +61,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+use alibi_encoding::LengthChecked;
 use alibi_falcon::{
     compress_padded, decompress_padded, norm_sq, sub_centered, sum_mul_h, DiscreteGaussian,
     ExpandedSigningKey, Level, VerifyingKey, Q,
@@ -94,16 +95,9 @@ pub enum Error {
     /// The signing key is not a member of the ring.
     #[error("the signing key is not a member of the ring")]
     SignerNotInRing,
-    /// The signature has the wrong length for this ring.
-    #[error("{what}: expected {expected} bytes, got {got}")]
-    Length {
-        /// What was being decoded.
-        what: &'static str,
-        /// The length for this ring.
-        expected: usize,
-        /// The length received.
-        got: usize,
-    },
+    /// An input has the wrong length.
+    #[error(transparent)]
+    Length(#[from] alibi_encoding::LengthError),
     /// A block is not a valid zero-padded compressed polynomial.
     #[error("malformed block {0} of the signature")]
     Encoding(usize),
@@ -115,25 +109,8 @@ pub enum Error {
     Falcon(#[from] alibi_falcon::Error),
 }
 
-impl Error {
-    /// The one length error: `what` should be `expected` bytes long and is `got`.
-    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
-        Error::Length {
-            what,
-            expected,
-            got,
-        }
-    }
-
-    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
-    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
-        if got == expected {
-            Ok(())
-        } else {
-            Err(Self::length(what, expected, got))
-        }
-    }
-}
+/// The length check, written once in `alibi-encoding`.
+impl alibi_encoding::LengthChecked for Error {}
 
 /// Bytes of one compressed block: the Falcon signature body bound plus one, as the artifact has it
 /// for Falcon-512 (666 - 41 + 1 = 626); 1,240 for Falcon-1024 by the same rule.

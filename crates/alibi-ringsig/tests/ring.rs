@@ -83,7 +83,7 @@ fn wrong_ring_member_order_or_tampering_is_rejected() {
     let two = ring_of(&ks[..2]);
     assert!(matches!(
         RingSignature::from_bytes(&two, &bytes),
-        Err(Error::Length { .. })
+        Err(Error::Length(_))
     ));
     // Flipped salt bit, flipped body bits.
     let mut t = bytes.clone();

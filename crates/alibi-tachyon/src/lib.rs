@@ -41,6 +41,7 @@ mod ntt;
 mod params;
 mod prf;
 
+use alibi_encoding::LengthChecked;
 use ntt::{Ring, Shoup};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
@@ -53,16 +54,9 @@ pub use params::{Level, H_LEN, INPUT, MU, N, SEED_LEN};
 /// Errors of decoding and verification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    /// Wrong length for the level.
-    #[error("{what}: expected {expected} bytes, got {got}")]
-    Length {
-        /// What was being decoded.
-        what: &'static str,
-        /// The expected length.
-        expected: usize,
-        /// The received length.
-        got: usize,
-    },
+    /// An input has the wrong length.
+    #[error(transparent)]
+    Length(#[from] alibi_encoding::LengthError),
     /// Unknown header byte.
     #[error("unknown header byte 0x{0:02x}")]
     Header(u8),
@@ -74,25 +68,8 @@ pub enum Error {
     InvalidSignature,
 }
 
-impl Error {
-    /// The one length error: `what` should be `expected` bytes long and is `got`.
-    pub fn length(what: &'static str, expected: usize, got: usize) -> Self {
-        Error::Length {
-            what,
-            expected,
-            got,
-        }
-    }
-
-    /// The one length check: `Ok` when `got == expected`, [`Error::Length`] otherwise.
-    pub fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Self> {
-        if got == expected {
-            Ok(())
-        } else {
-            Err(Self::length(what, expected, got))
-        }
-    }
-}
+/// The length check, written once in `alibi-encoding`.
+impl alibi_encoding::LengthChecked for Error {}
 
 fn ring(level: Level) -> &'static Ring {
     static R: [OnceLock<Ring>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];

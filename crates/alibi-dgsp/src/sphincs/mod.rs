@@ -10,6 +10,7 @@ pub(crate) mod keccak_x8;
 pub(crate) mod thash;
 
 use crate::Error;
+use alibi_encoding::LengthChecked;
 use rayon::prelude::*;
 use shake::digest::{ExtendableOutput, Update, XofReader};
 use thash::{Adrs, Chain, Ctx, Node};
