@@ -9,6 +9,8 @@
 //! the ciphertext it came with. PQ-AKEM and SHADOWFAX need no tag (their ring signature rejects a
 //! wrong sender), but it works for them too.
 
+use subtle::ConstantTimeEq;
+
 use crate::primitives::hm;
 use crate::Error;
 use alibi_encoding::LengthChecked;
@@ -25,17 +27,10 @@ pub fn tag(key: &[u8; 32], ciphertext: &[u8]) -> [u8; TAG_LEN] {
 }
 
 /// The receiver's check of a tag against the key it decapsulated: [`Error::InvalidCiphertext`]
-/// unless the tag matches, compared without an early exit.
+/// unless the tag matches, compared in constant time (`subtle`).
 pub fn verify(key: &[u8; 32], ciphertext: &[u8], received: &[u8]) -> Result<(), Error> {
-    if received.len() != TAG_LEN {
-        return Err(Error::length("confirmation tag", TAG_LEN, received.len()));
-    }
-    let expected = tag(key, ciphertext);
-    let diff = expected
-        .iter()
-        .zip(received)
-        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
-    if core::hint::black_box(diff) == 0 {
+    Error::check_len("confirmation tag", TAG_LEN, received.len())?;
+    if bool::from(tag(key, ciphertext).ct_eq(received)) {
         Ok(())
     } else {
         Err(Error::InvalidCiphertext)

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use alibi_akem::dh::{rfc9180, DhKeyPair};
+use alibi_akem::dh::{array32, rfc9180, DhKeyPair};
 use alibi_akem::pq::{self, Suite};
 use alibi_akem::{confirm, shadowfax, Error};
 use clap::{Subcommand, ValueEnum};
@@ -35,12 +35,8 @@ pub enum Cmd {
     },
     /// Encapsulate a fresh shared key from a sender to a receiver
     Encap {
-        /// The AKEM
-        #[arg(long, value_enum)]
-        scheme: Scheme,
-        /// The suite of pq and shadowfax; by default the one the key lengths name
-        #[arg(long, value_enum)]
-        suite: Option<SuiteArg>,
+        #[command(flatten)]
+        alg: SchemeArgs,
         /// The sender's secret key
         #[arg(long, value_name = "FILE")]
         sender_sk: PathBuf,
@@ -68,12 +64,8 @@ pub enum Cmd {
     /// the key exposes. Pass --confirm with the tag `encap --confirm` wrote to have the key checked
     /// now (exit 1 on a mismatch, no key written).
     Decap {
-        /// The AKEM
-        #[arg(long, value_enum)]
-        scheme: Scheme,
-        /// The suite of pq and shadowfax; by default the one the key lengths name
-        #[arg(long, value_enum)]
-        suite: Option<SuiteArg>,
+        #[command(flatten)]
+        alg: SchemeArgs,
         /// The receiver's secret key
         #[arg(long, value_name = "FILE")]
         receiver_sk: PathBuf,
@@ -95,6 +87,17 @@ pub enum Cmd {
         #[command(flatten)]
         format: Format,
     },
+}
+
+/// `--scheme S [--suite SUITE]` of `encap` and `decap`.
+#[derive(clap::Args, Debug)]
+pub struct SchemeArgs {
+    /// The AKEM
+    #[arg(long, value_enum)]
+    scheme: Scheme,
+    /// The suite of pq and shadowfax; by default the one the key lengths name
+    #[arg(long, value_enum)]
+    suite: Option<SuiteArg>,
 }
 
 /// The AKEMs.
@@ -146,104 +149,95 @@ impl Scheme {
         }
     }
 
-    fn public_len(self, s: Suite) -> usize {
-        match self {
-            Scheme::Dh => 32,
-            Scheme::Pq => s.pq_public_len(),
-            Scheme::Shadowfax => shadowfax::public_len(s),
+    /// The length of this scheme's `half` key at suite `s`.
+    fn len(self, half: Half, s: Suite) -> usize {
+        match (self, half) {
+            (Scheme::Dh, _) => 32,
+            (Scheme::Pq, Half::Public) => s.pq_public_len(),
+            (Scheme::Pq, Half::Secret) => s.pq_secret_len(),
+            (Scheme::Shadowfax, Half::Public) => shadowfax::public_len(s),
+            (Scheme::Shadowfax, Half::Secret) => shadowfax::secret_len(s),
         }
     }
 
-    fn secret_len(self, s: Suite) -> usize {
-        match self {
-            Scheme::Dh => 32,
-            Scheme::Pq => s.pq_secret_len(),
-            Scheme::Shadowfax => shadowfax::secret_len(s),
-        }
-    }
-
-    /// The suite: `--suite` (refused for dh), else the one whose secret-key length the file has.
-    /// A file that is the other kind of key of this scheme is named as such.
+    /// The suite: `--suite` (refused for dh), else the one whose secret-key length `sk` has.
     fn suite(self, arg: Option<SuiteArg>, sk_path: &Path, sk: &[u8]) -> Result<Suite, Failure> {
-        if self == Scheme::Dh {
-            return match arg {
-                Some(_) => Err(Failure::Usage(
-                    "--suite applies to pq and shadowfax, not dh".into(),
-                )),
-                None => Ok(Suite::MlKem512Falcon512),
-            };
-        }
-        if let Some(a) = arg {
-            return Ok(a.into());
-        }
-        if let Some(s) = SUITES.into_iter().find(|&s| self.secret_len(s) == sk.len()) {
-            return Ok(s);
-        }
-        Err(self.not_a_key(sk_path, sk.len(), "secret"))
-    }
-
-    /// The message for a key file of the wrong length, naming what it seems to be.
-    fn not_a_key(self, path: &Path, len: usize, expected: &str) -> Failure {
-        let other = if expected == "secret" {
-            "public"
-        } else {
-            "secret"
-        };
-        let is_other = SUITES.into_iter().find(|&s| match other {
-            "public" => self.public_len(s) == len,
-            _ => self.secret_len(s) == len,
-        });
-        match is_other {
-            Some(s) if self != Scheme::Dh => Failure::Usage(format!(
-                "{} holds a {} {other} key ({}), not a {expected} key",
-                path.display(),
-                self.name(),
-                suite_name(s)
+        match (self, arg) {
+            (Scheme::Dh, Some(_)) => Err(Failure::Usage(
+                "--suite applies to pq and shadowfax, not dh".into(),
             )),
-            _ => {
-                let lens: Vec<String> = SUITES
-                    .iter()
-                    .map(|&s| match expected {
-                        "secret" => self.secret_len(s),
-                        _ => self.public_len(s),
-                    })
-                    .map(|l| l.to_string())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
-                Failure::Usage(format!(
-                    "{} ({len} bytes) is no {} {expected} key ({} bytes)",
-                    path.display(),
-                    self.name(),
-                    lens.join(" or ")
-                ))
-            }
+            (Scheme::Dh, None) => Ok(Suite::MlKem512Falcon512),
+            (_, Some(a)) => Ok(a.into()),
+            (_, None) => SUITES
+                .into_iter()
+                .find(|&s| self.len(Half::Secret, s) == sk.len())
+                .ok_or_else(|| self.wrong_key(sk_path, sk.len(), Half::Secret, None)),
         }
     }
 
-    /// Reads a key of this scheme and suite, checking its length first so that a wrong file is
-    /// named rather than reported as a decoding error.
-    fn key_bytes(self, suite: Suite, path: &Path, b: &[u8], expected: &str) -> Result<(), Failure> {
-        let want = match expected {
-            "secret" => self.secret_len(suite),
-            _ => self.public_len(suite),
-        };
-        if b.len() == want {
-            return Ok(());
+    /// Checks a key file's length before decoding, so that a wrong file is named (the other half
+    /// of a key pair, a key of the other suite) rather than reported as a decoding error.
+    fn check_key(self, suite: Suite, path: &Path, b: &[u8], half: Half) -> CmdResult {
+        if b.len() == self.len(half, suite) {
+            Ok(())
+        } else {
+            Err(self.wrong_key(path, b.len(), half, Some(suite)))
         }
-        let len_at = |s: Suite| match expected {
-            "secret" => self.secret_len(s),
-            _ => self.public_len(s),
-        };
-        match SUITES.into_iter().find(|&s| len_at(s) == b.len()) {
-            Some(other) if self != Scheme::Dh => Err(Failure::Usage(format!(
-                "{} is a {} {expected} key, but the other key is {}: both must use one suite",
-                path.display(),
-                suite_name(other),
-                suite_name(suite)
-            ))),
-            _ => Err(self.not_a_key(path, b.len(), expected)),
+    }
+
+    /// What a key file of `len` bytes that should be this scheme's `half` key at `suite` is.
+    fn wrong_key(self, path: &Path, len: usize, half: Half, suite: Option<Suite>) -> Failure {
+        let p = path.display();
+        let name = self.name();
+        let found = [half, half.other()]
+            .into_iter()
+            .flat_map(|h| SUITES.into_iter().map(move |s| (h, s)))
+            .find(|&(h, s)| self != Scheme::Dh && self.len(h, s) == len);
+        Failure::Usage(match (found, suite) {
+            (Some((h, s)), Some(want)) if h == half => format!(
+                "{p} is a {} {half} key, but the other key is {}: both must use one suite",
+                suite_name(s),
+                suite_name(want)
+            ),
+            (Some((h, s)), _) => format!(
+                "{p} holds a {name} {h} key ({}), not a {half} key",
+                suite_name(s)
+            ),
+            (None, _) => {
+                let mut lens: Vec<usize> = SUITES.iter().map(|&s| self.len(half, s)).collect();
+                lens.dedup();
+                let lens: Vec<String> = lens.iter().map(usize::to_string).collect();
+                format!(
+                    "{p} ({len} bytes) is no {name} {half} key ({} bytes)",
+                    lens.join(" or ")
+                )
+            }
+        })
+    }
+}
+
+/// The two halves of a key pair, for length checks and messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Half {
+    Public,
+    Secret,
+}
+
+impl Half {
+    fn other(self) -> Half {
+        match self {
+            Half::Public => Half::Secret,
+            Half::Secret => Half::Public,
         }
+    }
+}
+
+impl std::fmt::Display for Half {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Half::Public => "public",
+            Half::Secret => "secret",
+        })
     }
 }
 
@@ -285,8 +279,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             out.write(&name, &pk, &sk, format)
         }
         Cmd::Encap {
-            scheme,
-            suite,
+            alg: SchemeArgs { scheme, suite },
             sender_sk,
             receiver_pk,
             ct,
@@ -305,13 +298,15 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let sk = read_secret(&sender_sk, "the sender's secret key")?;
             let pk = read_input(&receiver_pk, "the receiver's public key")?;
             let suite = scheme.suite(suite, &sender_sk, &sk)?;
-            scheme.key_bytes(suite, &sender_sk, &sk, "secret")?;
-            scheme.key_bytes(suite, &receiver_pk, &pk, "public")?;
+            scheme.check_key(suite, &sender_sk, &sk, Half::Secret)?;
+            scheme.check_key(suite, &receiver_pk, &pk, Half::Public)?;
             let rng = &mut os_rng();
             let (c, k) = match scheme {
                 Scheme::Dh => {
-                    let sender = DhKeyPair::from_secret(array32(&sk));
-                    let (enc, k) = rfc9180::auth_encap(&sender, &array32(&pk), rng)
+                    let sender = DhKeyPair::from_bytes(&sk)
+                        .map_err(|e| malformed("sender secret key", e))?;
+                    let r = array32(&pk, "receiver public key").map_err(|e| malformed("key", e))?;
+                    let (enc, k) = rfc9180::auth_encap(&sender, &r, rng)
                         .map_err(|e| malformed("receiver key", e))?;
                     (enc.to_vec(), k)
                 }
@@ -356,8 +351,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             write_outputs(&files, force)
         }
         Cmd::Decap {
-            scheme,
-            suite,
+            alg: SchemeArgs { scheme, suite },
             receiver_sk,
             sender_pk,
             ct,
@@ -371,8 +365,8 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let pk = read_input(&sender_pk, "the sender's public key")?;
             let c = read_input(&ct, "a ciphertext")?;
             let suite = scheme.suite(suite, &receiver_sk, &sk)?;
-            scheme.key_bytes(suite, &receiver_sk, &sk, "secret")?;
-            scheme.key_bytes(suite, &sender_pk, &pk, "public")?;
+            scheme.check_key(suite, &receiver_sk, &sk, Half::Secret)?;
+            scheme.check_key(suite, &sender_pk, &pk, Half::Public)?;
             let want = match scheme {
                 Scheme::Dh => 32,
                 Scheme::Pq => suite.pq_ciphertext_len(),
@@ -388,8 +382,11 @@ pub fn run(cmd: Cmd) -> CmdResult {
             }
             let k = match scheme {
                 Scheme::Dh => {
-                    let r = DhKeyPair::from_secret(array32(&sk));
-                    rfc9180::auth_decap(&r, &array32(&pk), &array32(&c))
+                    let r = DhKeyPair::from_bytes(&sk)
+                        .map_err(|e| malformed("receiver secret key", e))?;
+                    let s = array32(&pk, "sender public key").map_err(|e| malformed("key", e))?;
+                    let enc = array32(&c, "ciphertext").map_err(|e| malformed("ciphertext", e))?;
+                    rfc9180::auth_decap(&r, &s, &enc)
                 }
                 Scheme::Pq => {
                     let r = pq::PqSecretKey::from_bytes(suite, &sk)
@@ -469,11 +466,4 @@ fn rejected(e: Error) -> String {
         Error::LowOrderPoint => "ciphertext rejected: low-order X25519 point".into(),
         _ => "ciphertext rejected: it does not authenticate under the sender's key".into(),
     }
-}
-
-/// A 32-byte value whose length was checked before.
-fn array32(b: &[u8]) -> [u8; 32] {
-    let mut a = [0u8; 32];
-    a.copy_from_slice(&b[..32]);
-    a
 }
