@@ -9,7 +9,7 @@ use alibi_handshake::{
     IdentityKey, IdentityKeyPair, KemKeyPair, KemPublicKey, KemSecretKey, KeyPair, PrivateKey,
 };
 use prost::Message as _;
-use redb::{ReadableDatabase, TableDefinition};
+use redb::{ReadableDatabase, TableDefinition, TableHandle};
 
 use crate::proto;
 use crate::sender_keys::{SenderKeyRecord, SenderKeyStore};
@@ -308,8 +308,61 @@ fn db_err(e: impl core::fmt::Display) -> Error {
 }
 
 /// A durable store in one redb file; every write is one committed transaction.
+///
+/// Opened with [`RedbStore::open_sealed`], it keeps the identity key in memory only (the caller
+/// holds it encrypted elsewhere) and seals every value with XChaCha20-Poly1305 under a store key,
+/// the table and key bound as associated data, so prekeys, sessions and sender keys are
+/// unreadable at rest and a value moved to another row does not open.
 pub struct RedbStore {
     db: redb::Database,
+    sealed: Option<Sealed>,
+}
+
+/// What [`RedbStore::open_sealed`] holds in memory.
+struct Sealed {
+    identity: IdentityKeyPair,
+    registration_id: u32,
+    cipher: chacha20poly1305::XChaCha20Poly1305,
+}
+
+impl Sealed {
+    fn aad(table: &str, key: &[u8]) -> Vec<u8> {
+        let mut aad = b"alibi-channel store v1\0".to_vec();
+        aad.extend_from_slice(table.as_bytes());
+        aad.push(0);
+        aad.extend_from_slice(key);
+        aad
+    }
+
+    fn seal(&self, table: &str, key: &[u8], v: &[u8]) -> Result<Vec<u8>> {
+        use chacha20poly1305::aead::{Aead, Payload};
+        let mut nonce = [0u8; 24];
+        getrandom::fill(&mut nonce).map_err(db_err)?;
+        let aad = Self::aad(table, key);
+        let ct = self
+            .cipher
+            .encrypt(&nonce.into(), Payload { msg: v, aad: &aad })
+            .map_err(|_| Error::Store("sealing a value failed".into()))?;
+        Ok([&nonce[..], &ct].concat())
+    }
+
+    fn open(&self, table: &str, key: &[u8], v: &[u8]) -> Result<Vec<u8>> {
+        use chacha20poly1305::aead::{Aead, Payload};
+        let bad = || {
+            Error::Store(format!(
+                "{table}: a value does not open (wrong store key, or modified)"
+            ))
+        };
+        if v.len() < 24 {
+            return Err(bad());
+        }
+        let (nonce, ct) = v.split_at(24);
+        let nonce: [u8; 24] = nonce.try_into().map_err(|_| bad())?;
+        let aad = Self::aad(table, key);
+        self.cipher
+            .decrypt(&nonce.into(), Payload { msg: ct, aad: &aad })
+            .map_err(|_| bad())
+    }
 }
 
 impl RedbStore {
@@ -320,7 +373,7 @@ impl RedbStore {
         registration_id: u32,
     ) -> Result<Self> {
         let db = redb::Database::create(path).map_err(db_err)?;
-        let s = Self { db };
+        let s = Self { db, sealed: None };
         s.write(|t| {
             let mut m = t.open_table(META).map_err(db_err)?;
             m.insert("identity", &identity.private.to_bytes()[..])
@@ -342,7 +395,52 @@ impl RedbStore {
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         Ok(Self {
             db: redb::Database::open(path).map_err(db_err)?,
+            sealed: None,
         })
+    }
+
+    /// Creates or opens a sealed store: our identity and registration id stay in memory (never
+    /// written), and every value is sealed under `store_key`.
+    pub fn open_sealed(
+        path: impl AsRef<Path>,
+        identity: IdentityKeyPair,
+        registration_id: u32,
+        store_key: &[u8; 32],
+    ) -> Result<Self> {
+        use chacha20poly1305::KeyInit;
+        let db = redb::Database::create(path).map_err(db_err)?;
+        let s = Self {
+            db,
+            sealed: Some(Sealed {
+                identity,
+                registration_id,
+                cipher: chacha20poly1305::XChaCha20Poly1305::new(&(*store_key).into()),
+            }),
+        };
+        s.write(|t| {
+            for d in [IDENTITIES, SESSIONS, SENDER_KEYS] {
+                t.open_table(d).map_err(db_err)?;
+            }
+            for d in [PRE_KEYS, SIGNED, KYBER] {
+                t.open_table(d).map_err(db_err)?;
+            }
+            Ok(())
+        })?;
+        Ok(s)
+    }
+
+    fn seal(&self, table: &str, key: &[u8], v: &[u8]) -> Result<Vec<u8>> {
+        match &self.sealed {
+            Some(s) => s.seal(table, key, v),
+            None => Ok(v.to_vec()),
+        }
+    }
+
+    fn unseal(&self, table: &str, key: &[u8], v: Vec<u8>) -> Result<Vec<u8>> {
+        match &self.sealed {
+            Some(s) => s.open(table, key, &v),
+            None => Ok(v),
+        }
     }
 
     fn write(&self, f: impl FnOnce(&redb::WriteTransaction) -> Result<()>) -> Result<()> {
@@ -354,30 +452,36 @@ impl RedbStore {
     fn get_str(&self, def: TableDefinition<&str, &[u8]>, k: &str) -> Result<Option<Vec<u8>>> {
         let t = self.db.begin_read().map_err(db_err)?;
         let table = t.open_table(def).map_err(db_err)?;
-        Ok(table.get(k).map_err(db_err)?.map(|v| v.value().to_vec()))
+        let v = table.get(k).map_err(db_err)?.map(|v| v.value().to_vec());
+        v.map(|v| self.unseal(def.name(), k.as_bytes(), v))
+            .transpose()
     }
 
     fn get_u32(&self, def: TableDefinition<u32, &[u8]>, k: u32) -> Result<Option<Vec<u8>>> {
         let t = self.db.begin_read().map_err(db_err)?;
         let table = t.open_table(def).map_err(db_err)?;
-        Ok(table.get(k).map_err(db_err)?.map(|v| v.value().to_vec()))
+        let v = table.get(k).map_err(db_err)?.map(|v| v.value().to_vec());
+        v.map(|v| self.unseal(def.name(), &k.to_be_bytes(), v))
+            .transpose()
     }
 
     fn put_str(&self, def: TableDefinition<&str, &[u8]>, k: &str, v: &[u8]) -> Result<()> {
+        let v = self.seal(def.name(), k.as_bytes(), v)?;
         self.write(|t| {
             t.open_table(def)
                 .map_err(db_err)?
-                .insert(k, v)
+                .insert(k, &v[..])
                 .map_err(db_err)?;
             Ok(())
         })
     }
 
     fn put_u32(&self, def: TableDefinition<u32, &[u8]>, k: u32, v: &[u8]) -> Result<()> {
+        let v = self.seal(def.name(), &k.to_be_bytes(), v)?;
         self.write(|t| {
             t.open_table(def)
                 .map_err(db_err)?
-                .insert(k, v)
+                .insert(k, &v[..])
                 .map_err(db_err)?;
             Ok(())
         })
@@ -396,12 +500,18 @@ impl RedbStore {
 
 impl ProtocolStore for RedbStore {
     fn identity_key_pair(&self) -> Result<IdentityKeyPair> {
+        if let Some(s) = &self.sealed {
+            return Ok(s.identity.clone());
+        }
         let b = self
             .get_str(META, "identity")?
             .ok_or_else(|| Error::Store("no identity".into()))?;
         Ok(IdentityKeyPair::from_private(PrivateKey::deserialize(&b)?))
     }
     fn local_registration_id(&self) -> Result<u32> {
+        if let Some(s) = &self.sealed {
+            return Ok(s.registration_id);
+        }
         let b = self
             .get_str(META, "registration_id")?
             .ok_or_else(|| Error::Store("no registration id".into()))?;

@@ -1,20 +1,23 @@
-//! `alibi mpc keygen|sign|verify|bench`: threshold BLS between parties on a relay, over pairwise
-//! or group channels, and the paper's experiment comparing the two.
+//! `alibi mpc init|group|keygen|sign|verify|bench`: threshold BLS between parties that each run in
+//! their own process (one terminal, one machine, one directory each), talking through a relay
+//! over pinned Signal channels; and the paper's experiment comparing the transports.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use alibi_mpc::bench::{keygen_all, measure, register_parties, sign_all, Timing};
-use alibi_mpc::dkg::{KeyShare, KeygenConfig};
-use alibi_mpc::relay::Mode;
-use alibi_mpc::sign::SignConfig;
-use alibi_mpc::{bls, PartyIndex};
+use alibi_messenger::{ContactCard, Messenger, Options};
+use alibi_mpc::bench::{measure, Timing};
+use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig};
+use alibi_mpc::group::GroupFile;
+use alibi_mpc::relay::{Mode, RelayParty};
+use alibi_mpc::sign::{sign as run_sign, SignConfig};
+use alibi_mpc::{bls, Blame, PartyIndex};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
 use clap::{Subcommand, ValueEnum};
-use rand_core::Rng;
 use serde_json::json;
+use zeroize::Zeroizing;
 
 use crate::failure::{usage, CmdResult, Failure};
 use crate::files::{
@@ -25,46 +28,97 @@ use crate::report::{say, Format};
 use crate::rng::os_rng;
 use crate::say;
 
+/// The keyfile purpose of a sealed share (an identity file does not open as a share).
+const SHARE_PURPOSE: &str = "alibi mpc share v1";
+
 /// `alibi mpc <verb>`.
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
-    /// Threshold key generation: N parties on a relay; each share to DIR/share-I.json (mode
-    /// 0600), the group key to DIR/group.pk
-    Keygen {
-        /// The number of parties, 2 to 256
-        #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(2..=256))]
-        parties: u16,
-        /// t: any t+1 parties can sign, t cannot [default: parties - 2, at least 1]
-        #[arg(long, value_name = "T")]
-        threshold: Option<usize>,
+    /// Set a party up: register on the relay, seal its identity in DIR under the passphrase, and
+    /// write DIR/card.json (public: hand it to whoever assembles the group)
+    Init {
+        /// The party's directory (created, mode 0700)
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// The relay, e.g. http://127.0.0.1:8080
+        #[arg(long, value_name = "URL")]
+        relay: String,
+        /// The party's name in cards, group files and reports
+        #[arg(long, value_name = "NAME")]
+        name: String,
+        /// The relay's trust root as `alibi relay serve` printed it (base64); without it the root
+        /// the relay announces now is pinned (trust on first use)
+        #[arg(long, value_name = "BASE64")]
+        trust_root: Option<String>,
         #[command(flatten)]
-        net: NetArgs,
-        /// The directory for the shares and the group key (created if missing)
-        #[arg(long, value_name = "DIR", default_value = "mpc-keys")]
+        passphrase: PassphraseArgs,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Assemble the group file from the parties' cards (party i is the i-th card)
+    Group {
+        /// t: any t+1 parties can sign, t cannot
+        #[arg(long, value_name = "T")]
+        threshold: usize,
+        /// The parties' card.json files, in index order
+        #[arg(long, value_name = "CARD,...", value_delimiter = ',', required = true)]
+        cards: Vec<PathBuf>,
+        /// Where to write the group file
+        #[arg(long, value_name = "FILE")]
         out: PathBuf,
-        /// Replace share files that already exist
+        /// Replace the group file if it exists
         #[arg(long)]
         force: bool,
         #[command(flatten)]
         format: Format,
     },
-    /// Threshold signing: t+1 shareholders sign over a relay; the result is checked under the
-    /// group key before it is written
-    Sign {
-        /// The directory holding share-*.json (from keygen)
+    /// Key generation, as one party (every party runs this in its own process): seals this
+    /// party's share in DIR and writes the group key; exit 1 if too few parties remain
+    Keygen {
+        /// The party's directory (from `mpc init`)
         #[arg(long, value_name = "DIR")]
-        keys: PathBuf,
+        dir: PathBuf,
+        /// The group file (from `mpc group`)
+        #[arg(long, value_name = "FILE")]
+        group: PathBuf,
+        /// Where to write the 48-byte group public key (compressed G1)
+        #[arg(long, value_name = "FILE")]
+        pk_out: PathBuf,
+        #[command(flatten)]
+        run: RunArgs,
+        /// Replace this party's share of this group if it has one
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        passphrase: PassphraseArgs,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Threshold signing, as one signer (t+1 or more run this, each in its own process, with the
+    /// same --session and --signers); each writes the same signature, checked under the group key
+    Sign {
+        /// The party's directory
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// The group file
+        #[arg(long, value_name = "FILE")]
+        group: PathBuf,
         /// The message
         #[arg(long, value_name = "FILE")]
         msg: PathBuf,
+        /// A name for this signing run, the same for every signer (new for every message)
+        #[arg(long, value_name = "ID")]
+        session: String,
         /// Where to write the 96-byte signature
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
-        /// The signing parties' indices [default: the first t+1 eligible parties with shares]
-        #[arg(long, value_name = "I,J,...", value_delimiter = ',')]
-        signers: Option<Vec<PartyIndex>>,
+        /// The signers, by name [default: every party key generation did not exclude]
+        #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+        signers: Option<Vec<String>>,
         #[command(flatten)]
-        net: NetArgs,
+        run: RunArgs,
+        #[command(flatten)]
+        passphrase: PassphraseArgs,
         #[command(flatten)]
         format: Format,
     },
@@ -82,8 +136,9 @@ pub enum Cmd {
         #[command(flatten)]
         format: Format,
     },
-    /// The paper's experiment: keygen and signing (t = n-1) over pairwise and group channels,
-    /// for each party count and relay delay; prints the table, writes a CSV and an SVG plot
+    /// The paper's experiment: keygen and signing (t = n-1) over sequential and concurrent
+    /// pairwise channels and group channels, for each party count and relay delay; prints the
+    /// table, writes a CSV and an SVG plot
     Bench {
         /// Party counts
         #[arg(long, value_name = "N,...", value_delimiter = ',', default_value = "3,4,5,8,16,32,64",
@@ -97,9 +152,21 @@ pub enum Cmd {
             default_value = "0,50"
         )]
         delays: Vec<u64>,
+        /// The transports to measure
+        #[arg(
+            long,
+            value_name = "T,...",
+            value_delimiter = ',',
+            value_enum,
+            default_value = "pairwise,pairwise-concurrent,group"
+        )]
+        transports: Vec<Transport>,
         /// Runs after the first, of which the median is reported
         #[arg(long, value_name = "K", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
         later: u16,
+        /// Every party its own OS process (as the paper ran them), instead of a task in this one
+        #[arg(long)]
+        processes: bool,
         /// Where to write the measurements
         #[arg(long, value_name = "FILE", default_value = "mpc-bench.csv")]
         csv: PathBuf,
@@ -110,34 +177,58 @@ pub enum Cmd {
         #[arg(long, value_name = "S", default_value_t = 300)]
         timeout_s: u64,
         /// Do not measure: print the table and redraw the plot from a CSV this command wrote
-        #[arg(long, value_name = "CSV", conflicts_with_all = ["parties", "delays", "later", "csv", "timeout_s"])]
+        #[arg(long, value_name = "CSV", conflicts_with_all = ["parties", "delays", "later", "csv", "timeout_s", "processes"])]
         replot: Option<PathBuf>,
         #[command(flatten)]
         format: Format,
     },
+    /// One party of `bench --processes` (driven over stdin and stdout by the bench)
+    #[command(hide = true)]
+    BenchParty {
+        /// The relay
+        #[arg(long)]
+        relay: String,
+        /// This party's index
+        #[arg(long)]
+        index: PartyIndex,
+        /// The transport
+        #[arg(long, value_enum)]
+        transport: Transport,
+        /// Round timeout
+        #[arg(long)]
+        timeout_s: u64,
+    },
 }
 
-/// Where and how the parties talk.
+/// Where the passphrase comes from.
 #[derive(clap::Args, Debug)]
-pub struct NetArgs {
-    /// The relay, e.g. http://127.0.0.1:8080 [default: a relay started in this process]
-    #[arg(long, value_name = "URL")]
-    relay: Option<String>,
+pub struct PassphraseArgs {
+    /// Read the passphrase from this file (first line) [default: the ALIBI_PASSPHRASE variable]
+    #[arg(long, value_name = "FILE")]
+    passphrase_file: Option<PathBuf>,
+}
+
+/// How a protocol run talks.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
     /// The channels a broadcast goes over
     #[arg(long, value_enum, default_value_t = Transport::Group)]
     transport: Transport,
-    /// Give up on a round after this many seconds
-    #[arg(long, value_name = "S", default_value_t = 60)]
+    /// Give up on a round after this many seconds (the first round also waits for the other
+    /// parties to start)
+    #[arg(long, value_name = "S", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout_s: u64,
 }
 
-/// The two transports of the experiment.
-#[derive(ValueEnum, Clone, Copy, Debug)]
+/// The transports of the experiment.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
     /// One sender-key message, sealed once, in one multi-recipient request per round
     Group,
-    /// n-1 Double Ratchet messages per broadcast
+    /// n-1 Double Ratchet messages per broadcast, one request after another
     Pairwise,
+    /// n-1 Double Ratchet messages per broadcast, all requests in flight at once
+    PairwiseConcurrent,
 }
 
 impl From<Transport> for Mode {
@@ -145,6 +236,7 @@ impl From<Transport> for Mode {
         match t {
             Transport::Group => Mode::Group,
             Transport::Pairwise => Mode::Pairwise,
+            Transport::PairwiseConcurrent => Mode::PairwiseConcurrent,
         }
     }
 }
@@ -152,22 +244,58 @@ impl From<Transport> for Mode {
 /// Runs `alibi mpc <verb>`.
 pub fn run(cmd: Cmd) -> CmdResult {
     match cmd {
-        Cmd::Keygen {
-            parties,
+        Cmd::Init {
+            dir,
+            relay,
+            name,
+            trust_root,
+            passphrase,
+            format,
+        } => init(
+            &dir,
+            &relay,
+            &name,
+            trust_root.as_deref(),
+            &passphrase,
+            format,
+        ),
+        Cmd::Group {
             threshold,
-            net,
+            cards,
             out,
             force,
             format,
-        } => keygen(parties, threshold, &net, &out, force, format),
+        } => group(threshold, &cards, &out, force, format),
+        Cmd::Keygen {
+            dir,
+            group,
+            pk_out,
+            run,
+            force,
+            passphrase,
+            format,
+        } => keygen(&dir, &group, &pk_out, &run, force, &passphrase, format),
         Cmd::Sign {
-            keys,
+            dir,
+            group,
             msg,
+            session,
             out,
             signers,
-            net,
+            run,
+            passphrase,
             format,
-        } => sign(&keys, &msg, &out, signers, &net, format),
+        } => sign(
+            &dir,
+            &group,
+            &msg,
+            &session,
+            &out,
+            signers,
+            &run,
+            &passphrase,
+            format,
+        ),
         Cmd::Verify {
             pk,
             msg,
@@ -177,7 +305,9 @@ pub fn run(cmd: Cmd) -> CmdResult {
         Cmd::Bench {
             parties,
             delays,
+            transports,
             later,
+            processes,
             csv,
             plot,
             timeout_s,
@@ -192,8 +322,26 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 print_table(&cells, format)?;
                 draw(&cells, &ds, &plot)
             }
-            None => bench(&parties, &delays, later, &csv, &plot, timeout_s, format),
+            None => bench(
+                &Grid {
+                    ns: parties,
+                    delays,
+                    modes: transports.into_iter().map(Mode::from).collect(),
+                    later,
+                    processes,
+                    timeout_s,
+                },
+                &csv,
+                &plot,
+                format,
+            ),
         },
+        Cmd::BenchParty {
+            relay,
+            index,
+            transport,
+            timeout_s,
+        } => crate::mpc_processes::party(&relay, index, transport.into(), timeout_s),
     }
 }
 
@@ -201,237 +349,390 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn session() -> [u8; 16] {
-    let mut s = [0u8; 16];
-    os_rng().fill_bytes(&mut s);
-    s
+/// The passphrase, or exit 2 saying how to give one.
+fn passphrase(args: &PassphraseArgs) -> Result<Zeroizing<Vec<u8>>, Failure> {
+    alibi_keyfile::passphrase(args.passphrase_file.as_deref()).map_err(usage)
 }
 
-/// The relay to use: `--relay URL`, or one started in this process.
-async fn relay(net: &NetArgs) -> Result<(String, Option<LocalRelay>), Failure> {
-    match &net.relay {
-        Some(url) => Ok((relay_url(url)?, None)),
-        None => {
-            let r = LocalRelay::start(Config::default()).await.map_err(usage)?;
-            Ok((r.url.clone(), Some(r)))
-        }
+/// A messenger failure as a command failure: its setup (passphrase, files, usage) exits 2.
+fn setup(e: alibi_messenger::Error) -> Failure {
+    Failure::Usage(e.to_string())
+}
+
+fn init(
+    dir: &Path,
+    relay: &str,
+    name: &str,
+    trust_root: Option<&str>,
+    pass: &PassphraseArgs,
+    format: Format,
+) -> CmdResult {
+    let url = relay_url(relay)?;
+    let passphrase = passphrase(pass)?;
+    let trust_root = trust_root
+        .map(|b| {
+            alibi_relay_api::b64::decode(b)
+                .filter(|k| k.len() == 33)
+                .ok_or_else(|| {
+                    Failure::Usage(format!("--trust-root {b}: not a base64 33-byte key"))
+                })
+        })
+        .transpose()?;
+    // The card is checked before anything is registered.
+    let probe = ContactCard {
+        name: name.to_string(),
+        account: uuid::Uuid::nil(),
+        devices: vec![alibi_messenger::Device {
+            id: 1,
+            registration_id: 1,
+        }],
+        identity_key: [5u8; 33].to_vec(),
+        relay: url.clone(),
+        trust_root: [5u8; 33].to_vec(),
+        access_key: vec![0; 16],
+        legacy: false,
+    };
+    if let Err(alibi_messenger::Error::Card(m)) = probe.check() {
+        return Err(Failure::Usage(format!("--name: {m}")));
     }
+    let options = Options {
+        trust_root,
+        ..Options::default()
+    };
+    let m = runtime()?
+        .block_on(Messenger::register(dir, &url, name, &passphrase, &options))
+        .map_err(setup)?;
+    let card = dir.join(alibi_messenger::CARD_FILE);
+    format.report(
+        format!(
+            "registered {name} on {url} (account {}); identity sealed in {}; card: {}",
+            m.account(),
+            dir.display(),
+            card.display()
+        ),
+        json!({"name": name, "account": m.account(), "relay": url,
+               "card": card.to_string_lossy(), "dir": dir.to_string_lossy()}),
+    )
 }
 
-fn share_path(dir: &Path, i: PartyIndex) -> PathBuf {
-    dir.join(format!("share-{i}.json"))
-}
-
-fn keygen(
-    n: u16,
-    threshold: Option<usize>,
-    net: &NetArgs,
+fn group(
+    threshold: usize,
+    cards: &[PathBuf],
     out: &Path,
     force: bool,
     format: Format,
 ) -> CmdResult {
-    let t = threshold.unwrap_or(usize::from(n.saturating_sub(2)).max(1));
-    if t == 0 || t >= usize::from(n) {
+    check_outputs(&[("--out", out, Kind::PublicKey)], force)?;
+    let cards = cards
+        .iter()
+        .map(|p| {
+            let text = String::from_utf8(read_input(p, "a contact card")?)
+                .map_err(|_| Failure::Usage(format!("{}: not UTF-8", p.display())))?;
+            ContactCard::from_json(&text)
+                .map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let id = uuid::Uuid::from_bytes({
+        let mut b = [0u8; 16];
+        rand_core::Rng::fill_bytes(&mut os_rng(), &mut b);
+        b
+    });
+    let g = GroupFile::new(threshold, cards, id).map_err(usage)?;
+    write("--out", out, Kind::PublicKey, g.to_json().as_bytes(), force)?;
+    let names: Vec<&str> = g.parties.iter().map(|c| c.name.as_str()).collect();
+    format.report(
+        format!(
+            "group {id}: {} parties ({}), t = {threshold} ({} to sign); wrote {}",
+            names.len(),
+            names.join(", "),
+            threshold + 1,
+            out.display()
+        ),
+        json!({"group_id": id, "parties": names, "threshold": threshold,
+               "out": out.to_string_lossy()}),
+    )
+}
+
+/// What `keygen` and `sign` start from: the group, this party's messenger and index.
+struct Member {
+    group: GroupFile,
+    messenger: Messenger,
+    me: PartyIndex,
+}
+
+fn read_group(path: &Path) -> Result<GroupFile, Failure> {
+    let text = String::from_utf8(read_input(path, "a group file")?)
+        .map_err(|_| Failure::Usage(format!("{}: not UTF-8", path.display())))?;
+    GroupFile::from_json(&text).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
+}
+
+async fn member(dir: &Path, group: GroupFile, passphrase: &[u8]) -> Result<Member, Failure> {
+    let messenger = Messenger::open(dir, passphrase)
+        .await
+        .map_err(|e| match e {
+            alibi_messenger::Error::Keyfile(k) => Failure::Usage(format!(
+                "{}: {k}",
+                dir.join(alibi_messenger::IDENTITY_FILE).display()
+            )),
+            e => setup(e),
+        })?;
+    let me = group.index_of(messenger.account()).ok_or_else(|| {
+        Failure::Usage(format!(
+            "{} ({}) is not a party of this group",
+            messenger.name(),
+            dir.display()
+        ))
+    })?;
+    if group.parties[usize::from(me) - 1].identity_key
+        != messenger.identity_key_pair().identity.serialize()
+    {
         return Err(Failure::Usage(format!(
-            "--threshold must be 1 to {} for {n} parties",
-            n - 1
+            "the group file's card for {} carries another identity key than {}",
+            messenger.name(),
+            dir.display()
         )));
     }
-    if let Some(u) = &net.relay {
-        relay_url(u)?;
-    }
-    let indices: Vec<PartyIndex> = (1..=n).collect();
-    let paths: Vec<PathBuf> = indices.iter().map(|&i| share_path(out, i)).collect();
-    let pk_path = out.join("group.pk");
-    let mut planned: Vec<(&'static str, &Path, Kind)> = paths
+    Ok(Member {
+        group,
+        messenger,
+        me,
+    })
+}
+
+fn share_path(dir: &Path, g: &GroupFile) -> PathBuf {
+    dir.join("shares").join(format!("{}.share", g.group_id))
+}
+
+/// Names of blamed parties with their faults, for reports.
+fn named(g: &GroupFile, blamed: &[Blame]) -> Vec<String> {
+    blamed
         .iter()
-        .map(|p| ("--out", p.as_path(), Kind::Secret))
-        .collect();
-    planned.push(("--out", &pk_path, Kind::PublicKey));
-    check_outputs(&planned, force)?;
-    let mode = Mode::from(net.transport);
-    runtime()?.block_on(async move {
-        let (url, _local) = relay(net).await?;
-        let parties = register_parties(&url, &indices, mode)
-            .await
+        .map(|b| format!("{} ({:?})", g.name_of(b.party), b.fault))
+        .collect()
+}
+
+/// A protocol run that failed: too few parties left, or a channel refused (an identity that
+/// does not match its card): exit 1, naming who.
+fn protocol_failure(g: &GroupFile, what: &str, e: alibi_mpc::Error) -> Failure {
+    match e {
+        alibi_mpc::Error::Aborted { reason, blamed } => Failure::Invalid(format!(
+            "{what} failed: {reason}; excluded: {}",
+            named(g, &blamed).join(", ")
+        )),
+        e => Failure::Invalid(format!("{what} failed closed: {e}")),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn keygen(
+    dir: &Path,
+    group: &Path,
+    pk_out: &Path,
+    run: &RunArgs,
+    force: bool,
+    pass: &PassphraseArgs,
+    format: Format,
+) -> CmdResult {
+    let group = read_group(group)?;
+    let passphrase = passphrase(pass)?;
+    runtime()?.block_on(async {
+        let Member {
+            group,
+            messenger,
+            me,
+        } = member(dir, group, &passphrase).await?;
+        let share_file = share_path(dir, &group);
+        check_outputs(
+            &[
+                ("--dir", share_file.as_path(), Kind::Secret),
+                ("--pk-out", pk_out, Kind::PublicKey),
+            ],
+            force,
+        )?;
+        let mode = Mode::from(run.transport);
+        let mut party = RelayParty::new(messenger, me, &group.members(), group.group_id, mode)
             .map_err(usage)?;
         let config = KeygenConfig {
-            session: session(),
-            threshold: t,
-            parties: indices.clone(),
-            timeout: Duration::from_secs(net.timeout_s),
+            session: group.keygen_session(),
+            threshold: group.threshold,
+            parties: group.indices(),
+            timeout: Duration::from_secs(run.timeout_s),
             misbehaviour: None,
         };
-        let (_, shares, took) = keygen_all(parties, &config).await.map_err(usage)?;
-        std::fs::create_dir_all(out)
-            .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", out.display())))?;
-        let texts: Vec<(PathBuf, zeroize::Zeroizing<String>)> = shares
-            .iter()
-            .map(|s| (share_path(out, s.index), s.to_json()))
-            .collect();
-        let first = shares
-            .first()
-            .ok_or_else(|| Failure::Usage("key generation produced no share".into()))?;
-        let mut files: Vec<Output> = texts
-            .iter()
-            .map(|(p, t)| Output {
-                flag: "--out",
-                path: p,
-                kind: Kind::Secret,
-                data: t.as_bytes(),
-            })
-            .collect();
-        files.push(Output {
-            flag: "--out",
-            path: &pk_path,
-            kind: Kind::PublicKey,
-            data: &first.group_key,
-        });
-        write_outputs(&files, force)?;
-        let group_key = hex::encode(&first.group_key);
-        let text = format!(
-            "keygen: {n} parties, t = {t} ({} to sign), {mode} channels via {url}: {:.0} ms\n\
-             group key: {group_key}\n{}wrote {} share files and {}",
-            t + 1,
+        let start = Instant::now();
+        let share = run_keygen(&party.party(), &config, &mut party, &mut os_rng())
+            .await
+            .map_err(|e| protocol_failure(&group, "key generation", e))?;
+        let took = start.elapsed();
+        let json = share.to_json();
+        let sealed = alibi_keyfile::seal(
+            SHARE_PURPOSE,
+            json.as_bytes(),
+            &passphrase,
+            alibi_keyfile::Params::default(),
+            &mut os_rng(),
+        )
+        .map_err(usage)?;
+        std::fs::create_dir_all(share_file.parent().unwrap_or(dir))
+            .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", dir.display())))?;
+        write_outputs(
+            &[
+                Output {
+                    flag: "--dir",
+                    path: &share_file,
+                    kind: Kind::Secret,
+                    data: &sealed,
+                },
+                Output {
+                    flag: "--pk-out",
+                    path: pk_out,
+                    kind: Kind::PublicKey,
+                    data: &share.group_key,
+                },
+            ],
+            force,
+        )?;
+        let group_key = hex::encode(&share.group_key);
+        let qualified: Vec<String> = share.qualified.iter().map(|&p| group.name_of(p)).collect();
+        let excluded = named(&group, &share.blamed);
+        let mut text = format!(
+            "keygen: {} is party {me} of {}, t = {} ({} to sign), {mode} channels: {:.0} ms\n\
+             group key: {group_key}\nqualified: {}",
+            group.name_of(me),
+            group.parties.len(),
+            group.threshold,
+            group.threshold + 1,
             ms(took),
-            if first.blamed.is_empty() {
-                String::new()
-            } else {
-                format!("named and excluded: {:?}\n", first.blamed)
-            },
-            shares.len(),
-            pk_path.display()
+            qualified.join(", "),
         );
+        if !excluded.is_empty() {
+            text.push_str(&format!("\nexcluded: {}", excluded.join(", ")));
+        }
+        text.push_str(&format!(
+            "\nshare sealed in {}; group key written to {}",
+            share_file.display(),
+            pk_out.display()
+        ));
         format.report(
             text,
-            json!({
-                "parties": n, "threshold": t, "transport": mode.to_string(), "relay": url,
-                "ms": ms(took), "group_key": group_key, "blamed": first.blamed,
-                "shares": texts.iter().map(|(p, _)| p.to_string_lossy()).collect::<Vec<_>>(),
-                "public_key": pk_path.to_string_lossy(),
-            }),
+            json!({"party": group.name_of(me), "index": me, "group_id": group.group_id,
+                   "transport": mode.to_string(), "ms": ms(took), "group_key": group_key,
+                   "qualified": qualified, "excluded": excluded,
+                   "share": share_file.to_string_lossy(), "public_key": pk_out.to_string_lossy()}),
         )
     })
 }
 
-fn load_shares(dir: &Path) -> Result<BTreeMap<PartyIndex, KeyShare>, Failure> {
-    let mut out = BTreeMap::new();
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", dir.display())))?;
-    for e in entries {
-        let path = e.map_err(usage)?.path();
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        if name.starts_with("share-") && name.ends_with(".json") {
-            let b = read_secret(&path, "a key share")?;
-            let text = std::str::from_utf8(&b)
-                .map_err(|_| Failure::Usage(format!("{}: not UTF-8", path.display())))?;
-            let s = KeyShare::from_json(text)
-                .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-            out.insert(s.index, s);
-        }
-    }
-    if out.is_empty() {
+/// Opens this party's sealed share of `group`.
+fn load_share(
+    dir: &Path,
+    group: &GroupFile,
+    passphrase: &[u8],
+    me: PartyIndex,
+) -> Result<KeyShare, Failure> {
+    let path = share_path(dir, group);
+    let sealed = read_secret(&path, "a sealed key share")?;
+    let json = alibi_keyfile::open(SHARE_PURPOSE, &sealed, passphrase)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let text = std::str::from_utf8(&json)
+        .map_err(|_| Failure::Usage(format!("{}: not a key share", path.display())))?;
+    let share = KeyShare::from_json(text)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    if share.index != me || share.parties != group.indices() || share.threshold != group.threshold {
         return Err(Failure::Usage(format!(
-            "{}: no share-*.json files",
-            dir.display()
+            "{}: the share belongs to another party or group",
+            path.display()
         )));
     }
-    Ok(out)
+    Ok(share)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn sign(
-    keys: &Path,
+    dir: &Path,
+    group: &Path,
     msg: &Path,
+    session: &str,
     out: &Path,
-    signers: Option<Vec<PartyIndex>>,
-    net: &NetArgs,
+    signers: Option<Vec<String>>,
+    run: &RunArgs,
+    pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
-    let shares = load_shares(keys)?;
+    let group = read_group(group)?;
     let msg = read(msg)?;
-    let any = shares
-        .values()
-        .next()
-        .ok_or_else(|| Failure::Usage("no shares".into()))?;
-    let t = any.threshold;
-    let signers: Vec<PartyIndex> = match signers {
-        Some(list) => {
-            if let Some(i) = list.iter().find(|i| !shares.contains_key(i)) {
-                return Err(Failure::Usage(format!(
-                    "--signers: party {i} has no share in {} (shares: {:?})",
-                    keys.display(),
-                    shares.keys().collect::<Vec<_>>()
-                )));
-            }
-            list
+    if session.is_empty() {
+        return Err(Failure::Usage("--session: give the run a name".into()));
+    }
+    let passphrase = passphrase(pass)?;
+    runtime()?.block_on(async {
+        let Member {
+            group,
+            messenger,
+            me,
+        } = member(dir, group, &passphrase).await?;
+        let share = load_share(dir, &group, &passphrase, me)?;
+        let signers: Vec<PartyIndex> = match signers {
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    group
+                        .index_named(n)
+                        .ok_or_else(|| Failure::Usage(format!("--signers: no party named {n}")))
+                })
+                .collect::<Result<_, _>>()?,
+            None => share.eligible_signers(),
+        };
+        if !signers.contains(&me) {
+            return Err(Failure::Usage(format!(
+                "{} is not among the signers",
+                group.name_of(me)
+            )));
         }
-        None => any
-            .eligible_signers()
-            .into_iter()
-            .filter(|p| shares.contains_key(p))
-            .take(t + 1)
-            .collect(),
-    };
-    if signers.len() <= t {
-        return Err(Failure::Usage(format!(
-            "need at least t+1 = {} signers whose shares are in {}, have {}",
-            t + 1,
-            keys.display(),
-            signers.len()
-        )));
-    }
-    if let Some(u) = &net.relay {
-        relay_url(u)?;
-    }
-    let mode = Mode::from(net.transport);
-    runtime()?.block_on(async move {
-        let (url, _local) = relay(net).await?;
-        let parties = register_parties(&url, &signers, mode)
-            .await
+        if signers.len() <= share.threshold {
+            return Err(Failure::Usage(format!(
+                "{} signers; t+1 = {} are needed",
+                signers.len(),
+                share.threshold + 1
+            )));
+        }
+        let mode = Mode::from(run.transport);
+        let mut party = RelayParty::new(messenger, me, &group.members(), group.group_id, mode)
             .map_err(usage)?;
         let config = SignConfig {
-            session: session(),
+            session: group.sign_session(session),
             signers: signers.clone(),
-            timeout: Duration::from_secs(net.timeout_s),
+            timeout: Duration::from_secs(run.timeout_s),
             misbehaviour: None,
         };
-        let shares: Vec<KeyShare> = shares.into_values().collect();
-        let (_, signed, took) = sign_all(parties, &shares, &config, &msg)
+        let start = Instant::now();
+        let signed = run_sign(&party.party(), &share, &config, &msg, &mut party, &mut os_rng())
             .await
-            .map_err(usage)?;
-        let group_key = &any_key(&shares)?;
-        if bls::verify(group_key, &msg, &signed.signature).is_err() {
+            .map_err(|e| protocol_failure(&group, "signing", e))?;
+        let took = start.elapsed();
+        if bls::verify(&share.group_key, &msg, &signed.signature).is_err() {
             return Err(Failure::Invalid(
                 "the combined signature does not verify under the group key".into(),
             ));
         }
         write("--out", out, Kind::Data, &signed.signature, false)?;
+        let combined: Vec<String> = signed.combined.iter().map(|&p| group.name_of(p)).collect();
+        let blamed = named(&group, &signed.blamed);
         let mut text = format!(
-            "signed by {:?} over {mode} channels in {:.0} ms; the signature ({} bytes) verifies under the group key; wrote {}",
-            signed.combined,
+            "signed by {} over {mode} channels in {:.0} ms; the signature verifies under the group key; wrote {}",
+            combined.join(", "),
             ms(took),
-            signed.signature.len(),
             out.display()
         );
-        if !signed.blamed.is_empty() {
-            text.push_str(&format!("\nnamed: {:?}", signed.blamed));
+        if !blamed.is_empty() {
+            text.push_str(&format!("\nnamed: {}", blamed.join(", ")));
         }
         format.report(
             text,
-            json!({"signers": signed.combined, "transport": mode.to_string(), "ms": ms(took),
-                   "blamed": signed.blamed, "signature": out.to_string_lossy()}),
+            json!({"signers": combined, "transport": mode.to_string(), "ms": ms(took),
+                   "blamed": blamed, "signature": out.to_string_lossy()}),
         )
     })
-}
-
-fn any_key(shares: &[KeyShare]) -> Result<Vec<u8>, Failure> {
-    shares
-        .first()
-        .map(|s| s.group_key.to_vec())
-        .ok_or_else(|| Failure::Usage("no shares".into()))
 }
 
 fn verify(pk: &Path, msg: &Path, sig: &Path, format: Format) -> CmdResult {
@@ -478,23 +779,27 @@ fn median(mut v: Vec<Timing>) -> Option<Timing> {
     Some(v[v.len() / 2])
 }
 
-fn faster(pairwise: Duration, group: Duration) -> f64 {
-    100.0 * (1.0 - group.as_secs_f64() / pairwise.as_secs_f64())
+/// How much less time `group` took than `baseline`, in percent.
+fn faster(baseline: Duration, group: Duration) -> f64 {
+    100.0 * (1.0 - group.as_secs_f64() / baseline.as_secs_f64())
 }
 
-/// Measures every cell of the grid (t = n-1, both transports), then prints the table and writes
-/// the CSV and the plot.
-fn bench(
-    ns: &[u16],
-    delays: &[u64],
-    later: u16,
-    csv: &Path,
-    plot: &Path,
-    timeout_s: u64,
-    format: Format,
-) -> CmdResult {
-    let timeout = Duration::from_secs(timeout_s);
-    let bar = indicatif::ProgressBar::new((ns.len() * delays.len() * 2) as u64);
+/// What `bench` measures.
+pub(crate) struct Grid {
+    pub ns: Vec<u16>,
+    pub delays: Vec<u64>,
+    pub modes: Vec<Mode>,
+    pub later: u16,
+    pub processes: bool,
+    pub timeout_s: u64,
+}
+
+/// Measures every cell of the grid (t = n-1), then prints the table and writes the CSV and the
+/// plot.
+fn bench(grid: &Grid, csv: &Path, plot: &Path, format: Format) -> CmdResult {
+    let timeout = Duration::from_secs(grid.timeout_s);
+    let total = grid.ns.len() * grid.delays.len() * grid.modes.len();
+    let bar = indicatif::ProgressBar::new(total as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
             .map_err(usage)?
@@ -502,21 +807,27 @@ fn bench(
     );
     let cells = runtime()?.block_on(async {
         let mut cells = vec![];
-        for &delay in delays {
+        for &delay in &grid.delays {
             let relay = LocalRelay::start(Config {
                 delay: Duration::from_millis(delay),
                 ..Config::default()
             })
             .await
             .map_err(usage)?;
-            for &n in ns {
+            for &n in &grid.ns {
                 let t = usize::from(n) - 1;
-                for mode in [Mode::Pairwise, Mode::Group] {
-                    bar.set_message(format!("n = {n}, {mode}, {delay} ms delay"));
-                    let (first, rest) =
-                        measure(&relay.url, n, t, mode, usize::from(later), timeout)
+                for &mode in &grid.modes {
+                    let how = if grid.processes { "processes" } else { "tasks" };
+                    bar.set_message(format!("n = {n}, {mode}, {delay} ms delay, {how}"));
+                    let later = usize::from(grid.later);
+                    let (first, rest) = if grid.processes {
+                        crate::mpc_processes::measure(&relay.url, n, t, mode, later, timeout)
+                            .await?
+                    } else {
+                        measure(&relay.url, n, t, mode, later, timeout)
                             .await
-                            .map_err(usage)?;
+                            .map_err(usage)?
+                    };
                     let later = median(rest)
                         .ok_or_else(|| Failure::Usage("no later run measured".into()))?;
                     cells.push(Cell {
@@ -535,7 +846,7 @@ fn bench(
     })?;
     bar.finish_and_clear();
     print_table(&cells, format)?;
-    let mut text = String::from("n,t,delay_ms,run,transport,keygen_ms,sign_ms,requests\n");
+    let mut text = format!("{CSV_HEADER}\n");
     for c in &cells {
         for (run, tm) in [("first", c.first), ("later", c.later)] {
             text.push_str(&format!(
@@ -551,7 +862,7 @@ fn bench(
         }
     }
     write("--csv", csv, Kind::Data, text.as_bytes(), false)?;
-    draw(&cells, delays, plot)?;
+    draw(&cells, &grid.delays, plot)?;
     if !format.json {
         say!("\nwrote {} and {}", csv.display(), plot.display())?;
     }
@@ -560,6 +871,8 @@ fn bench(
 
 /// The header line of the CSV `bench` writes.
 const CSV_HEADER: &str = "n,t,delay_ms,run,transport,keygen_ms,sign_ms,requests";
+
+const MODES: [Mode; 3] = [Mode::Pairwise, Mode::PairwiseConcurrent, Mode::Group];
 
 /// Reads a CSV `bench` wrote; anything else (another header, no rows) is refused rather than
 /// drawn as an empty table.
@@ -604,11 +917,10 @@ fn read_csv(path: &Path) -> Result<Vec<Cell>, Failure> {
     }
     rows.into_iter()
         .map(|((delay, n, mode), (t, first, later))| {
-            let mode = match mode.as_str() {
-                "pairwise" => Mode::Pairwise,
-                "group" => Mode::Group,
-                _ => return Err(bad()),
-            };
+            let mode = MODES
+                .into_iter()
+                .find(|m| m.to_string() == mode)
+                .ok_or_else(bad)?;
             Ok(Cell {
                 n,
                 t,
@@ -621,42 +933,66 @@ fn read_csv(path: &Path) -> Result<Vec<Cell>, Failure> {
         .collect()
 }
 
-/// The table of later (and first) runs, pairwise against group, or the same as JSON rows.
+/// The table: per (n, delay, run), each transport's times and how much faster group is than
+/// each pairwise baseline; or the same as JSON rows.
 fn print_table(cells: &[Cell], format: Format) -> CmdResult {
     let mut rows = vec![];
     if !format.json {
-        say("| n | t | delay | run | keygen pairwise | keygen group | group faster | sign pairwise | sign group | group faster |")?;
-        say("|---|---|---|---|---|---|---|---|---|---|")?;
+        say("| n | t | delay | run | keygen pairwise | keygen concurrent | keygen group | group vs pairwise | group vs concurrent | sign pairwise | sign concurrent | sign group | group vs pairwise | group vs concurrent |")?;
+        say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")?;
     }
-    for c in cells.iter().filter(|c| c.mode == Mode::Pairwise) {
-        let Some(g) = cells
+    let mut keys: Vec<(u64, u16, usize)> = cells.iter().map(|c| (c.delay, c.n, c.t)).collect();
+    keys.dedup();
+    let cell = |mode: Mode, delay: u64, n: u16| {
+        cells
             .iter()
-            .find(|g| g.mode == Mode::Group && g.n == c.n && g.delay == c.delay)
-        else {
-            continue;
-        };
-        for (run, p, q) in [("first", c.first, g.first), ("later", c.later, g.later)] {
+            .find(|c| c.mode == mode && c.delay == delay && c.n == n)
+    };
+    let shown = |d: Option<Duration>| d.map_or("-".to_string(), |d| format!("{:.0} ms", ms(d)));
+    let pct = |b: Option<Duration>, g: Option<Duration>| match (b, g) {
+        (Some(b), Some(g)) => format!("{:.1}%", faster(b, g)),
+        _ => "-".into(),
+    };
+    for (delay, n, t) in keys {
+        let (p, c, g) = (
+            cell(Mode::Pairwise, delay, n),
+            cell(Mode::PairwiseConcurrent, delay, n),
+            cell(Mode::Group, delay, n),
+        );
+        for run in ["first", "later"] {
+            let pick = |c: Option<&Cell>| c.map(|c| if run == "first" { c.first } else { c.later });
+            let (p, c, g) = (pick(p), pick(c), pick(g));
+            let kg = |x: Option<Timing>| x.map(|x| x.keygen);
+            let sg = |x: Option<Timing>| x.map(|x| x.sign);
             if format.json {
+                let msv = |d: Option<Duration>| d.map(ms);
+                let pctv =
+                    |b: Option<Duration>, g: Option<Duration>| b.zip(g).map(|(b, g)| faster(b, g));
                 rows.push(json!({
-                    "n": c.n, "t": c.t, "delay_ms": c.delay, "run": run,
-                    "keygen_pairwise_ms": ms(p.keygen), "keygen_group_ms": ms(q.keygen),
-                    "keygen_group_faster_pct": faster(p.keygen, q.keygen),
-                    "sign_pairwise_ms": ms(p.sign), "sign_group_ms": ms(q.sign),
-                    "sign_group_faster_pct": faster(p.sign, q.sign),
+                    "n": n, "t": t, "delay_ms": delay, "run": run,
+                    "keygen_pairwise_ms": msv(kg(p)), "keygen_concurrent_ms": msv(kg(c)),
+                    "keygen_group_ms": msv(kg(g)),
+                    "keygen_group_vs_pairwise_pct": pctv(kg(p), kg(g)),
+                    "keygen_group_vs_concurrent_pct": pctv(kg(c), kg(g)),
+                    "sign_pairwise_ms": msv(sg(p)), "sign_concurrent_ms": msv(sg(c)),
+                    "sign_group_ms": msv(sg(g)),
+                    "sign_group_vs_pairwise_pct": pctv(sg(p), sg(g)),
+                    "sign_group_vs_concurrent_pct": pctv(sg(c), sg(g)),
                 }));
                 continue;
             }
             say!(
-                "| {} | {} | {} ms | {run} | {:.0} ms | {:.0} ms | {:.1}% | {:.0} ms | {:.0} ms | {:.1}% |",
-                c.n,
-                c.t,
-                c.delay,
-                ms(p.keygen),
-                ms(q.keygen),
-                faster(p.keygen, q.keygen),
-                ms(p.sign),
-                ms(q.sign),
-                faster(p.sign, q.sign)
+                "| {n} | {t} | {delay} ms | {run} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                shown(kg(p)),
+                shown(kg(c)),
+                shown(kg(g)),
+                pct(kg(p), kg(g)),
+                pct(kg(c), kg(g)),
+                shown(sg(p)),
+                shown(sg(c)),
+                shown(sg(g)),
+                pct(sg(p), sg(g)),
+                pct(sg(c), sg(g)),
             )?;
         }
     }
@@ -702,15 +1038,18 @@ fn draw(cells: &[Cell], delays: &[u64], path: &Path) -> CmdResult {
             .x_label_formatter(&|x| format!("{:.0}", 2f64.powf(*x)))
             .draw()
             .map_err(|e| fail(&e))?;
-        let colors = [RED, BLUE, MAGENTA, CYAN];
+        let colors = [RED, BLUE, MAGENTA, CYAN, GREEN, BLACK];
         let mut k = 0;
         for &delay in delays {
-            for mode in [Mode::Pairwise, Mode::Group] {
+            for mode in MODES {
                 let pts: Vec<(f64, f64)> = cells
                     .iter()
                     .filter(|c| c.mode == mode && c.delay == delay)
                     .map(|c| ((c.n as f64).log2(), ms(pick(&c.later))))
                     .collect();
+                if pts.is_empty() {
+                    continue;
+                }
                 let color = colors[k % colors.len()];
                 k += 1;
                 chart

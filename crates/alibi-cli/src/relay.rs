@@ -262,10 +262,10 @@ fn bench(
             say("|---|---|---|---|---|")?;
         }
         let per = (messages / pairs).max(1);
-        let mut rows = vec![alibi_relay::bench::one_to_one(&base, pairs, per, 8)
+        let mut rows = vec![alibi_messenger::bench::one_to_one(&base, pairs, per, 8)
             .await
             .map_err(usage)?];
-        let row = |r: &alibi_relay::bench::Row| -> CmdResult {
+        let row = |r: &alibi_messenger::bench::Row| -> CmdResult {
             if format.json {
                 return Ok(());
             }
@@ -280,7 +280,7 @@ fn bench(
         };
         row(&rows[0])?;
         for n in recipients {
-            let r = alibi_relay::bench::multi_recipient(&base, n, sends)
+            let r = alibi_messenger::bench::multi_recipient(&base, n, sends)
                 .await
                 .map_err(usage)?;
             row(&r)?;

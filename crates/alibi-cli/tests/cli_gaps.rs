@@ -261,11 +261,13 @@ fn messages_name_the_real_problem() {
     // A bad relay URL is named, not reported as a client "builder error".
     let (c, _, err) = run(&[
         "mpc",
-        "keygen",
+        "init",
         "--relay",
         "localhost:8080",
-        "--out",
-        &p("keys"),
+        "--dir",
+        &p("party"),
+        "--name",
+        "a",
     ]);
     assert_eq!(c, 2);
     assert!(
@@ -409,52 +411,79 @@ fn mpc_gaps() {
         assert!(out.is_empty(), "{out}");
         assert!(err.contains(&p(f)), "{err}");
     }
-    // A signer without a share is named.
-    let keys = p("keys");
-    assert_eq!(
+    // Cards that name one party twice, or a threshold out of range: exit 2, nothing written.
+    let card = |name: &str, account: &str| {
+        let k = |b: u8, n: usize| {
+            let mut v = vec![b; n];
+            v[0] = 5;
+            base64_std(&v)
+        };
+        format!(
+            r#"{{"name":"{name}","account":"{account}","devices":[{{"id":1,"registrationId":7}}],
+               "identityKey":"{}","relay":"http://127.0.0.1:1","trustRoot":"{}","accessKey":"{}"}}"#,
+            k(name.len() as u8, 33),
+            k(9, 33),
+            base64_std(&[1; 16])
+        )
+    };
+    let a = "00000000-0000-4000-8000-000000000001";
+    std::fs::write(p("a.json"), card("a", a)).unwrap();
+    std::fs::write(p("b.json"), card("bb", a)).unwrap();
+    std::fs::write(
+        p("c.json"),
+        card("ccc", "00000000-0000-4000-8000-000000000003"),
+    )
+    .unwrap();
+    let group = |cards: &str, t: &str| {
         run(&[
             "mpc",
-            "keygen",
-            "--parties",
-            "3",
+            "group",
             "--threshold",
-            "1",
+            t,
+            "--cards",
+            cards,
             "--out",
-            &keys
+            &p("g.json"),
         ])
-        .0,
-        0
-    );
-    #[cfg(unix)]
-    assert_eq!(common::mode(&format!("{keys}/share-1.json")), 0o600);
-    std::fs::write(p("m"), b"m").unwrap();
-    let (c, _, err) = run(&[
-        "mpc",
-        "sign",
-        "--keys",
-        &keys,
-        "--msg",
-        &p("m"),
-        "--out",
-        &p("s"),
-        "--signers",
-        "1,9",
-    ]);
+    };
+    let (c, _, err) = group(&format!("{},{}", p("a.json"), p("b.json")), "1");
     assert_eq!(c, 2);
-    assert!(err.contains("party 9"), "{err}");
-    // Keygen into a directory that holds shares: refused without --force.
+    assert!(err.contains("same party"), "{err}");
+    let (c, _, err) = group(&format!("{},{}", p("a.json"), p("c.json")), "2");
+    assert_eq!(c, 2);
+    assert!(err.contains("threshold 2 for 2 parties"), "{err}");
+    assert!(!std::path::Path::new(&p("g.json")).exists());
+    assert_eq!(group(&format!("{},{}", p("a.json"), p("c.json")), "1").0, 0);
+    // A group file that does not parse is named.
+    std::fs::write(p("bad.json"), b"{}").unwrap();
     let (c, _, err) = run(&[
         "mpc",
         "keygen",
-        "--parties",
-        "3",
-        "--threshold",
-        "1",
-        "--out",
-        &keys,
+        "--dir",
+        &p("nobody"),
+        "--group",
+        &p("bad.json"),
+        "--pk-out",
+        &p("k"),
     ]);
     assert_eq!(c, 2);
-    assert!(err.contains("already exists"), "{err}");
+    assert!(err.contains("bad.json"), "{err}");
+}
+
+fn base64_std(b: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in b.chunks(3) {
+        let n = c
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &x)| n | u32::from(x) << (16 - 8 * i));
+        for i in 0..=c.len() {
+            out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+        out.push_str(&"=".repeat(3 - c.len()));
+    }
+    out
 }
 
 #[test]

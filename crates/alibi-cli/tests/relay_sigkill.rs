@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use alibi_handshake::IdentityKeyPair;
-use alibi_relay::client::RelayClient;
-use alibi_relay::server::OutgoingMessage;
+use alibi_messenger::RelayClient;
+use alibi_relay_api::messages::OutgoingMessage;
 
 const TOTAL: u64 = 10_000;
 
@@ -124,7 +124,7 @@ async fn acknowledged_messages_survive_sigkill() {
             .await
             .unwrap_or_else(|_| panic!("only {} of {TOTAL} delivered", seen.len()))
             .unwrap();
-        seen.insert(u64::from_be_bytes(env.content[..8].try_into().unwrap()));
+        seen.insert(u64::from_be_bytes(env.content()[..8].try_into().unwrap()));
         rx.ack(&env);
     }
     let acked = acked.lock().unwrap();

@@ -10,21 +10,36 @@ use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
 
 use crate::dkg::{keygen, KeyShare, KeygenConfig};
-use crate::relay::{Contact, Mode, RelayParty};
+use crate::relay::{Mode, RelayParty};
 use crate::sign::{sign, SignConfig, Signed};
 use crate::{bls, Error, Result};
 
-/// Registers parties with these indices on the relay and introduces them to each other.
+/// Registers parties with these indices on the relay (messengers in memory, named `party-I`) and
+/// introduces them to each other as one group.
 pub async fn register_parties(url: &str, indices: &[u16], mode: Mode) -> Result<Vec<RelayParty>> {
-    let mut parties = vec![];
-    for &i in indices {
-        parties.push(RelayParty::register(url, i, mode, &mut UnwrapErr(SysRng)).await?);
-    }
-    let contacts: Vec<Contact> = parties.iter().map(RelayParty::contact).collect();
-    for p in &mut parties {
-        p.connect(&contacts);
-    }
-    Ok(parties)
+    let options = alibi_messenger::Options::default();
+    let names: Vec<String> = indices.iter().map(|i| format!("party-{i}")).collect();
+    let registrations = names
+        .iter()
+        .map(|n| alibi_messenger::Messenger::ephemeral(url, n, &options));
+    let messengers = futures_util::future::join_all(registrations)
+        .await
+        .into_iter()
+        .collect::<core::result::Result<Vec<_>, _>>()
+        .map_err(|e| Error::Transport(e.to_string()))?;
+    let members: Vec<(u16, alibi_messenger::ContactCard)> = indices
+        .iter()
+        .zip(&messengers)
+        .map(|(&i, m)| (i, m.card()))
+        .collect();
+    let mut group = [0u8; 16];
+    UnwrapErr(SysRng).fill_bytes(&mut group);
+    let group = uuid::Uuid::from_bytes(group);
+    indices
+        .iter()
+        .zip(messengers)
+        .map(|(&i, m)| RelayParty::new(m, i, &members, group, mode))
+        .collect()
 }
 
 /// Runs [`RelayParty::prepare`] on every party at once; returns the parties and the requests it

@@ -7,8 +7,10 @@
 //! * [`poly`]: Shamir shares, Feldman commitments, Lagrange interpolation.
 //! * [`engine`]: the round-based engine, its [`engine::Transport`] trait and the in-memory
 //!   transport.
-//! * [`relay`]: the transports over the relay: pairwise (a broadcast is n-1 Double Ratchet
-//!   messages) and group (a round is one sender-key message in one multi-recipient request).
+//! * [`relay`]: the transports over the relay, an adapter onto `alibi-messenger`: pairwise (a
+//!   broadcast is n-1 Double Ratchet messages, one after another or all at once) and group (a
+//!   round is one sender-key message in one multi-recipient request).
+//! * [`group`]: the group file the parties share (cards, threshold, trust root, group id).
 //! * [`dkg`]: distributed key generation (Yang and Zhang's four rounds, with echo, signed shares,
 //!   complaints and reveals).
 //! * [`sign`]: one-round threshold signing with per-partial checks.
@@ -22,6 +24,7 @@ pub mod bench;
 pub mod bls;
 pub mod dkg;
 pub mod engine;
+pub mod group;
 pub mod poly;
 pub mod relay;
 mod run;
@@ -186,6 +189,9 @@ pub mod fuzzing {
     pub fn decoders(data: &[u8]) {
         crate::dkg::fuzz_decoders(data);
         crate::relay::fuzz_decoders(data);
+        if let Ok(text) = core::str::from_utf8(data) {
+            let _ = crate::group::GroupFile::from_json(text);
+        }
         let _ = crate::decode::<Vec<(crate::PartyIndex, Vec<u8>)>>(data);
         let _ = crate::decode::<super::SignedBroadcast>(data);
         let _ = crate::bls::g1_decodes(data);

@@ -15,7 +15,7 @@ use rand_core::UnwrapErr;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keygen_and_sign_over_both_transports() {
     let relay = LocalRelay::start(Default::default()).await.unwrap();
-    for mode in [Mode::Pairwise, Mode::Group] {
+    for mode in [Mode::Pairwise, Mode::PairwiseConcurrent, Mode::Group] {
         let parties = register_parties(&relay.url, &[1, 2, 3, 4], mode)
             .await
             .unwrap();
@@ -92,5 +92,53 @@ async fn a_cheater_is_named_over_each_transport() {
             );
             assert_eq!(share.qualified, vec![1, 2, 3]);
         }
+    }
+}
+
+/// A relay in the middle that answers every request for party 2's bundle with party 3's genuine
+/// one (so "to 2" would be encrypted to 3): no party opens a session with the impostor; key
+/// generation fails closed at once, naming party 2's contact, and party 2 hears nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keygen_fails_closed_under_a_relay_that_swaps_bundles() {
+    let relay = LocalRelay::start(Default::default()).await.unwrap();
+    let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
+    for mode in [Mode::Pairwise, Mode::Group] {
+        let parties = register_parties(&proxy.url, &[1, 2, 3], mode)
+            .await
+            .unwrap();
+        let account = |i: usize| parties[i].messenger().account();
+        proxy.rules.lock().unwrap().rewrite = vec![(
+            format!("/v2/keys/{}/", account(1)),
+            format!("/v2/keys/{}/", account(2)),
+        )];
+        let mut tasks = vec![];
+        for mut p in parties {
+            let config = KeygenConfig {
+                session: [7; 16],
+                threshold: 1,
+                parties: vec![1, 2, 3],
+                timeout: Duration::from_secs(2),
+                misbehaviour: None,
+            };
+            tasks.push(tokio::spawn(async move {
+                let party = p.party();
+                let r = keygen(&party, &config, &mut p, &mut UnwrapErr(SysRng)).await;
+                (party.index, r)
+            }));
+        }
+        for task in tasks {
+            let (index, r) = task.await.unwrap();
+            match (index, r) {
+                (1 | 3, Err(e)) => assert!(
+                    e.to_string()
+                        .contains("identity of contact party-2 does not match its card"),
+                    "{mode}: party {index}: {e}"
+                ),
+                // Party 2 never hears from the others: too few remain for it.
+                (2, r) => assert!(r.is_err(), "{mode}: party 2 must not finish"),
+                (i, r) => panic!("{mode}: party {i} finished: {:?}", r.map(|s| s.group_key)),
+            }
+        }
+        proxy.rules.lock().unwrap().rewrite.clear();
     }
 }

@@ -1,24 +1,18 @@
 //! The relay: Signal-Server's semantics for a prekey directory, mailboxes, multi-recipient sends
 //! and WebSocket delivery (`../shared/specs/signal-stack.md`, section 4), on an embedded redb store
-//! or on PostgreSQL; and its client.
+//! or on PostgreSQL.
 //!
 //! * [`store`]: the storage trait and both backends.
 //! * [`server`]: the axum application (`alibi relay serve`).
-//! * [`access`]: unidentified-access keys for sealed sends.
 //! * [`local`]: a relay inside the calling process (tests, benches, demos).
-//! * [`keys`]: the prekeys a device publishes, and fetched bundles as handshake input.
-//! * [`client`]: register, upload keys, fetch bundles, send, multi-send, receive with acks.
+//!
+//! What goes over the wire is `alibi-relay-api`; the client is `alibi-messenger`.
 
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
-pub mod access;
-pub mod bench;
-pub mod client;
-pub mod keys;
 pub mod local;
-pub mod proto;
 pub mod server;
 pub mod store;
 
@@ -44,25 +38,6 @@ pub enum Error {
 
 /// The crate's result type.
 pub type Result<T> = core::result::Result<T, Error>;
-
-/// Serde helpers: bytes as standard base64 strings (Signal-Server's JSON convention).
-pub mod b64 {
-    use base64::Engine;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    /// Encodes bytes.
-    pub fn serialize<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(b))
-    }
-
-    /// Decodes bytes.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let s = String::deserialize(d)?;
-        base64::engine::general_purpose::STANDARD
-            .decode(s.as_bytes())
-            .map_err(serde::de::Error::custom)
-    }
-}
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {

@@ -9,11 +9,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alibi_handshake::IdentityKeyPair;
-use alibi_relay::client::RelayClient;
+use alibi_messenger::relay::RelayClient;
 use alibi_relay::local::LocalRelay;
-use alibi_relay::server::{Config, OutgoingMessage};
+use alibi_relay::server::Config;
 use alibi_relay::store::postgres::PgRelayStore;
 use alibi_relay::store::RelayStore;
+use alibi_relay_api::messages::OutgoingMessage;
 
 async fn relay(url: &str, config: Config) -> LocalRelay {
     let store: Arc<dyn RelayStore> = Arc::new(PgRelayStore::connect(url).await.unwrap());
@@ -60,7 +61,7 @@ async fn two_relays_one_database_exactly_once() {
             .await
             .expect("delivered by the other relay")
             .unwrap();
-        assert!(seen.insert(e.content.clone()), "a message arrived twice");
+        assert!(seen.insert(e.content().to_vec()), "a message arrived twice");
         rx.ack(&e);
     }
     // Let the acknowledgements land, then look through the first relay: nothing is left.

@@ -15,12 +15,14 @@ use alibi_channel::sender_keys::{
 };
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
 use alibi_handshake::{IdentityKeyPair, KeyPair, PublicKey};
-use alibi_relay::access::{combine, derive_access_key, AccessKey};
-use alibi_relay::client::{RelayClient, SendError};
-use alibi_relay::keys::{generate_keys, FIRST_EC_ID, FIRST_PQ_ID, LAST_RESORT_ID};
+use alibi_messenger::relay::{RelayClient, SendError};
+use alibi_messenger::{generate_keys, to_prekey_bundle};
 use alibi_relay::local::LocalRelay;
-use alibi_relay::server::{self, Config, OutgoingMessage};
-use alibi_relay::store::{KeysUpload, SignedKey};
+use alibi_relay::server::{self, Config};
+use alibi_relay_api::access::{combine, derive_access_key, AccessKey};
+use alibi_relay_api::keys::{KeysUpload, SignedKey};
+use alibi_relay_api::messages::OutgoingMessage;
+use alibi_relay_api::proto::envelope::Type;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
@@ -29,16 +31,18 @@ async fn start(config: Config) -> LocalRelay {
     LocalRelay::start(config).await.unwrap()
 }
 
-/// A party: its protocol store, its relay client, and the private keys it published.
+/// A party: its protocol store (with the private halves of its keys), its relay client, and the
+/// keys it published.
 struct Party {
     store: InMemoryStore,
     client: RelayClient,
     at: Address,
     access_key: AccessKey,
+    keys: KeysUpload,
 }
 
 /// Registers, and publishes a signed prekey, `n_ec` one-time EC prekeys, `n_pq` one-time KEM
-/// prekeys and a last-resort KEM prekey (ids as `alibi_relay::keys` numbers them).
+/// prekeys and a last-resort KEM prekey (one-time ids random, as `alibi_messenger` draws them).
 async fn party(relay: &LocalRelay, rng: &mut ChaCha20Rng, reg: u16, n_ec: u32, n_pq: u32) -> Party {
     let id = IdentityKeyPair::generate(rng);
     let mut store = InMemoryStore::new(id.clone(), reg.into());
@@ -62,6 +66,7 @@ async fn party(relay: &LocalRelay, rng: &mut ChaCha20Rng, reg: u16, n_ec: u32, n
         client,
         at,
         access_key,
+        keys,
     }
 }
 
@@ -100,16 +105,21 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
     let dist = Uuid::parse_str("d1d1d1d1-7000-41eb-b32a-33b8a8a48777").unwrap();
     let skdm = create_distribution_message(&alice.at, dist, &mut alice.store, &mut rng).unwrap();
     for to in [&bob, &carol] {
-        let (ik, devices) = alice
+        let resp = alice
             .client
             .fetch_bundles(to.client.account, None)
             .await
             .unwrap();
-        assert_eq!(devices.len(), 1);
+        assert_eq!(resp.devices.len(), 1);
+        assert_eq!(resp.devices[0].device_id, 1);
+        // The relay's copy of the identity key is the one the party registered (the one a card
+        // would pin).
+        let pinned = to.store.identity_key_pair().unwrap().identity;
+        assert_eq!(resp.identity_key, pinned.serialize());
         process_prekey_bundle(
             &to.at,
             &mut alice.store,
-            &devices[0].to_prekey_bundle(&ik).unwrap(),
+            &to_prekey_bundle(&resp.devices[0], &pinned, false).unwrap(),
             SystemTime::now(),
             &mut rng,
         )
@@ -122,12 +132,19 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
             .await
             .unwrap()
             .unwrap();
-        assert_eq!(env.r#type, 3);
+        assert_eq!(env.r#type(), Type::PrekeyBundle);
         assert_eq!(
             env.source_service_id.as_deref(),
             Some(alice.at.name.as_str())
         );
-        let m = CiphertextMessage::deserialize(3, &env.content).unwrap();
+        assert_eq!(env.source(), Some(alice.client.account));
+        assert_eq!(env.source_device, Some(1));
+        assert_eq!(
+            env.destination_service_id,
+            Some(p.client.account.to_string())
+        );
+        assert!(env.guid().is_some(), "server_guid is a UUID string");
+        let m = CiphertextMessage::deserialize(3, env.content()).unwrap();
         let pt = decrypt(&alice.at, &mut p.store, &m, &mut rng).unwrap();
         process_distribution_message(
             &alice.at,
@@ -187,16 +204,20 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
                 .await
                 .unwrap()
                 .unwrap();
-            if e.r#type == 6 {
+            if e.r#type() == Type::UnidentifiedSender {
                 break e;
             }
         };
         assert!(
-            env.source_service_id.is_none(),
+            env.source_service_id.is_none() && env.source_device.is_none(),
             "sealed: the relay does not name the sender"
         );
+        assert_eq!(
+            env.destination_service_id,
+            Some(p.client.account.to_string())
+        );
         let d = sealed_sender::decrypt(
-            &env.content,
+            env.content(),
             &[root],
             alibi_relay::now_ms(),
             &p.at,
@@ -222,23 +243,42 @@ async fn wrong_requests_get_clear_4xx() {
     let bob = party(&relay, &mut rng, 22, 2, 1).await;
     let http = reqwest::Client::new();
 
-    // Prekey exhaustion: two one-time EC keys and one KEM key, then the last-resort KEM key.
+    // Prekey exhaustion: two one-time EC keys (in id order) and one KEM key, then the
+    // last-resort KEM key. The one-time ids are random: they come from Bob's upload.
+    let mut ec_ids: Vec<u32> = bob.keys.pre_keys.iter().map(|k| k.id).collect();
+    ec_ids.sort_unstable();
+    assert_eq!(ec_ids.len(), 2);
+    assert_eq!(bob.keys.pq_pre_keys.len(), 1);
+    let pq_id = bob.keys.pq_pre_keys[0].id;
+    let last_resort = bob.keys.pq_last_resort_pre_key.as_ref().unwrap().id;
+    let signed_id = bob.keys.signed_pre_key.as_ref().unwrap().id;
+    assert_ne!(
+        pq_id, last_resort,
+        "the sequence tells one-time from last resort"
+    );
     let mut seen = vec![];
     for _ in 0..4 {
-        let (_, d) = alice
+        let resp = alice
             .client
             .fetch_bundles(bob.client.account, Some(1))
             .await
             .unwrap();
-        seen.push((d[0].pre_key.as_ref().map(|k| k.id), d[0].pq_pre_key.id));
+        assert_eq!(resp.devices.len(), 1);
+        let d = &resp.devices[0];
+        assert_eq!((d.device_id, d.registration_id), (1, 22));
+        assert_eq!(d.signed_pre_key.id, signed_id);
+        seen.push((
+            d.pre_key.as_ref().map(|k| k.id),
+            d.pq_pre_key.as_ref().map(|k| k.id),
+        ));
     }
     assert_eq!(
         seen,
         vec![
-            (Some(FIRST_EC_ID), FIRST_PQ_ID),
-            (Some(FIRST_EC_ID + 1), LAST_RESORT_ID),
-            (None, LAST_RESORT_ID),
-            (None, LAST_RESORT_ID)
+            (Some(ec_ids[0]), Some(pq_id)),
+            (Some(ec_ids[1]), Some(last_resort)),
+            (None, Some(last_resort)),
+            (None, Some(last_resort))
         ]
     );
 
@@ -248,11 +288,12 @@ async fn wrong_requests_get_clear_4xx() {
         .add_device(2, 23, "another-device-secret-456")
         .await
         .unwrap();
+    // Each device's message names it in its content, so a receiver can tell whose it got.
     let msg = |d: u8, reg: u16| OutgoingMessage {
         kind: 1,
         destination_device_id: d,
         destination_registration_id: reg,
-        content: vec![1, 2, 3],
+        content: vec![d, 2, 3],
     };
     assert_eq!(
         alice
@@ -292,18 +333,30 @@ async fn wrong_requests_get_clear_4xx() {
         .unwrap();
 
     // Mailboxes are per device: device 2 sees its own envelope only, and cannot ack device 1's.
+    // (Envelopes carry no device field: which receiver got which content tells.)
     let mut rx2 = bob2.receive();
     let e2 = tokio::time::timeout(Duration::from_secs(10), rx2.next())
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(e2.destination_device, 2);
+    assert_eq!(e2.content(), [2, 2, 3]);
+    assert_eq!(
+        e2.destination_service_id,
+        Some(bob.client.account.to_string())
+    );
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), rx2.next())
+            .await
+            .is_err(),
+        "device 2 gets nothing else"
+    );
     let mut rx1 = bob.client.receive();
     let e1 = tokio::time::timeout(Duration::from_secs(10), rx1.next())
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(e1.destination_device, 1);
+    assert_eq!(e1.content(), [1, 2, 3]);
+    assert_ne!(e1.guid(), e2.guid());
     rx2.ack(&e1); // not its envelope: ignored
     rx2.ack(&e2);
     drop(rx1);
@@ -312,8 +365,10 @@ async fn wrong_requests_get_clear_4xx() {
         .await
         .unwrap()
         .unwrap();
+    assert!(again.guid().is_some());
     assert_eq!(
-        again.server_guid, e1.server_guid,
+        again.guid(),
+        e1.guid(),
         "unacknowledged envelopes come again"
     );
 
@@ -420,7 +475,7 @@ async fn a_connection_holds_at_most_a_window_of_unacknowledged_envelopes() {
     // Acknowledging lets the rest through, in order.
     let mut all: Vec<u32> = vec![];
     for e in &held {
-        all.push(u32::from_be_bytes(e.content[..4].try_into().unwrap()));
+        all.push(u32::from_be_bytes(e.content()[..4].try_into().unwrap()));
         rx.ack(e);
     }
     while all.len() < 200 {
@@ -428,7 +483,7 @@ async fn a_connection_holds_at_most_a_window_of_unacknowledged_envelopes() {
             .await
             .unwrap()
             .unwrap();
-        all.push(u32::from_be_bytes(e.content[..4].try_into().unwrap()));
+        all.push(u32::from_be_bytes(e.content()[..4].try_into().unwrap()));
         rx.ack(&e);
     }
     assert_eq!(all, (0..200).collect::<Vec<_>>());
@@ -495,8 +550,8 @@ async fn unidentified_sends_need_the_recipients_access_key() {
         .unwrap()
         .unwrap();
     assert_eq!(
-        (env.r#type, env.content.as_slice()),
-        (6, &b"sealed bytes"[..])
+        (env.r#type(), env.content()),
+        (Type::UnidentifiedSender, &b"sealed bytes"[..])
     );
     assert_eq!((env.source_service_id, env.source_device), (None, None));
 
@@ -514,4 +569,233 @@ async fn unidentified_sends_need_the_recipients_access_key() {
         .client
         .send_unidentified(carol.account, vec![sealed(6)], &[0; 16]);
     assert_eq!(status(r.await.unwrap()), 401);
+}
+
+/// The names of a JSON object's fields.
+fn fields(v: &serde_json::Value) -> std::collections::BTreeSet<&str> {
+    v.as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+/// A standard base64 JSON string's bytes.
+fn b64(v: &serde_json::Value) -> Vec<u8> {
+    use base64::Engine;
+    let s = v.as_str().unwrap_or_else(|| panic!("not a string: {v}"));
+    base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
+/// The JSON the relay answers with, read as plain JSON (no `alibi-relay-api` types), so a renamed
+/// field in the contract crate fails here rather than only in other clients: Signal-Server's names
+/// for accounts, certificates, key counts and bundles, and the device lists of 409 and 410.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_answers_use_signal_server_names() {
+    use base64::Engine;
+    use serde_json::{json, Value};
+    let b64e = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let relay = start(Config::default()).await;
+    let mut rng = ChaCha20Rng::from_seed([64; 32]);
+    let alice = party(&relay, &mut rng, 11, 1, 1).await;
+    let bob = party(&relay, &mut rng, 22, 1, 1).await;
+    let secret = "a-long-device-secret-123";
+    let http = reqwest::Client::new();
+    let get = |path: &str, user: String| {
+        http.get(format!("{}{path}", relay.url))
+            .basic_auth(user, Some(secret))
+            .send()
+    };
+    let (alice_user, bob_user) = (
+        format!("{}.1", alice.client.account),
+        format!("{}.1", bob.client.account),
+    );
+
+    // POST /v1/accounts, written by hand: {"uuid", "deviceId"}.
+    let id = IdentityKeyPair::generate(&mut rng);
+    let r = http
+        .post(format!("{}/v1/accounts", relay.url))
+        .json(&json!({
+            "identityKey": b64e(&id.identity.serialize()),
+            "registrationId": 33,
+            "password": secret,
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(fields(&v), ["deviceId", "uuid"].into());
+    assert_eq!(v["deviceId"], 1);
+    Uuid::parse_str(v["uuid"].as_str().unwrap()).unwrap();
+
+    // Certificates: {"trustRoot"} and {"certificate"}.
+    let r = http
+        .get(format!("{}/v1/certificate/trust_root", relay.url))
+        .send()
+        .await
+        .unwrap();
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(fields(&v), ["trustRoot"].into());
+    assert_eq!(b64(&v["trustRoot"]).len(), 33);
+    let v: Value = get("/v1/certificate/delivery", alice_user.clone())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(fields(&v), ["certificate"].into());
+    SenderCertificate::deserialize(&b64(&v["certificate"])).unwrap();
+
+    // GET /v2/keys: {"count", "pqCount"}.
+    let r = get("/v2/keys", bob_user.clone()).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v, json!({"count": 1, "pqCount": 1}));
+
+    // GET /v2/keys/{account}/1: {"identityKey", "devices": [{"deviceId", "registrationId",
+    // "signedPreKey": {"keyId", "publicKey", "signature"}, "preKey": {"keyId", "publicKey"},
+    // "pqPreKey": {"keyId", "publicKey", "signature"}}]}, bytes as standard base64.
+    let path = format!("/v2/keys/{}/1", bob.client.account);
+    let r = get(&path, alice_user.clone()).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(fields(&v), ["devices", "identityKey"].into());
+    assert_eq!(
+        b64(&v["identityKey"]),
+        bob.store.identity_key_pair().unwrap().identity.serialize()
+    );
+    assert_eq!(v["devices"].as_array().unwrap().len(), 1);
+    let dev = &v["devices"][0];
+    assert_eq!(
+        fields(dev),
+        [
+            "deviceId",
+            "pqPreKey",
+            "preKey",
+            "registrationId",
+            "signedPreKey"
+        ]
+        .into()
+    );
+    assert_eq!(
+        (&dev["deviceId"], &dev["registrationId"]),
+        (&json!(1), &json!(22))
+    );
+    let signed_fields = ["keyId", "publicKey", "signature"].into();
+    let check_signed = |got: &Value, want: &SignedKey| {
+        assert_eq!(fields(got), signed_fields);
+        assert_eq!(got["keyId"], want.id);
+        assert_eq!(b64(&got["publicKey"]), want.public);
+        assert_eq!(b64(&got["signature"]), want.signature);
+    };
+    check_signed(
+        &dev["signedPreKey"],
+        bob.keys.signed_pre_key.as_ref().unwrap(),
+    );
+    check_signed(&dev["pqPreKey"], &bob.keys.pq_pre_keys[0]);
+    assert_eq!(fields(&dev["preKey"]), ["keyId", "publicKey"].into());
+    assert_eq!(dev["preKey"]["keyId"], bob.keys.pre_keys[0].id);
+    assert_eq!(
+        b64(&dev["preKey"]["publicKey"]),
+        bob.keys.pre_keys[0].public
+    );
+    // Once the one-time keys are gone: no EC prekey, and the last-resort KEM prekey.
+    let v: Value = get(&path, alice_user.clone())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let dev = &v["devices"][0];
+    assert!(dev["preKey"].is_null(), "{dev}");
+    check_signed(
+        &dev["pqPreKey"],
+        bob.keys.pq_last_resort_pre_key.as_ref().unwrap(),
+    );
+
+    // PUT /v1/messages/{account}, written by hand. Type 8 (plaintext content) is accepted and
+    // answered {"needsSync": false}; an unknown type is a 400 with only {"error"}.
+    let send = |messages: Value| {
+        http.put(format!("{}/v1/messages/{}", relay.url, bob.client.account))
+            .basic_auth(alice_user.clone(), Some(secret))
+            .json(&json!({"messages": messages, "timestamp": 5}))
+            .send()
+    };
+    let m = |kind: u32, d: u8, reg: u16| {
+        json!({
+            "type": kind,
+            "destinationDeviceId": d,
+            "destinationRegistrationId": reg,
+            "content": b64e(&[kind as u8, d]),
+        })
+    };
+    let r = send(json!([m(8, 1, 22)])).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.json::<Value>().await.unwrap(),
+        json!({"needsSync": false})
+    );
+    let r = send(json!([m(2, 1, 22)])).await.unwrap();
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(fields(&v), ["error"].into());
+    assert!(!v["error"].as_str().unwrap().is_empty());
+    let mut rx = bob.client.receive();
+    let env = tokio::time::timeout(Duration::from_secs(10), rx.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (env.r#type(), env.content()),
+        (Type::PlaintextContent, &[8u8, 1][..])
+    );
+    assert_eq!(env.source(), Some(alice.client.account));
+    assert_eq!(env.client_timestamp, Some(5));
+    rx.ack(&env);
+
+    // 409: {"error", "missingDevices", "extraDevices"}, both arrays present even when empty.
+    bob.client
+        .add_device(2, 23, "another-device-secret-456")
+        .await
+        .unwrap();
+    let r = send(json!([m(1, 1, 22)])).await.unwrap();
+    assert_eq!(r.status(), 409);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        fields(&v),
+        ["error", "extraDevices", "missingDevices"].into()
+    );
+    assert_eq!(
+        (&v["missingDevices"], &v["extraDevices"]),
+        (&json!([2]), &json!([]))
+    );
+    let r = send(json!([m(1, 1, 22), m(1, 2, 23), m(1, 3, 1)]))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 409);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        (&v["missingDevices"], &v["extraDevices"]),
+        (&json!([]), &json!([3]))
+    );
+    // 410: {"error", "staleDevices"}.
+    let r = send(json!([m(1, 1, 21), m(1, 2, 23)])).await.unwrap();
+    assert_eq!(r.status(), 410);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(fields(&v), ["error", "staleDevices"].into());
+    assert_eq!(v["staleDevices"], json!([1]));
+    // 404 for an unknown account: {"error"} only.
+    let r = http
+        .put(format!("{}/v1/messages/{}", relay.url, Uuid::new_v4()))
+        .basic_auth(alice_user.clone(), Some(secret))
+        .json(&json!({"messages": [m(1, 1, 1)], "timestamp": 5}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(fields(&v), ["error"].into());
 }

@@ -44,7 +44,7 @@ async fn two_stores_on_one_database_deliver_exactly_once() {
     for (i, s) in [one.clone(), two.clone()].into_iter().enumerate() {
         tasks.push(tokio::spawn(async move {
             for j in 0..500u32 {
-                let e = common::envelope(1, &(i as u32 * 1000 + j).to_be_bytes(), None);
+                let e = common::envelope(&(i as u32 * 1000 + j).to_be_bytes(), None);
                 s.enqueue(vec![(acct, 1, e)], None).await.unwrap();
             }
             Vec::new()
@@ -64,11 +64,11 @@ async fn two_stores_on_one_database_deliver_exactly_once() {
                 idle = 0;
                 for e in p {
                     // Only the relay whose ack succeeds counts as delivering it.
-                    if s.ack(acct, 1, Uuid::from_slice(&e.server_guid).unwrap())
+                    if s.ack(acct, 1, e.guid().expect("a UUID server_guid"))
                         .await
                         .unwrap()
                     {
-                        got.push(u32::from_be_bytes(e.content[..4].try_into().unwrap()));
+                        got.push(u32::from_be_bytes(e.content()[..4].try_into().unwrap()));
                     }
                 }
             }
@@ -129,7 +129,7 @@ async fn postgres_store_reconnects_after_its_connections_drop() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     // Every pooled connection is reopened on its next use.
     for i in 0..16u32 {
-        let e = common::envelope(1, &i.to_be_bytes(), None);
+        let e = common::envelope(&i.to_be_bytes(), None);
         store.enqueue(vec![(acct, 1, e)], None).await.unwrap();
     }
     assert_eq!(store.pending(acct, 1, 100).await.unwrap().len(), 16);

@@ -8,6 +8,7 @@
 #![deny(clippy::unwrap_used)]
 
 pub mod node;
+pub mod proxy;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -21,7 +21,7 @@ pub use certificate::{SenderCertificate, ServerCertificate};
 
 use crate::cipher::{decrypt_prekey, decrypt_signal};
 use crate::message::{PreKeySignalMessage, SignalMessage};
-use crate::sender_keys::{group_decrypt, SenderKeyStore};
+use crate::sender_keys::{group_decrypt, SenderKeyMessage, SenderKeyStore};
 use crate::store::{Address, ProtocolStore};
 use crate::{proto, Error, Result};
 
@@ -213,8 +213,13 @@ pub struct Decrypted {
     pub sender_uuid: String,
     /// The sender's device.
     pub device_id: u32,
+    /// The sender's identity key, from its certificate (callers that pinned the sender's
+    /// identity compare it).
+    pub sender_key: alibi_handshake::PublicKey,
     /// The inner message's type.
     pub msg_type: ContentType,
+    /// For a sender-key message: its distribution id (which group it belongs to).
+    pub distribution_id: Option<uuid::Uuid>,
     /// The plaintext.
     pub plaintext: Vec<u8>,
 }
@@ -258,10 +263,18 @@ pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized>(
             return Err(Error::SealedSender("plaintext content is not handled"))
         }
     };
+    let distribution_id = match usmc.msg_type {
+        ContentType::SenderKey => {
+            Some(SenderKeyMessage::deserialize(&usmc.contents)?.distribution_id)
+        }
+        _ => None,
+    };
     Ok(Decrypted {
         sender_uuid: usmc.sender.sender_uuid.clone(),
         device_id: usmc.sender.device_id,
+        sender_key: usmc.sender.key,
         msg_type: usmc.msg_type,
+        distribution_id,
         plaintext,
     })
 }

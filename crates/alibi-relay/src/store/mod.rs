@@ -7,9 +7,10 @@ pub mod redb;
 use async_trait::async_trait;
 use uuid::Uuid;
 
-use crate::access::AccessKey;
-use crate::proto::Envelope;
 use crate::Result;
+use alibi_relay_api::access::AccessKey;
+pub use alibi_relay_api::keys::{DeviceBundle, KeysUpload, OneTimeKey, SignedKey};
+use alibi_relay_api::proto::Envelope;
 
 /// A device of an account.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,61 +23,12 @@ pub struct DeviceInfo {
     pub secret_hash: [u8; 32],
 }
 
-/// A signed prekey or KEM prekey as uploaded: id, public key, signature (all checked on upload).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SignedKey {
-    /// Key id.
-    pub id: u32,
-    /// Public key, typed encoding.
-    #[serde(with = "crate::b64")]
-    pub public: Vec<u8>,
-    /// XEdDSA signature by the identity key.
-    #[serde(with = "crate::b64")]
-    pub signature: Vec<u8>,
-}
-
-/// A one-time EC prekey.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct OneTimeKey {
-    /// Key id.
-    pub id: u32,
-    /// Public key (33 bytes).
-    #[serde(with = "crate::b64")]
-    pub public: Vec<u8>,
-}
-
-/// One device's upload (`PUT /v2/keys`); absent parts leave what is stored.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct KeysUpload {
-    /// The signed prekey.
-    #[serde(default)]
-    pub signed_pre_key: Option<SignedKey>,
-    /// One-time EC prekeys (at most 100), appended.
-    #[serde(default)]
-    pub pre_keys: Vec<OneTimeKey>,
-    /// One-time KEM prekeys (at most 100), appended.
-    #[serde(default)]
-    pub pq_pre_keys: Vec<SignedKey>,
-    /// The last-resort KEM prekey, used when the one-time ones run out.
-    #[serde(default)]
-    pub pq_last_resort_pre_key: Option<SignedKey>,
-}
-
-/// What a prekey fetch hands out for one device.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DeviceBundle {
-    /// Device id.
-    pub device_id: u8,
-    /// Registration id.
-    pub registration_id: u16,
-    /// The signed prekey.
-    pub signed_pre_key: SignedKey,
-    /// A one-time EC prekey, if any was left (consumed by this fetch).
-    pub pre_key: Option<OneTimeKey>,
-    /// A one-time KEM prekey (consumed), or the last-resort one.
-    pub pq_pre_key: SignedKey,
+/// The 16 bytes of an envelope's `server_guid` (a UUID string on the wire), the key its device's
+/// acknowledgement names; empty if it is no UUID (the relay only stores envelopes it numbered).
+pub(crate) fn guid_bytes(env: &Envelope) -> Vec<u8> {
+    env.guid()
+        .map(|g| g.as_bytes().to_vec())
+        .unwrap_or_default()
 }
 
 /// One envelope to store: recipient account, device, envelope.

@@ -12,9 +12,9 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use super::{Delivery, DeviceBundle, DeviceInfo, KeysUpload, OneTimeKey, RelayStore, SignedKey};
-use crate::access::AccessKey;
-use crate::proto::Envelope;
 use crate::{Error, Result};
+use alibi_relay_api::access::AccessKey;
+use alibi_relay_api::proto::Envelope;
 
 /// Connections per store: enough for both cores' worth of concurrent requests.
 const POOL: usize = 4;
@@ -334,7 +334,7 @@ impl RelayStore for PgRelayStore {
                 id: r.get::<_, i64>(0) as u32,
                 public: r.get(1),
             }),
-            pq_pre_key: signed_key(&pq),
+            pq_pre_key: Some(signed_key(&pq)),
         };
         t.commit().await.map_err(pg_err)?;
         Ok(Some(bundle))
@@ -377,7 +377,7 @@ impl RelayStore for PgRelayStore {
         for (account, device, env) in &deliveries {
             uuids.push(u(*account));
             devices.push(i16::from(*device));
-            guids.push(env.server_guid.clone());
+            guids.push(super::guid_bytes(env));
             shareds.push(env.shared_mrm_key.clone());
             envelopes.push(env.encode_to_vec());
         }

@@ -13,9 +13,9 @@ use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::{Delivery, DeviceBundle, DeviceInfo, KeysUpload, OneTimeKey, RelayStore, SignedKey};
-use crate::access::AccessKey;
-use crate::proto::Envelope;
 use crate::{Error, Result};
+use alibi_relay_api::access::AccessKey;
+use alibi_relay_api::proto::Envelope;
 
 const ACCOUNTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("accounts");
 const ACCESS_KEYS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("access_keys");
@@ -152,7 +152,8 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>) {
                                     .map_err(db_err)?;
                             }
                             for (account, device, env) in items {
-                                let k = sub_key(&dev_key(*account, *device), &env.server_guid);
+                                let k =
+                                    sub_key(&dev_key(*account, *device), &super::guid_bytes(env));
                                 messages
                                     .insert(&k[..], &env.encode_to_vec()[..])
                                     .map_err(db_err)?;
@@ -373,7 +374,7 @@ impl RelayStore for RedbRelayStore {
                     registration_id: u16::from_be_bytes([dev[0], dev[1]]),
                     signed_pre_key: decode_signed(&signed)?,
                     pre_key,
-                    pq_pre_key,
+                    pq_pre_key: Some(pq_pre_key),
                 }
             };
             t.commit().map_err(db_err)?;

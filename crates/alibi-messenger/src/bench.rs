@@ -1,4 +1,5 @@
-//! `alibi relay bench`: N clients over loopback against a relay, 1:1 and multi-recipient sends;
+//! `alibi relay bench`: N clients (the messenger's relay client) over loopback against a relay,
+//! 1:1 and multi-recipient sends;
 //! messages per second and delivery latency percentiles.
 
 use std::sync::Arc;
@@ -13,10 +14,10 @@ use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
 use tokio::sync::Mutex;
 
-use crate::access::{combine, derive_access_key, AccessKey};
-use crate::client::RelayClient;
-use crate::server::OutgoingMessage;
+use crate::relay::RelayClient;
 use crate::{now_ms, Result};
+use alibi_relay_api::access::{combine, derive_access_key, AccessKey};
+use alibi_relay_api::messages::OutgoingMessage;
 
 /// One row of the report.
 #[derive(Clone, Debug)]
@@ -83,7 +84,12 @@ pub async fn one_to_one(
             let mut got = 0;
             while got < per_sender {
                 let Some(env) = rx.next().await else { break };
-                let sent = u64::from_be_bytes(env.content[..8].try_into().unwrap_or([0; 8]));
+                let sent = u64::from_be_bytes(
+                    env.content()
+                        .get(..8)
+                        .and_then(|b| b.try_into().ok())
+                        .unwrap_or([0; 8]),
+                );
                 lat.lock().await.push(now_ms().saturating_sub(sent) as f64);
                 rx.ack(&env);
                 got += 1;
@@ -165,12 +171,12 @@ pub async fn multi_recipient(base: &str, recipients: usize, sends: usize) -> Res
     let mut busy = Duration::ZERO;
     for _ in 0..sends {
         let sent = v2::encrypt(&usmc, &sid, &rs, &[], &mut UnwrapErr(SysRng))
-            .map_err(|e| crate::Error::Client(e.to_string()))?;
+            .map_err(|e| crate::Error::Relay(e.to_string()))?;
         let t = Instant::now();
         sender
             .multi_send(sent, &combine(&keys))
             .await?
-            .map_err(|e| crate::Error::Client(format!("{e:?}")))?;
+            .map_err(|e| crate::Error::Relay(format!("{e:?}")))?;
         let d = t.elapsed();
         busy += d;
         lat.push(d.as_secs_f64() * 1e3);

@@ -1,25 +1,29 @@
-//! The relay's client: registration, key upload, bundle fetch, sends, multi-recipient sends, and
-//! a receive stream over the WebSocket with acknowledgements and reconnection with backoff.
+//! The relay's HTTP and WebSocket client, on the wire contract (`alibi-relay-api`): registration,
+//! key upload, bundle fetch, sends, multi-recipient sends, and a receive stream over the WebSocket
+//! with acknowledgements and reconnection with backoff. It moves bytes and believes nothing:
+//! [`crate::Messenger`] checks what comes back against the pinned contacts.
 
 use std::time::Duration;
 
-use base64::Engine;
+use alibi_relay_api::access::{self, AccessKey};
+use alibi_relay_api::accounts::{AccountAttributes, AccountCreated, AddDevice, CreateAccount};
+use alibi_relay_api::certificates::{DeliveryCertificate, TrustRoot};
+use alibi_relay_api::keys::{KeyCounts, KeysUpload, PreKeyResponse};
+use alibi_relay_api::messages::{OutgoingMessage, OutgoingMessages};
+use alibi_relay_api::proto::{Envelope, WebSocketMessage};
+use alibi_relay_api::{b64, paths, ErrorBody};
 use futures_util::{SinkExt, StreamExt};
 use prost::Message as _;
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message as WsMessage;
 use uuid::Uuid;
 
-use crate::access::{self, AccessKey};
-use crate::proto::{Envelope, WebSocketMessage, WebSocketResponse};
-use crate::server::OutgoingMessage;
-use crate::store::{DeviceBundle, KeysUpload};
-use crate::{Error, Result};
+use crate::{now_ms, Error, Result};
 
 fn client_err(e: impl core::fmt::Display) -> Error {
-    Error::Client(e.to_string())
+    Error::Relay(e.to_string())
 }
 
 /// A registered device talking to one relay.
@@ -32,6 +36,21 @@ pub struct RelayClient {
     /// The device.
     pub device: u8,
     password: String,
+}
+
+impl core::fmt::Display for SendError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            SendError::MismatchedDevices { missing, extra } => {
+                write!(
+                    f,
+                    "device list out of date (missing {missing:?}, extra {extra:?})"
+                )
+            }
+            SendError::StaleDevices(d) => write!(f, "devices re-registered: {d:?}"),
+            SendError::Other(s, m) => write!(f, "{s}: {m}"),
+        }
+    }
 }
 
 /// What a send can answer besides success.
@@ -60,25 +79,21 @@ impl RelayClient {
     ) -> Result<Self> {
         let http = http_client();
         let r = http
-            .post(format!("{base}/v1/accounts"))
-            .json(&json!({
-                "identityKey": base64::engine::general_purpose::STANDARD.encode(identity_key),
-                "registrationId": registration_id,
-                "password": password,
-            }))
+            .post(format!("{base}{}", paths::ACCOUNTS))
+            .json(&CreateAccount {
+                identity_key: identity_key.to_vec(),
+                registration_id,
+                password: password.to_string(),
+            })
             .send()
             .await
             .map_err(client_err)?;
-        let v: Value = ok_json(r).await?;
-        let account = v["uuid"]
-            .as_str()
-            .and_then(|s| Uuid::parse_str(s).ok())
-            .ok_or_else(|| client_err("no uuid"))?;
+        let created: AccountCreated = ok_json(r).await?;
         Ok(Self {
             base: base.to_string(),
             http,
-            account,
-            device: 1,
+            account: created.uuid,
+            device: created.device_id,
             password: password.to_string(),
         })
     }
@@ -112,9 +127,12 @@ impl RelayClient {
         let r = self
             .auth(
                 self.http
-                    .put(format!("{}/v1/devices/{device_id}", self.base)),
+                    .put(format!("{}{}/{device_id}", self.base, paths::DEVICES)),
             )
-            .json(&json!({"registrationId": registration_id, "password": password}))
+            .json(&AddDevice {
+                registration_id,
+                password: password.to_string(),
+            })
             .send()
             .await
             .map_err(client_err)?;
@@ -130,7 +148,7 @@ impl RelayClient {
     /// Uploads keys (`PUT /v2/keys`).
     pub async fn upload_keys(&self, keys: &KeysUpload) -> Result<()> {
         let r = self
-            .auth(self.http.put(format!("{}/v2/keys", self.base)))
+            .auth(self.http.put(format!("{}{}", self.base, paths::KEYS)))
             .json(keys)
             .send()
             .await
@@ -139,42 +157,28 @@ impl RelayClient {
     }
 
     /// How many one-time EC and KEM prekeys this device has left.
-    pub async fn key_counts(&self) -> Result<(u64, u64)> {
+    pub async fn key_counts(&self) -> Result<KeyCounts> {
         let r = self
-            .auth(self.http.get(format!("{}/v2/keys", self.base)))
+            .auth(self.http.get(format!("{}{}", self.base, paths::KEYS)))
             .send()
             .await
             .map_err(client_err)?;
-        let v = ok_json(r).await?;
-        Ok((
-            v["count"].as_u64().unwrap_or(0),
-            v["pqCount"].as_u64().unwrap_or(0),
-        ))
+        ok_json(r).await
     }
 
-    /// Fetches bundles of `account` (one device, or all with `None`): its identity key and one
-    /// bundle per device, each consuming that device's one-time keys.
-    pub async fn fetch_bundles(
-        &self,
-        account: Uuid,
-        device: Option<u8>,
-    ) -> Result<(Vec<u8>, Vec<DeviceBundle>)> {
+    /// Fetches bundles of `account` (one device, or all with `None`): its identity key as the
+    /// relay has it and one bundle per device, each consuming that device's one-time keys.
+    pub async fn fetch_bundles(&self, account: Uuid, device: Option<u8>) -> Result<PreKeyResponse> {
         let which = device.map_or("*".to_string(), |d| d.to_string());
         let r = self
             .auth(
                 self.http
-                    .get(format!("{}/v2/keys/{account}/{which}", self.base)),
+                    .get(format!("{}{}/{account}/{which}", self.base, paths::KEYS_OF)),
             )
             .send()
             .await
             .map_err(client_err)?;
-        let v = ok_json(r).await?;
-        let ik = base64::engine::general_purpose::STANDARD
-            .decode(v["identityKey"].as_str().unwrap_or_default())
-            .map_err(client_err)?;
-        let devices: Vec<DeviceBundle> =
-            serde_json::from_value(v["devices"].clone()).map_err(client_err)?;
-        Ok((ik, devices))
+        ok_json(r).await
     }
 
     /// Sends one message per device of `account`.
@@ -186,9 +190,12 @@ impl RelayClient {
         let r = self
             .auth(
                 self.http
-                    .put(format!("{}/v1/messages/{account}", self.base)),
+                    .put(format!("{}{}/{account}", self.base, paths::MESSAGES)),
             )
-            .json(&json!({"messages": messages, "timestamp": crate::now_ms()}))
+            .json(&OutgoingMessages {
+                messages,
+                timestamp: now_ms(),
+            })
             .send()
             .await
             .map_err(client_err)?;
@@ -196,7 +203,7 @@ impl RelayClient {
     }
 
     /// Sends a sealed-sender v2 multi-recipient message (`PUT /v1/messages/multi_recipient`),
-    /// presenting `access_key`: the XOR of the recipients' keys ([`crate::access::combine`]).
+    /// presenting `access_key`: the XOR of the recipients' keys ([`access::combine`]).
     /// No credentials of the sender go with it.
     pub async fn multi_send(
         &self,
@@ -205,9 +212,9 @@ impl RelayClient {
     ) -> Result<std::result::Result<(), SendError>> {
         let r = self
             .http
-            .put(format!("{}/v1/messages/multi_recipient", self.base))
-            .header("Content-Type", "application/vnd.signal-messenger.mrm")
-            .header(access::HEADER, b64(access_key))
+            .put(format!("{}{}", self.base, paths::MULTI_RECIPIENT))
+            .header("Content-Type", paths::MRM_CONTENT_TYPE)
+            .header(access::HEADER, b64::encode(access_key))
             .body(sent_message)
             .send()
             .await
@@ -225,9 +232,12 @@ impl RelayClient {
     ) -> Result<std::result::Result<(), SendError>> {
         let r = self
             .http
-            .put(format!("{}/v1/messages/{account}", self.base))
-            .header(access::HEADER, b64(access_key))
-            .json(&json!({"messages": messages, "timestamp": crate::now_ms()}))
+            .put(format!("{}{}/{account}", self.base, paths::MESSAGES))
+            .header(access::HEADER, b64::encode(access_key))
+            .json(&OutgoingMessages {
+                messages,
+                timestamp: now_ms(),
+            })
             .send()
             .await
             .map_err(client_err)?;
@@ -235,14 +245,13 @@ impl RelayClient {
     }
 
     /// Publishes this account's access key (`PUT /v1/accounts/attributes`), which senders
-    /// derive from its profile key ([`crate::access::derive_access_key`]).
+    /// derive from its profile key ([`access::derive_access_key`]).
     pub async fn set_access_key(&self, access_key: &AccessKey) -> Result<()> {
         let r = self
-            .auth(
-                self.http
-                    .put(format!("{}/v1/accounts/attributes", self.base)),
-            )
-            .json(&json!({"unidentifiedAccessKey": b64(access_key)}))
+            .auth(self.http.put(format!("{}{}", self.base, paths::ATTRIBUTES)))
+            .json(&AccountAttributes {
+                unidentified_access_key: access_key.to_vec(),
+            })
             .send()
             .await
             .map_err(client_err)?;
@@ -254,29 +263,24 @@ impl RelayClient {
         let r = self
             .auth(
                 self.http
-                    .get(format!("{}/v1/certificate/delivery", self.base)),
+                    .get(format!("{}{}", self.base, paths::DELIVERY_CERTIFICATE)),
             )
             .send()
             .await
             .map_err(client_err)?;
-        let v = ok_json(r).await?;
-        base64::engine::general_purpose::STANDARD
-            .decode(v["certificate"].as_str().unwrap_or_default())
-            .map_err(client_err)
+        Ok(ok_json::<DeliveryCertificate>(r).await?.certificate)
     }
 
-    /// The relay's trust root (33 bytes), for pinning.
+    /// The trust root the relay claims (33 bytes): what a first registration pins, and nothing
+    /// more (a contact card or group file is what later checks compare against).
     pub async fn trust_root(&self) -> Result<Vec<u8>> {
         let r = self
             .http
-            .get(format!("{}/v1/certificate/trust_root", self.base))
+            .get(format!("{}{}", self.base, paths::TRUST_ROOT))
             .send()
             .await
             .map_err(client_err)?;
-        let v = ok_json(r).await?;
-        base64::engine::general_purpose::STANDARD
-            .decode(v["trustRoot"].as_str().unwrap_or_default())
-            .map_err(client_err)
+        Ok(ok_json::<TrustRoot>(r).await?.trust_root)
     }
 
     /// Starts receiving: a background task keeps a WebSocket open (reconnecting with exponential
@@ -301,21 +305,17 @@ impl RelayClient {
         mut acks: mpsc::UnboundedReceiver<Uuid>,
     ) {
         let mut backoff = Duration::from_millis(50);
-        let ws_url = self.base.replacen("http", "ws", 1) + "/v1/websocket/";
+        let ws_url = self.base.replacen("http", "ws", 1) + paths::WEBSOCKET;
         loop {
             let mut req = match ws_url.as_str().into_client_request() {
                 Ok(r) => r,
                 Err(_) => return,
             };
-            let cred = base64::engine::general_purpose::STANDARD.encode(format!(
-                "{}:{}",
-                self.user(),
-                self.password
-            ));
-            req.headers_mut().insert(
-                "Authorization",
-                format!("Basic {cred}").parse().expect("header"),
-            );
+            let cred = b64::encode(format!("{}:{}", self.user(), self.password).as_bytes());
+            let Ok(value) = format!("Basic {cred}").parse() else {
+                return;
+            };
+            req.headers_mut().insert("Authorization", value);
             let Ok((ws, _)) = tokio_tungstenite::connect_async_with_config(req, None, true).await
             else {
                 tokio::time::sleep(backoff).await;
@@ -332,12 +332,12 @@ impl RelayClient {
                         let Some(Ok(WsMessage::Binary(b))) = frame else { break };
                         let Ok(frame) = WebSocketMessage::decode(&b[..]) else { break };
                         let Some(req) = frame.request else { continue };
-                        if req.path != "/api/v1/message" {
+                        if req.path() != paths::WS_MESSAGE {
                             continue;
                         }
-                        let Ok(env) = Envelope::decode(&req.body[..]) else { continue };
-                        if let Ok(g) = Uuid::from_slice(&env.server_guid) {
-                            ids.insert(g, req.id);
+                        let Ok(env) = Envelope::decode(req.body()) else { continue };
+                        if let Some(g) = env.guid() {
+                            ids.insert(g, req.id());
                         }
                         if tx.send(env).await.is_err() {
                             return;
@@ -350,11 +350,7 @@ impl RelayClient {
                         let mut ok = true;
                         while let Some(guid) = next {
                             if let Some(id) = ids.remove(&guid) {
-                                let frame = WebSocketMessage {
-                                    r#type: 2,
-                                    request: None,
-                                    response: Some(WebSocketResponse { id, status: 200 }),
-                                };
+                                let frame = WebSocketMessage::response(id, 200);
                                 ok &= sink.feed(WsMessage::Binary(frame.encode_to_vec().into())).await.is_ok();
                             }
                             next = acks.try_recv().ok();
@@ -385,7 +381,29 @@ impl Receiver {
 
     /// Acknowledges an envelope: the relay deletes it.
     pub fn ack(&self, env: &Envelope) {
-        if let Ok(g) = Uuid::from_slice(&env.server_guid) {
+        if let Some(g) = env.guid() {
+            let _ = self.acks.send(g);
+        }
+    }
+
+    /// A handle that acknowledges envelopes by id, for whoever hands the messages on.
+    pub fn acker(&self) -> Acker {
+        Acker {
+            acks: self.acks.clone(),
+        }
+    }
+}
+
+/// Acknowledges envelopes of a [`Receiver`] by their `server_guid`.
+#[derive(Clone)]
+pub struct Acker {
+    acks: mpsc::UnboundedSender<Uuid>,
+}
+
+impl Acker {
+    /// Acknowledges the envelope with this id (nothing for `None`).
+    pub fn ack(&self, guid: Option<Uuid>) {
+        if let Some(g) = guid {
             let _ = self.acks.send(g);
         }
     }
@@ -405,58 +423,51 @@ fn http_client() -> reqwest::Client {
         .unwrap_or_default()
 }
 
-fn b64(b: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(b)
+/// The error body of a failed answer (its reason, or the status alone).
+async fn failure(r: reqwest::Response) -> (u16, ErrorBody) {
+    let status = r.status().as_u16();
+    let body = r
+        .json::<ErrorBody>()
+        .await
+        .unwrap_or_else(|_| ErrorBody::new(""));
+    (status, body)
 }
 
-async fn ok_json(r: reqwest::Response) -> Result<Value> {
-    let status = r.status();
-    let v: Value = r.json().await.unwrap_or(Value::Null);
-    if !status.is_success() {
-        return Err(Error::Client(format!(
-            "{status}: {}",
-            v["error"].as_str().unwrap_or("")
-        )));
+async fn ok_json<T: DeserializeOwned>(r: reqwest::Response) -> Result<T> {
+    if !r.status().is_success() {
+        let (status, body) = failure(r).await;
+        return Err(Error::Refused {
+            status,
+            reason: body.error,
+        });
     }
-    Ok(v)
+    r.json().await.map_err(client_err)
 }
 
 async fn ok_status(r: reqwest::Response) -> Result<()> {
     if !r.status().is_success() {
-        let status = r.status();
-        let v: Value = r.json().await.unwrap_or(Value::Null);
-        return Err(Error::Client(format!(
-            "{status}: {}",
-            v["error"].as_str().unwrap_or("")
-        )));
+        let (status, body) = failure(r).await;
+        return Err(Error::Refused {
+            status,
+            reason: body.error,
+        });
     }
     Ok(())
 }
 
 async fn send_outcome(r: reqwest::Response) -> std::result::Result<(), SendError> {
-    let status = r.status().as_u16();
-    if (200..300).contains(&status) {
+    if r.status().is_success() {
         return Ok(());
     }
-    let v: Value = r.json().await.unwrap_or(Value::Null);
-    let list = |k: &str| -> Vec<u8> {
-        v[k].as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_u64().map(|d| d as u8))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let (status, body) = failure(r).await;
     match status {
         409 => Err(SendError::MismatchedDevices {
-            missing: list("missingDevices"),
-            extra: list("extraDevices"),
+            missing: body.missing_devices.unwrap_or_default(),
+            extra: body.extra_devices.unwrap_or_default(),
         }),
-        410 => Err(SendError::StaleDevices(list("staleDevices"))),
-        s => Err(SendError::Other(
-            s,
-            v["error"].as_str().unwrap_or("").to_string(),
+        410 => Err(SendError::StaleDevices(
+            body.stale_devices.unwrap_or_default(),
         )),
+        s => Err(SendError::Other(s, body.error)),
     }
 }

@@ -1,7 +1,7 @@
 //! Unidentified access (sealed-sender delivery without the sender's credentials): each account
 //! publishes a 16-byte access key derived from its profile key; a sealed 1:1 send presents the
 //! recipient's key, and a multi-recipient send the XOR of all its recipients' keys
-//! (`../shared/specs/signal-stack.md`, section 4).
+//! (`../shared/specs/signal-stack.md`, section 4). Both sides of the relay use it.
 
 use aes::cipher::{BlockCipherEncrypt, KeyInit};
 

@@ -1,0 +1,102 @@
+//! Contact cards: what one party hands another out of band (a file, a QR code, a group file), and
+//! the only source of a contact's identity key the messenger believes.
+
+use alibi_handshake::{IdentityKey, PublicKey};
+use alibi_relay_api::access::AccessKey;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::{Error, Result};
+
+/// A device of a contact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Device {
+    /// Device id (1 is the primary).
+    pub id: u8,
+    /// Its registration id.
+    pub registration_id: u16,
+}
+
+/// A contact card (JSON): name, relay account, devices, identity key, relay URL and trust root,
+/// and the access key that lets others send to it without naming themselves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContactCard {
+    /// A name for people and logs (unique within one's contacts).
+    pub name: String,
+    /// The relay account (ACI).
+    pub account: Uuid,
+    /// Its devices.
+    pub devices: Vec<Device>,
+    /// Its identity key (33 bytes, base64): what every session with it is checked against.
+    #[serde(with = "alibi_relay_api::b64")]
+    pub identity_key: Vec<u8>,
+    /// The relay it is registered on.
+    pub relay: String,
+    /// The relay's trust root as its owner pinned it (33 bytes, base64).
+    #[serde(with = "alibi_relay_api::b64")]
+    pub trust_root: Vec<u8>,
+    /// Its unidentified-access key (16 bytes, base64).
+    #[serde(with = "alibi_relay_api::b64")]
+    pub access_key: Vec<u8>,
+    /// A contact whose devices predate PQXDH: X3DH bundles accepted (interop with old clients
+    /// only; never set for alibi parties).
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    pub legacy: bool,
+}
+
+impl ContactCard {
+    /// Parses and checks a card.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let card: Self = serde_json::from_str(text).map_err(|e| Error::Card(e.to_string()))?;
+        card.check()?;
+        Ok(card)
+    }
+
+    /// The card as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks the keys decode and the fields make sense.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: &str| Error::Card(format!("{}: {m}", self.name));
+        if self.name.is_empty()
+            || self.name.len() > 64
+            || self.name.chars().any(|c| c.is_control() || c == ',')
+        {
+            return Err(Error::Card(format!(
+                "name {:?}: 1 to 64 characters, no commas or control characters",
+                self.name
+            )));
+        }
+        self.identity()?;
+        self.root()?;
+        self.access()?;
+        if self.devices.is_empty() || self.devices.iter().any(|d| d.id == 0 || d.id > 127) {
+            return Err(bad("devices: one or more, ids 1..=127"));
+        }
+        Ok(())
+    }
+
+    /// The identity key.
+    pub fn identity(&self) -> Result<IdentityKey> {
+        IdentityKey::deserialize(&self.identity_key)
+            .map_err(|_| Error::Card(format!("{}: identity key: 33 bytes", self.name)))
+    }
+
+    /// The trust root.
+    pub fn root(&self) -> Result<PublicKey> {
+        PublicKey::deserialize(&self.trust_root)
+            .map_err(|_| Error::Card(format!("{}: trust root: 33 bytes", self.name)))
+    }
+
+    /// The access key.
+    pub fn access(&self) -> Result<AccessKey> {
+        self.access_key
+            .as_slice()
+            .try_into()
+            .map_err(|_| Error::Card(format!("{}: access key: 16 bytes", self.name)))
+    }
+}

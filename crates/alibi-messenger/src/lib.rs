@@ -1,0 +1,134 @@
+//! The client every application of alibi's channels uses: a Signal-style messenger on the relay.
+//!
+//! A [`Messenger`] lives in a directory (its identity sealed under a passphrase, its protocol
+//! state in a sealed redb store, its contacts beside them). It registers on a relay, keeps its
+//! prekeys topped up, exports its [`ContactCard`] and imports others', and then:
+//!
+//! * [`Messenger::send`]: one message to a contact's devices, over a PQXDH session opened on first
+//!   use (`../shared/specs/signal-stack.md`, sections 2 and 3);
+//! * [`Messenger::send_group`]: one sender-key message to a [`Group`], sealed once for every
+//!   member (sealed sender v2) in one multi-recipient request; each member's sender key goes to
+//!   it over the pairwise session on first use; optional per-member parts ride inside, each
+//!   Double-Ratchet-encrypted to its member;
+//! * [`Messenger::receive`]: an [`Inbox`] of [`Received`] messages; an envelope is acknowledged to
+//!   the relay only once the application has taken its message, and one that cannot be decrypted
+//!   yet (a group message ahead of its sender key) is kept and tried again, not dropped.
+//!
+//! Nothing the relay says about who a party is counts: each contact's identity key comes from its
+//! card and the relay's trust root from the user's own registration (or a card or group file);
+//! a bundle, prekey message or sender certificate that disagrees is refused, naming the contact.
+
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
+
+pub mod bench;
+mod card;
+mod content;
+mod messenger;
+mod prekeys;
+mod profile;
+pub mod relay;
+
+pub use card::{ContactCard, Device};
+pub use messenger::{
+    Group, Inbox, Kind, Messenger, Options, Received, CARD_FILE, CONTACTS_FILE, IDENTITY_FILE,
+    STORE_FILE,
+};
+pub use prekeys::{generate_keys, to_prekey_bundle};
+pub use relay::{RelayClient, SendError};
+
+/// What can go wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The relay could not be reached, or answered something that does not parse.
+    #[error("relay: {0}")]
+    Relay(String),
+    /// The relay refused a request.
+    #[error("relay refused ({status}): {reason}")]
+    Refused {
+        /// HTTP status.
+        status: u16,
+        /// The relay's reason.
+        reason: String,
+    },
+    /// A send the relay refused after the device list was brought up to date.
+    #[error("send to {contact}: {error}")]
+    Send {
+        /// The contact.
+        contact: String,
+        /// What the relay answered.
+        error: SendError,
+    },
+    /// What the relay handed out for a contact disagrees with the identity key pinned from its
+    /// card: a bundle, a prekey message or a sender certificate. Nothing is sent to or accepted
+    /// from it; importing the contact's card again is the only way to accept a new identity.
+    #[error("identity of contact {contact} does not match its card ({what}); refusing")]
+    IdentityMismatch {
+        /// The contact, by name.
+        contact: String,
+        /// What disagreed.
+        what: &'static str,
+    },
+    /// A bundle without a post-quantum prekey for a contact not marked legacy.
+    #[error("contact {0} offered a bundle without a post-quantum prekey (downgrade refused)")]
+    Downgrade(String),
+    /// The relay's trust root or a certificate it issued does not chain to the pinned root.
+    #[error("trust root: {0}")]
+    TrustRoot(String),
+    /// No contact of that name.
+    #[error("no contact named {0}")]
+    UnknownContact(String),
+    /// A contact card that cannot be used (the message says why).
+    #[error("contact card: {0}")]
+    Card(String),
+    /// The Signal protocol refused.
+    #[error("protocol: {0}")]
+    Protocol(#[from] alibi_channel::Error),
+    /// The identity file could not be opened (wrong passphrase, modified, ...).
+    #[error("identity file: {0}")]
+    Keyfile(#[from] alibi_keyfile::Error),
+    /// The messenger's directory.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// What happened.
+        error: std::io::Error,
+    },
+    /// A file of the messenger's directory that does not parse.
+    #[error("{0}: corrupt")]
+    Corrupt(std::path::PathBuf),
+    /// The messenger stopped (its receiving task ended).
+    #[error("the messenger stopped")]
+    Closed,
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as u64
+}
+
+/// The crate's result type.
+pub type Result<T> = core::result::Result<T, Error>;
+
+/// Entry points for the fuzz targets.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Runs every decoder of bytes a relay or a peer controls on `data`: the relay's protobufs
+    /// and JSON answers, the content inside a decrypted message, contact cards.
+    pub fn decoders(data: &[u8]) {
+        use prost::Message;
+        let _ = alibi_relay_api::proto::Envelope::decode(data);
+        let _ = alibi_relay_api::proto::WebSocketMessage::decode(data);
+        let _ = crate::content::Content::decode(data);
+        let _ = serde_json::from_slice::<alibi_relay_api::keys::PreKeyResponse>(data);
+        let _ = serde_json::from_slice::<alibi_relay_api::ErrorBody>(data);
+        if let Ok(text) = core::str::from_utf8(data) {
+            let _ = crate::ContactCard::from_json(text);
+        }
+    }
+}

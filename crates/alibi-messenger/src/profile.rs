@@ -1,0 +1,83 @@
+//! The messenger's own secrets: identity key, device password, profile key and the store key,
+//! with the account they belong to and the pinned trust root; sealed under the user's passphrase
+//! in `identity.sealed` (alibi-keyfile: Argon2id + XChaCha20-Poly1305).
+
+use alibi_handshake::{IdentityKeyPair, PrivateKey, PublicKey};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+use crate::{Error, Result};
+
+/// The keyfile purpose label: an MPC share sealed under the same passphrase does not open as an
+/// identity.
+pub(crate) const PURPOSE: &str = "alibi messenger identity v1";
+
+/// What `identity.sealed` holds.
+#[derive(Clone, Serialize, Deserialize, Zeroize, ZeroizeOnDrop)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Profile {
+    pub name: String,
+    pub relay: String,
+    #[zeroize(skip)]
+    pub account: Uuid,
+    pub device: u8,
+    pub registration_id: u16,
+    pub password: String,
+    #[serde(with = "alibi_relay_api::b64")]
+    pub identity: Vec<u8>,
+    #[serde(with = "alibi_relay_api::b64")]
+    pub profile_key: Vec<u8>,
+    #[serde(with = "alibi_relay_api::b64")]
+    pub trust_root: Vec<u8>,
+    #[serde(with = "alibi_relay_api::b64")]
+    pub store_key: Vec<u8>,
+}
+
+impl Profile {
+    pub fn identity_key_pair(&self) -> Result<IdentityKeyPair> {
+        let key = PrivateKey::deserialize(&self.identity).map_err(|_| self.corrupt())?;
+        Ok(IdentityKeyPair::from_private(key))
+    }
+
+    pub fn trust_root(&self) -> Result<PublicKey> {
+        PublicKey::deserialize(&self.trust_root).map_err(|_| self.corrupt())
+    }
+
+    pub fn store_key(&self) -> Result<Zeroizing<[u8; 32]>> {
+        let k: [u8; 32] = self
+            .store_key
+            .as_slice()
+            .try_into()
+            .map_err(|_| self.corrupt())?;
+        Ok(Zeroizing::new(k))
+    }
+
+    pub fn profile_key(&self) -> Result<[u8; 32]> {
+        self.profile_key
+            .as_slice()
+            .try_into()
+            .map_err(|_| self.corrupt())
+    }
+
+    fn corrupt(&self) -> Error {
+        Error::Corrupt("identity.sealed".into())
+    }
+
+    pub fn seal(
+        &self,
+        passphrase: &[u8],
+        params: alibi_keyfile::Params,
+        rng: &mut impl rand_core::CryptoRng,
+    ) -> Result<Vec<u8>> {
+        let json = Zeroizing::new(serde_json::to_vec(self).map_err(|_| self.corrupt())?);
+        Ok(alibi_keyfile::seal(
+            PURPOSE, &json, passphrase, params, rng,
+        )?)
+    }
+
+    pub fn open(sealed: &[u8], passphrase: &[u8]) -> Result<Self> {
+        let json = alibi_keyfile::open(PURPOSE, sealed, passphrase)?;
+        serde_json::from_slice(&json).map_err(|_| Error::Corrupt("identity.sealed".into()))
+    }
+}

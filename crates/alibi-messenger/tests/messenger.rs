@@ -1,0 +1,249 @@
+//! The messenger end to end on a real relay (in this process, over loopback), and against a relay
+//! that lies (`alibi_testkit::proxy`): substituted bundles, a foreign trust root, a downgrade, a
+//! sender key held back.
+
+use std::time::Duration;
+
+use alibi_channel::sealed_sender::{SenderCertificate, ServerCertificate};
+use alibi_handshake::PrivateKey;
+use alibi_messenger::{Error, Group, Kind, Messenger, Options, Received};
+use alibi_relay::local::LocalRelay;
+use alibi_relay::server::Config;
+use alibi_testkit::proxy::Proxy;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
+use uuid::Uuid;
+
+async fn party(url: &str, name: &str) -> Messenger {
+    Messenger::ephemeral(url, name, &Options::default())
+        .await
+        .expect("register")
+}
+
+fn introduce(all: &[&Messenger]) {
+    for a in all {
+        for b in all {
+            if a.account() != b.account() {
+                a.import(&b.card()).expect("import");
+            }
+        }
+    }
+}
+
+async fn next(inbox: &mut alibi_messenger::Inbox) -> Received {
+    tokio::time::timeout(Duration::from_secs(10), inbox.next())
+        .await
+        .expect("a message within 10 s")
+        .expect("inbox open")
+}
+
+async fn nothing(inbox: &mut alibi_messenger::Inbox, ms: u64) {
+    let got = tokio::time::timeout(Duration::from_millis(ms), inbox.next()).await;
+    assert!(got.is_err(), "nothing may arrive, got {got:?}");
+}
+
+#[tokio::test]
+async fn direct_and_group_messages() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let (a, b, c) = (
+        party(&relay.url, "A").await,
+        party(&relay.url, "B").await,
+        party(&relay.url, "C").await,
+    );
+    introduce(&[&a, &b, &c]);
+    let (mut ib, mut ic, mut ia) = (b.receive(), c.receive(), a.receive());
+    a.send("B", b"hello B").await.expect("send");
+    let r = next(&mut ib).await;
+    assert_eq!(
+        (r.sender.as_str(), r.kind, r.data.as_slice()),
+        ("A", Kind::Direct, &b"hello B"[..])
+    );
+    let group = Group {
+        id: Uuid::new_v4(),
+        members: vec!["B".into(), "C".into()],
+    };
+    for i in 0..3u8 {
+        a.send_group(&group, &[i; 5], &[("B".into(), vec![i, 42])])
+            .await
+            .expect("group send");
+    }
+    for i in 0..3u8 {
+        let r = next(&mut ib).await;
+        assert_eq!(
+            (r.kind, r.data, r.private),
+            (Kind::Group(group.id), vec![i; 5], Some(vec![i, 42]))
+        );
+        let r = next(&mut ic).await;
+        assert_eq!(
+            (r.kind, r.data, r.private),
+            (Kind::Group(group.id), vec![i; 5], None)
+        );
+    }
+    c.send("A", b"reply").await.expect("reply");
+    assert_eq!(next(&mut ia).await.data, b"reply");
+    // Later group sends are one request each: the sender key and sessions are in place.
+    let before = a.requests();
+    a.send_group(&group, b"x", &[]).await.expect("group send");
+    assert_eq!(a.requests() - before, 1);
+    assert_eq!(ib.rejected().0 + ic.rejected().0, 0);
+}
+
+/// The relay answers a request for B's bundle with C's genuine one: A refuses, naming B, and
+/// nothing reaches anyone.
+#[tokio::test]
+async fn substituted_bundle_is_refused_naming_the_contact() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let proxy = Proxy::start(&relay.url).await;
+    let (a, b, c) = (
+        party(&proxy.url, "A").await,
+        party(&proxy.url, "B").await,
+        party(&proxy.url, "C").await,
+    );
+    introduce(&[&a, &b, &c]);
+    proxy.rules.lock().expect("rules").rewrite = vec![(
+        format!("/v2/keys/{}/", b.account()),
+        format!("/v2/keys/{}/", c.account()),
+    )];
+    let (mut ib, mut ic) = (b.receive(), c.receive());
+    match a.send("B", b"secret share").await {
+        Err(Error::IdentityMismatch { contact, .. }) => assert_eq!(contact, "B"),
+        other => panic!("expected an identity mismatch naming B, got {other:?}"),
+    }
+    let group = Group {
+        id: Uuid::new_v4(),
+        members: vec!["B".into(), "C".into()],
+    };
+    let err = a
+        .send_group(&group, b"round", &[])
+        .await
+        .expect_err("refused");
+    assert!(err.to_string().contains("contact B"), "{err}");
+    nothing(&mut ib, 500).await;
+    nothing(&mut ic, 100).await;
+}
+
+/// A relay that signs sender certificates under its own root: the sender refuses to use them,
+/// and a card pinning another root is not imported.
+#[tokio::test]
+async fn foreign_trust_root_is_refused() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let proxy = Proxy::start(&relay.url).await;
+    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
+    introduce(&[&a, &b]);
+    let mut rng = UnwrapErr(SysRng);
+    let root = PrivateKey::generate(&mut rng);
+    let server = PrivateKey::generate(&mut rng);
+    let cert = SenderCertificate::new(
+        a.account().to_string(),
+        None,
+        a.identity_key_pair().identity.0,
+        1,
+        u64::MAX / 2,
+        ServerCertificate::new(1, server.public_key(), &root, &mut rng),
+        &server,
+        &mut rng,
+    );
+    let body = format!(
+        r#"{{"certificate":"{}"}}"#,
+        alibi_relay_api::b64::encode(cert.serialized())
+    );
+    proxy.rules.lock().expect("rules").answer =
+        vec![("GET".into(), "/v1/certificate/delivery".into(), 200, body)];
+    let mut ib = b.receive();
+    let group = Group {
+        id: Uuid::new_v4(),
+        members: vec!["B".into()],
+    };
+    assert!(matches!(
+        a.send_group(&group, b"x", &[]).await,
+        Err(Error::TrustRoot(_))
+    ));
+    nothing(&mut ib, 300).await;
+    let mut card = b.card();
+    card.trust_root = root.public_key().serialize().to_vec();
+    assert!(matches!(a.import(&card), Err(Error::TrustRoot(_))));
+}
+
+/// A bundle without its post-quantum prekey is a downgrade to X3DH: refused.
+#[tokio::test]
+async fn bundle_without_pq_prekey_is_refused() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let proxy = Proxy::start(&relay.url).await;
+    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
+    introduce(&[&a, &b]);
+    proxy.rules.lock().expect("rules").strip = vec![("/v2/keys/".into(), "pqPreKey".into())];
+    match a.send("B", b"x").await {
+        Err(Error::Downgrade(name)) => assert_eq!(name, "B"),
+        other => panic!("expected a refused downgrade, got {other:?}"),
+    }
+}
+
+/// The relay delays B's pairwise mail (the sender key) while the group message goes straight
+/// through: B keeps the group message and reads it once the sender key is there.
+#[tokio::test]
+async fn group_message_waits_for_its_sender_key() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let proxy = Proxy::start(&relay.url).await;
+    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
+    introduce(&[&a, &b]);
+    let mut ib = b.receive();
+    proxy.rules.lock().expect("rules").delay = Some((format!("/v1/messages/{}", b.account()), 700));
+    let group = Group {
+        id: Uuid::new_v4(),
+        members: vec!["B".into()],
+    };
+    a.send_group(&group, b"early", &[]).await.expect("send");
+    let r = next(&mut ib).await;
+    assert_eq!(
+        (r.kind, r.data.as_slice()),
+        (Kind::Group(group.id), &b"early"[..])
+    );
+    assert_eq!(ib.rejected().0, 0, "{:?}", ib.rejected());
+}
+
+/// On disk: the identity sealed (a wrong passphrase does not open it), secrets 0600, no secret
+/// key in the store's bytes, and sessions that survive a reopen.
+#[tokio::test]
+async fn on_disk_messenger_reopens() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let dir = tempfile::tempdir().expect("tmp");
+    let options = Options {
+        kdf: alibi_keyfile::Params::TEST,
+        ..Options::default()
+    };
+    let path = dir.path().join("a");
+    let a = Messenger::register(&path, &relay.url, "A", b"pass phrase", &options)
+        .await
+        .expect("register");
+    let b = party(&relay.url, "B").await;
+    a.import(&b.card()).expect("import");
+    b.import(&a.card()).expect("import");
+    let mut ib = b.receive();
+    a.send("B", b"one").await.expect("send");
+    assert_eq!(next(&mut ib).await.data, b"one");
+    let secret = a.identity_key_pair().private.to_bytes();
+    drop(a);
+    assert!(matches!(
+        Messenger::open(&path, b"wrong").await,
+        Err(Error::Keyfile(alibi_keyfile::Error::WrongPassphrase))
+    ));
+    let a = Messenger::open(&path, b"pass phrase").await.expect("open");
+    a.send("B", b"two").await.expect("send after reopen");
+    assert_eq!(next(&mut ib).await.data, b"two");
+    let requests = a.requests();
+    assert_eq!(requests, 1, "the session survived: no bundle fetched");
+    #[cfg(unix)]
+    for f in ["identity.sealed", "store.redb", "contacts.json"] {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path.join(f))
+            .expect(f)
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{f}");
+    }
+    let store = std::fs::read(path.join("store.redb")).expect("store");
+    assert!(
+        !store.windows(32).any(|w| w == &secret[..]),
+        "the identity key is not in the store"
+    );
+}

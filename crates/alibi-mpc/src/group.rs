@@ -1,0 +1,166 @@
+//! The group file (seed 002's "JSON file of parties information"): the parties' contact cards in
+//! index order, the threshold, the relay's trust root every party pinned, and a group id that
+//! names the group's runs. Every party holds the same file; it is what the parties' identities
+//! are checked against.
+
+use alibi_messenger::ContactCard;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::{Error, PartyIndex, Result, SessionId};
+
+/// The group file's format version.
+pub const VERSION: u32 = 1;
+
+/// The group file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupFile {
+    /// [`VERSION`].
+    pub version: u32,
+    /// The group's id: its key generation's session and its sender-key distribution id derive
+    /// from it.
+    pub group_id: Uuid,
+    /// t: any t+1 parties sign, t learn nothing.
+    pub threshold: usize,
+    /// The relay's trust root (33 bytes, base64), the same in every card.
+    #[serde(with = "alibi_relay_api::b64")]
+    pub trust_root: Vec<u8>,
+    /// The parties; party i (1-based) is the i-th card.
+    pub parties: Vec<ContactCard>,
+}
+
+impl GroupFile {
+    /// A new group of `cards` (in index order) with threshold `t` and a fresh id.
+    pub fn new(threshold: usize, cards: Vec<ContactCard>, group_id: Uuid) -> Result<Self> {
+        let trust_root = cards
+            .first()
+            .map(|c| c.trust_root.clone())
+            .unwrap_or_default();
+        let g = Self {
+            version: VERSION,
+            group_id,
+            threshold,
+            trust_root,
+            parties: cards,
+        };
+        g.check()?;
+        Ok(g)
+    }
+
+    /// Parses and checks a group file.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let g: Self = serde_json::from_str(text)
+            .map_err(|e| Error::Parameters(format!("group file: {e}")))?;
+        g.check()?;
+        Ok(g)
+    }
+
+    /// The file's JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks the version, the party count and threshold, that every card is sound and names a
+    /// distinct party, and that every card pins the group's trust root.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Parameters(format!("group file: {m}")));
+        if self.version != VERSION {
+            return bad(format!(
+                "version {} (this build reads {VERSION})",
+                self.version
+            ));
+        }
+        let n = self.parties.len();
+        if !(2..=256).contains(&n) {
+            return bad(format!("{n} parties (2 to 256)"));
+        }
+        if self.threshold == 0 || self.threshold >= n {
+            return bad(format!(
+                "threshold {} for {n} parties (1 to {})",
+                self.threshold,
+                n - 1
+            ));
+        }
+        for (i, c) in self.parties.iter().enumerate() {
+            c.check()
+                .map_err(|e| Error::Parameters(format!("group file: {e}")))?;
+            if c.trust_root != self.trust_root {
+                return bad(format!("{}'s card pins another relay trust root", c.name));
+            }
+            for d in &self.parties[..i] {
+                if d.name == c.name || d.account == c.account || d.identity_key == c.identity_key {
+                    return bad(format!(
+                        "{} and {} are the same party or share a name",
+                        d.name, c.name
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The parties with their indices.
+    pub fn members(&self) -> Vec<(PartyIndex, ContactCard)> {
+        self.parties
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i as PartyIndex + 1, c.clone()))
+            .collect()
+    }
+
+    /// All indices, 1..=n.
+    pub fn indices(&self) -> Vec<PartyIndex> {
+        (1..=self.parties.len() as PartyIndex).collect()
+    }
+
+    /// The index of the party with this account.
+    pub fn index_of(&self, account: Uuid) -> Option<PartyIndex> {
+        self.parties
+            .iter()
+            .position(|c| c.account == account)
+            .map(|i| i as PartyIndex + 1)
+    }
+
+    /// The index of the party with this name.
+    pub fn index_named(&self, name: &str) -> Option<PartyIndex> {
+        self.parties
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| i as PartyIndex + 1)
+    }
+
+    /// The name of party `p` (or `party p` if there is none).
+    pub fn name_of(&self, p: PartyIndex) -> String {
+        usize::from(p)
+            .checked_sub(1)
+            .and_then(|i| self.parties.get(i))
+            .map_or_else(|| format!("party {p}"), |c| c.name.clone())
+    }
+
+    /// The session id of the group's key generation.
+    pub fn keygen_session(&self) -> SessionId {
+        self.session("keygen", "")
+    }
+
+    /// The session id of a signing run the signers call `id`.
+    pub fn sign_session(&self, id: &str) -> SessionId {
+        self.session("sign", id)
+    }
+
+    /// The session id of the run of kind `what` named `id` in this group: every party derives
+    /// the same one, and no two runs share one.
+    pub fn session(&self, what: &str, id: &str) -> SessionId {
+        let mut h = Sha256::new();
+        h.update(b"alibi mpc session v1\0");
+        h.update(what.as_bytes());
+        h.update([0]);
+        h.update(self.group_id.as_bytes());
+        h.update(id.as_bytes());
+        let d = h.finalize();
+        let mut s = [0u8; 16];
+        s.copy_from_slice(&d[..16]);
+        s
+    }
+}

@@ -1,0 +1,29 @@
+//! Signal-Server's routes, as the relay serves them (`{…}` marks a path parameter).
+
+/// `POST`: create an account with its primary device ([`crate::accounts::CreateAccount`]).
+pub const ACCOUNTS: &str = "/v1/accounts";
+/// `PUT /v1/devices/{device_id}`: add a device ([`crate::accounts::AddDevice`]).
+pub const DEVICES: &str = "/v1/devices";
+/// `PUT`: the account's attributes ([`crate::accounts::AccountAttributes`]).
+pub const ATTRIBUTES: &str = "/v1/accounts/attributes";
+/// `PUT`: upload prekeys ([`crate::keys::KeysUpload`]); `GET`: [`crate::keys::KeyCounts`].
+pub const KEYS: &str = "/v2/keys";
+/// `GET /v2/keys/{account}/{device or *}`: fetch bundles ([`crate::keys::PreKeyResponse`]).
+pub const KEYS_OF: &str = "/v2/keys";
+/// `PUT /v1/messages/{account}`: one message per device ([`crate::messages::OutgoingMessages`]).
+pub const MESSAGES: &str = "/v1/messages";
+/// `PUT`: a sealed-sender v2 multi-recipient send (body: the `SentMessage` bytes).
+pub const MULTI_RECIPIENT: &str = "/v1/messages/multi_recipient";
+/// `GET`: a sender certificate for the calling device
+/// ([`crate::certificates::DeliveryCertificate`]).
+pub const DELIVERY_CERTIFICATE: &str = "/v1/certificate/delivery";
+/// `GET`: the relay's trust root ([`crate::certificates::TrustRoot`]).
+pub const TRUST_ROOT: &str = "/v1/certificate/trust_root";
+/// `GET`: upgrade to the WebSocket that delivers the device's mail.
+pub const WEBSOCKET: &str = "/v1/websocket/";
+/// The path of a request the relay pushes on the WebSocket with one envelope as its body.
+pub const WS_MESSAGE: &str = "/api/v1/message";
+/// The path of the request the relay pushes when the mailbox has been drained.
+pub const WS_QUEUE_EMPTY: &str = "/api/v1/queue/empty";
+/// The content type of a multi-recipient send.
+pub const MRM_CONTENT_TYPE: &str = "application/vnd.signal-messenger.mrm";

@@ -1,0 +1,152 @@
+//! Accounts and their devices: creation, linked devices, attributes (the access key), and the
+//! short-lived in-memory view of an account that authentication and sends check against.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use alibi_handshake::PublicKey;
+use alibi_relay_api::access::AccessKey;
+use alibi_relay_api::accounts::{
+    AccountAttributes, AccountCreated, AddDevice, CreateAccount, MIN_PASSWORD,
+};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use uuid::Uuid;
+
+use super::auth::{authenticate, hash_secret};
+use super::{ApiError, ApiResult, AppState, Shared};
+use crate::store::DeviceInfo;
+
+/// What a send checks of an account: its devices and access key, and when they were read.
+#[derive(Clone)]
+pub(crate) struct CachedAccount {
+    pub(crate) devices: Arc<Vec<DeviceInfo>>,
+    pub(crate) access_key: Option<AccessKey>,
+    at: Instant,
+}
+
+/// How long an account's device list is trusted from memory. Another relay on the same database
+/// may add a device; within this time a send may still be checked against the old list (the
+/// sender then learns of the device on its next send).
+const DEVICE_CACHE_TTL: Duration = Duration::from_secs(1);
+
+/// The account's devices and access key, from memory when fresh (no devices: no account).
+pub(crate) async fn account(s: &AppState, account: Uuid) -> ApiResult<CachedAccount> {
+    if let Some(a) = s.device_cache.lock().expect("cache lock").get(&account) {
+        if a.at.elapsed() < DEVICE_CACHE_TTL {
+            return Ok(a.clone());
+        }
+    }
+    let a = CachedAccount {
+        devices: Arc::new(s.store.devices(account).await?),
+        access_key: s.store.access_key(account).await?,
+        at: Instant::now(),
+    };
+    if !a.devices.is_empty() {
+        s.device_cache
+            .lock()
+            .expect("cache lock")
+            .insert(account, a.clone());
+    }
+    Ok(a)
+}
+
+/// The account's devices, from memory when fresh.
+pub(crate) async fn devices(s: &AppState, a: Uuid) -> ApiResult<Arc<Vec<DeviceInfo>>> {
+    Ok(account(s, a).await?.devices)
+}
+
+/// `POST /v1/accounts`.
+pub(crate) async fn create_account(
+    State(s): State<Shared>,
+    Json(req): Json<CreateAccount>,
+) -> ApiResult<Json<AccountCreated>> {
+    PublicKey::deserialize(&req.identity_key).map_err(|_| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "identity key: 33 bytes, 0x05 first",
+        )
+    })?;
+    check_registration_id(req.registration_id)?;
+    if req.password.len() < MIN_PASSWORD {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "password: at least 16 characters",
+        ));
+    }
+    let account = Uuid::new_v4();
+    s.store
+        .create_account(
+            account,
+            &req.identity_key,
+            DeviceInfo {
+                device_id: 1,
+                registration_id: req.registration_id,
+                secret_hash: hash_secret(&req.password),
+            },
+        )
+        .await?;
+    Ok(Json(AccountCreated {
+        uuid: account,
+        device_id: 1,
+    }))
+}
+
+fn check_registration_id(r: u16) -> ApiResult<()> {
+    if r == 0 || r > 0x3FFF {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "registration id: 1..=16383",
+        ));
+    }
+    Ok(())
+}
+
+/// `PUT /v1/devices/{device_id}`.
+pub(crate) async fn add_device(
+    State(s): State<Shared>,
+    Path(device_id): Path<u8>,
+    headers: HeaderMap,
+    Json(req): Json<AddDevice>,
+) -> ApiResult<StatusCode> {
+    let (account, _) = authenticate(&s, &headers).await?;
+    if !(2..=127).contains(&device_id) {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "device id: 2..=127"));
+    }
+    check_registration_id(req.registration_id)?;
+    if req.password.len() < MIN_PASSWORD {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "password: at least 16 characters",
+        ));
+    }
+    s.store
+        .add_device(
+            account,
+            DeviceInfo {
+                device_id,
+                registration_id: req.registration_id,
+                secret_hash: hash_secret(&req.password),
+            },
+        )
+        .await?;
+    s.device_cache.lock().expect("cache lock").remove(&account);
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `PUT /v1/accounts/attributes`: the account's unidentified-access key (the primary sets it).
+pub(crate) async fn put_attributes(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    Json(req): Json<AccountAttributes>,
+) -> ApiResult<StatusCode> {
+    let (account, _) = authenticate(&s, &headers).await?;
+    let key: AccessKey = req
+        .unidentified_access_key
+        .try_into()
+        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "unidentifiedAccessKey: 16 bytes"))?;
+    s.store.set_access_key(account, key).await?;
+    s.device_cache.lock().expect("cache lock").remove(&account);
+    Ok(StatusCode::NO_CONTENT)
+}

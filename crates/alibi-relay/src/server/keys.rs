@@ -1,0 +1,119 @@
+//! The prekey directory: uploads (signatures checked), counts, and bundle fetches that consume
+//! one-time prekeys.
+
+use alibi_handshake::{xeddsa, KemPublicKey, PublicKey};
+use alibi_relay_api::keys::{KeyCounts, KeysUpload, PreKeyResponse, MAX_KEYS_PER_UPLOAD};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use uuid::Uuid;
+
+use super::auth::authenticate;
+use super::{ApiError, ApiResult, Shared};
+use crate::Error;
+
+/// `PUT /v2/keys`: the calling device's prekeys, every signature checked against the account's
+/// identity key before anything is stored.
+pub(crate) async fn put_keys(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    Json(keys): Json<KeysUpload>,
+) -> ApiResult<StatusCode> {
+    let (account, device) = authenticate(&s, &headers).await?;
+    if keys.pre_keys.len() > MAX_KEYS_PER_UPLOAD || keys.pq_pre_keys.len() > MAX_KEYS_PER_UPLOAD {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "at most 100 prekeys of each kind",
+        ));
+    }
+    let ik = s
+        .store
+        .identity_key(account)
+        .await?
+        .ok_or(Error::NotFound("account"))?;
+    let ik = PublicKey::deserialize(&ik).map_err(|_| Error::Store("stored identity key".into()))?;
+    let bad = |what: &str| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("{what}: bad key or signature"),
+        )
+    };
+    if let Some(k) = &keys.signed_pre_key {
+        PublicKey::deserialize(&k.public).map_err(|_| bad("signedPreKey"))?;
+        if xeddsa::verify(&ik, &[&k.public], &k.signature).is_err() {
+            return Err(bad("signedPreKey"));
+        }
+    }
+    for k in keys
+        .pq_pre_keys
+        .iter()
+        .chain(keys.pq_last_resort_pre_key.iter())
+    {
+        KemPublicKey::deserialize(&k.public).map_err(|_| bad("pqPreKey"))?;
+        if xeddsa::verify(&ik, &[&k.public], &k.signature).is_err() {
+            return Err(bad("pqPreKey"));
+        }
+    }
+    for k in &keys.pre_keys {
+        PublicKey::deserialize(&k.public).map_err(|_| bad("preKey"))?;
+    }
+    s.store.upload_keys(account, device, keys).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /v2/keys`.
+pub(crate) async fn key_counts(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+) -> ApiResult<Json<KeyCounts>> {
+    let (account, device) = authenticate(&s, &headers).await?;
+    let (ec, pq) = s.store.key_counts(account, device).await?;
+    Ok(Json(KeyCounts {
+        count: ec as u64,
+        pq_count: pq as u64,
+    }))
+}
+
+/// `GET /v2/keys/{account}/{device or *}`: takes one bundle per device asked for.
+pub(crate) async fn get_keys(
+    State(s): State<Shared>,
+    Path((target, which)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> ApiResult<Json<PreKeyResponse>> {
+    authenticate(&s, &headers).await?;
+    let target = Uuid::parse_str(&target)
+        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "account: a UUID"))?;
+    let ik = s
+        .store
+        .identity_key(target)
+        .await?
+        .ok_or(Error::NotFound("account"))?;
+    let ids: Vec<u8> = if which == "*" {
+        s.store
+            .devices(target)
+            .await?
+            .iter()
+            .map(|d| d.device_id)
+            .collect()
+    } else {
+        vec![which
+            .parse()
+            .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "device: a number or *"))?]
+    };
+    let mut devices = vec![];
+    for d in ids {
+        if let Some(b) = s.store.take_bundle(target, d).await? {
+            devices.push(b);
+        }
+    }
+    if devices.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no keys for that device",
+        ));
+    }
+    Ok(Json(PreKeyResponse {
+        identity_key: ik,
+        devices,
+    }))
+}

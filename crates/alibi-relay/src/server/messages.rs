@@ -1,0 +1,227 @@
+//! Sends: one account's devices in one request (identified, or sealed with the recipient's access
+//! key), and multi-recipient sealed-sender v2 sends; Signal-Server's device checks (409, 410);
+//! each stored envelope handed to its device's socket if it is connected here.
+
+use alibi_channel::sealed_sender::v2::{self, SentMessage};
+use alibi_relay_api::access::{self, AccessKey};
+use alibi_relay_api::messages::{MultiRecipientResponse, OutgoingMessages, SendResponse};
+use alibi_relay_api::proto::{envelope, Envelope};
+use alibi_relay_api::ErrorBody;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use uuid::Uuid;
+
+use super::accounts::account;
+use super::auth::{authenticate, check_access_key, rate_limit};
+use super::{delivery, ApiError, ApiResult, AppState, Shared};
+use crate::now_ms;
+use crate::store::DeviceInfo;
+
+/// After a commit: hands each envelope to its device's socket task if one is connected here, and
+/// wakes it otherwise (its next store read finds the envelope).
+pub(crate) fn hand_over(s: &AppState, deliveries: Vec<(Uuid, u8, Envelope)>) {
+    let live = s.live.lock().expect("live lock");
+    for (a, d, env) in deliveries {
+        let pushed = live.get(&(a, d)).is_some_and(|tx| tx.try_send(env).is_ok());
+        if !pushed {
+            delivery::wakeup(s, a, d).notify_one();
+        }
+    }
+}
+
+/// Signal-Server's device checks: 409 for missing or extra devices, 410 for stale registrations.
+fn check_devices(devices: &[DeviceInfo], given: &[(u8, u16)], skip: Option<u8>) -> ApiResult<()> {
+    let mut missing = vec![];
+    let mut extra = vec![];
+    let mut stale = vec![];
+    for d in devices {
+        if Some(d.device_id) == skip {
+            continue;
+        }
+        match given.iter().find(|g| g.0 == d.device_id) {
+            None => missing.push(d.device_id),
+            Some(g) if g.1 != d.registration_id => stale.push(d.device_id),
+            Some(_) => {}
+        }
+    }
+    for g in given {
+        if !devices.iter().any(|d| d.device_id == g.0) || Some(g.0) == skip {
+            extra.push(g.0);
+        }
+    }
+    if !missing.is_empty() || !extra.is_empty() {
+        return Err(ApiError::with(
+            StatusCode::CONFLICT,
+            ErrorBody {
+                missing_devices: Some(missing),
+                extra_devices: Some(extra),
+                ..ErrorBody::new("missing or extra devices")
+            },
+        ));
+    }
+    if !stale.is_empty() {
+        return Err(ApiError::with(
+            StatusCode::GONE,
+            ErrorBody {
+                stale_devices: Some(stale),
+                ..ErrorBody::new("stale registration ids")
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// `PUT /v1/messages/{account}`: one message per device of the account, all stored or none.
+pub(crate) async fn send(
+    State(s): State<Shared>,
+    Path(target): Path<String>,
+    headers: HeaderMap,
+    Json(req): Json<OutgoingMessages>,
+) -> ApiResult<Json<SendResponse>> {
+    let target = Uuid::parse_str(&target)
+        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "account: a UUID"))?;
+    // Signal's two ways in: the sender's own credentials, or (for sealed sender, the sender
+    // unnamed) the recipient's access key.
+    let unidentified = !headers.contains_key(axum::http::header::AUTHORIZATION)
+        && headers.contains_key(access::HEADER);
+    let sender = if unidentified {
+        None
+    } else {
+        Some(authenticate(&s, &headers).await?)
+    };
+    let target_account = account(&s, target).await?;
+    if unidentified {
+        check_access_key(&headers, target_account.access_key)?;
+        rate_limit(&s, target, 0)?;
+    }
+    let devices = target_account.devices;
+    if devices.is_empty() {
+        return Err(ApiError::new(StatusCode::NOT_FOUND, "no such account"));
+    }
+    for m in &req.messages {
+        if ![1, 3, 6, 8].contains(&m.kind) {
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, "type: 1, 3, 6 or 8"));
+        }
+        if unidentified && m.kind != 6 {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "an unidentified send carries sealed-sender messages only (type 6)",
+            ));
+        }
+    }
+    let given: Vec<(u8, u16)> = req
+        .messages
+        .iter()
+        .map(|m| (m.destination_device_id, m.destination_registration_id))
+        .collect();
+    let own_device = sender.and_then(|(a, d)| (a == target).then_some(d));
+    check_devices(&devices, &given, own_device)?;
+    let now = now_ms();
+    let deliveries = req
+        .messages
+        .into_iter()
+        .map(|m| {
+            let sealed = m.kind == 6;
+            (
+                target,
+                m.destination_device_id,
+                Envelope {
+                    r#type: i32::try_from(m.kind).ok(),
+                    source_service_id: sender.filter(|_| !sealed).map(|(a, _)| a.to_string()),
+                    source_device: sender.filter(|_| !sealed).map(|(_, d)| d.into()),
+                    client_timestamp: Some(req.timestamp),
+                    content: Some(m.content),
+                    server_guid: Some(crate::next_message_id().to_string()),
+                    server_timestamp: Some(now),
+                    destination_service_id: Some(target.to_string()),
+                    ..Envelope::default()
+                },
+            )
+        })
+        .collect::<Vec<_>>();
+    s.store.enqueue(deliveries.clone(), None).await?;
+    hand_over(&s, deliveries);
+    Ok(Json(SendResponse { needs_sync: false }))
+}
+
+/// `PUT /v1/messages/multi_recipient`: a sealed-sender v2 message for many accounts, its shared
+/// part stored once; the sender proves it may reach them all with the XOR of their access keys.
+pub(crate) async fn multi_recipient(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Json<MultiRecipientResponse>> {
+    let sent = SentMessage::parse(&body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("multi-recipient body: {e}"),
+        )
+    })?;
+    let mut deliveries = vec![];
+    let key = Uuid::new_v4();
+    let now = now_ms();
+    let mut unknown = vec![];
+    let mut accounts = Vec::with_capacity(sent.recipients.len());
+    for r in &sent.recipients {
+        if r.devices.is_empty() {
+            continue;
+        }
+        let a = account(&s, r.service_id.uuid).await?;
+        if a.devices.is_empty() {
+            unknown.push(r.service_id.uuid.to_string());
+        }
+        accounts.push((r, a));
+    }
+    if !unknown.is_empty() {
+        return Err(ApiError::with(
+            StatusCode::NOT_FOUND,
+            ErrorBody {
+                uuids_404: Some(unknown),
+                ..ErrorBody::new("unknown recipients")
+            },
+        ));
+    }
+    // The sender proves it may reach every recipient: the XOR of their access keys.
+    let keys: Option<Vec<AccessKey>> = accounts.iter().map(|(_, a)| a.access_key).collect();
+    check_access_key(&headers, keys.map(|k| access::combine(&k)))?;
+    for (r, a) in accounts {
+        check_devices(&a.devices, &r.devices, None)?;
+        let account = r.service_id.uuid;
+        let c_and_at = sent.key_material(r).expect("has devices").to_vec();
+        // Stored per device: C || AT (48 bytes); the rest is the shared part.
+        for &(d, _) in &r.devices {
+            deliveries.push((
+                account,
+                d,
+                Envelope {
+                    r#type: Some(envelope::Type::UnidentifiedSender.into()),
+                    client_timestamp: Some(now),
+                    content: Some(c_and_at.clone()),
+                    server_guid: Some(crate::next_message_id().to_string()),
+                    server_timestamp: Some(now),
+                    destination_service_id: Some(account.to_string()),
+                    shared_mrm_key: Some(key.as_bytes().to_vec()),
+                    ..Envelope::default()
+                },
+            ));
+        }
+    }
+    s.store
+        .enqueue(
+            deliveries.clone(),
+            Some((key, sent.shared_bytes().to_vec())),
+        )
+        .await?;
+    let shared = sent.shared_bytes();
+    let full = deliveries
+        .into_iter()
+        .map(|(a, d, mut env)| {
+            env.content = Some(v2::received_message(env.content(), shared));
+            (a, d, env)
+        })
+        .collect();
+    hand_over(&s, full);
+    Ok(Json(MultiRecipientResponse::default()))
+}
