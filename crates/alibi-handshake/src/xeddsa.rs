@@ -7,7 +7,7 @@
 
 use alibi_encoding::LengthChecked;
 use curve25519_dalek::constants::ED25519_BASEPOINT_TABLE;
-use curve25519_dalek::edwards::EdwardsPoint;
+use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::Scalar;
 use rand_core::CryptoRng;
@@ -64,6 +64,31 @@ pub fn sign(key: &PrivateKey, msg: &[&[u8]], rng: &mut impl CryptoRng) -> [u8; 6
     sig
 }
 
+/// The Edwards form of a Montgomery public key with the given sign bit, and its encoding.
+/// Converting costs two field inversions and a square root, and a verifier sees the same few keys
+/// again and again (identity keys, server keys): the conversions are kept, for at most 4,096
+/// keys (the table is emptied when full, so no input grows it without bound). Only public values
+/// are kept.
+fn edwards_key(u: &[u8; 32], sign: u8) -> Option<(EdwardsPoint, CompressedEdwardsY)> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    type Table = HashMap<([u8; 32], u8), Option<(EdwardsPoint, CompressedEdwardsY)>>;
+    static KEYS: Mutex<Option<Table>> = Mutex::new(None);
+    let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
+    let table = keys.get_or_insert_with(HashMap::new);
+    if let Some(hit) = table.get(&(*u, sign)) {
+        return *hit;
+    }
+    let converted = MontgomeryPoint(*u)
+        .to_edwards(sign)
+        .map(|a| (a, a.compress()));
+    if table.len() >= 4096 {
+        table.clear();
+    }
+    table.insert((*u, sign), converted);
+    converted
+}
+
 /// Verifies a signature on the concatenation of `msg` parts: [`Error::Length`] for a signature
 /// that is not 64 bytes, [`Error::BadSignature`] for one that does not verify.
 pub fn verify(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> Result<()> {
@@ -71,10 +96,9 @@ pub fn verify(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> Result<()> {
     let sig: &[u8; 64] = sig
         .try_into()
         .map_err(|_| Error::length("XEdDSA signature", 64, sig.len()))?;
-    let Some(a) = MontgomeryPoint(*key.u()).to_edwards(sig[63] >> 7) else {
+    let Some((a, big_a)) = edwards_key(key.u(), sig[63] >> 7) else {
         return Err(BAD);
     };
-    let big_a = a.compress();
     let mut s = [0u8; 32];
     s.copy_from_slice(&sig[32..]);
     s[31] &= 0x7F;

@@ -22,8 +22,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use blstrs::{G1Affine, Scalar};
+use blstrs::{G1Affine, G1Projective, Scalar};
 use ff::Field;
+use group::prime::PrimeCurveAffine;
 use group::Curve;
 use rand_core::CryptoRng;
 use serde::{Deserialize, Serialize};
@@ -55,6 +56,8 @@ pub enum Misbehaviour {
     EquivocateCommit,
     /// Sign partial signatures with a wrong key (see [`crate::sign`]).
     BadPartial,
+    /// Commit to points outside G1 that still pass every share check (needs t >= 3).
+    TorsionCommitment,
     /// Broadcast random bytes (validly signed) instead of the round's message.
     Garbage {
         /// The round.
@@ -225,7 +228,18 @@ pub async fn keygen<T: Transport>(
 
     // Round 1: commit.
     let f = Polynomial::random(t, &mut *run.rng);
-    let commitment: Vec<Vec<u8>> = f.commitment().iter().map(|p| p.to_vec()).collect();
+    let mut points = f.commitment();
+    if cheat == Some(Misbehaviour::TorsionCommitment) && points.len() > 3 {
+        let tor = crate::poly::torsion_of_order_3();
+        for (k, sign) in [(1, -tor), (3, tor)] {
+            if let Some(a) =
+                Option::<G1Affine>::from(G1Affine::from_uncompressed_unchecked(&points[k]))
+            {
+                points[k] = G1Affine::from(G1Projective::from(a) + sign).to_uncompressed();
+            }
+        }
+    }
+    let commitment: Vec<Vec<u8>> = points.iter().map(|p| p.to_vec()).collect();
     let mut nonce = [0u8; 32];
     run.rng.fill_bytes(&mut nonce);
     let my_commit = commit_digest(&config.session, me, &commitment, &nonce);
@@ -286,7 +300,7 @@ pub async fn keygen<T: Transport>(
         .collect();
     run.settle_echoes(R_COMMIT, &echoes1).await?;
     let mut commitments: BTreeMap<PartyIndex, Commitment> = BTreeMap::new();
-    commitments.insert(me, Commitment::decode(&f.commitment())?);
+    commitments.insert(me, Commitment::decode(&points)?);
     for (p, d) in &decommits {
         if !run.active.contains(p) {
             continue;
@@ -295,7 +309,7 @@ pub async fn keygen<T: Transport>(
             commits.get(p) == Some(&commit_digest(&config.session, *p, &d.commitment, &d.nonce));
         let decoded = (d.commitment.len() == t + 1)
             .then(|| {
-                let pts: Option<Vec<[u8; 48]>> = d
+                let pts: Option<Vec<[u8; 96]>> = d
                     .commitment
                     .iter()
                     .map(|c| c.as_slice().try_into().ok())
@@ -528,11 +542,26 @@ pub async fn keygen<T: Transport>(
             });
         }
         let joint = Commitment::sum(qualified.iter().map(|d| &commitments[d])).expect("not empty");
+        if !joint.in_g1() {
+            // A dealer committed to points outside G1 (decoding checked the curve only): find
+            // it, name it and leave it out. Every party sees the same commitments, so all name
+            // the same dealers.
+            for d in &qualified {
+                if !commitments[d].in_g1() {
+                    run.blame(*d, Fault::BadDecommitment);
+                }
+            }
+            continue;
+        }
         let group_key = G1Affine::from(joint.0[0]).to_compressed().to_vec();
+        let vks: Vec<G1Projective> = config.parties.iter().map(|&j| joint.eval(j)).collect();
+        let mut affine = vec![G1Affine::identity(); vks.len()];
+        G1Projective::batch_normalize(&vks, &mut affine);
         let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = config
             .parties
             .iter()
-            .map(|&j| (j, joint.eval(j).to_affine().to_compressed().to_vec()))
+            .zip(&affine)
+            .map(|(&j, a)| (j, a.to_compressed().to_vec()))
             .collect();
         let secret = scalar_to_bytes(
             &qualified
@@ -700,7 +729,7 @@ impl KeyShare {
 pub fn fuzz_decoders(data: &[u8]) {
     let _ = decode::<[u8; 32]>(data);
     let _ = decode::<Decommit>(data).map(|d| {
-        let pts: Option<Vec<[u8; 48]>> = d
+        let pts: Option<Vec<[u8; 96]>> = d
             .commitment
             .iter()
             .map(|c| c.as_slice().try_into().ok())

@@ -4,6 +4,7 @@
 
 use blstrs::{G1Affine, G1Projective, G2Projective, Scalar};
 use ff::{Field, PrimeField};
+use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
@@ -41,12 +42,18 @@ impl Polynomial {
             .fold(Scalar::ZERO, |acc, c| acc * x + c)
     }
 
-    /// The Feldman commitment: g1^{a_l} for each coefficient, compressed.
-    pub fn commitment(&self) -> Vec<[u8; 48]> {
-        self.coefficients
+    /// The Feldman commitment: g1^{a_l} for each coefficient, uncompressed (96 bytes): a
+    /// receiver reads a point without the square root decompression costs, and n dealers' t+1
+    /// points are most of what key generation decodes.
+    pub fn commitment(&self) -> Vec<[u8; 96]> {
+        let points: Vec<G1Projective> = self
+            .coefficients
             .iter()
-            .map(|c| (G1Projective::generator() * c).to_affine().to_compressed())
-            .collect()
+            .map(|c| G1Projective::generator() * c)
+            .collect();
+        let mut affine = vec![G1Affine::identity(); points.len()];
+        G1Projective::batch_normalize(&points, &mut affine);
+        affine.iter().map(G1Affine::to_uncompressed).collect()
     }
 }
 
@@ -55,12 +62,17 @@ impl Polynomial {
 pub struct Commitment(pub Vec<G1Projective>);
 
 impl Commitment {
-    /// Decodes compressed points (each on the curve and in G1).
-    pub fn decode(points: &[[u8; 48]]) -> Result<Self> {
+    /// Decodes uncompressed points, each checked to be on the curve but not (yet) to be in G1:
+    /// that check costs as much as the rest of a dealer's decoding, so key generation makes it
+    /// once, on the qualified dealers' joint commitment ([`Commitment::in_g1`]). Points with a
+    /// torsion part only ever enter share checks, whose outcome every party computes alike from
+    /// the same (echoed) bytes, and a share accepted against them is the share of the G1 part.
+    pub fn decode(points: &[[u8; 96]]) -> Result<Self> {
         points
             .iter()
             .map(|p| {
-                Option::<G1Affine>::from(G1Affine::from_compressed(p))
+                Option::<G1Affine>::from(G1Affine::from_uncompressed_unchecked(p))
+                    .filter(|a| bool::from(a.is_on_curve()))
                     .map(G1Projective::from)
                     .ok_or(Error::Malformed("commitment point"))
             })
@@ -68,14 +80,32 @@ impl Commitment {
             .map(Self)
     }
 
-    /// g1^{f(i)}: the commitment evaluated at i, as one multi-exponentiation of the points
-    /// by the powers of i.
+    /// Whether every point is in G1 (free of a cofactor-torsion part).
+    pub fn in_g1(&self) -> bool {
+        self.0
+            .iter()
+            .all(|p| bool::from(p.to_affine().is_torsion_free()))
+    }
+
+    /// g1^{f(i)}: the commitment evaluated at i by Horner's rule; each step multiplies by the
+    /// small integer i (double-and-add over its bits), far cheaper than a
+    /// multi-exponentiation by the full-size powers of i.
     pub fn eval(&self, i: PartyIndex) -> G1Projective {
-        let x = Scalar::from(u64::from(i));
-        let powers: Vec<Scalar> = core::iter::successors(Some(Scalar::ONE), |p| Some(p * x))
-            .take(self.0.len())
-            .collect();
-        G1Projective::multi_exp(&self.0, &powers)
+        let bits = 16 - i.leading_zeros();
+        let times_i = |p: G1Projective| {
+            let mut acc = G1Projective::identity();
+            for bit in (0..bits).rev() {
+                acc = acc.double();
+                if (i >> bit) & 1 == 1 {
+                    acc += p;
+                }
+            }
+            acc
+        };
+        self.0
+            .iter()
+            .rev()
+            .fold(G1Projective::identity(), |acc, c| times_i(acc) + c)
     }
 
     /// The sum of several commitments of the same degree (the qualified dealers' joint one).
@@ -98,6 +128,43 @@ impl Commitment {
             Err(Error::Verification("share"))
         }
     }
+}
+
+/// Test hook: a point of order 3 (on the curve, outside G1): r·h/3 times a curve point, which
+/// keeps only the order-3 part of the cofactor torsion. A dealer that adds it to its a_3
+/// commitment and subtracts it from a_1 passes every share check (j^3 = j mod 3) while its
+/// commitment is not in G1.
+#[doc(hidden)]
+pub fn torsion_of_order_3() -> G1Projective {
+    const N: [u8; 48] = [
+        0x08, 0xab, 0x05, 0xf8, 0xbd, 0xd5, 0x4c, 0xde, 0x19, 0x09, 0x37, 0xe7, 0x6b, 0xc3, 0xe4,
+        0x47, 0xcc, 0x27, 0xc3, 0xd6, 0xfb, 0xd7, 0x06, 0x3f, 0xcd, 0x10, 0x46, 0x35, 0xa7, 0x90,
+        0x52, 0x0c, 0x0a, 0x39, 0x55, 0x54, 0xe5, 0xc6, 0xaa, 0xaa, 0xd9, 0x55, 0x55, 0x55, 0x55,
+        0x55, 0x8e, 0x39,
+    ];
+    for x in 1u8..=u8::MAX {
+        let mut b = [0u8; 48];
+        b[0] = 0x80;
+        b[47] = x;
+        let Some(p) = Option::<G1Affine>::from(G1Affine::from_compressed_unchecked(&b)) else {
+            continue;
+        };
+        let p = G1Projective::from(p);
+        let t = N.iter().fold(G1Projective::identity(), |acc, byte| {
+            (0..8).rev().fold(acc, |acc, bit| {
+                let acc = acc.double();
+                if (byte >> bit) & 1 == 1 {
+                    acc + p
+                } else {
+                    acc
+                }
+            })
+        });
+        if !bool::from(t.is_identity()) {
+            return t;
+        }
+    }
+    G1Projective::identity()
 }
 
 /// A scalar from its 32-byte big-endian encoding (must be below r).

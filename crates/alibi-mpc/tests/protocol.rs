@@ -180,6 +180,32 @@ async fn an_inconsistent_broadcast_is_named_and_excluded() {
     ));
 }
 
+/// Commitments are decoded without the per-point G1 check (it is made once, on the joint
+/// commitment): a dealer whose points carry an order-3 part that cancels in every share check
+/// (j^3 = j mod 3) is still caught there, named, and left out of the key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commitment_outside_g1_is_named_and_excluded() {
+    let ps = parties(5);
+    let shares = run_keygen(&ps, 3, &[(2, Misbehaviour::TorsionCommitment)]).await;
+    for s in shares.iter().filter(|s| s.index != 2) {
+        assert_eq!(
+            s.blamed,
+            vec![Blame {
+                party: 2,
+                fault: Fault::BadDecommitment
+            }]
+        );
+        assert_eq!(s.qualified, vec![1, 3, 4, 5]);
+        assert_eq!(s.group_key, shares[0].group_key);
+    }
+    let signed = run_sign(&ps, &shares, &[1, 3, 4, 5], b"m", &[]).await;
+    assert!(blst_verifies(
+        &shares[0].group_key,
+        b"m",
+        &signed[0].signature
+    ));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_partial_signature_is_named_and_the_rest_combine() {
     let ps = parties(5);

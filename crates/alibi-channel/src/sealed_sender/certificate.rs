@@ -181,13 +181,48 @@ impl SenderCertificate {
     /// roots (checked in constant time over the roots), the sender certificate by the server key,
     /// and it has not expired.
     pub fn validate(&self, trust_roots: &[PublicKey], now_ms: u64) -> bool {
+        now_ms <= self.expiration && self.chain_verified(trust_roots)
+    }
+
+    /// The two signatures of the chain. A sender sends many messages under one certificate, so
+    /// a chain that verified is remembered (by a digest of the roots and the certificate's
+    /// bytes, at most 4,096, the table emptied when full); the expiry is checked every time.
+    fn chain_verified(&self, trust_roots: &[PublicKey]) -> bool {
+        use sha2::{Digest, Sha256};
+        use std::collections::HashSet;
+        use std::sync::Mutex;
+        static VERIFIED: Mutex<Option<HashSet<[u8; 32]>>> = Mutex::new(None);
+        let mut h = Sha256::new();
+        for root in trust_roots {
+            h.update(root.serialize());
+        }
+        h.update(&self.serialized);
+        let digest: [u8; 32] = h.finalize().into();
+        let seen = |d: &[u8; 32]| {
+            VERIFIED
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .is_some_and(|v| v.contains(d))
+        };
+        if seen(&digest) {
+            return true;
+        }
         let mut any = Choice::from(0);
         for root in trust_roots {
             any |= Choice::from(u8::from(self.signer.validate(root)));
         }
-        bool::from(any)
-            && xeddsa::verify(&self.signer.key, &[&self.certificate], &self.signature).is_ok()
-            && now_ms <= self.expiration
+        let ok = bool::from(any)
+            && xeddsa::verify(&self.signer.key, &[&self.certificate], &self.signature).is_ok();
+        if ok {
+            let mut v = VERIFIED.lock().unwrap_or_else(|e| e.into_inner());
+            let set = v.get_or_insert_with(HashSet::new);
+            if set.len() >= 4096 {
+                set.clear();
+            }
+            set.insert(digest);
+        }
+        ok
     }
 
     /// Whether `key` is the certified identity key (constant time).

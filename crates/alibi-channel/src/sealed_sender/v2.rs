@@ -26,6 +26,34 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use super::{ServiceId, UnidentifiedSenderMessageContent};
+
+/// The static-static agreement of the authentication tag, DH(our identity, their identity):
+/// the same for every message between two parties, so it is kept (keyed by both public keys;
+/// at most 4,096, wiped when the table is emptied) instead of costing an X25519 per message and
+/// recipient. It is as secret as the identity key that already lives in this process.
+fn static_agree(ours: &IdentityKeyPair, theirs: &PublicKey) -> Zeroizing<[u8; 32]> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    type Table = HashMap<([u8; 33], [u8; 33]), Zeroizing<[u8; 32]>>;
+    static AGREED: Mutex<Option<Table>> = Mutex::new(None);
+    let key = (ours.identity.0.serialize(), theirs.serialize());
+    if let Some(k) = AGREED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .and_then(|t| t.get(&key))
+    {
+        return k.clone();
+    }
+    let k = ours.private.agree(theirs);
+    let mut t = AGREED.lock().unwrap_or_else(|e| e.into_inner());
+    let table = t.get_or_insert_with(HashMap::new);
+    if table.len() >= 4096 {
+        table.clear();
+    }
+    table.insert(key, k.clone());
+    k
+}
 use crate::{Error, Result};
 
 /// Version byte of the sender's multi-recipient request with 17-byte service ids.
@@ -130,7 +158,7 @@ pub fn encrypt(
             &m,
         );
         let at = auth_tag(
-            &ours.private.agree(&r.identity.0)[..],
+            &static_agree(ours, &r.identity.0)[..],
             &e.public,
             &c,
             &ours.identity.0,
@@ -330,7 +358,7 @@ pub fn decrypt_to_usmc(
         .map_err(|_| Error::SealedSender("content does not authenticate"))?;
     let usmc = UnidentifiedSenderMessageContent::deserialize(&plaintext)?;
     let expected = auth_tag(
-        &ours.private.agree(&usmc.sender.key)[..],
+        &static_agree(ours, &usmc.sender.key)[..],
         &e,
         c,
         &usmc.sender.key,
