@@ -380,15 +380,20 @@ impl RedbStore {
                 .map_err(db_err)?;
             m.insert("registration_id", &registration_id.to_be_bytes()[..])
                 .map_err(db_err)?;
-            for d in [IDENTITIES, SESSIONS, SENDER_KEYS] {
-                t.open_table(d).map_err(db_err)?;
-            }
-            for d in [PRE_KEYS, SIGNED, KYBER] {
-                t.open_table(d).map_err(db_err)?;
-            }
-            Ok(())
+            Self::create_tables(t)
         })?;
         Ok(s)
+    }
+
+    /// Creates the tables, so that reads of a fresh store find them empty.
+    fn create_tables(t: &redb::WriteTransaction) -> Result<()> {
+        for d in [IDENTITIES, SESSIONS, SENDER_KEYS] {
+            t.open_table(d).map_err(db_err)?;
+        }
+        for d in [PRE_KEYS, SIGNED, KYBER] {
+            t.open_table(d).map_err(db_err)?;
+        }
+        Ok(())
     }
 
     /// Opens an existing store.
@@ -417,15 +422,7 @@ impl RedbStore {
                 cipher: chacha20poly1305::XChaCha20Poly1305::new(&(*store_key).into()),
             }),
         };
-        s.write(|t| {
-            for d in [IDENTITIES, SESSIONS, SENDER_KEYS] {
-                t.open_table(d).map_err(db_err)?;
-            }
-            for d in [PRE_KEYS, SIGNED, KYBER] {
-                t.open_table(d).map_err(db_err)?;
-            }
-            Ok(())
-        })?;
+        s.write(Self::create_tables)?;
         Ok(s)
     }
 

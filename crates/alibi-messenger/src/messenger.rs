@@ -188,50 +188,20 @@ impl Messenger {
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
                 .map_err(io(dir))?;
         }
-        let mut rng = UnwrapErr(SysRng);
-        let identity = IdentityKeyPair::generate(&mut rng);
-        let registration_id = (rng.next_u32() % 0x3FFF + 1) as u16;
-        let password: String = random_bytes::<24>()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let profile_key = random_bytes::<32>();
-        let store_key = random_bytes::<32>();
-        let trust_root = pin_trust_root(relay_url, options).await?;
-        let client = RelayClient::register(
-            relay_url,
-            &identity.identity.serialize(),
-            registration_id,
-            &password,
-        )
-        .await?;
+        let (client, profile) = new_account(relay_url, name, options).await?;
         let store_path = dir.join(STORE_FILE);
         let _ = std::fs::remove_file(&store_path);
         let store = RedbStore::open_sealed(
             &store_path,
-            identity.clone(),
-            registration_id.into(),
-            &store_key,
+            profile.identity_key_pair()?,
+            profile.registration_id.into(),
+            &*profile.store_key()?,
         )?;
         restrict(&store_path)?;
-        let profile = Profile {
-            name: name.to_string(),
-            relay: relay_url.to_string(),
-            account: client.account,
-            device: client.device,
-            registration_id,
-            password,
-            identity: identity.private.to_bytes().to_vec(),
-            profile_key: profile_key.to_vec(),
-            trust_root: trust_root.serialize().to_vec(),
-            store_key: store_key.to_vec(),
-        };
         let m = Self::assemble(client, &profile, Box::new(store), Some(dir.to_path_buf()))?;
-        m.publish_keys(&profile_key).await?;
-        write_private(
-            &identity_path,
-            &profile.seal(passphrase, options.kdf, &mut rng)?,
-        )?;
+        m.publish_keys(&profile.profile_key()?).await?;
+        let sealed = profile.seal(passphrase, options.kdf, &mut UnwrapErr(SysRng))?;
+        write_private(&identity_path, &sealed)?;
         m.save_contacts()?;
         let card = dir.join(CARD_FILE);
         std::fs::write(&card, m.card().to_json()).map_err(io(&card))?;
@@ -274,37 +244,11 @@ impl Messenger {
     /// A messenger that keeps everything in memory (benches, demos, tests): registered now,
     /// gone when dropped.
     pub async fn ephemeral(relay_url: &str, name: &str, options: &Options) -> Result<Self> {
-        let mut rng = UnwrapErr(SysRng);
-        let identity = IdentityKeyPair::generate(&mut rng);
-        let registration_id = (rng.next_u32() % 0x3FFF + 1) as u16;
-        let password: String = random_bytes::<24>()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let profile_key = random_bytes::<32>();
-        let trust_root = pin_trust_root(relay_url, options).await?;
-        let client = RelayClient::register(
-            relay_url,
-            &identity.identity.serialize(),
-            registration_id,
-            &password,
-        )
-        .await?;
-        let profile = Profile {
-            name: name.to_string(),
-            relay: relay_url.to_string(),
-            account: client.account,
-            device: client.device,
-            registration_id,
-            password,
-            identity: identity.private.to_bytes().to_vec(),
-            profile_key: profile_key.to_vec(),
-            trust_root: trust_root.serialize().to_vec(),
-            store_key: vec![0; 32],
-        };
-        let store = InMemoryStore::new(identity, registration_id.into());
+        let (client, profile) = new_account(relay_url, name, options).await?;
+        let store =
+            InMemoryStore::new(profile.identity_key_pair()?, profile.registration_id.into());
         let m = Self::assemble(client, &profile, Box::new(store), None)?;
-        m.publish_keys(&profile_key).await?;
+        m.publish_keys(&profile.profile_key()?).await?;
         Ok(m)
     }
 
@@ -1084,6 +1028,43 @@ impl Messenger {
     }
 }
 
+/// A new identity, device password, profile key and store key, the trust root pinned, and the
+/// account registered on the relay.
+async fn new_account(
+    relay_url: &str,
+    name: &str,
+    options: &Options,
+) -> Result<(RelayClient, Profile)> {
+    let mut rng = UnwrapErr(SysRng);
+    let identity = IdentityKeyPair::generate(&mut rng);
+    let registration_id = (rng.next_u32() % 0x3FFF + 1) as u16;
+    let password: String = random_bytes::<24>()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let trust_root = pin_trust_root(relay_url, options).await?;
+    let client = RelayClient::register(
+        relay_url,
+        &identity.identity.serialize(),
+        registration_id,
+        &password,
+    )
+    .await?;
+    let profile = Profile {
+        name: name.to_string(),
+        relay: relay_url.to_string(),
+        account: client.account,
+        device: client.device,
+        registration_id,
+        password,
+        identity: identity.private.to_bytes().to_vec(),
+        profile_key: random_bytes::<32>().to_vec(),
+        trust_root: trust_root.serialize().to_vec(),
+        store_key: random_bytes::<32>().to_vec(),
+    };
+    Ok((client, profile))
+}
+
 /// Pins the relay's trust root: the one given, or the one the relay announces.
 async fn pin_trust_root(relay_url: &str, options: &Options) -> Result<PublicKey> {
     let bytes = match &options.trust_root {
@@ -1198,6 +1179,23 @@ impl Inbox {
     pub fn rejected(&self) -> (u64, Vec<String>) {
         let r = self.rejected.lock().unwrap_or_else(|e| e.into_inner());
         (r.count, r.reasons.iter().cloned().collect())
+    }
+}
+
+/// The inbox as a stream of messages, each acknowledged as it is yielded (as [`Inbox::next`]).
+impl futures_util::Stream for Inbox {
+    type Item = Received;
+
+    fn poll_next(
+        mut self: core::pin::Pin<&mut Self>,
+        cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<Option<Received>> {
+        self.rx.poll_recv(cx).map(|got| {
+            got.map(|(r, guid)| {
+                self.acker.ack(guid);
+                r
+            })
+        })
     }
 }
 

@@ -187,11 +187,24 @@ impl RelayClient {
         account: Uuid,
         messages: Vec<OutgoingMessage>,
     ) -> Result<std::result::Result<(), SendError>> {
-        let r = self
-            .auth(
-                self.http
-                    .put(format!("{}{}/{account}", self.base, paths::MESSAGES)),
-            )
+        self.put_messages(account, messages, None).await
+    }
+
+    /// `PUT /v1/messages/{account}`, as this device or, with `access_key`, unidentified.
+    async fn put_messages(
+        &self,
+        account: Uuid,
+        messages: Vec<OutgoingMessage>,
+        access_key: Option<&AccessKey>,
+    ) -> Result<std::result::Result<(), SendError>> {
+        let rb = self
+            .http
+            .put(format!("{}{}/{account}", self.base, paths::MESSAGES));
+        let rb = match access_key {
+            Some(k) => rb.header(access::HEADER, b64::encode(k)),
+            None => self.auth(rb),
+        };
+        let r = rb
             .json(&OutgoingMessages {
                 messages,
                 timestamp: now_ms(),
@@ -230,18 +243,7 @@ impl RelayClient {
         messages: Vec<OutgoingMessage>,
         access_key: &AccessKey,
     ) -> Result<std::result::Result<(), SendError>> {
-        let r = self
-            .http
-            .put(format!("{}{}/{account}", self.base, paths::MESSAGES))
-            .header(access::HEADER, b64::encode(access_key))
-            .json(&OutgoingMessages {
-                messages,
-                timestamp: now_ms(),
-            })
-            .send()
-            .await
-            .map_err(client_err)?;
-        Ok(send_outcome(r).await)
+        self.put_messages(account, messages, Some(access_key)).await
     }
 
     /// Publishes this account's access key (`PUT /v1/accounts/attributes`), which senders
