@@ -968,7 +968,23 @@ impl Messenger {
                 &mut **store,
                 &mut UnwrapErr(SysRng),
             )
-            .map_err(Drop::from)?
+            .map_err(Drop::from)
+        };
+        let opened = match opened {
+            Ok(o) => o,
+            // Kept for later only if a contact sent it: anyone with a certificate could
+            // otherwise fill the waiting room and push real messages out of it.
+            Err(Drop::Later) => {
+                let sender = sealed_sender::decrypt_to_usmc(env.content(), &self.inner.identity)
+                    .map_err(|_| Drop::Malformed)?
+                    .sender
+                    .sender_uuid;
+                return Err(match self.contact_by_account(&sender) {
+                    Some(_) => Drop::Later,
+                    None => Drop::UnknownSender,
+                });
+            }
+            Err(d) => return Err(d),
         };
         let contact = self
             .contact_by_account(&opened.sender_uuid)

@@ -247,3 +247,26 @@ async fn on_disk_messenger_reopens() {
         "the identity key is not in the store"
     );
 }
+
+/// Only contacts are heard, and only their messages wait for a missing sender key: a stranger's
+/// group message is given up on at once, so strangers cannot fill the waiting room.
+#[tokio::test]
+async fn strangers_are_not_heard_and_do_not_wait() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let (b, c) = (party(&relay.url, "B").await, party(&relay.url, "C").await);
+    c.import(&b.card()).expect("import");
+    let mut ib = b.receive();
+    let group = Group {
+        id: Uuid::new_v4(),
+        members: vec!["B".into()],
+    };
+    c.send_group(&group, b"from a stranger", &[])
+        .await
+        .expect("send");
+    c.send("B", b"hello?").await.expect("send");
+    nothing(&mut ib, 500).await;
+    // The sender key (pairwise), the group message and the direct one: all three given up on.
+    let (count, why) = ib.rejected();
+    assert_eq!(count, 3, "{why:?}");
+    assert!(why.iter().all(|w| w == "from no contact"), "{why:?}");
+}
