@@ -15,7 +15,9 @@ use rand_core::{Rng, UnwrapErr};
 use tokio::sync::Mutex;
 
 use crate::relay::RelayClient;
-use crate::{now_ms, Result};
+use alibi_relay_api::now_ms;
+
+use crate::Result;
 use alibi_relay_api::access::{combine, derive_access_key, AccessKey};
 use alibi_relay_api::messages::OutgoingMessage;
 

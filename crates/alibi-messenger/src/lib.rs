@@ -104,14 +104,6 @@ pub enum Error {
     Closed,
 }
 
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis() as u64
-}
-
 /// The crate's result type.
 pub type Result<T> = core::result::Result<T, Error>;
 

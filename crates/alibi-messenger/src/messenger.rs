@@ -35,7 +35,9 @@ use crate::content::{Content, PrivatePart};
 use crate::prekeys::{generate_keys, one_time_keys, to_prekey_bundle};
 use crate::profile::Profile;
 use crate::relay::{Acker, RelayClient, SendError};
-use crate::{now_ms, Error, Result};
+use alibi_relay_api::now_ms;
+
+use crate::{Error, Result};
 
 /// The sealed identity file in a messenger's directory.
 pub const IDENTITY_FILE: &str = "identity.sealed";

@@ -20,7 +20,9 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message as WsMessage;
 use uuid::Uuid;
 
-use crate::{now_ms, Error, Result};
+use alibi_relay_api::now_ms;
+
+use crate::{Error, Result};
 
 fn client_err(e: impl core::fmt::Display) -> Error {
     Error::Relay(e.to_string())
@@ -318,7 +320,8 @@ impl RelayClient {
                 return;
             };
             req.headers_mut().insert("Authorization", value);
-            let Ok((ws, _)) = tokio_tungstenite::connect_async_with_config(req, None, true).await
+            let Ok((ws, _)) =
+                tokio_tungstenite::connect_async_with_config(req, Some(ws_config()), true).await
             else {
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(5));
@@ -425,13 +428,39 @@ fn http_client() -> reqwest::Client {
         .unwrap_or_default()
 }
 
+/// WebSocket limits: frames and messages up to [`MAX_ANSWER`].
+fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .max_message_size(Some(MAX_ANSWER))
+        .max_frame_size(Some(MAX_ANSWER))
+}
+
 /// The error body of a failed answer (its reason, or the status alone).
+/// The most of an answer or a pushed frame the client reads: above the relay's largest request
+/// (2 MiB), so no honest answer is cut, and a relay cannot make the client buffer without bound.
+pub const MAX_ANSWER: usize = 4 << 20;
+
+/// An answer's body, read chunk by chunk up to [`MAX_ANSWER`].
+async fn body(mut r: reqwest::Response) -> Result<Vec<u8>> {
+    let mut out = vec![];
+    while let Some(chunk) = r.chunk().await.map_err(client_err)? {
+        if out.len() + chunk.len() > MAX_ANSWER {
+            return Err(Error::Relay(format!(
+                "an answer over {MAX_ANSWER} bytes; refused"
+            )));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
 async fn failure(r: reqwest::Response) -> (u16, ErrorBody) {
     let status = r.status().as_u16();
-    let body = r
-        .json::<ErrorBody>()
+    let body = body(r)
         .await
-        .unwrap_or_else(|_| ErrorBody::new(""));
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_else(|| ErrorBody::new(""));
     (status, body)
 }
 
@@ -443,7 +472,7 @@ async fn ok_json<T: DeserializeOwned>(r: reqwest::Response) -> Result<T> {
             reason: body.error,
         });
     }
-    r.json().await.map_err(client_err)
+    serde_json::from_slice(&body(r).await?).map_err(client_err)
 }
 
 async fn ok_status(r: reqwest::Response) -> Result<()> {

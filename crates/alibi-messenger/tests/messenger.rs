@@ -270,3 +270,57 @@ async fn strangers_are_not_heard_and_do_not_wait() {
     assert_eq!(count, 3, "{why:?}");
     assert!(why.iter().all(|w| w == "from no contact"), "{why:?}");
 }
+
+/// A genuine certificate (signed under the pinned root) but for another account: the relay
+/// could otherwise make this messenger send under someone else's name. Refused before use.
+#[tokio::test]
+async fn another_accounts_certificate_is_refused() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let proxy = Proxy::start(&relay.url).await;
+    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
+    introduce(&[&a, &b]);
+    let d = alibi_handshake::IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
+    let other = alibi_messenger::RelayClient::register(
+        &relay.url,
+        &d.identity.serialize(),
+        77,
+        "another-device-secret-1",
+    )
+    .await
+    .expect("register");
+    let cert = other.sender_certificate().await.expect("certificate");
+    let body = format!(
+        r#"{{"certificate":"{}"}}"#,
+        alibi_relay_api::b64::encode(&cert)
+    );
+    proxy.rules.lock().expect("rules").answer =
+        vec![("GET".into(), "/v1/certificate/delivery".into(), 200, body)];
+    let mut ib = b.receive();
+    let group = Group {
+        id: Uuid::new_v4(),
+        members: vec!["B".into()],
+    };
+    match a.send_group(&group, b"x", &[]).await {
+        Err(Error::TrustRoot(m)) => assert!(m.contains("another account"), "{m}"),
+        other => panic!("expected the certificate refused, got {other:?}"),
+    }
+    nothing(&mut ib, 300).await;
+}
+
+/// A relay cannot make the client buffer without bound: an answer over 4 MiB is refused.
+#[tokio::test]
+async fn oversized_answers_are_refused() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let proxy = Proxy::start(&relay.url).await;
+    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
+    introduce(&[&a, &b]);
+    let huge = format!(
+        r#"{{"identityKey":"{}","devices":[]}}"#,
+        "A".repeat(5 << 20)
+    );
+    proxy.rules.lock().expect("rules").answer = vec![("GET".into(), "/v2/keys/".into(), 200, huge)];
+    match a.send("B", b"x").await {
+        Err(Error::Relay(m)) => assert!(m.contains("refused"), "{m}"),
+        other => panic!("expected an oversized answer refused, got {other:?}"),
+    }
+}

@@ -48,6 +48,15 @@ impl ErrorBody {
     }
 }
 
+/// Milliseconds since the Unix epoch: the clock of every timestamp in the contract
+/// (`client_timestamp`, `server_timestamp`, certificate expiries).
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as u64
+}
+
 /// Serde helpers: bytes as standard base64 strings (Signal-Server's JSON convention).
 pub mod b64 {
     use base64::Engine;

@@ -39,14 +39,6 @@ pub enum Error {
 /// The crate's result type.
 pub type Result<T> = core::result::Result<T, Error>;
 
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis() as u64
-}
-
 /// A new message id (`server_guid`): a UUIDv7 (RFC 9562, section 5.7) whose 74 bits after the
 /// millisecond timestamp are a counter (method 2 of section 6.2), so ids only grow within a
 /// process and a mailbox keyed by id is in arrival order. The counter starts at a random value
@@ -55,7 +47,7 @@ pub fn next_message_id() -> uuid::Uuid {
     use std::sync::Mutex;
     static LAST: Mutex<(u64, u128)> = Mutex::new((0, 0));
     const COUNTER_BITS: u32 = 74;
-    let now = now_ms() & ((1 << 48) - 1);
+    let now = alibi_relay_api::now_ms() & ((1 << 48) - 1);
     let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
     let (ms, counter) = if now > last.0 {
         // Leave room to count up by 2^63 within the millisecond.
@@ -89,6 +81,6 @@ mod tests {
             last = id;
         }
         let ms = (last.as_u128() >> 80) as u64;
-        assert!(now_ms().abs_diff(ms) < 60_000);
+        assert!(alibi_relay_api::now_ms().abs_diff(ms) < 60_000);
     }
 }

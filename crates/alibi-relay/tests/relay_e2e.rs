@@ -159,7 +159,7 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
     let root = PublicKey::deserialize(&alice.client.trust_root().await.unwrap()).unwrap();
     let cert =
         SenderCertificate::deserialize(&alice.client.sender_certificate().await.unwrap()).unwrap();
-    assert!(cert.validate(&[root], alibi_relay::now_ms()));
+    assert!(cert.validate(&[root], alibi_relay_api::now_ms()));
     let skm = group_encrypt(&mut alice.store, &alice.at, dist, b"hello group", &mut rng).unwrap();
     let usmc = UnidentifiedSenderMessageContent::new(
         ContentType::SenderKey,
@@ -219,7 +219,7 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
         let d = sealed_sender::decrypt(
             env.content(),
             &[root],
-            alibi_relay::now_ms(),
+            alibi_relay_api::now_ms(),
             &p.at,
             &mut p.store,
             &mut rng,

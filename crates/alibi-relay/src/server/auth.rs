@@ -19,7 +19,8 @@ use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 use super::{accounts, ApiError, ApiResult, AppState, Shared};
-use crate::{now_ms, Error};
+use crate::Error;
+use alibi_relay_api::now_ms;
 
 /// Checks an `Unidentified-Access-Key` header against `expected` in constant time; an account
 /// without a key cannot be reached this way.

@@ -16,8 +16,8 @@ use uuid::Uuid;
 use super::accounts::account;
 use super::auth::{authenticate, check_access_key, rate_limit};
 use super::{delivery, ApiError, ApiResult, AppState, Shared};
-use crate::now_ms;
 use crate::store::DeviceInfo;
+use alibi_relay_api::now_ms;
 
 /// After a commit: hands each envelope to its device's socket task if one is connected here, and
 /// wakes it otherwise (its next store read finds the envelope).

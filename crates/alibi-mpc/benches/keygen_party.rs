@@ -1,0 +1,70 @@
+//! One party's BLS12-381 work in a key generation of 64 parties (t = 63), step by step: its
+//! Feldman commitment, decoding the other dealers' commitments, the G1 check of the joint
+//! commitment, the 64 verification keys, and the batch of 64 proofs of possession. These are the
+//! steps docs/BENCHMARKS.md names for the 64-process run; the network and Signal work is not here.
+//!
+//! `cargo bench -p alibi-mpc --bench keygen_party`
+
+use alibi_mpc::bls;
+use alibi_mpc::poly::{Commitment, Polynomial};
+use criterion::{criterion_group, criterion_main, Criterion};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+
+const N: u16 = 64;
+
+fn bench(c: &mut Criterion) {
+    let mut rng = ChaCha20Rng::seed_from_u64(64);
+    let polys: Vec<Polynomial> = (0..N)
+        .map(|_| Polynomial::random(usize::from(N) - 1, &mut rng))
+        .collect();
+    let wire: Vec<_> = polys.iter().map(Polynomial::commitment).collect();
+    let decoded: Vec<Commitment> = wire
+        .iter()
+        .map(|w| Commitment::decode(w).expect("decodes"))
+        .collect();
+    let joint = Commitment::sum(decoded.iter()).expect("not empty");
+    let sks: Vec<[u8; 32]> = (1..=N)
+        .map(|i| *bls::keygen(&[i as u8; 32]).expect("keygen"))
+        .collect();
+    let pks: Vec<Vec<u8>> = sks
+        .iter()
+        .map(|s| bls::public_key(s).expect("pk").to_vec())
+        .collect();
+    let proofs: Vec<Vec<u8>> = sks
+        .iter()
+        .map(|s| bls::pop_prove(s).expect("pop").to_vec())
+        .collect();
+    let pairs: Vec<(&[u8], &[u8])> = pks
+        .iter()
+        .zip(&proofs)
+        .map(|(k, p)| (k.as_slice(), p.as_slice()))
+        .collect();
+
+    let mut g = c.benchmark_group("keygen party, n = 64");
+    g.sample_size(10);
+    g.bench_function("own commitment (64 points)", |b| {
+        b.iter(|| polys[0].commitment())
+    });
+    g.bench_function("decode 63 dealers' commitments", |b| {
+        b.iter(|| {
+            wire[1..]
+                .iter()
+                .map(|w| Commitment::decode(w).expect("decodes"))
+                .collect::<Vec<_>>()
+        })
+    });
+    g.bench_function("G1 check of the joint commitment", |b| {
+        b.iter(|| joint.in_g1())
+    });
+    g.bench_function("64 verification keys", |b| {
+        b.iter(|| (1..=N).map(|j| joint.eval(j)).collect::<Vec<_>>())
+    });
+    g.bench_function("batch of 64 proofs of possession", |b| {
+        b.iter(|| bls::batch_pop_verify(&pairs, &mut rng).expect("valid"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
