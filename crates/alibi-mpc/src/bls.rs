@@ -242,11 +242,7 @@ pub fn batch_verify_points(
     }
     let r: Vec<Scalar> = items
         .iter()
-        .map(|_| {
-            let mut b = [0u8; 32];
-            rng.fill_bytes(&mut b[16..]);
-            Option::from(Scalar::from_bytes_be(&b)).unwrap_or(Scalar::from(1u64))
-        })
+        .map(|_| crate::poly::random_weight(rng))
         .collect();
     let pks: Vec<G1Projective> = items.iter().map(|(p, _)| *p).collect();
     let sigs: Vec<G2Projective> = items.iter().map(|(_, s)| *s).collect();

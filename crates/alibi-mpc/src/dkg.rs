@@ -12,8 +12,9 @@
 //! 4. **Complaints** (broadcast): a bad share is shown with its signature (the dealer is
 //!    disqualified at once); a missing one is named, and the dealer must reveal it publicly
 //!    (round 5, only when needed); a round-2 echo rides along.
-//! 6. **Confirm** (broadcast): a proof of possession of the final share (the paper's "proof of the
-//!    share"), a digest of the outcome (qualified set and group key), and a round-4 echo.
+//! 6. **Confirm** (broadcast): the party's verification key with a proof of knowledge of the final
+//!    share (the paper's "proof of sk", [`crate::share_proof`]), a digest of the outcome
+//!    (qualified set and group key), and a round-4 echo.
 //!
 //! The qualified set is every party not named; the group key is the sum of their A_i0 and party
 //! j's share the sum of their f_i(j). Everyone's verification key g1^x_j follows from the
@@ -33,6 +34,7 @@ use zeroize::{Zeroize, Zeroizing};
 use crate::engine::{Expect, Transport};
 use crate::poly::{scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
 use crate::run::{Run, BROADCAST};
+use crate::share_proof::{self, ShareProof};
 use crate::{
     bls, decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
 };
@@ -58,6 +60,9 @@ pub enum Misbehaviour {
     BadPartial,
     /// Commit to points outside G1 that still pass every share check (needs t >= 3).
     TorsionCommitment,
+    /// Prove knowledge of a share one more than its own: a valid Schnorr proof for a
+    /// verification key that is not the joint commitment's value at its index.
+    WrongShareProof,
     /// Broadcast random bytes (validly signed) instead of the round's message.
     Garbage {
         /// The round.
@@ -163,6 +168,15 @@ struct Confirm {
     proof: Vec<u8>,
     outcome: [u8; 32],
     echo: Vec<(PartyIndex, [u8; 32])>,
+}
+
+/// What the share proofs of one confirm round are bound to: the run, the round and the outcome
+/// (qualified set and group key).
+fn proof_context(session: &SessionId, round: u16, outcome: &[u8; 32]) -> Vec<u8> {
+    let mut m = session.to_vec();
+    m.extend_from_slice(&round.to_be_bytes());
+    m.extend_from_slice(outcome);
+    m
 }
 
 fn commit_digest(
@@ -517,7 +531,8 @@ pub async fn keygen<T: Transport>(
         }
     }
 
-    // Round 6: confirm the outcome with a proof of possession of the share, and echo round 4.
+    // Round 6: confirm the outcome with the verification key and a proof of the share, and echo
+    // round 4.
     let mut confirm_round = R_CONFIRM;
     loop {
         let qualified: Vec<PartyIndex> = config
@@ -554,15 +569,6 @@ pub async fn keygen<T: Transport>(
             continue;
         }
         let group_key = G1Affine::from(joint.0[0]).to_compressed().to_vec();
-        let vks: Vec<G1Projective> = config.parties.iter().map(|&j| joint.eval(j)).collect();
-        let mut affine = vec![G1Affine::identity(); vks.len()];
-        G1Projective::batch_normalize(&vks, &mut affine);
-        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = config
-            .parties
-            .iter()
-            .zip(&affine)
-            .map(|(&j, a)| (j, a.to_compressed().to_vec()))
-            .collect();
         let secret = scalar_to_bytes(
             &qualified
                 .iter()
@@ -571,8 +577,16 @@ pub async fn keygen<T: Transport>(
         let mut outcome_input = encode(&qualified);
         outcome_input.extend_from_slice(&group_key);
         let outcome = digest(&outcome_input);
+        let context = proof_context(&config.session, confirm_round, &outcome);
+        let mut x = scalar_from_bytes(&secret)?;
+        if cheat == Some(Misbehaviour::WrongShareProof) {
+            x += Scalar::ONE;
+        }
+        let my_proof = ShareProof::generate(&context, me, &x, &mut *run.rng);
+        x = Scalar::ZERO;
+        std::hint::black_box(&x);
         let confirm = Confirm {
-            proof: bls::pop_prove(&secret)?.to_vec(),
+            proof: my_proof.to_bytes().to_vec(),
             outcome,
             echo: run.echo(R_COMPLAIN),
         };
@@ -611,20 +625,42 @@ pub async fn keygen<T: Transport>(
                 run.blame(*p, Fault::WrongOutcome);
             }
         }
-        // The proofs in one batch; each alone only if the batch fails.
-        let proofs: Vec<(PartyIndex, &[u8], &[u8])> = confirms
-            .iter()
-            .filter(|(_, c)| c.outcome == outcome)
-            .map(|(p, c)| (*p, verification_keys[p].as_slice(), c.proof.as_slice()))
-            .collect();
-        let pairs: Vec<(&[u8], &[u8])> = proofs.iter().map(|(_, k, s)| (*k, *s)).collect();
-        if !pairs.is_empty() && bls::batch_pop_verify(&pairs, &mut *run.rng).is_err() {
-            for (p, k, s) in &proofs {
-                if bls::pop_verify(k, s).is_err() {
-                    run.blame(*p, Fault::BadProof);
-                }
+        // Every announced verification key and proof in one check against the joint commitment;
+        // each alone only if that fails (share_proof::verify_batch).
+        let mut proofs: Vec<(PartyIndex, ShareProof)> = vec![];
+        for (p, c) in confirms.iter().filter(|(_, c)| c.outcome == outcome) {
+            match ShareProof::from_bytes(&c.proof) {
+                Ok(proof) => proofs.push((*p, proof)),
+                Err(_) => run.blame(*p, Fault::BadProof),
             }
         }
+        let refs: Vec<(PartyIndex, &ShareProof)> = proofs.iter().map(|(p, q)| (*p, q)).collect();
+        for p in share_proof::verify_batch(&context, &joint, &refs, &mut *run.rng) {
+            run.blame(p, Fault::BadProof);
+        }
+        // The verification keys: announced and checked ones as they came, our own, and the
+        // joint commitment's value for anyone else.
+        let mut checked: BTreeMap<PartyIndex, G1Projective> = proofs
+            .iter()
+            .filter(|(p, _)| !run.blamed.iter().any(|b| b.party == *p))
+            .map(|(p, q)| (*p, G1Projective::from(*q.key())))
+            .collect();
+        if cheat != Some(Misbehaviour::WrongShareProof) {
+            checked.insert(me, G1Projective::from(*my_proof.key()));
+        }
+        let vks: Vec<G1Projective> = config
+            .parties
+            .iter()
+            .map(|j| checked.get(j).copied().unwrap_or_else(|| joint.eval(*j)))
+            .collect();
+        let mut affine = vec![G1Affine::identity(); vks.len()];
+        G1Projective::batch_normalize(&vks, &mut affine);
+        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = config
+            .parties
+            .iter()
+            .zip(&affine)
+            .map(|(&j, a)| (j, a.to_compressed().to_vec()))
+            .collect();
         // The received shares are summed into `secret`; wipe them.
         for v in shares.values_mut() {
             *v = Scalar::ZERO;
@@ -739,6 +775,6 @@ pub fn fuzz_decoders(data: &[u8]) {
     let _ = decode::<SignedShare>(data).map(|s| scalar_from_bytes(&s.value));
     let _ = decode::<Complaints>(data);
     let _ = decode::<Reveal>(data);
-    let _ = decode::<Confirm>(data).map(|c| bls::pop_verify(&[0u8; 48], &c.proof));
+    let _ = decode::<Confirm>(data).map(|c| ShareProof::from_bytes(&c.proof));
     let _ = KeyShare::from_json(&String::from_utf8_lossy(data));
 }

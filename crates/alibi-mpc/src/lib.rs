@@ -13,6 +13,8 @@
 //! * [`group`]: the group file the parties share (cards, threshold, trust root, group id).
 //! * [`dkg`]: distributed key generation (Yang and Zhang's four rounds, with echo, signed shares,
 //!   complaints and reveals).
+//! * [`share_proof`]: the proof of the share that closes key generation (Schnorr in G1, checked
+//!   in one batch against the joint commitment).
 //! * [`sign`]: one-round threshold signing with per-partial checks.
 //! * [`bench`]: the paper's experiment, pairwise against group.
 
@@ -28,6 +30,7 @@ pub mod group;
 pub mod poly;
 pub mod relay;
 mod run;
+pub mod share_proof;
 pub mod sign;
 
 use std::collections::BTreeMap;
@@ -103,7 +106,8 @@ pub enum Fault {
     FailedReveal,
     /// Complained with evidence that refutes the complaint.
     FalseComplaint,
-    /// Its proof of possession does not verify against its verification key.
+    /// Its proof of the share does not verify, or the verification key it announced is not the
+    /// joint commitment's value at its index.
     BadProof,
     /// Announced a key-generation outcome the others do not share.
     WrongOutcome,

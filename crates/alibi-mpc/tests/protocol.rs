@@ -283,3 +283,30 @@ async fn garbage_in_any_broadcast_round_is_named_and_excluded() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proof_for_a_key_that_is_not_the_share_is_named_and_not_asked_to_sign() {
+    let ps = parties(4);
+    let shares = run_keygen(&ps, 2, &[(3, Misbehaviour::WrongShareProof)]).await;
+    let honest: Vec<&KeyShare> = shares.iter().filter(|s| s.index != 3).collect();
+    for s in &honest {
+        assert_eq!(
+            s.blamed,
+            vec![Blame {
+                party: 3,
+                fault: Fault::BadProof
+            }]
+        );
+        // Its dealing was good: it stays in the key, but it does not sign.
+        assert_eq!(s.qualified, vec![1, 2, 3, 4]);
+        assert_eq!(s.group_key, honest[0].group_key);
+        assert_eq!(s.verification_keys, honest[0].verification_keys);
+        assert_eq!(s.eligible_signers(), vec![1, 2, 4]);
+    }
+    let signed = run_sign(&ps, &shares, &[1, 2, 4], b"m", &[]).await;
+    assert!(blst_verifies(
+        &shares[0].group_key,
+        b"m",
+        &signed[0].signature
+    ));
+}
