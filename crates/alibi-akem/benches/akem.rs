@@ -1,6 +1,7 @@
 //! The seed's Table 1 rows in one run: Gen, Enc, Dec of DH-AKEM, PQ-AKEM and SHADOWFAX (standard
 //! suite: X25519, ML-KEM-512, GANDALF[Falcon-512]), GANDALF Gen/Sign/Verify, and the `hpke` crate's
-//! DHKEM(X25519) as a peer for DH-AKEM.
+//! DHKEM(X25519) as a peer for DH-AKEM; and one X25519, ours (through the Edwards form) beside
+//! x25519-dalek's Montgomery ladder.
 //!
 //! `cargo bench -p alibi-akem --bench akem`
 
@@ -26,6 +27,11 @@ fn benches(c: &mut Criterion) {
     // DH-AKEM, RFC 9180 form, and the hpke crate on the same keys.
     let s = DhKeyPair::generate(&mut rng);
     let r = DhKeyPair::generate(&mut rng);
+    g.bench_function("x25519/alibi", |b| b.iter(|| s.agree(r.public_key())));
+    let sk = [7u8; 32];
+    g.bench_function("x25519/x25519-dalek ladder", |b| {
+        b.iter(|| x25519_dalek::x25519(sk, *r.public_key()))
+    });
     g.bench_function("dh-akem/gen", |b| b.iter(|| DhKeyPair::generate(&mut rng)));
     g.bench_function("dh-akem/enc", |b| {
         b.iter(|| rfc9180::auth_encap(&s, r.public(), &mut rng).unwrap())
