@@ -14,6 +14,7 @@
 //! `0x22 || C_i || AT_i || E || ciphertext` ([`SentMessage::received_message`]).
 
 use core::ops::Range;
+use std::collections::HashMap;
 
 use aes_gcm_siv::aead::{Aead, KeyInit};
 use aes_gcm_siv::{Aes256GcmSiv, Nonce};
@@ -222,6 +223,18 @@ pub struct SentMessage<'a> {
     shared: Range<usize>,
 }
 
+/// The number of recipient entries a `SentMessage` announces, read from its first bytes without
+/// parsing the rest: a relay refuses an oversized request before any work proportional to it.
+pub fn announced_recipients(bytes: &[u8]) -> Result<u64> {
+    let version = *bytes.first().ok_or(Error::TooShort(0))?;
+    if version != SENT_VERSION && version != RECEIVED_VERSION {
+        return Err(Error::SealedSender("unknown sealed sender v2 version"));
+    }
+    prost::decode_length_delimiter(&bytes[1..])
+        .map(|n| n as u64)
+        .map_err(|_| Error::Malformed("sealed sender v2 sent message"))
+}
+
 impl<'a> SentMessage<'a> {
     /// Parses a `SentMessage` (`0x23`, or the older `0x22` form with 16-byte ACI UUIDs).
     pub fn parse(bytes: &'a [u8]) -> Result<Self> {
@@ -243,6 +256,8 @@ impl<'a> SentMessage<'a> {
         let count = prost::decode_length_delimiter(&bytes[pos..]).map_err(|_| BAD)?;
         pos += prost::length_delimiter_len(count);
         let mut recipients: Vec<SentRecipient> = Vec::with_capacity(count.min(6000));
+        // Where each account already is: merging duplicates stays linear in the count.
+        let mut index: HashMap<ServiceId, usize> = HashMap::with_capacity(count.min(6000));
         for _ in 0..count {
             let service_id = if version == SENT_VERSION {
                 let r = take(&mut pos, 17)?;
@@ -275,7 +290,7 @@ impl<'a> SentMessage<'a> {
             } else {
                 take(&mut pos, KEY_LEN + TAG_LEN)?
             };
-            match recipients.iter_mut().find(|r| r.service_id == service_id) {
+            match index.get(&service_id).map(|&i| &mut recipients[i]) {
                 Some(existing) => {
                     if existing.devices.is_empty() || devices.is_empty() {
                         return Err(Error::SealedSender(
@@ -284,11 +299,14 @@ impl<'a> SentMessage<'a> {
                     }
                     existing.devices.extend(devices);
                 }
-                None => recipients.push(SentRecipient {
-                    service_id,
-                    devices,
-                    c_and_at,
-                }),
+                None => {
+                    index.insert(service_id, recipients.len());
+                    recipients.push(SentRecipient {
+                        service_id,
+                        devices,
+                        c_and_at,
+                    });
+                }
             }
         }
         if bytes.len() - pos < KEY_LEN {

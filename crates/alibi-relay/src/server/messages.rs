@@ -19,6 +19,11 @@ use super::{delivery, ApiError, ApiResult, AppState, Shared};
 use crate::store::DeviceInfo;
 use alibi_relay_api::now_ms;
 
+/// Most recipient entries one multi-recipient send may list. Signal caps groups at 1,000
+/// members; the bound keeps one request's parsing, account lookups and stored envelopes in
+/// proportion to a real group. Over it: 413, before the body is parsed.
+pub const MAX_RECIPIENTS: usize = 1000;
+
 /// After a commit: hands each envelope to its device's socket task if one is connected here, and
 /// wakes it otherwise (its next store read finds the envelope).
 pub(crate) fn hand_over(s: &AppState, deliveries: Vec<(Uuid, u8, Envelope)>) {
@@ -153,6 +158,19 @@ pub(crate) async fn multi_recipient(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Json<MultiRecipientResponse>> {
+    // Bounded before any work proportional to the count.
+    let bad = |e: alibi_channel::Error| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("multi-recipient body: {e}"),
+        )
+    };
+    if v2::announced_recipients(&body).map_err(bad)? > MAX_RECIPIENTS as u64 {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("at most {MAX_RECIPIENTS} recipients per request"),
+        ));
+    }
     let sent = SentMessage::parse(&body).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -173,6 +191,14 @@ pub(crate) async fn multi_recipient(
             unknown.push(r.service_id.uuid.to_string());
         }
         accounts.push((r, a));
+    }
+    // With nobody to deliver to, the access-key check would compare against the XOR of no keys
+    // (all zero) and the shared part would be stored with no reference: refused.
+    if accounts.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "no recipient to deliver to",
+        ));
     }
     if !unknown.is_empty() {
         return Err(ApiError::with(

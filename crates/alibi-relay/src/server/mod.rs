@@ -39,6 +39,7 @@ pub mod messages;
 
 pub use alibi_relay_api::keys::MAX_KEYS_PER_UPLOAD;
 pub use delivery::{POLL, WINDOW};
+pub use messages::MAX_RECIPIENTS;
 
 /// Largest request body accepted (a 1,000-recipient multi-recipient send is about 100 KB).
 pub const MAX_BODY: usize = 2 * 1024 * 1024;
