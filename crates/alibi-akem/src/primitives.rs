@@ -176,7 +176,7 @@ mod tests {
             "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
             "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
         ] {
-            us.push(hex::decode(hex).unwrap().try_into().unwrap());
+            us.push(b32(hex));
         }
         for u in us.clone() {
             let mut high = u;
@@ -214,32 +214,20 @@ mod tests {
         }
     }
 
+    fn b32(hex: &str) -> [u8; 32] {
+        hex::decode(hex).unwrap().try_into().unwrap()
+    }
+
     #[test]
     fn rfc7748_section_5_2_vectors() {
-        let k: [u8; 32] =
-            hex::decode("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4")
-                .unwrap()
-                .try_into()
-                .unwrap();
-        let u: [u8; 32] =
-            hex::decode("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c")
-                .unwrap()
-                .try_into()
-                .unwrap();
+        let k: [u8; 32] = b32("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4");
+        let u: [u8; 32] = b32("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c");
         assert_eq!(
             hex::encode(*x25519_raw(&k, &u)),
             "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"
         );
-        let k: [u8; 32] =
-            hex::decode("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d")
-                .unwrap()
-                .try_into()
-                .unwrap();
-        let u: [u8; 32] =
-            hex::decode("e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493")
-                .unwrap()
-                .try_into()
-                .unwrap();
+        let k: [u8; 32] = b32("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d");
+        let u: [u8; 32] = b32("e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493");
         assert_eq!(
             hex::encode(*x25519_raw(&k, &u)),
             "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"
@@ -248,16 +236,9 @@ mod tests {
 
     #[test]
     fn rfc7748_section_6_1_shared_secret() {
-        let a: [u8; 32] =
-            hex::decode("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
-                .unwrap()
-                .try_into()
-                .unwrap();
+        let a: [u8; 32] = b32("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
         let b_pub: [u8; 32] =
-            hex::decode("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f")
-                .unwrap()
-                .try_into()
-                .unwrap();
+            b32("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
         assert_eq!(
             hex::encode(*x25519(&a, &b_pub).unwrap()),
             "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"

@@ -192,13 +192,19 @@ mod tests {
         (joint, shares)
     }
 
+    /// Every party's honest proof under the context `ctx`.
+    fn prove_all(shares: &[Scalar]) -> Vec<ShareProof> {
+        (1..)
+            .zip(shares)
+            .map(|(j, x)| ShareProof::generate(b"ctx", j, x, &mut UnwrapErr(SysRng)))
+            .collect()
+    }
+
     #[test]
     fn honest_proofs_pass_alone_and_in_a_batch() {
         let rng = &mut UnwrapErr(SysRng);
         let (joint, shares) = setup(5, 2);
-        let proofs: Vec<ShareProof> = (1..=5u16)
-            .map(|j| ShareProof::generate(b"ctx", j, &shares[usize::from(j) - 1], rng))
-            .collect();
+        let proofs = prove_all(&shares);
         for (j, p) in (1..=5u16).zip(&proofs) {
             assert!(p.verify(b"ctx", j, &joint).is_ok());
             let back = ShareProof::from_bytes(&p.to_bytes()).unwrap();
@@ -217,9 +223,7 @@ mod tests {
         let (joint, shares) = setup(4, 2);
         // Party 3 proves knowledge of a share it made up: the Schnorr equation holds, the key
         // does not match the commitment.
-        let mut proofs: Vec<ShareProof> = (1..=4u16)
-            .map(|j| ShareProof::generate(b"ctx", j, &shares[usize::from(j) - 1], rng))
-            .collect();
+        let mut proofs = prove_all(&shares);
         proofs[2] = ShareProof::generate(b"ctx", 3, &(shares[2] + Scalar::ONE), rng);
         let refs: Vec<_> = (1..=4u16).zip(&proofs).collect();
         assert_eq!(verify_batch(b"ctx", &joint, &refs, rng), vec![3]);
@@ -229,9 +233,7 @@ mod tests {
     fn a_forged_response_or_swapped_proofs_are_caught() {
         let rng = &mut UnwrapErr(SysRng);
         let (joint, shares) = setup(4, 1);
-        let mut proofs: Vec<ShareProof> = (1..=4u16)
-            .map(|j| ShareProof::generate(b"ctx", j, &shares[usize::from(j) - 1], rng))
-            .collect();
+        let mut proofs = prove_all(&shares);
         proofs[0].s += Scalar::ONE;
         proofs.swap(2, 3);
         let refs: Vec<_> = (1..=4u16).zip(&proofs).collect();
