@@ -171,12 +171,7 @@ pub(crate) async fn multi_recipient(
             format!("at most {MAX_RECIPIENTS} recipients per request"),
         ));
     }
-    let sent = SentMessage::parse(&body).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            format!("multi-recipient body: {e}"),
-        )
-    })?;
+    let sent = SentMessage::parse(&body).map_err(bad)?;
     let mut deliveries = vec![];
     let key = Uuid::new_v4();
     let now = now_ms();
