@@ -40,6 +40,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = UnidentifiedSenderMessageContent::deserialize(data);
     let _ = sealed_sender::decrypt_to_usmc(data, identity());
+    let _ = alibi_channel::sealed_sender::v2::announced_recipients(data);
     if let Ok(sent) = SentMessage::parse(data) {
         for r in &sent.recipients {
             if let Some(m) = sent.received_message(r) {

@@ -764,6 +764,7 @@ impl KeyShare {
 #[doc(hidden)]
 pub fn fuzz_decoders(data: &[u8]) {
     let _ = decode::<[u8; 32]>(data);
+    let _ = ShareProof::from_bytes(data);
     let _ = decode::<Decommit>(data).map(|d| {
         let pts: Option<Vec<[u8; 96]>> = d
             .commitment
