@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alibi_relay::local::LocalRelay;
-use alibi_relay::server::{self, Config};
+use alibi_relay::server::{self, AddressLimits, Config, Rate};
 use alibi_relay::store::redb::RedbRelayStore;
 use alibi_relay::store::RelayStore;
 use base64::Engine;
@@ -36,9 +36,8 @@ pub enum Cmd {
         /// created (mode 0600) [default: the database path + ".trust-root"]
         #[arg(long, value_name = "FILE")]
         trust_root: Option<PathBuf>,
-        /// Requests per second each device may make (token bucket)
-        #[arg(long, value_name = "N", default_value_t = Config::default().rate_per_device)]
-        rate: f64,
+        #[command(flatten)]
+        limits: Limits,
     },
     /// Measure the relay: 1:1 throughput and multi-recipient sends (a relay in this process on a
     /// temporary store, unless --url, --db or --postgres is given)
@@ -68,6 +67,100 @@ pub enum Cmd {
         #[command(flatten)]
         format: Format,
     },
+}
+
+/// The limits of `serve` (docs/relay.md, "Limits").
+#[derive(Args, Debug)]
+pub struct Limits {
+    /// Requests per second each logged-in device may make (burst of twice that)
+    #[arg(long, value_name = "N", default_value_t = Config::default().rate_per_device)]
+    rate: f64,
+    /// Accounts one client address may create: BURST,PER_SECOND
+    #[arg(long, value_name = "BURST,PER_SECOND", value_parser = parse_rate,
+          default_value_t = AddressLimits::default().account_creations)]
+    account_creations: Rate,
+    /// Argon2id password checks per client address (first logins and wrong passwords)
+    #[arg(long, value_name = "BURST,PER_SECOND", value_parser = parse_rate,
+          default_value_t = AddressLimits::default().password_checks)]
+    password_checks: Rate,
+    /// Sends without credentials (sealed sender) per client address
+    #[arg(long, value_name = "BURST,PER_SECOND", value_parser = parse_rate,
+          default_value_t = AddressLimits::default().unidentified_sends)]
+    unidentified_sends: Rate,
+    /// Prekey bundle fetches per requesting account
+    #[arg(long, value_name = "BURST,PER_SECOND", value_parser = parse_rate,
+          default_value_t = Config::default().prekey_fetches)]
+    prekey_fetches: Rate,
+    /// Envelopes one device's mailbox may hold
+    #[arg(long, value_name = "N", default_value_t = Config::default().mailbox_messages)]
+    mailbox_messages: u64,
+    /// Bytes one device's mailbox may hold, in MiB
+    #[arg(long, value_name = "MIB", default_value_t = Config::default().mailbox_bytes >> 20)]
+    mailbox_mib: u64,
+    /// Days after which undelivered envelopes are deleted
+    #[arg(long, value_name = "DAYS", default_value_t = Config::default().message_expiry.as_secs() / 86_400)]
+    expiry_days: u64,
+    /// One-time prekeys of each kind a device may keep stored
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_stored_prekeys)]
+    max_prekeys: usize,
+    /// Delivery WebSockets open at once
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_sockets)]
+    max_sockets: usize,
+    /// Seconds a socket may take to accept a frame before it is closed (its mail stays stored)
+    #[arg(long, value_name = "SECS", default_value_t = Config::default().send_timeout.as_secs())]
+    send_timeout: u64,
+    /// Seconds of silence (no answer to pings) after which a socket is closed
+    #[arg(long, value_name = "SECS", default_value_t = Config::default().idle_timeout.as_secs())]
+    idle_timeout: u64,
+}
+
+impl Limits {
+    fn apply(self, base: Config) -> Result<Config, Failure> {
+        if !(self.rate.is_finite() && self.rate > 0.0) {
+            return Err(Failure::Usage("--rate: a positive number".into()));
+        }
+        let positive = [
+            ("--mailbox-messages", self.mailbox_messages),
+            ("--mailbox-mib", self.mailbox_mib),
+            ("--expiry-days", self.expiry_days),
+            ("--max-prekeys", self.max_prekeys as u64),
+            ("--max-sockets", self.max_sockets as u64),
+            ("--send-timeout", self.send_timeout),
+            ("--idle-timeout", self.idle_timeout),
+        ];
+        if let Some((flag, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(Failure::Usage(format!("{flag}: at least 1")));
+        }
+        Ok(Config {
+            rate_per_device: self.rate,
+            per_address: AddressLimits {
+                account_creations: self.account_creations,
+                password_checks: self.password_checks,
+                unidentified_sends: self.unidentified_sends,
+            },
+            prekey_fetches: self.prekey_fetches,
+            mailbox_messages: self.mailbox_messages,
+            mailbox_bytes: self.mailbox_mib.saturating_mul(1 << 20),
+            message_expiry: Duration::from_secs(self.expiry_days.saturating_mul(86_400)),
+            max_stored_prekeys: self.max_prekeys,
+            max_sockets: self.max_sockets,
+            send_timeout: Duration::from_secs(self.send_timeout),
+            idle_timeout: Duration::from_secs(self.idle_timeout),
+            ..base
+        })
+    }
+}
+
+/// `BURST,PER_SECOND`, both positive.
+fn parse_rate(s: &str) -> Result<Rate, String> {
+    let bad = || format!("{s:?}: expected BURST,PER_SECOND, e.g. 100,0.5");
+    let (burst, per) = s.split_once(',').ok_or_else(bad)?;
+    let burst: u32 = burst.trim().parse().map_err(|_| bad())?;
+    let per: f64 = per.trim().parse().map_err(|_| bad())?;
+    if burst == 0 || !(per.is_finite() && per > 0.0) {
+        return Err(bad());
+    }
+    Ok(Rate::new(burst, per))
 }
 
 /// `--db FILE | --postgres URL` of `serve`.
@@ -102,14 +195,14 @@ pub fn run(cmd: Cmd) -> CmdResult {
             store,
             delay_ms,
             trust_root,
-            rate,
+            limits,
         } => serve(
             &listen,
             store.db,
             store.postgres,
             delay_ms,
             trust_root,
-            rate,
+            limits,
         ),
         Cmd::Bench {
             url,
@@ -169,11 +262,9 @@ fn serve(
     postgres: Option<String>,
     delay_ms: u64,
     trust_root_file: Option<PathBuf>,
-    rate: f64,
+    limits: Limits,
 ) -> CmdResult {
-    if !(rate.is_finite() && rate > 0.0) {
-        return Err(Failure::Usage("--rate: a positive number".into()));
-    }
+    let limited = limits.apply(Config::default())?;
     let root_file = match (&trust_root_file, &db) {
         (Some(f), _) => f.clone(),
         (None, Some(d)) => {
@@ -200,8 +291,7 @@ fn serve(
         let config = Config {
             trust_root: trust_root(&root_file, &mut created)?,
             delay: Duration::from_millis(delay_ms),
-            rate_per_device: rate,
-            ..Config::default()
+            ..limited
         };
         let root_pub = alibi_handshake::PrivateKey::from_bytes(config.trust_root).public_key();
         say!(
@@ -231,8 +321,14 @@ fn bench(
     }
     let url = url.as_deref().map(relay_url).transpose()?;
     runtime()?.block_on(async move {
+        // Every account of the bench is created from this one address, and the per-device rate
+        // is what is measured; the other limits stay as `serve` sets them.
         let config = Config {
             rate_per_device: 1e9,
+            per_address: AddressLimits {
+                account_creations: Rate::new(u32::MAX, 1e9),
+                ..AddressLimits::default()
+            },
             ..Config::default()
         };
         let mut created = Created::default();

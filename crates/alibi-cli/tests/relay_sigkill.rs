@@ -30,6 +30,10 @@ fn start(db: &std::path::Path, port: u16) -> Child {
             "serve",
             "--listen",
             &format!("127.0.0.1:{port}"),
+            // A send retried after a kill may be stored twice (committed, then the answer lost):
+            // room above the 10,000 for those.
+            "--mailbox-messages",
+            "20000",
             "--db",
         ])
         .arg(db)

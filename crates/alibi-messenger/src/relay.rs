@@ -334,7 +334,13 @@ impl RelayClient {
             loop {
                 tokio::select! {
                     frame = stream.next() => {
-                        let Some(Ok(WsMessage::Binary(b))) = frame else { break };
+                        // Pings are answered by tungstenite; anything but data or the end of the
+                        // connection is skipped.
+                        let b = match frame {
+                            Some(Ok(WsMessage::Binary(b))) => b,
+                            Some(Ok(WsMessage::Ping(_) | WsMessage::Pong(_) | WsMessage::Text(_))) => continue,
+                            _ => break,
+                        };
                         let Ok(frame) = WebSocketMessage::decode(&b[..]) else { break };
                         let Some(req) = frame.request else { continue };
                         if req.path() != paths::WS_MESSAGE {

@@ -28,6 +28,12 @@ pub enum Error {
     /// A request that does not make sense (the message says why).
     #[error("bad request: {0}")]
     BadRequest(String),
+    /// A device's mailbox is full (envelopes or bytes at the quota): the send is refused whole.
+    #[error("the mailbox of {0}.{1} is full")]
+    MailboxFull(uuid::Uuid, u8),
+    /// The store was written by an older relay in a form this one no longer accepts.
+    #[error("store: {0}")]
+    OutdatedStore(&'static str),
     /// The store failed.
     #[error("store: {0}")]
     Store(String),

@@ -4,11 +4,49 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use alibi_handshake::IdentityKeyPair;
+use alibi_messenger::relay::{RelayClient, SendError};
+use alibi_messenger::Error as ClientError;
 use alibi_relay::local::LocalRelay;
-use alibi_relay::server::{Config, MAX_RECIPIENTS};
+use alibi_relay::server::{Config, Rate, MAX_RECIPIENTS};
 use alibi_relay::store::redb::RedbRelayStore;
+use alibi_relay_api::accounts::CreateAccount;
+use alibi_relay_api::messages::OutgoingMessage;
 use alibi_relay_api::{access, b64, paths};
+use futures_util::StreamExt;
 use uuid::Uuid;
+
+const PASSWORD: &str = "a-long-device-secret-123";
+
+/// Argon2id at its smallest, where a test is not about its cost.
+fn cheap() -> Config {
+    Config {
+        password_params: argon2::Params::new(256, 1, 1, None).unwrap(),
+        ..Config::default()
+    }
+}
+
+fn identity() -> Vec<u8> {
+    IdentityKeyPair::generate(&mut rand_core::UnwrapErr(getrandom::SysRng))
+        .identity
+        .serialize()
+        .to_vec()
+}
+
+async fn register(relay: &LocalRelay, reg: u16) -> RelayClient {
+    RelayClient::register(&relay.url, &identity(), reg, PASSWORD)
+        .await
+        .unwrap()
+}
+
+fn message(reg: u16, bytes: usize) -> OutgoingMessage {
+    OutgoingMessage {
+        kind: 1,
+        destination_device_id: 1,
+        destination_registration_id: reg,
+        content: vec![0x42; bytes],
+    }
+}
 
 /// A sealed-sender v2 `SentMessage` (0x23) listing `excluded` accounts, all excluded (no device),
 /// and a shared part of `shared` bytes (the ephemeral key and ciphertext).
@@ -75,4 +113,393 @@ async fn a_flood_of_recipients_is_refused_at_once() {
     let body = excluded_only(&many[..MAX_RECIPIENTS], 64);
     let (status, text) = put_multi(&relay.url, body).await;
     assert_eq!(status, 400, "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_account_creations_from_one_address_meets_429() {
+    let relay = LocalRelay::start(cheap()).await.unwrap();
+    let http = reqwest::Client::new();
+    let ik = identity();
+    for created in 0..300u32 {
+        let r = http
+            .post(format!("{}{}", relay.url, paths::ACCOUNTS))
+            .json(&CreateAccount {
+                identity_key: ik.clone(),
+                registration_id: 1,
+                password: PASSWORD.into(),
+            })
+            .send()
+            .await
+            .unwrap();
+        if r.status() == 429 {
+            let wait: u64 = r.headers()["retry-after"]
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(wait >= 1, "{wait}");
+            assert_eq!(
+                created,
+                Config::default().per_address.account_creations.burst
+            );
+            return;
+        }
+        assert_eq!(r.status(), 200);
+    }
+    panic!("300 accounts created from one address without a 429");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_mailbox_refuses_and_loses_nothing() {
+    let relay = LocalRelay::start(Config {
+        mailbox_messages: 5,
+        ..cheap()
+    })
+    .await
+    .unwrap();
+    let (sender, receiver) = (register(&relay, 1).await, register(&relay, 2).await);
+    for _ in 0..5 {
+        sender
+            .send(receiver.account, vec![message(2, 100)])
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let refused = sender
+        .send(receiver.account, vec![message(2, 100)])
+        .await
+        .unwrap();
+    match refused {
+        Err(SendError::Other(413, reason)) => assert!(reason.contains("full"), "{reason}"),
+        other => panic!("a sixth envelope into a full mailbox: {other:?}"),
+    }
+    let mut rx = receiver.receive();
+    for _ in 0..5 {
+        let e = tokio::time::timeout(Duration::from_secs(10), rx.next())
+            .await
+            .unwrap()
+            .unwrap();
+        rx.ack(&e);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    sender
+        .send(receiver.account, vec![message(2, 100)])
+        .await
+        .unwrap()
+        .expect("room again once acknowledged");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_linked_device_cannot_add_or_replace_devices() {
+    let relay = LocalRelay::start(cheap()).await.unwrap();
+    let primary = register(&relay, 1).await;
+    let linked = primary
+        .add_device(2, 2, "second-device-secret-12")
+        .await
+        .unwrap();
+    for (id, pw) in [
+        (3, "a-third-device-secret-1"),
+        (2, "replaced-by-the-second-1"),
+    ] {
+        match linked.add_device(id, 9, pw).await {
+            Err(ClientError::Refused { status: 403, .. }) => {}
+            other => panic!("a linked device added device {id}: {:?}", other.map(|_| ())),
+        }
+    }
+    // Device 2 still answers to its own password, and the primary can still link devices.
+    linked.key_counts().await.expect("device 2 untouched");
+    primary
+        .add_device(3, 3, "a-third-device-secret-1")
+        .await
+        .unwrap()
+        .key_counts()
+        .await
+        .unwrap();
+}
+
+fn basic(account: Uuid, device: u8, password: &str) -> String {
+    format!(
+        "Basic {}",
+        b64::encode(format!("{account}.{device}:{password}").as_bytes())
+    )
+}
+
+/// The time of one authenticated request (`GET /v2/keys`) with these credentials, and its status.
+async fn login(http: &reqwest::Client, url: &str, auth: &str) -> (Duration, u16) {
+    let start = Instant::now();
+    let r = http
+        .get(format!("{url}{}", paths::KEYS))
+        .header("authorization", auth)
+        .send()
+        .await
+        .unwrap();
+    (start.elapsed(), r.status().as_u16())
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_time_does_not_tell_whether_an_account_exists() {
+    // The real password cost; no failure delay, so the time measured is the check's own.
+    let config = Config {
+        auth_failure_delay: Duration::ZERO,
+        ..Config::default()
+    };
+    let one_hash = {
+        use argon2::password_hash::PasswordHasher;
+        let a = argon2::Argon2::from(config.password_params.clone());
+        let start = Instant::now();
+        a.hash_password_with_salt(b"x", &[7; 16]).unwrap();
+        start.elapsed()
+    };
+    let relay = LocalRelay::start(config).await.unwrap();
+    let known = register(&relay, 1).await;
+    let http = reqwest::Client::new();
+    let (mut k, mut u) = (vec![], vec![]);
+    for _ in 0..9 {
+        let (t, status) = login(
+            &http,
+            &relay.url,
+            &basic(known.account, 1, "wrong-password-0123"),
+        )
+        .await;
+        assert_eq!(status, 401);
+        k.push(t);
+        let (t, status) = login(
+            &http,
+            &relay.url,
+            &basic(Uuid::new_v4(), 1, "wrong-password-0123"),
+        )
+        .await;
+        assert_eq!(status, 401);
+        u.push(t);
+    }
+    let (k, u) = (median(k), median(u));
+    // Both pay an Argon2id run (an unknown account is checked against a dummy hash) ...
+    assert!(
+        k > one_hash / 2 && u > one_hash / 2,
+        "known {k:?}, unknown {u:?}, one hash {one_hash:?}"
+    );
+    // ... so neither answer is distinguishable by its time.
+    let ratio = k.as_secs_f64() / u.as_secs_f64();
+    assert!((0.67..1.5).contains(&ratio), "known {k:?}, unknown {u:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_passwords_wait_and_are_limited_per_address() {
+    let relay = LocalRelay::start(Config {
+        per_address: alibi_relay::server::AddressLimits {
+            password_checks: Rate::new(5, 0.01),
+            ..Default::default()
+        },
+        auth_failure_delay: Duration::from_millis(200),
+        ..cheap()
+    })
+    .await
+    .unwrap();
+    let device = register(&relay, 1).await;
+    let http = reqwest::Client::new();
+    let wrong = basic(device.account, 1, "wrong-password-0123");
+    for _ in 0..5 {
+        let (t, status) = login(&http, &relay.url, &wrong).await;
+        assert_eq!(status, 401);
+        assert!(t >= Duration::from_millis(200), "{t:?}");
+    }
+    let r = http
+        .get(format!("{}{}", relay.url, paths::KEYS))
+        .header("authorization", &wrong)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+    // The device's own password, checked once already, costs no check and still works.
+    let (_, status) = login(&http, &relay.url, &basic(device.account, 1, PASSWORD)).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_account_cannot_drain_another_accounts_one_time_prekeys() {
+    use rand_chacha::rand_core::SeedableRng;
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(21);
+    let relay = LocalRelay::start(Config {
+        prekey_fetches: Rate::new(3, 0.01),
+        ..cheap()
+    })
+    .await
+    .unwrap();
+    let id = IdentityKeyPair::generate(&mut rng);
+    let target = RelayClient::register(&relay.url, &id.identity.serialize(), 1, PASSWORD)
+        .await
+        .unwrap();
+    let mut store = alibi_channel::InMemoryStore::new(id, 1);
+    let keys = alibi_messenger::generate_keys(&mut store, 10, 10, &mut rng).unwrap();
+    target.upload_keys(&keys).await.unwrap();
+    let attacker = register(&relay, 2).await;
+    let mut refused = 0;
+    for _ in 0..10 {
+        match attacker.fetch_bundles(target.account, Some(1)).await {
+            Ok(_) => {}
+            Err(ClientError::Refused { status: 429, .. }) => refused += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(refused, 7);
+    let left = target.key_counts().await.unwrap();
+    assert_eq!((left.count, left.pq_count), (7, 7));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_reader_is_cut_off_and_loses_nothing() {
+    let relay = LocalRelay::start(Config {
+        send_timeout: Duration::from_millis(300),
+        ..cheap()
+    })
+    .await
+    .unwrap();
+    let (sender, receiver) = (register(&relay, 1).await, register(&relay, 2).await);
+    // A socket that reads nothing: the kernel's buffers fill, then the relay's writes stall.
+    let ws_url = format!(
+        "{}{}",
+        relay.url.replacen("http", "ws", 1),
+        paths::WEBSOCKET
+    );
+    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
+        ws_url.as_str(),
+    )
+    .unwrap();
+    req.headers_mut().insert(
+        "authorization",
+        basic(receiver.account, 1, PASSWORD).parse().unwrap(),
+    );
+    let (mut slow, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    const N: usize = 30;
+    for _ in 0..N {
+        sender
+            .send(receiver.account, vec![message(2, 1 << 20)])
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The relay has given up on it: reading now ends before all 30 arrived.
+    let mut got = 0;
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(Ok(m)) = slow.next().await {
+            got += usize::from(m.is_binary());
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the slow socket was never closed");
+    assert!(
+        got < N,
+        "{got} of {N} frames went out to a reader that did not read"
+    );
+    // Nothing was lost: a reader that reads gets all of them.
+    let mut rx = receiver.receive();
+    for i in 0..N {
+        let e = tokio::time::timeout(Duration::from_secs(10), rx.next())
+            .await
+            .unwrap_or_else(|_| panic!("every envelope kept in the store: {i} of {N} came"))
+            .unwrap();
+        rx.ack(&e);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_are_bounded_per_device_and_in_total() {
+    let relay = LocalRelay::start(Config {
+        max_sockets: 2,
+        ..cheap()
+    })
+    .await
+    .unwrap();
+    let (a, b, c) = (
+        register(&relay, 1).await,
+        register(&relay, 2).await,
+        register(&relay, 3).await,
+    );
+    let connect = |who: &RelayClient| {
+        let ws_url = format!(
+            "{}{}",
+            relay.url.replacen("http", "ws", 1),
+            paths::WEBSOCKET
+        );
+        let mut req =
+            tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
+                ws_url.as_str(),
+            )
+            .unwrap();
+        req.headers_mut().insert(
+            "authorization",
+            basic(who.account, 1, PASSWORD).parse().unwrap(),
+        );
+        tokio_tungstenite::connect_async(req)
+    };
+    let (mut first, _) = connect(&a).await.unwrap();
+    // A second socket of the same device replaces the first, which is closed.
+    let (_second, _) = connect(&a).await.unwrap();
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(Ok(_)) = first.next().await {}
+    })
+    .await;
+    assert!(closed.is_ok(), "the replaced socket stayed open");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (_other, _) = connect(&b).await.unwrap();
+    match connect(&c).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 503),
+        other => panic!("a third socket past the cap of 2: {:?}", other.map(|_| ())),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_socket_is_closed_and_undelivered_mail_expires() {
+    let relay = LocalRelay::start(Config {
+        idle_timeout: Duration::from_millis(600),
+        message_expiry: Duration::from_millis(400),
+        ..cheap()
+    })
+    .await
+    .unwrap();
+    let (sender, receiver) = (register(&relay, 1).await, register(&relay, 2).await);
+    // A raw TCP peer that completes the handshake, then never answers a ping.
+    let addr = relay.url.trim_start_matches("http://").to_string();
+    let mut tcp = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let hello = format!(
+        "GET {} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\
+         Authorization: {}\r\n\r\n",
+        paths::WEBSOCKET,
+        basic(receiver.account, 1, PASSWORD)
+    );
+    tcp.write_all(hello.as_bytes()).await.unwrap();
+    let mut buf = vec![0u8; 1 << 16];
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(
+        closed.is_ok(),
+        "a socket that answered no ping was kept open"
+    );
+
+    sender
+        .send(receiver.account, vec![message(2, 100)])
+        .await
+        .unwrap()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Past its expiry the envelope is gone: the next socket is told the queue is empty at once.
+    let mut rx = receiver.receive();
+    let got = tokio::time::timeout(Duration::from_millis(1500), rx.next()).await;
+    assert!(got.is_err(), "an expired envelope was delivered");
 }

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use alibi_relay::store::postgres::PgRelayStore;
 use alibi_relay::store::redb::RedbRelayStore;
-use alibi_relay::store::RelayStore;
+use alibi_relay::store::{MailboxQuota, RelayStore};
+use alibi_relay::Error;
 use uuid::Uuid;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -45,7 +46,9 @@ async fn two_stores_on_one_database_deliver_exactly_once() {
         tasks.push(tokio::spawn(async move {
             for j in 0..500u32 {
                 let e = common::envelope(&(i as u32 * 1000 + j).to_be_bytes(), None);
-                s.enqueue(vec![(acct, 1, e)], None).await.unwrap();
+                s.enqueue(vec![(acct, 1, e)], None, MailboxQuota::UNLIMITED)
+                    .await
+                    .unwrap();
             }
             Vec::new()
         }));
@@ -130,7 +133,54 @@ async fn postgres_store_reconnects_after_its_connections_drop() {
     // Every pooled connection is reopened on its next use.
     for i in 0..16u32 {
         let e = common::envelope(&i.to_be_bytes(), None);
-        store.enqueue(vec![(acct, 1, e)], None).await.unwrap();
+        store
+            .enqueue(vec![(acct, 1, e)], None, MailboxQuota::UNLIMITED)
+            .await
+            .unwrap();
     }
     assert_eq!(store.pending(acct, 1, 100).await.unwrap().len(), 16);
+}
+
+#[test]
+fn a_redb_store_with_unsalted_password_hashes_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.redb");
+    {
+        // The first layout: a device row of registration id and SHA-256, no layout version.
+        let db = redb::Database::create(&path).unwrap();
+        let t = db.begin_write().unwrap();
+        {
+            let def = redb::TableDefinition::<&[u8], &[u8]>::new("devices");
+            let mut d = t.open_table(def).unwrap();
+            d.insert(&[1u8; 17][..], &[0u8; 34][..]).unwrap();
+        }
+        t.commit().unwrap();
+    }
+    match RedbRelayStore::create(&path) {
+        Err(Error::OutdatedStore(why)) => assert!(why.contains("SHA-256"), "{why}"),
+        Err(e) => panic!("refused, but not clearly: {e}"),
+        Ok(_) => panic!("a store of unsalted password hashes was opened"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_postgres_store_with_unsalted_password_hashes_is_refused() {
+    let Some(url) = common::fresh_postgres().await else {
+        return;
+    };
+    let (c, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    c.batch_execute(
+        "CREATE TABLE devices (uuid BYTEA NOT NULL, device SMALLINT NOT NULL,
+             registration_id INT NOT NULL, secret_hash BYTEA NOT NULL, PRIMARY KEY (uuid, device))",
+    )
+    .await
+    .unwrap();
+    match PgRelayStore::connect(&url).await {
+        Err(Error::OutdatedStore(why)) => assert!(why.contains("SHA-256"), "{why}"),
+        Err(e) => panic!("refused, but not clearly: {e}"),
+        Ok(_) => panic!("a database of unsalted password hashes was opened"),
+    }
 }

@@ -11,10 +11,11 @@ use alibi_relay_api::accounts::{
 };
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::Json;
+use axum::{Extension, Json};
 use uuid::Uuid;
 
-use super::auth::{authenticate, hash_secret};
+use super::auth::authenticate;
+use super::limits::ClientAddress;
 use super::{ApiError, ApiResult, AppState, Shared};
 use crate::store::DeviceInfo;
 
@@ -60,8 +61,10 @@ pub(crate) async fn devices(s: &AppState, a: Uuid) -> ApiResult<Arc<Vec<DeviceIn
 /// `POST /v1/accounts`.
 pub(crate) async fn create_account(
     State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
     Json(req): Json<CreateAccount>,
 ) -> ApiResult<Json<AccountCreated>> {
+    s.limits.account_creations.check(&from)?;
     PublicKey::deserialize(&req.identity_key).map_err(|_| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -76,6 +79,7 @@ pub(crate) async fn create_account(
         ));
     }
     let account = Uuid::new_v4();
+    let password_hash = s.credentials.hash((account, 1), &req.password).await?;
     s.store
         .create_account(
             account,
@@ -83,7 +87,7 @@ pub(crate) async fn create_account(
             DeviceInfo {
                 device_id: 1,
                 registration_id: req.registration_id,
-                secret_hash: hash_secret(&req.password),
+                password_hash,
             },
         )
         .await?;
@@ -103,14 +107,22 @@ fn check_registration_id(r: u16) -> ApiResult<()> {
     Ok(())
 }
 
-/// `PUT /v1/devices/{device_id}`.
+/// `PUT /v1/devices/{device_id}`: links (or replaces) a device; only the primary may.
 pub(crate) async fn add_device(
     State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
     Path(device_id): Path<u8>,
     headers: HeaderMap,
     Json(req): Json<AddDevice>,
 ) -> ApiResult<StatusCode> {
-    let (account, _) = authenticate(&s, &headers).await?;
+    let (account, caller) = authenticate(&s, &headers, from).await?;
+    // A linked device that could replace the others could take the account over.
+    if caller != 1 {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "only the primary device may add or replace devices",
+        ));
+    }
     if !(2..=127).contains(&device_id) {
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "device id: 2..=127"));
     }
@@ -121,13 +133,17 @@ pub(crate) async fn add_device(
             "password: at least 16 characters",
         ));
     }
+    let password_hash = s
+        .credentials
+        .hash((account, device_id), &req.password)
+        .await?;
     s.store
         .add_device(
             account,
             DeviceInfo {
                 device_id,
                 registration_id: req.registration_id,
-                secret_hash: hash_secret(&req.password),
+                password_hash,
             },
         )
         .await?;
@@ -138,10 +154,17 @@ pub(crate) async fn add_device(
 /// `PUT /v1/accounts/attributes`: the account's unidentified-access key (the primary sets it).
 pub(crate) async fn put_attributes(
     State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
     headers: HeaderMap,
     Json(req): Json<AccountAttributes>,
 ) -> ApiResult<StatusCode> {
-    let (account, _) = authenticate(&s, &headers).await?;
+    let (account, caller) = authenticate(&s, &headers, from).await?;
+    if caller != 1 {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "only the primary device may set the account's attributes",
+        ));
+    }
     let key: AccessKey = req
         .unidentified_access_key
         .try_into()

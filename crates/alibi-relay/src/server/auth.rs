@@ -1,8 +1,6 @@
-//! Who is asking: device credentials (HTTP Basic `uuid.device:password`, checked against the
-//! stored hash in constant time), unidentified-access keys for sealed sends, per-device rate
-//! limits, and the sender certificates the relay signs for authenticated devices.
-
-use std::time::Instant;
+//! Who is asking: device credentials (HTTP Basic `uuid.device:password`, see [`super::credentials`]),
+//! unidentified-access keys for sealed sends, and the sender certificates the relay signs for
+//! authenticated devices.
 
 use alibi_channel::sealed_sender::SenderCertificate;
 use alibi_handshake::{PrivateKey, PublicKey};
@@ -11,13 +9,14 @@ use alibi_relay_api::b64;
 use alibi_relay_api::certificates::{DeliveryCertificate, TrustRoot};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::Json;
+use axum::{Extension, Json};
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
-use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use uuid::Uuid;
+use zeroize::Zeroizing;
 
+use super::limits::ClientAddress;
 use super::{accounts, ApiError, ApiResult, AppState, Shared};
 use crate::Error;
 use alibi_relay_api::now_ms;
@@ -43,12 +42,17 @@ pub(crate) fn check_access_key(headers: &HeaderMap, expected: Option<AccessKey>)
     Ok(())
 }
 
-pub(crate) fn hash_secret(secret: &str) -> [u8; 32] {
-    Sha256::digest(secret.as_bytes()).into()
-}
-
-/// The authenticated device of a request (HTTP Basic `uuid[.device]:secret`), rate limited.
-pub(crate) async fn authenticate(s: &AppState, headers: &HeaderMap) -> ApiResult<(Uuid, u8)> {
+/// The authenticated device of a request (HTTP Basic `uuid[.device]:password`), rate limited.
+///
+/// A password this relay process has verified before is checked by a keyed tag in constant time;
+/// otherwise Argon2id runs (against a dummy hash for an unknown account or device, so the answer
+/// takes as long), counted against the client address. A wrong password is answered after
+/// [`super::Config::auth_failure_delay`].
+pub(crate) async fn authenticate(
+    s: &AppState,
+    headers: &HeaderMap,
+    from: ClientAddress,
+) -> ApiResult<(Uuid, u8)> {
     let unauthorized = || ApiError::new(StatusCode::UNAUTHORIZED, "missing or bad credentials");
     let h = headers
         .get(axum::http::header::AUTHORIZATION)
@@ -56,58 +60,41 @@ pub(crate) async fn authenticate(s: &AppState, headers: &HeaderMap) -> ApiResult
         .and_then(|v| v.strip_prefix("Basic "))
         .ok_or_else(unauthorized)?;
     let decoded = b64::decode(h).ok_or_else(unauthorized)?;
-    let decoded = String::from_utf8(decoded).map_err(|_| unauthorized())?;
-    let (user, secret) = decoded.split_once(':').ok_or_else(unauthorized)?;
+    let decoded = Zeroizing::new(String::from_utf8(decoded).map_err(|_| unauthorized())?);
+    let (user, password) = decoded.split_once(':').ok_or_else(unauthorized)?;
     let (account, device) = match user.split_once('.') {
         Some((a, d)) => (a, d.parse::<u8>().map_err(|_| unauthorized())?),
         None => (user, 1),
     };
     let account = Uuid::parse_str(account).map_err(|_| unauthorized())?;
+    let who = (account, device);
     let devices = accounts::devices(s, account).await?;
-    let d = devices
+    let stored = devices
         .iter()
         .find(|d| d.device_id == device)
-        .ok_or_else(unauthorized)?;
-    if !bool::from(d.secret_hash.ct_eq(&hash_secret(secret))) {
+        .map(|d| d.password_hash.as_str());
+    let ok = match stored {
+        Some(stored) if s.credentials.known(who, stored, password) => true,
+        _ => {
+            s.limits.password_checks.check(&from)?;
+            s.credentials.verify(who, stored, password).await?
+        }
+    };
+    if !ok {
+        tokio::time::sleep(s.config.auth_failure_delay).await;
         return Err(unauthorized());
     }
-    rate_limit(s, account, device)?;
-    Ok((account, device))
-}
-
-/// A device's token bucket.
-pub(crate) struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
-
-/// Takes a token from the device's bucket, refilled at the configured rate.
-pub(crate) fn rate_limit(s: &AppState, account: Uuid, device: u8) -> ApiResult<()> {
-    let rate = s.config.rate_per_device;
-    let mut b = s.buckets.lock().expect("bucket lock");
-    let now = Instant::now();
-    let e = b.entry((account, device)).or_insert(Bucket {
-        tokens: 2.0 * rate,
-        at: now,
-    });
-    e.tokens = (e.tokens + now.duration_since(e.at).as_secs_f64() * rate).min(2.0 * rate);
-    e.at = now;
-    if e.tokens < 1.0 {
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate limit exceeded",
-        ));
-    }
-    e.tokens -= 1.0;
-    Ok(())
+    s.limits.per_device.check(&who)?;
+    Ok(who)
 }
 
 /// `GET /v1/certificate/delivery`: a sender certificate for the calling device.
 pub(crate) async fn delivery_certificate(
     State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
     headers: HeaderMap,
 ) -> ApiResult<Json<DeliveryCertificate>> {
-    let (account, device) = authenticate(&s, &headers).await?;
+    let (account, device) = authenticate(&s, &headers, from).await?;
     let ik = s
         .store
         .identity_key(account)

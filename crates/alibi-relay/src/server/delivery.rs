@@ -1,24 +1,42 @@
 //! Delivery: the WebSocket that pushes a device's mail, at most [`WINDOW`] envelopes
 //! unacknowledged at a time, deleting each when the device answers 200.
+//!
+//! What a connection may cost is bounded: one socket per device (a new one replaces the old),
+//! [`super::Config::max_sockets`] in total, a write buffer of [`WRITE_BUFFER`] (a reader that does
+//! not take a frame within the send timeout is disconnected; its envelopes stay in the store), and
+//! an idle timeout kept by pings. The shared part of a multi-recipient send is never copied per
+//! device: every device's frame is its own short head followed by the one shared buffer, written
+//! as WebSocket continuation frames of at most [`CHUNK`] bytes.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
-use alibi_channel::sealed_sender::v2;
+use alibi_channel::sealed_sender::v2::RECEIVED_VERSION;
 use alibi_relay_api::paths;
-use alibi_relay_api::proto::{Envelope, WebSocketMessage};
-use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
+use alibi_relay_api::proto::{
+    web_socket_message, Envelope, WebSocketMessage, WebSocketRequestMessage,
+};
 use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
+use hyper_util::rt::TokioIo;
+use prost::encoding::{encode_key, encode_varint, WireType};
 use prost::Message as _;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::{mpsc, Notify, OwnedSemaphorePermit};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::Message as WsMessage;
+use tokio_tungstenite::WebSocketStream;
 use uuid::Uuid;
 
 use super::auth::authenticate;
-use super::{ApiResult, AppState, Shared};
+use super::limits::ClientAddress;
+use super::{ApiError, ApiResult, AppState, Shared};
 
 /// Envelopes in flight (pushed, not yet acknowledged) per WebSocket: bounds a connection's memory.
 pub const WINDOW: usize = 64;
@@ -31,6 +49,70 @@ pub const POLL: Duration = Duration::from_millis(250);
 /// store (the socket task reads them from there when it has room).
 const LIVE_QUEUE: usize = 1024;
 
+/// Largest WebSocket frame the relay writes: a shared part goes out in pieces of this size.
+pub const CHUNK: usize = 64 * 1024;
+
+/// A socket's write buffer: written out to the kernel once it holds this much.
+pub const WRITE_BUFFER: usize = 128 * 1024;
+
+/// The envelope field `content` (envelope.proto) and the request field `body` and message field
+/// `request` (websocket.proto): a frame with a shared part puts these last, so the shared part is
+/// the frame's tail.
+const ENVELOPE_CONTENT: u32 = 8;
+const REQUEST_BODY: u32 = 3;
+const MESSAGE_REQUEST: u32 = 2;
+
+/// An envelope on its way to a socket. For a multi-recipient send `env.content` is the device's
+/// `C || AT` and `shared` the part every recipient shares (a reference, never a copy).
+#[derive(Clone)]
+pub(crate) struct Outgoing {
+    pub(crate) env: Envelope,
+    pub(crate) shared: Option<Bytes>,
+}
+
+/// The socket of a connected device, as the send handlers and a replacing socket see it.
+pub(crate) struct LiveSocket {
+    tx: mpsc::Sender<Outgoing>,
+    id: u64,
+    displaced: Arc<Notify>,
+}
+
+impl LiveSocket {
+    /// Hands an envelope to the socket task; false if its queue is full or it has gone.
+    pub(crate) fn offer(&self, out: Outgoing) -> bool {
+        self.tx.try_send(out).is_ok()
+    }
+}
+
+/// A shared multi-recipient part read from the store, held by every socket that pushes it.
+struct Held(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// The shared part `key`, from memory if a socket holds it already, else read once from the store.
+async fn shared_part(s: &AppState, key: Uuid) -> Option<Bytes> {
+    if let Some(p) = s
+        .shared_parts
+        .lock()
+        .expect("shared lock")
+        .get(&key)
+        .and_then(Weak::upgrade)
+    {
+        return Some(Bytes::from_owner(Held(p)));
+    }
+    let p = Arc::new(s.store.shared(key).await.ok()??);
+    let mut parts = s.shared_parts.lock().expect("shared lock");
+    if parts.len() >= 1024 {
+        parts.retain(|_, w| w.strong_count() > 0);
+    }
+    parts.insert(key, Arc::downgrade(&p));
+    Some(Bytes::from_owner(Held(p)))
+}
+
 /// The device's wake-up signal.
 pub(crate) fn wakeup(s: &AppState, account: Uuid, device: u8) -> Arc<Notify> {
     s.wakeups
@@ -41,61 +123,194 @@ pub(crate) fn wakeup(s: &AppState, account: Uuid, device: u8) -> Arc<Notify> {
         .clone()
 }
 
-/// `GET /v1/websocket/`: the authenticated device's delivery socket.
+/// A frame carrying `out` as request `id`: its head, and the shared part that follows it (the
+/// fields are written in an order of our choosing, which protobuf decoders accept).
+fn frame(id: u64, out: &Outgoing) -> (Vec<u8>, Option<Bytes>) {
+    let Some(shared) = &out.shared else {
+        let m = WebSocketMessage::request(id, "PUT", paths::WS_MESSAGE, out.env.encode_to_vec());
+        return (m.encode_to_vec(), None);
+    };
+    let key_material = out.env.content();
+    let mut env_head = Envelope {
+        content: None,
+        ..out.env.clone()
+    }
+    .encode_to_vec();
+    encode_key(ENVELOPE_CONTENT, WireType::LengthDelimited, &mut env_head);
+    encode_varint(
+        (1 + key_material.len() + shared.len()) as u64,
+        &mut env_head,
+    );
+    env_head.push(RECEIVED_VERSION);
+    env_head.extend_from_slice(key_material);
+
+    let mut req_head = WebSocketRequestMessage {
+        verb: Some("PUT".into()),
+        path: Some(paths::WS_MESSAGE.into()),
+        body: None,
+        headers: vec![],
+        id: Some(id),
+    }
+    .encode_to_vec();
+    encode_key(REQUEST_BODY, WireType::LengthDelimited, &mut req_head);
+    encode_varint((env_head.len() + shared.len()) as u64, &mut req_head);
+    req_head.extend_from_slice(&env_head);
+
+    let mut head = WebSocketMessage {
+        r#type: Some(web_socket_message::Type::Request.into()),
+        request: None,
+        response: None,
+    }
+    .encode_to_vec();
+    encode_key(MESSAGE_REQUEST, WireType::LengthDelimited, &mut head);
+    encode_varint((req_head.len() + shared.len()) as u64, &mut head);
+    head.extend_from_slice(&req_head);
+    (head, Some(shared.clone()))
+}
+
+/// `GET /v1/websocket/`: the authenticated device's delivery socket (the WebSocket handshake of
+/// RFC 6455, section 4.2, answered here so the connection is ours to write frame by frame).
 pub(crate) async fn websocket(
     State(s): State<Shared>,
-    headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    Extension(from): Extension<ClientAddress>,
+    mut req: axum::extract::Request,
 ) -> ApiResult<Response> {
-    let (account, device) = authenticate(&s, &headers).await?;
-    Ok(ws
-        .max_message_size(64 * 1024)
-        .on_upgrade(move |socket| deliver(s, account, device, socket)))
+    let (account, device) = authenticate(&s, req.headers(), from).await?;
+    let key = handshake_key(req.headers())
+        .ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "not a WebSocket handshake"))?;
+    let on_upgrade = req
+        .extensions_mut()
+        .remove::<hyper::upgrade::OnUpgrade>()
+        .ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "connection cannot be upgraded"))?;
+    let permit = s.sockets.clone().try_acquire_owned().map_err(|_| {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "too many connections")
+            .retry_after(Duration::from_secs(5))
+    })?;
+    tokio::spawn(async move {
+        let Ok(upgraded) = on_upgrade.await else {
+            return;
+        };
+        let config = WebSocketConfig::default()
+            .write_buffer_size(WRITE_BUFFER)
+            .max_write_buffer_size(WRITE_BUFFER + 2 * CHUNK)
+            // Clients only send acknowledgements.
+            .max_message_size(Some(64 * 1024))
+            .max_frame_size(Some(64 * 1024));
+        let ws =
+            WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
+                .await;
+        deliver(s, account, device, ws, permit).await;
+    });
+    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
+    let mut r = StatusCode::SWITCHING_PROTOCOLS.into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+    h.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    h.insert(
+        header::SEC_WEBSOCKET_ACCEPT,
+        HeaderValue::from_str(&accept).expect("base64"),
+    );
+    Ok(r)
 }
+
+/// The `Sec-WebSocket-Key` of a version-13 upgrade request, if it is one.
+fn handshake_key(h: &HeaderMap) -> Option<String> {
+    let has_token = |name: header::HeaderName, token: &str| {
+        h.get_all(name).iter().any(|v| {
+            v.to_str()
+                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
+        })
+    };
+    if !has_token(header::CONNECTION, "upgrade") || !has_token(header::UPGRADE, "websocket") {
+        return None;
+    }
+    if h.get(header::SEC_WEBSOCKET_VERSION)?.as_bytes() != b"13" {
+        return None;
+    }
+    Some(h.get(header::SEC_WEBSOCKET_KEY)?.to_str().ok()?.to_owned())
+}
+
+type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 
 /// One connected device: what it has been sent and not yet acknowledged, and what waits.
 struct Conn {
     next_id: u64,
     in_flight: HashMap<u64, Uuid>,
-    sent: std::collections::HashSet<Uuid>,
-    backlog: std::collections::VecDeque<Envelope>,
+    sent: HashSet<Uuid>,
+    backlog: VecDeque<Outgoing>,
     /// Something may be in the store that is neither in flight nor in the backlog.
     check_store: bool,
     announced_empty: bool,
+    send_timeout: Duration,
 }
 
 impl Conn {
-    async fn push(&mut self, socket: &mut WebSocket, env: Envelope) -> bool {
-        let Some(guid) = env.guid() else {
+    /// Writes one envelope's frame (fed, not flushed: the loop flushes once per turn, so a burst
+    /// costs one write); false if the socket failed or the reader did not keep up.
+    async fn push(&mut self, socket: &mut Socket, out: Outgoing) -> bool {
+        let Some(guid) = out.env.guid() else {
             return true;
         };
         if !self.sent.insert(guid) {
             return true;
         }
-        let frame =
-            WebSocketMessage::request(self.next_id, "PUT", paths::WS_MESSAGE, env.encode_to_vec());
+        let (head, tail) = frame(self.next_id, &out);
         self.in_flight.insert(self.next_id, guid);
         self.next_id += 1;
         self.announced_empty = false;
-        // Fed, not flushed: the loop flushes once per turn, so a burst costs one write.
-        socket
-            .feed(WsMessage::Binary(frame.encode_to_vec().into()))
-            .await
-            .is_ok()
+        // Every frame goes out in pieces of at most CHUNK bytes (the head, then the shared part
+        // by reference), so the write buffer stays small whatever the envelope's size.
+        let head = Bytes::from(head);
+        let tail = tail.unwrap_or_default();
+        let pieces = chunks(&head).chain(chunks(&tail));
+        // The head is never empty (it holds at least the message type).
+        let n = head.len().div_ceil(CHUNK) + tail.len().div_ceil(CHUNK);
+        let write = async {
+            for (i, piece) in pieces.enumerate() {
+                let op = if i == 0 { Data::Binary } else { Data::Continue };
+                let f = Frame::message(piece, OpCode::Data(op), i + 1 == n);
+                socket.feed(WsMessage::Frame(f)).await?;
+            }
+            Ok::<_, tokio_tungstenite::tungstenite::Error>(())
+        };
+        matches!(
+            tokio::time::timeout(self.send_timeout, write).await,
+            Ok(Ok(()))
+        )
     }
 }
 
-/// Pushes the device's mailbox, at most [`WINDOW`] envelopes unacknowledged at a time, deleting
-/// each on its 200 answer. New mail comes straight from this relay's send handlers, or from the
-/// store when signalled, when the hand-over queue overflowed, or on a timer (another relay process
-/// on the same database may have queued for this device).
-async fn deliver(s: Shared, account: Uuid, device: u8, mut socket: WebSocket) {
+/// `b` in pieces of at most [`CHUNK`] bytes, by reference (none for an empty `b`).
+fn chunks(b: &Bytes) -> impl Iterator<Item = Bytes> + '_ {
+    (0..b.len().div_ceil(CHUNK)).map(move |i| b.slice(i * CHUNK..((i + 1) * CHUNK).min(b.len())))
+}
+
+/// Pushes the device's mailbox until the socket closes, fails, falls behind, goes idle, or is
+/// replaced by a newer socket of the same device.
+async fn deliver(
+    s: Shared,
+    account: Uuid,
+    device: u8,
+    mut socket: Socket,
+    _permit: OwnedSemaphorePermit,
+) {
     let notify = wakeup(&s, account, device);
     let (tx, mut live) = mpsc::channel(LIVE_QUEUE);
-    s.live
-        .lock()
-        .expect("live lock")
-        .insert((account, device), tx);
+    let displaced = Arc::new(Notify::new());
+    let id = s
+        .next_socket
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let old = s.live.lock().expect("live lock").insert(
+        (account, device),
+        LiveSocket {
+            tx,
+            id,
+            displaced: displaced.clone(),
+        },
+    );
+    if let Some(old) = old {
+        old.displaced.notify_one();
+    }
     let mut c = Conn {
         next_id: 1,
         in_flight: HashMap::new(),
@@ -103,28 +318,46 @@ async fn deliver(s: Shared, account: Uuid, device: u8, mut socket: WebSocket) {
         backlog: Default::default(),
         check_store: true,
         announced_empty: false,
+        send_timeout: s.config.send_timeout,
     };
-    let _ = deliver_loop(&s, account, device, &mut socket, &notify, &mut live, &mut c).await;
-    s.live.lock().expect("live lock").remove(&(account, device));
+    let ends = Ends {
+        notify: &notify,
+        displaced: &displaced,
+    };
+    let _ = deliver_loop(&s, account, device, &mut socket, ends, &mut live, &mut c).await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
+    let mut l = s.live.lock().expect("live lock");
+    if l.get(&(account, device)).is_some_and(|x| x.id == id) {
+        l.remove(&(account, device));
+    }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What wakes a socket task besides its socket and queue.
+struct Ends<'a> {
+    notify: &'a Notify,
+    displaced: &'a Notify,
+}
+
 async fn deliver_loop(
     s: &AppState,
     account: Uuid,
     device: u8,
-    socket: &mut WebSocket,
-    notify: &Notify,
-    live: &mut mpsc::Receiver<Envelope>,
+    socket: &mut Socket,
+    ends: Ends<'_>,
+    live: &mut mpsc::Receiver<Outgoing>,
     c: &mut Conn,
 ) -> Option<()> {
     let mut acking = futures_util::stream::FuturesUnordered::new();
+    let idle = s.config.idle_timeout;
+    let mut last_heard = Instant::now();
+    let mut ping = tokio::time::interval(idle / 3);
+    ping.reset();
     loop {
         while c.in_flight.len() < WINDOW {
-            let Some(env) = c.backlog.pop_front() else {
+            let Some(out) = c.backlog.pop_front() else {
                 break;
             };
-            if !c.push(socket, env).await {
+            if !c.push(socket, out).await {
                 return None;
             }
         }
@@ -135,7 +368,7 @@ async fn deliver_loop(
                 .pending(account, device, WINDOW + c.in_flight.len())
                 .await
                 .ok()?;
-            for mut env in pending {
+            for env in pending {
                 if c.in_flight.len() >= WINDOW {
                     c.check_store = true;
                     break;
@@ -143,14 +376,17 @@ async fn deliver_loop(
                 if env.guid().is_some_and(|g| c.sent.contains(&g)) {
                     continue;
                 }
-                if let Some(key) = env.shared_mrm_key.clone() {
-                    let key = Uuid::from_slice(&key).unwrap_or_default();
-                    let Ok(Some(shared)) = s.store.shared(key).await else {
-                        continue;
-                    };
-                    env.content = Some(v2::received_message(env.content(), &shared));
-                }
-                if !c.push(socket, env).await {
+                let shared = match env.shared_mrm_key.as_deref() {
+                    Some(key) => {
+                        let key = Uuid::from_slice(key).unwrap_or_default();
+                        let Some(part) = shared_part(s, key).await else {
+                            continue;
+                        };
+                        Some(part)
+                    }
+                    None => None,
+                };
+                if !c.push(socket, Outgoing { env, shared }).await {
                     return None;
                 }
             }
@@ -163,9 +399,13 @@ async fn deliver_loop(
                 .ok()?;
             c.announced_empty = true;
         }
-        socket.flush().await.ok()?;
+        tokio::time::timeout(c.send_timeout, socket.flush())
+            .await
+            .ok()?
+            .ok()?;
         tokio::select! {
-            msg = socket.recv() => {
+            msg = socket.next() => {
+                last_heard = Instant::now();
                 match msg?.ok()? {
                     WsMessage::Binary(b) => {
                         let frame = WebSocketMessage::decode(&b[..]).ok()?;
@@ -195,16 +435,79 @@ async fn deliver_loop(
                 done.ok()?;
                 c.sent.remove(&guid);
             }
-            env = live.recv() => {
-                let env = env?;
+            out = live.recv() => {
+                let out = out?;
                 if c.backlog.len() < LIVE_QUEUE {
-                    c.backlog.push_back(env);
+                    c.backlog.push_back(out);
                 } else {
                     c.check_store = true;
                 }
             }
-            _ = notify.notified() => c.check_store = true,
+            _ = ping.tick() => {
+                if last_heard.elapsed() > idle {
+                    return None;
+                }
+                socket.feed(WsMessage::Ping(Bytes::new())).await.ok()?;
+            }
+            _ = ends.notify.notified() => c.check_store = true,
+            _ = ends.displaced.notified() => return None,
             _ = tokio::time::sleep(POLL) => c.check_store = true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_with_a_shared_tail_decodes_to_the_whole_message() {
+        let env = Envelope {
+            r#type: Some(6),
+            content: Some(vec![7; 48]),
+            server_guid: Some(Uuid::new_v4().to_string()),
+            server_timestamp: Some(1234),
+            shared_mrm_key: Some(vec![9; 16]),
+            ..Envelope::default()
+        };
+        let shared = Bytes::from(vec![0xA5u8; 200_000]);
+        let (head, tail) = frame(
+            42,
+            &Outgoing {
+                env: env.clone(),
+                shared: Some(shared.clone()),
+            },
+        );
+        let whole = [&head[..], &tail.unwrap()[..]].concat();
+        let got = WebSocketMessage::decode(&whole[..]).unwrap();
+        let req = got.request.unwrap();
+        assert_eq!(
+            (req.id(), req.verb(), req.path()),
+            (42, "PUT", paths::WS_MESSAGE)
+        );
+        let mut want = env;
+        want.content = Some(alibi_channel::sealed_sender::v2::received_message(
+            &[7; 48], &shared,
+        ));
+        assert_eq!(Envelope::decode(req.body()).unwrap(), want);
+        assert!(head.len() < 200, "the head is short: {}", head.len());
+    }
+
+    #[test]
+    fn only_version_13_upgrades_are_accepted() {
+        let mut h = HeaderMap::new();
+        h.insert(header::CONNECTION, "keep-alive, Upgrade".parse().unwrap());
+        h.insert(header::UPGRADE, "websocket".parse().unwrap());
+        h.insert(header::SEC_WEBSOCKET_VERSION, "13".parse().unwrap());
+        h.insert(
+            header::SEC_WEBSOCKET_KEY,
+            "dGhlIHNhbXBsZSBub25jZQ==".parse().unwrap(),
+        );
+        assert_eq!(
+            handshake_key(&h).as_deref(),
+            Some("dGhlIHNhbXBsZSBub25jZQ==")
+        );
+        h.insert(header::SEC_WEBSOCKET_VERSION, "8".parse().unwrap());
+        assert_eq!(handshake_key(&h), None);
     }
 }

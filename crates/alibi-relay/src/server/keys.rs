@@ -5,10 +5,11 @@ use alibi_handshake::{xeddsa, KemPublicKey, PublicKey};
 use alibi_relay_api::keys::{KeyCounts, KeysUpload, PreKeyResponse, MAX_KEYS_PER_UPLOAD};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::Json;
+use axum::{Extension, Json};
 use uuid::Uuid;
 
 use super::auth::authenticate;
+use super::limits::ClientAddress;
 use super::{ApiError, ApiResult, Shared};
 use crate::Error;
 
@@ -16,14 +17,24 @@ use crate::Error;
 /// identity key before anything is stored.
 pub(crate) async fn put_keys(
     State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
     headers: HeaderMap,
     Json(keys): Json<KeysUpload>,
 ) -> ApiResult<StatusCode> {
-    let (account, device) = authenticate(&s, &headers).await?;
+    let (account, device) = authenticate(&s, &headers, from).await?;
     if keys.pre_keys.len() > MAX_KEYS_PER_UPLOAD || keys.pq_pre_keys.len() > MAX_KEYS_PER_UPLOAD {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "at most 100 prekeys of each kind",
+        ));
+    }
+    // What a device may keep stored in total (a replaced key id counts twice here: an upper bound).
+    let (ec, pq) = s.store.key_counts(account, device).await?;
+    let max = s.config.max_stored_prekeys;
+    if ec + keys.pre_keys.len() > max || pq + keys.pq_pre_keys.len() > max {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("at most {max} one-time prekeys of each kind stored per device"),
         ));
     }
     let ik = s
@@ -64,9 +75,10 @@ pub(crate) async fn put_keys(
 /// `GET /v2/keys`.
 pub(crate) async fn key_counts(
     State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
     headers: HeaderMap,
 ) -> ApiResult<Json<KeyCounts>> {
-    let (account, device) = authenticate(&s, &headers).await?;
+    let (account, device) = authenticate(&s, &headers, from).await?;
     let (ec, pq) = s.store.key_counts(account, device).await?;
     Ok(Json(KeyCounts {
         count: ec as u64,
@@ -74,13 +86,17 @@ pub(crate) async fn key_counts(
     }))
 }
 
-/// `GET /v2/keys/{account}/{device or *}`: takes one bundle per device asked for.
+/// `GET /v2/keys/{account}/{device or *}`: takes one bundle per device asked for; each request
+/// counts against the asking account's `prekey_fetches` (Signal-Server's per-requester rule), so
+/// nobody drains another account's one-time prekeys.
 pub(crate) async fn get_keys(
     State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
     Path((target, which)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Json<PreKeyResponse>> {
-    authenticate(&s, &headers).await?;
+    let (requester, _) = authenticate(&s, &headers, from).await?;
+    s.limits.prekey_fetches.check(&requester)?;
     let target = Uuid::parse_str(&target)
         .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "account: a UUID"))?;
     let ik = s

@@ -10,12 +10,14 @@ use alibi_relay_api::ErrorBody;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::Json;
+use axum::{Extension, Json};
 use uuid::Uuid;
 
 use super::accounts::account;
-use super::auth::{authenticate, check_access_key, rate_limit};
-use super::{delivery, ApiError, ApiResult, AppState, Shared};
+use super::auth::{authenticate, check_access_key};
+use super::delivery::{self, Outgoing};
+use super::limits::ClientAddress;
+use super::{ApiError, ApiResult, AppState, Shared};
 use crate::store::DeviceInfo;
 use alibi_relay_api::now_ms;
 
@@ -26,10 +28,10 @@ pub const MAX_RECIPIENTS: usize = 1000;
 
 /// After a commit: hands each envelope to its device's socket task if one is connected here, and
 /// wakes it otherwise (its next store read finds the envelope).
-pub(crate) fn hand_over(s: &AppState, deliveries: Vec<(Uuid, u8, Envelope)>) {
+pub(crate) fn hand_over(s: &AppState, deliveries: Vec<(Uuid, u8, Outgoing)>) {
     let live = s.live.lock().expect("live lock");
-    for (a, d, env) in deliveries {
-        let pushed = live.get(&(a, d)).is_some_and(|tx| tx.try_send(env).is_ok());
+    for (a, d, out) in deliveries {
+        let pushed = live.get(&(a, d)).is_some_and(|l| l.offer(out));
         if !pushed {
             delivery::wakeup(s, a, d).notify_one();
         }
@@ -81,6 +83,7 @@ fn check_devices(devices: &[DeviceInfo], given: &[(u8, u16)], skip: Option<u8>) 
 /// `PUT /v1/messages/{account}`: one message per device of the account, all stored or none.
 pub(crate) async fn send(
     State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
     Path(target): Path<String>,
     headers: HeaderMap,
     Json(req): Json<OutgoingMessages>,
@@ -92,14 +95,14 @@ pub(crate) async fn send(
     let unidentified = !headers.contains_key(axum::http::header::AUTHORIZATION)
         && headers.contains_key(access::HEADER);
     let sender = if unidentified {
+        s.limits.unidentified_sends.check(&from)?;
         None
     } else {
-        Some(authenticate(&s, &headers).await?)
+        Some(authenticate(&s, &headers, from).await?)
     };
     let target_account = account(&s, target).await?;
     if unidentified {
         check_access_key(&headers, target_account.access_key)?;
-        rate_limit(&s, target, 0)?;
     }
     let devices = target_account.devices;
     if devices.is_empty() {
@@ -146,8 +149,12 @@ pub(crate) async fn send(
             )
         })
         .collect::<Vec<_>>();
-    s.store.enqueue(deliveries.clone(), None).await?;
-    hand_over(&s, deliveries);
+    s.store.enqueue(deliveries.clone(), None, s.quota()).await?;
+    let outgoing = deliveries
+        .into_iter()
+        .map(|(a, d, env)| (a, d, Outgoing { env, shared: None }))
+        .collect();
+    hand_over(&s, outgoing);
     Ok(Json(SendResponse { needs_sync: false }))
 }
 
@@ -155,9 +162,11 @@ pub(crate) async fn send(
 /// part stored once; the sender proves it may reach them all with the XOR of their access keys.
 pub(crate) async fn multi_recipient(
     State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Json<MultiRecipientResponse>> {
+    s.limits.unidentified_sends.check(&from)?;
     // Bounded before any work proportional to the count.
     let bad = |e: alibi_channel::Error| {
         ApiError::new(
@@ -233,16 +242,18 @@ pub(crate) async fn multi_recipient(
         .enqueue(
             deliveries.clone(),
             Some((key, sent.shared_bytes().to_vec())),
+            s.quota(),
         )
         .await?;
-    let shared = sent.shared_bytes();
-    let full = deliveries
+    // Every device's socket gets a reference to the one shared part in the request body.
+    let shared = body.slice_ref(sent.shared_bytes());
+    let outgoing = deliveries
         .into_iter()
-        .map(|(a, d, mut env)| {
-            env.content = Some(v2::received_message(env.content(), shared));
-            (a, d, env)
+        .map(|(a, d, env)| {
+            let shared = Some(shared.clone());
+            (a, d, Outgoing { env, shared })
         })
         .collect();
-    hand_over(&s, full);
+    hand_over(&s, outgoing);
     Ok(Json(MultiRecipientResponse::default()))
 }

@@ -1,7 +1,9 @@
 //! The relay's HTTP and WebSocket API, with Signal-Server's semantics (`signal-stack.md`, section
 //! 4), split by concern:
 //!
-//! * [`auth`]: device credentials (HTTP Basic), access keys, rate limits, sender certificates;
+//! * [`auth`]: who is asking (HTTP Basic, access keys), sender certificates;
+//! * [`credentials`]: device passwords (Argon2id);
+//! * [`limits`]: rate limits per client address, per account and per device;
 //! * [`accounts`]: accounts, devices and their attributes;
 //! * [`keys`]: the prekey directory;
 //! * [`messages`]: sends, one account or many recipients in one request;
@@ -16,7 +18,6 @@ use std::time::Duration;
 
 use alibi_channel::sealed_sender::ServerCertificate;
 use alibi_handshake::PrivateKey;
-use alibi_relay_api::proto::Envelope;
 use alibi_relay_api::{paths, ErrorBody};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
@@ -25,7 +26,7 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::Notify;
 use uuid::Uuid;
 
 use crate::store::RelayStore;
@@ -33,24 +34,52 @@ use crate::Error;
 
 pub mod accounts;
 pub mod auth;
+pub mod credentials;
 pub mod delivery;
 pub mod keys;
+pub mod limits;
 pub mod messages;
 
 pub use alibi_relay_api::keys::MAX_KEYS_PER_UPLOAD;
 pub use delivery::{POLL, WINDOW};
+pub use limits::{AddressLimits, Rate};
 pub use messages::MAX_RECIPIENTS;
 
 /// Largest request body accepted (a 1,000-recipient multi-recipient send is about 100 KB).
 pub const MAX_BODY: usize = 2 * 1024 * 1024;
 
-/// How the relay is run.
+/// How the relay is run. The defaults are what `alibi relay serve` uses; docs/relay.md
+/// ("Limits") lists each bound with its flag.
 #[derive(Clone, Debug)]
 pub struct Config {
     /// Delay added to every request, modelling a WAN round trip.
     pub delay: Duration,
-    /// Requests per second each device may make (token bucket; burst of twice that).
+    /// Requests per second each logged-in device may make (burst of twice that).
     pub rate_per_device: f64,
+    /// Limits per client address, before login.
+    pub per_address: AddressLimits,
+    /// Bundles one account may fetch (each takes one-time prekeys of another device).
+    pub prekey_fetches: Rate,
+    /// How long a wrong password waits before its 401.
+    pub auth_failure_delay: Duration,
+    /// Argon2id parameters for new device passwords.
+    pub password_params: argon2::Params,
+    /// A device's mailbox, at most: envelopes waiting.
+    pub mailbox_messages: u64,
+    /// A device's mailbox, at most: bytes waiting (a multi-recipient envelope counts its shared
+    /// part in full, as it is delivered).
+    pub mailbox_bytes: u64,
+    /// Undelivered envelopes older than this are deleted.
+    pub message_expiry: Duration,
+    /// One-time prekeys of each kind a device may have stored.
+    pub max_stored_prekeys: usize,
+    /// Delivery WebSockets open at once (a device has at most one: a new one replaces it).
+    pub max_sockets: usize,
+    /// A socket that cannot take a frame within this time (a reader that stopped reading) is
+    /// closed; its envelopes stay in the store.
+    pub send_timeout: Duration,
+    /// A socket that sends nothing (not even the answer to a ping) for this long is closed.
+    pub idle_timeout: Duration,
     /// Sender certificates' lifetime.
     pub certificate_lifetime: Duration,
     /// The trust root's private key (its public key is what clients pin).
@@ -64,6 +93,17 @@ impl Default for Config {
         Self {
             delay: Duration::ZERO,
             rate_per_device: 10_000.0,
+            per_address: AddressLimits::default(),
+            prekey_fetches: Rate::new(200, 1.0),
+            auth_failure_delay: Duration::from_millis(500),
+            password_params: argon2::Params::default(),
+            mailbox_messages: 10_000,
+            mailbox_bytes: 256 * 1024 * 1024,
+            message_expiry: Duration::from_secs(30 * 86_400),
+            max_stored_prekeys: 1_000,
+            max_sockets: 10_000,
+            send_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(120),
             certificate_lifetime: Duration::from_secs(86_400),
             trust_root,
         }
@@ -78,34 +118,63 @@ pub(crate) struct AppState {
     pub(crate) server_key: PrivateKey,
     /// Per device: wakes its socket task when mail was stored for it.
     pub(crate) wakeups: Mutex<HashMap<(Uuid, u8), Arc<Notify>>>,
-    /// Per device: its rate-limit bucket.
-    pub(crate) buckets: Mutex<HashMap<(Uuid, u8), auth::Bucket>>,
+    /// The rate limits.
+    pub(crate) limits: limits::Limiters,
+    /// Device passwords.
+    pub(crate) credentials: credentials::Credentials,
     /// Per account: its devices and access key, recently read.
     pub(crate) device_cache: Mutex<HashMap<Uuid, accounts::CachedAccount>>,
-    /// Per connected device: the queue into its socket task.
-    pub(crate) live: Mutex<HashMap<(Uuid, u8), mpsc::Sender<Envelope>>>,
+    /// Per connected device: its socket task.
+    pub(crate) live: Mutex<HashMap<(Uuid, u8), delivery::LiveSocket>>,
+    /// Numbers sockets (so a closing socket removes only itself).
+    pub(crate) next_socket: std::sync::atomic::AtomicU64,
+    /// Delivery sockets that may still open.
+    pub(crate) sockets: Arc<tokio::sync::Semaphore>,
+    /// Shared multi-recipient parts some socket is pushing, by key.
+    pub(crate) shared_parts: Mutex<HashMap<Uuid, std::sync::Weak<Vec<u8>>>>,
 }
 
 pub(crate) type Shared = Arc<AppState>;
 
+impl AppState {
+    /// A device's mailbox quota.
+    pub(crate) fn quota(&self) -> crate::store::MailboxQuota {
+        crate::store::MailboxQuota {
+            messages: self.config.mailbox_messages,
+            bytes: self.config.mailbox_bytes,
+        }
+    }
+}
+
 /// An error answer: a status and the contract's error body (boxed: handlers return it on the
 /// error path of every `Result`, which stays small).
-pub(crate) struct ApiError(StatusCode, Box<ErrorBody>);
+pub(crate) struct ApiError(StatusCode, Box<ErrorBody>, Option<u64>);
 
 impl ApiError {
     pub(crate) fn new(code: StatusCode, msg: impl Into<String>) -> Self {
-        Self(code, Box::new(ErrorBody::new(msg)))
+        Self(code, Box::new(ErrorBody::new(msg)), None)
     }
 
     /// An answer with more than a reason (the device lists of 404, 409 and 410).
     pub(crate) fn with(code: StatusCode, body: ErrorBody) -> Self {
-        Self(code, Box::new(body))
+        Self(code, Box::new(body), None)
+    }
+
+    /// With a `Retry-After` header: the wait, rounded up to whole seconds.
+    pub(crate) fn retry_after(mut self, wait: Duration) -> Self {
+        self.2 = Some(wait.as_secs() + u64::from(wait.subsec_nanos() > 0));
+        self
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(*self.1)).into_response()
+        let mut r = (self.0, Json(*self.1)).into_response();
+        if let Some(secs) = self.2 {
+            r.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        r
     }
 }
 
@@ -115,7 +184,15 @@ impl From<Error> for ApiError {
             Error::AccountExists => ApiError::new(StatusCode::CONFLICT, "account exists"),
             Error::NotFound(w) => ApiError::new(StatusCode::NOT_FOUND, format!("{w} not found")),
             Error::BadRequest(m) => ApiError::new(StatusCode::BAD_REQUEST, m),
-            e => ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+            Error::MailboxFull(a, d) => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the mailbox of {a}.{d} is full; nothing was stored"),
+            ),
+            // The store's text (paths, SQL, addresses) is for the operator, not the client.
+            e => {
+                eprintln!("relay: {e}");
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "service unavailable")
+            }
         }
     }
 }
@@ -133,22 +210,55 @@ async fn delay(
     next.run(req).await
 }
 
+/// Background upkeep while the app lives: deletes envelopes past their expiry, and forgets rate
+/// limit keys that are back to full.
+async fn janitor(state: std::sync::Weak<AppState>) {
+    let every = |s: &AppState| {
+        (s.config.message_expiry / 4).clamp(Duration::from_millis(50), Duration::from_secs(600))
+    };
+    let mut last_shrink = std::time::Instant::now();
+    loop {
+        let Some(period) = state.upgrade().map(|s| every(&s)) else {
+            return;
+        };
+        tokio::time::sleep(period).await;
+        let Some(s) = state.upgrade() else { return };
+        let expiry = s.config.message_expiry.as_millis() as u64;
+        let before = alibi_relay_api::now_ms().saturating_sub(expiry);
+        if let Err(e) = s.store.expire(before).await {
+            eprintln!("relay: expiring old envelopes: {e}");
+        }
+        if last_shrink.elapsed() >= Duration::from_secs(60) {
+            s.limits.shrink();
+            last_shrink = std::time::Instant::now();
+        }
+    }
+}
+
 /// The relay application on `store`.
 pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
     let server_key = PrivateKey::generate(&mut UnwrapErr(SysRng));
     let root = PrivateKey::from_bytes(config.trust_root);
     let server_cert =
         ServerCertificate::new(1, server_key.public_key(), &root, &mut UnwrapErr(SysRng));
+    let max_sockets = config.max_sockets;
     let state = Arc::new(AppState {
         store,
+        limits: limits::Limiters::new(&config),
+        credentials: credentials::Credentials::new(config.password_params.clone()),
         config,
         server_cert,
         server_key,
         wakeups: Mutex::new(HashMap::new()),
-        buckets: Mutex::new(HashMap::new()),
         device_cache: Mutex::new(HashMap::new()),
         live: Mutex::new(HashMap::new()),
+        next_socket: Default::default(),
+        sockets: Arc::new(tokio::sync::Semaphore::new(max_sockets)),
+        shared_parts: Mutex::new(HashMap::new()),
     });
+    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+        rt.spawn(janitor(Arc::downgrade(&state)));
+    }
     Router::new()
         .route(paths::ACCOUNTS, post(accounts::create_account))
         .route(
@@ -170,6 +280,7 @@ pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
         .route(paths::TRUST_ROOT, get(auth::trust_root))
         .route(paths::WEBSOCKET, get(delivery::websocket))
         .layer(axum::middleware::from_fn_with_state(state.clone(), delay))
+        .layer(axum::middleware::from_fn(limits::client_address))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state)
 }
@@ -191,4 +302,20 @@ pub async fn serve(
         app(store, config).into_make_service_with_connect_info::<SocketAddr>(),
     )
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_failure_answers_503_without_the_store_s_text() {
+        let e = ApiError::from(Error::Store(
+            "postgres: password authentication failed for user \"relay\" at 10.0.0.5".into(),
+        ));
+        assert_eq!(e.0, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(e.1.error, "service unavailable");
+        let full = ApiError::from(Error::MailboxFull(Uuid::nil(), 3));
+        assert_eq!(full.0, StatusCode::PAYLOAD_TOO_LARGE);
+    }
 }

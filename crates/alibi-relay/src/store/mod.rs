@@ -19,9 +19,15 @@ pub struct DeviceInfo {
     pub device_id: u8,
     /// The device's registration id (14 bits).
     pub registration_id: u16,
-    /// SHA-256 of the device's secret (its HTTP Basic password).
-    pub secret_hash: [u8; 32],
+    /// The device's HTTP Basic password as an Argon2id PHC string (`$argon2id$v=19$...`, its own
+    /// random salt).
+    pub password_hash: String,
 }
+
+/// What a store written before device passwords were Argon2id hashes is answered with.
+pub const OUTDATED_PASSWORDS: &str = "this store was written by an older relay, which kept device \
+passwords as unsalted SHA-256; they cannot be upgraded without the passwords, so this relay \
+refuses the store: start it on a new store (--db or --postgres), and let devices register again";
 
 /// The 16 bytes of an envelope's `server_guid` (a UUID string on the wire), the key its device's
 /// acknowledgement names; empty if it is no UUID (the relay only stores envelopes it numbered).
@@ -29,6 +35,38 @@ pub(crate) fn guid_bytes(env: &Envelope) -> Vec<u8> {
     env.guid()
         .map(|g| g.as_bytes().to_vec())
         .unwrap_or_default()
+}
+
+/// What one device's mailbox may hold; a send that would go past it for any of its devices is
+/// refused whole ([`crate::Error::MailboxFull`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MailboxQuota {
+    /// Envelopes waiting, at most.
+    pub messages: u64,
+    /// Bytes waiting, at most ([`charged_size`] of each envelope).
+    pub bytes: u64,
+}
+
+impl MailboxQuota {
+    /// No bound (tests of the store alone).
+    pub const UNLIMITED: Self = Self {
+        messages: u64::MAX,
+        bytes: u64::MAX,
+    };
+}
+
+/// What an envelope counts against its device's mailbox: its encoding, plus the shared part of a
+/// multi-recipient send in full (that is what the device will be sent).
+pub fn charged_size(envelope_len: usize, shared_len: usize) -> u64 {
+    (envelope_len + shared_len) as u64
+}
+
+/// The millisecond timestamp of a message id ([`crate::next_message_id`], UUIDv7): when it was
+/// stored, which is what expiry goes by.
+pub(crate) fn id_time_ms(guid: &[u8]) -> u64 {
+    guid.get(..6).map_or(0, |t| {
+        t.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+    })
 }
 
 /// One envelope to store: recipient account, device, envelope.
@@ -61,11 +99,13 @@ pub trait RelayStore: Send + Sync + 'static {
     async fn take_bundle(&self, account: Uuid, device: u8) -> Result<Option<DeviceBundle>>;
     /// How many one-time EC and KEM prekeys a device has left.
     async fn key_counts(&self, account: Uuid, device: u8) -> Result<(usize, usize)>;
-    /// Stores envelopes (and, for a multi-recipient send, the shared part once), all or none.
+    /// Stores envelopes (and, for a multi-recipient send, the shared part once, counted by
+    /// reference), all or none: none if any device's mailbox would pass `quota`.
     async fn enqueue(
         &self,
         deliveries: Vec<Delivery>,
         shared: Option<(Uuid, Vec<u8>)>,
+        quota: MailboxQuota,
     ) -> Result<()>;
     /// Up to `limit` envelopes waiting for a device, oldest first (ids from
     /// [`crate::next_message_id`] grow with time; the redb store orders a mailbox by them).
@@ -75,4 +115,7 @@ pub trait RelayStore: Send + Sync + 'static {
     /// Deletes an acknowledged envelope of this device (true if it was there); a shared part goes
     /// with the last envelope that refers to it.
     async fn ack(&self, account: Uuid, device: u8, guid: Uuid) -> Result<bool>;
+    /// Deletes every envelope stored before `before_ms` (Unix milliseconds), releasing shared
+    /// parts as acknowledgements do; how many went.
+    async fn expire(&self, before_ms: u64) -> Result<u64>;
 }

@@ -3,6 +3,7 @@
 //! relays never hand out the same key; the shared part of a multi-recipient send carries a
 //! reference count that row locks keep exact.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
@@ -11,7 +12,9 @@ use tokio::sync::Mutex;
 use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
-use super::{Delivery, DeviceBundle, DeviceInfo, KeysUpload, OneTimeKey, RelayStore, SignedKey};
+use super::{
+    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore, SignedKey,
+};
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
 use alibi_relay_api::proto::Envelope;
@@ -23,7 +26,7 @@ const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS accounts (uuid BYTEA PRIMARY KEY, identity_key BYTEA NOT NULL);
 CREATE TABLE IF NOT EXISTS access_keys (uuid BYTEA PRIMARY KEY, key BYTEA NOT NULL);
 CREATE TABLE IF NOT EXISTS devices (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, registration_id INT NOT NULL,
-    secret_hash BYTEA NOT NULL, PRIMARY KEY (uuid, device));
+    password_hash TEXT NOT NULL, PRIMARY KEY (uuid, device));
 CREATE TABLE IF NOT EXISTS signed_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
     public BYTEA NOT NULL, signature BYTEA NOT NULL, PRIMARY KEY (uuid, device));
 CREATE TABLE IF NOT EXISTS ec_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
@@ -33,7 +36,9 @@ CREATE TABLE IF NOT EXISTS pq_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NUL
 CREATE TABLE IF NOT EXISTS pq_last_resort (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
     public BYTEA NOT NULL, signature BYTEA NOT NULL, PRIMARY KEY (uuid, device));
 CREATE TABLE IF NOT EXISTS messages (seq BIGSERIAL PRIMARY KEY, uuid BYTEA NOT NULL, device SMALLINT NOT NULL,
-    guid BYTEA NOT NULL UNIQUE, shared BYTEA, envelope BYTEA NOT NULL);
+    guid BYTEA NOT NULL UNIQUE, shared BYTEA, envelope BYTEA NOT NULL, size BIGINT NOT NULL,
+    created BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS messages_by_time ON messages (created);
 CREATE INDEX IF NOT EXISTS messages_by_device ON messages (uuid, device, seq);
 CREATE TABLE IF NOT EXISTS shared_mrm (key BYTEA PRIMARY KEY, refs INT NOT NULL, data BYTEA NOT NULL);
 ";
@@ -72,8 +77,21 @@ impl PgRelayStore {
             pool.push(Mutex::new(open(&config).await?));
         }
         {
-            // Two relays starting together must not race on CREATE TABLE.
             let c = pool[0].lock().await;
+            // A database of the first layout kept unsalted SHA-256 in `devices.secret_hash`.
+            let outdated = c
+                .query_opt(
+                    "SELECT 1 FROM information_schema.columns
+                     WHERE table_schema = current_schema() AND table_name = 'devices'
+                       AND column_name = 'secret_hash'",
+                    &[],
+                )
+                .await
+                .map_err(pg_err)?;
+            if outdated.is_some() {
+                return Err(Error::OutdatedStore(super::OUTDATED_PASSWORDS));
+            }
+            // Two relays starting together must not race on CREATE TABLE.
             c.batch_execute(&format!(
                 "SELECT pg_advisory_lock(424242); {SCHEMA} SELECT pg_advisory_unlock(424242);"
             ))
@@ -136,8 +154,8 @@ impl RelayStore for PgRelayStore {
             return Err(Error::AccountExists);
         }
         t.execute(
-            "INSERT INTO devices (uuid, device, registration_id, secret_hash) VALUES ($1, $2, $3, $4)",
-            &[&u(account), &i16::from(primary.device_id), &i32::from(primary.registration_id), &&primary.secret_hash[..]],
+            "INSERT INTO devices (uuid, device, registration_id, password_hash) VALUES ($1, $2, $3, $4)",
+            &[&u(account), &i16::from(primary.device_id), &i32::from(primary.registration_id), &primary.password_hash],
         )
         .await
         .map_err(pg_err)?;
@@ -148,11 +166,11 @@ impl RelayStore for PgRelayStore {
         let c = self.client().await?;
         let n = c
             .execute(
-                "INSERT INTO devices (uuid, device, registration_id, secret_hash)
+                "INSERT INTO devices (uuid, device, registration_id, password_hash)
                  SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM accounts WHERE uuid = $1)
                  ON CONFLICT (uuid, device) DO UPDATE SET registration_id = EXCLUDED.registration_id,
-                     secret_hash = EXCLUDED.secret_hash",
-                &[&u(account), &i16::from(device.device_id), &i32::from(device.registration_id), &&device.secret_hash[..]],
+                     password_hash = EXCLUDED.password_hash",
+                &[&u(account), &i16::from(device.device_id), &i32::from(device.registration_id), &device.password_hash],
             )
             .await
             .map_err(pg_err)?;
@@ -211,18 +229,15 @@ impl RelayStore for PgRelayStore {
     async fn devices(&self, account: Uuid) -> Result<Vec<DeviceInfo>> {
         let c = self.client().await?;
         let rows = c
-            .query("SELECT device, registration_id, secret_hash FROM devices WHERE uuid = $1 ORDER BY device", &[&u(account)])
+            .query("SELECT device, registration_id, password_hash FROM devices WHERE uuid = $1 ORDER BY device", &[&u(account)])
             .await
             .map_err(pg_err)?;
         rows.iter()
             .map(|r| {
-                let h: Vec<u8> = r.get(2);
                 Ok(DeviceInfo {
                     device_id: r.get::<_, i16>(0) as u8,
                     registration_id: r.get::<_, i32>(1) as u16,
-                    secret_hash: h
-                        .try_into()
-                        .map_err(|_| Error::Store("secret hash".into()))?,
+                    password_hash: r.get(2),
                 })
             })
             .collect()
@@ -358,9 +373,48 @@ impl RelayStore for PgRelayStore {
         &self,
         deliveries: Vec<Delivery>,
         shared: Option<(Uuid, Vec<u8>)>,
+        quota: MailboxQuota,
     ) -> Result<()> {
+        let shared_len = shared.as_ref().map_or(0, |(_, b)| b.len());
+        let encoded: Vec<Vec<u8>> = deliveries
+            .iter()
+            .map(|(.., env)| env.encode_to_vec())
+            .collect();
+        let mut added: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
+        for ((account, device, _), e) in deliveries.iter().zip(&encoded) {
+            let a = added.entry((*account, *device)).or_default();
+            a.0 += 1;
+            a.1 += super::charged_size(e.len(), shared_len) as i64;
+        }
         let mut c = self.client().await?;
         let t = c.transaction().await.map_err(pg_err)?;
+        if quota != MailboxQuota::UNLIMITED {
+            // Two relays sending to one device at once may both pass (the check is not
+            // serialised): the quota can be passed by at most one request per relay.
+            let (mut qa, mut qd, mut qn, mut qb) = (vec![], vec![], vec![], vec![]);
+            for ((a, d), (n, b)) in &added {
+                qa.push(u(*a));
+                qd.push(i16::from(*d));
+                qn.push(*n);
+                qb.push(*b);
+            }
+            let full = t
+                .query_opt(
+                    "SELECT d.uuid, d.device FROM UNNEST($1::bytea[], $2::int2[], $3::int8[], $4::int8[])
+                         AS d(uuid, device, n, bytes)
+                     CROSS JOIN LATERAL (SELECT count(*) AS c, coalesce(sum(m.size), 0)::int8 AS b
+                         FROM messages m WHERE m.uuid = d.uuid AND m.device = d.device) AS cur
+                     WHERE cur.c + d.n > $5 OR cur.b + d.bytes > $6 LIMIT 1",
+                    &[&qa, &qd, &qn, &qb, &clamp(quota.messages), &clamp(quota.bytes)],
+                )
+                .await
+                .map_err(pg_err)?;
+            if let Some(r) = full {
+                let a = Uuid::from_slice(r.get::<_, &[u8]>(0))
+                    .map_err(|e| Error::Store(e.to_string()))?;
+                return Err(Error::MailboxFull(a, r.get::<_, i16>(1) as u8));
+            }
+        }
         if let Some((key, data)) = &shared {
             t.execute(
                 "INSERT INTO shared_mrm (key, refs, data) VALUES ($1, $2, $3)",
@@ -373,21 +427,27 @@ impl RelayStore for PgRelayStore {
         let mut devices = Vec::with_capacity(deliveries.len());
         let mut guids = Vec::with_capacity(deliveries.len());
         let mut shareds: Vec<Option<Vec<u8>>> = Vec::with_capacity(deliveries.len());
-        let mut envelopes = Vec::with_capacity(deliveries.len());
+        let mut sizes = Vec::with_capacity(deliveries.len());
+        let mut created = Vec::with_capacity(deliveries.len());
         for (account, device, env) in &deliveries {
             uuids.push(u(*account));
             devices.push(i16::from(*device));
-            guids.push(super::guid_bytes(env));
+            let guid = super::guid_bytes(env);
+            created.push(super::id_time_ms(&guid) as i64);
+            guids.push(guid);
             shareds.push(env.shared_mrm_key.clone());
-            envelopes.push(env.encode_to_vec());
+        }
+        for e in &encoded {
+            sizes.push(super::charged_size(e.len(), shared_len) as i64);
         }
         // One statement for the whole batch, in the given order.
         t.execute(
-            "INSERT INTO messages (uuid, device, guid, shared, envelope)
-             SELECT x.uuid, x.device, x.guid, x.shared, x.envelope
-             FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[])
-             WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, n) ORDER BY n",
-            &[&uuids, &devices, &guids, &shareds, &envelopes],
+            "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created)
+             SELECT x.uuid, x.device, x.guid, x.shared, x.envelope, x.size, x.created
+             FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int8[],
+                 $7::int8[])
+             WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, size, created, n) ORDER BY n",
+            &[&uuids, &devices, &guids, &shareds, &encoded, &sizes, &created],
         )
         .await
         .map_err(pg_err)?;
@@ -433,20 +493,53 @@ impl RelayStore for PgRelayStore {
             return Ok(false);
         };
         if let Some(key) = r.get::<_, Option<Vec<u8>>>(0) {
-            let left = t
-                .query_opt(
-                    "UPDATE shared_mrm SET refs = refs - 1 WHERE key = $1 RETURNING refs",
-                    &[&key],
-                )
-                .await
-                .map_err(pg_err)?;
-            if left.is_some_and(|r| r.get::<_, i32>(0) <= 0) {
-                t.execute("DELETE FROM shared_mrm WHERE key = $1", &[&key])
-                    .await
-                    .map_err(pg_err)?;
-            }
+            release_shared(&t, &key, 1).await?;
         }
         t.commit().await.map_err(pg_err)?;
         Ok(true)
     }
+
+    async fn expire(&self, before_ms: u64) -> Result<u64> {
+        let mut c = self.client().await?;
+        let t = c.transaction().await.map_err(pg_err)?;
+        let rows = t
+            .query(
+                "WITH gone AS (DELETE FROM messages WHERE created < $1 RETURNING shared)
+                 SELECT shared, count(*) FROM gone GROUP BY shared",
+                &[&clamp(before_ms)],
+            )
+            .await
+            .map_err(pg_err)?;
+        let mut n = 0;
+        for r in rows {
+            let count: i64 = r.get(1);
+            n += count as u64;
+            if let Some(key) = r.get::<_, Option<Vec<u8>>>(0) {
+                release_shared(&t, &key, count as i32).await?;
+            }
+        }
+        t.commit().await.map_err(pg_err)?;
+        Ok(n)
+    }
+}
+
+/// Drops `n` references to a shared multi-recipient part, and the part with its last one.
+async fn release_shared(t: &tokio_postgres::Transaction<'_>, key: &[u8], n: i32) -> Result<()> {
+    let left = t
+        .query_opt(
+            "UPDATE shared_mrm SET refs = refs - $2 WHERE key = $1 RETURNING refs",
+            &[&key, &n],
+        )
+        .await
+        .map_err(pg_err)?;
+    if left.is_some_and(|r| r.get::<_, i32>(0) <= 0) {
+        t.execute("DELETE FROM shared_mrm WHERE key = $1", &[&key])
+            .await
+            .map_err(pg_err)?;
+    }
+    Ok(())
+}
+
+fn clamp(x: u64) -> i64 {
+    x.min(i64::MAX as u64) as i64
 }

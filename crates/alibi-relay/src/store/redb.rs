@@ -3,16 +3,19 @@
 //! sender is answered only after its envelopes are on disk, and many concurrent senders share the
 //! cost of one fsync.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use prost::Message as _;
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
-use super::{Delivery, DeviceBundle, DeviceInfo, KeysUpload, OneTimeKey, RelayStore, SignedKey};
+use super::{
+    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore, SignedKey,
+};
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
 use alibi_relay_api::proto::Envelope;
@@ -26,6 +29,14 @@ const PQ_KEYS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pq_pre_keys
 const LAST_RESORT: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pq_last_resort");
 const MESSAGES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("messages");
 const SHARED: TableDefinition<&[u8], &[u8]> = TableDefinition::new("shared_mrm");
+/// Per device: envelopes and bytes waiting (two u64, big-endian), kept with every write so a
+/// quota check reads one row.
+const MAILBOX_SIZES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("mailbox_sizes");
+/// `"schema"` -> the layout's version ([`SCHEMA`]); absent in stores of the first layout.
+const META: TableDefinition<&str, u32> = TableDefinition::new("meta");
+
+/// The layout: 2 since device passwords are Argon2id PHC strings (1 held unsalted SHA-256).
+const SCHEMA: u32 = 2;
 
 fn db_err(e: impl core::fmt::Display) -> Error {
     Error::Store(e.to_string())
@@ -73,9 +84,11 @@ enum WriteOp {
     Enqueue(
         Vec<Delivery>,
         Option<(Uuid, Vec<u8>)>,
+        MailboxQuota,
         oneshot::Sender<Result<()>>,
     ),
     Ack(Uuid, u8, Uuid, oneshot::Sender<Result<bool>>),
+    Expire(u64, oneshot::Sender<Result<u64>>),
 }
 
 /// The redb relay store.
@@ -100,8 +113,30 @@ impl RedbRelayStore {
             LAST_RESORT,
             MESSAGES,
             SHARED,
+            MAILBOX_SIZES,
         ] {
             t.open_table(def).map_err(db_err)?;
+        }
+        {
+            let mut meta = t.open_table(META).map_err(db_err)?;
+            let version = meta.get("schema").map_err(db_err)?.map(|v| v.value());
+            match version {
+                Some(SCHEMA) => {}
+                None if t
+                    .open_table(DEVICES)
+                    .map_err(db_err)?
+                    .is_empty()
+                    .map_err(db_err)? =>
+                {
+                    meta.insert("schema", SCHEMA).map_err(db_err)?;
+                }
+                None => return Err(Error::OutdatedStore(super::OUTDATED_PASSWORDS)),
+                Some(v) => {
+                    return Err(Error::Store(format!(
+                        "store layout {v}, newer than this relay's ({SCHEMA})"
+                    )))
+                }
+            }
         }
         t.commit().map_err(db_err)?;
         let (writer, rx) = mpsc::unbounded_channel();
@@ -134,73 +169,171 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>) {
                 Err(_) => break,
             }
         }
-        let mut results: Vec<std::result::Result<bool, String>> = Vec::with_capacity(ops.len());
+        let mut results: Vec<Result<u64>> = Vec::with_capacity(ops.len());
         let outcome = (|| -> Result<()> {
             let t = db.begin_write().map_err(db_err)?;
             {
-                let mut messages = t.open_table(MESSAGES).map_err(db_err)?;
-                let mut shared_t = t.open_table(SHARED).map_err(db_err)?;
+                let mut tables = Tables {
+                    messages: t.open_table(MESSAGES).map_err(db_err)?,
+                    shared: t.open_table(SHARED).map_err(db_err)?,
+                    sizes: t.open_table(MAILBOX_SIZES).map_err(db_err)?,
+                };
                 for op in &ops {
-                    match op {
-                        WriteOp::Enqueue(items, shared, _) => {
-                            if let Some((key, bytes)) = shared {
-                                // Shared part: 4-byte reference count, then the bytes.
-                                let mut v = (items.len() as u32).to_be_bytes().to_vec();
-                                v.extend_from_slice(bytes);
-                                shared_t
-                                    .insert(&key.as_bytes()[..], &v[..])
-                                    .map_err(db_err)?;
-                            }
-                            for (account, device, env) in items {
-                                let k =
-                                    sub_key(&dev_key(*account, *device), &super::guid_bytes(env));
-                                messages
-                                    .insert(&k[..], &env.encode_to_vec()[..])
-                                    .map_err(db_err)?;
-                            }
-                            results.push(Ok(true));
+                    results.push(match op {
+                        WriteOp::Enqueue(items, shared, quota, _) => {
+                            tables.enqueue(items, shared.as_ref(), *quota)
                         }
                         WriteOp::Ack(account, device, guid, _) => {
                             // The key holds the device, so a device can only remove its own.
                             let k = sub_key(&dev_key(*account, *device), guid.as_bytes());
-                            let env = messages
-                                .remove(&k[..])
-                                .map_err(db_err)?
-                                .map(|v| v.value().to_vec());
-                            let Some(env) = env else {
-                                results.push(Ok(false));
-                                continue;
-                            };
-                            if let Some(key) = Envelope::decode(&env[..])
-                                .ok()
-                                .and_then(|e| e.shared_mrm_key)
-                            {
-                                release_shared(&mut shared_t, &key)?;
-                            }
-                            results.push(Ok(true));
+                            tables.remove(&k).map(u64::from)
                         }
-                    }
+                        WriteOp::Expire(before, _) => tables.expire(*before),
+                    });
                 }
             }
             t.commit().map_err(db_err)
         })();
         for (op, r) in ops
             .into_iter()
-            .zip(results.into_iter().chain(std::iter::repeat(Ok(false))))
+            .zip(results.into_iter().chain(std::iter::repeat_with(|| Ok(0))))
         {
             let r = match &outcome {
-                Ok(()) => r.map_err(Error::Store),
+                Ok(()) => r,
                 Err(e) => Err(Error::Store(e.to_string())),
             };
             match op {
-                WriteOp::Enqueue(_, _, tx) => {
+                WriteOp::Enqueue(.., tx) => {
                     let _ = tx.send(r.map(|_| ()));
                 }
-                WriteOp::Ack(_, _, _, tx) => {
+                WriteOp::Ack(.., tx) => {
+                    let _ = tx.send(r.map(|n| n > 0));
+                }
+                WriteOp::Expire(_, tx) => {
                     let _ = tx.send(r);
                 }
             }
         }
+    }
+}
+
+/// The tables the writer changes.
+struct Tables<'t> {
+    messages: redb::Table<'t, &'static [u8], &'static [u8]>,
+    shared: redb::Table<'t, &'static [u8], &'static [u8]>,
+    sizes: redb::Table<'t, &'static [u8], &'static [u8]>,
+}
+
+impl Tables<'_> {
+    /// A device's mailbox: envelopes and bytes ([`super::charged_size`]) waiting.
+    fn size(&self, dev: &[u8; 17]) -> Result<(u64, u64)> {
+        Ok(self
+            .sizes
+            .get(&dev[..])
+            .map_err(db_err)?
+            .map_or((0, 0), |v| {
+                let v = v.value();
+                let n = u64::from_be_bytes(v[..8].try_into().expect("16 bytes"));
+                let b = u64::from_be_bytes(v[8..16].try_into().expect("16 bytes"));
+                (n, b)
+            }))
+    }
+
+    fn set_size(&mut self, dev: &[u8; 17], (n, b): (u64, u64)) -> Result<()> {
+        if n == 0 {
+            self.sizes.remove(&dev[..]).map_err(db_err)?;
+        } else {
+            let mut v = [0u8; 16];
+            v[..8].copy_from_slice(&n.to_be_bytes());
+            v[8..].copy_from_slice(&b.to_be_bytes());
+            self.sizes.insert(&dev[..], &v[..]).map_err(db_err)?;
+        }
+        Ok(())
+    }
+
+    /// One send: refused whole (nothing written) if a mailbox would pass the quota.
+    fn enqueue(
+        &mut self,
+        items: &[Delivery],
+        shared: Option<&(Uuid, Vec<u8>)>,
+        quota: MailboxQuota,
+    ) -> Result<u64> {
+        let shared_len = shared.map_or(0, |(_, b)| b.len());
+        let mut added: HashMap<[u8; 17], (u64, u64)> = HashMap::new();
+        let encoded: Vec<Vec<u8>> = items.iter().map(|(.., env)| env.encode_to_vec()).collect();
+        for ((account, device, _), e) in items.iter().zip(&encoded) {
+            let a = added.entry(dev_key(*account, *device)).or_default();
+            a.0 += 1;
+            a.1 += super::charged_size(e.len(), shared_len);
+        }
+        let mut sizes = Vec::with_capacity(added.len());
+        for (dev, (n, b)) in &added {
+            let (cur_n, cur_b) = self.size(dev)?;
+            if cur_n + n > quota.messages || cur_b.saturating_add(*b) > quota.bytes {
+                let account = Uuid::from_slice(&dev[..16]).map_err(db_err)?;
+                return Err(Error::MailboxFull(account, dev[16]));
+            }
+            sizes.push((*dev, (cur_n + n, cur_b + b)));
+        }
+        if let Some((key, bytes)) = shared {
+            // Shared part: 4-byte reference count, then the bytes.
+            let mut v = (items.len() as u32).to_be_bytes().to_vec();
+            v.extend_from_slice(bytes);
+            self.shared
+                .insert(&key.as_bytes()[..], &v[..])
+                .map_err(db_err)?;
+        }
+        for ((account, device, env), e) in items.iter().zip(&encoded) {
+            let k = sub_key(&dev_key(*account, *device), &super::guid_bytes(env));
+            self.messages.insert(&k[..], &e[..]).map_err(db_err)?;
+        }
+        for (dev, size) in sizes {
+            self.set_size(&dev, size)?;
+        }
+        Ok(1)
+    }
+
+    /// Deletes one stored envelope (by its full key), its share of the mailbox size and its
+    /// reference to a shared part; false if it was not there.
+    fn remove(&mut self, k: &[u8]) -> Result<bool> {
+        let env = self
+            .messages
+            .remove(k)
+            .map_err(db_err)?
+            .map(|v| v.value().to_vec());
+        let Some(env) = env else {
+            return Ok(false);
+        };
+        let mut shared_len = 0;
+        if let Some(key) = Envelope::decode(&env[..])
+            .ok()
+            .and_then(|e| e.shared_mrm_key)
+        {
+            shared_len = release_shared(&mut self.shared, &key)?;
+        }
+        let dev: [u8; 17] = k[..17].try_into().map_err(db_err)?;
+        let (n, b) = self.size(&dev)?;
+        let charged = super::charged_size(env.len(), shared_len);
+        self.set_size(&dev, (n.saturating_sub(1), b.saturating_sub(charged)))?;
+        Ok(true)
+    }
+
+    /// Deletes every envelope whose id is older than `before` (ms): a scan of the keys, since a
+    /// message id starts with its time.
+    fn expire(&mut self, before: u64) -> Result<u64> {
+        let mut old = vec![];
+        for e in self.messages.iter().map_err(db_err)? {
+            let (k, _) = e.map_err(db_err)?;
+            let k = k.value();
+            if super::id_time_ms(&k[17..]) < before {
+                old.push(k.to_vec());
+            }
+        }
+        let mut n = 0;
+        for k in old {
+            n += u64::from(self.remove(&k)?);
+        }
+        Ok(n)
     }
 }
 
@@ -291,7 +424,7 @@ impl RelayStore for RedbRelayStore {
                 out.push(DeviceInfo {
                     device_id: k.value()[16],
                     registration_id: u16::from_be_bytes([v[0], v[1]]),
-                    secret_hash: v[2..34].try_into().map_err(db_err)?,
+                    password_hash: String::from_utf8(v[2..].to_vec()).map_err(db_err)?,
                 });
             }
             Ok(out)
@@ -409,10 +542,11 @@ impl RelayStore for RedbRelayStore {
         &self,
         deliveries: Vec<Delivery>,
         shared: Option<(Uuid, Vec<u8>)>,
+        quota: MailboxQuota,
     ) -> Result<()> {
         let (tx, rx) = oneshot::channel();
         self.writer
-            .send(WriteOp::Enqueue(deliveries, shared, tx))
+            .send(WriteOp::Enqueue(deliveries, shared, quota, tx))
             .map_err(|_| Error::Store("writer stopped".into()))?;
         rx.await
             .map_err(|_| Error::Store("writer stopped".into()))?
@@ -453,12 +587,22 @@ impl RelayStore for RedbRelayStore {
         rx.await
             .map_err(|_| Error::Store("writer stopped".into()))?
     }
+
+    async fn expire(&self, before_ms: u64) -> Result<u64> {
+        let (tx, rx) = oneshot::channel();
+        self.writer
+            .send(WriteOp::Expire(before_ms, tx))
+            .map_err(|_| Error::Store("writer stopped".into()))?;
+        rx.await
+            .map_err(|_| Error::Store("writer stopped".into()))?
+    }
 }
 
-/// Drops one reference to a shared multi-recipient part, and the part with its last one.
-fn release_shared(shared: &mut redb::Table<&[u8], &[u8]>, key: &[u8]) -> Result<()> {
+/// Drops one reference to a shared multi-recipient part, and the part with its last one; the
+/// part's length (0 if it was gone).
+fn release_shared(shared: &mut redb::Table<&[u8], &[u8]>, key: &[u8]) -> Result<usize> {
     let cur = shared.get(key).map_err(db_err)?.map(|v| v.value().to_vec());
-    let Some(mut cur) = cur else { return Ok(()) };
+    let Some(mut cur) = cur else { return Ok(0) };
     let n = u32::from_be_bytes(cur[..4].try_into().map_err(db_err)?);
     if n <= 1 {
         shared.remove(key).map_err(db_err)?;
@@ -466,7 +610,7 @@ fn release_shared(shared: &mut redb::Table<&[u8], &[u8]>, key: &[u8]) -> Result<
         cur[..4].copy_from_slice(&(n - 1).to_be_bytes());
         shared.insert(key, &cur[..]).map_err(db_err)?;
     }
-    Ok(())
+    Ok(cur.len() - 4)
 }
 
 /// Removes and returns the first entry in `lo..hi` (the lowest key id of a device).
@@ -503,7 +647,7 @@ fn require_account(t: &redb::WriteTransaction, account: Uuid) -> Result<()> {
 
 fn put_device(t: &redb::WriteTransaction, account: Uuid, d: &DeviceInfo) -> Result<()> {
     let mut v = d.registration_id.to_be_bytes().to_vec();
-    v.extend_from_slice(&d.secret_hash);
+    v.extend_from_slice(d.password_hash.as_bytes());
     t.open_table(DEVICES)
         .map_err(db_err)?
         .insert(&dev_key(account, d.device_id)[..], &v[..])

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use alibi_relay::store::{DeviceInfo, KeysUpload, OneTimeKey, RelayStore, SignedKey};
+use alibi_relay::store::{DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore, SignedKey};
 use alibi_relay::Error;
 use alibi_relay_api::proto::{envelope, Envelope};
 use uuid::Uuid;
@@ -70,7 +70,7 @@ pub fn device(id: u8, reg: u16) -> DeviceInfo {
     DeviceInfo {
         device_id: id,
         registration_id: reg,
-        secret_hash: [id; 32],
+        password_hash: format!("$argon2id$v=19$m=8,t=1,p=1$device{id}"),
     }
 }
 
@@ -133,7 +133,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
     // add_device replaces a device of the same id.
     store.add_device(a, device(3, 12)).await.unwrap();
     let mut replaced = device(3, 13);
-    replaced.secret_hash = [0xAB; 32];
+    replaced.password_hash = "$argon2id$v=19$m=8,t=1,p=1$replaced".into();
     store.add_device(a, replaced.clone()).await.unwrap();
     assert_eq!(
         store.devices(a).await.unwrap(),
@@ -316,6 +316,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         .enqueue(
             vec![(a, 1, e1.clone()), (a, 1, e2.clone()), (a, 2, e3.clone())],
             None,
+            MailboxQuota::UNLIMITED,
         )
         .await
         .unwrap();
@@ -347,6 +348,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         .enqueue(
             vec![(b, 1, m1.clone()), (a, 2, m2.clone())],
             Some((key, vec![9; 500])),
+            MailboxQuota::UNLIMITED,
         )
         .await
         .unwrap();
@@ -360,7 +362,10 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
     let batch: Vec<_> = (0..1000u32)
         .map(|i| (b, 1, envelope(&i.to_be_bytes(), None)))
         .collect();
-    store.enqueue(batch, None).await.unwrap();
+    store
+        .enqueue(batch, None, MailboxQuota::UNLIMITED)
+        .await
+        .unwrap();
     let mut seen = 0u32;
     loop {
         let p = store.pending(b, 1, 64).await.unwrap();
@@ -374,4 +379,85 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         }
     }
     assert_eq!(seen, 1000);
+
+    quotas_and_expiry(&*store).await;
+}
+
+/// Mailbox quotas (a send refused whole, the sizes following acks) and expiry (shared parts
+/// released with the envelopes).
+async fn quotas_and_expiry(store: &dyn RelayStore) {
+    let g = |e: &Envelope| e.guid().expect("a UUID server_guid");
+    let c = Uuid::new_v4();
+    let three = MailboxQuota {
+        messages: 3,
+        bytes: u64::MAX,
+    };
+    let mut kept = vec![];
+    for i in 0..3u8 {
+        let e = envelope(&[i; 10], None);
+        store
+            .enqueue(vec![(c, 1, e.clone())], None, three)
+            .await
+            .unwrap();
+        kept.push(e);
+    }
+    let r = store
+        .enqueue(
+            vec![(c, 2, envelope(&[7], None)), (c, 1, envelope(&[8], None))],
+            None,
+            three,
+        )
+        .await;
+    assert!(
+        matches!(r, Err(Error::MailboxFull(a, 1)) if a == c),
+        "{r:?}"
+    );
+    assert!(
+        store.pending(c, 2, 10).await.unwrap().is_empty(),
+        "all or none"
+    );
+    assert!(store.ack(c, 1, g(&kept[0])).await.unwrap());
+    store
+        .enqueue(vec![(c, 1, envelope(&[9], None))], None, three)
+        .await
+        .expect("room again after an ack");
+
+    // Bytes: a multi-recipient envelope counts its shared part in full.
+    let d = Uuid::new_v4();
+    let kb = MailboxQuota {
+        messages: 100,
+        bytes: 1000,
+    };
+    let (k1, k2) = (Uuid::new_v4(), Uuid::new_v4());
+    let m1 = envelope(&[1; 48], Some(k1));
+    store
+        .enqueue(vec![(d, 1, m1.clone())], Some((k1, vec![1; 800])), kb)
+        .await
+        .unwrap();
+    let m2 = envelope(&[2; 48], Some(k2));
+    let r = store
+        .enqueue(vec![(d, 1, m2.clone())], Some((k2, vec![2; 800])), kb)
+        .await;
+    assert!(matches!(r, Err(Error::MailboxFull(..))), "{r:?}");
+    assert_eq!(store.shared(k2).await.unwrap(), None, "nothing stored");
+    assert!(store.ack(d, 1, g(&m1)).await.unwrap());
+    store
+        .enqueue(vec![(d, 1, m2.clone())], Some((k2, vec![2; 800])), kb)
+        .await
+        .expect("room again after an ack");
+
+    // Expiry: everything stored before the cut goes, shared parts with it.
+    let before = alibi_relay_api::now_ms() + 1;
+    let n = store.expire(before).await.unwrap();
+    assert!(n >= 4, "{n}");
+    assert!(store.pending(c, 1, 10).await.unwrap().is_empty());
+    assert!(store.pending(d, 1, 10).await.unwrap().is_empty());
+    assert_eq!(store.shared(k2).await.unwrap(), None);
+    assert_eq!(store.expire(before).await.unwrap(), 0);
+    for _ in 0..3 {
+        store
+            .enqueue(vec![(c, 1, envelope(&[1], None))], None, three)
+            .await
+            .expect("expired envelopes no longer count");
+    }
 }
