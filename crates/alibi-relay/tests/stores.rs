@@ -184,3 +184,37 @@ async fn a_postgres_store_with_unsalted_password_hashes_is_refused() {
         Ok(_) => panic!("a database of unsalted password hashes was opened"),
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redb_mailbox_sizes_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.redb");
+    let three = MailboxQuota {
+        messages: 3,
+        bytes: u64::MAX,
+    };
+    let acct = Uuid::new_v4();
+    {
+        let store = RedbRelayStore::create(&path).unwrap();
+        for i in 0..3u8 {
+            store
+                .enqueue(vec![(acct, 1, common::envelope(&[i], None))], None, three)
+                .await
+                .unwrap();
+        }
+    }
+    // The writer lets go of the file once its queue closes.
+    let mut reopened = None;
+    for _ in 0..100 {
+        if let Ok(s) = RedbRelayStore::create(&path) {
+            reopened = Some(s);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let store = reopened.expect("the store reopens");
+    let r = store
+        .enqueue(vec![(acct, 1, common::envelope(&[9], None))], None, three)
+        .await;
+    assert!(matches!(r, Err(Error::MailboxFull(..))), "{r:?}");
+}

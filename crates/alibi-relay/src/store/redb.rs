@@ -29,9 +29,6 @@ const PQ_KEYS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pq_pre_keys
 const LAST_RESORT: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pq_last_resort");
 const MESSAGES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("messages");
 const SHARED: TableDefinition<&[u8], &[u8]> = TableDefinition::new("shared_mrm");
-/// Per device: envelopes and bytes waiting (two u64, big-endian), kept with every write so a
-/// quota check reads one row.
-const MAILBOX_SIZES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("mailbox_sizes");
 /// `"schema"` -> the layout's version ([`SCHEMA`]); absent in stores of the first layout.
 const META: TableDefinition<&str, u32> = TableDefinition::new("meta");
 
@@ -113,7 +110,6 @@ impl RedbRelayStore {
             LAST_RESORT,
             MESSAGES,
             SHARED,
-            MAILBOX_SIZES,
         ] {
             t.open_table(def).map_err(db_err)?;
         }
@@ -139,11 +135,12 @@ impl RedbRelayStore {
             }
         }
         t.commit().map_err(db_err)?;
+        let sizes = mailbox_sizes(&db)?;
         let (writer, rx) = mpsc::unbounded_channel();
         let wdb = db.clone();
         std::thread::Builder::new()
             .name("relay-redb-writer".into())
-            .spawn(move || writer_loop(wdb, rx))
+            .spawn(move || writer_loop(wdb, rx, sizes))
             .map_err(db_err)?;
         Ok(Self { db, writer })
     }
@@ -159,8 +156,36 @@ impl RedbRelayStore {
     }
 }
 
+/// Per device: envelopes and bytes ([`super::charged_size`]) waiting. The writer is the only one
+/// to change mailboxes, so it keeps these in memory (a quota check costs no read, a write no
+/// extra row); they are counted from the store when it opens, and again if a commit fails.
+type Sizes = HashMap<[u8; 17], (u64, u64)>;
+
+fn mailbox_sizes(db: &Database) -> Result<Sizes> {
+    let t = db.begin_read().map_err(db_err)?;
+    let messages = t.open_table(MESSAGES).map_err(db_err)?;
+    let shared = t.open_table(SHARED).map_err(db_err)?;
+    let mut sizes = Sizes::new();
+    for e in messages.iter().map_err(db_err)? {
+        let (k, v) = e.map_err(db_err)?;
+        let (k, v) = (k.value(), v.value());
+        let shared_len = match Envelope::decode(v).ok().and_then(|e| e.shared_mrm_key) {
+            Some(key) => shared
+                .get(&key[..])
+                .map_err(db_err)?
+                .map_or(0, |p| p.value().len() - 4),
+            None => 0,
+        };
+        let dev: [u8; 17] = k[..17].try_into().map_err(db_err)?;
+        let s = sizes.entry(dev).or_default();
+        s.0 += 1;
+        s.1 += super::charged_size(v.len(), shared_len);
+    }
+    Ok(sizes)
+}
+
 /// Commits every queued write in one transaction, then answers each.
-fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>) {
+fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>, mut sizes: Sizes) {
     while let Some(first) = rx.blocking_recv() {
         let mut ops = vec![first];
         while ops.len() < 4096 {
@@ -176,10 +201,10 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>) {
                 let mut tables = Tables {
                     messages: t.open_table(MESSAGES).map_err(db_err)?,
                     shared: t.open_table(SHARED).map_err(db_err)?,
-                    sizes: t.open_table(MAILBOX_SIZES).map_err(db_err)?,
+                    sizes: &mut sizes,
                 };
                 for op in &ops {
-                    results.push(match op {
+                    let r = match op {
                         WriteOp::Enqueue(items, shared, quota, _) => {
                             tables.enqueue(items, shared.as_ref(), *quota)
                         }
@@ -189,11 +214,24 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>) {
                             tables.remove(&k).map(u64::from)
                         }
                         WriteOp::Expire(before, _) => tables.expire(*before),
-                    });
+                    };
+                    // A full mailbox refuses its own send (which wrote nothing); a failing store
+                    // fails the whole transaction.
+                    match r {
+                        Err(e @ Error::MailboxFull(..)) => results.push(Err(e)),
+                        Err(e) => return Err(e),
+                        Ok(v) => results.push(Ok(v)),
+                    }
                 }
             }
             t.commit().map_err(db_err)
         })();
+        if outcome.is_err() {
+            // The sizes counted changes that did not commit.
+            if let Ok(s) = mailbox_sizes(&db) {
+                sizes = s;
+            }
+        }
         for (op, r) in ops
             .into_iter()
             .zip(results.into_iter().chain(std::iter::repeat_with(|| Ok(0))))
@@ -218,35 +256,23 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>) {
 }
 
 /// The tables the writer changes.
-struct Tables<'t> {
+struct Tables<'t, 's> {
     messages: redb::Table<'t, &'static [u8], &'static [u8]>,
     shared: redb::Table<'t, &'static [u8], &'static [u8]>,
-    sizes: redb::Table<'t, &'static [u8], &'static [u8]>,
+    sizes: &'s mut Sizes,
 }
 
-impl Tables<'_> {
-    /// A device's mailbox: envelopes and bytes ([`super::charged_size`]) waiting.
+impl Tables<'_, '_> {
+    /// A device's mailbox: envelopes and bytes waiting.
     fn size(&self, dev: &[u8; 17]) -> Result<(u64, u64)> {
-        Ok(self
-            .sizes
-            .get(&dev[..])
-            .map_err(db_err)?
-            .map_or((0, 0), |v| {
-                let v = v.value();
-                let n = u64::from_be_bytes(v[..8].try_into().expect("16 bytes"));
-                let b = u64::from_be_bytes(v[8..16].try_into().expect("16 bytes"));
-                (n, b)
-            }))
+        Ok(self.sizes.get(dev).copied().unwrap_or_default())
     }
 
     fn set_size(&mut self, dev: &[u8; 17], (n, b): (u64, u64)) -> Result<()> {
         if n == 0 {
-            self.sizes.remove(&dev[..]).map_err(db_err)?;
+            self.sizes.remove(dev);
         } else {
-            let mut v = [0u8; 16];
-            v[..8].copy_from_slice(&n.to_be_bytes());
-            v[8..].copy_from_slice(&b.to_be_bytes());
-            self.sizes.insert(&dev[..], &v[..]).map_err(db_err)?;
+            self.sizes.insert(*dev, (n, b));
         }
         Ok(())
     }
