@@ -217,6 +217,28 @@ async fn a_linked_device_cannot_add_or_replace_devices() {
         .unwrap();
 }
 
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A delivery WebSocket of `who`'s device 1.
+async fn connect(
+    relay: &LocalRelay,
+    who: &RelayClient,
+) -> Result<(Socket, impl Sized), tokio_tungstenite::tungstenite::Error> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let ws_url = format!(
+        "{}{}",
+        relay.url.replacen("http", "ws", 1),
+        paths::WEBSOCKET
+    );
+    let mut req = ws_url.as_str().into_client_request().unwrap();
+    req.headers_mut().insert(
+        "authorization",
+        basic(who.account, 1, PASSWORD).parse().unwrap(),
+    );
+    tokio_tungstenite::connect_async(req).await
+}
+
 fn basic(account: Uuid, device: u8, password: &str) -> String {
     format!(
         "Basic {}",
@@ -362,20 +384,7 @@ async fn a_slow_reader_is_cut_off_and_loses_nothing() {
     .unwrap();
     let (sender, receiver) = (register(&relay, 1).await, register(&relay, 2).await);
     // A socket that reads nothing: the kernel's buffers fill, then the relay's writes stall.
-    let ws_url = format!(
-        "{}{}",
-        relay.url.replacen("http", "ws", 1),
-        paths::WEBSOCKET
-    );
-    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
-        ws_url.as_str(),
-    )
-    .unwrap();
-    req.headers_mut().insert(
-        "authorization",
-        basic(receiver.account, 1, PASSWORD).parse().unwrap(),
-    );
-    let (mut slow, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let (mut slow, _) = connect(&relay, &receiver).await.unwrap();
     const N: usize = 30;
     for _ in 0..N {
         sender
@@ -422,34 +431,17 @@ async fn sockets_are_bounded_per_device_and_in_total() {
         register(&relay, 2).await,
         register(&relay, 3).await,
     );
-    let connect = |who: &RelayClient| {
-        let ws_url = format!(
-            "{}{}",
-            relay.url.replacen("http", "ws", 1),
-            paths::WEBSOCKET
-        );
-        let mut req =
-            tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
-                ws_url.as_str(),
-            )
-            .unwrap();
-        req.headers_mut().insert(
-            "authorization",
-            basic(who.account, 1, PASSWORD).parse().unwrap(),
-        );
-        tokio_tungstenite::connect_async(req)
-    };
-    let (mut first, _) = connect(&a).await.unwrap();
+    let (mut first, _) = connect(&relay, &a).await.unwrap();
     // A second socket of the same device replaces the first, which is closed.
-    let (_second, _) = connect(&a).await.unwrap();
+    let (_second, _) = connect(&relay, &a).await.unwrap();
     let closed = tokio::time::timeout(Duration::from_secs(5), async {
         while let Some(Ok(_)) = first.next().await {}
     })
     .await;
     assert!(closed.is_ok(), "the replaced socket stayed open");
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let (_other, _) = connect(&b).await.unwrap();
-    match connect(&c).await {
+    let (_other, _) = connect(&relay, &b).await.unwrap();
+    match connect(&relay, &c).await {
         Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 503),
         other => panic!("a third socket past the cap of 2: {:?}", other.map(|_| ())),
     }
