@@ -186,8 +186,10 @@ pub(crate) async fn websocket(
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "too many connections")
             .retry_after(Duration::from_secs(5))
     })?;
+    let place = take_place(&s, account, device);
     tokio::spawn(async move {
         let Ok(upgraded) = on_upgrade.await else {
+            leave(&s, account, device, place.id);
             return;
         };
         let config = WebSocketConfig::default()
@@ -199,7 +201,7 @@ pub(crate) async fn websocket(
         let ws =
             WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
                 .await;
-        deliver(s, account, device, ws, permit).await;
+        deliver(s, account, device, ws, permit, place).await;
     });
     let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
     let mut r = StatusCode::SWITCHING_PROTOCOLS.into_response();
@@ -293,9 +295,48 @@ async fn deliver(
     device: u8,
     mut socket: Socket,
     _permit: OwnedSemaphorePermit,
+    mut place: Place,
 ) {
     let notify = wakeup(&s, account, device);
-    let (tx, mut live) = mpsc::channel(LIVE_QUEUE);
+    let mut c = Conn {
+        next_id: 1,
+        in_flight: HashMap::new(),
+        sent: Default::default(),
+        backlog: Default::default(),
+        check_store: true,
+        announced_empty: false,
+        send_timeout: s.config.send_timeout,
+    };
+    let ends = Ends {
+        notify: &notify,
+        displaced: &place.displaced,
+    };
+    let _ = deliver_loop(
+        &s,
+        account,
+        device,
+        &mut socket,
+        ends,
+        &mut place.rx,
+        &mut c,
+    )
+    .await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
+    leave(&s, account, device, place.id);
+}
+
+/// A socket's place among the connected devices.
+struct Place {
+    id: u64,
+    rx: mpsc::Receiver<Outgoing>,
+    displaced: Arc<Notify>,
+}
+
+/// Takes the device's place for a new socket, closing the one that held it. Taken when the
+/// upgrade is answered, not when the socket task starts, so the later socket of a device always
+/// replaces the earlier one.
+fn take_place(s: &AppState, account: Uuid, device: u8) -> Place {
+    let (tx, rx) = mpsc::channel(LIVE_QUEUE);
     let displaced = Arc::new(Notify::new());
     let id = s
         .next_socket
@@ -311,21 +352,11 @@ async fn deliver(
     if let Some(old) = old {
         old.displaced.notify_one();
     }
-    let mut c = Conn {
-        next_id: 1,
-        in_flight: HashMap::new(),
-        sent: Default::default(),
-        backlog: Default::default(),
-        check_store: true,
-        announced_empty: false,
-        send_timeout: s.config.send_timeout,
-    };
-    let ends = Ends {
-        notify: &notify,
-        displaced: &displaced,
-    };
-    let _ = deliver_loop(&s, account, device, &mut socket, ends, &mut live, &mut c).await;
-    let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(None)).await;
+    Place { id, rx, displaced }
+}
+
+/// Gives the place up, unless a newer socket has taken it.
+fn leave(s: &AppState, account: Uuid, device: u8, id: u64) {
     let mut l = s.live.lock().expect("live lock");
     if l.get(&(account, device)).is_some_and(|x| x.id == id) {
         l.remove(&(account, device));
