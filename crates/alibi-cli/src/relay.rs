@@ -103,13 +103,17 @@ pub struct Limits {
     /// One-time prekeys of each kind a device may keep stored
     #[arg(long, value_name = "N", default_value_t = Config::default().max_stored_prekeys)]
     max_prekeys: usize,
+    /// TCP connections open at once (HTTP and WebSocket); beyond it the relay stops accepting
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_connections)]
+    max_connections: usize,
     /// Delivery WebSockets open at once
     #[arg(long, value_name = "N", default_value_t = Config::default().max_sockets)]
     max_sockets: usize,
     /// Seconds a socket may take to accept a frame before it is closed (its mail stays stored)
     #[arg(long, value_name = "SECS", default_value_t = Config::default().send_timeout.as_secs())]
     send_timeout: u64,
-    /// Seconds of silence (no answer to pings) after which a socket is closed
+    /// Seconds of silence (nothing read, on a WebSocket no answer to pings) after which a
+    /// connection is closed
     #[arg(long, value_name = "SECS", default_value_t = Config::default().idle_timeout.as_secs())]
     idle_timeout: u64,
 }
@@ -124,6 +128,7 @@ impl Limits {
             ("--mailbox-mib", self.mailbox_mib),
             ("--expiry-days", self.expiry_days),
             ("--max-prekeys", self.max_prekeys as u64),
+            ("--max-connections", self.max_connections as u64),
             ("--max-sockets", self.max_sockets as u64),
             ("--send-timeout", self.send_timeout),
             ("--idle-timeout", self.idle_timeout),
@@ -143,6 +148,7 @@ impl Limits {
             mailbox_bytes: self.mailbox_mib.saturating_mul(1 << 20),
             message_expiry: Duration::from_secs(self.expiry_days.saturating_mul(86_400)),
             max_stored_prekeys: self.max_prekeys,
+            max_connections: self.max_connections,
             max_sockets: self.max_sockets,
             send_timeout: Duration::from_secs(self.send_timeout),
             idle_timeout: Duration::from_secs(self.idle_timeout),

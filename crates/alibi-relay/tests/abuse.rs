@@ -300,6 +300,7 @@ async fn login_time_does_not_tell_whether_an_account_exists() {
         u.push(t);
     }
     let (k, u) = (median(k), median(u));
+    println!("one Argon2id hash {one_hash:?}; 401 for a known account {k:?}, an unknown one {u:?}");
     // Both pay an Argon2id run (an unknown account is checked against a dummy hash) ...
     assert!(
         k > one_hash / 2 && u > one_hash / 2,
@@ -494,4 +495,44 @@ async fn an_idle_socket_is_closed_and_undelivered_mail_expires() {
     let mut rx = receiver.receive();
     let got = tokio::time::timeout(Duration::from_millis(1500), rx.next()).await;
     assert!(got.is_err(), "an expired envelope was delivered");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_capped_and_silent_ones_closed() {
+    let relay = LocalRelay::start(Config {
+        max_connections: 2,
+        idle_timeout: Duration::from_millis(1500),
+        ..cheap()
+    })
+    .await
+    .unwrap();
+    let addr = relay.url.trim_start_matches("http://").to_string();
+    // Two connections that never send a byte take every place.
+    let mut silent = vec![];
+    for _ in 0..2 {
+        silent.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let http = reqwest::Client::new();
+    let trust_root = format!("{}{}", relay.url, paths::TRUST_ROOT);
+    let waited = http
+        .get(&trust_root)
+        .timeout(Duration::from_millis(700))
+        .send()
+        .await;
+    assert!(
+        waited.is_err(),
+        "a third connection was served past the cap of 2"
+    );
+    // The silent ones are closed after the idle timeout, and the relay accepts again.
+    use tokio::io::AsyncReadExt;
+    for mut s in silent {
+        let mut b = [0u8; 16];
+        let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut b))
+            .await
+            .expect("a silent connection was kept open");
+        assert!(matches!(n, Ok(0) | Err(_)), "{n:?}");
+    }
+    let r = http.get(&trust_root).send().await.unwrap();
+    assert_eq!(r.status(), 200);
 }

@@ -34,6 +34,7 @@ use crate::Error;
 
 pub mod accounts;
 pub mod auth;
+mod connections;
 pub mod credentials;
 pub mod delivery;
 pub mod keys;
@@ -73,12 +74,15 @@ pub struct Config {
     pub message_expiry: Duration,
     /// One-time prekeys of each kind a device may have stored.
     pub max_stored_prekeys: usize,
+    /// TCP connections open at once (HTTP and WebSocket); beyond it the relay stops accepting.
+    pub max_connections: usize,
     /// Delivery WebSockets open at once (a device has at most one: a new one replaces it).
     pub max_sockets: usize,
     /// A socket that cannot take a frame within this time (a reader that stopped reading) is
     /// closed; its envelopes stay in the store.
     pub send_timeout: Duration,
-    /// A socket that sends nothing (not even the answer to a ping) for this long is closed.
+    /// A connection that sends nothing (on a WebSocket, not even the answer to a ping) for this
+    /// long is closed.
     pub idle_timeout: Duration,
     /// Sender certificates' lifetime.
     pub certificate_lifetime: Duration,
@@ -101,6 +105,7 @@ impl Default for Config {
             mailbox_bytes: 256 * 1024 * 1024,
             message_expiry: Duration::from_secs(30 * 86_400),
             max_stored_prekeys: 1_000,
+            max_connections: 20_000,
             max_sockets: 10_000,
             send_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(120),
@@ -292,10 +297,11 @@ pub async fn serve(
     config: Config,
 ) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
+    let listener = connections::Capped::new(listener, config.max_connections, config.idle_timeout);
     // No Nagle: small WebSocket frames and answers go out at once instead of waiting for the
     // peer's delayed ACK (40 ms on Linux), which would otherwise pace every protocol round.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
+    let listener = listener.tap_io(|c| {
+        let _ = c.tcp().set_nodelay(true);
     });
     axum::serve(
         listener,
