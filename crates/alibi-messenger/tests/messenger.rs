@@ -37,6 +37,16 @@ async fn next(inbox: &mut alibi_messenger::Inbox) -> Received {
         .expect("inbox open")
 }
 
+/// A relay, a proxy in front of it that a test can make misbehave, and two parties registered
+/// through the proxy, each holding the other's card.
+async fn two_behind_a_proxy() -> (LocalRelay, Proxy, Messenger, Messenger) {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let proxy = Proxy::start(&relay.url).await;
+    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
+    introduce(&[&a, &b]);
+    (relay, proxy, a, b)
+}
+
 async fn nothing(inbox: &mut alibi_messenger::Inbox, ms: u64) {
     let got = tokio::time::timeout(Duration::from_millis(ms), inbox.next()).await;
     assert!(got.is_err(), "nothing may arrive, got {got:?}");
@@ -126,10 +136,7 @@ async fn substituted_bundle_is_refused_naming_the_contact() {
 /// and a card pinning another root is not imported.
 #[tokio::test]
 async fn foreign_trust_root_is_refused() {
-    let relay = LocalRelay::start(Config::default()).await.expect("relay");
-    let proxy = Proxy::start(&relay.url).await;
-    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
-    introduce(&[&a, &b]);
+    let (_relay, proxy, a, b) = two_behind_a_proxy().await;
     let mut rng = UnwrapErr(SysRng);
     let root = PrivateKey::generate(&mut rng);
     let server = PrivateKey::generate(&mut rng);
@@ -167,10 +174,7 @@ async fn foreign_trust_root_is_refused() {
 /// A bundle without its post-quantum prekey is a downgrade to X3DH: refused.
 #[tokio::test]
 async fn bundle_without_pq_prekey_is_refused() {
-    let relay = LocalRelay::start(Config::default()).await.expect("relay");
-    let proxy = Proxy::start(&relay.url).await;
-    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
-    introduce(&[&a, &b]);
+    let (_relay, proxy, a, _b) = two_behind_a_proxy().await;
     proxy.rules.lock().expect("rules").strip = vec![("/v2/keys/".into(), "pqPreKey".into())];
     match a.send("B", b"x").await {
         Err(Error::Downgrade(name)) => assert_eq!(name, "B"),
@@ -182,10 +186,7 @@ async fn bundle_without_pq_prekey_is_refused() {
 /// through: B keeps the group message and reads it once the sender key is there.
 #[tokio::test]
 async fn group_message_waits_for_its_sender_key() {
-    let relay = LocalRelay::start(Config::default()).await.expect("relay");
-    let proxy = Proxy::start(&relay.url).await;
-    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
-    introduce(&[&a, &b]);
+    let (_relay, proxy, a, b) = two_behind_a_proxy().await;
     let mut ib = b.receive();
     proxy.rules.lock().expect("rules").delay = Some((format!("/v1/messages/{}", b.account()), 700));
     let group = Group {
@@ -275,10 +276,7 @@ async fn strangers_are_not_heard_and_do_not_wait() {
 /// could otherwise make this messenger send under someone else's name. Refused before use.
 #[tokio::test]
 async fn another_accounts_certificate_is_refused() {
-    let relay = LocalRelay::start(Config::default()).await.expect("relay");
-    let proxy = Proxy::start(&relay.url).await;
-    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
-    introduce(&[&a, &b]);
+    let (relay, proxy, a, b) = two_behind_a_proxy().await;
     let d = alibi_handshake::IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
     let other = alibi_messenger::RelayClient::register(
         &relay.url,
@@ -310,10 +308,7 @@ async fn another_accounts_certificate_is_refused() {
 /// A relay cannot make the client buffer without bound: an answer over 4 MiB is refused.
 #[tokio::test]
 async fn oversized_answers_are_refused() {
-    let relay = LocalRelay::start(Config::default()).await.expect("relay");
-    let proxy = Proxy::start(&relay.url).await;
-    let (a, b) = (party(&proxy.url, "A").await, party(&proxy.url, "B").await);
-    introduce(&[&a, &b]);
+    let (_relay, proxy, a, _b) = two_behind_a_proxy().await;
     let huge = format!(
         r#"{{"identityKey":"{}","devices":[]}}"#,
         "A".repeat(5 << 20)
