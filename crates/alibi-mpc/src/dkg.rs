@@ -1,24 +1,32 @@
 //! Distributed key generation: Joint-Feldman as Yang and Zhang run it (seed 002, section 2: commit,
 //! decommit, Feldman shares point-to-point, proof of the share), upgraded so that a cheater is
-//! named instead of the run aborting:
+//! named instead of the run aborting, and so that the honest parties agree on who that is
+//! (docs/mpc.md, "What key generation and signing guarantee"):
 //!
 //! 1. **Commit** (broadcast): H(session, i, A_i, nonce) for the Feldman commitment
 //!    A_i = (g1^a_i0, ..., g1^a_it).
-//! 2. **Decommit** (broadcast): A_i and the nonce, and an echo: the digest of every round-1
-//!    broadcast as received. Broadcasts are signed with the identity key, so when the echoes
-//!    disagree a dispute round shows two signed bodies and names the equivocator.
+//! 2. **Decommit** (broadcast): A_i and the nonce.
 //! 3. **Shares** (point-to-point): f_i(j), signed by the dealer. Double Ratchet messages are
-//!    deniable, so without the dealer's signature a victim could not prove what it got.
-//! 4. **Complaints** (broadcast): a bad share is shown with its signature (the dealer is
-//!    disqualified at once); a missing one is named, and the dealer must reveal it publicly
-//!    (round 5, only when needed); a round-2 echo rides along.
+//!    deniable, so without the dealer's signature a victim could not prove what it got. All
+//!    shares are checked at once with random weights, each alone only if that fails.
+//! 4. **Complaints** (broadcast): a bad share is shown with its signature; a missing one is named.
+//! 5. **Reveals** (broadcast, by everyone, usually empty): the accused dealer publishes each share
+//!    complained about; a complaint with evidence is judged: the dealer or the accuser is named.
 //! 6. **Confirm** (broadcast): the party's verification key with a proof of knowledge of the final
-//!    share (the paper's "proof of sk", [`crate::share_proof`]), a digest of the outcome
-//!    (qualified set and group key), and a round-4 echo.
+//!    share (the paper's "proof of sk", [`crate::share_proof`]) and a digest of the outcome
+//!    (qualified set, group key, named parties). Repeated (7, 8) if round 5's settlement names a
+//!    qualified party.
+//! 10. **Close** (broadcast, empty): settles the confirmations.
+//!
+//! Every broadcast is signed and carries the attestations of the sender's previous broadcast
+//! round ([`crate::run`]): round r's equivocators are named when round r+1 (or the next
+//! broadcast round) is read, by every party alike. A missing message is asked for, from its
+//! sender and then from everyone, before anyone is named silent.
 //!
 //! The qualified set is every party not named; the group key is the sum of their A_i0 and party
 //! j's share the sum of their f_i(j). Everyone's verification key g1^x_j follows from the
-//! commitments, so signing can check each partial signature.
+//! commitments, so signing can check each partial signature. A party finishes only if every
+//! party that confirmed announced its outcome.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -26,17 +34,19 @@ use std::time::Duration;
 use blstrs::{G1Affine, G1Projective, Scalar};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
+use group::Group;
 use group::Curve;
 use rand_core::CryptoRng;
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::engine::{Expect, Transport};
-use crate::poly::{scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
+use crate::poly::{random_weight, scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
 use crate::run::{Run, BROADCAST};
 use crate::share_proof::{self, ShareProof};
 use crate::{
-    bls, decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
+    bls, check_indices, decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result,
+    SessionId,
 };
 
 const R_COMMIT: u16 = 1;
@@ -45,6 +55,8 @@ const R_SHARES: u16 = 3;
 const R_COMPLAIN: u16 = 4;
 const R_REVEAL: u16 = 5;
 const R_CONFIRM: u16 = 6;
+/// After the confirmations (6, and 7 and 8 should a confirmation be repeated).
+const R_CLOSE: u16 = 10;
 
 /// Deliberate misbehaviour, for the tests that check a cheater is named (never set otherwise).
 #[doc(hidden)]
@@ -52,6 +64,16 @@ const R_CONFIRM: u16 = 6;
 pub enum Misbehaviour {
     /// Deal a wrong (but signed) share to this party.
     BadShareTo(PartyIndex),
+    /// Deal this party a share off by this much (signed): two colluders with opposite offsets
+    /// to one victim cancel out in an unweighted sum.
+    OffsetShareTo(PartyIndex, i64),
+    /// As [`Misbehaviour::OffsetShareTo`], then fall silent after round 3 (so that the colluder's
+    /// offset would be left alone in the victim's share).
+    OffsetShareThenSilent(PartyIndex, i64),
+    /// Send no broadcast to this party, and answer no wants (signing too).
+    WithholdBroadcastFrom(PartyIndex),
+    /// Send this party an invalid partial signature and the others a valid one (signing).
+    EquivocatePartial,
     /// Send no share to this party in round 3 (then answer its complaint with a public reveal).
     WithholdShareFrom(PartyIndex),
     /// Send a different round-1 commitment to the lowest-numbered other party.
@@ -137,7 +159,6 @@ impl KeyShare {
 struct Decommit {
     commitment: Vec<Vec<u8>>,
     nonce: [u8; 32],
-    echo: Vec<(PartyIndex, [u8; 32])>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -155,7 +176,6 @@ struct Complaint {
 #[derive(Serialize, Deserialize)]
 struct Complaints {
     against: Vec<Complaint>,
-    echo: Vec<(PartyIndex, [u8; 32])>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -167,7 +187,6 @@ struct Reveal {
 struct Confirm {
     proof: Vec<u8>,
     outcome: [u8; 32],
-    echo: Vec<(PartyIndex, [u8; 32])>,
 }
 
 /// What the share proofs of one confirm round are bound to: the run, the round and the outcome
@@ -219,6 +238,7 @@ pub async fn keygen<T: Transport>(
     let n = config.parties.len();
     let t = config.threshold;
     let me = party.index;
+    check_indices(&config.parties)?;
     if t == 0 || t >= n || !config.parties.contains(&me) {
         return Err(Error::Parameters(format!(
             "need 1 <= t < n and this party among the parties (t = {t}, n = {n})"
@@ -233,6 +253,9 @@ pub async fn keygen<T: Transport>(
         rng,
         config.parties.iter().copied(),
     );
+    if let Some(Misbehaviour::WithholdBroadcastFrom(v)) = cheat {
+        run.withhold_from = Some(v);
+    }
     let everyone: Vec<PartyIndex> = config
         .parties
         .iter()
@@ -290,37 +313,23 @@ pub async fn keygen<T: Transport>(
         }
     }
 
-    // Round 2: decommit, with the echo of round 1.
+    // Round 2: decommit. Its attestations settle round 1: an equivocator is named here.
     let decommit = Decommit {
         commitment: commitment.clone(),
         nonce,
-        echo: run.echo(R_COMMIT),
     };
     let r2 = run
         .broadcast_round(R_DECOMMIT, garble(R_DECOMMIT, encode(&decommit)))
         .await?;
-    let mut decommits = BTreeMap::new();
-    for (p, g) in r2 {
-        match g.body.as_deref().map(decode::<Decommit>) {
-            Some(Ok(d)) => {
-                decommits.insert(p, d);
-            }
-            _ => run.blame(p, Fault::Malformed { round: R_DECOMMIT }),
-        }
-    }
-    let echoes1: BTreeMap<_, _> = decommits
-        .iter()
-        .map(|(p, d)| (*p, d.echo.clone()))
-        .collect();
-    run.settle_echoes(R_COMMIT, &echoes1).await?;
     let mut commitments: BTreeMap<PartyIndex, Commitment> = BTreeMap::new();
     commitments.insert(me, Commitment::decode(&points)?);
-    for (p, d) in &decommits {
-        if !run.active.contains(p) {
+    for (p, g) in r2 {
+        let Some(Ok(d)) = g.body.as_deref().map(decode::<Decommit>) else {
+            run.blame(p, Fault::Malformed { round: R_DECOMMIT });
             continue;
-        }
+        };
         let opens =
-            commits.get(p) == Some(&commit_digest(&config.session, *p, &d.commitment, &d.nonce));
+            commits.get(&p) == Some(&commit_digest(&config.session, p, &d.commitment, &d.nonce));
         let decoded = (d.commitment.len() == t + 1)
             .then(|| {
                 let pts: Option<Vec<[u8; 96]>> = d
@@ -333,21 +342,28 @@ pub async fn keygen<T: Transport>(
             .flatten();
         match (opens, decoded) {
             (true, Some(c)) => {
-                commitments.insert(*p, c);
+                commitments.insert(p, c);
             }
-            _ => run.blame(*p, Fault::BadDecommitment),
+            _ => run.blame(p, Fault::BadDecommitment),
         }
     }
 
-    // Round 3: signed shares, point-to-point.
+    // Round 3: signed shares, point-to-point, to everyone still in.
     let dealt: Vec<(PartyIndex, Vec<u8>)> = run
         .active
         .iter()
         .filter(|&&j| cheat != Some(Misbehaviour::WithholdShareFrom(j)))
         .map(|&j| {
             let mut value = f.eval(j);
-            if cheat == Some(Misbehaviour::BadShareTo(j)) {
-                value += Scalar::ONE;
+            match cheat {
+                Some(Misbehaviour::BadShareTo(v)) if v == j => value += Scalar::ONE,
+                Some(
+                    Misbehaviour::OffsetShareTo(v, by) | Misbehaviour::OffsetShareThenSilent(v, by),
+                ) if v == j => {
+                    let off = Scalar::from(by.unsigned_abs());
+                    value = if by < 0 { value - off } else { value + off };
+                }
+                _ => {}
             }
             let value = *scalar_to_bytes(&value);
             let sig = party
@@ -375,6 +391,12 @@ pub async fn keygen<T: Transport>(
             None,
         )
         .await?;
+    if let Some(Misbehaviour::OffsetShareThenSilent(..)) = cheat {
+        return Err(Error::Aborted {
+            reason: "test: fell silent after dealing".into(),
+            blamed: vec![],
+        });
+    }
     let mut shares: BTreeMap<PartyIndex, Scalar> = BTreeMap::new();
     shares.insert(me, f.eval(me));
     let mut complaints = vec![];
@@ -402,15 +424,9 @@ pub async fn keygen<T: Transport>(
             }),
         }
     }
-    // One check for all shares: g1^(sum of shares) against the sum of the commitments at our
-    // index; only if it fails is each share checked alone, to find the bad ones.
-    let all_good = {
-        let joint = Commitment::sum(candidates.keys().map(|d| &commitments[d]));
-        let sum = candidates
-            .values()
-            .fold(Scalar::ZERO, |acc, (v, _)| acc + v);
-        joint.is_none_or(|j| j.verify_share(me, &sum).is_ok())
-    };
+    // One check for all shares with random weights, so that bad shares cannot cancel out; each
+    // share alone only if it fails, to find the bad ones.
+    let all_good = shares_pass(&commitments, &candidates, me, &mut *run.rng);
     for (d, (v, s)) in candidates {
         if all_good || commitments[&d].verify_share(me, &v).is_ok() {
             shares.insert(d, v);
@@ -422,10 +438,9 @@ pub async fn keygen<T: Transport>(
         }
     }
 
-    // Round 4: complaints, with the echo of round 2.
+    // Round 4: complaints. Its attestations settle round 2.
     let mine = Complaints {
         against: complaints,
-        echo: run.echo(R_DECOMMIT),
     };
     // A victim of a withheld share waited a whole timeout in round 3 before complaining: give
     // it that long again here, so that nobody names it silent for having waited.
@@ -441,120 +456,119 @@ pub async fn keygen<T: Transport>(
             _ => run.blame(p, Fault::Malformed { round: R_COMPLAIN }),
         }
     }
-    let echoes2: BTreeMap<_, _> = all
-        .iter()
-        .filter(|(p, _)| *p != me)
-        .map(|(p, c)| (*p, c.echo.clone()))
-        .collect();
-    run.settle_echoes(R_DECOMMIT, &echoes2).await?;
+    // Complaints without evidence, (dealer, accuser): the dealer reveals that share in round 5.
     let mut pending: BTreeSet<(PartyIndex, PartyIndex)> = BTreeSet::new();
-    for (accuser, c) in &all {
-        for complaint in &c.against {
-            let d = complaint.dealer;
-            let Some(cm) = commitments.get(&d) else {
-                continue;
-            };
-            match &complaint.evidence {
+    let mut evidenced: Vec<(PartyIndex, PartyIndex, SignedShare)> = vec![];
+    for (accuser, c) in all {
+        for complaint in c.against {
+            match complaint.evidence {
                 None => {
-                    pending.insert((d, *accuser));
+                    pending.insert((complaint.dealer, accuser));
                 }
-                Some(ev) => {
-                    let signed = party.roster.get(&d).is_some_and(|k| {
-                        k.verify(
-                            &share_transcript(&config.session, d, *accuser, &ev.value),
-                            &ev.sig,
-                        )
-                        .is_ok()
-                    });
-                    let valid = scalar_from_bytes(&ev.value)
-                        .is_ok_and(|v| cm.verify_share(*accuser, &v).is_ok());
-                    if signed && !valid {
-                        run.blame(d, Fault::BadShare);
-                    } else {
-                        run.blame(*accuser, Fault::FalseComplaint);
-                    }
-                }
+                Some(ev) => evidenced.push((complaint.dealer, accuser, ev)),
             }
         }
     }
 
-    // Round 5 (only after complaints without evidence): the accused reveal those shares.
-    let pending: Vec<(PartyIndex, PartyIndex)> = pending
-        .into_iter()
-        .filter(|(d, a)| {
-            (run.active.contains(d) || *d == me) && !run.blamed.iter().any(|b| b.party == *a)
-        })
-        .collect();
-    if !pending.is_empty() {
-        let accused: BTreeSet<PartyIndex> = pending.iter().map(|(d, _)| *d).collect();
-        let rng = &mut *run.rng;
-        let body = accused.contains(&me).then(|| {
-            let shares = pending
-                .iter()
-                .filter(|(d, _)| *d == me)
-                .map(|&(_, a)| {
-                    let value = *scalar_to_bytes(&f.eval(a));
-                    let sig = party
-                        .identity
-                        .sign(&share_transcript(&config.session, me, a, &value), &mut *rng)
-                        .to_vec();
-                    (a, SignedShare { value, sig })
-                })
-                .collect();
-            encode(&Reveal { shares })
+    // Round 5: every party broadcasts the shares it was asked to reveal (often none). Its
+    // attestations settle round 4, so a complaint shown to some parties only is void.
+    let rng = &mut *run.rng;
+    let reveal = Reveal {
+        shares: pending
+            .iter()
+            .filter(|(d, _)| *d == me)
+            .map(|&(_, a)| {
+                let value = *scalar_to_bytes(&f.eval(a));
+                let sig = party
+                    .identity
+                    .sign(&share_transcript(&config.session, me, a, &value), &mut *rng)
+                    .to_vec();
+                (a, SignedShare { value, sig })
+            })
+            .collect(),
+    };
+    let r5 = run
+        .broadcast_round(R_REVEAL, garble(R_REVEAL, encode(&reveal)))
+        .await?;
+    let mut reveals: BTreeMap<PartyIndex, Reveal> = BTreeMap::new();
+    for (p, g) in r5 {
+        match g.body.as_deref().map(decode::<Reveal>) {
+            Some(Ok(r)) => {
+                reveals.insert(p, r);
+            }
+            _ => run.blame(p, Fault::Malformed { round: R_REVEAL }),
+        }
+    }
+    // Complaints with evidence: a signed share that fails the dealer's commitment names the
+    // dealer, anything else the accuser. Judged by everyone on the same signed bytes.
+    for (d, accuser, ev) in evidenced {
+        if run.is_blamed(accuser) || accuser == d {
+            continue;
+        }
+        let Some(cm) = commitments.get(&d) else {
+            continue;
+        };
+        let signed = party.roster.get(&d).is_some_and(|k| {
+            k.verify(
+                &share_transcript(&config.session, d, accuser, &ev.value),
+                &ev.sig,
+            )
+            .is_ok()
         });
-        let from: Vec<PartyIndex> = accused.iter().copied().filter(|&d| d != me).collect();
-        let r5 = run
-            .round(R_REVEAL, body, vec![], &from, BROADCAST, None)
-            .await?;
-        for &(d, a) in pending.iter().filter(|(d, _)| *d != me) {
-            let revealed = r5
-                .get(&d)
-                .and_then(|g| g.body.as_deref())
-                .and_then(|b| decode::<Reveal>(b).ok())
-                .and_then(|r| r.shares.into_iter().find(|(x, _)| *x == a))
-                .map(|(_, s)| s);
-            let ok = revealed.and_then(|s| {
-                let v = scalar_from_bytes(&s.value).ok()?;
-                let signed = party.roster[&d]
-                    .verify(&share_transcript(&config.session, d, a, &s.value), &s.sig)
-                    .is_ok();
-                (signed && commitments.get(&d)?.verify_share(a, &v).is_ok()).then_some(v)
-            });
-            match ok {
-                Some(v) if a == me => {
-                    shares.insert(d, v);
-                }
-                Some(_) => {}
-                None => run.blame(d, Fault::FailedReveal),
+        let valid =
+            scalar_from_bytes(&ev.value).is_ok_and(|v| cm.verify_share(accuser, &v).is_ok());
+        if signed && !valid {
+            run.blame(d, Fault::BadShare);
+        } else {
+            run.blame(accuser, Fault::FalseComplaint);
+        }
+    }
+    for (d, a) in pending {
+        if d == me || d == a || run.is_blamed(a) || run.is_blamed(d) {
+            continue;
+        }
+        let Some(cm) = commitments.get(&d) else {
+            continue;
+        };
+        let revealed = reveals
+            .get(&d)
+            .and_then(|r| r.shares.iter().find(|(x, _)| *x == a))
+            .map(|(_, s)| s);
+        let ok = revealed.and_then(|s| {
+            let v = scalar_from_bytes(&s.value).ok()?;
+            let signed = party.roster[&d]
+                .verify(&share_transcript(&config.session, d, a, &s.value), &s.sig)
+                .is_ok();
+            (signed && cm.verify_share(a, &v).is_ok()).then_some(v)
+        });
+        match ok {
+            Some(v) if a == me => {
+                shares.insert(d, v);
             }
+            Some(_) => {}
+            None => run.blame(d, Fault::FailedReveal),
         }
     }
 
-    // Round 6: confirm the outcome with the verification key and a proof of the share, and echo
-    // round 4.
+    // Round 6: confirm the outcome (qualified set, group key, who was named) with the
+    // verification key and a proof of the share. Its attestations settle round 5; should they
+    // name a qualified party, everyone confirms again without it.
     let mut confirm_round = R_CONFIRM;
-    loop {
+    let (qualified, joint, group_key, secret, outcome, my_proof, confirms) = loop {
         let qualified: Vec<PartyIndex> = config
             .parties
             .iter()
             .copied()
-            .filter(|p| !run.blamed.iter().any(|b| b.party == *p) && commitments.contains_key(p))
+            .filter(|p| !run.is_blamed(*p) && commitments.contains_key(p))
             .collect();
         if qualified.len() <= t {
-            return Err(Error::Aborted {
-                reason: format!(
-                    "only {} qualified parties left for t = {t}",
-                    qualified.len()
-                ),
-                blamed: run.blamed,
-            });
+            return Err(run.too_few(format!(
+                "only {} qualified parties left for t = {t}",
+                qualified.len()
+            )));
         }
         if qualified.iter().any(|d| !shares.contains_key(d)) {
-            return Err(Error::Aborted {
-                reason: "a qualified dealer's share is missing".into(),
-                blamed: run.blamed,
-            });
+            return Err(run.too_few("a qualified dealer's share is missing".into()));
         }
         let joint = Commitment::sum(qualified.iter().map(|d| &commitments[d])).expect("not empty");
         if !joint.in_g1() {
@@ -569,16 +583,20 @@ pub async fn keygen<T: Transport>(
             continue;
         }
         let group_key = G1Affine::from(joint.0[0]).to_compressed().to_vec();
-        let secret = scalar_to_bytes(
-            &qualified
-                .iter()
-                .fold(Scalar::ZERO, |acc, d| acc + shares[d]),
-        );
-        let mut outcome_input = encode(&qualified);
-        outcome_input.extend_from_slice(&group_key);
-        let outcome = digest(&outcome_input);
+        let x = qualified
+            .iter()
+            .fold(Scalar::ZERO, |acc, d| acc + shares[d]);
+        // The share against the final qualified set's joint commitment: the batch check above
+        // covered every dealer, this covers the sum actually kept.
+        if joint.verify_share(me, &x).is_err() {
+            return Err(Error::Verification(
+                "this party's share does not match the joint commitment",
+            ));
+        }
+        let secret = scalar_to_bytes(&x);
+        let outcome = outcome_digest(&qualified, &group_key, &run.blamed);
         let context = proof_context(&config.session, confirm_round, &outcome);
-        let mut x = scalar_from_bytes(&secret)?;
+        let mut x = x;
         if cheat == Some(Misbehaviour::WrongShareProof) {
             x += Scalar::ONE;
         }
@@ -588,94 +606,159 @@ pub async fn keygen<T: Transport>(
         let confirm = Confirm {
             proof: my_proof.to_bytes().to_vec(),
             outcome,
-            echo: run.echo(R_COMPLAIN),
         };
+        let before: Vec<PartyIndex> = run.blamed.iter().map(|b| b.party).collect();
         let r6 = run
             .broadcast_round(confirm_round, garble(R_CONFIRM, encode(&confirm)))
             .await?;
-        let mut confirms = BTreeMap::new();
-        for (p, g) in r6 {
-            match g.body.as_deref().map(decode::<Confirm>) {
-                Some(Ok(c)) => {
-                    confirms.insert(p, c);
-                }
-                _ => run.blame(
-                    p,
-                    Fault::Malformed {
-                        round: confirm_round,
-                    },
-                ),
-            }
-        }
-        let before = run.blamed.len();
-        let echoes4: BTreeMap<_, _> = confirms.iter().map(|(p, c)| (*p, c.echo.clone())).collect();
-        run.settle_echoes(R_COMPLAIN, &echoes4).await?;
-        if run.blamed.len() > before
-            && run.blamed[before..]
-                .iter()
-                .any(|b| qualified.contains(&b.party))
-            && confirm_round < R_CONFIRM + 3
-        {
-            // An equivocator in round 4 was in the qualified set: confirm again without it.
+        let newly_out = qualified
+            .iter()
+            .any(|q| run.is_blamed(*q) && !before.contains(q));
+        if newly_out && confirm_round < R_CONFIRM + 2 {
             confirm_round += 1;
             continue;
         }
-        for (p, c) in &confirms {
-            if c.outcome != outcome {
-                run.blame(*p, Fault::WrongOutcome);
-            }
-        }
-        // Every announced verification key and proof in one check against the joint commitment;
-        // each alone only if that fails (share_proof::verify_batch).
-        let mut proofs: Vec<(PartyIndex, ShareProof)> = vec![];
-        for (p, c) in confirms.iter().filter(|(_, c)| c.outcome == outcome) {
-            match ShareProof::from_bytes(&c.proof) {
-                Ok(proof) => proofs.push((*p, proof)),
-                Err(_) => run.blame(*p, Fault::BadProof),
-            }
-        }
-        let refs: Vec<(PartyIndex, &ShareProof)> = proofs.iter().map(|(p, q)| (*p, q)).collect();
-        for p in share_proof::verify_batch(&context, &joint, &refs, &mut *run.rng) {
-            run.blame(p, Fault::BadProof);
-        }
-        // The verification keys: announced and checked ones as they came, our own, and the
-        // joint commitment's value for anyone else.
-        let mut checked: BTreeMap<PartyIndex, G1Projective> = proofs
-            .iter()
-            .filter(|(p, _)| !run.blamed.iter().any(|b| b.party == *p))
-            .map(|(p, q)| (*p, G1Projective::from(*q.key())))
-            .collect();
-        if cheat != Some(Misbehaviour::WrongShareProof) {
-            checked.insert(me, G1Projective::from(*my_proof.key()));
-        }
-        let vks: Vec<G1Projective> = config
-            .parties
-            .iter()
-            .map(|j| checked.get(j).copied().unwrap_or_else(|| joint.eval(*j)))
-            .collect();
-        let mut affine = vec![G1Affine::identity(); vks.len()];
-        G1Projective::batch_normalize(&vks, &mut affine);
-        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = config
-            .parties
-            .iter()
-            .zip(&affine)
-            .map(|(&j, a)| (j, a.to_compressed().to_vec()))
-            .collect();
-        // The received shares are summed into `secret`; wipe them.
-        for v in shares.values_mut() {
-            *v = Scalar::ZERO;
-        }
-        return Ok(KeyShare {
-            index: me,
-            threshold: t,
-            parties: config.parties.clone(),
+        break (
             qualified,
+            joint,
             group_key,
-            verification_keys,
-            blamed: run.blamed,
             secret,
-        });
+            outcome,
+            my_proof,
+            r6,
+        );
+    };
+    // The closing round: its attestations settle the confirmations, so a party that confirmed
+    // differently to different parties is named by all.
+    run.closing_round(R_CLOSE).await?;
+    let mut confirms_ok = BTreeMap::new();
+    for (p, g) in confirms {
+        if run.is_blamed(p) {
+            continue;
+        }
+        match g.body.as_deref().map(decode::<Confirm>) {
+            Some(Ok(c)) => {
+                confirms_ok.insert(p, c);
+            }
+            _ => run.blame(
+                p,
+                Fault::Malformed {
+                    round: confirm_round,
+                },
+            ),
+        }
     }
+    // A party whose outcome differs saw another run: finishing would leave the parties with
+    // different keys, so nobody finishes.
+    let disagree: Vec<PartyIndex> = confirms_ok
+        .iter()
+        .filter(|(_, c)| c.outcome != outcome)
+        .map(|(p, _)| *p)
+        .collect();
+    if !disagree.is_empty() {
+        for p in &disagree {
+            run.blame(*p, Fault::WrongOutcome);
+        }
+        return Err(run.too_few(format!(
+            "parties {disagree:?} confirmed another outcome (qualified set, key or named parties)"
+        )));
+    }
+    // Every announced verification key and proof in one check against the joint commitment;
+    // each alone only if that fails (share_proof::verify_batch).
+    let context = proof_context(&config.session, confirm_round, &outcome);
+    let mut proofs: Vec<(PartyIndex, ShareProof)> = vec![];
+    for (p, c) in &confirms_ok {
+        match ShareProof::from_bytes(&c.proof) {
+            Ok(proof) => proofs.push((*p, proof)),
+            Err(_) => run.blame(*p, Fault::BadProof),
+        }
+    }
+    let refs: Vec<(PartyIndex, &ShareProof)> = proofs.iter().map(|(p, q)| (*p, q)).collect();
+    for p in share_proof::verify_batch(&context, &joint, &refs, &mut *run.rng) {
+        run.blame(p, Fault::BadProof);
+    }
+    // The verification keys: announced and checked ones as they came, our own, and the joint
+    // commitment's value for anyone else.
+    let mut checked: BTreeMap<PartyIndex, G1Projective> = proofs
+        .iter()
+        .filter(|(p, _)| !run.is_blamed(*p))
+        .map(|(p, q)| (*p, G1Projective::from(*q.key())))
+        .collect();
+    if cheat != Some(Misbehaviour::WrongShareProof) {
+        checked.insert(me, G1Projective::from(*my_proof.key()));
+    }
+    let vks: Vec<G1Projective> = config
+        .parties
+        .iter()
+        .map(|j| checked.get(j).copied().unwrap_or_else(|| joint.eval(*j)))
+        .collect();
+    let mut affine = vec![G1Affine::identity(); vks.len()];
+    G1Projective::batch_normalize(&vks, &mut affine);
+    let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = config
+        .parties
+        .iter()
+        .zip(&affine)
+        .map(|(&j, a)| (j, a.to_compressed().to_vec()))
+        .collect();
+    // The received shares are summed into `secret`; wipe them.
+    for v in shares.values_mut() {
+        *v = Scalar::ZERO;
+    }
+    let mut blamed = run.blamed;
+    blamed.sort_by_key(|b| b.party);
+    Ok(KeyShare {
+        index: me,
+        threshold: t,
+        parties: config.parties.clone(),
+        qualified,
+        group_key,
+        verification_keys,
+        blamed,
+        secret,
+    })
+}
+
+/// Whether every candidate share passes its dealer's commitment, checked at once: with random
+/// 128-bit weights w_d, g1^(sum w_d s_d) = sum_d sum_k (w_d i^k) C_dk, one multi-scalar
+/// multiplication. Without the weights two dealers' errors could cancel; with them a batch
+/// containing a bad share passes with probability about 2^-128.
+fn shares_pass(
+    commitments: &BTreeMap<PartyIndex, Commitment>,
+    candidates: &BTreeMap<PartyIndex, (Scalar, SignedShare)>,
+    me: PartyIndex,
+    rng: &mut impl CryptoRng,
+) -> bool {
+    if candidates.is_empty() {
+        return true;
+    }
+    let x = Scalar::from(u64::from(me));
+    let mut points = vec![];
+    let mut scalars = vec![];
+    let mut on_g = Scalar::ZERO;
+    for (d, (v, _)) in candidates {
+        let w = random_weight(rng);
+        on_g += w * v;
+        let mut term = w;
+        for c in &commitments[d].0 {
+            points.push(*c);
+            scalars.push(-term);
+            term *= x;
+        }
+    }
+    points.push(G1Projective::generator());
+    scalars.push(on_g);
+    bool::from(G1Projective::multi_exp(&points, &scalars).is_identity())
+}
+
+/// The digest of a key generation's outcome: the qualified set, the group key and who was named.
+fn outcome_digest(qualified: &[PartyIndex], group_key: &[u8], blamed: &[Blame]) -> [u8; 32] {
+    let mut named: Vec<PartyIndex> = blamed.iter().map(|b| b.party).collect();
+    named.sort_unstable();
+    let mut m = b"alibi-mpc v2 dkg outcome".to_vec();
+    m.extend_from_slice(&encode(&qualified));
+    m.extend_from_slice(group_key);
+    m.extend_from_slice(&encode(&named));
+    digest(&m)
 }
 
 /// A key share as a file holds it: JSON, bytes in hex.
@@ -746,6 +829,9 @@ impl KeyShare {
         }
         if f.threshold == 0 || f.threshold >= f.parties.len() {
             return Err(Error::Malformed("key share file: threshold"));
+        }
+        if check_indices(&f.parties).is_err() || !f.parties.contains(&f.index) {
+            return Err(Error::Malformed("key share file: party indices"));
         }
         Ok(KeyShare {
             index: f.index,

@@ -64,9 +64,19 @@ pub enum Error {
         /// Who was named, and for what.
         blamed: Vec<Blame>,
     },
-    /// The transport failed.
+    /// The transport failed: the relay refused or could not be reached, or a contact's identity
+    /// does not match its card. No party is at fault.
     #[error("transport: {0}")]
     Transport(String),
+    /// Too few parties were heard from to go on, though the relay was asked again and the others
+    /// were asked to forward: the relay or these parties failed. No party is blamed.
+    #[error("unreachable: nothing heard from parties {parties:?} in round {round}")]
+    Unreachable {
+        /// The round.
+        round: u16,
+        /// The parties nothing was heard from.
+        parties: Vec<PartyIndex>,
+    },
     /// A signature, proof of possession or share does not verify.
     #[error("does not verify: {0}")]
     Verification(&'static str),
@@ -83,18 +93,13 @@ pub enum Fault {
         /// The round.
         round: u16,
     },
-    /// Sent bytes that do not decode, or a broadcast without its valid signature.
+    /// Signed bytes that do not decode, or an attestation whose signature fails.
     Malformed {
         /// The round.
         round: u16,
     },
-    /// Broadcast two different signed messages in one round (shown by the echo).
+    /// Signed two different messages for one round (two attestations prove it).
     Equivocation {
-        /// The round.
-        round: u16,
-    },
-    /// Echoed a digest of a broadcast that the signed messages contradict.
-    FalseEcho {
         /// The round.
         round: u16,
     },
@@ -137,19 +142,25 @@ pub struct Party {
 }
 
 #[derive(Serialize, Deserialize)]
-struct SignedBroadcast {
-    body: Vec<u8>,
+pub(crate) struct SignedBroadcast {
+    pub(crate) body: Vec<u8>,
     /// XEdDSA, 64 bytes.
-    sig: Vec<u8>,
+    pub(crate) sig: Vec<u8>,
 }
 
-/// What a party signs for a broadcast: domain, session, round, sender, body.
-fn broadcast_transcript(session: &SessionId, round: u16, from: PartyIndex, body: &[u8]) -> Vec<u8> {
-    let mut m = b"alibi-mpc v1 broadcast".to_vec();
+/// What a party signs for a broadcast: domain, session, round, sender, and the SHA-256 digest of
+/// the body, so that a digest with its signature (an attestation) can be checked without the body.
+pub(crate) fn broadcast_transcript(
+    session: &SessionId,
+    round: u16,
+    from: PartyIndex,
+    body_digest: &[u8; 32],
+) -> Vec<u8> {
+    let mut m = b"alibi-mpc v2 broadcast".to_vec();
     m.extend_from_slice(session);
     m.extend_from_slice(&round.to_be_bytes());
     m.extend_from_slice(&from.to_be_bytes());
-    m.extend_from_slice(&Sha256::digest(body));
+    m.extend_from_slice(body_digest);
     m
 }
 
@@ -157,7 +168,7 @@ impl Party {
     /// Signs a broadcast body; the result is what goes on the wire.
     pub(crate) fn sign_broadcast(&self, session: &SessionId, round: u16, body: Vec<u8>) -> Vec<u8> {
         let sig = self.identity.sign(
-            &broadcast_transcript(session, round, self.index, &body),
+            &broadcast_transcript(session, round, self.index, &digest(&body)),
             &mut UnwrapErr(SysRng),
         );
         encode(&SignedBroadcast {
@@ -166,22 +177,19 @@ impl Party {
         })
     }
 
-    /// Opens a signed broadcast of `from`; `None` if it does not decode or its signature fails.
-    pub(crate) fn open_broadcast(
+    /// Whether `from` signed the body with this digest for (`session`, `round`).
+    pub(crate) fn attests(
         &self,
         session: &SessionId,
         round: u16,
         from: PartyIndex,
-        wire: &[u8],
-    ) -> Option<Vec<u8>> {
-        let sb: SignedBroadcast = decode(wire).ok()?;
-        let key = self.roster.get(&from)?;
-        key.verify(
-            &broadcast_transcript(session, round, from, &sb.body),
-            &sb.sig,
-        )
-        .is_ok()
-        .then_some(sb.body)
+        body_digest: &[u8; 32],
+        sig: &[u8],
+    ) -> bool {
+        self.roster.get(&from).is_some_and(|k| {
+            k.verify(&broadcast_transcript(session, round, from, body_digest), sig)
+                .is_ok()
+        })
     }
 }
 
@@ -196,14 +204,30 @@ pub mod fuzzing {
         if let Ok(text) = core::str::from_utf8(data) {
             let _ = crate::group::GroupFile::from_json(text);
         }
-        let _ = crate::decode::<Vec<(crate::PartyIndex, Vec<u8>)>>(data);
+        let _ = crate::decode::<crate::engine::Packet>(data);
         let _ = crate::decode::<super::SignedBroadcast>(data);
+        crate::run::fuzz_decoders(data);
         let _ = crate::bls::g1_decodes(data);
         let _ = crate::bls::g2_decodes(data);
         if data.len() >= 144 {
             let _ = crate::bls::verify(&data[..48], b"m", &data[48..144]);
         }
     }
+}
+
+/// Refuses party lists with index 0 (indices are the points shares are evaluated at; 0 would be
+/// the secret) or an index twice.
+pub(crate) fn check_indices(parties: &[PartyIndex]) -> Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    for &p in parties {
+        if p == 0 {
+            return Err(Error::Parameters("party index 0 (indices start at 1)".into()));
+        }
+        if !seen.insert(p) {
+            return Err(Error::Parameters(format!("party index {p} appears twice")));
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn encode<T: Serialize>(v: &T) -> Vec<u8> {

@@ -11,11 +11,12 @@
 //!   inside it, each Double-Ratchet-encrypted to its recipient.
 //!
 //! Receiving is the same in every mode: a task reads the messenger's inbox, checks that the
-//! protocol frame names the sender the channel authenticated, and files it in the [`Mailbox`].
+//! protocol frame names the sender the channel authenticated, and files it in the [`Mailbox`];
+//! wants (a party asking for a round's missing messages) are answered from the mailbox over
+//! pairwise sessions, in every mode.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::Duration;
 
 use alibi_handshake::IdentityKey;
 use alibi_messenger::{ContactCard, Group, Kind, Messenger};
@@ -23,7 +24,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::engine::{Broadcast, Expect, Incoming, Mailbox, Outgoing, Transport};
+use crate::engine::{Broadcast, Mailbox, Outgoing, Packet, Transport};
 use crate::{decode, encode, Error, Party, PartyIndex, Result, SessionId};
 
 /// How broadcasts travel.
@@ -47,14 +48,13 @@ impl core::fmt::Display for Mode {
     }
 }
 
-/// A round's message over a pairwise session.
+/// A packet over a pairwise session.
 #[derive(Serialize, Deserialize)]
 struct Frame {
     session: SessionId,
     round: u16,
     from: PartyIndex,
-    broadcast: Option<Vec<u8>>,
-    p2p: Option<Vec<u8>>,
+    packet: Packet,
 }
 
 /// A round's message to the group; the point-to-point parts are the messenger's private parts.
@@ -117,11 +117,12 @@ impl RelayParty {
                 "party {me}'s card is not this messenger's"
             )));
         }
-        let mailbox = Mailbox::default();
+        let mailbox = Mailbox::new(me, roster.clone());
         let index_of: Arc<HashMap<String, PartyIndex>> =
             Arc::new(names.iter().map(|(i, n)| (n.clone(), *i)).collect());
         let mut inbox = messenger.receive();
         let filed = mailbox.clone();
+        let answering = messenger.clone();
         let receiver = tokio::spawn(async move {
             while let Some(r) = inbox.next().await {
                 let Some(&from) = index_of.get(&r.sender) else {
@@ -129,16 +130,43 @@ impl RelayParty {
                 };
                 match r.kind {
                     Kind::Direct => {
-                        if let Ok(f) = decode::<Frame>(&r.data) {
-                            if f.from == from {
-                                filed.deliver(f.session, f.round, from, f.broadcast, f.p2p);
+                        let Ok(f) = decode::<Frame>(&r.data) else {
+                            continue;
+                        };
+                        if f.from != from {
+                            continue;
+                        }
+                        if let Packet::Want { senders } = &f.packet {
+                            let answers = filed.answer(f.session, f.round, from, senders);
+                            if answers.is_empty() {
+                                continue;
                             }
+                            // Answered off the receiving loop, which must not wait on the relay.
+                            let m = answering.clone();
+                            let to = r.sender.clone();
+                            tokio::spawn(async move {
+                                for packet in answers {
+                                    let frame = encode(&Frame {
+                                        session: f.session,
+                                        round: f.round,
+                                        from: me,
+                                        packet,
+                                    });
+                                    let _ = m.send(&to, &frame).await;
+                                }
+                            });
+                        } else {
+                            filed.file(f.session, f.round, from, f.packet);
                         }
                     }
                     Kind::Group(id) if id == group => {
                         if let Ok(f) = decode::<GroupFrame>(&r.data) {
                             if f.from == from {
-                                filed.deliver(f.session, f.round, from, f.broadcast, r.private);
+                                let packet = Packet::Round {
+                                    broadcast: f.broadcast,
+                                    p2p: r.private,
+                                };
+                                filed.file(f.session, f.round, from, packet);
                             }
                         }
                     }
@@ -231,8 +259,7 @@ impl RelayParty {
                 session: out.session,
                 round: out.round,
                 from: self.me,
-                broadcast,
-                p2p,
+                packet: Packet::Round { broadcast, p2p },
             });
             sends.push((self.name(to)?, frame));
         }
@@ -314,18 +341,27 @@ impl Transport for RelayParty {
         }
     }
 
-    async fn receive(
+    fn mailbox(&self) -> &Mailbox {
+        &self.mailbox
+    }
+
+    async fn send_packet(
         &mut self,
         session: SessionId,
         round: u16,
-        from: &[PartyIndex],
-        expect: Expect,
-        timeout: Duration,
-    ) -> Result<BTreeMap<PartyIndex, Incoming>> {
-        Ok(self
-            .mailbox
-            .collect(session, round, from, expect, timeout)
-            .await)
+        to: PartyIndex,
+        packet: Packet,
+    ) -> Result<()> {
+        let frame = encode(&Frame {
+            session,
+            round,
+            from: self.me,
+            packet,
+        });
+        self.messenger
+            .send(&self.name(to)?, &frame)
+            .await
+            .map_err(relay_err)
     }
 }
 

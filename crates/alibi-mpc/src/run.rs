@@ -1,16 +1,46 @@
 //! One party's view of a protocol run, shared by key generation and signing: who is still in,
-//! who has been named, and every broadcast seen (for echoes and disputes).
+//! who has been named, and what each party is known to have signed.
+//!
+//! Agreement rests on evidence every party can check, never on one party's word:
+//!
+//! * every broadcast is signed by its sender over (session, round, sender, digest of the body);
+//!   a digest with its signature is an *attestation* that the sender signed that body;
+//! * each broadcast carries the attestations of everything its sender received in its previous
+//!   broadcast round (the echo), and every pair of attestations that proves an equivocation;
+//!   two attestations of one sender with different digests for one round name it
+//!   ([`Fault::Equivocation`]) at every party that sees them, and an attestation whose signature
+//!   fails names the party that sent it;
+//! * a party that lacks a round's message asks its sender again and then everyone
+//!   ([`crate::engine::Packet::Want`]) before naming the sender silent; whoever holds it
+//!   forwards it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use rand_core::CryptoRng;
+use serde::{Deserialize, Serialize};
 
-use crate::engine::{Broadcast, Expect, Incoming, Outgoing, Transport};
-use crate::{decode, digest, encode, Blame, Fault, Party, PartyIndex, Result, SessionId};
+use crate::engine::{Broadcast, Expect, Incoming, Outgoing, Packet, Transport};
+use crate::{
+    decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
+    SignedBroadcast,
+};
 
-/// Dispute rounds are numbered after the round they settle.
-const R_DISPUTE: u16 = 100;
+/// What a party signs as a round's broadcast: the protocol's body and its attestations.
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    body: Vec<u8>,
+    attest: Vec<Attestation>,
+}
+
+/// That `sender` signed a body with this digest for `round` (the signature proves it).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Attestation {
+    round: u16,
+    sender: PartyIndex,
+    digest: [u8; 32],
+    sig: Vec<u8>,
+}
 
 /// The protocol state of one party, shared by key generation and signing.
 pub(crate) struct Run<'a, T: Transport, R: CryptoRng> {
@@ -22,9 +52,14 @@ pub(crate) struct Run<'a, T: Transport, R: CryptoRng> {
     /// The other parties still in the protocol.
     pub active: BTreeSet<PartyIndex>,
     pub blamed: Vec<Blame>,
-    /// The broadcast bodies received per round and sender (own ones included), and the signed
-    /// wire bytes, for echoes and disputes.
-    pub seen: BTreeMap<(u16, PartyIndex), (Vec<u8>, Vec<u8>)>,
+    /// Every digest each party is known to have signed, by (round, sender), with its signature.
+    known: BTreeMap<(u16, PartyIndex), BTreeMap<[u8; 32], Vec<u8>>>,
+    /// The last round this party broadcast in: its attestations ride on the next broadcast.
+    last: Option<u16>,
+    /// How long to wait before asking for a missing message (doubling after each ask).
+    want_after: Duration,
+    /// Test hook: send no broadcast to this party (and answer no wants).
+    pub withhold_from: Option<PartyIndex>,
 }
 
 /// One round's delivery from one party: its opened broadcast body and its point-to-point part.
@@ -39,6 +74,19 @@ pub(crate) const BROADCAST: Expect = Expect {
     p2p: false,
     required: true,
 };
+
+/// The wait before the first want: a tenth of the round's timeout, between 100 ms and 1 s, so
+/// that a lost message costs a few relay round trips, not a timeout.
+fn want_after(timeout: Duration) -> Duration {
+    (timeout / 10).clamp(Duration::from_millis(100), Duration::from_secs(1))
+}
+
+/// Whether `i` holds what `expect` asks of a sender.
+fn complete(i: Option<&Incoming>, expect: Expect) -> bool {
+    i.is_some_and(|i| {
+        (!expect.broadcast || !i.broadcasts.is_empty()) && (!expect.p2p || i.p2p.is_some())
+    })
+}
 
 impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
     /// A run with `others` as the other parties.
@@ -58,7 +106,10 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             rng,
             active: others.into_iter().filter(|&p| p != party.index).collect(),
             blamed: vec![],
-            seen: BTreeMap::new(),
+            known: BTreeMap::new(),
+            last: None,
+            want_after: want_after(timeout),
+            withhold_from: None,
         }
     }
 
@@ -72,15 +123,109 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         self.round(round, Some(body), vec![], &from, BROADCAST, None)
             .await
     }
+
+    /// The closing round: an empty broadcast whose attestations settle the round before it (an
+    /// equivocation there is named by everyone who sees either version). Nobody is named for
+    /// missing it, and it waits only a few wants long: it decides nothing else.
+    pub async fn closing_round(&mut self, round: u16) -> Result<()> {
+        let from: Vec<PartyIndex> = self.active.iter().copied().collect();
+        let timeout = self.timeout;
+        self.timeout = timeout.min(self.want_after * 6);
+        let r = self
+            .round(
+                round,
+                Some(vec![]),
+                vec![],
+                &from,
+                Expect {
+                    broadcast: true,
+                    p2p: false,
+                    required: false,
+                },
+                None,
+            )
+            .await;
+        self.timeout = timeout;
+        r.map(|_| ())
+    }
+
+    /// Names `party` for `fault` and takes it out of the run. A party is named once; proof of
+    /// equivocation replaces any other fault (the lowest round's), so that every party that saw
+    /// the proof names the same fault whatever it noticed first.
     pub fn blame(&mut self, party: PartyIndex, fault: Fault) {
         self.active.remove(&party);
-        if !self.blamed.iter().any(|b| b.party == party) {
-            self.blamed.push(Blame { party, fault });
+        match self.blamed.iter_mut().find(|b| b.party == party) {
+            None => self.blamed.push(Blame { party, fault }),
+            Some(b) => {
+                if let Fault::Equivocation { round } = fault {
+                    match b.fault {
+                        Fault::Equivocation { round: old } if old <= round => {}
+                        _ => b.fault = fault,
+                    }
+                }
+            }
         }
     }
 
-    /// Sends this round's broadcast (signed) and point-to-point parts to the active parties and
-    /// collects theirs; names whoever stays silent or sends an unsigned broadcast.
+    /// Whether `party` has been named.
+    pub fn is_blamed(&self, party: PartyIndex) -> bool {
+        self.blamed.iter().any(|b| b.party == party)
+    }
+
+    /// The error for a run that cannot go on: [`Error::Unreachable`] when only silence brought it
+    /// there (the relay or the parties failed; no one is blamed), [`Error::Aborted`] otherwise.
+    pub fn too_few(self, reason: String) -> Error {
+        let silent: Vec<(u16, PartyIndex)> = self
+            .blamed
+            .iter()
+            .filter_map(|b| match b.fault {
+                Fault::Silent { round } => Some((round, b.party)),
+                _ => None,
+            })
+            .collect();
+        if !silent.is_empty() && silent.len() == self.blamed.len() {
+            let mut parties: Vec<PartyIndex> = silent.iter().map(|s| s.1).collect();
+            parties.sort_unstable();
+            return Error::Unreachable {
+                round: silent.iter().map(|s| s.0).min().unwrap_or(0),
+                parties,
+            };
+        }
+        let mut blamed = self.blamed;
+        blamed.sort_by_key(|b| b.party);
+        Error::Aborted { reason, blamed }
+    }
+
+    /// The attestations this party's next broadcast carries: everything it received in its last
+    /// broadcast round, and every proof of equivocation it knows.
+    fn attestations(&self) -> Vec<Attestation> {
+        self.known
+            .iter()
+            .filter(|((r, _), ds)| Some(*r) == self.last || ds.len() > 1)
+            .flat_map(|((round, sender), ds)| {
+                ds.iter().map(|(d, sig)| Attestation {
+                    round: *round,
+                    sender: *sender,
+                    digest: *d,
+                    sig: sig.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Records that `sender` signed the body with this digest in `round`; names it if that is a
+    /// second body.
+    fn learn(&mut self, round: u16, sender: PartyIndex, d: [u8; 32], sig: Vec<u8>) {
+        let ds = self.known.entry((round, sender)).or_default();
+        ds.entry(d).or_insert(sig);
+        if ds.len() > 1 && sender != self.party.index {
+            self.blame(sender, Fault::Equivocation { round });
+        }
+    }
+
+    /// Sends this round's broadcast (signed, with the attestations) and point-to-point parts to
+    /// the active parties and collects theirs, asking for what is missing; names whoever stays
+    /// silent, sends a body that does not decode, or is proven to equivocate.
     pub async fn round(
         &mut self,
         round: u16,
@@ -95,68 +240,87 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         let broadcast = match body {
             None => Broadcast::None,
             Some(body) => {
-                let wire = self
-                    .party
-                    .sign_broadcast(&self.session, round, body.clone());
-                self.seen.insert((round, me), (body, wire.clone()));
-                match (equivocate, recipients.first()) {
-                    (Some(other), Some(&victim)) => {
-                        let alt = self.party.sign_broadcast(&self.session, round, other);
-                        Broadcast::PerRecipient(
-                            recipients
-                                .iter()
-                                .map(|&r| {
-                                    (
-                                        r,
-                                        if r == victim {
-                                            alt.clone()
-                                        } else {
-                                            wire.clone()
-                                        },
-                                    )
-                                })
-                                .collect(),
-                        )
-                    }
-                    _ => Broadcast::All(wire),
+                let attest = self.attestations();
+                let sign = |body: Vec<u8>, attest: Vec<Attestation>| {
+                    self.party
+                        .sign_broadcast(&self.session, round, encode(&Envelope { body, attest }))
+                };
+                let wire = sign(body, attest.clone());
+                let alt = equivocate.map(|other| sign(other, attest));
+                if let Ok(sb) = decode::<SignedBroadcast>(&wire) {
+                    self.learn(round, me, digest(&sb.body), sb.sig);
+                }
+                self.last = Some(round);
+                match (alt, recipients.first()) {
+                    (Some(alt), Some(&victim)) => Broadcast::PerRecipient(
+                        recipients
+                            .iter()
+                            .map(|&r| (r, if r == victim { alt.clone() } else { wire.clone() }))
+                            .collect(),
+                    ),
+                    _ => match self.withhold_from {
+                        Some(victim) => {
+                            self.transport.mailbox().set_answers(false);
+                            Broadcast::PerRecipient(
+                                recipients
+                                    .iter()
+                                    .filter(|&&r| r != victim)
+                                    .map(|&r| (r, wire.clone()))
+                                    .collect(),
+                            )
+                        }
+                        None => Broadcast::All(wire),
+                    },
                 }
             }
         };
-        self.transport
-            .send(Outgoing {
-                session: self.session,
-                round,
-                recipients: recipients.clone(),
-                broadcast,
-                p2p,
-            })
-            .await?;
+        let out = Outgoing {
+            session: self.session,
+            round,
+            recipients,
+            broadcast,
+            p2p,
+        };
+        self.transport.mailbox().record_sent(&out);
+        self.transport.send(out).await?;
         let from: Vec<PartyIndex> = from
             .iter()
             .copied()
             .filter(|p| self.active.contains(p))
             .collect();
-        let mut got = self
-            .transport
-            .receive(self.session, round, &from, expect, self.timeout)
-            .await?;
+        let mut got = self.gather(round, &from, expect).await;
         let mut out = BTreeMap::new();
+        let mut silent = vec![];
+        let mut attestations = vec![];
         for p in from {
-            let Incoming { broadcast, p2p } = got.remove(&p).unwrap_or_default();
-            let incomplete =
-                (expect.broadcast && broadcast.is_none()) || (expect.p2p && p2p.is_none());
-            if incomplete && expect.required {
-                self.blame(p, Fault::Silent { round });
+            let Incoming { broadcasts, p2p } = got.remove(&p).unwrap_or_default();
+            // The mailbox filed only validly signed versions.
+            let versions: Vec<SignedBroadcast> = broadcasts
+                .iter()
+                .filter_map(|w| decode::<SignedBroadcast>(w).ok())
+                .collect();
+            for v in &versions {
+                self.learn(round, p, digest(&v.body), v.sig.clone());
+            }
+            if self.is_blamed(p) {
                 continue;
             }
-            let body = match broadcast {
+            if (expect.broadcast && versions.is_empty()) || (expect.p2p && p2p.is_none()) {
+                if expect.required {
+                    silent.push(p);
+                    continue;
+                }
+            }
+            let body = match versions.into_iter().next() {
                 None => None,
-                Some(wire) => match self.party.open_broadcast(&self.session, round, p, &wire) {
-                    Some(body) => {
-                        self.seen.insert((round, p), (body.clone(), wire));
-                        Some(body)
+                Some(v) => match decode::<Envelope>(&v.body) {
+                    Ok(e) => {
+                        // A bounded number per sender: each costs a signature check.
+                        let cap = 4 * self.party.roster.len() + 8;
+                        attestations.extend(e.attest.into_iter().take(cap).map(|a| (p, a)));
+                        Some(e.body)
                     }
-                    None => {
+                    Err(_) => {
                         self.blame(p, Fault::Malformed { round });
                         continue;
                     }
@@ -164,74 +328,96 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             };
             out.insert(p, Got { body, p2p });
         }
+        for p in silent {
+            self.blame(p, Fault::Silent { round });
+        }
+        self.settle(round, attestations);
+        out.retain(|p, _| !self.is_blamed(*p));
         Ok(out)
     }
 
-    /// Digests of round `round`'s broadcasts as this party saw them.
-    pub fn echo(&self, round: u16) -> Vec<(PartyIndex, [u8; 32])> {
-        self.seen
-            .range((round, 0)..=(round, PartyIndex::MAX))
-            .map(|((_, p), (body, _))| (*p, digest(body)))
-            .collect()
-    }
-
-    /// Compares everyone's echo of round `round` with this party's view; where they differ, a
-    /// dispute round shows the signed broadcasts: two different signed bodies name the sender,
-    /// and an echo that matches none names the echoer.
-    pub async fn settle_echoes(
+    /// Waits for `round`'s parts from `from` until all are here or the timeout passes. A sender
+    /// whose part is missing after a while is asked to send it again; after that everyone is
+    /// asked (whoever holds a signed broadcast forwards it), the waits doubling.
+    async fn gather(
         &mut self,
         round: u16,
-        echoes: &BTreeMap<PartyIndex, Vec<(PartyIndex, [u8; 32])>>,
-    ) -> Result<()> {
-        let mine: BTreeMap<PartyIndex, [u8; 32]> = self.echo(round).into_iter().collect();
-        let mut disputed = BTreeSet::new();
-        for echo in echoes.values() {
-            for (s, h) in echo {
-                if mine.get(s).is_some_and(|m| m != h) {
-                    disputed.insert(*s);
-                }
+        from: &[PartyIndex],
+        expect: Expect,
+    ) -> BTreeMap<PartyIndex, Incoming> {
+        let mailbox = self.transport.mailbox().clone();
+        let start = tokio::time::Instant::now();
+        let deadline = start + self.timeout;
+        let mut wait = self.want_after;
+        let mut next_want = start + wait;
+        let mut asked_all = false;
+        loop {
+            let notify = mailbox.notify();
+            let notified = notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let snap = mailbox.snapshot(self.session, round, from);
+            let missing: Vec<PartyIndex> = from
+                .iter()
+                .copied()
+                .filter(|f| !complete(snap.get(f), expect))
+                .collect();
+            let now = tokio::time::Instant::now();
+            if missing.is_empty() || now >= deadline {
+                return snap;
             }
-        }
-        if disputed.is_empty() {
-            return Ok(());
-        }
-        let shown: Vec<(PartyIndex, Vec<u8>)> = disputed
-            .iter()
-            .filter_map(|s| self.seen.get(&(round, *s)).map(|(_, w)| (*s, w.clone())))
-            .collect();
-        let got = self
-            .broadcast_round(R_DISPUTE + round, encode(&shown))
-            .await?;
-        // Every validly signed body of each disputed sender, from everyone's copies.
-        let mut bodies: BTreeMap<PartyIndex, BTreeSet<Vec<u8>>> = BTreeMap::new();
-        let copies = got
-            .values()
-            .filter_map(|g| g.body.as_deref())
-            .filter_map(|b| decode::<Vec<(PartyIndex, Vec<u8>)>>(b).ok())
-            .chain([shown]);
-        for list in copies {
-            for (s, wire) in list {
-                if disputed.contains(&s) {
-                    if let Some(body) = self.party.open_broadcast(&self.session, round, s, &wire) {
-                        bodies.entry(s).or_default().insert(body);
-                    }
+            if now >= next_want {
+                let to: Vec<PartyIndex> = if asked_all {
+                    self.active.iter().copied().collect()
+                } else {
+                    missing.clone()
+                };
+                for q in to {
+                    // Best effort: a want that cannot be sent changes nothing.
+                    let want = Packet::Want {
+                        senders: missing.clone(),
+                    };
+                    let _ = self
+                        .transport
+                        .send_packet(self.session, round, q, want)
+                        .await;
                 }
+                asked_all = true;
+                wait = (wait * 2).min(self.want_after * 8);
+                next_want = tokio::time::Instant::now() + wait;
             }
+            let _ = tokio::time::timeout_at(deadline.min(next_want), notified).await;
         }
-        for s in disputed {
-            match bodies.get(&s).map(|b| b.len()).unwrap_or(0) {
-                0 | 1 => {
-                    let truth = bodies.get(&s).and_then(|b| b.first()).map(|b| digest(b));
-                    for (e, echo) in echoes {
-                        let said = echo.iter().find(|(x, _)| *x == s).map(|(_, h)| *h);
-                        if said.is_some() && said != truth {
-                            self.blame(*e, Fault::FalseEcho { round });
-                        }
-                    }
-                }
-                _ => self.blame(s, Fault::Equivocation { round }),
-            }
-        }
-        Ok(())
     }
+
+    /// Checks the attestations that came with `round`'s broadcasts, each against its signer's
+    /// key when it tells something new: a second digest of one round names that round's sender,
+    /// a signature that fails names the party whose broadcast carried it.
+    fn settle(&mut self, round: u16, attestations: Vec<(PartyIndex, Attestation)>) {
+        let mut liars = BTreeSet::new();
+        for (carrier, a) in attestations {
+            if liars.contains(&carrier)
+                || self
+                    .known
+                    .get(&(a.round, a.sender))
+                    .is_some_and(|ds| ds.contains_key(&a.digest))
+            {
+                continue;
+            }
+            if self
+                .party
+                .attests(&self.session, a.round, a.sender, &a.digest, &a.sig)
+            {
+                self.learn(a.round, a.sender, a.digest, a.sig);
+            } else {
+                liars.insert(carrier);
+                self.blame(carrier, Fault::Malformed { round });
+            }
+        }
+    }
+}
+
+/// Decodes `data` as a broadcast envelope (for the fuzz target).
+pub(crate) fn fuzz_decoders(data: &[u8]) {
+    let _ = decode::<Envelope>(data);
 }

@@ -3,6 +3,12 @@
 //! (e(g1, sigma_i) = e(vk_i, H(m)), blst's verification) so a bad one names its sender, and any t+1
 //! valid partials combine by Lagrange interpolation in G2 into a signature that plain BLS
 //! verification accepts under the group key.
+//!
+//! Partials are signed broadcasts ([`crate::run`]): one withheld from some signers is asked for
+//! and forwarded, and an invalid one is named by everyone on the same signed bytes. A closing
+//! round settles the partials' attestations, so a signer that sent a valid partial to some and
+//! an invalid one to others is named for equivocating by all. Since a BLS threshold signature is
+//! unique, any t+1 valid partials give every signer the same signature.
 
 use std::time::Duration;
 
@@ -12,10 +18,11 @@ use rand_core::CryptoRng;
 use crate::dkg::{KeyShare, Misbehaviour};
 use crate::engine::Transport;
 use crate::poly::interpolate_g2;
-use crate::run::Run;
-use crate::{bls, Blame, Error, Fault, Party, PartyIndex, Result, SessionId};
+use crate::run::{Run, BROADCAST};
+use crate::{bls, check_indices, Blame, Error, Fault, Party, PartyIndex, Result, SessionId};
 
 const R_PARTIAL: u16 = 1;
+const R_CLOSE: u16 = 2;
 
 /// The parameters of one signing run.
 #[derive(Clone, Debug)]
@@ -59,6 +66,7 @@ pub async fn sign<T: Transport>(
 ) -> Result<Signed> {
     let me = party.index;
     let t = share.threshold;
+    check_indices(&config.signers)?;
     if share.index != me || !config.signers.contains(&me) || config.signers.len() <= t {
         return Err(Error::Parameters(format!(
             "need this party among at least t+1 = {} signers",
@@ -78,7 +86,31 @@ pub async fn sign<T: Transport>(
         rng,
         config.signers.iter().copied(),
     );
-    let got = run.broadcast_round(R_PARTIAL, mine.to_vec()).await?;
+    if let Some(Misbehaviour::WithholdBroadcastFrom(v)) = config.misbehaviour {
+        run.withhold_from = Some(v);
+    }
+    let others: Vec<PartyIndex> = run.active.iter().copied().collect();
+    let equivocate = if config.misbehaviour == Some(Misbehaviour::EquivocatePartial) {
+        let wrong = bls::keygen(&[9u8; 32])?;
+        Some(bls::sign(&wrong, message)?.to_vec())
+    } else {
+        None
+    };
+    let got = run
+        .round(
+            R_PARTIAL,
+            Some(mine.to_vec()),
+            vec![],
+            &others,
+            BROADCAST,
+            equivocate,
+        )
+        .await?;
+    run.closing_round(R_CLOSE).await?;
+    let got: Vec<_> = got
+        .into_iter()
+        .filter(|(p, _)| !run.is_blamed(*p))
+        .collect();
     // Every partial that came, own included, decoded once (in G2); one batch check, and each
     // alone only if it fails.
     let mut partials: Vec<(PartyIndex, [u8; 96], G1Projective, G2Projective)> = vec![];
@@ -121,22 +153,22 @@ pub async fn sign<T: Transport>(
     }
     valid.sort_by_key(|(p, _)| *p);
     if valid.len() <= t {
-        return Err(Error::Aborted {
-            reason: format!("{} valid partial signatures, {} needed", valid.len(), t + 1),
-            blamed: run.blamed,
-        });
+        return Err(run.too_few(format!(
+            "{} valid partial signatures, {} needed",
+            valid.len(),
+            t + 1
+        )));
     }
     valid.truncate(t + 1);
     let signature = G2Affine::from(interpolate_g2(&valid)).to_compressed();
     if bls::verify(&share.group_key, message, &signature).is_err() {
-        return Err(Error::Aborted {
-            reason: "the combined signature does not verify".into(),
-            blamed: run.blamed,
-        });
+        return Err(run.too_few("the combined signature does not verify".into()));
     }
+    let mut blamed = run.blamed;
+    blamed.sort_by_key(|b| b.party);
     Ok(Signed {
         signature,
         combined: valid.iter().map(|(p, _)| *p).collect(),
-        blamed: run.blamed,
+        blamed,
     })
 }

@@ -1,111 +1,11 @@
 //! Key generation and signing between in-memory parties: honest runs at several (t, n), and each
 //! kind of cheating named and excluded while the others finish.
 
-use std::collections::BTreeMap;
-use std::time::Duration;
+mod common;
 
-use alibi_handshake::IdentityKeyPair;
-use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
-use alibi_mpc::engine::MemoryTransport;
-use alibi_mpc::sign::{sign, SignConfig, Signed};
-use alibi_mpc::{Blame, Fault, Party, PartyIndex};
-use getrandom::SysRng;
-use rand_core::UnwrapErr;
-
-fn parties(n: u16) -> Vec<Party> {
-    let ids: Vec<IdentityKeyPair> = (0..n)
-        .map(|_| IdentityKeyPair::generate(&mut UnwrapErr(SysRng)))
-        .collect();
-    let roster: BTreeMap<PartyIndex, _> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (i as u16 + 1, k.identity))
-        .collect();
-    ids.into_iter()
-        .enumerate()
-        .map(|(i, identity)| Party {
-            index: i as u16 + 1,
-            identity,
-            roster: roster.clone(),
-        })
-        .collect()
-}
-
-async fn run_keygen(ps: &[Party], t: usize, cheat: &[(PartyIndex, Misbehaviour)]) -> Vec<KeyShare> {
-    let indices: Vec<PartyIndex> = ps.iter().map(|p| p.index).collect();
-    let nets = MemoryTransport::network(&indices);
-    let mut tasks = vec![];
-    for (p, mut net) in ps.iter().cloned().zip(nets) {
-        let config = KeygenConfig {
-            session: [1; 16],
-            threshold: t,
-            parties: indices.clone(),
-            timeout: Duration::from_secs(2),
-            misbehaviour: cheat.iter().find(|(c, _)| *c == p.index).map(|(_, m)| *m),
-        };
-        let honest = config.misbehaviour.is_none();
-        tasks.push(tokio::spawn(async move {
-            let r = keygen(&p, &config, &mut net, &mut UnwrapErr(SysRng)).await;
-            // A cheater may well fail; an honest party must finish.
-            if honest {
-                Some(r.unwrap())
-            } else {
-                r.ok()
-            }
-        }));
-    }
-    // The shares of every party that finished, by index: all honest ones, and any cheater that
-    // got through.
-    let mut out = vec![];
-    for t in tasks {
-        out.extend(t.await.unwrap());
-    }
-    out
-}
-
-async fn run_sign(
-    ps: &[Party],
-    shares: &[KeyShare],
-    signers: &[PartyIndex],
-    msg: &[u8],
-    cheat: &[(PartyIndex, Misbehaviour)],
-) -> Vec<Signed> {
-    let nets = MemoryTransport::network(signers);
-    let mut tasks = vec![];
-    for (&s, mut net) in signers.iter().zip(nets) {
-        let p = ps[s as usize - 1].clone();
-        let share = shares
-            .iter()
-            .find(|x| x.index == s)
-            .expect("a share")
-            .clone();
-        let config = SignConfig {
-            session: [2; 16],
-            signers: signers.to_vec(),
-            timeout: Duration::from_secs(2),
-            misbehaviour: cheat.iter().find(|(c, _)| *c == s).map(|(_, m)| *m),
-        };
-        let msg = msg.to_vec();
-        tasks.push(tokio::spawn(async move {
-            sign(&p, &share, &config, &msg, &mut net, &mut UnwrapErr(SysRng))
-                .await
-                .unwrap()
-        }));
-    }
-    let mut out = vec![];
-    for t in tasks {
-        out.push(t.await.unwrap());
-    }
-    out
-}
-
-/// Plain blst verification under the group key, as any BLS verifier would do it.
-fn blst_verifies(group_key: &[u8], msg: &[u8], sig: &[u8]) -> bool {
-    use blst::min_pk::{PublicKey, Signature};
-    let pk = PublicKey::key_validate(group_key).unwrap();
-    let sig = Signature::sig_validate(sig, true).unwrap();
-    sig.verify(true, msg, alibi_mpc::bls::DST_SIG, &[], &pk, true) == blst::BLST_ERROR::BLST_SUCCESS
-}
+use alibi_mpc::dkg::{KeyShare, Misbehaviour};
+use alibi_mpc::{Blame, Fault, PartyIndex};
+use common::{blst_verifies, parties, run_keygen, run_sign};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn honest_runs_agree_and_any_t_plus_1_sign() {
@@ -272,7 +172,7 @@ async fn key_share_files_round_trip_and_refuse_a_wrong_secret() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_in_any_broadcast_round_is_named_and_excluded() {
-    for round in [1, 2, 4] {
+    for round in [1, 2, 4, 5] {
         let ps = parties(4);
         let shares = run_keygen(&ps, 2, &[(2, Misbehaviour::Garbage { round })]).await;
         for s in shares.iter().filter(|s| s.index != 2) {

@@ -1,0 +1,295 @@
+//! The promise of identifiable abort, tested against cheaters and a lossy network (issue 20): all
+//! honest parties end with the same key, qualified set and named parties, or all stop naming the
+//! same parties, and no honest party is ever named, whatever the cheaters (up to n - t - 1 of
+//! them) do and whatever single delivery, or link, the network loses.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use alibi_mpc::dkg::{KeyShare, Misbehaviour};
+use alibi_mpc::engine::{Adversary, Delivery};
+use alibi_mpc::{Blame, Error, Fault, PartyIndex, Result};
+use common::{blst_verifies, keygen_all, parties, reliable, run_keygen, sign_all};
+use rand_chacha::rand_core::{Rng, SeedableRng};
+
+/// How one party's key generation ended, comparable across parties.
+fn verdict(r: &Result<KeyShare>) -> String {
+    match r {
+        Ok(s) => format!(
+            "key {} qualified {:?} named {:?}",
+            hex::encode(&s.group_key),
+            s.qualified,
+            s.blamed
+        ),
+        Err(Error::Aborted { blamed, .. }) => format!("aborted, named {blamed:?}"),
+        Err(Error::Unreachable { parties, .. }) => format!("unreachable {parties:?}"),
+        Err(e) => format!("error {e}"),
+    }
+}
+
+/// Every honest party ended the same way and none of them is named; returns that verdict.
+fn agreed(results: &[(PartyIndex, Result<KeyShare>)], honest: &[PartyIndex], what: &str) -> String {
+    let verdicts: Vec<(PartyIndex, String)> = results
+        .iter()
+        .filter(|(p, _)| honest.contains(p))
+        .map(|(p, r)| (*p, verdict(r)))
+        .collect();
+    for (p, v) in &verdicts {
+        assert_eq!(v, &verdicts[0].1, "{what}: party {p} disagrees with party {}", verdicts[0].0);
+    }
+    for (_, r) in results.iter().filter(|(p, _)| honest.contains(p)) {
+        let named: Vec<Blame> = match r {
+            Ok(s) => s.blamed.clone(),
+            Err(Error::Aborted { blamed, .. }) => blamed.clone(),
+            _ => vec![],
+        };
+        for b in named {
+            assert!(!honest.contains(&b.party), "{what}: honest party named: {b:?}");
+        }
+    }
+    verdicts[0].1.clone()
+}
+
+fn all_finish(results: &[(PartyIndex, Result<KeyShare>)]) -> Vec<KeyShare> {
+    results
+        .iter()
+        .map(|(p, r)| match r {
+            Ok(s) => s.clone(),
+            Err(e) => panic!("party {p}: {e}"),
+        })
+        .collect()
+}
+
+/// Two dealers deal the same victim shares off by +5 and -5: an unweighted sum of its shares
+/// passes, and once the second falls silent the first one's error stays in the victim's share
+/// (which then fails its proof, and the victim is named). With random weights both are caught.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offsetting_bad_shares_of_two_colluders_are_both_caught() {
+    let ps = parties(5);
+    let cheat = [
+        (4, Misbehaviour::OffsetShareTo(1, 5)),
+        (5, Misbehaviour::OffsetShareThenSilent(1, -5)),
+    ];
+    let results = keygen_all(&ps, 2, &cheat, reliable(), Duration::from_secs(2)).await;
+    let v = agreed(&results, &[1, 2, 3], "offsetting shares");
+    assert!(v.starts_with("key"), "{v}");
+    let shares: Vec<KeyShare> = results
+        .into_iter()
+        .filter(|(p, _)| *p <= 3)
+        .map(|(_, r)| r.unwrap())
+        .collect();
+    assert_eq!(shares[0].qualified, vec![1, 2, 3]);
+    assert_eq!(
+        shares[0].blamed,
+        vec![
+            Blame {
+                party: 4,
+                fault: Fault::BadShare
+            },
+            Blame {
+                party: 5,
+                fault: Fault::Silent { round: 4 }
+            }
+        ]
+    );
+    let signed = sign_all(&ps, &shares, &[1, 2, 3], b"m", &[], reliable()).await;
+    for (_, s) in &signed {
+        let s = s.as_ref().unwrap();
+        assert!(blst_verifies(&shares[0].group_key, b"m", &s.signature));
+    }
+}
+
+/// A party that sends its broadcasts to all but one honest party (and answers no wants): the
+/// others forward them, so the victim does not call it silent and everyone ends alike, nobody
+/// named. The same for a partial signature withheld from one signer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broadcast_withheld_from_one_party_reaches_it_through_the_others() {
+    let ps = parties(4);
+    let cheat = [(4, Misbehaviour::WithholdBroadcastFrom(2))];
+    let results = keygen_all(&ps, 1, &cheat, reliable(), Duration::from_secs(2)).await;
+    let v = agreed(&results, &[1, 2, 3, 4], "withheld broadcast");
+    assert!(v.ends_with("named []"), "{v}");
+    let shares = all_finish(&results);
+    let cheat = [(4, Misbehaviour::WithholdBroadcastFrom(1))];
+    let signed = sign_all(&ps, &shares, &[1, 2, 4], b"m", &cheat, reliable()).await;
+    for (p, s) in signed {
+        let s = s.unwrap_or_else(|e| panic!("signer {p}: {e}"));
+        assert!(s.blamed.is_empty(), "{p}: {:?}", s.blamed);
+        assert!(blst_verifies(&shares[0].group_key, b"m", &s.signature));
+    }
+}
+
+/// A signer that sends one signer an invalid partial and the others a valid one is named for
+/// equivocating by every honest signer, and all combine the same signature without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_equivocating_signer_is_named_by_every_signer() {
+    let ps = parties(4);
+    let shares = run_keygen(&ps, 1, &[]).await;
+    let cheat = [(3, Misbehaviour::EquivocatePartial)];
+    let signed = sign_all(&ps, &shares, &[1, 2, 3, 4], b"m", &cheat, reliable()).await;
+    let honest: Vec<_> = signed.into_iter().filter(|(p, _)| *p != 3).collect();
+    for (p, s) in &honest {
+        let s = s.as_ref().unwrap_or_else(|e| panic!("signer {p}: {e}"));
+        assert_eq!(
+            s.blamed,
+            vec![Blame {
+                party: 3,
+                fault: Fault::Equivocation { round: 1 }
+            }],
+            "signer {p}"
+        );
+        assert!(!s.combined.contains(&3));
+        assert_eq!(
+            s.signature,
+            honest[0].1.as_ref().unwrap().signature,
+            "one signature"
+        );
+    }
+}
+
+/// The network loses everything party 2 sends party 3 (its broadcasts, its share, its answers):
+/// party 3 gets the broadcasts from the others and the share from the public reveal; nobody is
+/// named and all hold the same key; signing too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_network_that_drops_one_link_changes_nothing() {
+    for (n, t) in [(4, 1), (5, 2)] {
+        let ps = parties(n);
+        let cut: Adversary = Arc::new(|d: &Delivery| !(d.from == 2 && d.to == 3));
+        let results = keygen_all(&ps, t, &[], cut.clone(), Duration::from_secs(1)).await;
+        let honest: Vec<PartyIndex> = (1..=n).collect();
+        let v = agreed(&results, &honest, &format!("n={n} t={t} link 2->3 cut"));
+        assert!(v.ends_with("named []"), "{v}");
+        let shares = all_finish(&results);
+        let signers: Vec<PartyIndex> = (1..=t as u16 + 2).collect();
+        let signed = sign_all(&ps, &shares, &signers, b"m", &[], cut).await;
+        for (p, s) in signed {
+            let s = s.unwrap_or_else(|e| panic!("signer {p}: {e}"));
+            assert!(s.blamed.is_empty());
+            assert!(blst_verifies(&shares[0].group_key, b"m", &s.signature));
+        }
+    }
+}
+
+/// Drops exactly the k-th delivery of the run, for every k a clean run makes.
+fn drop_kth(k: usize) -> Adversary {
+    let count = AtomicUsize::new(0);
+    Arc::new(move |_: &Delivery| count.fetch_add(1, Ordering::Relaxed) != k)
+}
+
+/// The deliveries of a clean run: every position a single loss can hit.
+fn counting() -> (Adversary, Arc<AtomicUsize>) {
+    let count = Arc::new(AtomicUsize::new(0));
+    let c = count.clone();
+    (
+        Arc::new(move |_: &Delivery| {
+            c.fetch_add(1, Ordering::Relaxed);
+            true
+        }),
+        count,
+    )
+}
+
+/// A network that loses any one delivery, at every position of a key generation (n = 4, t = 1)
+/// and of a signing: all recover it (a want), and end alike with nobody named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_single_lost_delivery_is_recovered() {
+    let ps = parties(4);
+    let (count, deliveries) = counting();
+    let results = keygen_all(&ps, 1, &[], count, Duration::from_secs(2)).await;
+    let shares = all_finish(&results);
+    let total = deliveries.load(Ordering::Relaxed);
+    assert!(total >= 6 * 12 + 12, "{total} deliveries");
+    let mut keys = BTreeSet::new();
+    for k in 0..total {
+        let results = keygen_all(&ps, 1, &[], drop_kth(k), Duration::from_secs(2)).await;
+        let v = agreed(&results, &[1, 2, 3, 4], &format!("delivery {k} of {total} lost"));
+        assert!(v.ends_with("qualified [1, 2, 3, 4] named []"), "delivery {k}: {v}");
+        keys.insert(v);
+    }
+    assert_eq!(keys.len(), total, "every run has its own key");
+    let (count, deliveries) = counting();
+    sign_all(&ps, &shares, &[1, 2, 3], b"m", &[], count).await;
+    let total = deliveries.load(Ordering::Relaxed);
+    for k in 0..total {
+        let signed = sign_all(&ps, &shares, &[1, 2, 3], b"m", &[], drop_kth(k)).await;
+        for (p, s) in signed {
+            let s = s.unwrap_or_else(|e| panic!("delivery {k}: signer {p}: {e}"));
+            assert!(s.blamed.is_empty(), "delivery {k}: {:?}", s.blamed);
+            assert!(blst_verifies(&shares[0].group_key, b"m", &s.signature));
+        }
+    }
+}
+
+/// One cheating strategy, drawn at random.
+fn strategy(rng: &mut impl Rng, me: PartyIndex, n: u16, t: usize) -> Misbehaviour {
+    let victim = loop {
+        let v = 1 + (rng.next_u32() % u32::from(n)) as u16;
+        if v != me {
+            break v;
+        }
+    };
+    let offset = i64::from(rng.next_u32() % 1000) + 1;
+    let offset = if rng.next_u32() % 2 == 0 { offset } else { -offset };
+    match rng.next_u32() % 10 {
+        0 => Misbehaviour::BadShareTo(victim),
+        1 => Misbehaviour::WithholdShareFrom(victim),
+        2 => Misbehaviour::EquivocateCommit,
+        3 => Misbehaviour::Garbage {
+            round: [1, 2, 4, 5, 6][(rng.next_u32() % 5) as usize],
+        },
+        4 => Misbehaviour::WrongShareProof,
+        5 => Misbehaviour::WithholdBroadcastFrom(victim),
+        6 => Misbehaviour::OffsetShareTo(victim, offset),
+        7 => Misbehaviour::OffsetShareThenSilent(victim, offset),
+        8 if t >= 3 => Misbehaviour::TorsionCommitment,
+        _ => Misbehaviour::BadShareTo(victim),
+    }
+}
+
+/// Random cheaters (0 to n - t - 1 of them, each with a random strategy) over many seeds: the
+/// honest parties always end alike and are never named; when they finish, their key signs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_cheating_strategies_never_split_the_honest_parties() {
+    for seed in 0..10u64 {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let n = 4 + (rng.next_u32() % 3) as u16;
+        let t = 1 + (rng.next_u32() % u32::from(n - 2)) as usize;
+        let k = (rng.next_u32() as usize) % (n as usize - t);
+        let mut cheaters = BTreeSet::new();
+        while cheaters.len() < k {
+            cheaters.insert(1 + (rng.next_u32() % u32::from(n)) as u16);
+        }
+        let cheat: Vec<(PartyIndex, Misbehaviour)> = cheaters
+            .iter()
+            .map(|&c| (c, strategy(&mut rng, c, n, t)))
+            .collect();
+        let honest: Vec<PartyIndex> = (1..=n).filter(|p| !cheaters.contains(p)).collect();
+        let ps = parties(n);
+        let what = format!("seed {seed}: n={n} t={t} cheaters {cheat:?}");
+        let results = keygen_all(&ps, t, &cheat, reliable(), Duration::from_millis(1500)).await;
+        let v = agreed(&results, &honest, &what);
+        if v.starts_with("key") {
+            let shares: Vec<KeyShare> = results
+                .into_iter()
+                .filter_map(|(p, r)| r.ok().filter(|_| honest.contains(&p)))
+                .collect();
+            let signers: Vec<PartyIndex> = shares[0]
+                .eligible_signers()
+                .into_iter()
+                .filter(|p| honest.contains(p))
+                .take(t + 1)
+                .collect();
+            assert_eq!(signers.len(), t + 1, "{what}: {v}");
+            let signed = sign_all(&ps, &shares, &signers, b"m", &[], reliable()).await;
+            for (p, s) in signed {
+                let s = s.unwrap_or_else(|e| panic!("{what}: signer {p}: {e}"));
+                assert!(blst_verifies(&shares[0].group_key, b"m", &s.signature));
+            }
+        }
+        eprintln!("{what}: {v}");
+    }
+}
