@@ -34,8 +34,8 @@ use std::time::Duration;
 use blstrs::{G1Affine, G1Projective, Scalar};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
-use group::Group;
 use group::Curve;
+use group::Group;
 use rand_core::CryptoRng;
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
@@ -618,15 +618,7 @@ pub async fn keygen<T: Transport>(
             confirm_round += 1;
             continue;
         }
-        break (
-            qualified,
-            joint,
-            group_key,
-            secret,
-            outcome,
-            my_proof,
-            r6,
-        );
+        break (qualified, joint, group_key, secret, outcome, my_proof, r6);
     };
     // The closing round: its attestations settle the confirmations, so a party that confirmed
     // differently to different parties is named by all.

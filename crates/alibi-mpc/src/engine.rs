@@ -139,13 +139,16 @@ const ANSWERS_PER_ROUND: u8 = 4;
 /// others may still ask for).
 const SESSIONS_KEPT: usize = 2;
 
+/// One party's broadcast and point-to-point part for one recipient.
+type Parts = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 #[derive(Default)]
 struct Held {
     /// By (session, round, sender): what this party holds.
     slots: HashMap<(SessionId, u16, PartyIndex), Incoming>,
     /// This party's own broadcasts by (session, round, recipient) (they differ per recipient only
     /// for a test's equivocator) and its own point-to-point parts.
-    own: HashMap<(SessionId, u16, PartyIndex), (Option<Vec<u8>>, Option<Vec<u8>>)>,
+    own: HashMap<(SessionId, u16, PartyIndex), Parts>,
     /// Answers given, by (session, round, requester).
     answered: HashMap<(SessionId, u16, PartyIndex), u8>,
     /// Sessions in the order first seen.
@@ -277,11 +280,7 @@ impl Mailbox {
     ) -> BTreeMap<PartyIndex, Incoming> {
         let h = self.held();
         from.iter()
-            .filter_map(|f| {
-                h.slots
-                    .get(&(session, round, *f))
-                    .map(|i| (*f, i.clone()))
-            })
+            .filter_map(|f| h.slots.get(&(session, round, *f)).map(|i| (*f, i.clone())))
             .collect()
     }
 
@@ -342,9 +341,8 @@ fn same_body(have: &[Vec<u8>], wire: &[u8]) -> bool {
     let Ok(new) = decode::<SignedBroadcast>(wire) else {
         return false;
     };
-    have.iter().any(|w| {
-        decode::<SignedBroadcast>(w).is_ok_and(|old| old.body == new.body)
-    })
+    have.iter()
+        .any(|w| decode::<SignedBroadcast>(w).is_ok_and(|old| old.body == new.body))
 }
 
 /// One delivery on the in-memory network, as its adversary sees it.

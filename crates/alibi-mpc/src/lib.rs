@@ -187,8 +187,11 @@ impl Party {
         sig: &[u8],
     ) -> bool {
         self.roster.get(&from).is_some_and(|k| {
-            k.verify(&broadcast_transcript(session, round, from, body_digest), sig)
-                .is_ok()
+            k.verify(
+                &broadcast_transcript(session, round, from, body_digest),
+                sig,
+            )
+            .is_ok()
         })
     }
 }
@@ -221,7 +224,9 @@ pub(crate) fn check_indices(parties: &[PartyIndex]) -> Result<()> {
     let mut seen = std::collections::BTreeSet::new();
     for &p in parties {
         if p == 0 {
-            return Err(Error::Parameters("party index 0 (indices start at 1)".into()));
+            return Err(Error::Parameters(
+                "party index 0 (indices start at 1)".into(),
+            ));
         }
         if !seen.insert(p) {
             return Err(Error::Parameters(format!("party index {p} appears twice")));

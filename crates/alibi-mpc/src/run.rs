@@ -242,8 +242,11 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             Some(body) => {
                 let attest = self.attestations();
                 let sign = |body: Vec<u8>, attest: Vec<Attestation>| {
-                    self.party
-                        .sign_broadcast(&self.session, round, encode(&Envelope { body, attest }))
+                    self.party.sign_broadcast(
+                        &self.session,
+                        round,
+                        encode(&Envelope { body, attest }),
+                    )
                 };
                 let wire = sign(body, attest.clone());
                 let alt = equivocate.map(|other| sign(other, attest));
@@ -255,7 +258,16 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                     (Some(alt), Some(&victim)) => Broadcast::PerRecipient(
                         recipients
                             .iter()
-                            .map(|&r| (r, if r == victim { alt.clone() } else { wire.clone() }))
+                            .map(|&r| {
+                                (
+                                    r,
+                                    if r == victim {
+                                        alt.clone()
+                                    } else {
+                                        wire.clone()
+                                    },
+                                )
+                            })
                             .collect(),
                     ),
                     _ => match self.withhold_from {
@@ -305,11 +317,11 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             if self.is_blamed(p) {
                 continue;
             }
-            if (expect.broadcast && versions.is_empty()) || (expect.p2p && p2p.is_none()) {
-                if expect.required {
-                    silent.push(p);
-                    continue;
-                }
+            let incomplete =
+                (expect.broadcast && versions.is_empty()) || (expect.p2p && p2p.is_none());
+            if incomplete && expect.required {
+                silent.push(p);
+                continue;
             }
             let body = match versions.into_iter().next() {
                 None => None,

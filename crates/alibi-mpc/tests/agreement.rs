@@ -39,7 +39,11 @@ fn agreed(results: &[(PartyIndex, Result<KeyShare>)], honest: &[PartyIndex], wha
         .map(|(p, r)| (*p, verdict(r)))
         .collect();
     for (p, v) in &verdicts {
-        assert_eq!(v, &verdicts[0].1, "{what}: party {p} disagrees with party {}", verdicts[0].0);
+        assert_eq!(
+            v, &verdicts[0].1,
+            "{what}: party {p} disagrees with party {}",
+            verdicts[0].0
+        );
     }
     for (_, r) in results.iter().filter(|(p, _)| honest.contains(p)) {
         let named: Vec<Blame> = match r {
@@ -48,7 +52,10 @@ fn agreed(results: &[(PartyIndex, Result<KeyShare>)], honest: &[PartyIndex], wha
             _ => vec![],
         };
         for b in named {
-            assert!(!honest.contains(&b.party), "{what}: honest party named: {b:?}");
+            assert!(
+                !honest.contains(&b.party),
+                "{what}: honest party named: {b:?}"
+            );
         }
     }
     verdicts[0].1.clone()
@@ -206,8 +213,15 @@ async fn any_single_lost_delivery_is_recovered() {
     let mut keys = BTreeSet::new();
     for k in 0..total {
         let results = keygen_all(&ps, 1, &[], drop_kth(k), Duration::from_secs(2)).await;
-        let v = agreed(&results, &[1, 2, 3, 4], &format!("delivery {k} of {total} lost"));
-        assert!(v.ends_with("qualified [1, 2, 3, 4] named []"), "delivery {k}: {v}");
+        let v = agreed(
+            &results,
+            &[1, 2, 3, 4],
+            &format!("delivery {k} of {total} lost"),
+        );
+        assert!(
+            v.ends_with("qualified [1, 2, 3, 4] named []"),
+            "delivery {k}: {v}"
+        );
         keys.insert(v);
     }
     assert_eq!(keys.len(), total, "every run has its own key");
@@ -233,7 +247,11 @@ fn strategy(rng: &mut impl Rng, me: PartyIndex, n: u16, t: usize) -> Misbehaviou
         }
     };
     let offset = i64::from(rng.next_u32() % 1000) + 1;
-    let offset = if rng.next_u32() % 2 == 0 { offset } else { -offset };
+    let offset = if rng.next_u32() % 2 == 0 {
+        offset
+    } else {
+        -offset
+    };
     match rng.next_u32() % 10 {
         0 => Misbehaviour::BadShareTo(victim),
         1 => Misbehaviour::WithholdShareFrom(victim),
