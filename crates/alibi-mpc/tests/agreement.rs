@@ -247,7 +247,7 @@ fn strategy(rng: &mut impl Rng, me: PartyIndex, n: u16, t: usize) -> Misbehaviou
         }
     };
     let offset = i64::from(rng.next_u32() % 1000) + 1;
-    let offset = if rng.next_u32() % 2 == 0 {
+    let offset = if rng.next_u32().is_multiple_of(2) {
         offset
     } else {
         -offset
