@@ -1,5 +1,6 @@
 //! How a command fails: the variant fixes the exit code (1 for an invalid signature or
-//! ciphertext, 2 for bad usage or malformed input), the text is the one line printed on stderr.
+//! ciphertext, or an MPC run stopped by a named cheater; 2 for bad usage or malformed input; 3 for
+//! a transport fault of an MPC run), the text is the one line printed on stderr.
 
 use std::fmt::Display;
 
@@ -10,6 +11,9 @@ pub enum Failure {
     Invalid(String),
     /// Bad usage, an unreadable or unwritable file, or malformed input (exit 2).
     Usage(String),
+    /// The relay or the network failed an MPC run, or a contact's identity did not match its
+    /// card: no party is blamed (exit 3).
+    Transport(String),
 }
 
 impl Failure {
@@ -18,12 +22,13 @@ impl Failure {
         match self {
             Failure::Invalid(_) => 1,
             Failure::Usage(_) => 2,
+            Failure::Transport(_) => 3,
         }
     }
 
     /// The message, on one line whatever the underlying error held.
     pub fn line(&self) -> String {
-        let (Failure::Invalid(m) | Failure::Usage(m)) = self;
+        let (Failure::Invalid(m) | Failure::Usage(m) | Failure::Transport(m)) = self;
         m.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 }

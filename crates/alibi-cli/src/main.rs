@@ -1,8 +1,9 @@
 //! `alibi`: one binary, `alibi <area> <verb> [options]`; with no arguments it runs the demo.
 //!
-//! Exit codes everywhere: 0 = success or valid, 1 = signature or ciphertext invalid, 2 = bad
-//! usage or malformed input, with a one-line message on stderr and never a panic (a closed or
-//! full stdout included).
+//! Exit codes everywhere: 0 = success or valid, 1 = signature or ciphertext invalid (or an MPC
+//! run stopped by named cheaters), 2 = bad usage or malformed input, 3 = an MPC run stopped by a
+//! transport fault (no party blamed), with a one-line message on stderr and never a panic (a
+//! closed or full stdout included).
 
 mod akem;
 mod demo;
@@ -37,7 +38,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Post-quantum, deniable, privacy-preserving authentication and secure channels.
 ///
 /// Keys, signatures and ciphertexts are files in their raw standard encodings. Exit codes: 0
-/// success or valid, 1 signature or ciphertext invalid, 2 bad usage or malformed input. Secret
+/// success or valid, 1 signature or ciphertext invalid (or an MPC run stopped by named
+/// cheaters), 2 bad usage or malformed input, 3 an MPC run stopped by the relay or the network
+/// (no party blamed). Secret
 /// files are created with mode 0600 and never replaced without --force. With no arguments,
 /// `alibi` runs the end-to-end demo.
 #[derive(Parser, Debug)]

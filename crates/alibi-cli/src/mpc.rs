@@ -73,7 +73,8 @@ pub enum Cmd {
         format: Format,
     },
     /// Key generation, as one party (every party runs this in its own process): seals this
-    /// party's share in DIR and writes the group key; exit 1 if too few parties remain
+    /// party's share in DIR and writes the group key; exit 1 if cheaters were named and too few
+    /// parties remain, 3 if the relay or the network failed (no party blamed)
     Keygen {
         /// The party's directory (from `mpc init`)
         #[arg(long, value_name = "DIR")]
@@ -84,6 +85,11 @@ pub enum Cmd {
         /// Where to write the 48-byte group public key (compressed G1)
         #[arg(long, value_name = "FILE")]
         pk_out: PathBuf,
+        /// A name for this key generation, the same for every party; a run after a failed or
+        /// replaced one needs a new name, or messages of the old run the relay still holds would
+        /// count as this run's [default: the group's first key generation]
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
         #[command(flatten)]
         run: RunArgs,
         /// Replace this party's share of this group if it has one
@@ -270,11 +276,21 @@ pub fn run(cmd: Cmd) -> CmdResult {
             dir,
             group,
             pk_out,
+            session,
             run,
             force,
             passphrase,
             format,
-        } => keygen(&dir, &group, &pk_out, &run, force, &passphrase, format),
+        } => keygen(
+            &dir,
+            &group,
+            &pk_out,
+            session.as_deref(),
+            &run,
+            force,
+            &passphrase,
+            format,
+        ),
         Cmd::Sign {
             dir,
             group,
@@ -511,14 +527,32 @@ fn named(g: &GroupFile, blamed: &[Blame]) -> Vec<String> {
         .collect()
 }
 
-/// A protocol run that failed: too few parties left, or a channel refused (an identity that
-/// does not match its card): exit 1, naming who.
-fn protocol_failure(g: &GroupFile, what: &str, e: alibi_mpc::Error) -> Failure {
+/// A protocol run that failed. Cheaters named and too few parties left: exit 1, naming them. The
+/// relay or the network failed (a send refused, a contact whose identity does not match its
+/// card, parties nothing was heard from though they were asked again and the others asked to
+/// forward): exit 3, naming the relay or the contact, blaming no party.
+fn protocol_failure(g: &GroupFile, me: PartyIndex, what: &str, e: alibi_mpc::Error) -> Failure {
+    let relay = usize::from(me)
+        .checked_sub(1)
+        .and_then(|i| g.parties.get(i))
+        .map_or_else(String::new, |c| c.relay.clone());
     match e {
         alibi_mpc::Error::Aborted { reason, blamed } => Failure::Invalid(format!(
             "{what} failed: {reason}; excluded: {}",
             named(g, &blamed).join(", ")
         )),
+        alibi_mpc::Error::Transport(m) => Failure::Transport(format!(
+            "{what} stopped by a transport fault, no party blamed: {m} (relay {relay})"
+        )),
+        alibi_mpc::Error::Unreachable { round, parties } => {
+            let names: Vec<String> = parties.iter().map(|&p| g.name_of(p)).collect();
+            Failure::Transport(format!(
+                "{what} stopped, no party blamed: nothing heard from {} in round {round} through \
+                 the relay {relay}, though asked again and the others asked to forward: the relay \
+                 or those parties failed",
+                names.join(", ")
+            ))
+        }
         e => Failure::Invalid(format!("{what} failed closed: {e}")),
     }
 }
@@ -528,12 +562,16 @@ fn keygen(
     dir: &Path,
     group: &Path,
     pk_out: &Path,
+    session: Option<&str>,
     run: &RunArgs,
     force: bool,
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
     let group = read_group(group)?;
+    if session == Some("") {
+        return Err(Failure::Usage("--session: give the run a name".into()));
+    }
     let passphrase = passphrase(pass)?;
     runtime()?.block_on(async {
         let Member {
@@ -553,7 +591,10 @@ fn keygen(
         let mut party = RelayParty::new(messenger, me, &group.members(), group.group_id, mode)
             .map_err(usage)?;
         let config = KeygenConfig {
-            session: group.keygen_session(),
+            session: match session {
+                None => group.keygen_session(),
+                Some(id) => group.session("keygen", id),
+            },
             threshold: group.threshold,
             parties: group.indices(),
             timeout: Duration::from_secs(run.timeout_s),
@@ -562,7 +603,7 @@ fn keygen(
         let start = Instant::now();
         let share = run_keygen(&party.party(), &config, &mut party, &mut os_rng())
             .await
-            .map_err(|e| protocol_failure(&group, "key generation", e))?;
+            .map_err(|e| protocol_failure(&group, me, "key generation", e))?;
         let took = start.elapsed();
         let json = share.to_json();
         let sealed = alibi_keyfile::seal(
@@ -683,6 +724,16 @@ fn sign(
                 .collect::<Result<_, _>>()?,
             None => share.eligible_signers(),
         };
+        if let Some(twice) = signers
+            .iter()
+            .enumerate()
+            .find(|(i, p)| signers[..*i].contains(p))
+        {
+            return Err(Failure::Usage(format!(
+                "--signers: {} appears twice",
+                group.name_of(*twice.1)
+            )));
+        }
         if !signers.contains(&me) {
             return Err(Failure::Usage(format!(
                 "{} is not among the signers",
@@ -708,7 +759,7 @@ fn sign(
         let start = Instant::now();
         let signed = run_sign(&party.party(), &share, &config, &msg, &mut party, &mut os_rng())
             .await
-            .map_err(|e| protocol_failure(&group, "signing", e))?;
+            .map_err(|e| protocol_failure(&group, me, "signing", e))?;
         let took = start.elapsed();
         if bls::verify(&share.group_key, &msg, &signed.signature).is_err() {
             return Err(Failure::Invalid(

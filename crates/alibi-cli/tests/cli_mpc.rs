@@ -73,6 +73,17 @@ fn s(p: &Path) -> String {
 
 /// Registers parties `names` on the relay and writes the group file; returns their dirs.
 fn setup(d: &Path, relay: &Relay, names: &[&str], t: usize) -> (Vec<PathBuf>, String) {
+    setup_at(d, &relay.url, &relay.trust_root, names, t)
+}
+
+/// As [`setup`], the parties registering through `url` (a proxy, say) and pinning `trust_root`.
+fn setup_at(
+    d: &Path,
+    url: &str,
+    trust_root: &str,
+    names: &[&str],
+    t: usize,
+) -> (Vec<PathBuf>, String) {
     let mut dirs = vec![];
     for n in names {
         let dir = d.join(n);
@@ -82,11 +93,11 @@ fn setup(d: &Path, relay: &Relay, names: &[&str], t: usize) -> (Vec<PathBuf>, St
             "--dir",
             &s(&dir),
             "--relay",
-            &relay.url,
+            url,
             "--name",
             n,
             "--trust-root",
-            &relay.trust_root,
+            trust_root,
         ]);
         assert_eq!(code(&o), 0, "{}", common::stderr(&o));
         dirs.push(dir);
@@ -108,25 +119,30 @@ fn setup(d: &Path, relay: &Relay, names: &[&str], t: usize) -> (Vec<PathBuf>, St
 }
 
 fn keygen(dir: &Path, group: &str, pk: &Path, timeout: &str) -> Child {
-    party_cmd(
-        &[
-            "mpc",
-            "keygen",
-            "--dir",
-            &s(dir),
-            "--group",
-            group,
-            "--pk-out",
-            &s(pk),
-            "--timeout-s",
-            timeout,
-        ],
-        PASS,
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
+    keygen_with(dir, group, pk, timeout, &[])
+}
+
+/// A keygen process with more arguments.
+fn keygen_with(dir: &Path, group: &str, pk: &Path, timeout: &str, more: &[&str]) -> Child {
+    let mut args = vec![
+        "mpc".to_string(),
+        "keygen".into(),
+        "--dir".into(),
+        s(dir),
+        "--group".into(),
+        group.into(),
+        "--pk-out".into(),
+        s(pk),
+        "--timeout-s".into(),
+        timeout.into(),
+    ];
+    args.extend(more.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    party_cmd(&args, PASS)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 fn share_of(dir: &Path) -> PathBuf {
@@ -433,4 +449,123 @@ fn bench_writes_a_csv_that_replots() {
         code(&alibi(&["mpc", "bench", "--replot", &p("bad.csv")])),
         2
     );
+}
+
+/// Four party processes whose relay (a process) sits behind a relay in the middle (the proxy, in
+/// this test): when it loses one delivery (three positions tried, a run each) the lost message is
+/// asked for again and all four exit 0 with the same key; when it serves party 2's bundle for
+/// party 3's to four new parties, the others refuse the impostor and all exit 3, a transport
+/// fault that names the contact or the parties not heard from, and blames no party.
+#[test]
+fn processes_behind_a_relay_that_loses_or_lies() {
+    let d = common::scratch("mpc-proxy");
+    let relay = relay(&d);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let proxy = rt.block_on(alibi_testkit::proxy::Proxy::start(&relay.url));
+    let names = ["q1", "q2", "q3", "q4"];
+    let (dirs, group) = setup_at(&d, &proxy.url, &relay.trust_root, &names, 1);
+    let pk = |i: usize, run: usize| d.join(format!("{}-{run}.pk", names[i]));
+    for (run, lost) in [None, Some(3), Some(20), Some(45)].into_iter().enumerate() {
+        proxy.rules.lock().unwrap().drop_delivery = lost;
+        proxy.count_from_zero();
+        let session = format!("run-{run}");
+        let more = ["--session", session.as_str(), "--force"];
+        let children: Vec<Child> = (0..4)
+            .map(|i| keygen_with(&dirs[i], &group, &pk(i, run), "20", &more))
+            .collect();
+        for (i, c) in children.into_iter().enumerate() {
+            let o = c.wait_with_output().unwrap();
+            assert_eq!(
+                code(&o),
+                0,
+                "run {run}, lost {lost:?}: {}: {}",
+                names[i],
+                common::stderr(&o)
+            );
+            assert!(common::stdout(&o).contains("qualified: q1, q2, q3, q4"));
+        }
+        let key = std::fs::read(pk(0, run)).unwrap();
+        assert!(
+            (1..4).all(|i| std::fs::read(pk(i, run)).unwrap() == key),
+            "run {run}"
+        );
+    }
+    proxy.rules.lock().unwrap().drop_delivery = None;
+    // The relay lies about who party 2 is, to parties that have no session yet.
+    let names = ["r1", "r2", "r3", "r4"];
+    let lied = d.join("lied");
+    std::fs::create_dir_all(&lied).unwrap();
+    let (dirs, group) = setup_at(&lied, &proxy.url, &relay.trust_root, &names, 1);
+    let account = |i: usize| -> String {
+        let card: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dirs[i].join("card.json")).unwrap())
+                .unwrap();
+        card["account"].as_str().unwrap().to_string()
+    };
+    proxy.rules.lock().unwrap().rewrite = vec![(
+        format!("/v2/keys/{}/", account(1)),
+        format!("/v2/keys/{}/", account(2)),
+    )];
+    let more = ["--session", "lied-to", "--force"];
+    let children: Vec<Child> = (0..4)
+        .map(|i| keygen_with(&dirs[i], &group, &pk(i, 9), "3", &more))
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        let o = c.wait_with_output().unwrap();
+        let err = common::stderr(&o);
+        assert_eq!(code(&o), 3, "{}: {err}", names[i]);
+        assert!(err.contains("no party blamed"), "{}: {err}", names[i]);
+        if i != 1 {
+            assert!(err.contains("r2"), "{}: {err}", names[i]);
+        }
+    }
+}
+
+/// A group file whose entries clash or whose threshold is out of range is refused when read,
+/// exit 2, naming the entry.
+#[test]
+fn a_bad_group_file_is_refused_naming_the_entry() {
+    let d = common::scratch("mpc-group-file");
+    let relay = relay(&d);
+    let names = ["g1", "g2", "g3"];
+    let (dirs, group) = setup(&d, &relay, &names, 1);
+    let good: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&group).unwrap()).unwrap();
+    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>, &str)> = vec![
+        (
+            "same account",
+            Box::new(|g| g["parties"][2]["account"] = g["parties"][0]["account"].clone()),
+            "card 1 (g1) and card 3 (g3) have the same account",
+        ),
+        (
+            "same identity",
+            Box::new(|g| g["parties"][1]["identityKey"] = g["parties"][0]["identityKey"].clone()),
+            "card 1 (g1) and card 2 (g2) have the same identity key",
+        ),
+        (
+            "threshold 0",
+            Box::new(|g| g["threshold"] = 0.into()),
+            "threshold 0 for 3 parties",
+        ),
+        (
+            "threshold n",
+            Box::new(|g| g["threshold"] = 3.into()),
+            "threshold 3 for 3 parties",
+        ),
+    ];
+    for (what, change, says) in cases {
+        let mut g = good.clone();
+        change(&mut g);
+        let path = d.join(format!("{}.json", what.replace(' ', "-")));
+        std::fs::write(&path, g.to_string()).unwrap();
+        let o = keygen(&dirs[0], &s(&path), &d.join("x.pk"), "2")
+            .wait_with_output()
+            .unwrap();
+        assert_eq!(code(&o), 2, "{what}: {}", common::stderr(&o));
+        assert!(
+            common::stderr(&o).contains(says),
+            "{what}: {}",
+            common::stderr(&o)
+        );
+    }
 }

@@ -63,7 +63,9 @@ impl GroupFile {
     }
 
     /// Checks the version, the party count and threshold, that every card is sound and names a
-    /// distinct party, and that every card pins the group's trust root.
+    /// distinct party (account, identity key and name), and that every card pins the group's
+    /// trust root; an error names the card. Parties are numbered by position, from 1, so no index
+    /// is 0 or repeated.
     pub fn check(&self) -> Result<()> {
         let bad = |m: String| Err(Error::Parameters(format!("group file: {m}")));
         if self.version != VERSION {
@@ -84,16 +86,27 @@ impl GroupFile {
             ));
         }
         for (i, c) in self.parties.iter().enumerate() {
+            let entry = format!("card {} ({})", i + 1, c.name);
             c.check()
-                .map_err(|e| Error::Parameters(format!("group file: {e}")))?;
+                .map_err(|e| Error::Parameters(format!("group file: {entry}: {e}")))?;
             if c.trust_root != self.trust_root {
-                return bad(format!("{}'s card pins another relay trust root", c.name));
+                return bad(format!("{entry} pins another relay trust root"));
             }
-            for d in &self.parties[..i] {
-                if d.name == c.name || d.account == c.account || d.identity_key == c.identity_key {
+            for (j, d) in self.parties[..i].iter().enumerate() {
+                let same = if d.account == c.account {
+                    Some("the same account")
+                } else if d.identity_key == c.identity_key {
+                    Some("the same identity key")
+                } else if d.name == c.name {
+                    Some("the same name")
+                } else {
+                    None
+                };
+                if let Some(what) = same {
                     return bad(format!(
-                        "{} and {} are the same party or share a name",
-                        d.name, c.name
+                        "card {} ({}) and {entry} have {what}",
+                        j + 1,
+                        d.name
                     ));
                 }
             }

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use alibi_mpc::bench::{keygen_and_sign, register_parties};
-use alibi_mpc::dkg::{keygen, KeygenConfig, Misbehaviour};
-use alibi_mpc::relay::Mode;
+use alibi_mpc::bench::{keygen_and_sign, prepare_all, register_parties};
+use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
+use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::{bls, Blame, Fault};
 use alibi_relay::local::LocalRelay;
 use getrandom::SysRng;
@@ -142,5 +142,101 @@ async fn keygen_fails_closed_under_a_relay_that_swaps_bundles() {
             }
         }
         proxy.rules.lock().unwrap().rewrite.clear();
+    }
+}
+
+/// Key generation by all `parties` at once (session `session`, threshold `t`): every party's
+/// result, and the parties back for the next run.
+async fn keygen_round(
+    parties: Vec<RelayParty>,
+    session: [u8; 16],
+    t: usize,
+    timeout: Duration,
+) -> (Vec<RelayParty>, Vec<(u16, alibi_mpc::Result<KeyShare>)>) {
+    let indices: Vec<u16> = parties
+        .iter()
+        .map(alibi_mpc::engine::Transport::me)
+        .collect();
+    let mut tasks = vec![];
+    for mut p in parties {
+        let config = KeygenConfig {
+            session,
+            threshold: t,
+            parties: indices.clone(),
+            timeout,
+            misbehaviour: None,
+        };
+        tasks.push(tokio::spawn(async move {
+            let party = p.party();
+            let r = keygen(&party, &config, &mut p, &mut UnwrapErr(SysRng)).await;
+            (p, (party.index, r))
+        }));
+    }
+    let mut back = vec![];
+    let mut results = vec![];
+    for task in tasks {
+        let (p, r) = task.await.unwrap();
+        back.push(p);
+        results.push(r);
+    }
+    (back, results)
+}
+
+/// A relay that loses one delivery, at every position of a key generation (n = 4, t = 1), over
+/// pairwise and over group channels: the lost message is asked for and sent again, and every
+/// party ends with the same key, nobody named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_single_lost_delivery_over_the_relay_is_recovered() {
+    let relay = LocalRelay::start(Default::default()).await.unwrap();
+    let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
+    let timeout = Duration::from_secs(2);
+    for mode in [Mode::Pairwise, Mode::Group] {
+        let parties = register_parties(&proxy.url, &[1, 2, 3, 4], mode)
+            .await
+            .unwrap();
+        let (parties, _) = prepare_all(parties).await.unwrap();
+        proxy.count_from_zero();
+        let (mut parties, clean) = keygen_round(parties, [0xee; 16], 1, timeout).await;
+        assert!(clean.iter().all(|(_, r)| r.is_ok()));
+        let total = proxy.deliveries.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(total >= 7 * 12, "{mode}: {total} deliveries");
+        for k in 0..total {
+            proxy.rules.lock().unwrap().drop_delivery = Some(k);
+            proxy.count_from_zero();
+            let session = [
+                k as u8,
+                (k >> 8) as u8,
+                mode as u8,
+                0x5a,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                1,
+            ];
+            let (back, results) = keygen_round(parties, session, 1, timeout).await;
+            parties = back;
+            let mut verdicts = results.iter().map(|(p, r)| match r {
+                Ok(s) => {
+                    assert!(s.blamed.is_empty(), "{mode}, delivery {k}: {:?}", s.blamed);
+                    assert_eq!(s.qualified, vec![1, 2, 3, 4]);
+                    s.group_key.clone()
+                }
+                Err(e) => panic!("{mode}, delivery {k} of {total} lost: party {p}: {e}"),
+            });
+            let first = verdicts.next().unwrap();
+            assert!(
+                verdicts.all(|k| k == first),
+                "{mode}, delivery {k}: keys differ"
+            );
+        }
+        proxy.rules.lock().unwrap().drop_delivery = None;
     }
 }

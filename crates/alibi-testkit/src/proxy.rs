@@ -3,6 +3,7 @@
 //! route itself, e.g. with another trust root). The malicious-relay tests stand it between the
 //! parties and the honest relay.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
@@ -27,6 +28,10 @@ pub struct Rules {
     /// JSON keys removed (at any depth) from the answers to paths with this prefix:
     /// (path prefix, key), e.g. the KEM prekey of a bundle.
     pub strip: Vec<(String, String)>,
+    /// Lose the delivery with this number: the n-th message (from 0) the relay pushes down any
+    /// delivery socket after [`Proxy::count_from_zero`] is not passed on (nor acknowledged, so
+    /// the relay holds it as pending and never sends it again on that socket).
+    pub drop_delivery: Option<usize>,
 }
 
 fn strip(v: &mut serde_json::Value, key: &str) {
@@ -46,6 +51,8 @@ pub struct Proxy {
     pub url: String,
     /// Its rules, changeable while it runs.
     pub rules: Arc<Mutex<Rules>>,
+    /// Messages pushed down delivery sockets so far.
+    pub deliveries: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -63,15 +70,31 @@ impl Proxy {
             .expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         let rules = Arc::new(Mutex::new(Rules::default()));
-        let state = (upstream.to_string(), rules.clone(), reqwest::Client::new());
+        let deliveries = Arc::new(AtomicUsize::new(0));
+        let state = (
+            upstream.to_string(),
+            rules.clone(),
+            reqwest::Client::new(),
+            deliveries.clone(),
+        );
         let app = axum::Router::new().fallback(move |req: Request| {
-            let (upstream, rules, http) = state.clone();
-            async move { handle(upstream, rules, http, req).await }
+            let (upstream, rules, http, deliveries) = state.clone();
+            async move { handle(upstream, rules, http, deliveries, req).await }
         });
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        Proxy { url, rules, task }
+        Proxy {
+            url,
+            rules,
+            deliveries,
+            task,
+        }
+    }
+
+    /// Starts counting deliveries from zero (for [`Rules::drop_delivery`]).
+    pub fn count_from_zero(&self) {
+        self.deliveries.store(0, Ordering::SeqCst);
     }
 }
 
@@ -79,8 +102,10 @@ async fn handle(
     upstream: String,
     rules: Arc<Mutex<Rules>>,
     http: reqwest::Client,
+    deliveries: Arc<AtomicUsize>,
     req: Request,
 ) -> Response {
+    let live = rules.clone();
     let rules = rules.lock().expect("rules").clone();
     let method = req.method().to_string();
     let mut path = req
@@ -107,7 +132,7 @@ async fn handle(
         .get("upgrade")
         .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket"));
     if is_ws {
-        return websocket(upstream, path, req).await;
+        return websocket(upstream, path, req, live, deliveries).await;
     }
     let headers = req.headers().clone();
     let body = axum::body::to_bytes(req.into_body(), 4 << 20)
@@ -155,8 +180,14 @@ async fn handle(
     resp
 }
 
-/// Forwards the delivery WebSocket frame by frame.
-async fn websocket(upstream: String, path: String, req: Request) -> Response {
+/// Forwards the delivery WebSocket frame by frame, losing the one [`Rules::drop_delivery`] names.
+async fn websocket(
+    upstream: String,
+    path: String,
+    req: Request,
+    rules: Arc<Mutex<Rules>>,
+    deliveries: Arc<AtomicUsize>,
+) -> Response {
     let auth = req.headers().get("authorization").cloned();
     let (mut parts, _) = req.into_parts();
     let Ok(ws) = WebSocketUpgrade::from_request_parts(&mut parts, &()).await else {
@@ -180,6 +211,10 @@ async fn websocket(upstream: String, path: String, req: Request) -> Response {
                     TMsg::Close(_) => break,
                     _ => continue,
                 };
+                let n = deliveries.fetch_add(1, Ordering::SeqCst);
+                if rules.lock().expect("rules").drop_delivery == Some(n) {
+                    continue;
+                }
                 if cl_tx.send(m).await.is_err() {
                     break;
                 }
