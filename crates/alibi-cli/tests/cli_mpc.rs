@@ -531,7 +531,8 @@ fn a_bad_group_file_is_refused_naming_the_entry() {
     let (dirs, group) = setup(&d, &relay, &names, 1);
     let good: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&group).unwrap()).unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "same account",
             Box::new(|g| g["parties"][2]["account"] = g["parties"][0]["account"].clone()),
