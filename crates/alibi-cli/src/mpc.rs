@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use alibi_messenger::{ContactCard, Messenger, Options};
 use alibi_mpc::bench::{measure, Timing};
-use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig};
+use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig, Misbehaviour};
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::sign::{sign as run_sign, SignConfig};
@@ -90,6 +90,11 @@ pub enum Cmd {
         /// count as this run's [default: the group's first key generation]
         #[arg(long, value_name = "ID")]
         session: Option<String>,
+        /// Test hook: cheat as SPEC says (bad-share:J, offset-share:J:D,
+        /// offset-share-then-silent:J:D, withhold-share:J, withhold-broadcast:J,
+        /// equivocate-commit, wrong-share-proof), so that tests can run cheaters as processes
+        #[arg(long, value_name = "SPEC", hide = true)]
+        misbehave: Option<String>,
         #[command(flatten)]
         run: RunArgs,
         /// Replace this party's share of this group if it has one
@@ -277,6 +282,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             group,
             pk_out,
             session,
+            misbehave,
             run,
             force,
             passphrase,
@@ -286,6 +292,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             &group,
             &pk_out,
             session.as_deref(),
+            misbehave.as_deref().map(misbehaviour).transpose()?,
             &run,
             force,
             &passphrase,
@@ -563,6 +570,7 @@ fn keygen(
     group: &Path,
     pk_out: &Path,
     session: Option<&str>,
+    cheat: Option<Misbehaviour>,
     run: &RunArgs,
     force: bool,
     pass: &PassphraseArgs,
@@ -598,7 +606,7 @@ fn keygen(
             threshold: group.threshold,
             parties: group.indices(),
             timeout: Duration::from_secs(run.timeout_s),
-            misbehaviour: None,
+            misbehaviour: cheat,
         };
         let start = Instant::now();
         let share = run_keygen(&party.party(), &config, &mut party, &mut os_rng())
@@ -661,6 +669,33 @@ fn keygen(
                    "qualified": qualified, "excluded": excluded,
                    "share": share_file.to_string_lossy(), "public_key": pk_out.to_string_lossy()}),
         )
+    })
+}
+
+/// The test hook's cheating strategy from its spec (see `mpc keygen --misbehave`).
+fn misbehaviour(spec: &str) -> Result<Misbehaviour, Failure> {
+    let bad = || Failure::Usage(format!("--misbehave {spec}: unknown"));
+    let mut parts = spec.split(':');
+    let kind = parts.next().unwrap_or_default();
+    let mut num =
+        || -> Result<i64, Failure> { parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad) };
+    let mut party =
+        || -> Result<PartyIndex, Failure> { PartyIndex::try_from(num()?).map_err(|_| bad()) };
+    Ok(match kind {
+        "bad-share" => Misbehaviour::BadShareTo(party()?),
+        "withhold-share" => Misbehaviour::WithholdShareFrom(party()?),
+        "withhold-broadcast" => Misbehaviour::WithholdBroadcastFrom(party()?),
+        "equivocate-commit" => Misbehaviour::EquivocateCommit,
+        "wrong-share-proof" => Misbehaviour::WrongShareProof,
+        "offset-share" | "offset-share-then-silent" => {
+            let (j, d) = (party()?, num()?);
+            if kind == "offset-share" {
+                Misbehaviour::OffsetShareTo(j, d)
+            } else {
+                Misbehaviour::OffsetShareThenSilent(j, d)
+            }
+        }
+        _ => return Err(bad()),
     })
 }
 

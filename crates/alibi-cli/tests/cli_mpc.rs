@@ -570,3 +570,62 @@ fn a_bad_group_file_is_refused_naming_the_entry() {
         );
     }
 }
+
+/// Cheaters as processes (the hidden `--misbehave` hook), five parties, t = 2. Two colluders deal
+/// the first party shares off by +5 and -5, and the second then falls silent: both are named, and
+/// the three honest parties exit 0 with the same key. Then one party equivocates its commitment
+/// and another sends its broadcasts to all but the first: the equivocator is named by all, the
+/// withholder by none (the others forward its messages), and the four finish alike.
+#[test]
+fn cheating_processes_are_named_alike_by_every_honest_party() {
+    let d = common::scratch("mpc-cheaters");
+    let relay = relay(&d);
+    let names = ["c1", "c2", "c3", "c4", "c5"];
+    let (dirs, group) = setup(&d, &relay, &names, 2);
+    let pk = |i: usize, run: &str| d.join(format!("{}-{run}.pk", names[i]));
+    let runs: [(&str, &[(usize, &str)], &[usize], &str, &str); 2] = [
+        (
+            "colluders",
+            &[
+                (3, "offset-share:1:5"),
+                (4, "offset-share-then-silent:1:-5"),
+            ],
+            &[0, 1, 2],
+            "qualified: c1, c2, c3",
+            "excluded: c4 (BadShare), c5 (Silent { round: 4 })",
+        ),
+        (
+            "equivocation",
+            &[(1, "equivocate-commit"), (2, "withhold-broadcast:1")],
+            &[0, 2, 3, 4],
+            "qualified: c1, c3, c4, c5",
+            "excluded: c2 (Equivocation { round: 1 })",
+        ),
+    ];
+    for (run, cheats, finish, qualified, excluded) in runs {
+        let children: Vec<Child> = (0..5)
+            .map(|i| {
+                let mut more = vec!["--session", run, "--force"];
+                if let Some((_, spec)) = cheats.iter().find(|(c, _)| *c == i) {
+                    more.extend(["--misbehave", spec]);
+                }
+                keygen_with(&dirs[i], &group, &pk(i, run), "3", &more)
+            })
+            .collect();
+        let outs: Vec<Output> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        for &i in finish {
+            let o = &outs[i];
+            assert_eq!(code(o), 0, "{run}: {}: {}", names[i], common::stderr(o));
+            let out = common::stdout(o);
+            assert!(out.contains(qualified), "{run}: {}: {out}", names[i]);
+            assert!(out.contains(excluded), "{run}: {}: {out}", names[i]);
+            assert_eq!(
+                std::fs::read(pk(i, run)).unwrap(),
+                std::fs::read(pk(finish[0], run)).unwrap()
+            );
+        }
+    }
+}
