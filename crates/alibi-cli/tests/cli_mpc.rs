@@ -583,7 +583,15 @@ fn cheating_processes_are_named_alike_by_every_honest_party() {
     let names = ["c1", "c2", "c3", "c4", "c5"];
     let (dirs, group) = setup(&d, &relay, &names, 2);
     let pk = |i: usize, run: &str| d.join(format!("{}-{run}.pk", names[i]));
-    let runs: [(&str, &[(usize, &str)], &[usize], &str, &str); 2] = [
+    // (session, cheaters by position with their specs, who finishes, what they print)
+    type Run<'a> = (
+        &'a str,
+        &'a [(usize, &'a str)],
+        &'a [usize],
+        &'a str,
+        &'a str,
+    );
+    let runs: [Run; 2] = [
         (
             "colluders",
             &[
