@@ -56,7 +56,7 @@ fn mpc() -> CmdResult {
                 .await
                 .map_err(fail)?;
         say!(
-            "{:>8.1} ms  key generation, t = 3, n = 5 (commit, decommit + echo, signed shares, complaints, confirm)",
+            "{:>8.1} ms  key generation, t = 3, n = 5 (commit, decommit, signed shares, complaints, reveals, confirm, close)",
             timing.keygen.as_secs_f64() * 1e3
         )?;
         say!(
