@@ -536,8 +536,9 @@ fn named(g: &GroupFile, blamed: &[Blame]) -> Vec<String> {
 
 /// A protocol run that failed. Cheaters named and too few parties left: exit 1, naming them. The
 /// relay or the network failed (a send refused, a contact whose identity does not match its
-/// card, parties nothing was heard from though they were asked again and the others asked to
-/// forward): exit 3, naming the relay or the contact, blaming no party.
+/// card, another party that stopped for such a fault, parties nothing was heard from though they
+/// were asked again and the others asked to forward): exit 3, naming the relay or the contact,
+/// blaming no party.
 fn protocol_failure(g: &GroupFile, me: PartyIndex, what: &str, e: alibi_mpc::Error) -> Failure {
     let relay = usize::from(me)
         .checked_sub(1)
@@ -550,6 +551,11 @@ fn protocol_failure(g: &GroupFile, me: PartyIndex, what: &str, e: alibi_mpc::Err
         )),
         alibi_mpc::Error::Transport(m) => Failure::Transport(format!(
             "{what} stopped by a transport fault, no party blamed: {m} (relay {relay})"
+        )),
+        alibi_mpc::Error::Stopped { party, reason } => Failure::Transport(format!(
+            "{what} stopped by a transport fault, no party blamed: {} stopped the run: {reason} \
+             (relay {relay})",
+            g.name_of(party)
         )),
         alibi_mpc::Error::Unreachable { round, parties } => {
             let names: Vec<String> = parties.iter().map(|&p| g.name_of(p)).collect();

@@ -448,7 +448,10 @@ fn mpc_gaps() {
     };
     let (c, _, err) = group(&format!("{},{}", p("a.json"), p("b.json")), "1");
     assert_eq!(c, 2);
-    assert!(err.contains("same party"), "{err}");
+    assert!(
+        err.contains("card 1 (a) and card 2 (bb) have the same account"),
+        "{err}"
+    );
     let (c, _, err) = group(&format!("{},{}", p("a.json"), p("c.json")), "2");
     assert_eq!(c, 2);
     assert!(err.contains("threshold 2 for 2 parties"), "{err}");

@@ -507,13 +507,39 @@ fn processes_behind_a_relay_that_loses_or_lies() {
         format!("/v2/keys/{}/", account(2)),
     )];
     let more = ["--session", "lied-to", "--force"];
-    let children: Vec<Child> = (0..4)
-        .map(|i| keygen_with(&dirs[i], &group, &pk(i, 9), "3", &more))
+    // Party 2 starts once the others have fetched its (false) bundle: had its own first message
+    // reached them before, they would have its session from it and never ask the relay.
+    let mut children: Vec<Child> = [0, 2, 3]
+        .iter()
+        .map(|&i| keygen_with(&dirs[i], &group, &pk(i, 9), "3", &more))
         .collect();
-    for (i, c) in children.into_iter().enumerate() {
-        let o = c.wait_with_output().unwrap();
-        let err = common::stderr(&o);
-        assert_eq!(code(&o), 3, "{}: {err}", names[i]);
+    let start = std::time::Instant::now();
+    while proxy.rewritten.load(std::sync::atomic::Ordering::SeqCst) < 3
+        && start.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    children.insert(1, keygen_with(&dirs[1], &group, &pk(1, 9), "3", &more));
+    let outputs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let all = outputs
+        .iter()
+        .zip(names)
+        .map(|(o, n)| {
+            format!(
+                "{n}: {:?} {} {}",
+                o.status,
+                common::stdout(o),
+                common::stderr(o)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    for (i, o) in outputs.iter().enumerate() {
+        let err = common::stderr(o);
+        assert_eq!(code(o), 3, "{}: {err}\n{all}", names[i]);
         assert!(err.contains("no party blamed"), "{}: {err}", names[i]);
         if i != 1 {
             assert!(err.contains("r2"), "{}: {err}", names[i]);

@@ -19,7 +19,10 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
-use crate::{broadcast_transcript, decode, digest, PartyIndex, Result, SessionId, SignedBroadcast};
+use crate::{
+    broadcast_transcript, decode, digest, PartyIndex, Result, SessionId, SignedBroadcast,
+    ROUND_STOP,
+};
 
 /// A round's broadcast part.
 #[derive(Clone, Debug)]
@@ -284,6 +287,18 @@ impl Mailbox {
             .collect()
     }
 
+    /// A stop notice filed for `session` ([`crate::Error::Stopped`]): its signer and the signed
+    /// wire bytes (the lowest party's, if several stopped).
+    pub fn stop_notice(&self, session: SessionId) -> Option<(PartyIndex, Vec<u8>)> {
+        let h = self.held();
+        self.roster.keys().find_map(|&p| {
+            h.slots
+                .get(&(session, ROUND_STOP, p))
+                .and_then(|i| i.broadcasts.first())
+                .map(|w| (p, w.clone()))
+        })
+    }
+
     /// Notified whenever something is filed.
     pub(crate) fn notify(&self) -> &Notify {
         &self.inner.1
@@ -291,7 +306,7 @@ impl Mailbox {
 
     /// The answers to `requester`'s want of `senders`' parts of (`session`, `round`): this
     /// party's own parts sent again, and every version it holds of the others' broadcasts.
-    /// Nothing once this requester has been answered [`ANSWERS_PER_ROUND`] times for the round.
+    /// Nothing once this requester has had [`ANSWERS_PER_ROUND`] answers for the round.
     pub fn answer(
         &self,
         session: SessionId,
@@ -303,14 +318,11 @@ impl Mailbox {
             return vec![];
         }
         let mut h = self.held();
-        if !h.sessions.contains(&session) {
+        if !h.sessions.contains(&session)
+            || h.answered.get(&(session, round, requester)).copied() >= Some(ANSWERS_PER_ROUND)
+        {
             return vec![];
         }
-        let count = h.answered.entry((session, round, requester)).or_default();
-        if *count >= ANSWERS_PER_ROUND {
-            return vec![];
-        }
-        *count += 1;
         let mut out = vec![];
         for &s in senders.iter().take(self.roster.len()) {
             if s == requester {
@@ -330,6 +342,11 @@ impl Mailbox {
                     });
                 }
             }
+        }
+        // Only answers given count: a want that came before there was anything to give (the
+        // asker started first) leaves the budget alone.
+        if !out.is_empty() {
+            *h.answered.entry((session, round, requester)).or_default() += 1;
         }
         out
     }
@@ -367,6 +384,7 @@ pub struct MemoryTransport {
     me: PartyIndex,
     boxes: Arc<BTreeMap<PartyIndex, Mailbox>>,
     adversary: Adversary,
+    refused: Option<PartyIndex>,
 }
 
 impl MemoryTransport {
@@ -392,8 +410,24 @@ impl MemoryTransport {
                 me,
                 boxes: boxes.clone(),
                 adversary: adversary.clone(),
+                refused: None,
             })
             .collect()
+    }
+
+    /// Test hook: every send from this party to `to` fails as a transport fault, as when the
+    /// relay serves another identity for that contact.
+    pub fn refuse(&mut self, to: PartyIndex) {
+        self.refused = Some(to);
+    }
+
+    fn refusal(&self, to: PartyIndex) -> Result<()> {
+        if self.refused == Some(to) {
+            return Err(crate::Error::Transport(format!(
+                "identity of party {to} does not match"
+            )));
+        }
+        Ok(())
     }
 
     fn deliver(&self, from: PartyIndex, to: PartyIndex, session: SessionId, round: u16, p: Packet) {
@@ -436,7 +470,12 @@ impl Transport for MemoryTransport {
     }
 
     async fn send(&mut self, out: Outgoing) -> Result<()> {
+        let mut result = Ok(());
         for &to in out.recipients.iter().filter(|&&to| to != self.me) {
+            if let Err(e) = self.refusal(to) {
+                result = Err(e);
+                continue;
+            }
             let (broadcast, p2p) = out.part_for(to);
             if broadcast.is_some() || p2p.is_some() {
                 self.deliver(
@@ -448,7 +487,7 @@ impl Transport for MemoryTransport {
                 );
             }
         }
-        Ok(())
+        result
     }
 
     async fn send_packet(
@@ -458,6 +497,7 @@ impl Transport for MemoryTransport {
         to: PartyIndex,
         packet: Packet,
     ) -> Result<()> {
+        self.refusal(to)?;
         self.deliver(self.me, to, session, round, packet);
         Ok(())
     }

@@ -77,6 +77,17 @@ pub enum Error {
         /// The parties nothing was heard from.
         parties: Vec<PartyIndex>,
     },
+    /// A party stopped the run because its transport failed (the reason is its own words,
+    /// signed by it): every party that hears of it stops too and passes the notice on, so that
+    /// the honest parties stop together rather than name the stopped party silent. No party is
+    /// blamed.
+    #[error("stopped by party {party}: {reason}")]
+    Stopped {
+        /// The party that stopped the run.
+        party: PartyIndex,
+        /// Its reason, as it signed it (control characters removed, at most 300 characters).
+        reason: String,
+    },
     /// A signature, proof of possession or share does not verify.
     #[error("does not verify: {0}")]
     Verification(&'static str),
@@ -147,6 +158,10 @@ pub(crate) struct SignedBroadcast {
     /// XEdDSA, 64 bytes.
     pub(crate) sig: Vec<u8>,
 }
+
+/// The round number of a stop notice ([`Error::Stopped`]): a signed broadcast whose body is the
+/// reason, outside every protocol's rounds.
+pub(crate) const ROUND_STOP: u16 = u16::MAX;
 
 /// What a party signs for a broadcast: domain, session, round, sender, and the SHA-256 digest of
 /// the body, so that a digest with its signature (an attestation) can be checked without the body.

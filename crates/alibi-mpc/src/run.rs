@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{Broadcast, Expect, Incoming, Outgoing, Packet, Transport};
 use crate::{
     decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
-    SignedBroadcast,
+    SignedBroadcast, ROUND_STOP,
 };
 
 /// What a party signs as a round's broadcast: the protocol's body and its attestations.
@@ -60,6 +60,9 @@ pub(crate) struct Run<'a, T: Transport, R: CryptoRng> {
     want_after: Duration,
     /// Test hook: send no broadcast to this party (and answer no wants).
     pub withhold_from: Option<PartyIndex>,
+    /// In the closing round: the outcome is settled, so neither a failed send nor a stop notice
+    /// ends the run (a party that stopped now would disagree with those that finished).
+    closing: bool,
 }
 
 /// One round's delivery from one party: its opened broadcast body and its point-to-point part.
@@ -110,6 +113,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             last: None,
             want_after: want_after(timeout),
             withhold_from: None,
+            closing: false,
         }
     }
 
@@ -131,6 +135,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         let from: Vec<PartyIndex> = self.active.iter().copied().collect();
         let timeout = self.timeout;
         self.timeout = timeout.min(self.want_after * 6);
+        self.closing = true;
         let r = self
             .round(
                 round,
@@ -146,6 +151,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             )
             .await;
         self.timeout = timeout;
+        self.closing = false;
         r.map(|_| ())
     }
 
@@ -294,13 +300,22 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             p2p,
         };
         self.transport.mailbox().record_sent(&out);
-        self.transport.send(out).await?;
+        match self.transport.send(out).await {
+            Err(_) if self.closing => {}
+            Err(e) => {
+                if let Error::Transport(reason) = &e {
+                    self.stop(reason).await;
+                }
+                return Err(e);
+            }
+            Ok(()) => {}
+        }
         let from: Vec<PartyIndex> = from
             .iter()
             .copied()
             .filter(|p| self.active.contains(p))
             .collect();
-        let mut got = self.gather(round, &from, expect).await;
+        let mut got = self.gather(round, &from, expect).await?;
         let mut out = BTreeMap::new();
         let mut silent = vec![];
         let mut attestations = vec![];
@@ -348,26 +363,33 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         Ok(out)
     }
 
-    /// Waits for `round`'s parts from `from` until all are here or the timeout passes. A sender
-    /// whose part is missing after a while is asked to send it again; after that everyone is
-    /// asked (whoever holds a signed broadcast forwards it), the waits doubling.
+    /// Waits for `round`'s parts from `from` until all are here or the timeout passes. When
+    /// nothing has arrived for a while (the first wait, then twice as long each time), a sender
+    /// whose part is missing is asked to send it again, and after that everyone (whoever holds a
+    /// signed broadcast forwards it). Any arrival restarts the wait: a round that is slow, not
+    /// lossy (many parties sharing a machine), asks for nothing.
     async fn gather(
         &mut self,
         round: u16,
         from: &[PartyIndex],
         expect: Expect,
-    ) -> BTreeMap<PartyIndex, Incoming> {
+    ) -> Result<BTreeMap<PartyIndex, Incoming>> {
         let mailbox = self.transport.mailbox().clone();
         let start = tokio::time::Instant::now();
         let deadline = start + self.timeout;
         let mut wait = self.want_after;
         let mut next_want = start + wait;
         let mut asked_all = false;
+        let mut seen = 0;
         loop {
             let notify = mailbox.notify();
             let notified = notify.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
+            if let Some((party, wire)) = mailbox.stop_notice(self.session).filter(|_| !self.closing)
+            {
+                return Err(self.stopped_by(party, wire).await);
+            }
             let snap = mailbox.snapshot(self.session, round, from);
             let missing: Vec<PartyIndex> = from
                 .iter()
@@ -376,9 +398,16 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                 .collect();
             let now = tokio::time::Instant::now();
             if missing.is_empty() || now >= deadline {
-                return snap;
+                return Ok(snap);
             }
-            if now >= next_want {
+            let arrived: usize = snap
+                .values()
+                .map(|i| i.broadcasts.len() + usize::from(i.p2p.is_some()))
+                .sum();
+            if arrived != seen {
+                seen = arrived;
+                next_want = now + wait;
+            } else if now >= next_want {
                 let to: Vec<PartyIndex> = if asked_all {
                     self.active.iter().copied().collect()
                 } else {
@@ -399,6 +428,65 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                 next_want = tokio::time::Instant::now() + wait;
             }
             let _ = tokio::time::timeout_at(deadline.min(next_want), notified).await;
+        }
+    }
+
+    /// Tells every other party that this party stops the run because its transport failed: a
+    /// signed stop notice, sent to each on its own, best effort (the contact that failed will not
+    /// get it; the others pass it on). Without it the others would go on and name this party
+    /// silent, while it stopped for a fault that is not its own.
+    async fn stop(&mut self, reason: &str) {
+        let notice =
+            self.party
+                .sign_broadcast(&self.session, ROUND_STOP, reason.as_bytes().to_vec());
+        let everyone: Vec<PartyIndex> = self.party.roster.keys().copied().collect();
+        self.send_each(
+            &everyone,
+            Packet::Round {
+                broadcast: Some(notice),
+                p2p: None,
+            },
+        )
+        .await;
+    }
+
+    /// The error for a stop notice of `party` that reached this party, after passing it on to
+    /// everyone else (the relay may have dropped the stopping party's own sends).
+    async fn stopped_by(&mut self, party: PartyIndex, wire: Vec<u8>) -> Error {
+        let reason = decode::<SignedBroadcast>(&wire)
+            .map(|sb| {
+                String::from_utf8_lossy(&sb.body)
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .take(300)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let others: Vec<PartyIndex> = self
+            .party
+            .roster
+            .keys()
+            .copied()
+            .filter(|&p| p != party)
+            .collect();
+        self.send_each(
+            &others,
+            Packet::Forward {
+                sender: party,
+                broadcasts: vec![wire],
+            },
+        )
+        .await;
+        Error::Stopped { party, reason }
+    }
+
+    /// Sends `packet` to each of `to` but this party, ignoring failures.
+    async fn send_each(&mut self, to: &[PartyIndex], packet: Packet) {
+        for &q in to.iter().filter(|&&q| q != self.party.index) {
+            let _ = self
+                .transport
+                .send_packet(self.session, ROUND_STOP, q, packet.clone())
+                .await;
         }
     }
 

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alibi_mpc::dkg::{KeyShare, Misbehaviour};
-use alibi_mpc::engine::{Adversary, Delivery};
+use alibi_mpc::engine::{Adversary, Delivery, MemoryTransport};
 use alibi_mpc::{Blame, Error, Fault, PartyIndex, Result};
-use common::{blst_verifies, keygen_all, parties, reliable, run_keygen, sign_all};
+use common::{blst_verifies, keygen_all, keygen_over, parties, reliable, run_keygen, sign_all};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 /// How one party's key generation ended, comparable across parties.
@@ -177,6 +177,29 @@ async fn a_network_that_drops_one_link_changes_nothing() {
             let s = s.unwrap_or_else(|e| panic!("signer {p}: {e}"));
             assert!(s.blamed.is_empty());
             assert!(blst_verifies(&shares[0].group_key, b"m", &s.signature));
+        }
+    }
+}
+
+/// Party 1 cannot reach party 2 (its relay serves another identity for it) and stops; the network
+/// also loses its stop notice to party 4. Every party stops, party 1 for its transport fault, the
+/// others naming party 1's notice (party 2 and 4 through party 3's forwarding); nobody goes on
+/// without party 1 and nobody is named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_party_that_cannot_reach_another_stops_everyone() {
+    let ps = parties(4);
+    let lose: Adversary =
+        Arc::new(|d: &Delivery| !(d.from == 1 && d.to == 4 && d.round == u16::MAX));
+    let mut nets = MemoryTransport::network_with(&ps[0].roster, lose);
+    nets[0].refuse(2);
+    let results = keygen_over(&ps, 1, &[], nets, Duration::from_secs(2)).await;
+    for (p, r) in results {
+        match (p, r) {
+            (1, Err(Error::Transport(m))) => assert!(m.contains("party 2"), "{m}"),
+            (_, Err(Error::Stopped { party: 1, reason })) if p != 1 => {
+                assert!(reason.contains("party 2"), "{reason}")
+            }
+            (p, r) => panic!("party {p}: {}", verdict(&r)),
         }
     }
 }

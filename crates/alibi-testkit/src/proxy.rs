@@ -53,6 +53,8 @@ pub struct Proxy {
     pub rules: Arc<Mutex<Rules>>,
     /// Messages pushed down delivery sockets so far.
     pub deliveries: Arc<AtomicUsize>,
+    /// Requests whose path a [`Rules::rewrite`] changed so far.
+    pub rewritten: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -71,15 +73,17 @@ impl Proxy {
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         let rules = Arc::new(Mutex::new(Rules::default()));
         let deliveries = Arc::new(AtomicUsize::new(0));
+        let rewritten = Arc::new(AtomicUsize::new(0));
         let state = (
             upstream.to_string(),
             rules.clone(),
             reqwest::Client::new(),
             deliveries.clone(),
+            rewritten.clone(),
         );
         let app = axum::Router::new().fallback(move |req: Request| {
-            let (upstream, rules, http, deliveries) = state.clone();
-            async move { handle(upstream, rules, http, deliveries, req).await }
+            let (upstream, rules, http, deliveries, rewritten) = state.clone();
+            async move { handle(upstream, rules, http, deliveries, rewritten, req).await }
         });
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
@@ -88,6 +92,7 @@ impl Proxy {
             url,
             rules,
             deliveries,
+            rewritten,
             task,
         }
     }
@@ -103,6 +108,7 @@ async fn handle(
     rules: Arc<Mutex<Rules>>,
     http: reqwest::Client,
     deliveries: Arc<AtomicUsize>,
+    rewritten: Arc<AtomicUsize>,
     req: Request,
 ) -> Response {
     let live = rules.clone();
@@ -125,6 +131,7 @@ async fn handle(
     for (from, to) in &rules.rewrite {
         if path.starts_with(from.as_str()) {
             path = format!("{to}{}", &path[from.len()..]);
+            rewritten.fetch_add(1, Ordering::SeqCst);
         }
     }
     let is_ws = req

@@ -51,8 +51,19 @@ pub async fn keygen_all(
     adversary: Adversary,
     timeout: Duration,
 ) -> Vec<(PartyIndex, Result<KeyShare>)> {
-    let indices: Vec<PartyIndex> = ps.iter().map(|p| p.index).collect();
     let nets = MemoryTransport::network_with(&ps[0].roster, adversary);
+    keygen_over(ps, t, cheat, nets, timeout).await
+}
+
+/// Key generation by all of `ps` at once over these transports (one per party, in order).
+pub async fn keygen_over(
+    ps: &[Party],
+    t: usize,
+    cheat: &[(PartyIndex, Misbehaviour)],
+    nets: Vec<MemoryTransport>,
+    timeout: Duration,
+) -> Vec<(PartyIndex, Result<KeyShare>)> {
+    let indices: Vec<PartyIndex> = ps.iter().map(|p| p.index).collect();
     let mut tasks = vec![];
     for (p, mut net) in ps.iter().cloned().zip(nets) {
         let config = KeygenConfig {
