@@ -89,6 +89,37 @@ fn bench(c: &mut Criterion) {
     g.bench_function("batch of 64 share proofs", |b| {
         b.iter(|| assert!(share_proof::verify_batch(context, &joint, &refs, &mut rng).is_empty()))
     });
+    // The weighted check of the 64 dealers' shares of party 40 (issue 20), two ways.
+    let me = 40u16;
+    let weights: Vec<blstrs::Scalar> = (0..N)
+        .map(|_| alibi_mpc::poly::random_weight(&mut rng))
+        .collect();
+    g.bench_function("weighted share check, one MSM of 64 x 64 points", |b| {
+        b.iter(|| {
+            let x = blstrs::Scalar::from(u64::from(me));
+            let mut points = vec![];
+            let mut scalars = vec![];
+            for (c, w) in decoded.iter().zip(&weights) {
+                let mut term = *w;
+                for p in &c.0 {
+                    points.push(*p);
+                    scalars.push(term);
+                    term *= x;
+                }
+            }
+            blstrs::G1Projective::multi_exp(&points, &scalars)
+        })
+    });
+    g.bench_function(
+        "weighted share check, Horner per dealer then 64 points",
+        |b| {
+            b.iter(|| {
+                let points: Vec<blstrs::G1Projective> =
+                    decoded.iter().map(|c| c.eval(me)).collect();
+                blstrs::G1Projective::multi_exp(&points, &weights)
+            })
+        },
+    );
     g.bench_function("(replaced) 64 verification keys", |b| {
         b.iter(|| (1..=N).map(|j| joint.eval(j)).collect::<Vec<_>>())
     });

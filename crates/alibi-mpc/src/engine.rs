@@ -156,6 +156,8 @@ struct Held {
     answered: HashMap<(SessionId, u16, PartyIndex), u8>,
     /// Sessions in the order first seen.
     sessions: VecDeque<SessionId>,
+    /// By session: the latest protocol round anything of another party's was filed for.
+    latest: HashMap<SessionId, u16>,
 }
 
 impl Held {
@@ -169,6 +171,7 @@ impl Held {
                 self.slots.retain(|k, _| k.0 != old);
                 self.own.retain(|k, _| k.0 != old);
                 self.answered.retain(|k, _| k.0 != old);
+                self.latest.remove(&old);
             }
         }
     }
@@ -251,6 +254,11 @@ impl Mailbox {
             if slot.p2p.is_none() {
                 slot.p2p = p2p;
             }
+            let filed = !slot.broadcasts.is_empty() || slot.p2p.is_some();
+            if filed && round != ROUND_STOP {
+                let latest = h.latest.entry(session).or_default();
+                *latest = (*latest).max(round);
+            }
         }
         self.inner.1.notify_waiters();
     }
@@ -285,6 +293,13 @@ impl Mailbox {
         from.iter()
             .filter_map(|f| h.slots.get(&(session, round, *f)).map(|i| (*f, i.clone())))
             .collect()
+    }
+
+    /// Whether another party has already sent something for a round of `session` after `round`:
+    /// evidence that the parties are past `round`, so that a part of it still missing was lost
+    /// rather than not yet sent.
+    pub fn ahead(&self, session: SessionId, round: u16) -> bool {
+        self.held().latest.get(&session).is_some_and(|&r| r > round)
     }
 
     /// A stop notice filed for `session` ([`crate::Error::Stopped`]): its signer and the signed

@@ -364,10 +364,12 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
     }
 
     /// Waits for `round`'s parts from `from` until all are here or the timeout passes. When
-    /// nothing has arrived for a while (the first wait, then twice as long each time), a sender
-    /// whose part is missing is asked to send it again, and after that everyone (whoever holds a
-    /// signed broadcast forwards it). Any arrival restarts the wait: a round that is slow, not
-    /// lossy (many parties sharing a machine), asks for nothing.
+    /// nothing has arrived for a while, a sender whose part is missing is asked to send it again,
+    /// and after that everyone (whoever holds a signed broadcast forwards it), the waits doubling.
+    /// Any arrival restarts the wait, and asking needs evidence that the missing parts were lost
+    /// rather than not yet sent: another party already sent something of a later round (it got
+    /// this round's parts), or a silence three times as long. Without that, many parties sharing
+    /// a machine, each still computing its part, would be asked for it again and again.
     async fn gather(
         &mut self,
         round: u16,
@@ -378,8 +380,8 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         let start = tokio::time::Instant::now();
         let deadline = start + self.timeout;
         let mut wait = self.want_after;
-        let mut next_want = start + wait;
-        let mut asked_all = false;
+        let mut quiet_since = start;
+        let mut asked = false;
         let mut seen = 0;
         loop {
             let notify = mailbox.notify();
@@ -406,9 +408,12 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                 .sum();
             if arrived != seen {
                 seen = arrived;
-                next_want = now + wait;
-            } else if now >= next_want {
-                let to: Vec<PartyIndex> = if asked_all {
+                quiet_since = now;
+            }
+            let ahead = mailbox.ahead(self.session, round);
+            let due = quiet_since + if ahead { wait } else { wait * 3 };
+            if now >= due {
+                let to: Vec<PartyIndex> = if asked && ahead {
                     self.active.iter().copied().collect()
                 } else {
                     missing.clone()
@@ -423,11 +428,12 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                         .send_packet(self.session, round, q, want)
                         .await;
                 }
-                asked_all = true;
+                asked = true;
                 wait = (wait * 2).min(self.want_after * 8);
-                next_want = tokio::time::Instant::now() + wait;
+                quiet_since = tokio::time::Instant::now();
+                continue;
             }
-            let _ = tokio::time::timeout_at(deadline.min(next_want), notified).await;
+            let _ = tokio::time::timeout_at(deadline.min(due), notified).await;
         }
     }
 
