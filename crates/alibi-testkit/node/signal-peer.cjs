@@ -226,6 +226,13 @@ function requireParty() {
   return party;
 }
 
+// Since the SPQR releases, the 1:1 session calls take this party's own address right after the
+// remote one (0.103: processPreKeyBundle(bundle, address, localAddress, ...)); earlier releases do
+// not. Told apart by the functions' declared parameter counts (defaulted `now` not counted).
+function peerArgs(fn, plainArity, remote) {
+  return fn.length > plainArity ? [remote, ownAddress()] : [remote];
+}
+
 function privateKeyOrGenerate(hex, what) {
   const S = SignalClient;
   const bytes = optHex(hex, what);
@@ -351,7 +358,12 @@ async function cmdProcessBundle(req) {
     }
     throw e;
   }
-  await S.processPreKeyBundle(bundle, remoteAddress(req), stores.session, stores.identity);
+  await S.processPreKeyBundle(
+    bundle,
+    ...peerArgs(S.processPreKeyBundle, 4, remoteAddress(req)),
+    stores.session,
+    stores.identity
+  );
   return { ok: true };
 }
 
@@ -359,7 +371,12 @@ async function cmdEncrypt(req) {
   const S = SignalClient;
   const { stores } = requireParty();
   const plaintext = fromHex(req.plaintext, 'plaintext');
-  const msg = await S.signalEncrypt(plaintext, remoteAddress(req), stores.session, stores.identity);
+  const msg = await S.signalEncrypt(
+    plaintext,
+    ...peerArgs(S.signalEncrypt, 4, remoteAddress(req)),
+    stores.session,
+    stores.identity
+  );
   return { type: msg.type(), body: toHex(msg.serialize()) };
 }
 
@@ -371,7 +388,7 @@ async function cmdDecrypt(req) {
   if (req.type === S.CiphertextMessageType.PreKey) {
     plaintext = await S.signalDecryptPreKey(
       S.PreKeySignalMessage.deserialize(body),
-      remoteAddress(req),
+      ...peerArgs(S.signalDecryptPreKey, 7, remoteAddress(req)),
       stores.session,
       stores.identity,
       stores.preKey,
@@ -381,7 +398,7 @@ async function cmdDecrypt(req) {
   } else if (req.type === S.CiphertextMessageType.Whisper) {
     plaintext = await S.signalDecrypt(
       S.SignalMessage.deserialize(body),
-      remoteAddress(req),
+      ...peerArgs(S.signalDecrypt, 4, remoteAddress(req)),
       stores.session,
       stores.identity
     );
@@ -413,7 +430,13 @@ async function cmdTime(req) {
     };
   } else if (req.op === 'encrypt') {
     const plaintext = fromHex(req.plaintext, 'plaintext');
-    op = () => S.signalEncrypt(plaintext, remoteAddress(req), stores.session, stores.identity);
+    op = () =>
+      S.signalEncrypt(
+        plaintext,
+        ...peerArgs(S.signalEncrypt, 4, remoteAddress(req)),
+        stores.session,
+        stores.identity
+      );
   } else if (req.op === 'decrypt') {
     const saved = snapshot();
     op = async () => {
@@ -562,11 +585,16 @@ async function cmdSealedDecryptV2(req) {
   if (type === S.CiphertextMessageType.SenderKey) {
     pt = await S.groupDecrypt(sender, stores.senderKey, usmc.contents());
   } else if (type === S.CiphertextMessageType.Whisper) {
-    pt = await S.signalDecrypt(S.SignalMessage.deserialize(usmc.contents()), sender, stores.session, stores.identity);
+    pt = await S.signalDecrypt(
+      S.SignalMessage.deserialize(usmc.contents()),
+      ...peerArgs(S.signalDecrypt, 4, sender),
+      stores.session,
+      stores.identity
+    );
   } else if (type === S.CiphertextMessageType.PreKey) {
     pt = await S.signalDecryptPreKey(
       S.PreKeySignalMessage.deserialize(usmc.contents()),
-      sender,
+      ...peerArgs(S.signalDecryptPreKey, 7, sender),
       stores.session,
       stores.identity,
       stores.preKey,
