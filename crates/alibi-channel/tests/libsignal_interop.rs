@@ -264,3 +264,28 @@ fn golden_transcript() {
         }
     }
 }
+
+/// libsignal's Node builds, 0.90.0 and 0.103.0 alike, refuse a bundle whose KEM prekey is
+/// ML-KEM-1024 (type 0x0A; libsignal compiles that type only behind a Rust feature its packages do
+/// not enable), so our 0x0A prekeys are checked against RustCrypto's ml-kem only
+/// (`alibi-handshake/tests/kem_peer.rs`). Should a release accept them, this fails and the interop
+/// belongs beside the Kyber1024 one.
+#[test]
+fn libsignal_refuses_ml_kem_1024_prekeys() {
+    for (version, seed) in [(PQXDH_VERSION, 81), ("0.103.0", 82)] {
+        let Some(mut peer) = signal_peer(version) else {
+            return;
+        };
+        let mut rng = ChaCha20Rng::from_seed([seed; 32]);
+        ok(peer.call(&json!({"cmd": "init", "registration_id": 4321, "kyber": true})));
+        let mut us = common::party(&mut rng, 1234);
+        let bundle = common::publish(&mut us, &mut rng, true, Some(KemKeyType::MlKem1024));
+        let r = peer.call(&process_bundle_request(&bundle));
+        assert!(
+            r["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("bad KEM key type <0x0a>")),
+            "libsignal {version}: {r}"
+        );
+    }
+}
