@@ -3,6 +3,13 @@
 //! already one DH step ahead, the responder's signed prekey serving as the responder's first
 //! ratchet key); the responder's session starts from the PreKey message.
 //!
+//! Every PQXDH session also runs the Sparse Post-Quantum Ratchet ([`alibi_spqr`], libsignal's
+//! triple ratchet): each message carries an SPQR field under its MAC, and once SPQR gives keys,
+//! each message's keys are `HKDF(salt = SPQR key, seed, "WhisperMessageKeys")`. A session offers
+//! SPQR version 1 and, while no answer has come, would drop to version 0 if the peer's first
+//! message carries no SPQR field ([`SPQR_MIN_VERSION`]), so libsignal before 0.92 still talks to
+//! us; after that, a message without the field is refused.
+//!
 //! Decryption works on a copy of the session record and stores it only on success, so a tampered,
 //! replayed or truncated message leaves the stored state as it was.
 
@@ -15,7 +22,7 @@ use rand_core::CryptoRng;
 use crate::message::{PreKeySignalMessage, SignalMessage};
 use crate::ratchet::{ChainKey, MessageKeys, RootKey};
 use crate::session::{
-    PendingPreKey, SessionRecord, SessionState, MAX_FORWARD_JUMPS, MAX_MESSAGE_KEYS,
+    PendingPreKey, SessionRecord, SessionState, SkippedKey, MAX_FORWARD_JUMPS, MAX_MESSAGE_KEYS,
 };
 use crate::store::{Address, Direction, ProtocolStore};
 use crate::{Error, Result};
@@ -57,6 +64,35 @@ impl CiphertextMessage {
             _ => Err(Error::Malformed("message type (2 or 3 expected)")),
         }
     }
+}
+
+/// The lowest SPQR version a new session accepts from its peer: version 0, so that a peer
+/// without SPQR (libsignal before 0.92) settles the session on the classical Double Ratchet with
+/// its first message. libsignal 0.92 and later require version 1 of themselves.
+pub const SPQR_MIN_VERSION: alibi_spqr::Version = alibi_spqr::Version::V0;
+
+/// A new session's SPQR state: version 1 for PQXDH sessions, version 0 for X3DH ones.
+fn new_spqr(
+    pq_ratchet_key: Option<&[u8; 32]>,
+    direction: alibi_spqr::Direction,
+) -> alibi_spqr::State {
+    match pq_ratchet_key {
+        Some(k) => alibi_spqr::State::new(&alibi_spqr::Params {
+            direction,
+            version: alibi_spqr::Version::V1,
+            min_version: SPQR_MIN_VERSION,
+            auth_key: &k[..],
+            chain_params: alibi_spqr::ChainParams {
+                max_jump: MAX_FORWARD_JUMPS,
+                max_ooo_keys: MAX_MESSAGE_KEYS as u32,
+            },
+        }),
+        None => alibi_spqr::State::default(),
+    }
+}
+
+fn spqr_error(e: alibi_spqr::Error) -> Error {
+    Error::PostQuantumRatchet(e)
 }
 
 fn unix_secs(t: SystemTime) -> u64 {
@@ -103,6 +139,10 @@ pub fn process_prekey_bundle<S: ProtocolStore + ?Sized>(
         local_registration_id: store.local_registration_id()?,
         remote_registration_id: bundle.registration_id,
         alice_base_key: init.base_key.public,
+        spqr: new_spqr(
+            init.keys.pq_ratchet_key.as_deref(),
+            alibi_spqr::Direction::A2B,
+        ),
     };
     state.add_receiver_chain(
         bundle.signed_pre_key,
@@ -117,12 +157,25 @@ pub fn process_prekey_bundle<S: ProtocolStore + ?Sized>(
     store.store_session(addr, &record)
 }
 
-/// Encrypts `plaintext` for `addr` on the current session.
+/// Encrypts `plaintext` for `addr` on the current session, with the system's randomness for SPQR.
 pub fn encrypt<S: ProtocolStore + ?Sized>(
     addr: &Address,
     store: &mut S,
     plaintext: &[u8],
     now: SystemTime,
+) -> Result<CiphertextMessage> {
+    let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
+    encrypt_with_rng(addr, store, plaintext, now, &mut rng)
+}
+
+/// Encrypts `plaintext` for `addr` on the current session; `rng` feeds SPQR's key generation
+/// and encapsulation.
+pub fn encrypt_with_rng<S: ProtocolStore + ?Sized>(
+    addr: &Address,
+    store: &mut S,
+    plaintext: &[u8],
+    now: SystemTime,
+    rng: &mut impl CryptoRng,
 ) -> Result<CiphertextMessage> {
     let mut record = store
         .load_session(addr)?
@@ -132,7 +185,8 @@ pub fn encrypt<S: ProtocolStore + ?Sized>(
         .as_mut()
         .ok_or_else(|| Error::NoSession(addr.to_string()))?;
     let chain = state.sender_chain.clone();
-    let keys = chain.message_keys();
+    let pq = state.spqr.send(rng).map_err(spqr_error)?;
+    let keys = MessageKeys::derive(&chain.seed()[..], pq.key.as_deref(), chain.index);
     let body = keys.encrypt(plaintext);
     let message = SignalMessage::new(
         state.version,
@@ -143,6 +197,7 @@ pub fn encrypt<S: ProtocolStore + ?Sized>(
         body,
         &state.local_identity,
         &state.remote_identity,
+        &pq.message,
     );
     let out = match &state.pending_pre_key {
         Some(p) => {
@@ -250,6 +305,7 @@ pub fn decrypt_prekey<S: ProtocolStore + ?Sized>(
             local_registration_id: store.local_registration_id()?,
             remote_registration_id: message.registration_id,
             alice_base_key: message.base_key,
+            spqr: new_spqr(keys.pq_ratchet_key.as_deref(), alibi_spqr::Direction::B2A),
         };
         record.promote_state(state);
         used = Some((message.pre_key_id, message.kyber.as_ref().map(|k| k.0)));
@@ -354,7 +410,9 @@ fn decrypt_with_state(
         state.sender_ratchet = ours;
         state.sender_chain = sending;
     }
-    let keys = message_keys(state, &theirs, message.counter())?;
+    let seed = message_keys(state, &theirs, message.counter())?;
+    let pq_key = state.spqr.recv(message.pq_ratchet()).map_err(spqr_error)?;
+    let keys = seed.keys(pq_key.as_deref())?;
     if !message.verify_mac(&state.remote_identity, &state.local_identity, &keys.mac_key) {
         return Err(Error::InvalidMessage("MAC verification failed"));
     }
@@ -365,20 +423,20 @@ fn decrypt_with_state(
     Ok(plaintext)
 }
 
-/// The keys for `counter` on the chain of `theirs`: a stored skipped key, or the chain advanced
-/// to it (keeping the keys it skips, up to 2,000).
+/// The key material for `counter` on the chain of `theirs`: a stored skipped key, or the chain
+/// advanced to it (keeping the seeds it skips, up to 2,000).
 fn message_keys(
     state: &mut SessionState,
     theirs: &alibi_handshake::PublicKey,
     counter: u32,
-) -> Result<MessageKeys> {
+) -> Result<SkippedKey> {
     let chain = state.receiver_chain(theirs).expect("chain exists");
     let index = chain.chain_key.index;
     if index > counter {
         let pos = chain
             .message_keys
             .iter()
-            .position(|k| k.counter == counter)
+            .position(|k| k.counter() == counter)
             .ok_or(Error::Duplicate {
                 chain_index: index,
                 counter,
@@ -391,12 +449,18 @@ fn message_keys(
     }
     let mut ck = chain.chain_key.clone();
     while ck.index < counter {
-        chain.message_keys.push_back(ck.message_keys());
+        chain.message_keys.push_back(SkippedKey::Seed {
+            counter: ck.index,
+            seed: ck.seed(),
+        });
         if chain.message_keys.len() > MAX_MESSAGE_KEYS {
             chain.message_keys.pop_front();
         }
         ck = ck.next();
     }
     chain.chain_key = ck.next();
-    Ok(ck.message_keys())
+    Ok(SkippedKey::Seed {
+        counter: ck.index,
+        seed: ck.seed(),
+    })
 }

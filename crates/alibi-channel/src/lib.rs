@@ -10,10 +10,11 @@
 //! * [`sender_keys`]: group messaging with sender keys (distribution messages, group messages).
 //! * [`sealed_sender`]: sender certificates, sealed sender v1, and v2 (multi-recipient).
 //!
-//! Interoperability is tested against libsignal itself (`@signalapp/libsignal-client` 0.90.0 for
-//! PQXDH and 0.72.1 for X3DH, `tests/libsignal_interop.rs`). libsignal's post-quantum ratchet
-//! (SPQR) is not run: a message's `pq_ratchet` field is carried under the MAC and otherwise ignored,
-//! and our messages carry none, which libsignal before 0.92 accepts by negotiating SPQR off.
+//! PQXDH sessions run libsignal's Sparse Post-Quantum Ratchet (SPQR, crate `alibi-spqr`), so
+//! current libsignal (0.92 and later, which require it) accepts them, while older peers settle on
+//! SPQR version 0. Interoperability is tested against libsignal itself
+//! (`@signalapp/libsignal-client` 0.103.0 with SPQR, 0.90.0 without, 0.72.1 for X3DH,
+//! `tests/libsignal_interop.rs`).
 
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
@@ -28,7 +29,7 @@ pub mod sender_keys;
 pub mod session;
 pub mod store;
 
-pub use cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
+pub use cipher::{decrypt, encrypt, encrypt_with_rng, process_prekey_bundle, CiphertextMessage};
 pub use message::{PreKeySignalMessage, SignalMessage};
 pub use session::{SessionRecord, SessionState};
 pub use store::{Address, Direction, InMemoryStore, ProtocolStore, RedbStore};
@@ -105,6 +106,9 @@ pub enum Error {
     /// A store failed.
     #[error("store: {0}")]
     Store(String),
+    /// The message's post-quantum ratchet (SPQR) field is refused.
+    #[error("post-quantum ratchet: {0}")]
+    PostQuantumRatchet(alibi_spqr::Error),
 }
 
 /// The crate's result type.

@@ -39,6 +39,7 @@ pub struct SignalMessage {
     counter: u32,
     previous_counter: u32,
     ciphertext: Vec<u8>,
+    pq_ratchet: Vec<u8>,
     serialized: Vec<u8>,
 }
 
@@ -54,13 +55,15 @@ impl SignalMessage {
         ciphertext: Vec<u8>,
         sender: &IdentityKey,
         receiver: &IdentityKey,
+        pq_ratchet: &[u8],
     ) -> Self {
         let pb = proto::SignalMessage {
             ratchet_key: Some(ratchet_key.serialize().to_vec()),
             counter: Some(counter),
             previous_counter: Some(previous_counter),
             ciphertext: Some(ciphertext.clone()),
-            pq_ratchet: None,
+            // libsignal leaves the field out when SPQR has nothing to say (version 0).
+            pq_ratchet: (!pq_ratchet.is_empty()).then(|| pq_ratchet.to_vec()),
         };
         let mut serialized = Vec::with_capacity(1 + pb.encoded_len() + MAC_LEN);
         serialized.push((version << 4) | CURRENT_VERSION);
@@ -73,6 +76,7 @@ impl SignalMessage {
             counter,
             previous_counter,
             ciphertext,
+            pq_ratchet: pq_ratchet.to_vec(),
             serialized,
         }
     }
@@ -100,6 +104,7 @@ impl SignalMessage {
             ciphertext: pb
                 .ciphertext
                 .ok_or(Error::Malformed("SignalMessage without ciphertext"))?,
+            pq_ratchet: pb.pq_ratchet.unwrap_or_default(),
             serialized: b.to_vec(),
         })
     }
@@ -134,6 +139,10 @@ impl SignalMessage {
     /// The AES-256-CBC ciphertext.
     pub fn ciphertext(&self) -> &[u8] {
         &self.ciphertext
+    }
+    /// The SPQR field (`pq_ratchet`, empty when absent), covered by the MAC.
+    pub fn pq_ratchet(&self) -> &[u8] {
+        &self.pq_ratchet
     }
     /// The bytes on the wire.
     pub fn serialized(&self) -> &[u8] {

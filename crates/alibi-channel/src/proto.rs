@@ -50,6 +50,9 @@ pub struct MessageKeys {
     pub mac_key: Vec<u8>,
     #[prost(bytes = "vec", tag = "4")]
     pub iv: Vec<u8>,
+    /// The message seed, kept instead of the keys once SPQR may salt them.
+    #[prost(bytes = "vec", tag = "5")]
+    pub seed: Vec<u8>,
 }
 
 /// A receiving chain.
@@ -111,6 +114,9 @@ pub struct SessionState {
     pub remote_registration_id: u32,
     #[prost(bytes = "vec", tag = "13")]
     pub alice_base_key: Vec<u8>,
+    /// The SPQR state (alibi-spqr's encoding; empty: SPQR version 0).
+    #[prost(bytes = "vec", tag = "14")]
+    pub pq_ratchet_state: Vec<u8>,
 }
 
 /// A session record: the current state and archived ones, newest first.

@@ -4,8 +4,9 @@
 //! * Root step: `HKDF-SHA256(salt = RK, ikm = DH(ours, theirs), "WhisperRatchet", 64)` gives the
 //!   next root key and a chain key.
 //! * Chain step: `CK' = HMAC-SHA256(CK, 0x02)`; a message's seed is `HMAC-SHA256(CK, 0x01)`.
-//! * Message keys: `HKDF-SHA256(no salt, seed, "WhisperMessageKeys", 80)`: AES key 32, MAC key 32,
-//!   IV 16. Messages are AES-256-CBC with PKCS#7 padding.
+//! * Message keys: `HKDF-SHA256(salt, seed, "WhisperMessageKeys", 80)`: AES key 32, MAC key 32,
+//!   IV 16. The salt is the message's SPQR key when SPQR gives one (the triple ratchet), else
+//!   none. Messages are AES-256-CBC with PKCS#7 padding.
 
 use aes::cipher::{block_padding::Pkcs7, BlockModeDecrypt, BlockModeEncrypt, KeyIvInit};
 use alibi_handshake::{PrivateKey, PublicKey};
@@ -60,10 +61,14 @@ impl ChainKey {
         }
     }
 
-    /// The message keys at this position (from the seed `HMAC(CK, 0x01)`).
+    /// The message seed at this position, `HMAC(CK, 0x01)`.
+    pub fn seed(&self) -> Zeroizing<[u8; 32]> {
+        Zeroizing::new(self.hmac(0x01))
+    }
+
+    /// The message keys at this position, without an SPQR key.
     pub fn message_keys(&self) -> MessageKeys {
-        let seed = Zeroizing::new(self.hmac(0x01));
-        MessageKeys::derive(&seed[..], self.index)
+        MessageKeys::derive(&self.seed()[..], None, self.index)
     }
 }
 
@@ -81,10 +86,10 @@ pub struct MessageKeys {
 }
 
 impl MessageKeys {
-    /// Derives the keys from a message seed.
-    pub fn derive(seed: &[u8], counter: u32) -> Self {
+    /// Derives the keys from a message seed, salted with the message's SPQR key if it has one.
+    pub fn derive(seed: &[u8], spqr_key: Option<&[u8; 32]>, counter: u32) -> Self {
         let mut okm = Zeroizing::new([0u8; 80]);
-        Hkdf::<Sha256>::new(None, seed)
+        Hkdf::<Sha256>::new(spqr_key.map(|k| &k[..]), seed)
             .expand(b"WhisperMessageKeys", &mut okm[..])
             .expect("valid HKDF length");
         let mut k = MessageKeys {
@@ -148,7 +153,7 @@ mod tests {
 
     #[test]
     fn cbc_roundtrip_and_bad_padding() {
-        let k = MessageKeys::derive(&[7; 32], 0);
+        let k = MessageKeys::derive(&[7; 32], None, 0);
         for n in [0usize, 1, 15, 16, 17, 100] {
             let pt = vec![0xAB; n];
             let ct = k.encrypt(&pt);

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 
 use alibi_handshake::{IdentityKey, KeyPair, PrivateKey, PublicKey};
 use prost::Message as _;
+use zeroize::Zeroizing;
 
 use crate::proto;
 use crate::ratchet::{ChainKey, MessageKeys, RootKey};
@@ -22,7 +23,42 @@ pub const ARCHIVED_STATES_MAX: usize = 40;
 pub(crate) struct ReceiverChain {
     pub ratchet_key: PublicKey,
     pub chain_key: ChainKey,
-    pub message_keys: VecDeque<MessageKeys>,
+    pub message_keys: VecDeque<SkippedKey>,
+}
+
+/// A skipped message's key material, kept for a late message.
+#[derive(Clone)]
+pub(crate) enum SkippedKey {
+    /// The message seed: its keys are derived when it arrives, salted with its SPQR key (as
+    /// libsignal keeps them since SPQR).
+    Seed {
+        counter: u32,
+        seed: Zeroizing<[u8; 32]>,
+    },
+    /// Derived keys, as records written before SPQR hold them.
+    Keys(MessageKeys),
+}
+
+impl SkippedKey {
+    pub(crate) fn counter(&self) -> u32 {
+        match self {
+            SkippedKey::Seed { counter, .. } => *counter,
+            SkippedKey::Keys(k) => k.counter,
+        }
+    }
+
+    /// The message keys; derived keys cannot take an SPQR key.
+    pub(crate) fn keys(&self, spqr_key: Option<&[u8; 32]>) -> Result<MessageKeys> {
+        match (self, spqr_key) {
+            (SkippedKey::Seed { counter, seed }, k) => {
+                Ok(MessageKeys::derive(&seed[..], k, *counter))
+            }
+            (SkippedKey::Keys(k), None) => Ok(k.clone()),
+            (SkippedKey::Keys(_), Some(_)) => Err(Error::InvalidMessage(
+                "SPQR key for a message key stored without its seed",
+            )),
+        }
+    }
 }
 
 /// What the initiator keeps until the responder first answers: every message until then is sent
@@ -50,6 +86,8 @@ pub struct SessionState {
     pub(crate) local_registration_id: u32,
     pub(crate) remote_registration_id: u32,
     pub(crate) alice_base_key: PublicKey,
+    /// The session's Sparse Post-Quantum Ratchet (version 0 for X3DH sessions).
+    pub(crate) spqr: alibi_spqr::State,
 }
 
 impl Clone for SessionState {
@@ -75,6 +113,7 @@ impl Clone for SessionState {
             local_registration_id: self.local_registration_id,
             remote_registration_id: self.remote_registration_id,
             alice_base_key: self.alice_base_key,
+            spqr: self.spqr.clone(),
         }
     }
 }
@@ -99,6 +138,15 @@ impl SessionState {
     /// The base key of the handshake that made this session.
     pub fn alice_base_key(&self) -> &PublicKey {
         &self.alice_base_key
+    }
+    /// The SPQR version the session runs (version 1 until a peer without SPQR answers, if the
+    /// session allows that).
+    pub fn spqr_version(&self) -> alibi_spqr::Version {
+        self.spqr.version()
+    }
+    /// The latest SPQR epoch whose keys the session holds.
+    pub fn spqr_epoch(&self) -> u64 {
+        self.spqr.chain_epoch()
     }
     /// Whether we still wrap our messages as PreKey messages (no answer yet).
     pub fn has_pending_pre_key(&self) -> bool {
@@ -142,11 +190,19 @@ impl SessionState {
                     message_keys: c
                         .message_keys
                         .iter()
-                        .map(|k| proto::MessageKeys {
-                            counter: k.counter,
-                            cipher_key: k.cipher_key.to_vec(),
-                            mac_key: k.mac_key.to_vec(),
-                            iv: k.iv.to_vec(),
+                        .map(|k| match k {
+                            SkippedKey::Seed { counter, seed } => proto::MessageKeys {
+                                counter: *counter,
+                                seed: seed.to_vec(),
+                                ..Default::default()
+                            },
+                            SkippedKey::Keys(k) => proto::MessageKeys {
+                                counter: k.counter,
+                                cipher_key: k.cipher_key.to_vec(),
+                                mac_key: k.mac_key.to_vec(),
+                                iv: k.iv.to_vec(),
+                                seed: Vec::new(),
+                            },
                         })
                         .collect(),
                 })
@@ -162,6 +218,7 @@ impl SessionState {
             local_registration_id: self.local_registration_id,
             remote_registration_id: self.remote_registration_id,
             alice_base_key: self.alice_base_key.serialize().to_vec(),
+            pq_ratchet_state: self.spqr.to_bytes(),
         }
     }
 
@@ -175,12 +232,22 @@ impl SessionState {
         let mut receiver_chains = Vec::new();
         for c in pb.receiver_chains {
             let mut message_keys = VecDeque::new();
+            if c.message_keys.len() > MAX_MESSAGE_KEYS {
+                return Err(BAD);
+            }
             for k in c.message_keys {
-                message_keys.push_back(MessageKeys {
-                    cipher_key: k32(&k.cipher_key)?,
-                    mac_key: k32(&k.mac_key)?,
-                    iv: k.iv.as_slice().try_into().map_err(|_| BAD)?,
-                    counter: k.counter,
+                message_keys.push_back(if k.seed.is_empty() {
+                    SkippedKey::Keys(MessageKeys {
+                        cipher_key: k32(&k.cipher_key)?,
+                        mac_key: k32(&k.mac_key)?,
+                        iv: k.iv.as_slice().try_into().map_err(|_| BAD)?,
+                        counter: k.counter,
+                    })
+                } else {
+                    SkippedKey::Seed {
+                        counter: k.counter,
+                        seed: Zeroizing::new(k32(&k.seed)?),
+                    }
                 });
             }
             receiver_chains.push(ReceiverChain {
@@ -224,6 +291,7 @@ impl SessionState {
             local_registration_id: pb.local_registration_id,
             remote_registration_id: pb.remote_registration_id,
             alice_base_key: PublicKey::deserialize(&pb.alice_base_key)?,
+            spqr: alibi_spqr::State::from_bytes(&pb.pq_ratchet_state).map_err(|_| BAD)?,
         })
     }
 }

@@ -21,13 +21,14 @@ proptest! {
         seeds in (1u8..=255, 1u8..=255, 1u8..=255),
     ) {
         let (s, r) = (IdentityKey(key(seeds.0)), IdentityKey(key(seeds.1)));
-        let m = SignalMessage::new(version, &mac_key, key(seeds.2), counter, previous, body.clone(), &s, &r);
+        let m = SignalMessage::new(version, &mac_key, key(seeds.2), counter, previous, body.clone(), &s, &r, &[1, 1, 1, 0]);
         prop_assert_eq!(m.serialized()[0], (version << 4) | 4);
         let p = SignalMessage::deserialize(m.serialized()).unwrap();
         prop_assert_eq!(&p, &m);
         prop_assert_eq!(p.counter(), counter);
         prop_assert_eq!(p.previous_counter(), previous);
         prop_assert_eq!(p.ciphertext(), &body[..]);
+        prop_assert_eq!(p.pq_ratchet(), &[1, 1, 1, 0][..]);
         prop_assert!(p.verify_mac(&s, &r, &mac_key));
         prop_assert!(!p.verify_mac(&r, &s, &mac_key) || s == r);
         let mut other = mac_key;
@@ -45,7 +46,7 @@ proptest! {
     ) {
         let version = if kyber.is_some() { 4 } else { 3 };
         let id = IdentityKey(key(9));
-        let inner = SignalMessage::new(version, &[1; 32], key(3), 0, 0, body, &id, &IdentityKey(key(4)));
+        let inner = SignalMessage::new(version, &[1; 32], key(3), 0, 0, body, &id, &IdentityKey(key(4)), &[]);
         let m = PreKeySignalMessage::new(version, reg, pre_key_id, spk, kyber.clone(), key(5), id, inner);
         let p = PreKeySignalMessage::deserialize(m.serialized()).unwrap();
         prop_assert_eq!(&p, &m);

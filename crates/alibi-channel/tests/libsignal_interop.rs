@@ -13,7 +13,9 @@ mod common;
 
 use std::time::SystemTime;
 
-use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
+use alibi_channel::cipher::{
+    decrypt, encrypt, encrypt_with_rng, process_prekey_bundle, CiphertextMessage,
+};
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
 use alibi_handshake::{KemKeyType, PreKeyBundle};
 use alibi_testkit::node::{signal_peer, NodePeer};
@@ -24,6 +26,8 @@ use serde_json::{json, Value};
 
 const PQXDH_VERSION: &str = "0.90.0";
 const X3DH_VERSION: &str = "0.72.1";
+/// The newest libsignal, which requires SPQR.
+const SPQR_VERSION: &str = "0.103.0";
 
 /// The libsignal peer's address as we see it, and ours as it sees us ("alibi", 1).
 fn peer_addr() -> Address {
@@ -45,14 +49,27 @@ fn we_send(
     tag: &str,
     rng: &mut ChaCha20Rng,
 ) {
+    we_send_lossy(peer, us, n, 0, tag, rng)
+}
+
+/// We send `n` messages; `lost` of them never arrive, the rest arrive shuffled.
+fn we_send_lossy(
+    peer: &mut NodePeer,
+    us: &mut InMemoryStore,
+    n: usize,
+    lost: usize,
+    tag: &str,
+    rng: &mut ChaCha20Rng,
+) {
     let mut batch: Vec<(Vec<u8>, CiphertextMessage)> = (0..n)
         .map(|i| {
             let pt = format!("alibi {tag} #{i}").into_bytes();
-            let m = encrypt(&peer_addr(), us, &pt, SystemTime::now()).unwrap();
+            let m = encrypt_with_rng(&peer_addr(), us, &pt, SystemTime::now(), rng).unwrap();
             (pt, m)
         })
         .collect();
     common::shuffle(&mut batch, rng);
+    batch.truncate(n - lost);
     for (pt, m) in batch {
         let r = ok(peer.call(
             &json!({"cmd": "decrypt", "type": m.message_type(), "body": hex(m.serialize())}),
@@ -69,6 +86,18 @@ fn they_send(
     tag: &str,
     rng: &mut ChaCha20Rng,
 ) {
+    they_send_lossy(peer, us, n, 0, tag, rng)
+}
+
+/// libsignal sends `n` messages; `lost` of them never arrive, the rest arrive shuffled.
+fn they_send_lossy(
+    peer: &mut NodePeer,
+    us: &mut InMemoryStore,
+    n: usize,
+    lost: usize,
+    tag: &str,
+    rng: &mut ChaCha20Rng,
+) {
     let mut batch: Vec<(Vec<u8>, Value)> = (0..n)
         .map(|i| {
             let pt = format!("libsignal {tag} #{i}").into_bytes();
@@ -79,6 +108,7 @@ fn they_send(
         })
         .collect();
     common::shuffle(&mut batch, rng);
+    batch.truncate(n - lost);
     for (pt, r) in batch {
         let ty = r["type"].as_u64().unwrap() as u8;
         let m = CiphertextMessage::deserialize(ty, &unhex(&r["body"])).unwrap();
@@ -96,7 +126,34 @@ fn conversation(peer: &mut NodePeer, us: &mut InMemoryStore, rng: &mut ChaCha20R
     }
 }
 
+/// 1,000 messages each way with SPQR: rounds of 10 alternating direction, shuffled, one in
+/// ten lost. The ML-KEM Braid must carry its keys and ciphertexts across the losses, so the
+/// SPQR epochs advance on both sides.
+fn long_spqr_conversation(peer: &mut NodePeer, us: &mut InMemoryStore, rng: &mut ChaCha20Rng) {
+    for round in 0..100 {
+        we_send_lossy(peer, us, 10, 1, &format!("round {round}"), rng);
+        they_send_lossy(peer, us, 10, 1, &format!("round {round}"), rng);
+    }
+    let record = us.load_session(&peer_addr()).unwrap().unwrap();
+    let state = record.current().unwrap();
+    assert_eq!(state.spqr_version(), alibi_spqr::Version::V1);
+    assert!(
+        state.spqr_epoch() >= 10,
+        "SPQR reached only epoch {}",
+        state.spqr_epoch()
+    );
+}
+
 fn we_initiate(version: &str, kyber: bool, seed: u8) {
+    we_initiate_with(version, kyber, seed, conversation)
+}
+
+fn we_initiate_with(
+    version: &str,
+    kyber: bool,
+    seed: u8,
+    talk: fn(&mut NodePeer, &mut InMemoryStore, &mut ChaCha20Rng),
+) {
     let Some(mut peer) = signal_peer(version) else {
         return;
     };
@@ -113,10 +170,19 @@ fn we_initiate(version: &str, kyber: bool, seed: u8) {
     assert_eq!(first.serialize()[0], if kyber { 0x44 } else { 0x34 });
     let r = ok(peer.call(&json!({"cmd": "decrypt", "type": 3, "body": hex(first.serialize())})));
     assert_eq!(unhex(&r["plaintext"]), b"hello libsignal");
-    conversation(&mut peer, &mut us, &mut rng);
+    talk(&mut peer, &mut us, &mut rng);
 }
 
 fn they_initiate(version: &str, kem: Option<KemKeyType>, seed: u8) {
+    they_initiate_with(version, kem, seed, conversation)
+}
+
+fn they_initiate_with(
+    version: &str,
+    kem: Option<KemKeyType>,
+    seed: u8,
+    talk: fn(&mut NodePeer, &mut InMemoryStore, &mut ChaCha20Rng),
+) {
     let Some(mut peer) = signal_peer(version) else {
         return;
     };
@@ -135,7 +201,7 @@ fn they_initiate(version: &str, kem: Option<KemKeyType>, seed: u8) {
     // Bob's one-time and KEM prekeys are consumed, the signed prekey stays.
     assert!(us.get_pre_key(3).unwrap().is_none());
     assert!(us.get_kyber_pre_key(11).unwrap().is_none());
-    conversation(&mut peer, &mut us, &mut rng);
+    talk(&mut peer, &mut us, &mut rng);
 }
 
 #[test]
@@ -146,6 +212,21 @@ fn pqxdh_we_initiate_libsignal_0_90() {
 #[test]
 fn pqxdh_libsignal_0_90_initiates() {
     they_initiate(PQXDH_VERSION, Some(KemKeyType::Kyber1024), 21);
+}
+
+#[test]
+fn pqxdh_spqr_we_initiate_libsignal_0_103() {
+    we_initiate_with(SPQR_VERSION, true, 25, long_spqr_conversation);
+}
+
+#[test]
+fn pqxdh_spqr_libsignal_0_103_initiates() {
+    they_initiate_with(
+        SPQR_VERSION,
+        Some(KemKeyType::Kyber1024),
+        26,
+        long_spqr_conversation,
+    );
 }
 
 #[test]
@@ -213,7 +294,8 @@ fn record() -> Option<Value> {
         );
         for j in 0..2 {
             let pt = format!("alibi answers {i}.{j}").into_bytes();
-            let m = encrypt(&peer_addr(), &mut bob, &pt, SystemTime::now()).unwrap();
+            let m =
+                encrypt_with_rng(&peer_addr(), &mut bob, &pt, SystemTime::now(), &mut rng).unwrap();
             let r = ok(peer.call(
                 &json!({"cmd": "decrypt", "type": m.message_type(), "body": hex(m.serialize())}),
             ));
@@ -222,7 +304,7 @@ fn record() -> Option<Value> {
         }
     }
     Some(json!({
-        "description": "libsignal-client 0.90.0 (Alice) opens a PQXDH (Kyber1024) session to alibi's Bob, whose keys come from ChaCha20Rng seed [0x60; 32] as in tests/libsignal_interop.rs; alibi's messages were decrypted by libsignal when recorded",
+        "description": "libsignal-client 0.90.0 (Alice) opens a PQXDH (Kyber1024) session to alibi's Bob, whose keys come from ChaCha20Rng seed [0x60; 32] as in tests/libsignal_interop.rs; both sides run SPQR version 1 (libsignal 0.90.0 offers it, allowing version 0); alibi's messages, SPQR fields included, were decrypted by libsignal when recorded",
         "bob_bundle": common::bundle_json(&bundle),
         "events": events,
     }))
@@ -254,7 +336,8 @@ fn golden_transcript() {
             let m = CiphertextMessage::deserialize(ty, &body).unwrap();
             assert_eq!(decrypt(&peer_addr(), &mut bob, &m, &mut rng).unwrap(), pt);
         } else {
-            let m = encrypt(&peer_addr(), &mut bob, &pt, SystemTime::now()).unwrap();
+            let m =
+                encrypt_with_rng(&peer_addr(), &mut bob, &pt, SystemTime::now(), &mut rng).unwrap();
             assert_eq!(m.message_type(), ty);
             assert_eq!(
                 m.serialize(),

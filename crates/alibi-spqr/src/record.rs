@@ -476,7 +476,9 @@ fn half_from(pb: Option<HalfPb>, params: &ChainParams) -> Result<HalfLink, Error
         32 => Some(pb.next.as_slice().try_into().map_err(|_| BAD)?),
         _ => return Err(BAD),
     };
-    if !pb.skipped.len().is_multiple_of(36) || pb.skipped.len() / 36 > params.max_ooo_keys as usize * 2 + 2 {
+    if !pb.skipped.len().is_multiple_of(36)
+        || pb.skipped.len() / 36 > params.max_ooo_keys as usize * 2 + 2
+    {
         return Err(BAD);
     }
     let skipped = pb
