@@ -4,9 +4,8 @@
 //! parties, and one made by libsignal and opened by three of ours. Certificates go both ways too:
 //! libsignal validates ours and we validate its.
 //!
-//! Sender keys and sealed sender v2 run against 0.90.0 and against 0.103.0 (the newest): neither
-//! rides on a 1:1 session. Sealed sender v1 carries a 1:1 session message, which 0.103.0 refuses
-//! without SPQR, so it runs against 0.90.0 only until our sessions speak SPQR (issue 22).
+//! Every test runs against 0.90.0 and against 0.103.0 (the newest, which requires SPQR): sealed
+//! sender v1 carries a 1:1 session message, so it checks our SPQR sessions inside sealed sender.
 
 mod common;
 
@@ -28,7 +27,7 @@ use rand_chacha::ChaCha20Rng;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-/// The last release without SPQR.
+/// The last release before SPQR became mandatory.
 const PRE_SPQR: &str = "0.90.0";
 /// The newest release.
 const NEWEST: &str = "0.103.0";
@@ -133,8 +132,17 @@ fn sender_key_messages(version: &str) {
 
 #[test]
 fn sealed_sender_v1_both_ways_and_certificates() {
+    sealed_sender_v1(PRE_SPQR);
+}
+
+#[test]
+fn sealed_sender_v1_both_ways_and_certificates_libsignal_0_103() {
+    sealed_sender_v1(NEWEST);
+}
+
+fn sealed_sender_v1(version: &str) {
     let mut rng = ChaCha20Rng::from_seed([51; 32]);
-    let Some((mut peer, p_at, p_bundle)) = libsignal_party(PRE_SPQR, &uuid_of(3)) else {
+    let Some((mut peer, p_at, p_bundle)) = libsignal_party(version, &uuid_of(3)) else {
         return;
     };
     let us_at = Address::new(uuid_of(4), 1);

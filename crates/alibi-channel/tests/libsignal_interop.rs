@@ -372,3 +372,56 @@ fn libsignal_refuses_ml_kem_1024_prekeys() {
         );
     }
 }
+
+/// Bad SPQR input from a real libsignal 0.103.0 session: a forged chunk, a wrong epoch and a
+/// replay are each refused, and each refusal leaves the session able to take the genuine
+/// message.
+#[test]
+fn spqr_bad_input_is_refused_and_changes_nothing() {
+    let Some(mut peer) = signal_peer(SPQR_VERSION) else {
+        return;
+    };
+    let mut rng = ChaCha20Rng::from_seed([27; 32]);
+    ok(peer.call(&json!({"cmd": "init", "registration_id": 4321, "kyber": true})));
+    let mut us = common::party(&mut rng, 1234);
+    let bundle = common::publish(&mut us, &mut rng, true, Some(KemKeyType::Kyber1024));
+    ok(peer.call(&process_bundle_request(&bundle)));
+    they_send(&mut peer, &mut us, 1, "opening", &mut rng);
+    we_send(&mut peer, &mut us, 1, "answer", &mut rng);
+    let r = ok(peer.call(&json!({"cmd": "encrypt", "plaintext": hex(b"genuine")})));
+    let body = unhex(&r["body"]);
+    let m = alibi_channel::SignalMessage::deserialize(&body).unwrap();
+    let pq = m.pq_ratchet().to_vec();
+    assert_eq!(pq[0], 1, "libsignal 0.103.0 sends SPQR version 1");
+    let at = body
+        .windows(pq.len())
+        .position(|w| w == &pq[..])
+        .expect("the field is in the message");
+    let before = us.load_session(&peer_addr()).unwrap().unwrap().serialize();
+    // A forged chunk byte (the last byte of the field), then a wrong epoch (byte 1).
+    for offset in [pq.len() - 1, 1] {
+        let mut bad = body.clone();
+        bad[at + offset] ^= 0x10;
+        let bad = CiphertextMessage::deserialize(2, &bad).unwrap();
+        assert!(decrypt(&peer_addr(), &mut us, &bad, &mut rng).is_err());
+        assert_eq!(
+            us.load_session(&peer_addr()).unwrap().unwrap().serialize(),
+            before,
+            "a refused message changed the session"
+        );
+    }
+    let good = CiphertextMessage::deserialize(2, &body).unwrap();
+    assert_eq!(
+        decrypt(&peer_addr(), &mut us, &good, &mut rng).unwrap(),
+        b"genuine"
+    );
+    let after = us.load_session(&peer_addr()).unwrap().unwrap().serialize();
+    assert!(
+        decrypt(&peer_addr(), &mut us, &good, &mut rng).is_err(),
+        "a replay"
+    );
+    assert_eq!(
+        us.load_session(&peer_addr()).unwrap().unwrap().serialize(),
+        after
+    );
+}
