@@ -37,14 +37,17 @@ pub enum CiphertextMessage {
     Signal(SignalMessage),
     /// Type 3: a first message, carrying the handshake.
     PreKey(PreKeySignalMessage),
+    /// Type 5 (alibi's own): a first message of a RingXKEM session, carrying its handshake.
+    RingXkem(crate::ringxkem::RingXkemMessage),
 }
 
 impl CiphertextMessage {
-    /// libsignal's type number: 2 or 3.
+    /// libsignal's type number: 2 or 3 (5 for RingXKEM, which libsignal does not have).
     pub fn message_type(&self) -> u8 {
         match self {
             Self::Signal(_) => 2,
             Self::PreKey(_) => 3,
+            Self::RingXkem(_) => crate::ringxkem::MESSAGE_TYPE,
         }
     }
 
@@ -53,6 +56,7 @@ impl CiphertextMessage {
         match self {
             Self::Signal(m) => m.serialized(),
             Self::PreKey(m) => m.serialized(),
+            Self::RingXkem(m) => m.serialized(),
         }
     }
 
@@ -61,7 +65,10 @@ impl CiphertextMessage {
         match message_type {
             2 => Ok(Self::Signal(SignalMessage::deserialize(b)?)),
             3 => Ok(Self::PreKey(PreKeySignalMessage::deserialize(b)?)),
-            _ => Err(Error::Malformed("message type (2 or 3 expected)")),
+            crate::ringxkem::MESSAGE_TYPE => Ok(Self::RingXkem(
+                crate::ringxkem::RingXkemMessage::deserialize(b)?,
+            )),
+            _ => Err(Error::Malformed("message type (2, 3 or 5 expected)")),
         }
     }
 }
@@ -72,7 +79,7 @@ impl CiphertextMessage {
 pub const SPQR_MIN_VERSION: alibi_spqr::Version = alibi_spqr::Version::V0;
 
 /// A new session's SPQR state: version 1 for PQXDH sessions, version 0 for X3DH ones.
-fn new_spqr(
+pub(crate) fn new_spqr(
     pq_ratchet_key: Option<&[u8; 32]>,
     direction: alibi_spqr::Direction,
 ) -> alibi_spqr::State {
@@ -95,7 +102,7 @@ fn spqr_error(e: alibi_spqr::Error) -> Error {
     Error::PostQuantumRatchet(e)
 }
 
-fn unix_secs(t: SystemTime) -> u64 {
+pub(crate) fn unix_secs(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs()
 }
 
@@ -143,6 +150,7 @@ pub fn process_prekey_bundle<S: ProtocolStore + ?Sized>(
             init.keys.pq_ratchet_key.as_deref(),
             alibi_spqr::Direction::A2B,
         ),
+        pending_ringxkem: None,
     };
     state.add_receiver_chain(
         bundle.signed_pre_key,
@@ -184,6 +192,24 @@ pub fn encrypt_with_rng<S: ProtocolStore + ?Sized>(
         .current
         .as_mut()
         .ok_or_else(|| Error::NoSession(addr.to_string()))?;
+    let out = encrypt_on_state(state, plaintext, now, rng)?;
+    let remote = state.remote_identity;
+    if !store.is_trusted_identity(addr, &remote, Direction::Sending)? {
+        return Err(Error::UntrustedIdentity(addr.to_string()));
+    }
+    store.save_identity(addr, &remote)?;
+    store.store_session(addr, &record)?;
+    Ok(out)
+}
+
+/// One message on a session state: SPQR's step, the message keys, the message (wrapped as a
+/// PreKey or RingXKEM message until the peer answers), and the chain's step.
+pub(crate) fn encrypt_on_state(
+    state: &mut SessionState,
+    plaintext: &[u8],
+    now: SystemTime,
+    rng: &mut impl CryptoRng,
+) -> Result<CiphertextMessage> {
     let chain = state.sender_chain.clone();
     let pq = state.spqr.send(rng).map_err(spqr_error)?;
     let keys = MessageKeys::derive(&chain.seed()[..], pq.key.as_deref(), chain.index);
@@ -199,8 +225,19 @@ pub fn encrypt_with_rng<S: ProtocolStore + ?Sized>(
         &state.remote_identity,
         &pq.message,
     );
-    let out = match &state.pending_pre_key {
-        Some(p) => {
+    let out = match (&state.pending_pre_key, &state.pending_ringxkem) {
+        (_, Some(p)) => {
+            if unix_secs(now) > p.timestamp + MAX_UNACKNOWLEDGED_SESSION_AGE.as_secs() {
+                return Err(Error::StaleSession);
+            }
+            CiphertextMessage::RingXkem(crate::ringxkem::RingXkemMessage::new(
+                state.local_registration_id,
+                p.initiator.clone(),
+                p.handshake.clone(),
+                message,
+            ))
+        }
+        (Some(p), None) => {
             if unix_secs(now) > p.timestamp + MAX_UNACKNOWLEDGED_SESSION_AGE.as_secs() {
                 return Err(Error::StaleSession);
             }
@@ -215,15 +252,9 @@ pub fn encrypt_with_rng<S: ProtocolStore + ?Sized>(
                 message,
             ))
         }
-        None => CiphertextMessage::Signal(message),
+        (None, None) => CiphertextMessage::Signal(message),
     };
     state.sender_chain = chain.next();
-    let remote = state.remote_identity;
-    if !store.is_trusted_identity(addr, &remote, Direction::Sending)? {
-        return Err(Error::UntrustedIdentity(addr.to_string()));
-    }
-    store.save_identity(addr, &remote)?;
-    store.store_session(addr, &record)?;
     Ok(out)
 }
 
@@ -237,6 +268,7 @@ pub fn decrypt<S: ProtocolStore + ?Sized>(
     match message {
         CiphertextMessage::Signal(m) => decrypt_signal(addr, store, m, rng),
         CiphertextMessage::PreKey(m) => decrypt_prekey(addr, store, m, rng),
+        CiphertextMessage::RingXkem(m) => crate::ringxkem::decrypt_known(addr, store, m, rng),
     }
 }
 
@@ -306,6 +338,7 @@ pub fn decrypt_prekey<S: ProtocolStore + ?Sized>(
             remote_registration_id: message.registration_id,
             alice_base_key: message.base_key,
             spqr: new_spqr(keys.pq_ratchet_key.as_deref(), alibi_spqr::Direction::B2A),
+            pending_ringxkem: None,
         };
         record.promote_state(state);
         used = Some((message.pre_key_id, message.kyber.as_ref().map(|k| k.0)));
@@ -349,7 +382,7 @@ pub fn decrypt_signal<S: ProtocolStore + ?Sized>(
     Ok(plaintext)
 }
 
-fn decrypt_with_record(
+pub(crate) fn decrypt_with_record(
     record: &mut SessionRecord,
     message: &SignalMessage,
     prekey: bool,
@@ -420,6 +453,7 @@ fn decrypt_with_state(
         .decrypt(message.ciphertext())
         .ok_or(Error::InvalidMessage("bad padding or length"))?;
     state.pending_pre_key = None;
+    state.pending_ringxkem = None;
     Ok(plaintext)
 }
 

@@ -7,6 +7,8 @@
 //! * [`session`]: session states and records, with libsignal's limits.
 //! * [`store`]: the store traits, an in-memory store and a redb store.
 //! * [`cipher`]: processing a prekey bundle, encrypting, decrypting (X3DH and PQXDH sessions).
+//! * [`ringxkem`]: fully post-quantum, deniable sessions: the RingXKEM handshake starting the
+//!   Double Ratchet with SPQR.
 //! * [`sender_keys`]: group messaging with sender keys (distribution messages, group messages).
 //! * [`sealed_sender`]: sender certificates, sealed sender v1, and v2 (multi-recipient).
 //!
@@ -24,6 +26,7 @@ pub mod cipher;
 pub mod message;
 mod proto;
 pub mod ratchet;
+pub mod ringxkem;
 pub mod sealed_sender;
 pub mod sender_keys;
 pub mod session;

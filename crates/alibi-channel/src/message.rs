@@ -17,15 +17,18 @@ use crate::{Error, Result};
 pub const CURRENT_VERSION: u8 = 4;
 /// The lowest session version accepted (X3DH).
 pub const PRE_KYBER_VERSION: u8 = 3;
+/// The session version of RingXKEM sessions (alibi's own; libsignal stops at 4).
+pub const RINGXKEM_VERSION: u8 = 5;
 /// Length of the truncated MAC.
 pub const MAC_LEN: usize = 8;
 
-fn version_of(b: &[u8]) -> Result<u8> {
+/// The session version in a message's first byte, between 3 and `max`.
+pub(crate) fn version_of(b: &[u8], max: u8) -> Result<u8> {
     let v = b.first().ok_or(Error::TooShort(0))? >> 4;
     if v < PRE_KYBER_VERSION {
         return Err(Error::LegacyVersion(v));
     }
-    if v > CURRENT_VERSION {
+    if v > max {
         return Err(Error::UnknownVersion(v));
     }
     Ok(v)
@@ -86,7 +89,7 @@ impl SignalMessage {
         if b.len() < 1 + MAC_LEN {
             return Err(Error::TooShort(b.len()));
         }
-        let version = version_of(b)?;
+        let version = version_of(b, RINGXKEM_VERSION)?;
         let pb: proto::SignalMessage =
             proto::decode(&b[1..b.len() - MAC_LEN], "SignalMessage protobuf")?;
         let ratchet_key = PublicKey::deserialize(
@@ -225,7 +228,7 @@ impl PreKeySignalMessage {
 
     /// Parses a PreKey message and the message inside it.
     pub fn deserialize(b: &[u8]) -> Result<Self> {
-        let version = version_of(b)?;
+        let version = version_of(b, CURRENT_VERSION)?;
         let pb: proto::PreKeySignalMessage =
             proto::decode(&b[1..], "PreKeySignalMessage protobuf")?;
         let need = |o: Option<Vec<u8>>, what| o.ok_or(Error::Malformed(what));

@@ -117,6 +117,33 @@ pub struct SessionState {
     /// The SPQR state (alibi-spqr's encoding; empty: SPQR version 0).
     #[prost(bytes = "vec", tag = "14")]
     pub pq_ratchet_state: Vec<u8>,
+    /// A RingXKEM initiator's handshake, kept until the first answer.
+    #[prost(message, optional, tag = "15")]
+    pub pending_ringxkem: Option<PendingRingXkem>,
+}
+
+/// A RingXKEM initiator's items kept until the first answer.
+#[derive(Clone, PartialEq, Message)]
+pub struct PendingRingXkem {
+    #[prost(bytes = "vec", tag = "1")]
+    pub initiator: Vec<u8>,
+    #[prost(bytes = "vec", tag = "2")]
+    pub handshake: Vec<u8>,
+    #[prost(uint64, tag = "3")]
+    pub timestamp: u64,
+}
+
+/// The first message of a RingXKEM session (after its version byte).
+#[derive(Clone, PartialEq, Message)]
+pub struct RingXkemMessage {
+    #[prost(uint32, tag = "1")]
+    pub registration_id: u32,
+    #[prost(bytes = "vec", tag = "2")]
+    pub initiator: Vec<u8>,
+    #[prost(bytes = "vec", tag = "3")]
+    pub handshake: Vec<u8>,
+    #[prost(bytes = "vec", tag = "4")]
+    pub message: Vec<u8>,
 }
 
 /// A session record: the current state and archived ones, newest first.

@@ -72,6 +72,16 @@ pub(crate) struct PendingPreKey {
     pub timestamp: u64,
 }
 
+/// What a RingXKEM initiator keeps until the responder first answers.
+#[derive(Clone)]
+pub(crate) struct PendingRingXkem {
+    /// Our PQ identity's public bytes.
+    pub initiator: Vec<u8>,
+    /// The handshake message.
+    pub handshake: Vec<u8>,
+    pub timestamp: u64,
+}
+
 /// One Double Ratchet session with a peer.
 pub struct SessionState {
     pub(crate) version: u8,
@@ -88,6 +98,8 @@ pub struct SessionState {
     pub(crate) alice_base_key: PublicKey,
     /// The session's Sparse Post-Quantum Ratchet (version 0 for X3DH sessions).
     pub(crate) spqr: alibi_spqr::State,
+    /// A RingXKEM session's handshake, until answered.
+    pub(crate) pending_ringxkem: Option<PendingRingXkem>,
 }
 
 impl Clone for SessionState {
@@ -114,6 +126,7 @@ impl Clone for SessionState {
             remote_registration_id: self.remote_registration_id,
             alice_base_key: self.alice_base_key,
             spqr: self.spqr.clone(),
+            pending_ringxkem: self.pending_ringxkem.clone(),
         }
     }
 }
@@ -148,9 +161,9 @@ impl SessionState {
     pub fn spqr_epoch(&self) -> u64 {
         self.spqr.chain_epoch()
     }
-    /// Whether we still wrap our messages as PreKey messages (no answer yet).
+    /// Whether we still wrap our messages as PreKey (or RingXKEM) messages: no answer yet.
     pub fn has_pending_pre_key(&self) -> bool {
-        self.pending_pre_key.is_some()
+        self.pending_pre_key.is_some() || self.pending_ringxkem.is_some()
     }
 
     pub(crate) fn receiver_chain(&mut self, key: &PublicKey) -> Option<&mut ReceiverChain> {
@@ -219,6 +232,14 @@ impl SessionState {
             remote_registration_id: self.remote_registration_id,
             alice_base_key: self.alice_base_key.serialize().to_vec(),
             pq_ratchet_state: self.spqr.to_bytes(),
+            pending_ringxkem: self
+                .pending_ringxkem
+                .as_ref()
+                .map(|p| proto::PendingRingXkem {
+                    initiator: p.initiator.clone(),
+                    handshake: p.handshake.clone(),
+                    timestamp: p.timestamp,
+                }),
         }
     }
 
@@ -226,7 +247,7 @@ impl SessionState {
         const BAD: Error = Error::Malformed("session record");
         let k32 = |v: &[u8]| -> Result<[u8; 32]> { v.try_into().map_err(|_| BAD) };
         let version = u8::try_from(pb.version).map_err(|_| BAD)?;
-        if !(3..=4).contains(&version) {
+        if !(3..=crate::message::RINGXKEM_VERSION).contains(&version) {
             return Err(BAD);
         }
         let mut receiver_chains = Vec::new();
@@ -292,6 +313,11 @@ impl SessionState {
             remote_registration_id: pb.remote_registration_id,
             alice_base_key: PublicKey::deserialize(&pb.alice_base_key)?,
             spqr: alibi_spqr::State::from_bytes(&pb.pq_ratchet_state).map_err(|_| BAD)?,
+            pending_ringxkem: pb.pending_ringxkem.map(|p| PendingRingXkem {
+                initiator: p.initiator,
+                handshake: p.handshake,
+                timestamp: p.timestamp,
+            }),
         })
     }
 }

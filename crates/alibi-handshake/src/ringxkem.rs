@@ -9,7 +9,9 @@
 //!    ring signature for the ring {initiator, responder} on it, encrypted under a key from `K_B`
 //!    (so only the responder sees it, and it cannot tell who of the two signed it);
 //! 3. derives the session keys with HKDF-SHA256 from `K_B || K_T`, the info being the SHA-256 of
-//!    the transcript (both identities, the prekey and both ciphertexts).
+//!    the transcript (both identities, the prekey and both ciphertexts): 96 bytes, the root key,
+//!    the first chain key and SPQR's key, which start a triple-ratchet session
+//!    (`alibi_channel::ringxkem`).
 //!
 //! The responder decapsulates both and checks the ring signature; because the ring has the
 //! responder in it, the responder can make the same transcript alone ([`simulate`]), which is the
@@ -134,12 +136,16 @@ impl Message {
     }
 }
 
-/// The keys both sides derive: a root key and a first chain key for a Double Ratchet.
+/// The keys both sides derive: a root key and a first chain key for a Double Ratchet, and the
+/// key that starts its Sparse Post-Quantum Ratchet (the same three outputs, in the same order, as
+/// PQXDH hands libsignal's triple ratchet).
 pub struct SessionKeys {
     /// The first root key.
     pub root_key: Zeroizing<[u8; 32]>,
     /// The first chain key.
     pub chain_key: Zeroizing<[u8; 32]>,
+    /// SPQR's authentication key.
+    pub pq_ratchet_key: Zeroizing<[u8; 32]>,
 }
 
 fn derive(
@@ -159,17 +165,20 @@ fn derive(
         .chain_update(&msg.c_identity)
         .finalize();
     let ikm = Zeroizing::new([&k_identity[..], &k_prekey[..]].concat());
-    let mut okm = Zeroizing::new([0u8; 64]);
+    let mut okm = Zeroizing::new([0u8; 96]);
     Hkdf::<Sha256>::new(None, &ikm)
         .expand(&transcript, &mut okm[..])
         .expect("valid HKDF length");
     let mut root_key = Zeroizing::new([0u8; 32]);
     let mut chain_key = Zeroizing::new([0u8; 32]);
+    let mut pq_ratchet_key = Zeroizing::new([0u8; 32]);
     root_key.copy_from_slice(&okm[..32]);
-    chain_key.copy_from_slice(&okm[32..]);
+    chain_key.copy_from_slice(&okm[32..64]);
+    pq_ratchet_key.copy_from_slice(&okm[64..]);
     SessionKeys {
         root_key,
         chain_key,
+        pq_ratchet_key,
     }
 }
 

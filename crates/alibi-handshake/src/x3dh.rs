@@ -5,8 +5,8 @@
 //! [|| DH(EK_A, OPK_B)] [|| SS]`, the 32 `0xFF` bytes keeping it apart from XEdDSA's hash input.
 //! HKDF-SHA256 with no salt: PQXDH (session version 4) uses info
 //! `"WhisperText_X25519_SHA-256_CRYSTALS-KYBER-1024"` and 96 bytes (root key, chain key, and the
-//! key libsignal hands to its post-quantum ratchet, which this crate does not run); X3DH (version
-//! 3) uses `"WhisperText"` and 64 bytes.
+//! key that starts the Sparse Post-Quantum Ratchet, `alibi-spqr`); X3DH (version 3) uses
+//! `"WhisperText"` and 64 bytes.
 
 use hkdf::Hkdf;
 use rand_core::CryptoRng;
@@ -34,8 +34,7 @@ pub struct SharedKeys {
     pub root_key: Zeroizing<[u8; 32]>,
     /// The first chain key (the responder's sending chain, the initiator's first receiving chain).
     pub chain_key: Zeroizing<[u8; 32]>,
-    /// PQXDH's third output, the post-quantum ratchet's authentication key (unused here: SPQR is
-    /// not run, as libsignal before 0.92 allowed).
+    /// PQXDH's third output, the key that starts the session's Sparse Post-Quantum Ratchet.
     pub pq_ratchet_key: Option<Zeroizing<[u8; 32]>>,
 }
 
