@@ -1,10 +1,12 @@
 //! Pairwise-session benchmarks shaped like libsignal's `benches/session.rs`: processing a PQXDH
 //! (Kyber1024) bundle, decrypting the PreKey message that opens a session, and encrypting and
 //! decrypting on an existing chain (decryption clones the store each time, as libsignal's does).
-//! The same operations of libsignal itself (`@signalapp/libsignal-client` 0.90.0 under Node, the
-//! interop tests' peer) run in the group `pairwise-libsignal-node` when Node is available; they
-//! include the N-API crossing and JavaScript stores, so libsignal's own Rust figures are quoted
-//! beside ours in docs/BENCHMARKS.md too.
+//! The same operations of libsignal itself (`@signalapp/libsignal-client` under Node, the interop
+//! tests' peer) run in the groups `pairwise-libsignal-node` (0.90.0) and
+//! `pairwise-libsignal-0.103-node` (0.103.0) when Node is available; both run SPQR with us, as our
+//! sessions do. They include the N-API crossing and JavaScript stores, so libsignal's own Rust
+//! figures are quoted beside ours in docs/BENCHMARKS.md too. The group `ringxkem` times our
+//! RingXKEM session setup (no libsignal counterpart).
 
 use std::time::SystemTime;
 
@@ -14,7 +16,7 @@ use alibi_testkit::{hex, ok, unhex};
 mod common;
 
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle};
-use alibi_channel::{Address, InMemoryStore};
+use alibi_channel::{Address, InMemoryStore, ProtocolStore};
 use alibi_handshake::{IdentityKeyPair, KemKeyType, PreKeyBundle};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rand_chacha::rand_core::SeedableRng;
@@ -83,16 +85,67 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
+/// RingXKEM session setup: the initiator's side (bundle check, handshake, session) and the
+/// responder's (identity check, handshake, first message decrypted).
+fn bench_ringxkem(c: &mut Criterion) {
+    use alibi_akem::pq::Suite;
+    use alibi_channel::ringxkem::{self, fingerprint, RingXkemPreKey};
+    use alibi_handshake::ringxkem::Identity;
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    let (a_addr, b_addr) = (Address::new("alice", 1), Address::new("bob", 1));
+    let mut g = c.benchmark_group("ringxkem");
+    for suite in [Suite::MlKem512Falcon512, Suite::MlKem768Falcon1024] {
+        let name = format!("{suite:?}");
+        let alice_id = Identity::generate(suite, &mut rng);
+        let bob_id = Identity::generate(suite, &mut rng);
+        let mut alice = InMemoryStore::new(IdentityKeyPair::generate(&mut rng), 1);
+        let mut bob = InMemoryStore::new(IdentityKeyPair::generate(&mut rng), 2);
+        bob.save_identity(&a_addr, &fingerprint(alice_id.public_key()))
+            .unwrap();
+        let pk = RingXkemPreKey::generate(&bob_id, 1, &mut rng);
+        let bundle = pk.bundle(&bob_id);
+        g.bench_function(format!("initiate/{name}"), |b| {
+            b.iter_batched_ref(
+                || alice.clone(),
+                |a| {
+                    ringxkem::initiate(&b_addr, a, &alice_id, &bundle, SystemTime::now(), &mut rng)
+                        .unwrap()
+                },
+                BatchSize::SmallInput,
+            )
+        });
+        ringxkem::initiate(&b_addr, &mut alice, &alice_id, &bundle, SystemTime::now(), &mut rng)
+            .unwrap();
+        let first = encrypt(&b_addr, &mut alice, b"a short message", SystemTime::now()).unwrap();
+        let alibi_channel::CiphertextMessage::RingXkem(first) = first else {
+            unreachable!()
+        };
+        g.bench_function(format!("accept/{name}"), |b| {
+            b.iter_batched_ref(
+                || bob.clone(),
+                |s| ringxkem::accept(&a_addr, s, &bob_id, &pk, &first, &mut rng).unwrap(),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    g.finish();
+}
+
 /// libsignal (Node) timed by its own clock for the number of iterations Criterion asks for.
 fn bench_libsignal(c: &mut Criterion) {
-    let Some(mut peer) = alibi_testkit::node::signal_peer("0.90.0") else {
+    bench_libsignal_version(c, "0.90.0", "pairwise-libsignal-node");
+    bench_libsignal_version(c, "0.103.0", "pairwise-libsignal-0.103-node");
+}
+
+fn bench_libsignal_version(c: &mut Criterion, version: &str, group: &str) {
+    let Some(mut peer) = alibi_testkit::node::signal_peer(version) else {
         return;
     };
     let mut rng = ChaCha20Rng::seed_from_u64(6);
     let theirs = ok(peer.call(&serde_json::json!({"cmd": "init", "registration_id": 5})));
     let (mut bob, bundle) = bob_with_bundle(&mut rng);
     let mut req = common::bundle_json(&bundle);
-    let mut g = c.benchmark_group("pairwise-libsignal-node");
+    let mut g = c.benchmark_group(group);
     req["op"] = "process_bundle".into();
     timed(&mut g, &mut peer, "process_prekey_bundle", req.clone());
     // A PreKey message of ours opening a new session at libsignal.
@@ -152,5 +205,5 @@ fn timed(
     });
 }
 
-criterion_group!(benches, bench, bench_libsignal);
+criterion_group!(benches, bench, bench_ringxkem, bench_libsignal);
 criterion_main!(benches);
