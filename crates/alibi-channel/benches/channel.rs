@@ -103,7 +103,7 @@ fn bench_ringxkem(c: &mut Criterion) {
         bob.save_identity(&a_addr, &fingerprint(alice_id.public_key()))
             .unwrap();
         let pk = RingXkemPreKey::generate(&bob_id, 1, &mut rng);
-        let bundle = pk.bundle(&bob_id);
+        let bundle = pk.bundle(&bob_id, 2);
         g.bench_function(format!("initiate/{name}"), |b| {
             b.iter_batched_ref(
                 || alice.clone(),
@@ -114,8 +114,15 @@ fn bench_ringxkem(c: &mut Criterion) {
                 BatchSize::SmallInput,
             )
         });
-        ringxkem::initiate(&b_addr, &mut alice, &alice_id, &bundle, SystemTime::now(), &mut rng)
-            .unwrap();
+        ringxkem::initiate(
+            &b_addr,
+            &mut alice,
+            &alice_id,
+            &bundle,
+            SystemTime::now(),
+            &mut rng,
+        )
+        .unwrap();
         let first = encrypt(&b_addr, &mut alice, b"a short message", SystemTime::now()).unwrap();
         let alibi_channel::CiphertextMessage::RingXkem(first) = first else {
             unreachable!()

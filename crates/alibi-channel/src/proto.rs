@@ -133,6 +133,36 @@ pub struct PendingRingXkem {
     pub timestamp: u64,
 }
 
+/// A published RingXKEM session bundle.
+#[derive(Clone, PartialEq, Message)]
+pub struct RingXkemBundle {
+    #[prost(bytes = "vec", tag = "1")]
+    pub identity: Vec<u8>,
+    #[prost(uint32, tag = "2")]
+    pub pre_key_id: u32,
+    #[prost(bytes = "vec", tag = "3")]
+    pub pre_key: Vec<u8>,
+    #[prost(bytes = "vec", tag = "4")]
+    pub pre_key_signature: Vec<u8>,
+    #[prost(bytes = "vec", tag = "5")]
+    pub ratchet_key: Vec<u8>,
+    #[prost(bytes = "vec", tag = "6")]
+    pub ratchet_signature: Vec<u8>,
+    #[prost(uint32, tag = "7")]
+    pub registration_id: u32,
+}
+
+/// A kept (secret) RingXKEM session prekey.
+#[derive(Clone, PartialEq, Message)]
+pub struct RingXkemPreKey {
+    #[prost(bytes = "vec", tag = "1")]
+    pub handshake: Vec<u8>,
+    #[prost(bytes = "vec", tag = "2")]
+    pub ratchet_private: Vec<u8>,
+    #[prost(bytes = "vec", tag = "3")]
+    pub ratchet_signature: Vec<u8>,
+}
+
 /// The first message of a RingXKEM session (after its version byte).
 #[derive(Clone, PartialEq, Message)]
 pub struct RingXkemMessage {

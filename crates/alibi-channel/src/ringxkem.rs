@@ -88,9 +88,46 @@ pub struct RingXkemBundle {
     pub ratchet_key: PublicKey,
     /// Falcon signature by the identity on the ratchet key and the prekey's id.
     pub ratchet_signature: Vec<u8>,
+    /// The responder's registration id (as in a PreKey bundle; not signed).
+    pub registration_id: u32,
 }
 
 impl RingXkemBundle {
+    /// The bundle's bytes (protobuf: identity, prekey id, prekey, its signature, ratchet key,
+    /// its signature).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        proto::RingXkemBundle {
+            identity: self.handshake.identity.to_bytes(),
+            pre_key_id: self.handshake.pre_key_id,
+            pre_key: self.handshake.pre_key.clone(),
+            pre_key_signature: self.handshake.pre_key_signature.clone(),
+            ratchet_key: self.ratchet_key.serialize().to_vec(),
+            ratchet_signature: self.ratchet_signature.clone(),
+            registration_id: self.registration_id,
+        }
+        .encode_to_vec()
+    }
+
+    /// Parses a bundle of `suite` (its signatures are checked by [`RingXkemBundle::verify`]).
+    pub fn from_bytes(suite: alibi_akem::pq::Suite, b: &[u8]) -> Result<Self> {
+        const BAD: Error = Error::Malformed("RingXKEM bundle");
+        let pb: proto::RingXkemBundle = proto::decode(b, "RingXKEM bundle")?;
+        if pb.pre_key.len() != suite.kem().ek_len() {
+            return Err(BAD);
+        }
+        Ok(Self {
+            handshake: ringxkem::Bundle {
+                identity: PqPublicKey::from_bytes(suite, &pb.identity).map_err(|_| BAD)?,
+                pre_key_id: pb.pre_key_id,
+                pre_key: pb.pre_key,
+                pre_key_signature: pb.pre_key_signature,
+            },
+            ratchet_key: PublicKey::deserialize(&pb.ratchet_key)?,
+            ratchet_signature: pb.ratchet_signature,
+            registration_id: pb.registration_id,
+        })
+    }
+
     /// Checks both Falcon signatures.
     pub fn verify(&self) -> Result<()> {
         self.handshake.verify()?;
@@ -132,12 +169,36 @@ impl RingXkemPreKey {
         }
     }
 
-    /// The bundle to publish.
-    pub fn bundle(&self, identity: &Identity) -> RingXkemBundle {
+    /// The secret prekey's bytes, to keep sealed.
+    pub fn to_bytes(&self) -> zeroize::Zeroizing<Vec<u8>> {
+        zeroize::Zeroizing::new(
+            proto::RingXkemPreKey {
+                handshake: self.handshake.to_bytes().to_vec(),
+                ratchet_private: self.ratchet.private.to_bytes().to_vec(),
+                ratchet_signature: self.ratchet_signature.clone(),
+            }
+            .encode_to_vec(),
+        )
+    }
+
+    /// Restores a prekey of `suite` from [`RingXkemPreKey::to_bytes`].
+    pub fn from_bytes(suite: alibi_akem::pq::Suite, b: &[u8]) -> Result<Self> {
+        let pb: proto::RingXkemPreKey = proto::decode(b, "RingXKEM prekey")?;
+        let private = alibi_handshake::PrivateKey::deserialize(&pb.ratchet_private)?;
+        Ok(Self {
+            handshake: ringxkem::PreKey::from_bytes(suite, &pb.handshake)?,
+            ratchet: KeyPair::from_private(private),
+            ratchet_signature: pb.ratchet_signature,
+        })
+    }
+
+    /// The bundle to publish, for a device of this registration id.
+    pub fn bundle(&self, identity: &Identity, registration_id: u32) -> RingXkemBundle {
         RingXkemBundle {
             handshake: self.handshake.bundle(identity),
             ratchet_key: self.ratchet.public,
             ratchet_signature: self.ratchet_signature.clone(),
+            registration_id,
         }
     }
 }
@@ -233,7 +294,7 @@ fn initiator_state(
         receiver_chains: Vec::new(),
         pending_pre_key: None,
         local_registration_id,
-        remote_registration_id: 0,
+        remote_registration_id: bundle.registration_id,
         alice_base_key: handshake_id(&handshake),
         spqr: spqr(keys, alibi_spqr::Direction::A2B),
         pending_ringxkem: Some(PendingRingXkem {
@@ -392,7 +453,7 @@ pub fn simulate(
     rng: &mut impl CryptoRng,
 ) -> Result<RingXkemMessage> {
     let (hs, keys) = ringxkem::simulate(responder, &pre_key.handshake, initiator, rng)?;
-    let bundle = pre_key.bundle(responder);
+    let bundle = pre_key.bundle(responder, 0);
     let mut state = initiator_state(
         &keys,
         initiator,

@@ -42,7 +42,7 @@ fn open(rng: &mut ChaCha20Rng) -> (Party, Party, RingXkemPreKey) {
     let mut alice = party(rng, 1);
     let mut bob = party(rng, 2);
     let pk = RingXkemPreKey::generate(&bob.id, 42, rng);
-    let bundle = pk.bundle(&bob.id);
+    let bundle = pk.bundle(&bob.id, 2);
     alice
         .store
         .save_identity(&bob_at(), &fingerprint(bob.id.public_key()))
@@ -181,7 +181,7 @@ fn pinned_identities_are_enforced() {
         .save_identity(&bob_at(), &fingerprint(mallory.public_key()))
         .unwrap();
     let bob2 = Identity::generate(Suite::MlKem512Falcon512, &mut rng2);
-    let bundle = RingXkemPreKey::generate(&bob2, 1, &mut rng2).bundle(&bob2);
+    let bundle = RingXkemPreKey::generate(&bob2, 1, &mut rng2).bundle(&bob2, 5);
     assert_eq!(
         ringxkem::initiate(
             &bob_at(),

@@ -229,6 +229,38 @@ pub struct RunArgs {
     /// parties to start)
     #[arg(long, value_name = "S", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout_s: u64,
+    /// The handshake of the pairwise sessions between the parties (every party must choose the
+    /// same): pqxdh (libsignal's, with SPQR) or ringxkem (fully post-quantum and deniable, SPQR
+    /// required)
+    #[arg(long, value_enum, default_value_t = HandshakeArg::Pqxdh)]
+    handshake: HandshakeArg,
+}
+
+/// `--handshake`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandshakeArg {
+    /// PQXDH + Double Ratchet + SPQR
+    Pqxdh,
+    /// RingXKEM + Double Ratchet + SPQR
+    Ringxkem,
+}
+
+impl RunArgs {
+    /// The group's members with the chosen handshake set on each card.
+    fn members(&self, group: &GroupFile) -> Vec<(PartyIndex, ContactCard)> {
+        let h = match self.handshake {
+            HandshakeArg::Pqxdh => alibi_messenger::Handshake::Pqxdh,
+            HandshakeArg::Ringxkem => alibi_messenger::Handshake::Ringxkem,
+        };
+        group
+            .members()
+            .into_iter()
+            .map(|(i, mut c)| {
+                c.handshake = h;
+                (i, c)
+            })
+            .collect()
+    }
 }
 
 /// The transports of the experiment.
@@ -414,6 +446,8 @@ fn init(
         trust_root: [5u8; 33].to_vec(),
         access_key: vec![0; 16],
         legacy: false,
+        pq_identity: Vec::new(),
+        handshake: alibi_messenger::Handshake::Pqxdh,
     };
     if let Err(alibi_messenger::Error::Card(m)) = probe.check() {
         return Err(Failure::Usage(format!("--name: {m}")));
@@ -602,7 +636,7 @@ fn keygen(
             force,
         )?;
         let mode = Mode::from(run.transport);
-        let mut party = RelayParty::new(messenger, me, &group.members(), group.group_id, mode)
+        let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
             .map_err(usage)?;
         let config = KeygenConfig {
             session: match session {
@@ -789,7 +823,7 @@ fn sign(
             )));
         }
         let mode = Mode::from(run.transport);
-        let mut party = RelayParty::new(messenger, me, &group.members(), group.group_id, mode)
+        let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
             .map_err(usage)?;
         let config = SignConfig {
             session: group.sign_session(session),

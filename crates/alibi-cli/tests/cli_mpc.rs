@@ -663,3 +663,61 @@ fn cheating_processes_are_named_alike_by_every_honest_party() {
         }
     }
 }
+
+/// `--handshake ringxkem`: three parties, each its own process, run key generation over
+/// RingXKEM sessions (fully post-quantum, deniable, SPQR required) and agree on one key.
+#[test]
+fn keygen_over_ringxkem_sessions() {
+    let d = common::scratch("mpc-ringxkem");
+    let relay = relay(&d);
+    let names = ["r1", "r2", "r3"];
+    let (dirs, group) = setup(&d, &relay, &names, 1);
+    let children: Vec<Child> = (0..3)
+        .map(|i| {
+            keygen_with(
+                &dirs[i],
+                &group,
+                &pk_path(&d, names[i]),
+                "60",
+                &["--handshake", "ringxkem", "--transport", "pairwise"],
+            )
+        })
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{}: {}", names[i], common::stderr(&o));
+    }
+    let pk = std::fs::read(pk_path(&d, "r1")).unwrap();
+    assert_eq!(pk.len(), 48);
+    for n in &names[1..] {
+        assert_eq!(std::fs::read(pk_path(&d, n)).unwrap(), pk);
+    }
+    // The flag is real: a party on PQXDH among parties on RingXKEM is heard by nobody (its
+    // PreKey messages name the wrong kind of identity, and theirs it refuses): the two on
+    // RingXKEM exclude it as silent and finish, it does not.
+    let children: Vec<Child> = (0..3)
+        .map(|i| {
+            let h = if i == 0 { "pqxdh" } else { "ringxkem" };
+            keygen_with(
+                &dirs[i],
+                &group,
+                &pk_path(&d, &format!("mixed-{}", names[i])),
+                "4",
+                &["--handshake", h, "--session", "mixed", "--force"],
+            )
+        })
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        let o = c.wait_with_output().unwrap();
+        if i == 0 {
+            assert_ne!(code(&o), 0, "r1: {}", common::stdout(&o));
+        } else {
+            assert_eq!(code(&o), 0, "{}: {}", names[i], common::stderr(&o));
+            assert!(
+                common::stdout(&o).contains("excluded: r1 ("),
+                "{}",
+                common::stdout(&o)
+            );
+        }
+    }
+}

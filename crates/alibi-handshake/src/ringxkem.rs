@@ -61,6 +61,34 @@ impl PreKey {
         }
     }
 
+    /// The secret prekey's bytes (to keep it sealed): `id (4, big-endian) || dk || ek ||
+    /// signature`; lengths are fixed by the suite, the signature takes the rest.
+    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+        Zeroizing::new(
+            [
+                &self.id.to_be_bytes()[..],
+                &self.dk[..],
+                &self.ek[..],
+                &self.signature[..],
+            ]
+            .concat(),
+        )
+    }
+
+    /// Restores a prekey of `suite` from [`PreKey::to_bytes`].
+    pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self> {
+        let (dk_len, ek_len) = (suite.kem().dk_len(), suite.kem().ek_len());
+        if b.len() <= 4 + dk_len + ek_len {
+            return Err(Error::RingXKem("malformed prekey"));
+        }
+        Ok(Self {
+            id: u32::from_be_bytes(b[..4].try_into().expect("4 bytes")),
+            dk: Zeroizing::new(b[4..4 + dk_len].to_vec()),
+            ek: b[4 + dk_len..4 + dk_len + ek_len].to_vec(),
+            signature: b[4 + dk_len + ek_len..].to_vec(),
+        })
+    }
+
     /// The bundle to publish.
     pub fn bundle(&self, identity: &Identity) -> Bundle {
         Bundle {

@@ -18,6 +18,26 @@ pub struct Device {
     pub registration_id: u16,
 }
 
+/// Which handshake opens the pairwise sessions with a contact.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Handshake {
+    /// PQXDH (libsignal's, with SPQR): the default.
+    #[default]
+    Pqxdh,
+    /// RingXKEM: fully post-quantum and deniable, SPQR required; needs the contact's PQ identity.
+    Ringxkem,
+}
+
+impl Handshake {
+    fn is_default(&self) -> bool {
+        *self == Handshake::Pqxdh
+    }
+}
+
+/// The PQ identity suite of messengers (RingXKEM): ML-KEM-768 with GANDALF[Falcon-1024].
+pub const PQ_SUITE: alibi_akem::pq::Suite = alibi_akem::pq::Suite::MlKem768Falcon1024;
+
 /// A contact card (JSON): name, relay account, devices, identity key, relay URL and trust root,
 /// and the access key that lets others send to it without naming themselves.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +64,17 @@ pub struct ContactCard {
     /// only; never set for alibi parties).
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     pub legacy: bool,
+    /// Its post-quantum identity (ML-KEM + Falcon public keys, base64), for RingXKEM sessions.
+    #[serde(
+        default,
+        with = "alibi_relay_api::b64",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub pq_identity: Vec<u8>,
+    /// The handshake sessions with it use (set by whoever imports the card; both sides must
+    /// choose the same).
+    #[serde(default, skip_serializing_if = "Handshake::is_default")]
+    pub handshake: Handshake,
 }
 
 impl ContactCard {
@@ -77,7 +108,29 @@ impl ContactCard {
         if self.devices.is_empty() || self.devices.iter().any(|d| d.id == 0 || d.id > 127) {
             return Err(bad("devices: one or more, ids 1..=127"));
         }
+        if !self.pq_identity.is_empty() || self.handshake == Handshake::Ringxkem {
+            self.pq()?;
+        }
         Ok(())
+    }
+
+    /// The post-quantum identity (RingXKEM).
+    pub fn pq(&self) -> Result<alibi_akem::pq::PqPublicKey> {
+        alibi_akem::pq::PqPublicKey::from_bytes(PQ_SUITE, &self.pq_identity).map_err(|_| {
+            Error::Card(format!(
+                "{}: pqIdentity: an ML-KEM-768 + Falcon-1024 public key (RingXKEM needs it)",
+                self.name
+            ))
+        })
+    }
+
+    /// What the identity store pins for this contact's sessions: the identity key, or for
+    /// RingXKEM the PQ identity's fingerprint.
+    pub fn session_identity(&self) -> Result<IdentityKey> {
+        match self.handshake {
+            Handshake::Pqxdh => self.identity(),
+            Handshake::Ringxkem => Ok(alibi_channel::ringxkem::fingerprint(&self.pq()?)),
+        }
     }
 
     /// The identity key.

@@ -30,11 +30,12 @@ use tokio::sync::mpsc;
 use uuid::Uuid;
 use zeroize::Zeroizing;
 
-use crate::card::{ContactCard, Device};
+use crate::card::{ContactCard, Device, Handshake};
 use crate::content::{Content, PrivatePart};
 use crate::prekeys::{generate_keys, one_time_keys, to_prekey_bundle};
 use crate::profile::Profile;
 use crate::relay::{Acker, RelayClient, SendError};
+use alibi_channel::ringxkem::{self, fingerprint, RingXkemBundle, RingXkemPreKey};
 use alibi_relay_api::now_ms;
 
 use crate::{Error, Result};
@@ -123,6 +124,8 @@ struct Inner {
     distributed: Mutex<HashSet<(Uuid, Uuid)>>,
     requests: AtomicU64,
     prekey_messages: AtomicU64,
+    /// The PQ identity and RingXKEM prekey (absent in profiles made before RingXKEM).
+    ringxkem: Option<(alibi_handshake::ringxkem::Identity, RingXkemPreKey)>,
 }
 
 /// A Signal-style client on one relay (cheap to clone: clones share everything).
@@ -277,6 +280,7 @@ impl Messenger {
                 distributed: Mutex::new(HashSet::new()),
                 requests: AtomicU64::new(0),
                 prekey_messages: AtomicU64::new(0),
+                ringxkem: profile.ringxkem()?,
             }),
         })
     }
@@ -292,6 +296,13 @@ impl Messenger {
                 &mut UnwrapErr(SysRng),
             )?
         };
+        let mut keys = keys;
+        if let Some((pq, pk)) = &self.inner.ringxkem {
+            keys.ringxkem_pre_key = Some(alibi_relay_api::keys::RingXkemKey {
+                id: pk.handshake.id,
+                bundle: pk.bundle(pq, self.inner.registration_id.into()).to_bytes(),
+            });
+        }
         self.inner.client.upload_keys(&keys).await?;
         self.inner
             .client
@@ -381,6 +392,13 @@ impl Messenger {
             trust_root: self.inner.trust_root.serialize().to_vec(),
             access_key: self.inner.access_key.to_vec(),
             legacy: false,
+            pq_identity: self
+                .inner
+                .ringxkem
+                .as_ref()
+                .map(|(pq, _)| pq.public_key().to_bytes())
+                .unwrap_or_default(),
+            handshake: Handshake::Pqxdh,
         }
     }
 
@@ -401,7 +419,9 @@ impl Messenger {
                 card.name
             )));
         }
-        let identity = card.identity()?;
+        // What sessions with it are checked against: its identity key, or for RingXKEM its PQ
+        // identity's fingerprint (switching the handshake drops the sessions, as a new key does).
+        let identity = card.session_identity()?;
         {
             let mut contacts = self.contacts();
             let old = contacts
@@ -507,6 +527,7 @@ impl Messenger {
 
     async fn fetch_sessions(&self, contact: &ContactCard, devices: &[u8]) -> Result<()> {
         let pinned = contact.identity()?;
+        let session_identity = contact.session_identity()?;
         let which = match devices {
             [one] => Some(*one),
             _ => None,
@@ -528,21 +549,25 @@ impl Messenger {
             .iter()
             .filter(|b| devices.contains(&b.device_id))
         {
-            if b.pq_pre_key.is_none() && !contact.legacy {
-                return Err(Error::Downgrade(contact.name.clone()));
-            }
-            let bundle = to_prekey_bundle(b, &pinned, contact.legacy)?;
             let addr = address(contact.account, b.device_id);
-            let mut store = self.store();
-            store.save_identity(&addr, &pinned)?;
-            process_prekey_bundle(
-                &addr,
-                &mut **store,
-                &bundle,
-                SystemTime::now(),
-                &mut UnwrapErr(SysRng),
-            )
-            .map_err(|e| match e {
+            let opened = if contact.handshake == Handshake::Ringxkem {
+                self.ringxkem_session(contact, &addr, b)
+            } else {
+                if b.pq_pre_key.is_none() && !contact.legacy {
+                    return Err(Error::Downgrade(contact.name.clone()));
+                }
+                let bundle = to_prekey_bundle(b, &pinned, contact.legacy)?;
+                let mut store = self.store();
+                store.save_identity(&addr, &session_identity)?;
+                process_prekey_bundle(
+                    &addr,
+                    &mut **store,
+                    &bundle,
+                    SystemTime::now(),
+                    &mut UnwrapErr(SysRng),
+                )
+            };
+            opened.map_err(|e| match e {
                 alibi_channel::Error::Handshake(_) | alibi_channel::Error::UntrustedIdentity(_) => {
                     Error::IdentityMismatch {
                         contact: contact.name.clone(),
@@ -559,6 +584,36 @@ impl Messenger {
             })?;
         }
         Ok(())
+    }
+
+    /// Opens a RingXKEM session with one device of `contact` from the bundle the relay handed
+    /// out, checked against the PQ identity pinned in the contact's card.
+    fn ringxkem_session(
+        &self,
+        contact: &ContactCard,
+        addr: &Address,
+        b: &alibi_relay_api::keys::DeviceBundle,
+    ) -> core::result::Result<(), alibi_channel::Error> {
+        let refuse = || {
+            alibi_channel::Error::Handshake(alibi_handshake::Error::BadSignature("RingXKEM bundle"))
+        };
+        let (ours, _) = self.inner.ringxkem.as_ref().ok_or_else(refuse)?;
+        let pinned = contact.pq().map_err(|_| refuse())?;
+        let key = b.ringxkem_pre_key.as_ref().ok_or_else(refuse)?;
+        let bundle = RingXkemBundle::from_bytes(crate::card::PQ_SUITE, &key.bundle)?;
+        if bundle.handshake.identity.to_bytes() != pinned.to_bytes() {
+            return Err(alibi_channel::Error::UntrustedIdentity(addr.to_string()));
+        }
+        let mut store = self.store();
+        store.save_identity(addr, &fingerprint(&pinned))?;
+        ringxkem::initiate(
+            addr,
+            &mut **store,
+            ours,
+            &bundle,
+            SystemTime::now(),
+            &mut UnwrapErr(SysRng),
+        )
     }
 
     /// Encrypts `content` for every device of `contact` and sends it in one request, correcting
@@ -579,7 +634,9 @@ impl Messenger {
                             SystemTime::now(),
                         )?;
                         Ok(OutgoingMessage {
-                            kind: if m.message_type() == 3 { 3 } else { 1 },
+                            // A RingXKEM first message travels as a PreKey envelope; its
+                            // version byte (0x54) tells it apart on receipt.
+                            kind: if m.message_type() == 2 { 1 } else { 3 },
                             destination_device_id: d,
                             destination_registration_id: reg,
                             content: m.serialize().to_vec(),
@@ -606,7 +663,7 @@ impl Messenger {
     fn correct_devices(&self, contact: &ContactCard, e: &SendError) -> Result<()> {
         match e {
             SendError::MismatchedDevices { missing, extra } => {
-                let identity = contact.identity()?;
+                let identity = contact.session_identity()?;
                 {
                     let mut store = self.store();
                     for &d in missing {
@@ -939,22 +996,45 @@ impl Messenger {
             .contact_by_account(env.source_service_id())
             .ok_or(Drop::UnknownSender)?;
         let device = u8::try_from(env.source_device()).map_err(|_| Drop::Unexpected)?;
-        let kind = if env.r#type() == envelope::Type::PrekeyBundle {
-            3
-        } else {
-            2
+        let ringxkem_version = alibi_channel::message::RINGXKEM_VERSION;
+        let kind = match env.r#type() {
+            envelope::Type::PrekeyBundle
+                if env.content().first().map(|b| b >> 4) == Some(ringxkem_version) =>
+            {
+                alibi_channel::ringxkem::MESSAGE_TYPE
+            }
+            envelope::Type::PrekeyBundle => 3,
+            _ => 2,
         };
         let m = CiphertextMessage::deserialize(kind, env.content()).map_err(|_| Drop::Malformed)?;
-        if let CiphertextMessage::PreKey(p) = &m {
-            if Some(p.identity_key) != contact.identity().ok() {
-                return Err(Drop::IdentityMismatch(contact.name));
-            }
-            self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
-        }
         let addr = address(contact.account, device);
-        let plaintext = {
-            let mut store = self.store();
-            decrypt(&addr, &mut **store, &m, &mut UnwrapErr(SysRng)).map_err(Drop::from)?
+        let plaintext = match &m {
+            CiphertextMessage::RingXkem(r) => {
+                // Only from a contact set to RingXKEM, and only with the PQ identity pinned.
+                let pinned = (contact.handshake == Handshake::Ringxkem)
+                    .then(|| contact.pq().ok())
+                    .flatten();
+                if pinned.map(|p| p.to_bytes()) != Some(r.initiator.clone()) {
+                    return Err(Drop::IdentityMismatch(contact.name));
+                }
+                let (ours, pk) = self.inner.ringxkem.as_ref().ok_or(Drop::Unexpected)?;
+                self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
+                let mut store = self.store();
+                ringxkem::accept(&addr, &mut **store, ours, pk, r, &mut UnwrapErr(SysRng))
+                    .map_err(Drop::from)?
+            }
+            _ => {
+                if let CiphertextMessage::PreKey(p) = &m {
+                    if Some(p.identity_key) != contact.identity().ok()
+                        || contact.handshake != Handshake::Pqxdh
+                    {
+                        return Err(Drop::IdentityMismatch(contact.name));
+                    }
+                    self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
+                }
+                let mut store = self.store();
+                decrypt(&addr, &mut **store, &m, &mut UnwrapErr(SysRng)).map_err(Drop::from)?
+            }
         };
         self.open_content(&contact, device, &addr, Kind::Direct, &plaintext)
     }
@@ -1061,6 +1141,9 @@ async fn new_account(
         .map(|b| format!("{b:02x}"))
         .collect();
     let trust_root = pin_trust_root(relay_url, options).await?;
+    // The post-quantum identity and its RingXKEM prekey (medium-term, like a signed prekey).
+    let pq = alibi_handshake::ringxkem::Identity::generate(crate::card::PQ_SUITE, &mut rng);
+    let ringxkem_pre_key = RingXkemPreKey::generate(&pq, 1, &mut rng);
     let client = RelayClient::register(
         relay_url,
         &identity.identity.serialize(),
@@ -1079,6 +1162,8 @@ async fn new_account(
         profile_key: random_bytes::<32>().to_vec(),
         trust_root: trust_root.serialize().to_vec(),
         store_key: random_bytes::<32>().to_vec(),
+        pq_identity: pq.to_bytes().to_vec(),
+        ringxkem_pre_key: ringxkem_pre_key.to_bytes().to_vec(),
     };
     Ok((client, profile))
 }

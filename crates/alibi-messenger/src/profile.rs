@@ -32,6 +32,12 @@ pub(crate) struct Profile {
     pub trust_root: Vec<u8>,
     #[serde(with = "alibi_relay_api::b64")]
     pub store_key: Vec<u8>,
+    /// The post-quantum identity (RingXKEM), secret; empty in profiles made before it.
+    #[serde(default, with = "alibi_relay_api::b64")]
+    pub pq_identity: Vec<u8>,
+    /// The RingXKEM session prekey (secret), published as the device's RingXKEM bundle.
+    #[serde(default, with = "alibi_relay_api::b64")]
+    pub ringxkem_pre_key: Vec<u8>,
 }
 
 impl Profile {
@@ -58,6 +64,26 @@ impl Profile {
             .as_slice()
             .try_into()
             .map_err(|_| self.corrupt())
+    }
+
+    /// The PQ identity and RingXKEM prekey, if this profile has them.
+    pub fn ringxkem(
+        &self,
+    ) -> Result<
+        Option<(
+            alibi_handshake::ringxkem::Identity,
+            alibi_channel::ringxkem::RingXkemPreKey,
+        )>,
+    > {
+        if self.pq_identity.is_empty() {
+            return Ok(None);
+        }
+        let suite = crate::card::PQ_SUITE;
+        let id = alibi_handshake::ringxkem::Identity::from_bytes(suite, &self.pq_identity)
+            .map_err(|_| self.corrupt())?;
+        let pk = alibi_channel::ringxkem::RingXkemPreKey::from_bytes(suite, &self.ringxkem_pre_key)
+            .map_err(|_| self.corrupt())?;
+        Ok(Some((id, pk)))
     }
 
     fn corrupt(&self) -> Error {

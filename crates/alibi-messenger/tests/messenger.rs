@@ -319,3 +319,61 @@ async fn oversized_answers_are_refused() {
         other => panic!("expected an oversized answer refused, got {other:?}"),
     }
 }
+
+/// Both sides set each other to RingXKEM: direct messages both ways, group messages, and the
+/// relay serving another party's RingXKEM bundle is refused, naming the contact.
+#[tokio::test]
+async fn ringxkem_contacts_talk_and_refuse_a_substituted_bundle() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let proxy = Proxy::start(&relay.url).await;
+    let (a, b, c) = (
+        party(&proxy.url, "A").await,
+        party(&proxy.url, "B").await,
+        party(&proxy.url, "C").await,
+    );
+    for (x, y) in [(&a, &b), (&b, &a), (&a, &c), (&c, &a), (&b, &c), (&c, &b)] {
+        let mut card = y.card();
+        assert!(!card.pq_identity.is_empty(), "cards carry the PQ identity");
+        card.handshake = alibi_messenger::Handshake::Ringxkem;
+        x.import(&card).expect("import");
+    }
+    let (mut ia, mut ib, mut ic) = (a.receive(), b.receive(), c.receive());
+    for i in 0..3u8 {
+        a.send("B", &[i; 3]).await.expect("send");
+    }
+    for i in 0..3u8 {
+        assert_eq!(next(&mut ib).await.data, vec![i; 3]);
+    }
+    b.send("A", b"answer").await.expect("answer");
+    assert_eq!(next(&mut ia).await.data, b"answer");
+    for i in 0..20u8 {
+        a.send("B", &[i]).await.expect("send");
+        b.send("A", &[i]).await.expect("send");
+    }
+    for i in 0..20u8 {
+        assert_eq!(next(&mut ib).await.data, vec![i]);
+        assert_eq!(next(&mut ia).await.data, vec![i]);
+    }
+    let group = Group {
+        id: Uuid::new_v4(),
+        members: vec!["A".into(), "C".into()],
+    };
+    b.send_group(&group, b"to all", &[]).await.expect("group");
+    assert_eq!(next(&mut ia).await.data, b"to all");
+    assert_eq!(next(&mut ic).await.data, b"to all");
+    assert_eq!(ia.rejected().0 + ib.rejected().0 + ic.rejected().0, 0);
+    // A fresh party D, set to RingXKEM with A: the relay hands C's RingXKEM bundle out as A's,
+    // and D refuses it, naming A.
+    let d = party(&proxy.url, "D").await;
+    let mut card = a.card();
+    card.handshake = alibi_messenger::Handshake::Ringxkem;
+    d.import(&card).expect("import");
+    proxy.rules.lock().expect("rules").rewrite = vec![(
+        format!("/v2/keys/{}/", a.account()),
+        format!("/v2/keys/{}/", c.account()),
+    )];
+    match d.send("A", b"secret").await {
+        Err(Error::IdentityMismatch { contact, .. }) => assert_eq!(contact, "A"),
+        other => panic!("expected an identity mismatch naming A, got {other:?}"),
+    }
+}

@@ -33,6 +33,23 @@ pub struct OneTimeKey {
     pub public: Vec<u8>,
 }
 
+/// Largest RingXKEM bundle the relay keeps (the ML-KEM-768 + Falcon-1024 suite's is about 5 KB).
+pub const MAX_RINGXKEM_BUNDLE: usize = 8 * 1024;
+
+/// A device's RingXKEM session bundle (alibi's own, no Signal-Server counterpart): opaque to the
+/// relay, which only bounds its size; clients check its Falcon signatures against the identity
+/// pinned in the contact card, so the relay cannot substitute one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RingXkemKey {
+    /// Key id (the RingXKEM prekey's id).
+    #[serde(rename = "keyId")]
+    pub id: u32,
+    /// `alibi_channel::ringxkem::RingXkemBundle::to_bytes`.
+    #[serde(with = "crate::b64")]
+    pub bundle: Vec<u8>,
+}
+
 /// One device's upload (`PUT /v2/keys`); absent parts leave what is stored.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -49,6 +66,13 @@ pub struct KeysUpload {
     /// The last-resort KEM prekey, used when the one-time ones run out.
     #[serde(default, rename = "pqLastResortPreKey")]
     pub pq_last_resort_pre_key: Option<SignedKey>,
+    /// The RingXKEM session bundle (replaces the stored one; not consumed by fetches).
+    #[serde(
+        default,
+        rename = "ringxkemPreKey",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ringxkem_pre_key: Option<RingXkemKey>,
 }
 
 /// `GET /v2/keys`: how many one-time prekeys the calling device has left.
@@ -77,6 +101,9 @@ pub struct DeviceBundle {
     /// pre-PQXDH (X3DH) bundle, which clients refuse unless the contact is marked legacy.
     #[serde(default)]
     pub pq_pre_key: Option<SignedKey>,
+    /// The device's RingXKEM session bundle, if it published one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ringxkem_pre_key: Option<RingXkemKey>,
 }
 
 /// `GET /v2/keys/{account}/{device}`: the account's identity key and one bundle per device.

@@ -429,6 +429,21 @@ async fn wrong_requests_get_clear_4xx() {
         .unwrap_err()
         .to_string()
         .contains("400"));
+    // A RingXKEM bundle (opaque to the relay) past its size bound is refused.
+    let oversized = KeysUpload {
+        ringxkem_pre_key: Some(alibi_relay_api::keys::RingXkemKey {
+            id: 1,
+            bundle: vec![0; alibi_relay_api::keys::MAX_RINGXKEM_BUNDLE + 1],
+        }),
+        ..Default::default()
+    };
+    assert!(alice
+        .client
+        .upload_keys(&oversized)
+        .await
+        .unwrap_err()
+        .to_string()
+        .contains("413"));
 
     // Per-device rate limit: a burst past twice the rate gets 429.
     let mut limited = false;

@@ -2,7 +2,9 @@
 //! one-time prekeys.
 
 use alibi_handshake::{xeddsa, KemPublicKey, PublicKey};
-use alibi_relay_api::keys::{KeyCounts, KeysUpload, PreKeyResponse, MAX_KEYS_PER_UPLOAD};
+use alibi_relay_api::keys::{
+    KeyCounts, KeysUpload, PreKeyResponse, MAX_KEYS_PER_UPLOAD, MAX_RINGXKEM_BUNDLE,
+};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::{Extension, Json};
@@ -26,6 +28,18 @@ pub(crate) async fn put_keys(
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "at most 100 prekeys of each kind",
+        ));
+    }
+    // The RingXKEM bundle is opaque here (clients check its Falcon signatures against the
+    // identity pinned in the contact card); only its size is bounded.
+    if keys
+        .ringxkem_pre_key
+        .as_ref()
+        .is_some_and(|k| k.bundle.len() > MAX_RINGXKEM_BUNDLE)
+    {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("a RingXKEM bundle is at most {MAX_RINGXKEM_BUNDLE} bytes"),
         ));
     }
     // What a device may keep stored in total (a replaced key id counts twice here: an upper bound).

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::Result;
 use alibi_relay_api::access::AccessKey;
-pub use alibi_relay_api::keys::{DeviceBundle, KeysUpload, OneTimeKey, SignedKey};
+pub use alibi_relay_api::keys::{DeviceBundle, KeysUpload, OneTimeKey, RingXkemKey, SignedKey};
 use alibi_relay_api::proto::Envelope;
 
 /// A device of an account.

@@ -13,7 +13,8 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use super::{
-    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore, SignedKey,
+    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore,
+    RingXkemKey, SignedKey,
 };
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
@@ -35,6 +36,8 @@ CREATE TABLE IF NOT EXISTS pq_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NUL
     public BYTEA NOT NULL, signature BYTEA NOT NULL, PRIMARY KEY (uuid, device, id));
 CREATE TABLE IF NOT EXISTS pq_last_resort (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
     public BYTEA NOT NULL, signature BYTEA NOT NULL, PRIMARY KEY (uuid, device));
+CREATE TABLE IF NOT EXISTS ringxkem_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
+    bundle BYTEA NOT NULL, PRIMARY KEY (uuid, device));
 CREATE TABLE IF NOT EXISTS messages (seq BIGSERIAL PRIMARY KEY, uuid BYTEA NOT NULL, device SMALLINT NOT NULL,
     guid BYTEA NOT NULL UNIQUE, shared BYTEA, envelope BYTEA NOT NULL, size BIGINT NOT NULL,
     created BIGINT NOT NULL);
@@ -265,6 +268,15 @@ impl RelayStore for PgRelayStore {
             .await
             .map_err(pg_err)?;
         }
+        if let Some(k) = &keys.ringxkem_pre_key {
+            t.execute(
+                "INSERT INTO ringxkem_keys VALUES ($1, $2, $3, $4) ON CONFLICT (uuid, device) DO UPDATE
+                 SET id = EXCLUDED.id, bundle = EXCLUDED.bundle",
+                &[&a, &d, &i64::from(k.id), &k.bundle],
+            )
+            .await
+            .map_err(pg_err)?;
+        }
         for k in &keys.pre_keys {
             t.execute(
                 "INSERT INTO ec_keys VALUES ($1, $2, $3, $4) ON CONFLICT (uuid, device, id) DO UPDATE SET public = EXCLUDED.public",
@@ -336,6 +348,17 @@ impl RelayStore for PgRelayStore {
                 None => return Ok(None),
             },
         };
+        let ringxkem = t
+            .query_opt(
+                "SELECT id, bundle FROM ringxkem_keys WHERE uuid = $1 AND device = $2",
+                &[&a, &d],
+            )
+            .await
+            .map_err(pg_err)?
+            .map(|r| RingXkemKey {
+                id: r.get::<_, i64>(0) as u32,
+                bundle: r.get(1),
+            });
         let signed_key = |r: &tokio_postgres::Row| SignedKey {
             id: r.get::<_, i64>(0) as u32,
             public: r.get(1),
@@ -350,6 +373,7 @@ impl RelayStore for PgRelayStore {
                 public: r.get(1),
             }),
             pq_pre_key: Some(signed_key(&pq)),
+            ringxkem_pre_key: ringxkem,
         };
         t.commit().await.map_err(pg_err)?;
         Ok(Some(bundle))

@@ -14,7 +14,8 @@ use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::{
-    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore, SignedKey,
+    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore,
+    RingXkemKey, SignedKey,
 };
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
@@ -27,6 +28,8 @@ const SIGNED: TableDefinition<&[u8], &[u8]> = TableDefinition::new("signed_pre_k
 const EC_KEYS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("ec_pre_keys");
 const PQ_KEYS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pq_pre_keys");
 const LAST_RESORT: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pq_last_resort");
+/// Per device: RingXKEM key id (4, big-endian) || bundle.
+const RINGXKEM: TableDefinition<&[u8], &[u8]> = TableDefinition::new("ringxkem_pre_keys");
 const MESSAGES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("messages");
 const SHARED: TableDefinition<&[u8], &[u8]> = TableDefinition::new("shared_mrm");
 /// `"schema"` -> the layout's version ([`SCHEMA`]); absent in stores of the first layout.
@@ -108,6 +111,7 @@ impl RedbRelayStore {
             EC_KEYS,
             PQ_KEYS,
             LAST_RESORT,
+            RINGXKEM,
             MESSAGES,
             SHARED,
         ] {
@@ -475,6 +479,12 @@ impl RelayStore for RedbRelayStore {
                         .insert(&p[..], &encode_signed(k)[..])
                         .map_err(db_err)?;
                 }
+                if let Some(k) = &keys.ringxkem_pre_key {
+                    t.open_table(RINGXKEM)
+                        .map_err(db_err)?
+                        .insert(&p[..], &[&k.id.to_be_bytes()[..], &k.bundle].concat()[..])
+                        .map_err(db_err)?;
+                }
                 let mut ec = t.open_table(EC_KEYS).map_err(db_err)?;
                 for k in &keys.pre_keys {
                     ec.insert(&sub_key(&p, &k.id.to_be_bytes())[..], &k.public[..])
@@ -528,12 +538,25 @@ impl RelayStore for RedbRelayStore {
                         }
                     }
                 };
+                let ringxkem_pre_key = t
+                    .open_table(RINGXKEM)
+                    .map_err(db_err)?
+                    .get(&p[..])
+                    .map_err(db_err)?
+                    .and_then(|v| {
+                        let v = v.value();
+                        Some(RingXkemKey {
+                            id: u32::from_be_bytes(v.get(..4)?.try_into().ok()?),
+                            bundle: v[4..].to_vec(),
+                        })
+                    });
                 DeviceBundle {
                     device_id: device,
                     registration_id: u16::from_be_bytes([dev[0], dev[1]]),
                     signed_pre_key: decode_signed(&signed)?,
                     pre_key,
                     pq_pre_key: Some(pq_pre_key),
+                    ringxkem_pre_key,
                 }
             };
             t.commit().map_err(db_err)?;

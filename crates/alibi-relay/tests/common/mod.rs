@@ -164,6 +164,10 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
             .collect(),
         pq_pre_keys: (0..2).map(|i| signed(200 + i)).collect(),
         pq_last_resort_pre_key: Some(signed(999)),
+        ringxkem_pre_key: Some(alibi_relay_api::keys::RingXkemKey {
+            id: 7,
+            bundle: vec![7; 4000],
+        }),
     };
     store.upload_keys(a, 1, upload).await.unwrap();
     assert_eq!(store.key_counts(a, 1).await.unwrap(), (3, 2));
@@ -171,6 +175,9 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
     for _ in 0..4 {
         let bnd = store.take_bundle(a, 1).await.unwrap().unwrap();
         assert_eq!((bnd.registration_id, bnd.signed_pre_key.id), (10, 1));
+        // The RingXKEM bundle is handed out with every bundle and not consumed.
+        let r = bnd.ringxkem_pre_key.as_ref().expect("RingXKEM bundle");
+        assert_eq!((r.id, r.bundle.len()), (7, 4000));
         got.push((bnd.pre_key.as_ref().map(|k| k.id), kem_id(&bnd)));
     }
     assert_eq!(
@@ -288,6 +295,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
                     .collect(),
                 pq_pre_keys: (0..8).map(signed).collect(),
                 pq_last_resort_pre_key: Some(signed(999)),
+                ringxkem_pre_key: None,
             },
         )
         .await
