@@ -1,5 +1,5 @@
-//! The pairwise channel's decoders on untrusted bytes: SignalMessage, PreKeySignalMessage and
-//! session records. No panic; a parsed message's bytes are kept as received; decrypting whatever
+//! The pairwise channel's decoders on untrusted bytes: SignalMessage, PreKeySignalMessage,
+//! RingXKEM first messages and session records. No panic; a parsed message's bytes are kept as received; decrypting whatever
 //! parses, on a live session, fails cleanly and leaves the session as it was.
 #![no_main]
 use std::sync::{Mutex, OnceLock};
@@ -53,7 +53,7 @@ fuzz_target!(|data: &[u8]| {
     let a = Address::new("a", 1);
     let before = bob.load_session(&a).unwrap().unwrap().serialize();
     let mut rng = ChaCha20Rng::seed_from_u64(2);
-    for ty in [2u8, 3] {
+    for ty in [2u8, 3, 5] {
         if let Ok(m) = CiphertextMessage::deserialize(ty, data) {
             assert_eq!(m.serialize(), data);
             assert!(decrypt(&a, &mut *bob, &m, &mut rng).is_err());
