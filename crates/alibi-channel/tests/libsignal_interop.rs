@@ -25,6 +25,7 @@ use rand_chacha::ChaCha20Rng;
 use serde_json::{json, Value};
 
 const PQXDH_VERSION: &str = "0.90.0";
+/// The last release with X3DH, and a PQXDH peer without SPQR (SPQR came in 0.75).
 const X3DH_VERSION: &str = "0.72.1";
 /// The newest libsignal, which requires SPQR.
 const SPQR_VERSION: &str = "0.103.0";
@@ -226,6 +227,32 @@ fn pqxdh_spqr_libsignal_0_103_initiates() {
         Some(KemKeyType::Kyber1024),
         26,
         long_spqr_conversation,
+    );
+}
+
+/// 100 messages each way with a peer that has no SPQR, then: our session settled on SPQR
+/// version 0 (the peer's first message carried no field, and a session may drop to 0 until then).
+fn conversation_spqr_off(peer: &mut NodePeer, us: &mut InMemoryStore, rng: &mut ChaCha20Rng) {
+    conversation(peer, us, rng);
+    let record = us.load_session(&peer_addr()).unwrap().unwrap();
+    let state = record.current().unwrap();
+    assert_eq!(state.version(), 4, "a PQXDH session");
+    assert_eq!(state.spqr_version(), alibi_spqr::Version::V0);
+}
+
+/// libsignal 0.72.1 runs PQXDH but has no SPQR: version negotiation turns it off, both ways.
+#[test]
+fn pqxdh_spqr_negotiated_off_we_initiate_libsignal_0_72() {
+    we_initiate_with(X3DH_VERSION, true, 28, conversation_spqr_off);
+}
+
+#[test]
+fn pqxdh_spqr_negotiated_off_libsignal_0_72_initiates() {
+    they_initiate_with(
+        X3DH_VERSION,
+        Some(KemKeyType::Kyber1024),
+        29,
+        conversation_spqr_off,
     );
 }
 

@@ -11,7 +11,7 @@ use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use crate::authenticator::{Authenticator, MAC_SIZE};
-use crate::erasure_code::{Chunk, Decoder, Encoder};
+use crate::erasure_code::{Decoder, Encoder};
 use crate::incremental_ml_kem::{self as kem, CT1_SIZE, CT2_SIZE, EK_SIZE, HEADER_SIZE};
 use crate::kdf::{hkdf, ZERO_SALT};
 use crate::message::{Message, Payload};
@@ -154,10 +154,6 @@ fn finish_ciphertext(
     encoder(&[&ct2[..], &mac[..]].concat())
 }
 
-fn next_chunk(e: &mut Encoder) -> Chunk {
-    e.next_chunk()
-}
-
 impl Braid {
     /// The initiator's start (Alice sends the first key).
     pub fn init_a(auth_key: &[u8]) -> Self {
@@ -193,16 +189,18 @@ impl Braid {
         }
     }
 
-    /// Produces the next message's payload, moving on where sending does.
+    /// Produces the next message's payload, moving on where sending does: the key sender
+    /// samples its key pair on its first send of an epoch, the ciphertext sender encapsulates on
+    /// its first send after the header (emitting the epoch's secret); every other send is the
+    /// next chunk of whatever the state is sending.
     pub fn send(self, rng: &mut impl CryptoRng) -> (Self, Sent) {
         let epoch = self.epoch();
-        let mut secret = None;
-        let (next, payload) = match self {
+        let (next, payload, secret) = match self {
             Braid::KeysUnsampled { epoch, auth } => {
                 let keys = kem::generate(rng);
                 let mac = auth.mac_header(epoch, &keys.header);
                 let mut sending_header = encoder(&[&keys.header[..], &mac[..]].concat());
-                let chunk = next_chunk(&mut sending_header);
+                let chunk = sending_header.next_chunk();
                 let next = Braid::KeysSampled {
                     epoch,
                     auth,
@@ -210,62 +208,7 @@ impl Braid {
                     dk: keys.dk,
                     sending_header,
                 };
-                (next, Payload::Header(chunk))
-            }
-            Braid::KeysSampled {
-                epoch,
-                auth,
-                ek,
-                dk,
-                mut sending_header,
-            } => {
-                let chunk = next_chunk(&mut sending_header);
-                let next = Braid::KeysSampled {
-                    epoch,
-                    auth,
-                    ek,
-                    dk,
-                    sending_header,
-                };
-                (next, Payload::Header(chunk))
-            }
-            Braid::HeaderSent {
-                epoch,
-                auth,
-                dk,
-                mut sending_ek,
-                receiving_ct1,
-            } => {
-                let chunk = next_chunk(&mut sending_ek);
-                let next = Braid::HeaderSent {
-                    epoch,
-                    auth,
-                    dk,
-                    sending_ek,
-                    receiving_ct1,
-                };
-                (next, Payload::Ek(chunk))
-            }
-            Braid::Ct1Received {
-                epoch,
-                auth,
-                dk,
-                ct1,
-                mut sending_ek,
-            } => {
-                let chunk = next_chunk(&mut sending_ek);
-                let next = Braid::Ct1Received {
-                    epoch,
-                    auth,
-                    dk,
-                    ct1,
-                    sending_ek,
-                };
-                (next, Payload::EkCt1Ack(chunk))
-            }
-            s @ Braid::EkSentCt1Received { .. } => (s, Payload::Ct1Ack),
-            s @ (Braid::NoHeaderReceived { .. } | Braid::Ct1Acknowledged { .. }) => {
-                (s, Payload::None)
+                (next, Payload::Header(chunk), None)
             }
             Braid::HeaderReceived {
                 epoch,
@@ -276,9 +219,8 @@ impl Braid {
                 let (ct1, encaps_state, ss) = kem::encaps1(&header, rng);
                 let es = epoch_secret(epoch, &ss);
                 auth.update(epoch, &es.secret[..]);
-                secret = Some(es);
                 let mut sending_ct1 = encoder(&ct1);
-                let chunk = next_chunk(&mut sending_ct1);
+                let chunk = sending_ct1.next_chunk();
                 let next = Braid::Ct1Sampled {
                     epoch,
                     auth,
@@ -288,60 +230,11 @@ impl Braid {
                     sending_ct1,
                     receiving_ek,
                 };
-                (next, Payload::Ct1(chunk))
+                (next, Payload::Ct1(chunk), Some(es))
             }
-            Braid::Ct1Sampled {
-                epoch,
-                auth,
-                header,
-                encaps_state,
-                ct1,
-                mut sending_ct1,
-                receiving_ek,
-            } => {
-                let chunk = next_chunk(&mut sending_ct1);
-                let next = Braid::Ct1Sampled {
-                    epoch,
-                    auth,
-                    header,
-                    encaps_state,
-                    ct1,
-                    sending_ct1,
-                    receiving_ek,
-                };
-                (next, Payload::Ct1(chunk))
-            }
-            Braid::EkReceivedCt1Sampled {
-                epoch,
-                auth,
-                encaps_state,
-                ek,
-                ct1,
-                mut sending_ct1,
-            } => {
-                let chunk = next_chunk(&mut sending_ct1);
-                let next = Braid::EkReceivedCt1Sampled {
-                    epoch,
-                    auth,
-                    encaps_state,
-                    ek,
-                    ct1,
-                    sending_ct1,
-                };
-                (next, Payload::Ct1(chunk))
-            }
-            Braid::Ct2Sampled {
-                epoch,
-                auth,
-                mut sending_ct2,
-            } => {
-                let chunk = next_chunk(&mut sending_ct2);
-                let next = Braid::Ct2Sampled {
-                    epoch,
-                    auth,
-                    sending_ct2,
-                };
-                (next, Payload::Ct2(chunk))
+            mut other => {
+                let payload = other.next_payload();
+                (other, payload, None)
             }
         };
         let message = Message {
@@ -350,6 +243,27 @@ impl Braid {
             payload,
         };
         (next, Sent { message, secret })
+    }
+
+    /// The payload of a send that does not change the state's kind.
+    fn next_payload(&mut self) -> Payload {
+        match self {
+            Braid::KeysSampled { sending_header, .. } => {
+                Payload::Header(sending_header.next_chunk())
+            }
+            Braid::HeaderSent { sending_ek, .. } => Payload::Ek(sending_ek.next_chunk()),
+            Braid::Ct1Received { sending_ek, .. } => Payload::EkCt1Ack(sending_ek.next_chunk()),
+            Braid::EkSentCt1Received { .. } => Payload::Ct1Ack,
+            Braid::Ct1Sampled { sending_ct1, .. }
+            | Braid::EkReceivedCt1Sampled { sending_ct1, .. } => {
+                Payload::Ct1(sending_ct1.next_chunk())
+            }
+            Braid::Ct2Sampled { sending_ct2, .. } => Payload::Ct2(sending_ct2.next_chunk()),
+            Braid::KeysUnsampled { .. }
+            | Braid::NoHeaderReceived { .. }
+            | Braid::HeaderReceived { .. }
+            | Braid::Ct1Acknowledged { .. } => Payload::None,
+        }
     }
 
     /// Takes a received message. Messages of earlier epochs change nothing; a later epoch is an
