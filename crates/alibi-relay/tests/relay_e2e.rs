@@ -814,3 +814,67 @@ async fn json_answers_use_signal_server_names() {
     let v: Value = r.json().await.unwrap();
     assert_eq!(fields(&v), ["error"].into());
 }
+
+/// An envelope pushed and never acknowledged is pushed again on the same socket after the
+/// acknowledgement timeout (it neither waits for the socket to close nor keeps one of the
+/// window's slots); once acknowledged it stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unacknowledged_envelope_is_pushed_again() {
+    let relay = LocalRelay::start(Config {
+        ack_timeout: Duration::from_millis(300),
+        ..Config::default()
+    })
+    .await
+    .unwrap();
+    let mut rng = ChaCha20Rng::from_seed([90; 32]);
+    let (s_id, r_id) = (
+        IdentityKeyPair::generate(&mut rng),
+        IdentityKeyPair::generate(&mut rng),
+    );
+    let sender = RelayClient::register(
+        &relay.url,
+        &s_id.identity.serialize(),
+        7,
+        "sender-pass-012345",
+    )
+    .await
+    .unwrap();
+    let receiver = RelayClient::register(
+        &relay.url,
+        &r_id.identity.serialize(),
+        8,
+        "receiver-pass-01234",
+    )
+    .await
+    .unwrap();
+    let mut rx = receiver.receive();
+    let m = OutgoingMessage {
+        kind: 1,
+        destination_device_id: 1,
+        destination_registration_id: 8,
+        content: b"lost ack".to_vec(),
+    };
+    sender
+        .send(receiver.account, vec![m])
+        .await
+        .unwrap()
+        .unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(3), rx.next())
+        .await
+        .expect("an envelope")
+        .unwrap();
+    // Not acknowledged: it comes again, the same envelope.
+    let again = tokio::time::timeout(Duration::from_secs(3), rx.next())
+        .await
+        .expect("pushed again")
+        .unwrap();
+    assert_eq!(first.server_guid, again.server_guid);
+    assert_eq!(again.content(), b"lost ack");
+    rx.ack(&again);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(1200), rx.next())
+            .await
+            .is_err(),
+        "pushed again after its acknowledgement"
+    );
+}

@@ -41,9 +41,10 @@ use super::{ApiError, ApiResult, AppState, Shared};
 /// Envelopes in flight (pushed, not yet acknowledged) per WebSocket: bounds a connection's memory.
 pub const WINDOW: usize = 64;
 
-/// How often a connected device's mailbox is re-read when nothing was signalled (another relay
-/// process on the same database may have queued for it).
-pub const POLL: Duration = Duration::from_millis(250);
+/// How often a connected device's mailbox is re-read when nothing was signalled: a backstop only,
+/// since mail stored by this process wakes the socket directly and mail stored by another process
+/// on a shared store arrives as a signal (PostgreSQL's LISTEN/NOTIFY).
+pub const POLL: Duration = Duration::from_secs(30);
 
 /// Envelopes handed straight to a connected device's socket task, beyond which they wait in the
 /// store (the socket task reads them from there when it has room).
@@ -237,13 +238,18 @@ type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 /// One connected device: what it has been sent and not yet acknowledged, and what waits.
 struct Conn {
     next_id: u64,
-    in_flight: HashMap<u64, Uuid>,
+    /// Request id -> (envelope id, when it was pushed).
+    in_flight: HashMap<u64, (Uuid, Instant)>,
     sent: HashSet<Uuid>,
     backlog: VecDeque<Outgoing>,
     /// Something may be in the store that is neither in flight nor in the backlog.
     check_store: bool,
+    /// A store read came back full of envelopes already sent (their acknowledgements still
+    /// committing): read again once one has committed, not at once.
+    more_after_ack: bool,
     announced_empty: bool,
     send_timeout: Duration,
+    ack_timeout: Duration,
 }
 
 impl Conn {
@@ -257,7 +263,7 @@ impl Conn {
             return true;
         }
         let (head, tail) = frame(self.next_id, &out);
-        self.in_flight.insert(self.next_id, guid);
+        self.in_flight.insert(self.next_id, (guid, Instant::now()));
         self.next_id += 1;
         self.announced_empty = false;
         // Every frame goes out in pieces of at most CHUNK bytes (the head, then the shared part
@@ -304,8 +310,10 @@ async fn deliver(
         sent: Default::default(),
         backlog: Default::default(),
         check_store: true,
+        more_after_ack: false,
         announced_empty: false,
         send_timeout: s.config.send_timeout,
+        ack_timeout: s.config.ack_timeout,
     };
     let ends = Ends {
         notify: &notify,
@@ -383,6 +391,8 @@ async fn deliver_loop(
     let mut last_heard = Instant::now();
     let mut ping = tokio::time::interval(idle / 3);
     ping.reset();
+    let mut redeliver = tokio::time::interval((c.ack_timeout / 4).max(Duration::from_millis(10)));
+    redeliver.reset();
     loop {
         while c.in_flight.len() < WINDOW {
             let Some(out) = c.backlog.pop_front() else {
@@ -394,11 +404,12 @@ async fn deliver_loop(
         }
         if c.check_store && c.in_flight.len() < WINDOW {
             c.check_store = false;
-            let pending = s
-                .store
-                .pending(account, device, WINDOW + c.in_flight.len())
-                .await
-                .ok()?;
+            let limit = WINDOW + c.in_flight.len();
+            let pending = s.store.pending(account, device, limit).await.ok()?;
+            // A full read may have left mail behind: read again once there is room (at once if
+            // this read pushed something, else after the next acknowledgement commits).
+            let full = pending.len() == limit;
+            let pushed_before = c.next_id;
             for env in pending {
                 if c.in_flight.len() >= WINDOW {
                     c.check_store = true;
@@ -421,6 +432,13 @@ async fn deliver_loop(
                     return None;
                 }
             }
+            if full {
+                if c.next_id != pushed_before {
+                    c.check_store = true;
+                } else {
+                    c.more_after_ack = true;
+                }
+            }
         }
         if c.in_flight.is_empty() && c.backlog.is_empty() && !c.check_store && !c.announced_empty {
             let frame = WebSocketMessage::request(0, "PUT", paths::WS_QUEUE_EMPTY, vec![]);
@@ -441,15 +459,19 @@ async fn deliver_loop(
                     WsMessage::Binary(b) => {
                         let frame = WebSocketMessage::decode(&b[..]).ok()?;
                         if let Some(r) = frame.response {
-                            if let Some(guid) = c.in_flight.remove(&r.id()) {
+                            if let Some((guid, _)) = c.in_flight.remove(&r.id()) {
                                 if r.status() == 200 {
                                     // The deletion commits in the background so the window
                                     // moves on at once; the id stays in `sent` until it has
                                     // committed, so a store read cannot push it again.
+                                    // A task of its own: a store connection it holds is
+                                    // released whatever this loop awaits meanwhile (a store
+                                    // read here waiting for a connection that an unpolled
+                                    // acknowledgement holds would never end).
                                     let store = s.store.clone();
-                                    acking.push(async move {
+                                    acking.push(tokio::spawn(async move {
                                         (guid, store.ack(account, device, guid).await)
-                                    });
+                                    }));
                                 } else {
                                     // Not accepted: it stays in the store and comes again later.
                                     c.sent.remove(&guid);
@@ -462,9 +484,13 @@ async fn deliver_loop(
                     _ => {}
                 }
             }
-            Some((guid, done)) = acking.next(), if !acking.is_empty() => {
+            Some(joined) = acking.next(), if !acking.is_empty() => {
+                let (guid, done) = joined.ok()?;
                 done.ok()?;
                 c.sent.remove(&guid);
+                if std::mem::take(&mut c.more_after_ack) {
+                    c.check_store = true;
+                }
             }
             out = live.recv() => {
                 let out = out?;
@@ -479,6 +505,24 @@ async fn deliver_loop(
                     return None;
                 }
                 socket.feed(WsMessage::Ping(Bytes::new())).await.ok()?;
+            }
+            _ = redeliver.tick() => {
+                // Pushed and never acknowledged within the timeout (a client that lost the
+                // frame, or stalls): forget it was sent, so the next store read pushes it again
+                // and it does not hold one of the window's slots until the socket closes.
+                let now = Instant::now();
+                let late: Vec<u64> = c
+                    .in_flight
+                    .iter()
+                    .filter(|(_, (_, at))| now.duration_since(*at) >= c.ack_timeout)
+                    .map(|(id, _)| *id)
+                    .collect();
+                for id in late {
+                    if let Some((guid, _)) = c.in_flight.remove(&id) {
+                        c.sent.remove(&guid);
+                        c.check_store = true;
+                    }
+                }
             }
             _ = ends.notify.notified() => c.check_store = true,
             _ = ends.displaced.notified() => return None,

@@ -84,6 +84,10 @@ pub struct Config {
     /// A connection that sends nothing (on a WebSocket, not even the answer to a ping) for this
     /// long is closed.
     pub idle_timeout: Duration,
+    /// An envelope pushed and not acknowledged for this long is pushed again (on the same
+    /// socket, under a new request id), so a lost frame neither waits for the socket to close
+    /// nor holds one of the window's slots.
+    pub ack_timeout: Duration,
     /// Sender certificates' lifetime.
     pub certificate_lifetime: Duration,
     /// The trust root's private key (its public key is what clients pin).
@@ -109,6 +113,7 @@ impl Default for Config {
             max_sockets: 10_000,
             send_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(120),
+            ack_timeout: Duration::from_secs(60),
             certificate_lifetime: Duration::from_secs(86_400),
             trust_root,
         }
@@ -240,6 +245,32 @@ async fn janitor(state: std::sync::Weak<AppState>) {
     }
 }
 
+/// Wakes this process's sockets for mail other relay processes stored (a store shared across
+/// processes signals it, PostgreSQL through LISTEN/NOTIFY): a device connected here hears of
+/// mail accepted anywhere at once. After a lost connection every socket re-reads its mailbox.
+async fn wake_on_signals(
+    state: std::sync::Weak<AppState>,
+    mut signals: tokio::sync::mpsc::Receiver<crate::store::MailSignal>,
+) {
+    while let Some(signal) = signals.recv().await {
+        let Some(s) = state.upgrade() else { return };
+        let wakeups = s.wakeups.lock().expect("wakeup lock");
+        match signal {
+            crate::store::MailSignal::Mail(account, device) => {
+                // Only sockets here have an entry worth waking; none is made for the others.
+                if let Some(n) = wakeups.get(&(account, device)) {
+                    n.notify_one();
+                }
+            }
+            crate::store::MailSignal::Resync => {
+                for n in wakeups.values() {
+                    n.notify_one();
+                }
+            }
+        }
+    }
+}
+
 /// The relay application on `store`.
 pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
     let server_key = PrivateKey::generate(&mut UnwrapErr(SysRng));
@@ -263,6 +294,9 @@ pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
     });
     if let Ok(rt) = tokio::runtime::Handle::try_current() {
         rt.spawn(janitor(Arc::downgrade(&state)));
+        if let Some(signals) = state.store.mail_signals() {
+            rt.spawn(wake_on_signals(Arc::downgrade(&state), signals));
+        }
     }
     Router::new()
         .route(paths::ACCOUNTS, post(accounts::create_account))

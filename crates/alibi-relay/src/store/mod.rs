@@ -69,6 +69,16 @@ pub(crate) fn id_time_ms(guid: &[u8]) -> u64 {
     })
 }
 
+/// What a store shared by several relay processes tells each of them about mail another stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MailSignal {
+    /// Mail was committed for this device.
+    Mail(Uuid, u8),
+    /// Signals may have been missed (the listening connection was re-established): every
+    /// connected device's mailbox should be read again.
+    Resync,
+}
+
 /// One envelope to store: recipient account, device, envelope.
 pub type Delivery = (Uuid, u8, Envelope);
 
@@ -118,4 +128,9 @@ pub trait RelayStore: Send + Sync + 'static {
     /// Deletes every envelope stored before `before_ms` (Unix milliseconds), releasing shared
     /// parts as acknowledgements do; how many went.
     async fn expire(&self, before_ms: u64) -> Result<u64>;
+    /// Signals of mail that other relay processes stored, for a store they share; `None` for a
+    /// store only this process opens (its own sends wake its sockets). Called once per relay.
+    fn mail_signals(&self) -> Option<tokio::sync::mpsc::Receiver<MailSignal>> {
+        None
+    }
 }

@@ -3,6 +3,8 @@
 //! relays never hand out the same key; the shared part of a multi-recipient send carries a
 //! reference count that row locks keep exact.
 
+use std::time::Duration;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -13,8 +15,8 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use super::{
-    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore,
-    RingXkemKey, SignedKey,
+    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailSignal, MailboxQuota, OneTimeKey,
+    RelayStore, RingXkemKey, SignedKey,
 };
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
@@ -132,12 +134,65 @@ impl PgRelayStore {
     }
 }
 
+/// Listens for mail notifications on a connection of its own, re-established after a failure
+/// (then a [`MailSignal::Resync`], since notifications sent meanwhile are lost).
+async fn listen(config: tokio_postgres::Config, tx: tokio::sync::mpsc::Sender<MailSignal>) {
+    use futures_util::StreamExt;
+    let mut backoff = Duration::from_millis(100);
+    loop {
+        if tx.is_closed() {
+            return;
+        }
+        if let Ok((client, mut conn)) = config.connect(NoTls).await {
+            let (msg_tx, mut msgs) = tokio::sync::mpsc::unbounded_channel();
+            let driver = tokio::spawn(async move {
+                let mut stream = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
+                while let Some(Ok(m)) = stream.next().await {
+                    if msg_tx.send(m).is_err() {
+                        return;
+                    }
+                }
+            });
+            if client.batch_execute("LISTEN alibi_mail").await.is_ok()
+                && tx.send(MailSignal::Resync).await.is_ok()
+            {
+                backoff = Duration::from_millis(100);
+                while let Some(m) = msgs.recv().await {
+                    if let tokio_postgres::AsyncMessage::Notification(n) = m {
+                        if let Some(signal) = parse_signal(n.payload()) {
+                            if tx.send(signal).await.is_err() {
+                                driver.abort();
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            driver.abort();
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// `"<uuid, 32 hex digits>:<device>"`.
+fn parse_signal(payload: &str) -> Option<MailSignal> {
+    let (a, d) = payload.split_once(':')?;
+    Some(MailSignal::Mail(Uuid::parse_str(a).ok()?, d.parse().ok()?))
+}
+
 fn u(x: Uuid) -> Vec<u8> {
     x.as_bytes().to_vec()
 }
 
 #[async_trait]
 impl RelayStore for PgRelayStore {
+    fn mail_signals(&self) -> Option<tokio::sync::mpsc::Receiver<MailSignal>> {
+        let (tx, rx) = tokio::sync::mpsc::channel(4096);
+        tokio::spawn(listen(self.config.clone(), tx));
+        Some(rx)
+    }
+
     async fn create_account(
         &self,
         account: Uuid,
@@ -464,6 +519,20 @@ impl RelayStore for PgRelayStore {
         for e in &encoded {
             sizes.push(super::charged_size(e.len(), shared_len) as i64);
         }
+        // Every relay process listening on the database hears, at commit, which mailboxes got mail
+        // (one notification per device; PostgreSQL folds duplicates within a transaction).
+        let mut targets: Vec<String> = deliveries
+            .iter()
+            .map(|(a, d, _)| format!("{}:{d}", a.simple()))
+            .collect();
+        targets.sort();
+        targets.dedup();
+        t.execute(
+            "SELECT pg_notify('alibi_mail', x) FROM UNNEST($1::text[]) AS x",
+            &[&targets],
+        )
+        .await
+        .map_err(pg_err)?;
         // One statement for the whole batch, in the given order.
         t.execute(
             "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created)
