@@ -19,6 +19,10 @@ pub const MULTI_RECIPIENT: &str = "/v1/messages/multi_recipient";
 pub const DELIVERY_CERTIFICATE: &str = "/v1/certificate/delivery";
 /// `GET`: the relay's trust root ([`crate::certificates::TrustRoot`]).
 pub const TRUST_ROOT: &str = "/v1/certificate/trust_root";
+/// `GET`: the relay's counters in Prometheus text (alibi's own).
+pub const METRICS: &str = "/metrics";
+/// `GET`: 200 when the relay and its store answer (alibi's own).
+pub const HEALTH: &str = "/health";
 /// `GET`: upgrade to the WebSocket that delivers the device's mail.
 pub const WEBSOCKET: &str = "/v1/websocket/";
 /// The path of a request the relay pushes on the WebSocket with one envelope as its body.

@@ -878,3 +878,93 @@ async fn an_unacknowledged_envelope_is_pushed_again() {
         "pushed again after its acknowledgement"
     );
 }
+
+/// `GET /metrics` counts what the relay did (stored, pushed, acknowledged, refused logins, store
+/// calls) and `GET /health` answers while the store does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_and_health() {
+    let relay = LocalRelay::start(Config {
+        auth_failure_delay: Duration::ZERO,
+        ..Config::default()
+    })
+    .await
+    .unwrap();
+    let http = reqwest::Client::new();
+    let health = http
+        .get(format!("{}/health", relay.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    let mut rng = ChaCha20Rng::from_seed([91; 32]);
+    let (s_id, r_id) = (
+        IdentityKeyPair::generate(&mut rng),
+        IdentityKeyPair::generate(&mut rng),
+    );
+    let sender = RelayClient::register(
+        &relay.url,
+        &s_id.identity.serialize(),
+        7,
+        "sender-pass-012345",
+    )
+    .await
+    .unwrap();
+    let receiver = RelayClient::register(
+        &relay.url,
+        &r_id.identity.serialize(),
+        8,
+        "receiver-pass-01234",
+    )
+    .await
+    .unwrap();
+    let mut rx = receiver.receive();
+    for i in 0..3u8 {
+        let m = OutgoingMessage {
+            kind: 1,
+            destination_device_id: 1,
+            destination_registration_id: 8,
+            content: vec![i],
+        };
+        sender
+            .send(receiver.account, vec![m])
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    for _ in 0..3 {
+        let e = tokio::time::timeout(Duration::from_secs(3), rx.next())
+            .await
+            .unwrap()
+            .unwrap();
+        rx.ack(&e);
+    }
+    let wrong = RelayClient::existing(&relay.url, receiver.account, 1, "not-the-password-0");
+    assert!(wrong.key_counts().await.is_err());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let text = http
+        .get(format!("{}/metrics", relay.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(name) && !l.starts_with('#'))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} missing from:\n{text}"))
+    };
+    assert_eq!(value("alibi_relay_envelopes_accepted_total"), 3.0);
+    assert_eq!(value("alibi_relay_envelopes_pushed_total"), 3.0);
+    assert_eq!(value("alibi_relay_envelopes_delivered_total"), 3.0);
+    assert_eq!(value("alibi_relay_envelopes_queued"), 0.0);
+    assert_eq!(value("alibi_relay_sockets"), 1.0);
+    assert!(value("alibi_relay_auth_failures_total") >= 1.0);
+    assert_eq!(
+        value("alibi_relay_store_seconds_count{op=\"enqueue\"}"),
+        3.0
+    );
+    assert!(value("alibi_relay_store_seconds_count{op=\"ack\"}") >= 3.0);
+}

@@ -81,6 +81,7 @@ pub(crate) async fn authenticate(
         }
     };
     if !ok {
+        super::metrics::Metrics::add(&s.metrics.auth_failures, 1);
         tokio::time::sleep(s.config.auth_failure_delay).await;
         return Err(unauthorized());
     }

@@ -36,6 +36,7 @@ use uuid::Uuid;
 
 use super::auth::authenticate;
 use super::limits::ClientAddress;
+use super::metrics::{Metrics, Op};
 use super::{ApiError, ApiResult, AppState, Shared};
 
 /// Envelopes in flight (pushed, not yet acknowledged) per WebSocket: bounds a connection's memory.
@@ -250,6 +251,7 @@ struct Conn {
     announced_empty: bool,
     send_timeout: Duration,
     ack_timeout: Duration,
+    metrics: Arc<Metrics>,
 }
 
 impl Conn {
@@ -281,10 +283,14 @@ impl Conn {
             }
             Ok::<_, tokio_tungstenite::tungstenite::Error>(())
         };
-        matches!(
+        let ok = matches!(
             tokio::time::timeout(self.send_timeout, write).await,
             Ok(Ok(()))
-        )
+        );
+        if ok {
+            Metrics::add(&self.metrics.pushed, 1);
+        }
+        ok
     }
 }
 
@@ -314,6 +320,7 @@ async fn deliver(
         announced_empty: false,
         send_timeout: s.config.send_timeout,
         ack_timeout: s.config.ack_timeout,
+        metrics: s.metrics.clone(),
     };
     let ends = Ends {
         notify: &notify,
@@ -405,7 +412,11 @@ async fn deliver_loop(
         if c.check_store && c.in_flight.len() < WINDOW {
             c.check_store = false;
             let limit = WINDOW + c.in_flight.len();
-            let pending = s.store.pending(account, device, limit).await.ok()?;
+            let pending = s
+                .metrics
+                .time(Op::Pending, s.store.pending(account, device, limit))
+                .await
+                .ok()?;
             // A full read may have left mail behind: read again once there is room (at once if
             // this read pushed something, else after the next acknowledgement commits).
             let full = pending.len() == limit;
@@ -469,8 +480,14 @@ async fn deliver_loop(
                                     // read here waiting for a connection that an unpolled
                                     // acknowledgement holds would never end).
                                     let store = s.store.clone();
+                                    let m = s.metrics.clone();
                                     acking.push(tokio::spawn(async move {
-                                        (guid, store.ack(account, device, guid).await)
+                                        let done =
+                                            m.time(Op::Ack, store.ack(account, device, guid)).await;
+                                        if matches!(done, Ok(true)) {
+                                            Metrics::add(&m.delivered, 1);
+                                        }
+                                        (guid, done)
                                     }));
                                 } else {
                                     // Not accepted: it stays in the store and comes again later.
@@ -521,6 +538,7 @@ async fn deliver_loop(
                     if let Some((guid, _)) = c.in_flight.remove(&id) {
                         c.sent.remove(&guid);
                         c.check_store = true;
+                        Metrics::add(&s.metrics.redelivered, 1);
                     }
                 }
             }

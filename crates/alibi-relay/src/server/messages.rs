@@ -17,6 +17,7 @@ use super::accounts::account;
 use super::auth::{authenticate, check_access_key};
 use super::delivery::{self, Outgoing};
 use super::limits::ClientAddress;
+use super::metrics;
 use super::{ApiError, ApiResult, AppState, Shared};
 use crate::store::DeviceInfo;
 use alibi_relay_api::now_ms;
@@ -149,7 +150,14 @@ pub(crate) async fn send(
             )
         })
         .collect::<Vec<_>>();
-    s.store.enqueue(deliveries.clone(), None, s.quota()).await?;
+    let n = deliveries.len() as u64;
+    s.metrics
+        .time(
+            metrics::Op::Enqueue,
+            s.store.enqueue(deliveries.clone(), None, s.quota()),
+        )
+        .await?;
+    metrics::Metrics::add(&s.metrics.accepted, n);
     let outgoing = deliveries
         .into_iter()
         .map(|(a, d, env)| (a, d, Outgoing { env, shared: None }))
@@ -238,13 +246,18 @@ pub(crate) async fn multi_recipient(
             ));
         }
     }
-    s.store
-        .enqueue(
-            deliveries.clone(),
-            Some((key, sent.shared_bytes().to_vec())),
-            s.quota(),
+    let n = deliveries.len() as u64;
+    s.metrics
+        .time(
+            metrics::Op::Enqueue,
+            s.store.enqueue(
+                deliveries.clone(),
+                Some((key, sent.shared_bytes().to_vec())),
+                s.quota(),
+            ),
         )
         .await?;
+    metrics::Metrics::add(&s.metrics.accepted, n);
     // Every device's socket gets a reference to the one shared part in the request body.
     let shared = body.slice_ref(sent.shared_bytes());
     let outgoing = deliveries

@@ -7,7 +7,8 @@
 //! * [`accounts`]: accounts, devices and their attributes;
 //! * [`keys`]: the prekey directory;
 //! * [`messages`]: sends, one account or many recipients in one request;
-//! * [`delivery`]: the WebSocket that pushes each device's mail until acknowledged.
+//! * [`delivery`]: the WebSocket that pushes each device's mail until acknowledged;
+//! * `metrics`: `GET /metrics` (Prometheus text) and `GET /health`.
 //!
 //! The bodies are `alibi-relay-api`'s, the contract the clients build on.
 
@@ -40,6 +41,7 @@ pub mod delivery;
 pub mod keys;
 pub mod limits;
 pub mod messages;
+mod metrics;
 
 pub use alibi_relay_api::keys::MAX_KEYS_PER_UPLOAD;
 pub use delivery::{POLL, WINDOW};
@@ -142,6 +144,8 @@ pub(crate) struct AppState {
     pub(crate) sockets: Arc<tokio::sync::Semaphore>,
     /// Shared multi-recipient parts some socket is pushing, by key.
     pub(crate) shared_parts: Mutex<HashMap<Uuid, std::sync::Weak<Vec<u8>>>>,
+    /// Counters for `GET /metrics`.
+    pub(crate) metrics: Arc<metrics::Metrics>,
 }
 
 pub(crate) type Shared = Arc<AppState>;
@@ -291,6 +295,7 @@ pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
         next_socket: Default::default(),
         sockets: Arc::new(tokio::sync::Semaphore::new(max_sockets)),
         shared_parts: Mutex::new(HashMap::new()),
+        metrics: Arc::default(),
     });
     if let Ok(rt) = tokio::runtime::Handle::try_current() {
         rt.spawn(janitor(Arc::downgrade(&state)));
@@ -318,6 +323,8 @@ pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
         .route(paths::DELIVERY_CERTIFICATE, get(auth::delivery_certificate))
         .route(paths::TRUST_ROOT, get(auth::trust_root))
         .route(paths::WEBSOCKET, get(delivery::websocket))
+        .route(paths::METRICS, get(metrics::metrics))
+        .route(paths::HEALTH, get(metrics::health))
         .layer(axum::middleware::from_fn_with_state(state.clone(), delay))
         .layer(axum::middleware::from_fn(limits::client_address))
         .layer(DefaultBodyLimit::max(MAX_BODY))

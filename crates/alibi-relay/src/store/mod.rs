@@ -128,6 +128,8 @@ pub trait RelayStore: Send + Sync + 'static {
     /// Deletes every envelope stored before `before_ms` (Unix milliseconds), releasing shared
     /// parts as acknowledgements do; how many went.
     async fn expire(&self, before_ms: u64) -> Result<u64>;
+    /// How many envelopes wait in the store, every device's together.
+    async fn queued(&self) -> Result<u64>;
     /// Signals of mail that other relay processes stored, for a store they share; `None` for a
     /// store only this process opens (its own sends wake its sockets). Called once per relay.
     fn mail_signals(&self) -> Option<tokio::sync::mpsc::Receiver<MailSignal>> {

@@ -592,6 +592,15 @@ impl RelayStore for PgRelayStore {
         Ok(true)
     }
 
+    async fn queued(&self) -> Result<u64> {
+        let c = self.client().await?;
+        let r = c
+            .query_one("SELECT count(*) FROM messages", &[])
+            .await
+            .map_err(pg_err)?;
+        Ok(r.get::<_, i64>(0) as u64)
+    }
+
     async fn expire(&self, before_ms: u64) -> Result<u64> {
         let mut c = self.client().await?;
         let t = c.transaction().await.map_err(pg_err)?;

@@ -637,6 +637,18 @@ impl RelayStore for RedbRelayStore {
             .map_err(|_| Error::Store("writer stopped".into()))?
     }
 
+    async fn queued(&self) -> Result<u64> {
+        self.blocking(|db| {
+            use redb::ReadableTableMetadata;
+            let t = db.begin_read().map_err(db_err)?;
+            t.open_table(MESSAGES)
+                .map_err(db_err)?
+                .len()
+                .map_err(db_err)
+        })
+        .await
+    }
+
     async fn expire(&self, before_ms: u64) -> Result<u64> {
         let (tx, rx) = oneshot::channel();
         self.writer
