@@ -815,6 +815,23 @@ async fn json_answers_use_signal_server_names() {
     assert_eq!(fields(&v), ["error"].into());
 }
 
+/// A sender (registration id 7) and a receiver (8) registered on `relay`.
+async fn sender_and_receiver(relay: &LocalRelay, seed: u8) -> (RelayClient, RelayClient) {
+    let mut rng = ChaCha20Rng::from_seed([seed; 32]);
+    let mut clients = vec![];
+    for (reg, password) in [(7, "sender-pass-012345"), (8, "receiver-pass-01234")] {
+        let id = IdentityKeyPair::generate(&mut rng);
+        let key = id.identity.serialize();
+        clients.push(
+            RelayClient::register(&relay.url, &key, reg, password)
+                .await
+                .unwrap(),
+        );
+    }
+    let receiver = clients.pop().unwrap();
+    (clients.pop().unwrap(), receiver)
+}
+
 /// An envelope pushed and never acknowledged is pushed again on the same socket after the
 /// acknowledgement timeout (it neither waits for the socket to close nor keeps one of the
 /// window's slots); once acknowledged it stops.
@@ -826,27 +843,7 @@ async fn an_unacknowledged_envelope_is_pushed_again() {
     })
     .await
     .unwrap();
-    let mut rng = ChaCha20Rng::from_seed([90; 32]);
-    let (s_id, r_id) = (
-        IdentityKeyPair::generate(&mut rng),
-        IdentityKeyPair::generate(&mut rng),
-    );
-    let sender = RelayClient::register(
-        &relay.url,
-        &s_id.identity.serialize(),
-        7,
-        "sender-pass-012345",
-    )
-    .await
-    .unwrap();
-    let receiver = RelayClient::register(
-        &relay.url,
-        &r_id.identity.serialize(),
-        8,
-        "receiver-pass-01234",
-    )
-    .await
-    .unwrap();
+    let (sender, receiver) = sender_and_receiver(&relay, 90).await;
     let mut rx = receiver.receive();
     let m = OutgoingMessage {
         kind: 1,
@@ -896,27 +893,7 @@ async fn metrics_and_health() {
         .await
         .unwrap();
     assert_eq!(health.status(), 200);
-    let mut rng = ChaCha20Rng::from_seed([91; 32]);
-    let (s_id, r_id) = (
-        IdentityKeyPair::generate(&mut rng),
-        IdentityKeyPair::generate(&mut rng),
-    );
-    let sender = RelayClient::register(
-        &relay.url,
-        &s_id.identity.serialize(),
-        7,
-        "sender-pass-012345",
-    )
-    .await
-    .unwrap();
-    let receiver = RelayClient::register(
-        &relay.url,
-        &r_id.identity.serialize(),
-        8,
-        "receiver-pass-01234",
-    )
-    .await
-    .unwrap();
+    let (sender, receiver) = sender_and_receiver(&relay, 91).await;
     let mut rx = receiver.receive();
     for i in 0..3u8 {
         let m = OutgoingMessage {
