@@ -141,17 +141,31 @@ pub struct Sent {
     pub secret: Option<EpochSecret>,
 }
 
-/// `ct2 || MAC(ct1 || ct2)`, ready to encode.
-fn finish_ciphertext(
+/// The ciphertext sender with the whole key and `ct1` acknowledged: `ct2`, and the state that
+/// sends `ct2 || MAC(ct1 || ct2)`.
+fn ct2_sampled(
     epoch: Epoch,
-    auth: &Authenticator,
+    auth: Authenticator,
     encaps_state: &[u8],
     ek: &[u8],
     ct1: &[u8],
-) -> Encoder {
+) -> Braid {
     let ct2 = kem::encaps2(encaps_state, ek);
     let mac = auth.mac_ciphertext(epoch, &[ct1, &ct2].concat());
-    encoder(&[&ct2[..], &mac[..]].concat())
+    Braid::Ct2Sampled {
+        epoch,
+        auth,
+        sending_ct2: encoder(&[&ct2[..], &mac[..]].concat()),
+    }
+}
+
+/// The encapsulation key must be the one the authenticated header's hash commits to.
+fn check_ek(ek: &[u8], header: &[u8]) -> Result<(), Error> {
+    if kem::ek_matches_header(ek, header) {
+        Ok(())
+    } else {
+        Err(Error::EkMismatch)
+    }
 }
 
 impl Braid {
@@ -432,17 +446,9 @@ impl Braid {
                 receiving_ek.add_chunk(chunk);
                 match receiving_ek.decoded() {
                     Some(ek) => {
-                        if !kem::ek_matches_header(&ek, &header) {
-                            return Err(Error::EkMismatch);
-                        }
+                        check_ek(&ek, &header)?;
                         if acked {
-                            let sending_ct2 =
-                                finish_ciphertext(epoch, &auth, &encaps_state, &ek, &ct1);
-                            Braid::Ct2Sampled {
-                                epoch,
-                                auth,
-                                sending_ct2,
-                            }
+                            ct2_sampled(epoch, auth, &encaps_state, &ek, &ct1)
                         } else {
                             Braid::EkReceivedCt1Sampled {
                                 epoch,
@@ -483,14 +489,7 @@ impl Braid {
                     ..
                 },
                 Payload::Ct1Ack | Payload::EkCt1Ack(_),
-            ) => {
-                let sending_ct2 = finish_ciphertext(epoch, &auth, &encaps_state, &ek, &ct1);
-                Braid::Ct2Sampled {
-                    epoch,
-                    auth,
-                    sending_ct2,
-                }
-            }
+            ) => ct2_sampled(epoch, auth, &encaps_state, &ek, &ct1),
             (
                 Braid::Ct1Acknowledged {
                     epoch,
@@ -505,15 +504,8 @@ impl Braid {
                 receiving_ek.add_chunk(chunk);
                 match receiving_ek.decoded() {
                     Some(ek) => {
-                        if !kem::ek_matches_header(&ek, &header) {
-                            return Err(Error::EkMismatch);
-                        }
-                        let sending_ct2 = finish_ciphertext(epoch, &auth, &encaps_state, &ek, &ct1);
-                        Braid::Ct2Sampled {
-                            epoch,
-                            auth,
-                            sending_ct2,
-                        }
+                        check_ek(&ek, &header)?;
+                        ct2_sampled(epoch, auth, &encaps_state, &ek, &ct1)
                     }
                     None => Braid::Ct1Acknowledged {
                         epoch,

@@ -256,7 +256,19 @@ async fn wake_on_signals(
     state: std::sync::Weak<AppState>,
     mut signals: tokio::sync::mpsc::Receiver<crate::store::MailSignal>,
 ) {
-    while let Some(signal) = signals.recv().await {
+    let mut alive = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        // Stop (closing the listening connection) once the relay is gone, mail or not.
+        let signal = tokio::select! {
+            signal = signals.recv() => signal,
+            _ = alive.tick() => {
+                if state.strong_count() == 0 {
+                    return;
+                }
+                continue;
+            }
+        };
+        let Some(signal) = signal else { return };
         let Some(s) = state.upgrade() else { return };
         let wakeups = s.wakeups.lock().expect("wakeup lock");
         match signal {

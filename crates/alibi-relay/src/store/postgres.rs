@@ -157,7 +157,16 @@ async fn listen(config: tokio_postgres::Config, tx: tokio::sync::mpsc::Sender<Ma
                 && tx.send(MailSignal::Resync).await.is_ok()
             {
                 backoff = Duration::from_millis(100);
-                while let Some(m) = msgs.recv().await {
+                loop {
+                    let m = tokio::select! {
+                        m = msgs.recv() => m,
+                        // The relay is gone: drop the connection rather than wait for mail.
+                        _ = tx.closed() => {
+                            driver.abort();
+                            return;
+                        }
+                    };
+                    let Some(m) = m else { break };
                     if let tokio_postgres::AsyncMessage::Notification(n) = m {
                         if let Some(signal) = parse_signal(n.payload()) {
                             if tx.send(signal).await.is_err() {
