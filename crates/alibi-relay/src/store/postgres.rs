@@ -10,7 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use prost::Message as _;
-use tokio::sync::Mutex;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot, Mutex};
+use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
@@ -57,8 +60,17 @@ fn pg_err(e: tokio_postgres::Error) -> Error {
 
 /// The PostgreSQL relay store.
 pub struct PgRelayStore {
+    pool: Arc<Pool>,
+    /// Envelope writes and acknowledgements, committed in groups by [`writer`].
+    writes: mpsc::UnboundedSender<Write>,
+    /// This store's name in its notifications, so that its own are not heard back.
+    node: Arc<str>,
+}
+
+/// A few connections, each used by one request at a time.
+struct Pool {
     config: tokio_postgres::Config,
-    pool: Vec<Mutex<Client>>,
+    clients: Vec<Mutex<Client>>,
     next: AtomicUsize,
 }
 
@@ -77,12 +89,12 @@ impl PgRelayStore {
         let config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| Error::Store(format!("postgres: {e}")))?;
-        let mut pool = Vec::with_capacity(POOL);
+        let mut clients = Vec::with_capacity(POOL);
         for _ in 0..POOL {
-            pool.push(Mutex::new(open(&config).await?));
+            clients.push(Mutex::new(open(&config).await?));
         }
         {
-            let c = pool[0].lock().await;
+            let c = clients[0].lock().await;
             // A database of the first layout kept unsalted SHA-256 in `devices.secret_hash`.
             let outdated = c
                 .query_opt(
@@ -103,29 +115,53 @@ impl PgRelayStore {
             .await
             .map_err(pg_err)?;
         }
-        Ok(Self {
+        let pool = Arc::new(Pool {
             config,
-            pool,
+            clients,
             next: AtomicUsize::new(0),
-        })
+        });
+        let mut name = [0u8; 8];
+        getrandom::fill(&mut name).map_err(|e| Error::Store(e.to_string()))?;
+        let node: Arc<str> = name
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+            .into();
+        let (writes, rx) = mpsc::unbounded_channel();
+        tokio::spawn(writer(pool.clone(), node.clone(), rx));
+        Ok(Self { pool, writes, node })
     }
 
+    async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Client>> {
+        self.pool.client().await
+    }
+
+    fn write(&self, w: Write) -> Result<()> {
+        self.writes.send(w).map_err(|_| stopped())
+    }
+}
+
+fn stopped() -> Error {
+    Error::Store("postgres: the writer stopped".into())
+}
+
+impl Pool {
     /// An idle connection if there is one (else the next in turn, once free), reopened if the
     /// server closed it (a restart, or a dropped TCP connection): the failed request's error has
     /// already gone to its caller, the next one gets a fresh connection.
     async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Client>> {
-        let n = self.pool.len();
+        let n = self.clients.len();
         let start = self.next.fetch_add(1, Ordering::Relaxed);
         let mut guard = None;
         for i in 0..n {
-            if let Ok(g) = self.pool[(start + i) % n].try_lock() {
+            if let Ok(g) = self.clients[(start + i) % n].try_lock() {
                 guard = Some(g);
                 break;
             }
         }
         let mut guard = match guard {
             Some(g) => g,
-            None => self.pool[start % n].lock().await,
+            None => self.clients[start % n].lock().await,
         };
         if guard.is_closed() {
             *guard = open(&self.config).await?;
@@ -134,9 +170,316 @@ impl PgRelayStore {
     }
 }
 
+/// A write waiting for the next group commit, with where its answer goes.
+enum Write {
+    Enqueue {
+        deliveries: Vec<Delivery>,
+        shared: Option<(Uuid, Vec<u8>)>,
+        quota: MailboxQuota,
+        done: oneshot::Sender<Result<()>>,
+    },
+    Ack {
+        account: Uuid,
+        device: u8,
+        guid: Uuid,
+        done: oneshot::Sender<Result<bool>>,
+    },
+}
+
+/// Writes in one group commit, at most.
+const GROUP: usize = 1024;
+
+/// Group commits under way at once: one fills while another waits for its fsync.
+const GROUPS_IN_FLIGHT: usize = 2;
+
+/// Commits whatever writes have queued up in one transaction (group commit: every sender is
+/// answered only once its envelopes are durable, and many share one fsync and one round of
+/// statements), while an earlier group may still be committing on another connection.
+async fn writer(pool: Arc<Pool>, node: Arc<str>, mut rx: mpsc::UnboundedReceiver<Write>) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(GROUPS_IN_FLIGHT));
+    while let Some(first) = rx.recv().await {
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        let mut group = vec![first];
+        while group.len() < GROUP {
+            match rx.try_recv() {
+                Ok(w) => group.push(w),
+                Err(_) => break,
+            }
+        }
+        let (pool, node) = (pool.clone(), node.clone());
+        tokio::spawn(async move {
+            commit_group(&pool, &node, group).await;
+            drop(slot);
+        });
+    }
+}
+
+/// What one write of a group came to, if the group committed.
+enum Outcome {
+    /// Stored; or refused whole, this mailbox being full.
+    Stored(Option<(Uuid, u8)>),
+    Acked(bool),
+}
+
+async fn commit_group(pool: &Pool, node: &str, group: Vec<Write>) {
+    // Two groups (of this relay or another) deleting and counting the same rows may deadlock;
+    // PostgreSQL then aborts one, which is tried again.
+    let mut tries = 0;
+    let outcome = loop {
+        tries += 1;
+        match try_group(pool, node, &group).await {
+            Err(GroupError::Pg(e))
+                if tries < 3
+                    && matches!(
+                        e.code(),
+                        Some(
+                            &SqlState::T_R_DEADLOCK_DETECTED | &SqlState::T_R_SERIALIZATION_FAILURE
+                        )
+                    ) => {}
+            Err(GroupError::Pg(e)) => break Err(pg_err(e)),
+            Err(GroupError::Other(e)) => break Err(e),
+            Ok(o) => break Ok(o),
+        }
+    };
+    let mut outcomes = outcome.as_ref().ok().map(|o| o.iter());
+    for w in group {
+        let o = outcomes.as_mut().and_then(|o| o.next());
+        let failed = || match &outcome {
+            Err(e) => Error::Store(e.to_string()),
+            Ok(_) => stopped(),
+        };
+        match w {
+            Write::Enqueue { done, .. } => {
+                let r = match o {
+                    Some(Outcome::Stored(None)) => Ok(()),
+                    Some(Outcome::Stored(Some((a, d)))) => Err(Error::MailboxFull(*a, *d)),
+                    _ => Err(failed()),
+                };
+                let _ = done.send(r);
+            }
+            Write::Ack { done, .. } => {
+                let r = match o {
+                    Some(Outcome::Acked(b)) => Ok(*b),
+                    _ => Err(failed()),
+                };
+                let _ = done.send(r);
+            }
+        }
+    }
+}
+
+enum GroupError {
+    Pg(tokio_postgres::Error),
+    Other(Error),
+}
+
+impl From<tokio_postgres::Error> for GroupError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        GroupError::Pg(e)
+    }
+}
+
+impl From<Error> for GroupError {
+    fn from(e: Error) -> Self {
+        GroupError::Other(e)
+    }
+}
+
+/// One group in one transaction: the quota check of every send in one statement, their shared
+/// parts and envelopes in one statement each, one notification per mailbox, the acknowledged
+/// envelopes deleted in one statement and their shared parts released in order of key.
+async fn try_group(
+    pool: &Pool,
+    node: &str,
+    group: &[Write],
+) -> std::result::Result<Vec<Outcome>, GroupError> {
+    let mut c = pool.client().await?;
+    let t = c.transaction().await?;
+    let mut outcomes: Vec<Option<Outcome>> = group.iter().map(|_| None).collect();
+
+    // Sends: each is refused whole if any of its mailboxes would pass its quota, counting the
+    // sends before it in this group.
+    let sends: Vec<usize> = (0..group.len())
+        .filter(|&i| matches!(group[i], Write::Enqueue { .. }))
+        .collect();
+    let mut current: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
+    let limited = sends.iter().any(
+        |&i| matches!(&group[i], Write::Enqueue { quota, .. } if *quota != MailboxQuota::UNLIMITED),
+    );
+    if limited {
+        let mut seen = std::collections::HashSet::new();
+        let (mut qa, mut qd) = (vec![], vec![]);
+        for &i in &sends {
+            let Write::Enqueue { deliveries, .. } = &group[i] else {
+                continue;
+            };
+            for (a, d, _) in deliveries {
+                if seen.insert((*a, *d)) {
+                    qa.push(u(*a));
+                    qd.push(i16::from(*d));
+                }
+            }
+        }
+        for r in t
+            .query(
+                "SELECT d.uuid, d.device, cur.c, cur.b FROM UNNEST($1::bytea[], $2::int2[])
+                     AS d(uuid, device)
+                 CROSS JOIN LATERAL (SELECT count(*)::int8 AS c, coalesce(sum(m.size), 0)::int8 AS b
+                     FROM messages m WHERE m.uuid = d.uuid AND m.device = d.device) AS cur",
+                &[&qa, &qd],
+            )
+            .await?
+        {
+            let a =
+                Uuid::from_slice(r.get::<_, &[u8]>(0)).map_err(|e| Error::Store(e.to_string()))?;
+            current.insert((a, r.get::<_, i16>(1) as u8), (r.get(2), r.get(3)));
+        }
+    }
+    let (mut uuids, mut devices, mut guids, mut shareds, mut envelopes, mut sizes, mut created) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut part_keys, mut part_refs, mut part_data) = (vec![], vec![], vec![]);
+    let mut targets = std::collections::BTreeSet::new();
+    for &i in &sends {
+        let Write::Enqueue {
+            deliveries,
+            shared,
+            quota,
+            ..
+        } = &group[i]
+        else {
+            continue;
+        };
+        let shared_len = shared.as_ref().map_or(0, |(_, b)| b.len());
+        let encoded: Vec<Vec<u8>> = deliveries
+            .iter()
+            .map(|(.., env)| env.encode_to_vec())
+            .collect();
+        let mut added: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
+        for ((a, d, _), e) in deliveries.iter().zip(&encoded) {
+            let x = added.entry((*a, *d)).or_default();
+            x.0 += 1;
+            x.1 += super::charged_size(e.len(), shared_len) as i64;
+        }
+        if *quota != MailboxQuota::UNLIMITED {
+            let full = added.iter().find(|((a, d), (n, b))| {
+                let (cn, cb) = current.get(&(*a, *d)).copied().unwrap_or_default();
+                cn + n > clamp(quota.messages) || cb + b > clamp(quota.bytes)
+            });
+            if let Some(((a, d), _)) = full {
+                outcomes[i] = Some(Outcome::Stored(Some((*a, *d))));
+                continue;
+            }
+        }
+        for (k, (n, b)) in added {
+            let x = current.entry(k).or_default();
+            x.0 += n;
+            x.1 += b;
+        }
+        if let Some((key, data)) = shared {
+            part_keys.push(u(*key));
+            part_refs.push(deliveries.len() as i32);
+            part_data.push(data.clone());
+        }
+        for ((account, device, env), e) in deliveries.iter().zip(encoded) {
+            uuids.push(u(*account));
+            devices.push(i16::from(*device));
+            let guid = super::guid_bytes(env);
+            created.push(super::id_time_ms(&guid) as i64);
+            guids.push(guid);
+            shareds.push(env.shared_mrm_key.clone());
+            sizes.push(super::charged_size(e.len(), shared_len) as i64);
+            envelopes.push(e);
+            targets.insert(format!("{node}:{}:{device}", account.simple()));
+        }
+        outcomes[i] = Some(Outcome::Stored(None));
+    }
+    if !part_keys.is_empty() {
+        t.execute(
+            "INSERT INTO shared_mrm (key, refs, data)
+             SELECT * FROM UNNEST($1::bytea[], $2::int4[], $3::bytea[])",
+            &[&part_keys, &part_refs, &part_data],
+        )
+        .await?;
+    }
+    if !uuids.is_empty() {
+        // One statement for the whole group, in the order sent (a mailbox is read by `seq`).
+        t.execute(
+            "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created)
+             SELECT x.uuid, x.device, x.guid, x.shared, x.envelope, x.size, x.created
+             FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int8[],
+                 $7::int8[])
+             WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, size, created, n) ORDER BY n",
+            &[&uuids, &devices, &guids, &shareds, &envelopes, &sizes, &created],
+        )
+        .await?;
+        // Every relay listening on the database hears, at commit, which mailboxes got mail.
+        let targets: Vec<String> = targets.into_iter().collect();
+        t.execute(
+            "SELECT pg_notify('alibi_mail', x) FROM UNNEST($1::text[]) AS x",
+            &[&targets],
+        )
+        .await?;
+    }
+
+    // Acknowledgements: a device deletes only its own envelopes (the key holds the device).
+    let acks: Vec<usize> = (0..group.len())
+        .filter(|&i| matches!(group[i], Write::Ack { .. }))
+        .collect();
+    if !acks.is_empty() {
+        let (mut ga, mut gu, mut gd) = (vec![], vec![], vec![]);
+        for &i in &acks {
+            if let Write::Ack {
+                account,
+                device,
+                guid,
+                ..
+            } = &group[i]
+            {
+                ga.push(u(*guid));
+                gu.push(u(*account));
+                gd.push(i16::from(*device));
+            }
+        }
+        let gone = t
+            .query(
+                "DELETE FROM messages m USING UNNEST($1::bytea[], $2::bytea[], $3::int2[])
+                     AS x(guid, uuid, device)
+                 WHERE m.guid = x.guid AND m.uuid = x.uuid AND m.device = x.device
+                 RETURNING m.guid, m.shared",
+                &[&ga, &gu, &gd],
+            )
+            .await?;
+        let mut deleted = std::collections::HashSet::new();
+        let mut released: std::collections::BTreeMap<Vec<u8>, i32> = Default::default();
+        for r in &gone {
+            deleted.insert(r.get::<_, Vec<u8>>(0));
+            if let Some(key) = r.get::<_, Option<Vec<u8>>>(1) {
+                *released.entry(key).or_default() += 1;
+            }
+        }
+        release_shared(&t, released).await?;
+        for &i in &acks {
+            if let Write::Ack { guid, .. } = &group[i] {
+                outcomes[i] = Some(Outcome::Acked(deleted.contains(&u(*guid))));
+            }
+        }
+    }
+    t.commit().await?;
+    Ok(outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or(Outcome::Acked(false)))
+        .collect())
+}
+
 /// Listens for mail notifications on a connection of its own, re-established after a failure
 /// (then a [`MailSignal::Resync`], since notifications sent meanwhile are lost).
-async fn listen(config: tokio_postgres::Config, tx: tokio::sync::mpsc::Sender<MailSignal>) {
+async fn listen(
+    config: tokio_postgres::Config,
+    node: Arc<str>,
+    tx: tokio::sync::mpsc::Sender<MailSignal>,
+) {
     use futures_util::StreamExt;
     let mut backoff = Duration::from_millis(100);
     loop {
@@ -168,7 +511,7 @@ async fn listen(config: tokio_postgres::Config, tx: tokio::sync::mpsc::Sender<Ma
                     };
                     let Some(m) = m else { break };
                     if let tokio_postgres::AsyncMessage::Notification(n) = m {
-                        if let Some(signal) = parse_signal(n.payload()) {
+                        if let Some(signal) = parse_signal(n.payload(), &node) {
                             if tx.send(signal).await.is_err() {
                                 driver.abort();
                                 return;
@@ -184,9 +527,14 @@ async fn listen(config: tokio_postgres::Config, tx: tokio::sync::mpsc::Sender<Ma
     }
 }
 
-/// `"<uuid, 32 hex digits>:<device>"`.
-fn parse_signal(payload: &str) -> Option<MailSignal> {
-    let (a, d) = payload.split_once(':')?;
+/// `"<node>:<uuid, 32 hex digits>:<device>"`; `None` for anything else, and for this relay's own
+/// notifications (its sends wake its own sockets directly).
+fn parse_signal(payload: &str, own: &str) -> Option<MailSignal> {
+    let mut parts = payload.split(':');
+    let (node, a, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if node == own || parts.next().is_some() {
+        return None;
+    }
     Some(MailSignal::Mail(Uuid::parse_str(a).ok()?, d.parse().ok()?))
 }
 
@@ -198,7 +546,7 @@ fn u(x: Uuid) -> Vec<u8> {
 impl RelayStore for PgRelayStore {
     fn mail_signals(&self) -> Option<tokio::sync::mpsc::Receiver<MailSignal>> {
         let (tx, rx) = tokio::sync::mpsc::channel(4096);
-        tokio::spawn(listen(self.config.clone(), tx));
+        tokio::spawn(listen(self.pool.config.clone(), self.node.clone(), tx));
         Some(rx)
     }
 
@@ -463,97 +811,14 @@ impl RelayStore for PgRelayStore {
         shared: Option<(Uuid, Vec<u8>)>,
         quota: MailboxQuota,
     ) -> Result<()> {
-        let shared_len = shared.as_ref().map_or(0, |(_, b)| b.len());
-        let encoded: Vec<Vec<u8>> = deliveries
-            .iter()
-            .map(|(.., env)| env.encode_to_vec())
-            .collect();
-        let mut added: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
-        for ((account, device, _), e) in deliveries.iter().zip(&encoded) {
-            let a = added.entry((*account, *device)).or_default();
-            a.0 += 1;
-            a.1 += super::charged_size(e.len(), shared_len) as i64;
-        }
-        let mut c = self.client().await?;
-        let t = c.transaction().await.map_err(pg_err)?;
-        if quota != MailboxQuota::UNLIMITED {
-            // Two relays sending to one device at once may both pass (the check is not
-            // serialised): the quota can be passed by at most one request per relay.
-            let (mut qa, mut qd, mut qn, mut qb) = (vec![], vec![], vec![], vec![]);
-            for ((a, d), (n, b)) in &added {
-                qa.push(u(*a));
-                qd.push(i16::from(*d));
-                qn.push(*n);
-                qb.push(*b);
-            }
-            let full = t
-                .query_opt(
-                    "SELECT d.uuid, d.device FROM UNNEST($1::bytea[], $2::int2[], $3::int8[], $4::int8[])
-                         AS d(uuid, device, n, bytes)
-                     CROSS JOIN LATERAL (SELECT count(*) AS c, coalesce(sum(m.size), 0)::int8 AS b
-                         FROM messages m WHERE m.uuid = d.uuid AND m.device = d.device) AS cur
-                     WHERE cur.c + d.n > $5 OR cur.b + d.bytes > $6 LIMIT 1",
-                    &[&qa, &qd, &qn, &qb, &clamp(quota.messages), &clamp(quota.bytes)],
-                )
-                .await
-                .map_err(pg_err)?;
-            if let Some(r) = full {
-                let a = Uuid::from_slice(r.get::<_, &[u8]>(0))
-                    .map_err(|e| Error::Store(e.to_string()))?;
-                return Err(Error::MailboxFull(a, r.get::<_, i16>(1) as u8));
-            }
-        }
-        if let Some((key, data)) = &shared {
-            t.execute(
-                "INSERT INTO shared_mrm (key, refs, data) VALUES ($1, $2, $3)",
-                &[&u(*key), &(deliveries.len() as i32), data],
-            )
-            .await
-            .map_err(pg_err)?;
-        }
-        let mut uuids = Vec::with_capacity(deliveries.len());
-        let mut devices = Vec::with_capacity(deliveries.len());
-        let mut guids = Vec::with_capacity(deliveries.len());
-        let mut shareds: Vec<Option<Vec<u8>>> = Vec::with_capacity(deliveries.len());
-        let mut sizes = Vec::with_capacity(deliveries.len());
-        let mut created = Vec::with_capacity(deliveries.len());
-        for (account, device, env) in &deliveries {
-            uuids.push(u(*account));
-            devices.push(i16::from(*device));
-            let guid = super::guid_bytes(env);
-            created.push(super::id_time_ms(&guid) as i64);
-            guids.push(guid);
-            shareds.push(env.shared_mrm_key.clone());
-        }
-        for e in &encoded {
-            sizes.push(super::charged_size(e.len(), shared_len) as i64);
-        }
-        // Every relay process listening on the database hears, at commit, which mailboxes got mail
-        // (one notification per device; PostgreSQL folds duplicates within a transaction).
-        let mut targets: Vec<String> = deliveries
-            .iter()
-            .map(|(a, d, _)| format!("{}:{d}", a.simple()))
-            .collect();
-        targets.sort();
-        targets.dedup();
-        t.execute(
-            "SELECT pg_notify('alibi_mail', x) FROM UNNEST($1::text[]) AS x",
-            &[&targets],
-        )
-        .await
-        .map_err(pg_err)?;
-        // One statement for the whole batch, in the given order.
-        t.execute(
-            "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created)
-             SELECT x.uuid, x.device, x.guid, x.shared, x.envelope, x.size, x.created
-             FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int8[],
-                 $7::int8[])
-             WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, size, created, n) ORDER BY n",
-            &[&uuids, &devices, &guids, &shareds, &encoded, &sizes, &created],
-        )
-        .await
-        .map_err(pg_err)?;
-        t.commit().await.map_err(pg_err)
+        let (done, rx) = oneshot::channel();
+        self.write(Write::Enqueue {
+            deliveries,
+            shared,
+            quota,
+            done,
+        })?;
+        rx.await.map_err(|_| stopped())?
     }
 
     async fn pending(&self, account: Uuid, device: u8, limit: usize) -> Result<Vec<Envelope>> {
@@ -582,23 +847,14 @@ impl RelayStore for PgRelayStore {
     }
 
     async fn ack(&self, account: Uuid, device: u8, guid: Uuid) -> Result<bool> {
-        let mut c = self.client().await?;
-        let t = c.transaction().await.map_err(pg_err)?;
-        let r = t
-            .query_opt(
-                "DELETE FROM messages WHERE guid = $1 AND uuid = $2 AND device = $3 RETURNING shared",
-                &[&u(guid), &u(account), &i16::from(device)],
-            )
-            .await
-            .map_err(pg_err)?;
-        let Some(r) = r else {
-            return Ok(false);
-        };
-        if let Some(key) = r.get::<_, Option<Vec<u8>>>(0) {
-            release_shared(&t, &key, 1).await?;
-        }
-        t.commit().await.map_err(pg_err)?;
-        Ok(true)
+        let (done, rx) = oneshot::channel();
+        self.write(Write::Ack {
+            account,
+            device,
+            guid,
+            done,
+        })?;
+        rx.await.map_err(|_| stopped())?
     }
 
     async fn queued(&self) -> Result<u64> {
@@ -622,35 +878,74 @@ impl RelayStore for PgRelayStore {
             .await
             .map_err(pg_err)?;
         let mut n = 0;
+        let mut released = std::collections::BTreeMap::new();
         for r in rows {
             let count: i64 = r.get(1);
             n += count as u64;
             if let Some(key) = r.get::<_, Option<Vec<u8>>>(0) {
-                release_shared(&t, &key, count as i32).await?;
+                released.insert(key, count as i32);
             }
         }
+        release_shared(&t, released).await.map_err(pg_err)?;
         t.commit().await.map_err(pg_err)?;
         Ok(n)
     }
 }
 
-/// Drops `n` references to a shared multi-recipient part, and the part with its last one.
-async fn release_shared(t: &tokio_postgres::Transaction<'_>, key: &[u8], n: i32) -> Result<()> {
-    let left = t
-        .query_opt(
-            "UPDATE shared_mrm SET refs = refs - $2 WHERE key = $1 RETURNING refs",
-            &[&key, &n],
-        )
-        .await
-        .map_err(pg_err)?;
-    if left.is_some_and(|r| r.get::<_, i32>(0) <= 0) {
-        t.execute("DELETE FROM shared_mrm WHERE key = $1", &[&key])
-            .await
-            .map_err(pg_err)?;
+/// Drops references to shared multi-recipient parts (key -> how many), and each part with its
+/// last one. The rows are locked in order of key first, so two transactions releasing the same
+/// parts cannot deadlock.
+async fn release_shared(
+    t: &tokio_postgres::Transaction<'_>,
+    released: std::collections::BTreeMap<Vec<u8>, i32>,
+) -> std::result::Result<(), tokio_postgres::Error> {
+    if released.is_empty() {
+        return Ok(());
     }
+    let (keys, counts): (Vec<Vec<u8>>, Vec<i32>) = released.into_iter().unzip();
+    t.execute(
+        "SELECT 1 FROM shared_mrm WHERE key = ANY($1) ORDER BY key FOR UPDATE",
+        &[&keys],
+    )
+    .await?;
+    t.execute(
+        "UPDATE shared_mrm s SET refs = s.refs - x.n FROM UNNEST($1::bytea[], $2::int4[]) AS x(key, n)
+         WHERE s.key = x.key",
+        &[&keys, &counts],
+    )
+    .await?;
+    t.execute(
+        "DELETE FROM shared_mrm WHERE key = ANY($1) AND refs <= 0",
+        &[&keys],
+    )
+    .await?;
     Ok(())
 }
 
 fn clamp(x: u64) -> i64 {
     x.min(i64::MAX as u64) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relay_ignores_its_own_notifications_and_malformed_ones() {
+        let a = Uuid::new_v4();
+        let payload = format!("0011223344556677:{}:3", a.simple());
+        assert_eq!(
+            parse_signal(&payload, "8899aabbccddeeff"),
+            Some(MailSignal::Mail(a, 3))
+        );
+        assert_eq!(parse_signal(&payload, "0011223344556677"), None);
+        for bad in [
+            format!("{}:3", a.simple()),
+            format!("n:{}:3:4", a.simple()),
+            format!("n:{}:300", a.simple()),
+            "n:not-a-uuid:1".to_string(),
+        ] {
+            assert_eq!(parse_signal(&bad, "x"), None, "{bad}");
+        }
+    }
 }
