@@ -197,7 +197,9 @@ pub(crate) async fn websocket(
         let config = WebSocketConfig::default()
             .write_buffer_size(WRITE_BUFFER)
             .max_write_buffer_size(WRITE_BUFFER + 2 * CHUNK)
-            // Clients only send acknowledgements.
+            // Clients only send acknowledgements: small reads (each zero-fills its buffer
+            // first, 128 KiB by default).
+            .read_buffer_size(4096)
             .max_message_size(Some(64 * 1024))
             .max_frame_size(Some(64 * 1024));
         let ws =
