@@ -40,9 +40,14 @@ pub enum Cmd {
         /// The party's directory (created, mode 0700)
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
-        /// The relay, e.g. http://127.0.0.1:8080
-        #[arg(long, value_name = "URL")]
+        /// The relay, e.g. http://127.0.0.1:8080, or several nodes on one store, comma-separated
+        /// (the party moves to the next when one cannot be reached)
+        #[arg(long, value_name = "URL[,URL...]")]
         relay: String,
+        /// PEM CA certificates to trust for an https relay instead of the public roots (kept in
+        /// the sealed identity)
+        #[arg(long, value_name = "FILE")]
+        relay_ca: Option<PathBuf>,
         /// The party's name in cards, group files and reports
         #[arg(long, value_name = "NAME")]
         name: String,
@@ -290,6 +295,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
         Cmd::Init {
             dir,
             relay,
+            relay_ca,
             name,
             trust_root,
             passphrase,
@@ -297,6 +303,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
         } => init(
             &dir,
             &relay,
+            relay_ca.as_deref(),
             &name,
             trust_root.as_deref(),
             &passphrase,
@@ -414,9 +421,11 @@ fn setup(e: alibi_messenger::Error) -> Failure {
     Failure::Usage(e.to_string())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn init(
     dir: &Path,
     relay: &str,
+    relay_ca: Option<&Path>,
     name: &str,
     trust_root: Option<&str>,
     pass: &PassphraseArgs,
@@ -452,8 +461,18 @@ fn init(
     if let Err(alibi_messenger::Error::Card(m)) = probe.check() {
         return Err(Failure::Usage(format!("--name: {m}")));
     }
+    let relay_ca = relay_ca
+        .map(|f| {
+            let pem = crate::files::read_input(f, "PEM CA certificates")?;
+            alibi_messenger::Endpoint::new(&url)
+                .with_ca(&pem)
+                .map_err(|e| Failure::Usage(format!("--relay-ca: {e}")))?;
+            Ok::<_, Failure>(pem)
+        })
+        .transpose()?;
     let options = Options {
         trust_root,
+        relay_ca,
         ..Options::default()
     };
     let m = runtime()?

@@ -10,10 +10,18 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .map_err(usage)
 }
 
-/// A relay's base URL, checked up front (an http or https URL with a host) so that a typo is
-/// named here rather than reported later as an HTTP client error; returned without a trailing
-/// slash.
+/// A relay's base URL, or several nodes' comma-separated, checked up front (each an http or
+/// https URL with a host) so that a typo is named here rather than reported later as an HTTP
+/// client error; returned without trailing slashes.
 pub fn relay_url(s: &str) -> Result<String, Failure> {
+    s.split(',')
+        .map(one_url)
+        .collect::<Result<Vec<_>, _>>()
+        .map(|v| v.join(","))
+}
+
+fn one_url(s: &str) -> Result<String, Failure> {
+    let s = s.trim();
     let bad = |why: String| Failure::Usage(format!("'{s}' is not a relay URL: {why}"));
     let u = url::Url::parse(s).map_err(|e| bad(e.to_string()))?;
     if !matches!(u.scheme(), "http" | "https") {
@@ -42,5 +50,10 @@ mod tests {
         assert!(relay_url("ftp://x").is_err());
         assert!(relay_url("http://").is_err());
         assert!(relay_url("not a url").is_err());
+        assert_eq!(
+            relay_url("https://a:1/, https://b:2").ok().as_deref(),
+            Some("https://a:1,https://b:2")
+        );
+        assert!(relay_url("https://a:1,").is_err());
     }
 }

@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use crate::failure::{usage, CmdResult, Failure};
-use crate::files::{owner_only, read_secret, write, Created, Kind};
+use crate::files::{owner_only, read_input, read_secret, write, Created, Kind};
 use crate::net::{relay_url, runtime};
 use crate::report::{say, Format};
 use crate::rng::os_rng;
@@ -36,6 +36,16 @@ pub enum Cmd {
         /// created (mode 0600) [default: the database path + ".trust-root"]
         #[arg(long, value_name = "FILE")]
         trust_root: Option<PathBuf>,
+        /// Serve HTTPS: the certificate chain, PEM (the relay's certificate first)
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The TLS private key, PEM (PKCS#8, PKCS#1 or SEC1)
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
+        /// What goes to standard error: error, warn, info (start, drain, authentication
+        /// failures), debug (every request and delivery socket) or trace
+        #[arg(long, value_name = "LEVEL", default_value = "info")]
+        log_level: tracing::Level,
         #[command(flatten)]
         limits: Limits,
     },
@@ -43,8 +53,16 @@ pub enum Cmd {
     /// temporary store, unless --url, --db or --postgres is given)
     Bench {
         /// A running relay to measure instead, e.g. http://127.0.0.1:8080
-        #[arg(long, value_name = "URL", conflicts_with_all = ["db", "postgres"])]
+        #[arg(long, value_name = "URL", conflicts_with_all = ["db", "postgres", "nodes"])]
         url: Option<String>,
+        /// Running relays on one store to measure together: each pair's sender on one node
+        /// and its receiver on the next, so every message crosses nodes
+        #[arg(long, value_name = "URL,...", value_delimiter = ',',
+              conflicts_with_all = ["db", "postgres"])]
+        nodes: Vec<String>,
+        /// PEM CA certificates to trust for https relays (instead of the public roots)
+        #[arg(long, value_name = "FILE")]
+        ca: Option<PathBuf>,
         #[command(flatten)]
         store: BenchStore,
         /// Sender/receiver pairs of the 1:1 scenario
@@ -201,24 +219,83 @@ pub fn run(cmd: Cmd) -> CmdResult {
             store,
             delay_ms,
             trust_root,
+            tls_cert,
+            tls_key,
+            log_level,
             limits,
-        } => serve(
-            &listen,
-            store.db,
-            store.postgres,
-            delay_ms,
-            trust_root,
-            limits,
-        ),
+        } => {
+            logs(log_level);
+            let tls = match (tls_cert, tls_key) {
+                (Some(c), Some(k)) => Some(tls(&c, &k)?),
+                _ => None,
+            };
+            serve(
+                &listen,
+                store.db,
+                store.postgres,
+                delay_ms,
+                trust_root,
+                tls,
+                limits,
+            )
+        }
         Cmd::Bench {
             url,
+            nodes,
+            ca,
             store,
             pairs,
             messages,
             recipients,
             sends,
             format,
-        } => bench(url, store, pairs, messages, recipients, sends, format),
+        } => {
+            let mut url = url.into_iter().chain(nodes).collect::<Vec<_>>();
+            url.iter_mut()
+                .try_for_each(|u| relay_url(u).map(|v| *u = v))?;
+            let ca = ca
+                .map(|f| read_input(&f, "PEM CA certificates"))
+                .transpose()?;
+            bench(url, ca, store, pairs, messages, recipients, sends, format)
+        }
+    }
+}
+
+/// Log lines (`tracing`) to standard error, up to `level`.
+fn logs(level: tracing::Level) {
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+/// The TLS settings from a PEM chain and key.
+fn tls(cert: &Path, key: &Path) -> Result<server::Tls, Failure> {
+    let chain = read_input(cert, "a PEM certificate chain")?;
+    let key = read_secret(key, "a PEM private key")?;
+    server::Tls::from_pem(&chain, &key).map_err(usage)
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
@@ -268,6 +345,7 @@ fn serve(
     postgres: Option<String>,
     delay_ms: u64,
     trust_root_file: Option<PathBuf>,
+    tls: Option<server::Tls>,
     limits: Limits,
 ) -> CmdResult {
     let limited = limits.apply(Config::default())?;
@@ -301,18 +379,24 @@ fn serve(
         };
         let root_pub = alibi_handshake::PrivateKey::from_bytes(config.trust_root).public_key();
         say!(
-            "relay listening on http://{} (store: {kind}); trust root {}",
+            "relay listening on {}://{} (store: {kind}); trust root {}",
+            if tls.is_some() { "https" } else { "http" },
             listener.local_addr().map_err(usage)?,
             base64::engine::general_purpose::STANDARD.encode(root_pub.serialize())
         )?;
         created.keep();
-        server::serve(listener, store, config).await.map_err(usage)
+        // SIGTERM drains: no new connections, requests under way answered, sockets closed
+        // once their acknowledgements have committed; then exit 0.
+        server::serve_with(listener, store, config, tls, stop_signal())
+            .await
+            .map_err(usage)
     })
 }
 
 #[allow(clippy::too_many_arguments)]
 fn bench(
-    url: Option<String>,
+    urls: Vec<String>,
+    ca: Option<Vec<u8>>,
     store: BenchStore,
     pairs: usize,
     messages: usize,
@@ -325,7 +409,19 @@ fn bench(
             "--pairs, --messages, --sends and every --recipients count must be at least 1".into(),
         ));
     }
-    let url = url.as_deref().map(relay_url).transpose()?;
+    let endpoint = |u: &str| -> Result<alibi_messenger::Endpoint, Failure> {
+        let e = alibi_messenger::Endpoint::new(u);
+        match &ca {
+            Some(pem) => e
+                .with_ca(pem)
+                .map_err(|e| Failure::Usage(format!("--ca: {e}"))),
+            None => Ok(e),
+        }
+    };
+    let mut nodes = urls
+        .iter()
+        .map(|u| endpoint(u))
+        .collect::<Result<Vec<_>, _>>()?;
     runtime()?.block_on(async move {
         // Every account of the bench is created from this one address, and the per-device rate
         // is what is measured; the other limits stay as `serve` sets them.
@@ -339,8 +435,8 @@ fn bench(
         };
         let mut created = Created::default();
         // The in-process relay, if any, lives until the bench is done.
-        let (base, kind, _local) = match (url, &store.db, &store.postgres) {
-            (Some(u), _, _) => (u, "remote".to_string(), None),
+        let (base, kind, _local) = match (urls.first(), &store.db, &store.postgres) {
+            (Some(_), _, _) => (urls.join(","), "remote".to_string(), None),
             (None, None, None) => {
                 let r = LocalRelay::start(config).await.map_err(usage)?;
                 (r.url.clone(), "redb, temporary".to_string(), Some(r))
@@ -358,13 +454,16 @@ fn bench(
             }
         };
         created.keep();
+        if nodes.is_empty() {
+            nodes.push(endpoint(&base)?);
+        }
         if !format.json {
             say!("relay bench against {base} (store: {kind})")?;
             say("| scenario | messages | messages/s | p50 (ms) | p99 (ms) |")?;
             say("|---|---|---|---|---|")?;
         }
         let per = (messages / pairs).max(1);
-        let mut rows = vec![alibi_messenger::bench::one_to_one(&base, pairs, per, 8)
+        let mut rows = vec![alibi_messenger::bench::one_to_one(&nodes, pairs, per, 8)
             .await
             .map_err(usage)?];
         let row = |r: &alibi_messenger::bench::Row| -> CmdResult {
@@ -382,7 +481,7 @@ fn bench(
         };
         row(&rows[0])?;
         for n in recipients {
-            let r = alibi_messenger::bench::multi_recipient(&base, n, sends)
+            let r = alibi_messenger::bench::multi_recipient(&nodes[0], n, sends)
                 .await
                 .map_err(usage)?;
             row(&r)?;

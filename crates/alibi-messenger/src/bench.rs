@@ -14,8 +14,7 @@ use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
 use tokio::sync::Mutex;
 
-use crate::relay::RelayClient;
-use alibi_relay_api::now_ms;
+use crate::relay::{Endpoint, RelayClient};
 
 use crate::Result;
 use alibi_relay_api::access::{combine, derive_access_key, AccessKey};
@@ -45,11 +44,11 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
     v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
-async fn register(base: &str, i: usize) -> Result<(RelayClient, IdentityKeyPair, AccessKey)> {
+async fn register(relay: &Endpoint, i: usize) -> Result<(RelayClient, IdentityKeyPair, AccessKey)> {
     let id = IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
     let reg = (i % 16000 + 1) as u16;
     let c = RelayClient::register(
-        base,
+        relay,
         &id.identity.serialize(),
         reg,
         "bench-device-secret-0000",
@@ -62,19 +61,32 @@ async fn register(base: &str, i: usize) -> Result<(RelayClient, IdentityKeyPair,
     Ok((c, id, access_key))
 }
 
+/// Microseconds since the Unix epoch: the send time a 1:1 message carries.
+fn now_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
 /// 1:1: `pairs` senders each send `per_sender` messages (100 bytes, a send timestamp inside) to
 /// their own receiver, `concurrency` requests in flight per sender; receivers acknowledge each.
+/// With several `nodes` (relays on one store), pair i's sender uses node i and its receiver node
+/// i + 1 (modulo their number), so every message crosses from one node to another.
 pub async fn one_to_one(
-    base: &str,
+    nodes: &[Endpoint],
     pairs: usize,
     per_sender: usize,
     concurrency: usize,
 ) -> Result<Row> {
+    let n = nodes.len();
+    if n == 0 {
+        return Err(crate::Error::Relay("no relay node to measure".into()));
+    }
     let mut senders = vec![];
     let mut receivers = vec![];
     for i in 0..pairs {
-        senders.push(register(base, 2 * i).await?.0);
-        receivers.push(register(base, 2 * i + 1).await?.0);
+        senders.push(register(&nodes[i % n], 2 * i).await?.0);
+        receivers.push(register(&nodes[(i + 1) % n], 2 * i + 1).await?.0);
     }
     let latencies = Arc::new(Mutex::new(Vec::with_capacity(pairs * per_sender)));
     let start = Instant::now();
@@ -92,7 +104,9 @@ pub async fn one_to_one(
                         .and_then(|b| b.try_into().ok())
                         .unwrap_or([0; 8]),
                 );
-                lat.lock().await.push(now_ms().saturating_sub(sent) as f64);
+                lat.lock()
+                    .await
+                    .push(now_us().saturating_sub(sent) as f64 / 1e3);
                 rx.ack(&env);
                 got += 1;
             }
@@ -106,7 +120,7 @@ pub async fn one_to_one(
             let count = per_sender / concurrency + usize::from(lane < per_sender % concurrency);
             tasks.push(tokio::spawn(async move {
                 for _ in 0..count {
-                    let mut content = now_ms().to_be_bytes().to_vec();
+                    let mut content = now_us().to_be_bytes().to_vec();
                     content.resize(100, 0xAB);
                     let m = OutgoingMessage {
                         kind: 1,
@@ -125,7 +139,11 @@ pub async fn one_to_one(
     let secs = start.elapsed().as_secs_f64();
     let mut l = latencies.lock().await.clone();
     Ok(Row {
-        name: format!("1:1, {pairs} pairs"),
+        name: if n == 1 {
+            format!("1:1, {pairs} pairs")
+        } else {
+            format!("1:1, {pairs} pairs across {n} nodes")
+        },
         messages: l.len(),
         per_second: l.len() as f64 / secs,
         p50_ms: percentile(&mut l, 0.5),
@@ -135,12 +153,12 @@ pub async fn one_to_one(
 
 /// Multi-recipient: one sender seals `sends` group messages to `recipients` accounts (sealed sender
 /// v2) and sends each in one request; latency is the request's round trip (server time).
-pub async fn multi_recipient(base: &str, recipients: usize, sends: usize) -> Result<Row> {
-    let (sender, sid, _) = register(base, 0).await?;
+pub async fn multi_recipient(relay: &Endpoint, recipients: usize, sends: usize) -> Result<Row> {
+    let (sender, sid, _) = register(relay, 0).await?;
     let mut rs = vec![];
     let mut keys = vec![];
     for i in 0..recipients {
-        let (c, id, key) = register(base, i + 1).await?;
+        let (c, id, key) = register(relay, i + 1).await?;
         keys.push(key);
         rs.push(Recipient {
             service_id: ServiceId::aci(c.account),

@@ -25,6 +25,7 @@
 pub mod bench;
 mod card;
 mod content;
+mod endpoint;
 mod messenger;
 mod prekeys;
 mod profile;
@@ -36,7 +37,7 @@ pub use messenger::{
     STORE_FILE,
 };
 pub use prekeys::{generate_keys, to_prekey_bundle};
-pub use relay::{RelayClient, SendError};
+pub use relay::{Endpoint, RelayClient, SendError};
 
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]

@@ -34,7 +34,7 @@ use crate::card::{ContactCard, Device, Handshake};
 use crate::content::{Content, PrivatePart};
 use crate::prekeys::{generate_keys, one_time_keys, to_prekey_bundle};
 use crate::profile::Profile;
-use crate::relay::{Acker, RelayClient, SendError};
+use crate::relay::{Acker, Endpoint, RelayClient, SendError};
 use alibi_channel::ringxkem::{self, fingerprint, RingXkemBundle, RingXkemPreKey};
 use alibi_relay_api::now_ms;
 
@@ -67,6 +67,9 @@ pub struct Options {
     /// The relay's trust root as pinned out of band (33 bytes); without it, registration pins
     /// the root the relay announces (trust on first use).
     pub trust_root: Option<Vec<u8>>,
+    /// PEM CA certificates to trust for an `https` relay instead of the public roots (kept in
+    /// the sealed profile, so later opens trust the same).
+    pub relay_ca: Option<Vec<u8>>,
 }
 
 /// A group: its id (the sender-key distribution id) and its members, by contact name.
@@ -225,7 +228,7 @@ impl Messenger {
             &*profile.store_key()?,
         )?;
         let client = RelayClient::existing(
-            &profile.relay,
+            profile.endpoint()?,
             profile.account,
             profile.device,
             &profile.password,
@@ -1140,12 +1143,16 @@ async fn new_account(
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let trust_root = pin_trust_root(relay_url, options).await?;
+    let mut endpoint = Endpoint::new(relay_url);
+    if let Some(ca) = &options.relay_ca {
+        endpoint = endpoint.with_ca(ca)?;
+    }
+    let trust_root = pin_trust_root(&endpoint, options).await?;
     // The post-quantum identity and its RingXKEM prekey (medium-term, like a signed prekey).
     let pq = alibi_handshake::ringxkem::Identity::generate(crate::card::PQ_SUITE, &mut rng);
     let ringxkem_pre_key = RingXkemPreKey::generate(&pq, 1, &mut rng);
     let client = RelayClient::register(
-        relay_url,
+        &endpoint,
         &identity.identity.serialize(),
         registration_id,
         &password,
@@ -1153,7 +1160,8 @@ async fn new_account(
     .await?;
     let profile = Profile {
         name: name.to_string(),
-        relay: relay_url.to_string(),
+        relay: endpoint.nodes(),
+        relay_ca: options.relay_ca.clone().unwrap_or_default(),
         account: client.account,
         device: client.device,
         registration_id,
@@ -1169,11 +1177,11 @@ async fn new_account(
 }
 
 /// Pins the relay's trust root: the one given, or the one the relay announces.
-async fn pin_trust_root(relay_url: &str, options: &Options) -> Result<PublicKey> {
+async fn pin_trust_root(endpoint: &Endpoint, options: &Options) -> Result<PublicKey> {
     let bytes = match &options.trust_root {
         Some(b) => b.clone(),
         None => {
-            RelayClient::existing(relay_url, Uuid::nil(), 1, "")
+            RelayClient::existing(endpoint, Uuid::nil(), 1, "")
                 .trust_root()
                 .await?
         }

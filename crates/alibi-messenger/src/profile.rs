@@ -18,7 +18,11 @@ pub(crate) const PURPOSE: &str = "alibi messenger identity v1";
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Profile {
     pub name: String,
+    /// The relay's nodes, comma-separated.
     pub relay: String,
+    /// PEM CA certificates trusted for the relay instead of the public roots; empty for none.
+    #[serde(default, with = "alibi_relay_api::b64")]
+    pub relay_ca: Vec<u8>,
     #[zeroize(skip)]
     pub account: Uuid,
     pub device: u8,
@@ -41,6 +45,16 @@ pub(crate) struct Profile {
 }
 
 impl Profile {
+    /// The relay's nodes with the TLS trust pinned at registration.
+    pub fn endpoint(&self) -> Result<crate::Endpoint> {
+        let e = crate::Endpoint::new(&self.relay);
+        if self.relay_ca.is_empty() {
+            Ok(e)
+        } else {
+            e.with_ca(&self.relay_ca)
+        }
+    }
+
     pub fn identity_key_pair(&self) -> Result<IdentityKeyPair> {
         let key = PrivateKey::deserialize(&self.identity).map_err(|_| self.corrupt())?;
         Ok(IdentityKeyPair::from_private(key))

@@ -22,16 +22,27 @@ use uuid::Uuid;
 
 use alibi_relay_api::now_ms;
 
+pub use crate::endpoint::Endpoint;
+
 use crate::{Error, Result};
 
-fn client_err(e: impl core::fmt::Display) -> Error {
-    Error::Relay(e.to_string())
+/// An HTTP client error with its causes (reqwest's own text hides them: "error sending
+/// request" says nothing of an untrusted certificate or a refused connection).
+fn client_err(e: impl std::error::Error) -> Error {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    Error::Relay(text)
 }
 
 /// A registered device talking to one relay.
 #[derive(Clone)]
 pub struct RelayClient {
-    base: String,
+    endpoint: Endpoint,
     http: reqwest::Client,
     /// The account.
     pub account: Uuid,
@@ -72,43 +83,44 @@ pub enum SendError {
 }
 
 impl RelayClient {
-    /// Registers a new account (primary device 1) with its identity key and registration id.
+    /// Registers a new account (primary device 1) with its identity key and registration id, on
+    /// `relay` (a base URL, a comma-separated list of nodes, or an [`Endpoint`]).
     pub async fn register(
-        base: &str,
+        relay: impl Into<Endpoint>,
         identity_key: &[u8],
         registration_id: u16,
         password: &str,
     ) -> Result<Self> {
-        let http = http_client();
-        let r = http
-            .post(format!("{base}{}", paths::ACCOUNTS))
-            .json(&CreateAccount {
-                identity_key: identity_key.to_vec(),
-                registration_id,
-                password: password.to_string(),
-            })
-            .send()
-            .await
-            .map_err(client_err)?;
-        let created: AccountCreated = ok_json(r).await?;
-        Ok(Self {
-            base: base.to_string(),
-            http,
-            account: created.uuid,
-            device: created.device_id,
+        let mut me = Self::existing(relay, Uuid::nil(), 0, password);
+        let body = CreateAccount {
+            identity_key: identity_key.to_vec(),
+            registration_id,
             password: password.to_string(),
-        })
+        };
+        let r = me
+            .request(|http, node| http.post(format!("{node}{}", paths::ACCOUNTS)).json(&body))
+            .await?;
+        let created: AccountCreated = ok_json(r).await?;
+        me.account = created.uuid;
+        me.device = created.device_id;
+        Ok(me)
     }
 
     /// A client for an existing device.
-    pub fn existing(base: &str, account: Uuid, device: u8, password: &str) -> Self {
+    pub fn existing(relay: impl Into<Endpoint>, account: Uuid, device: u8, password: &str) -> Self {
+        let endpoint = relay.into();
         Self {
-            base: base.to_string(),
-            http: http_client(),
+            http: endpoint.http_client(),
+            endpoint,
             account,
             device,
             password: password.to_string(),
         }
+    }
+
+    /// The relay's nodes and TLS trust.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
     fn user(&self) -> String {
@@ -119,6 +131,27 @@ impl RelayClient {
         rb.basic_auth(self.user(), Some(&self.password))
     }
 
+    /// Sends the request `build` makes for the node in use. One that could not connect never
+    /// reached a relay, so it is sent again to the next node, each node tried once.
+    async fn request(
+        &self,
+        build: impl Fn(&reqwest::Client, &str) -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response> {
+        let mut last = None;
+        for _ in 0..self.endpoint.len() {
+            let (node, turn) = self.endpoint.current();
+            match build(&self.http, node).send().await {
+                Ok(r) => return Ok(r),
+                Err(e) if e.is_connect() => {
+                    self.endpoint.failed(turn);
+                    last = Some(e);
+                }
+                Err(e) => return Err(client_err(e)),
+            }
+        }
+        Err(client_err(last.expect("an endpoint has a node")))
+    }
+
     /// Adds device `device_id` to this account (as this device); returns its client.
     pub async fn add_device(
         &self,
@@ -126,21 +159,19 @@ impl RelayClient {
         registration_id: u16,
         password: &str,
     ) -> Result<RelayClient> {
+        let body = AddDevice {
+            registration_id,
+            password: password.to_string(),
+        };
         let r = self
-            .auth(
-                self.http
-                    .put(format!("{}{}/{device_id}", self.base, paths::DEVICES)),
-            )
-            .json(&AddDevice {
-                registration_id,
-                password: password.to_string(),
+            .request(|http, node| {
+                self.auth(http.put(format!("{node}{}/{device_id}", paths::DEVICES)))
+                    .json(&body)
             })
-            .send()
-            .await
-            .map_err(client_err)?;
+            .await?;
         ok_status(r).await?;
         Ok(Self::existing(
-            &self.base,
+            &self.endpoint,
             self.account,
             device_id,
             password,
@@ -150,21 +181,19 @@ impl RelayClient {
     /// Uploads keys (`PUT /v2/keys`).
     pub async fn upload_keys(&self, keys: &KeysUpload) -> Result<()> {
         let r = self
-            .auth(self.http.put(format!("{}{}", self.base, paths::KEYS)))
-            .json(keys)
-            .send()
-            .await
-            .map_err(client_err)?;
+            .request(|http, node| {
+                self.auth(http.put(format!("{node}{}", paths::KEYS)))
+                    .json(keys)
+            })
+            .await?;
         ok_status(r).await
     }
 
     /// How many one-time EC and KEM prekeys this device has left.
     pub async fn key_counts(&self) -> Result<KeyCounts> {
         let r = self
-            .auth(self.http.get(format!("{}{}", self.base, paths::KEYS)))
-            .send()
-            .await
-            .map_err(client_err)?;
+            .request(|http, node| self.auth(http.get(format!("{node}{}", paths::KEYS))))
+            .await?;
         ok_json(r).await
     }
 
@@ -173,13 +202,10 @@ impl RelayClient {
     pub async fn fetch_bundles(&self, account: Uuid, device: Option<u8>) -> Result<PreKeyResponse> {
         let which = device.map_or("*".to_string(), |d| d.to_string());
         let r = self
-            .auth(
-                self.http
-                    .get(format!("{}{}/{account}/{which}", self.base, paths::KEYS_OF)),
-            )
-            .send()
-            .await
-            .map_err(client_err)?;
+            .request(|http, node| {
+                self.auth(http.get(format!("{node}{}/{account}/{which}", paths::KEYS_OF)))
+            })
+            .await?;
         ok_json(r).await
     }
 
@@ -199,21 +225,20 @@ impl RelayClient {
         messages: Vec<OutgoingMessage>,
         access_key: Option<&AccessKey>,
     ) -> Result<std::result::Result<(), SendError>> {
-        let rb = self
-            .http
-            .put(format!("{}{}/{account}", self.base, paths::MESSAGES));
-        let rb = match access_key {
-            Some(k) => rb.header(access::HEADER, b64::encode(k)),
-            None => self.auth(rb),
+        let body = OutgoingMessages {
+            messages,
+            timestamp: now_ms(),
         };
-        let r = rb
-            .json(&OutgoingMessages {
-                messages,
-                timestamp: now_ms(),
+        let r = self
+            .request(|http, node| {
+                let rb = http.put(format!("{node}{}/{account}", paths::MESSAGES));
+                match access_key {
+                    Some(k) => rb.header(access::HEADER, b64::encode(k)),
+                    None => self.auth(rb),
+                }
+                .json(&body)
             })
-            .send()
-            .await
-            .map_err(client_err)?;
+            .await?;
         Ok(send_outcome(r).await)
     }
 
@@ -225,15 +250,15 @@ impl RelayClient {
         sent_message: Vec<u8>,
         access_key: &AccessKey,
     ) -> Result<std::result::Result<(), SendError>> {
+        let body = bytes::Bytes::from(sent_message);
         let r = self
-            .http
-            .put(format!("{}{}", self.base, paths::MULTI_RECIPIENT))
-            .header("Content-Type", paths::MRM_CONTENT_TYPE)
-            .header(access::HEADER, b64::encode(access_key))
-            .body(sent_message)
-            .send()
-            .await
-            .map_err(client_err)?;
+            .request(|http, node| {
+                http.put(format!("{node}{}", paths::MULTI_RECIPIENT))
+                    .header("Content-Type", paths::MRM_CONTENT_TYPE)
+                    .header(access::HEADER, b64::encode(access_key))
+                    .body(body.clone())
+            })
+            .await?;
         Ok(send_outcome(r).await)
     }
 
@@ -251,27 +276,25 @@ impl RelayClient {
     /// Publishes this account's access key (`PUT /v1/accounts/attributes`), which senders
     /// derive from its profile key ([`access::derive_access_key`]).
     pub async fn set_access_key(&self, access_key: &AccessKey) -> Result<()> {
+        let body = AccountAttributes {
+            unidentified_access_key: access_key.to_vec(),
+        };
         let r = self
-            .auth(self.http.put(format!("{}{}", self.base, paths::ATTRIBUTES)))
-            .json(&AccountAttributes {
-                unidentified_access_key: access_key.to_vec(),
+            .request(|http, node| {
+                self.auth(http.put(format!("{node}{}", paths::ATTRIBUTES)))
+                    .json(&body)
             })
-            .send()
-            .await
-            .map_err(client_err)?;
+            .await?;
         ok_status(r).await
     }
 
     /// A sender certificate for this device.
     pub async fn sender_certificate(&self) -> Result<Vec<u8>> {
         let r = self
-            .auth(
-                self.http
-                    .get(format!("{}{}", self.base, paths::DELIVERY_CERTIFICATE)),
-            )
-            .send()
-            .await
-            .map_err(client_err)?;
+            .request(|http, node| {
+                self.auth(http.get(format!("{node}{}", paths::DELIVERY_CERTIFICATE)))
+            })
+            .await?;
         Ok(ok_json::<DeliveryCertificate>(r).await?.certificate)
     }
 
@@ -279,11 +302,8 @@ impl RelayClient {
     /// more (a contact card or group file is what later checks compare against).
     pub async fn trust_root(&self) -> Result<Vec<u8>> {
         let r = self
-            .http
-            .get(format!("{}{}", self.base, paths::TRUST_ROOT))
-            .send()
-            .await
-            .map_err(client_err)?;
+            .request(|http, node| http.get(format!("{node}{}", paths::TRUST_ROOT)))
+            .await?;
         Ok(ok_json::<TrustRoot>(r).await?.trust_root)
     }
 
@@ -309,8 +329,9 @@ impl RelayClient {
         mut acks: mpsc::UnboundedReceiver<Uuid>,
     ) {
         let mut backoff = Duration::from_millis(50);
-        let ws_url = self.base.replacen("http", "ws", 1) + paths::WEBSOCKET;
         loop {
+            let (node, turn) = self.endpoint.current();
+            let ws_url = node.replacen("http", "ws", 1) + paths::WEBSOCKET;
             let mut req = match ws_url.as_str().into_client_request() {
                 Ok(r) => r,
                 Err(_) => return,
@@ -320,11 +341,20 @@ impl RelayClient {
                 return;
             };
             req.headers_mut().insert("Authorization", value);
-            let Ok((ws, _)) =
-                tokio_tungstenite::connect_async_with_config(req, Some(ws_config()), true).await
+            let Ok((ws, _)) = tokio_tungstenite::connect_async_tls_with_config(
+                req,
+                Some(ws_config()),
+                true,
+                Some(self.endpoint.ws_connector()),
+            )
+            .await
             else {
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(5));
+                // Unreachable: the next node, after a pause once every node was tried.
+                self.endpoint.failed(turn);
+                if turn.wrapping_add(1) % self.endpoint.len() == 0 {
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                }
                 continue;
             };
             backoff = Duration::from_millis(50);
@@ -424,14 +454,6 @@ impl Drop for Receiver {
     fn drop(&mut self) {
         self.task.abort();
     }
-}
-
-/// The HTTP client: Nagle off, as on the server (see `server::serve`).
-fn http_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .tcp_nodelay(true)
-        .build()
-        .unwrap_or_default()
 }
 
 /// WebSocket limits: frames and messages up to [`MAX_ANSWER`].

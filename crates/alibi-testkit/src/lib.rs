@@ -8,6 +8,8 @@
 #![deny(clippy::unwrap_used)]
 
 pub mod node;
+pub mod pki;
+pub mod postgres;
 pub mod proxy;
 
 use serde_json::Value;

@@ -82,6 +82,9 @@ pub(crate) async fn authenticate(
     };
     if !ok {
         super::metrics::Metrics::add(&s.metrics.auth_failures, 1);
+        // No account, device or address in the log: the metric and this line say that it
+        // happens, which is what an operator acts on.
+        tracing::info!("authentication failed");
         tokio::time::sleep(s.config.auth_failure_delay).await;
         return Err(unauthorized());
     }

@@ -51,6 +51,14 @@ pub const POLL: Duration = Duration::from_secs(30);
 /// store (the socket task reads them from there when it has room).
 const LIVE_QUEUE: usize = 1024;
 
+/// How long a draining relay waits for a socket's outstanding acknowledgements (and then for
+/// them to commit).
+pub const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// Acknowledged envelopes a socket remembers (more than its live queue holds, so a copy waiting
+/// there is always recognised).
+const REMEMBERED_ACKS: usize = 4 * LIVE_QUEUE;
+
 /// Largest WebSocket frame the relay writes: a shared part goes out in pieces of this size.
 pub const CHUNK: usize = 64 * 1024;
 
@@ -184,6 +192,10 @@ pub(crate) async fn websocket(
         .extensions_mut()
         .remove::<hyper::upgrade::OnUpgrade>()
         .ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "connection cannot be upgraded"))?;
+    if *s.draining.borrow() {
+        return Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "draining")
+            .retry_after(Duration::from_secs(1)));
+    }
     let permit = s.sockets.clone().try_acquire_owned().map_err(|_| {
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "too many connections")
             .retry_after(Duration::from_secs(5))
@@ -244,6 +256,11 @@ struct Conn {
     /// Request id -> (envelope id, when it was pushed).
     in_flight: HashMap<u64, (Uuid, Instant)>,
     sent: HashSet<Uuid>,
+    /// The last [`REMEMBERED_ACKS`] envelopes this socket had acknowledged and deleted: an
+    /// envelope handed over live may still wait in the backlog after a store read pushed it and
+    /// its acknowledgement committed, and must not go out again.
+    acked: HashSet<Uuid>,
+    acked_order: VecDeque<Uuid>,
     backlog: VecDeque<Outgoing>,
     /// Something may be in the store that is neither in flight nor in the backlog.
     check_store: bool,
@@ -257,13 +274,26 @@ struct Conn {
 }
 
 impl Conn {
+    /// The envelope's deletion has committed.
+    fn acknowledged(&mut self, guid: Uuid) {
+        self.sent.remove(&guid);
+        if self.acked.insert(guid) {
+            self.acked_order.push_back(guid);
+            if self.acked_order.len() > REMEMBERED_ACKS {
+                if let Some(old) = self.acked_order.pop_front() {
+                    self.acked.remove(&old);
+                }
+            }
+        }
+    }
+
     /// Writes one envelope's frame (fed, not flushed: the loop flushes once per turn, so a burst
     /// costs one write); false if the socket failed or the reader did not keep up.
     async fn push(&mut self, socket: &mut Socket, out: Outgoing) -> bool {
         let Some(guid) = out.env.guid() else {
             return true;
         };
-        if !self.sent.insert(guid) {
+        if self.acked.contains(&guid) || !self.sent.insert(guid) {
             return true;
         }
         let (head, tail) = frame(self.next_id, &out);
@@ -316,6 +346,8 @@ async fn deliver(
         next_id: 1,
         in_flight: HashMap::new(),
         sent: Default::default(),
+        acked: Default::default(),
+        acked_order: Default::default(),
         backlog: Default::default(),
         check_store: true,
         more_after_ack: false,
@@ -402,8 +434,24 @@ async fn deliver_loop(
     ping.reset();
     let mut redeliver = tokio::time::interval((c.ack_timeout / 4).max(Duration::from_millis(10)));
     redeliver.reset();
+    let mut draining = s.draining.clone();
+    if *draining.borrow_and_update() {
+        return None;
+    }
+    // Once the relay drains: nothing more is pushed, and the socket stays open (for at most
+    // DRAIN_GRACE) until what was pushed is acknowledged; then those acknowledgements commit and
+    // the socket closes. Whatever was not acknowledged stays stored for the device's next socket.
+    let mut drain_by: Option<tokio::time::Instant> = None;
     loop {
-        while c.in_flight.len() < WINDOW {
+        if let Some(by) = drain_by {
+            if c.in_flight.is_empty() || tokio::time::Instant::now() >= by {
+                let wait = async { while acking.next().await.is_some() {} };
+                let _ = tokio::time::timeout(DRAIN_GRACE, wait).await;
+                tracing::debug!("delivery socket closed: draining");
+                return None;
+            }
+        }
+        while drain_by.is_none() && c.in_flight.len() < WINDOW {
             let Some(out) = c.backlog.pop_front() else {
                 break;
             };
@@ -411,7 +459,7 @@ async fn deliver_loop(
                 return None;
             }
         }
-        if c.check_store && c.in_flight.len() < WINDOW {
+        if drain_by.is_none() && c.check_store && c.in_flight.len() < WINDOW {
             c.check_store = false;
             let limit = WINDOW + c.in_flight.len();
             let pending = s
@@ -453,7 +501,12 @@ async fn deliver_loop(
                 }
             }
         }
-        if c.in_flight.is_empty() && c.backlog.is_empty() && !c.check_store && !c.announced_empty {
+        if drain_by.is_none()
+            && c.in_flight.is_empty()
+            && c.backlog.is_empty()
+            && !c.check_store
+            && !c.announced_empty
+        {
             let frame = WebSocketMessage::request(0, "PUT", paths::WS_QUEUE_EMPTY, vec![]);
             socket
                 .feed(WsMessage::Binary(frame.encode_to_vec().into()))
@@ -506,7 +559,7 @@ async fn deliver_loop(
             Some(joined) = acking.next(), if !acking.is_empty() => {
                 let (guid, done) = joined.ok()?;
                 done.ok()?;
-                c.sent.remove(&guid);
+                c.acknowledged(guid);
                 if std::mem::take(&mut c.more_after_ack) {
                     c.check_store = true;
                 }
@@ -546,6 +599,11 @@ async fn deliver_loop(
             }
             _ = ends.notify.notified() => c.check_store = true,
             _ = ends.displaced.notified() => return None,
+            _ = draining.changed(), if drain_by.is_none() => {
+                drain_by = Some(tokio::time::Instant::now() + DRAIN_GRACE);
+            }
+            _ = tokio::time::sleep_until(drain_by.unwrap_or_else(tokio::time::Instant::now)),
+                if drain_by.is_some() => {}
             _ = tokio::time::sleep(POLL) => c.check_store = true,
         }
     }

@@ -26,6 +26,12 @@ pub(crate) enum Op {
 
 const OPS: [&str; 3] = ["enqueue", "pending", "ack"];
 
+impl Op {
+    fn name(self) -> &'static str {
+        OPS[self as usize]
+    }
+}
+
 /// The relay's counters.
 #[derive(Default)]
 pub(crate) struct Metrics {
@@ -54,6 +60,7 @@ impl Metrics {
         self.store_calls[i].fetch_add(1, Ordering::Relaxed);
         if r.is_err() {
             self.store_errors.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(op = op.name(), "store call failed");
         }
         r
     }

@@ -42,11 +42,13 @@ pub mod keys;
 pub mod limits;
 pub mod messages;
 mod metrics;
+pub mod tls;
 
 pub use alibi_relay_api::keys::MAX_KEYS_PER_UPLOAD;
 pub use delivery::{POLL, WINDOW};
 pub use limits::{AddressLimits, Rate};
 pub use messages::MAX_RECIPIENTS;
+pub use tls::Tls;
 
 /// Largest request body accepted (a 1,000-recipient multi-recipient send is about 100 KB).
 pub const MAX_BODY: usize = 2 * 1024 * 1024;
@@ -146,6 +148,9 @@ pub(crate) struct AppState {
     pub(crate) shared_parts: Mutex<HashMap<Uuid, std::sync::Weak<Vec<u8>>>>,
     /// Counters for `GET /metrics`.
     pub(crate) metrics: Arc<metrics::Metrics>,
+    /// Becomes true when the relay drains: sockets close (their mail stays stored), no new
+    /// socket opens.
+    pub(crate) draining: tokio::sync::watch::Receiver<bool>,
 }
 
 pub(crate) type Shared = Arc<AppState>;
@@ -204,7 +209,7 @@ impl From<Error> for ApiError {
             ),
             // The store's text (paths, SQL, addresses) is for the operator, not the client.
             e => {
-                eprintln!("relay: {e}");
+                tracing::error!(error = %e, "store");
                 ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "service unavailable")
             }
         }
@@ -240,7 +245,7 @@ async fn janitor(state: std::sync::Weak<AppState>) {
         let expiry = s.config.message_expiry.as_millis() as u64;
         let before = alibi_relay_api::now_ms().saturating_sub(expiry);
         if let Err(e) = s.store.expire(before).await {
-            eprintln!("relay: expiring old envelopes: {e}");
+            tracing::error!(error = %e, "expiring old envelopes");
         }
         if last_shrink.elapsed() >= Duration::from_secs(60) {
             s.limits.shrink();
@@ -287,13 +292,43 @@ async fn wake_on_signals(
     }
 }
 
+/// Logs every request at debug level: method, route (its template, so no account id), status
+/// and time taken.
+async fn log_request(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let method = req.method().clone();
+    let route = req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map_or_else(|| "(no route)".to_string(), |p| p.as_str().to_string());
+    let start = std::time::Instant::now();
+    let r = next.run(req).await;
+    tracing::debug!(
+        %method,
+        route,
+        status = r.status().as_u16(),
+        micros = start.elapsed().as_micros() as u64,
+        "request"
+    );
+    r
+}
+
 /// The relay application on `store`.
 pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
+    app_draining(store, config, tokio::sync::watch::channel(false).1).0
+}
+
+/// The application, draining when `draining` turns true; with the socket count it waits on.
+fn app_draining(
+    store: Arc<dyn RelayStore>,
+    config: Config,
+    draining: tokio::sync::watch::Receiver<bool>,
+) -> (Router, Arc<tokio::sync::Semaphore>) {
     let server_key = PrivateKey::generate(&mut UnwrapErr(SysRng));
     let root = PrivateKey::from_bytes(config.trust_root);
     let server_cert =
         ServerCertificate::new(1, server_key.public_key(), &root, &mut UnwrapErr(SysRng));
     let max_sockets = config.max_sockets;
+    let sockets = Arc::new(tokio::sync::Semaphore::new(max_sockets));
     let state = Arc::new(AppState {
         store,
         limits: limits::Limiters::new(&config),
@@ -305,9 +340,10 @@ pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
         device_cache: Mutex::new(HashMap::new()),
         live: Mutex::new(HashMap::new()),
         next_socket: Default::default(),
-        sockets: Arc::new(tokio::sync::Semaphore::new(max_sockets)),
+        sockets: sockets.clone(),
         shared_parts: Mutex::new(HashMap::new()),
         metrics: Arc::default(),
+        draining,
     });
     if let Ok(rt) = tokio::runtime::Handle::try_current() {
         rt.spawn(janitor(Arc::downgrade(&state)));
@@ -315,7 +351,7 @@ pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
             rt.spawn(wake_on_signals(Arc::downgrade(&state), signals));
         }
     }
-    Router::new()
+    let router = Router::new()
         .route(paths::ACCOUNTS, post(accounts::create_account))
         .route(
             &format!("{}/{{device_id}}", paths::DEVICES),
@@ -339,8 +375,10 @@ pub fn app(store: Arc<dyn RelayStore>, config: Config) -> Router {
         .route(paths::HEALTH, get(metrics::health))
         .layer(axum::middleware::from_fn_with_state(state.clone(), delay))
         .layer(axum::middleware::from_fn(limits::client_address))
+        .route_layer(axum::middleware::from_fn(log_request))
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .with_state(state)
+        .with_state(state);
+    (router, sockets)
 }
 
 /// Serves the relay on `listener` until the future is dropped.
@@ -349,18 +387,68 @@ pub async fn serve(
     store: Arc<dyn RelayStore>,
     config: Config,
 ) -> std::io::Result<()> {
+    serve_with(listener, store, config, None, std::future::pending()).await
+}
+
+/// How long a drain waits for delivery sockets to close and acknowledgements to commit.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Serves the relay on `listener` (over TLS with `tls`) until `shutdown` completes, then drains:
+/// stops accepting, lets requests under way finish (an answered send is stored, whatever
+/// follows), closes every delivery socket once the acknowledgements it received have committed
+/// (its other envelopes stay stored for the device's next socket, here or on another node), and
+/// returns; at most [`DRAIN_TIMEOUT`] for the sockets.
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    store: Arc<dyn RelayStore>,
+    config: Config,
+    tls: Option<Tls>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
+    let (drain_tx, drain_rx) = tokio::sync::watch::channel(false);
+    let max_sockets = config.max_sockets;
     let listener = connections::Capped::new(listener, config.max_connections, config.idle_timeout);
     // No Nagle: small WebSocket frames and answers go out at once instead of waiting for the
     // peer's delayed ACK (40 ms on Linux), which would otherwise pace every protocol round.
     let listener = listener.tap_io(|c| {
         let _ = c.tcp().set_nodelay(true);
     });
-    axum::serve(
-        listener,
-        app(store, config).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .await
+    let (app, sockets) = app_draining(store, config, drain_rx);
+    let make = app.into_make_service_with_connect_info::<SocketAddr>();
+    // Held here too, so the sockets' receivers never see the sender gone while serving.
+    let drain_tx = Arc::new(drain_tx);
+    let drain = drain_tx.clone();
+    let signal = async move {
+        shutdown.await;
+        tracing::info!("draining");
+        drain.send_replace(true);
+    };
+    match tls {
+        None => {
+            axum::serve(listener, make)
+                .with_graceful_shutdown(signal)
+                .await?
+        }
+        Some(tls) => {
+            // (A tap that does nothing: axum gives the client's address to listeners so wrapped.)
+            let listener = tls::Listener::new(listener, tls).tap_io(|_| {});
+            axum::serve(listener, make)
+                .with_graceful_shutdown(signal)
+                .await?
+        }
+    }
+    // Every socket gives its permit back when it has closed.
+    let all = u32::try_from(max_sockets).unwrap_or(u32::MAX);
+    if tokio::time::timeout(DRAIN_TIMEOUT, sockets.acquire_many(all))
+        .await
+        .is_err()
+    {
+        tracing::warn!("drain: delivery sockets still open after {DRAIN_TIMEOUT:?}");
+    }
+    tracing::info!("drained");
+    drop(drain_tx);
+    Ok(())
 }
 
 #[cfg(test)]

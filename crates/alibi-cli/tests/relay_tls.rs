@@ -1,0 +1,128 @@
+//! `alibi relay serve` over TLS, end to end through OS processes: the relay on a certificate of
+//! a test CA, `alibi relay bench` trusting that CA file; refused without it; bad files exit 2.
+
+mod common;
+
+use std::ffi::OsString;
+
+use alibi_testkit::pki::test_pki;
+use common::relay_process::RelayProcess;
+use common::{alibi, code, path, stderr, stdout};
+
+#[test]
+fn a_relay_over_tls_serves_clients_that_trust_its_ca() {
+    let pki = test_pki();
+    let dir = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = (
+        path(dir.path(), "ca.pem"),
+        path(dir.path(), "relay.pem"),
+        path(dir.path(), "relay.key"),
+    );
+    std::fs::write(&ca, &pki.ca).unwrap();
+    std::fs::write(&cert, &pki.cert).unwrap();
+    std::fs::write(&key, &pki.key).unwrap();
+    let args: Vec<OsString> = [
+        "--db",
+        &path(dir.path(), "relay.redb"),
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    let relay = RelayProcess::start(0, &args);
+    assert!(relay.url.starts_with("https://127.0.0.1:"), "{}", relay.url);
+
+    let bench = |extra: &[&str]| {
+        let mut a = vec![
+            "relay",
+            "bench",
+            "--url",
+            &relay.url,
+            "--pairs",
+            "2",
+            "--messages",
+            "200",
+            "--recipients",
+            "3",
+            "--sends",
+            "2",
+        ];
+        a.extend_from_slice(extra);
+        alibi(&a)
+    };
+    let ok = bench(&["--ca", &ca]);
+    assert_eq!(code(&ok), 0, "{}", stderr(&ok));
+    assert!(
+        stdout(&ok).contains("| 1:1, 2 pairs | 200 |"),
+        "{}",
+        stdout(&ok)
+    );
+
+    // Without the CA the client trusts the public roots only, which did not issue this one.
+    let untrusted = bench(&[]);
+    assert_eq!(code(&untrusted), 2);
+    assert!(
+        stderr(&untrusted).contains("certificate"),
+        "{}",
+        stderr(&untrusted)
+    );
+}
+
+#[test]
+fn bad_tls_files_are_usage_errors() {
+    let pki = test_pki();
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key, junk) = (
+        path(dir.path(), "relay.pem"),
+        path(dir.path(), "relay.key"),
+        path(dir.path(), "junk"),
+    );
+    std::fs::write(&cert, &pki.cert).unwrap();
+    std::fs::write(&key, &pki.key).unwrap();
+    std::fs::write(&junk, "not pem").unwrap();
+    let db = path(dir.path(), "r.redb");
+    let serve = |c: &str, k: &str| {
+        alibi(&[
+            "relay",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--db",
+            &db,
+            "--tls-cert",
+            c,
+            "--tls-key",
+            k,
+        ])
+    };
+    for (c, k) in [(&junk, &key), (&cert, &junk), (&key, &cert)] {
+        let o = serve(c, k);
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+    }
+    // One without the other is refused by the parser.
+    let o = alibi(&[
+        "relay",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--db",
+        &db,
+        "--tls-cert",
+        &cert,
+    ]);
+    assert_eq!(code(&o), 2);
+    let o = alibi(&[
+        "relay",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--db",
+        &db,
+        "--log-level",
+        "loud",
+    ]);
+    assert_eq!(code(&o), 2);
+}

@@ -1,0 +1,192 @@
+//! Where a client reaches the relay: one or more nodes serving one store, tried in turn, and the
+//! TLS roots it trusts for `https://` (and so `wss://`) nodes.
+//!
+//! Several relay processes on one PostgreSQL database serve the same mailboxes (docs/relay.md),
+//! so a client that cannot reach one node may use any other: requests that could not connect and
+//! a delivery socket that dropped move on to the next node.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::CertificateDer;
+
+use crate::{Error, Result};
+
+/// The relay's nodes and the TLS trust of the client that talks to them.
+#[derive(Clone)]
+pub struct Endpoint {
+    nodes: Arc<[String]>,
+    /// The node in use, an index into `nodes` (counts up; taken modulo their number).
+    current: Arc<AtomicUsize>,
+    tls: Arc<rustls::ClientConfig>,
+    ca: Option<Arc<[u8]>>,
+}
+
+impl core::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("nodes", &self.nodes)
+            .field("own_ca", &self.ca.is_some())
+            .finish()
+    }
+}
+
+/// The client's TLS settings: `roots` only, on the ring provider.
+fn tls_config(roots: rustls::RootCertStore) -> Result<rustls::ClientConfig> {
+    Ok(rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| Error::Relay(format!("TLS: {e}")))?
+    .with_root_certificates(roots)
+    .with_no_client_auth())
+}
+
+impl Endpoint {
+    /// The nodes of a comma-separated list of base URLs (`https://a.example:8443,https://b...`;
+    /// a trailing `/` is dropped), trusting the public web PKI (webpki-roots) for `https`.
+    pub fn new(nodes: &str) -> Self {
+        let nodes: Vec<String> = nodes
+            .split(',')
+            .map(|n| n.trim().trim_end_matches('/').to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        let roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        Self {
+            nodes: if nodes.is_empty() {
+                Arc::from(vec![String::new()])
+            } else {
+                nodes.into()
+            },
+            current: Arc::default(),
+            tls: Arc::new(tls_config(roots).expect("ring supports the default TLS versions")),
+            ca: None,
+        }
+    }
+
+    /// Trusts exactly the CA certificates of `pem` (one or more `CERTIFICATE` blocks) instead of
+    /// the public roots: a relay whose certificate an own CA issued.
+    pub fn with_ca(mut self, pem: &[u8]) -> Result<Self> {
+        let mut roots = rustls::RootCertStore::empty();
+        let mut n = 0;
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            let cert = cert.map_err(|e| Error::Relay(format!("CA file: {e}")))?;
+            roots
+                .add(cert)
+                .map_err(|e| Error::Relay(format!("CA file: {e}")))?;
+            n += 1;
+        }
+        if n == 0 {
+            return Err(Error::Relay(
+                "CA file: no PEM CERTIFICATE block in it".into(),
+            ));
+        }
+        self.tls = Arc::new(tls_config(roots)?);
+        self.ca = Some(pem.into());
+        Ok(self)
+    }
+
+    /// The CA certificates trusted instead of the public roots, as given to [`Self::with_ca`].
+    pub fn ca(&self) -> Option<&[u8]> {
+        self.ca.as_deref()
+    }
+
+    /// Every node, comma-separated: what [`Self::new`] reads back.
+    pub fn nodes(&self) -> String {
+        self.nodes.join(",")
+    }
+
+    /// The node in use, and its turn (for [`Self::failed`]).
+    pub fn current(&self) -> (&str, usize) {
+        let turn = self.current.load(Ordering::Relaxed);
+        (&self.nodes[turn % self.nodes.len()], turn)
+    }
+
+    /// The node of `turn` could not be reached: move to the next (once, however many callers
+    /// saw the same node fail).
+    pub fn failed(&self, turn: usize) {
+        let _ = self.current.compare_exchange(
+            turn,
+            turn.wrapping_add(1),
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
+    }
+
+    /// How many nodes there are.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Never true: an endpoint has at least one node (possibly an empty URL, which fails).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// An HTTP client with this endpoint's TLS trust (Nagle off, as on the server).
+    pub(crate) fn http_client(&self) -> reqwest::Client {
+        reqwest::Client::builder()
+            .tcp_nodelay(true)
+            .use_preconfigured_tls((*self.tls).clone())
+            .build()
+            .unwrap_or_default()
+    }
+
+    /// The WebSocket connector with this endpoint's TLS trust.
+    pub(crate) fn ws_connector(&self) -> tokio_tungstenite::Connector {
+        tokio_tungstenite::Connector::Rustls(self.tls.clone())
+    }
+}
+
+impl From<&str> for Endpoint {
+    fn from(s: &str) -> Self {
+        Self::new(s)
+    }
+}
+
+impl From<&String> for Endpoint {
+    fn from(s: &String) -> Self {
+        Self::new(s)
+    }
+}
+
+impl From<String> for Endpoint {
+    fn from(s: String) -> Self {
+        Self::new(&s)
+    }
+}
+
+impl From<&Endpoint> for Endpoint {
+    fn from(e: &Endpoint) -> Self {
+        e.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_are_read_from_a_list_and_taken_in_turn() {
+        let e = Endpoint::new("http://a:1/, http://b:2");
+        assert_eq!(e.nodes(), "http://a:1,http://b:2");
+        let (n, turn) = e.current();
+        assert_eq!(n, "http://a:1");
+        e.failed(turn);
+        e.failed(turn); // a second caller that saw the same failure does not skip b
+        assert_eq!(e.current().0, "http://b:2");
+        e.failed(e.current().1);
+        assert_eq!(e.current().0, "http://a:1");
+    }
+
+    #[test]
+    fn a_ca_file_must_hold_a_certificate() {
+        assert!(Endpoint::new("https://a").with_ca(b"not pem").is_err());
+        assert!(Endpoint::new("https://a")
+            .with_ca(b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+            .is_err());
+    }
+}
