@@ -49,6 +49,8 @@ pub struct RelayClient {
     /// The device.
     pub device: u8,
     password: String,
+    /// `Basic base64(user:password)`, made once (every request carries it).
+    authorization: reqwest::header::HeaderValue,
 }
 
 impl core::fmt::Display for SendError {
@@ -103,19 +105,31 @@ impl RelayClient {
         let created: AccountCreated = ok_json(r).await?;
         me.account = created.uuid;
         me.device = created.device_id;
+        me.set_authorization();
         Ok(me)
     }
 
     /// A client for an existing device.
     pub fn existing(relay: impl Into<Endpoint>, account: Uuid, device: u8, password: &str) -> Self {
         let endpoint = relay.into();
-        Self {
+        let mut me = Self {
             http: endpoint.http_client(),
             endpoint,
             account,
             device,
             password: password.to_string(),
-        }
+            authorization: reqwest::header::HeaderValue::from_static(""),
+        };
+        me.set_authorization();
+        me
+    }
+
+    fn set_authorization(&mut self) {
+        let cred = b64::encode(format!("{}:{}", self.user(), self.password).as_bytes());
+        let mut v = reqwest::header::HeaderValue::from_str(&format!("Basic {cred}"))
+            .unwrap_or_else(|_| reqwest::header::HeaderValue::from_static(""));
+        v.set_sensitive(true);
+        self.authorization = v;
     }
 
     /// The relay's nodes and TLS trust.
@@ -128,7 +142,7 @@ impl RelayClient {
     }
 
     fn auth(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        rb.basic_auth(self.user(), Some(&self.password))
+        rb.header(reqwest::header::AUTHORIZATION, self.authorization.clone())
     }
 
     /// Sends the request `build` makes for the node in use. One that could not connect never

@@ -945,3 +945,71 @@ async fn metrics_and_health() {
     );
     assert!(value("alibi_relay_store_seconds_count{op=\"ack\"}") >= 3.0);
 }
+
+/// A device that reconnects at once (its new socket replacing the old) keeps its place: the old
+/// socket's task, ending after the new one started, removes only its own entry, so the relay
+/// still counts one socket and hands mail straight to the new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fast_reconnect_keeps_the_new_socket_in_place() {
+    use futures_util::StreamExt;
+    use prost::Message as _;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let relay = LocalRelay::start(Config::default()).await.unwrap();
+    let (sender, receiver) = sender_and_receiver(&relay, 92).await;
+    let socket = || async {
+        let mut req = format!("{}/v1/websocket/", relay.url.replacen("http", "ws", 1))
+            .into_client_request()
+            .unwrap();
+        let cred = base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            format!("{}.1:receiver-pass-01234", receiver.account),
+        );
+        req.headers_mut()
+            .insert("Authorization", format!("Basic {cred}").parse().unwrap());
+        tokio_tungstenite::connect_async(req).await.unwrap().0
+    };
+    let mut old = socket().await;
+    let mut new = socket().await;
+    // The old socket is closed by the relay (its end comes after the new one took the place).
+    while let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(3), old.next()).await {
+        if m.is_close() {
+            break;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let metrics = reqwest::get(format!("{}/metrics", relay.url))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.lines().any(|l| l == "alibi_relay_sockets 1"),
+        "the new socket is still in place:\n{metrics}"
+    );
+    let m = OutgoingMessage {
+        kind: 1,
+        destination_device_id: 1,
+        destination_registration_id: 8,
+        content: b"to the new socket".to_vec(),
+    };
+    sender
+        .send(receiver.account, vec![m])
+        .await
+        .unwrap()
+        .unwrap();
+    loop {
+        let frame = tokio::time::timeout(Duration::from_secs(3), new.next())
+            .await
+            .expect("delivered on the new socket")
+            .unwrap()
+            .unwrap();
+        let msg = alibi_relay_api::proto::WebSocketMessage::decode(&frame.into_data()[..]).unwrap();
+        let Some(req) = msg.request else { continue };
+        if req.path() == alibi_relay_api::paths::WS_MESSAGE {
+            let env = alibi_relay_api::proto::Envelope::decode(req.body()).unwrap();
+            assert_eq!(env.content(), b"to the new socket");
+            break;
+        }
+    }
+}

@@ -432,6 +432,11 @@ async fn deliver_loop(
     let mut last_heard = Instant::now();
     let mut ping = tokio::time::interval(idle / 3);
     ping.reset();
+    // Timers made once, not per turn of the loop (a timer per turn cost more than the turn).
+    let mut poll = tokio::time::interval(POLL);
+    poll.reset();
+    let drain_timer = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(drain_timer);
     let mut redeliver = tokio::time::interval((c.ack_timeout / 4).max(Duration::from_millis(10)));
     redeliver.reset();
     let mut draining = s.draining.clone();
@@ -600,11 +605,12 @@ async fn deliver_loop(
             _ = ends.notify.notified() => c.check_store = true,
             _ = ends.displaced.notified() => return None,
             _ = draining.changed(), if drain_by.is_none() => {
-                drain_by = Some(tokio::time::Instant::now() + DRAIN_GRACE);
+                let by = tokio::time::Instant::now() + DRAIN_GRACE;
+                drain_by = Some(by);
+                drain_timer.as_mut().reset(by);
             }
-            _ = tokio::time::sleep_until(drain_by.unwrap_or_else(tokio::time::Instant::now)),
-                if drain_by.is_some() => {}
-            _ = tokio::time::sleep(POLL) => c.check_store = true,
+            _ = &mut drain_timer, if drain_by.is_some() => {}
+            _ = poll.tick() => c.check_store = true,
         }
     }
 }

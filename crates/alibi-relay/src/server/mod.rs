@@ -295,6 +295,9 @@ async fn wake_on_signals(
 /// Logs every request at debug level: method, route (its template, so no account id), status
 /// and time taken.
 async fn log_request(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return next.run(req).await;
+    }
     let method = req.method().clone();
     let route = req
         .extensions()
