@@ -70,16 +70,54 @@ pub struct PgRelayStore {
 /// A few connections, each used by one request at a time.
 struct Pool {
     config: tokio_postgres::Config,
-    clients: Vec<Mutex<Client>>,
+    clients: Vec<Mutex<Conn>>,
     next: AtomicUsize,
 }
 
-async fn open(config: &tokio_postgres::Config) -> Result<Client> {
+/// A connection and the statements prepared on it (a statement given as text is prepared
+/// again at every use: a round trip more per statement).
+struct Conn {
+    client: Client,
+    prepared: HashMap<&'static str, tokio_postgres::Statement>,
+}
+
+impl Conn {
+    /// `sql`, prepared on this connection once.
+    async fn prepared(
+        &mut self,
+        sql: &'static str,
+    ) -> std::result::Result<tokio_postgres::Statement, tokio_postgres::Error> {
+        if let Some(st) = self.prepared.get(sql) {
+            return Ok(st.clone());
+        }
+        let st = self.client.prepare(sql).await?;
+        self.prepared.insert(sql, st.clone());
+        Ok(st)
+    }
+}
+
+impl std::ops::Deref for Conn {
+    type Target = Client;
+    fn deref(&self) -> &Client {
+        &self.client
+    }
+}
+
+impl std::ops::DerefMut for Conn {
+    fn deref_mut(&mut self) -> &mut Client {
+        &mut self.client
+    }
+}
+
+async fn open(config: &tokio_postgres::Config) -> Result<Conn> {
     let (client, conn) = config.connect(NoTls).await.map_err(pg_err)?;
     tokio::spawn(async move {
         let _ = conn.await;
     });
-    Ok(client)
+    Ok(Conn {
+        client,
+        prepared: HashMap::new(),
+    })
 }
 
 impl PgRelayStore {
@@ -132,7 +170,7 @@ impl PgRelayStore {
         Ok(Self { pool, writes, node })
     }
 
-    async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Client>> {
+    async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Conn>> {
         self.pool.client().await
     }
 
@@ -149,7 +187,7 @@ impl Pool {
     /// An idle connection if there is one (else the next in turn, once free), reopened if the
     /// server closed it (a restart, or a dropped TCP connection): the failed request's error has
     /// already gone to its caller, the next one gets a fresh connection.
-    async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Client>> {
+    async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Conn>> {
         let n = self.clients.len();
         let start = self.next.fetch_add(1, Ordering::Relaxed);
         let mut guard = None;
@@ -287,16 +325,41 @@ impl From<Error> for GroupError {
     }
 }
 
+const QUOTA_SQL: &str = "SELECT d.uuid, d.device, cur.c, cur.b FROM UNNEST($1::bytea[], $2::int2[])
+        AS d(uuid, device)
+    CROSS JOIN LATERAL (SELECT count(*)::int8 AS c, coalesce(sum(m.size), 0)::int8 AS b
+        FROM messages m WHERE m.uuid = d.uuid AND m.device = d.device) AS cur";
+const INSERT_SHARED_SQL: &str = "INSERT INTO shared_mrm (key, refs, data)
+    SELECT * FROM UNNEST($1::bytea[], $2::int4[], $3::bytea[])";
+// One statement for a whole group, in the order sent (a mailbox is read by `seq`).
+const INSERT_MESSAGES_SQL: &str = "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created)
+    SELECT x.uuid, x.device, x.guid, x.shared, x.envelope, x.size, x.created
+    FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int8[],
+        $7::int8[])
+    WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, size, created, n) ORDER BY n";
+const NOTIFY_SQL: &str = "SELECT pg_notify('alibi_mail', x) FROM UNNEST($1::text[]) AS x";
+// A device deletes only its own envelopes (the key holds the device).
+const DELETE_ACKED_SQL: &str = "DELETE FROM messages m USING UNNEST($1::bytea[], $2::bytea[], $3::int2[])
+        AS x(guid, uuid, device)
+    WHERE m.guid = x.guid AND m.uuid = x.uuid AND m.device = x.device
+    RETURNING m.guid, m.shared";
+
 /// One group in one transaction: the quota check of every send in one statement, their shared
 /// parts and envelopes in one statement each, one notification per mailbox, the acknowledged
-/// envelopes deleted in one statement and their shared parts released in order of key.
+/// envelopes deleted in one statement and their shared parts released in order of key. The
+/// statements are prepared once per connection, and those that do not wait on each other are
+/// sent together (pipelined), so a group costs about four round trips whatever its size.
 async fn try_group(
     pool: &Pool,
     node: &str,
     group: &[Write],
 ) -> std::result::Result<Vec<Outcome>, GroupError> {
     let mut c = pool.client().await?;
-    let t = c.transaction().await?;
+    let quota_st = c.prepared(QUOTA_SQL).await?;
+    let shared_st = c.prepared(INSERT_SHARED_SQL).await?;
+    let messages_st = c.prepared(INSERT_MESSAGES_SQL).await?;
+    let notify_st = c.prepared(NOTIFY_SQL).await?;
+    let delete_st = c.prepared(DELETE_ACKED_SQL).await?;
     let mut outcomes: Vec<Option<Outcome>> = group.iter().map(|_| None).collect();
 
     // Sends: each is refused whole if any of its mailboxes would pass its quota, counting the
@@ -304,13 +367,12 @@ async fn try_group(
     let sends: Vec<usize> = (0..group.len())
         .filter(|&i| matches!(group[i], Write::Enqueue { .. }))
         .collect();
-    let mut current: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
-    let limited = sends.iter().any(
-        |&i| matches!(&group[i], Write::Enqueue { quota, .. } if *quota != MailboxQuota::UNLIMITED),
-    );
+    let limited = sends.iter().any(|&i| {
+        matches!(&group[i], Write::Enqueue { quota, .. } if *quota != MailboxQuota::UNLIMITED)
+    });
+    let (mut qa, mut qd) = (vec![], vec![]);
     if limited {
         let mut seen = std::collections::HashSet::new();
-        let (mut qa, mut qd) = (vec![], vec![]);
         for &i in &sends {
             let Write::Enqueue { deliveries, .. } = &group[i] else {
                 continue;
@@ -322,16 +384,11 @@ async fn try_group(
                 }
             }
         }
-        for r in t
-            .query(
-                "SELECT d.uuid, d.device, cur.c, cur.b FROM UNNEST($1::bytea[], $2::int2[])
-                     AS d(uuid, device)
-                 CROSS JOIN LATERAL (SELECT count(*)::int8 AS c, coalesce(sum(m.size), 0)::int8 AS b
-                     FROM messages m WHERE m.uuid = d.uuid AND m.device = d.device) AS cur",
-                &[&qa, &qd],
-            )
-            .await?
-        {
+    }
+    let t = c.transaction().await?;
+    let mut current: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
+    if limited {
+        for r in t.query(&quota_st, &[&qa, &qd]).await? {
             let a =
                 Uuid::from_slice(r.get::<_, &[u8]>(0)).map_err(|e| Error::Store(e.to_string()))?;
             current.insert((a, r.get::<_, i16>(1) as u8), (r.get(2), r.get(3)));
@@ -395,62 +452,55 @@ async fn try_group(
         }
         outcomes[i] = Some(Outcome::Stored(None));
     }
-    if !part_keys.is_empty() {
-        t.execute(
-            "INSERT INTO shared_mrm (key, refs, data)
-             SELECT * FROM UNNEST($1::bytea[], $2::int4[], $3::bytea[])",
-            &[&part_keys, &part_refs, &part_data],
-        )
-        .await?;
-    }
-    if !uuids.is_empty() {
-        // One statement for the whole group, in the order sent (a mailbox is read by `seq`).
-        t.execute(
-            "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created)
-             SELECT x.uuid, x.device, x.guid, x.shared, x.envelope, x.size, x.created
-             FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int8[],
-                 $7::int8[])
-             WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, size, created, n) ORDER BY n",
-            &[&uuids, &devices, &guids, &shareds, &envelopes, &sizes, &created],
-        )
-        .await?;
-        // Every relay listening on the database hears, at commit, which mailboxes got mail.
-        let targets: Vec<String> = targets.into_iter().collect();
-        t.execute(
-            "SELECT pg_notify('alibi_mail', x) FROM UNNEST($1::text[]) AS x",
-            &[&targets],
-        )
-        .await?;
-    }
+    let targets: Vec<String> = targets.into_iter().collect();
 
-    // Acknowledgements: a device deletes only its own envelopes (the key holds the device).
     let acks: Vec<usize> = (0..group.len())
         .filter(|&i| matches!(group[i], Write::Ack { .. }))
         .collect();
-    if !acks.is_empty() {
-        let (mut ga, mut gu, mut gd) = (vec![], vec![], vec![]);
-        for &i in &acks {
-            if let Write::Ack {
-                account,
-                device,
-                guid,
-                ..
-            } = &group[i]
-            {
-                ga.push(u(*guid));
-                gu.push(u(*account));
-                gd.push(i16::from(*device));
-            }
+    let (mut ga, mut gu, mut gd) = (vec![], vec![], vec![]);
+    for &i in &acks {
+        if let Write::Ack {
+            account,
+            device,
+            guid,
+            ..
+        } = &group[i]
+        {
+            ga.push(u(*guid));
+            gu.push(u(*account));
+            gd.push(i16::from(*device));
         }
-        let gone = t
-            .query(
-                "DELETE FROM messages m USING UNNEST($1::bytea[], $2::bytea[], $3::int2[])
-                     AS x(guid, uuid, device)
-                 WHERE m.guid = x.guid AND m.uuid = x.uuid AND m.device = x.device
-                 RETURNING m.guid, m.shared",
-                &[&ga, &gu, &gd],
+    }
+
+    // Sent together, executed in this order. Every relay listening on the database hears, at
+    // commit, which mailboxes got mail.
+    let insert_parts = async {
+        if !part_keys.is_empty() {
+            t.execute(&shared_st, &[&part_keys, &part_refs, &part_data])
+                .await?;
+        }
+        Ok::<_, tokio_postgres::Error>(())
+    };
+    let insert_messages = async {
+        if !uuids.is_empty() {
+            t.execute(
+                &messages_st,
+                &[&uuids, &devices, &guids, &shareds, &envelopes, &sizes, &created],
             )
             .await?;
+            t.execute(&notify_st, &[&targets]).await?;
+        }
+        Ok::<_, tokio_postgres::Error>(())
+    };
+    let delete = async {
+        if acks.is_empty() {
+            return Ok(vec![]);
+        }
+        t.query(&delete_st, &[&ga, &gu, &gd]).await
+    };
+    let ((), (), gone) = futures_util::try_join!(insert_parts, insert_messages, delete)?;
+
+    if !acks.is_empty() {
         let mut deleted = std::collections::HashSet::new();
         let mut released: std::collections::BTreeMap<Vec<u8>, i32> = Default::default();
         for r in &gone {
@@ -822,12 +872,15 @@ impl RelayStore for PgRelayStore {
     }
 
     async fn pending(&self, account: Uuid, device: u8, limit: usize) -> Result<Vec<Envelope>> {
-        let c = self.client().await?;
-        let rows = c
-            .query(
+        let mut c = self.client().await?;
+        let st = c
+            .prepared(
                 "SELECT envelope FROM messages WHERE uuid = $1 AND device = $2 ORDER BY seq LIMIT $3",
-                &[&u(account), &i16::from(device), &(limit as i64)],
             )
+            .await
+            .map_err(pg_err)?;
+        let rows = c
+            .query(&st, &[&u(account), &i16::from(device), &(limit as i64)])
             .await
             .map_err(pg_err)?;
         rows.iter()
