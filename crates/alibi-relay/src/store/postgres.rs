@@ -332,14 +332,16 @@ const QUOTA_SQL: &str = "SELECT d.uuid, d.device, cur.c, cur.b FROM UNNEST($1::b
 const INSERT_SHARED_SQL: &str = "INSERT INTO shared_mrm (key, refs, data)
     SELECT * FROM UNNEST($1::bytea[], $2::int4[], $3::bytea[])";
 // One statement for a whole group, in the order sent (a mailbox is read by `seq`).
-const INSERT_MESSAGES_SQL: &str = "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created)
+const INSERT_MESSAGES_SQL: &str =
+    "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created)
     SELECT x.uuid, x.device, x.guid, x.shared, x.envelope, x.size, x.created
     FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int8[],
         $7::int8[])
     WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, size, created, n) ORDER BY n";
 const NOTIFY_SQL: &str = "SELECT pg_notify('alibi_mail', x) FROM UNNEST($1::text[]) AS x";
 // A device deletes only its own envelopes (the key holds the device).
-const DELETE_ACKED_SQL: &str = "DELETE FROM messages m USING UNNEST($1::bytea[], $2::bytea[], $3::int2[])
+const DELETE_ACKED_SQL: &str =
+    "DELETE FROM messages m USING UNNEST($1::bytea[], $2::bytea[], $3::int2[])
         AS x(guid, uuid, device)
     WHERE m.guid = x.guid AND m.uuid = x.uuid AND m.device = x.device
     RETURNING m.guid, m.shared";
@@ -367,9 +369,9 @@ async fn try_group(
     let sends: Vec<usize> = (0..group.len())
         .filter(|&i| matches!(group[i], Write::Enqueue { .. }))
         .collect();
-    let limited = sends.iter().any(|&i| {
-        matches!(&group[i], Write::Enqueue { quota, .. } if *quota != MailboxQuota::UNLIMITED)
-    });
+    let limited = sends.iter().any(
+        |&i| matches!(&group[i], Write::Enqueue { quota, .. } if *quota != MailboxQuota::UNLIMITED),
+    );
     let (mut qa, mut qd) = (vec![], vec![]);
     if limited {
         let mut seen = std::collections::HashSet::new();
@@ -485,7 +487,9 @@ async fn try_group(
         if !uuids.is_empty() {
             t.execute(
                 &messages_st,
-                &[&uuids, &devices, &guids, &shareds, &envelopes, &sizes, &created],
+                &[
+                    &uuids, &devices, &guids, &shareds, &envelopes, &sizes, &created,
+                ],
             )
             .await?;
             t.execute(&notify_st, &[&targets]).await?;
