@@ -1,6 +1,6 @@
 //! Known answers: RFC 9180's DHKEM(X25519, HKDF-SHA256) auth-mode vectors (Appendix A, mode 2,
 //! the KEM part of every suite with kem_id 0x0020; in tests/rfc9180_auth_x25519.json), and the
-//! SHADOWFAX authors' vectors (../shared/vectors/shadowfax-artifact): decapsulating each of their
+//! SHADOWFAX authors' vectors (vectors/shadowfax-artifact): decapsulating each of their
 //! ciphertexts with their keys gives their key.
 
 use alibi_akem::dh::{artifact, rfc9180, DhKeyPair};

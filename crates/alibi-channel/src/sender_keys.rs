@@ -51,7 +51,7 @@ fn uuid_field(b: Option<Vec<u8>>) -> Result<Uuid> {
 }
 
 /// The message announcing a sender's chain for one distribution id.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct SenderKeyDistributionMessage {
     /// The group's distribution id.
     pub distribution_id: Uuid,
@@ -502,4 +502,16 @@ fn sender_message_key(state: &mut SenderKeyState, iteration: u32) -> Result<Send
     }
     state.chain_key = ck.next()?;
     Ok(ck.message_key())
+}
+
+/// Ids and the public signing key: the chain key (and the encoding that holds it) stay out.
+impl core::fmt::Debug for SenderKeyDistributionMessage {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SenderKeyDistributionMessage")
+            .field("distribution_id", &self.distribution_id)
+            .field("chain_id", &self.chain_id)
+            .field("iteration", &self.iteration)
+            .field("signing_key", &self.signing_key)
+            .finish_non_exhaustive()
+    }
 }

@@ -489,3 +489,23 @@ fn v2_to_many_recipients() {
         assert_eq!(u.contents, vec![5; 100]);
     }
 }
+
+/// A distribution message's `Debug` names its ids and public signing key, not its chain key.
+#[test]
+fn debug_of_a_distribution_message_hides_the_chain_key() {
+    let mut rng = ChaCha20Rng::from_seed([44; 32]);
+    let a_at = Address::new(uuid(1), 1);
+    let mut alice = common::party(&mut rng, 1);
+    let skdm = create_distribution_message(&a_at, Uuid::from_bytes([7; 16]), &mut alice, &mut rng)
+        .unwrap();
+    let text = format!("{skdm:?}");
+    assert!(!text.contains('['), "no byte list: {text}");
+    assert!(
+        !text.contains("chain_key") && !text.contains("serialized"),
+        "{text}"
+    );
+    assert!(
+        text.contains("chain_id") && text.contains("signing_key"),
+        "{text}"
+    );
+}

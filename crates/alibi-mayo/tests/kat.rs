@@ -1,9 +1,8 @@
 //! The round-2 known-answer files, reproduced: NIST's AES-256 CTR_DRBG (the one in NIST's
 //! PQCgenKAT_sign.c harness) drives our key generation and signing exactly as the harness drives
 //! the reference code, the .rsp text is rebuilt byte for byte, and its SHA-256 is compared with
-//! the digests of the published files (../shared/vectors/mayo-kat/README.md). The digests live here,
-//! so this test runs without the shared files; where they are present, the first differing record
-//! is also reported.
+//! the digests of the published files (vectors/mayo-kat/README.md), and line by line with the
+//! files themselves, kept in the repository (the first differing line is reported).
 
 use aes::cipher::{BlockCipherEncrypt, KeyInit};
 use alibi_mayo::{Params, SigningKey};
@@ -139,12 +138,13 @@ fn known_answers(p: Params) -> String {
 fn check(p: Params, file: &str, digest: &str) {
     let ours = known_answers(p);
     let path = alibi_testkit::vectors_dir().join("mayo-kat").join(file);
-    if let Ok(theirs) = std::fs::read_to_string(&path) {
-        // Point at the first differing line before comparing digests.
-        for (i, (a, b)) in ours.lines().zip(theirs.lines()).enumerate() {
-            assert_eq!(a, b, "{p}: line {} of {file} differs", i + 1);
-        }
+    let theirs = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (the repository's vectors/)", path.display()));
+    // Point at the first differing line before comparing digests.
+    for (i, (a, b)) in ours.lines().zip(theirs.lines()).enumerate() {
+        assert_eq!(a, b, "{p}: line {} of {file} differs", i + 1);
     }
+    assert_eq!(ours.len(), theirs.len(), "{p}: {file} has another length");
     let got: String = Sha256::digest(ours.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))

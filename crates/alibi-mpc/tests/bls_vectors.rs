@@ -1,5 +1,5 @@
 //! The single-signer primitive against the ethereum/bls12-381-tests vectors for ciphersuite
-//! `BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_` (../shared/vectors/bls12381-g2-pop): every case of
+//! `BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_` (vectors/bls12381-g2-pop): every case of
 //! every kind, valid and invalid.
 
 use alibi_mpc::bls;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub const MIN_PASSWORD: usize = 16;
 
 /// `POST /v1/accounts`: a new account and its primary device (1).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateAccount {
     /// The account's identity key (33 bytes, `0x05 || X25519`).
@@ -30,7 +30,7 @@ pub struct AccountCreated {
 }
 
 /// `PUT /v1/devices/{device_id}`, authenticated as a device of the account.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AddDevice {
     /// The new device's registration id.
@@ -46,4 +46,48 @@ pub struct AccountAttributes {
     /// The account's unidentified-access key (16 bytes, [`crate::access::derive_access_key`]).
     #[serde(with = "crate::b64")]
     pub unidentified_access_key: Vec<u8>,
+}
+
+/// Without the password.
+impl core::fmt::Debug for CreateAccount {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CreateAccount")
+            .field("identity_key", &self.identity_key)
+            .field("registration_id", &self.registration_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Without the password.
+impl core::fmt::Debug for AddDevice {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AddDevice")
+            .field("registration_id", &self.registration_id)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_leaves_passwords_out() {
+        let c = CreateAccount {
+            identity_key: vec![5; 33],
+            registration_id: 7,
+            password: "correct horse battery staple".into(),
+        };
+        let a = AddDevice {
+            registration_id: 8,
+            password: "correct horse battery staple".into(),
+        };
+        for text in [format!("{c:?}"), format!("{a:?}")] {
+            assert!(
+                !text.contains("horse") && !text.contains("password"),
+                "{text}"
+            );
+            assert!(text.contains("registration_id"), "{text}");
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! Byte compatibility with the SHADOWFAX authors' GANDALF[Falcon-512] code, through the vectors in
-//! ../shared/vectors/shadowfax-artifact (see its README for the layouts).
+//! vectors/shadowfax-artifact (see its README for the layouts).
 
 use alibi_falcon::{Level, SigningKey, VerifyingKey};
 use alibi_ringsig::{Error, Ring, RingSignature};

@@ -19,7 +19,7 @@ const HEADER_LABEL: &[u8] = b"Signal_PQCKA_V1_MLKEM768:ekheader";
 const CIPHERTEXT_LABEL: &[u8] = b"Signal_PQCKA_V1_MLKEM768:ciphertext";
 
 /// The authenticator's two keys.
-#[derive(Clone, Debug, PartialEq, Eq, Zeroize, ZeroizeOnDrop)]
+#[derive(Clone, PartialEq, Eq, Zeroize, ZeroizeOnDrop)]
 pub struct Authenticator {
     pub(crate) root_key: [u8; 32],
     pub(crate) mac_key: [u8; 32],
@@ -84,5 +84,12 @@ impl Authenticator {
         } else {
             Err(Error::CiphertextMac)
         }
+    }
+}
+
+/// The type alone: the keys are secret.
+impl core::fmt::Debug for Authenticator {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Authenticator(..)")
     }
 }

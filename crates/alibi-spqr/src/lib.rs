@@ -114,7 +114,7 @@ impl Direction {
 }
 
 /// How a session's SPQR starts.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Params<'a> {
     /// Our side.
     pub direction: Direction,
@@ -144,12 +144,35 @@ impl Negotiation {
 }
 
 /// One session's SPQR state.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, PartialEq, Eq, Default)]
 pub struct State {
     pub(crate) negotiation: Option<Negotiation>,
     pub(crate) chain: Option<Chain>,
     /// `None`: version 0.
     pub(crate) braid: Option<Braid>,
+}
+
+/// Everything but the key.
+impl core::fmt::Debug for Params<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Params")
+            .field("direction", &self.direction)
+            .field("version", &self.version)
+            .field("min_version", &self.min_version)
+            .field("chain_params", &self.chain_params)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether it negotiates, and the epochs: no key material.
+impl core::fmt::Debug for State {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("State")
+            .field("negotiating", &self.negotiation.is_some())
+            .field("chain", &self.chain)
+            .field("braid", &self.braid)
+            .finish()
+    }
 }
 
 /// What [`State::send`] gives.

@@ -156,3 +156,40 @@ fn corrupted_records_are_errors() {
     }
     assert!(State::from_bytes(&[0xff, 0xff]).is_err());
 }
+
+/// A state's `Debug` names epochs and versions, never key material: no byte list in it, and the
+/// handshake key's bytes do not show, at any point of a session.
+#[test]
+fn debug_shows_no_key_material() {
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    let (mut a, mut b) = pair(Version::V1);
+    let check = |s: &State| {
+        let text = format!("{s:?}");
+        assert!(
+            !text.contains('['),
+            "a byte list in a state's Debug: {text}"
+        );
+        assert!(!text.contains("41, 41"), "{text}");
+        assert!(text.len() < 400, "{text}");
+    };
+    check(&a);
+    for _ in 0..200 {
+        let m = a.send(&mut rng).unwrap().message;
+        b.recv(&m).unwrap();
+        let m = b.send(&mut rng).unwrap().message;
+        a.recv(&m).unwrap();
+        check(&a);
+        check(&b);
+    }
+    let p = format!(
+        "{:?}",
+        Params {
+            direction: Direction::A2B,
+            version: Version::V1,
+            min_version: Version::V0,
+            auth_key: &[41u8; 32],
+            chain_params: ChainParams::default(),
+        }
+    );
+    assert!(!p.contains("41"), "{p}");
+}

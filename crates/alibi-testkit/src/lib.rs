@@ -26,12 +26,13 @@ pub fn skip(why: &str) {
     println!("{line}");
 }
 
-/// The workspace's `../shared/vectors` folder (beside the checkout, as CI and developers have it).
+/// The repository's `vectors/` folder: other implementations' outputs the tests check against,
+/// with their provenance in its README.
 pub fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../vectors")
 }
 
-/// The JSON-lines file `rel` under the shared vectors, parsed; `None` (after the policy's skip) when
+/// The JSON-lines file `rel` under the vectors folder, parsed; `None` (after the policy's skip) when
 /// the file is absent.
 pub fn json_lines(rel: &str) -> Option<Vec<Value>> {
     let path = vectors_dir().join(rel);

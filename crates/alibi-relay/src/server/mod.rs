@@ -55,7 +55,7 @@ pub const MAX_BODY: usize = 2 * 1024 * 1024;
 
 /// How the relay is run. The defaults are what `alibi relay serve` uses; docs/relay.md
 /// ("Limits") lists each bound with its flag.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Config {
     /// Delay added to every request, modelling a WAN round trip.
     pub delay: Duration,
@@ -96,6 +96,30 @@ pub struct Config {
     pub certificate_lifetime: Duration,
     /// The trust root's private key (its public key is what clients pin).
     pub trust_root: [u8; 32],
+}
+
+/// Every setting but the trust root's secret key.
+impl core::fmt::Debug for Config {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Config")
+            .field("delay", &self.delay)
+            .field("rate_per_device", &self.rate_per_device)
+            .field("per_address", &self.per_address)
+            .field("prekey_fetches", &self.prekey_fetches)
+            .field("auth_failure_delay", &self.auth_failure_delay)
+            .field("password_params", &self.password_params)
+            .field("mailbox_messages", &self.mailbox_messages)
+            .field("mailbox_bytes", &self.mailbox_bytes)
+            .field("message_expiry", &self.message_expiry)
+            .field("max_stored_prekeys", &self.max_stored_prekeys)
+            .field("max_connections", &self.max_connections)
+            .field("max_sockets", &self.max_sockets)
+            .field("send_timeout", &self.send_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("ack_timeout", &self.ack_timeout)
+            .field("certificate_lifetime", &self.certificate_lifetime)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for Config {
@@ -457,6 +481,30 @@ pub async fn serve_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_leaves_the_trust_root_and_password_hashes_out() {
+        let c = Config {
+            trust_root: [0xAB; 32],
+            ..Config::default()
+        };
+        let text = format!("{c:?}");
+        assert!(
+            !text.contains("171") && !text.contains("trust_root"),
+            "{text}"
+        );
+        assert!(text.contains("mailbox_messages"), "{text}");
+        let d = crate::store::DeviceInfo {
+            device_id: 1,
+            registration_id: 2,
+            password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
+        };
+        let text = format!("{d:?}");
+        assert!(
+            !text.contains("argon2") && !text.contains("password"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn a_store_failure_answers_503_without_the_store_s_text() {

@@ -13,7 +13,7 @@ pub use alibi_relay_api::keys::{DeviceBundle, KeysUpload, OneTimeKey, RingXkemKe
 use alibi_relay_api::proto::Envelope;
 
 /// A device of an account.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct DeviceInfo {
     /// Device id, 1..=127 (1 is the primary).
     pub device_id: u8,
@@ -134,5 +134,15 @@ pub trait RelayStore: Send + Sync + 'static {
     /// store only this process opens (its own sends wake its sockets). Called once per relay.
     fn mail_signals(&self) -> Option<tokio::sync::mpsc::Receiver<MailSignal>> {
         None
+    }
+}
+
+/// Without the password hash (an offline guess needs only it).
+impl core::fmt::Debug for DeviceInfo {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeviceInfo")
+            .field("device_id", &self.device_id)
+            .field("registration_id", &self.registration_id)
+            .finish_non_exhaustive()
     }
 }
