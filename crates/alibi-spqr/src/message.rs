@@ -75,6 +75,11 @@ fn get_varint(b: &[u8], at: &mut usize) -> Result<u64, Error> {
         if i == 9 && byte > 1 {
             return Err(Error::Malformed("varint over 64 bits"));
         }
+        // A last byte of zero after others adds nothing: one value, one encoding (found by
+        // fuzzing: such a field parsed and re-encoded to other bytes).
+        if i > 0 && byte == 0 {
+            return Err(Error::Malformed("varint not in its shortest form"));
+        }
         v |= ((byte & 0x7f) as u64) << (7 * i);
         if byte & 0x80 == 0 {
             return Ok(v);
@@ -149,6 +154,22 @@ impl Message {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_varint_with_a_redundant_zero_byte_is_refused() {
+        // fuzz/artifacts/spqr_messages/crash-f9839dbb77e5d19cf072d9b73d64583184e1d761
+        let crash = [0x01, 0xfb, 0xfa, 0xf9, 0xb3, 0xff, 0x00, 0xff, 0x00, 0x00];
+        assert_eq!(
+            Message::from_bytes(&crash),
+            Err(Error::Malformed("varint not in its shortest form"))
+        );
+        let mut at = 0;
+        assert!(get_varint(&[0x80, 0x00], &mut at).is_err());
+        at = 0;
+        assert_eq!(get_varint(&[0x00], &mut at), Ok(0));
+        at = 0;
+        assert_eq!(get_varint(&[0x80, 0x01], &mut at), Ok(128));
+    }
 
     #[test]
     fn varint_is_leb128() {
