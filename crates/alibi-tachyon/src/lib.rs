@@ -458,8 +458,9 @@ impl SigningKey {
                 }
             }
             cnt.add_into(&mut s);
-            // Rejection sampling: keep s only if it cannot betray the x_i it contains.
-            if s.iter().all(|&c| c >= k && c < xi - k) {
+            // Rejection sampling: keep s only if it cannot betray the x_i it contains. Every
+            // coefficient is looked at whatever the others hold: only the outcome is public.
+            if all_within(&s, k, xi - k) {
                 return Signature {
                     level,
                     s: s.to_vec(),
@@ -468,6 +469,20 @@ impl SigningKey {
             }
         }
     }
+}
+
+/// Whether every `c` of `s` has `lo <= c < hi`, in time independent of the values: no early exit,
+/// no branch on a coefficient (`lo <= hi`).
+fn all_within(s: &[u32], lo: u32, hi: u32) -> bool {
+    let span = u64::from(hi - lo);
+    let mut out = 0u64;
+    for &c in s {
+        // c - lo wraps for c < lo; d < span exactly when c is within, and then d - span borrows
+        // (bit 63 set).
+        let d = u64::from(c.wrapping_sub(lo));
+        out |= (d.wrapping_sub(span) >> 63) ^ 1;
+    }
+    out == 0
 }
 
 /// A TACHYON signature (s, h).
@@ -528,6 +543,17 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn all_within_agrees_with_the_plain_check() {
+        let cases: [&[u32]; 6] = [&[], &[3, 4, 9], &[2, 5], &[3, 10], &[0, u32::MAX], &[9; 8]];
+        for s in cases {
+            for (lo, hi) in [(3, 10), (0, 1), (0, u32::MAX), (5, 5)] {
+                let plain = s.iter().all(|&c| c >= lo && c < hi);
+                assert_eq!(super::all_within(s, lo, hi), plain, "{s:?} {lo} {hi}");
+            }
+        }
+    }
+
     use super::*;
 
     /// F is the real ring combination: it depends on every input coefficient, and it equals
