@@ -1,4 +1,5 @@
-//! MAYO-RS: every member signs for rings of 2 to 5 members at MAYO_1 and MAYO_2; every tampering
+//! MAYO-RS: every member signs for rings of 2 to 5 members at MAYO_1 and MAYO_2, and the first,
+//! a middle and the last member of rings of 16 and 64; every tampering
 //! is rejected; malformed input gets typed errors; the signer's part looks like the others'.
 
 use alibi_mayo::ring::{signature_len, Error, Ring, RingSignature, RingSigner};
@@ -29,6 +30,35 @@ fn every_member_signs_and_sizes_match_the_paper() {
                 let decoded = RingSignature::from_bytes(&ring, &bytes).unwrap();
                 assert_eq!(decoded, sig);
                 ring.verify(msg.as_bytes(), &decoded).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn large_rings_sign_verify_and_reject_tampering_at_the_far_end() {
+    let mut rng = ChaCha20Rng::seed_from_u64(12);
+    for p in [Params::Mayo1, Params::Mayo2] {
+        for n in [16, 64] {
+            let (sks, ring) = keys(p, n, &mut rng);
+            for j in [0, n / 2 + 1, n - 1] {
+                let msg = format!("member {j} of {n}");
+                let sig = ring.sign(&sks[j], msg.as_bytes(), &mut rng).unwrap();
+                let bytes = sig.to_bytes();
+                assert_eq!(bytes.len(), signature_len(p, n));
+                let decoded = RingSignature::from_bytes(&ring, &bytes).unwrap();
+                ring.verify(msg.as_bytes(), &decoded).unwrap();
+                // The last member's part, and the first's.
+                for at in [(n - 1) * p.s_bytes() + 3, 1] {
+                    let mut b = bytes.clone();
+                    b[at] ^= 0x01;
+                    let bad = RingSignature::from_bytes(&ring, &b).unwrap();
+                    assert_eq!(
+                        ring.verify(msg.as_bytes(), &bad),
+                        Err(Error::InvalidSignature),
+                        "{p} n = {n}, signer {j}, byte {at}"
+                    );
+                }
             }
         }
     }
