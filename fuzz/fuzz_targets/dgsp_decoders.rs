@@ -8,6 +8,7 @@ use alibi_dgsp::{
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    alibi_dgsp::fuzzing::decoders(data);
     if let Ok(k) = ManagerPublicKey::from_bytes(data) {
         assert_eq!(k.to_bytes(), data);
         if data.len() > 1 {

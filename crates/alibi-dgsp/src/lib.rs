@@ -38,6 +38,24 @@ pub mod params;
 pub mod sphincs;
 pub mod spx;
 pub mod storage;
+
+/// Entry points for the fuzz targets (`fuzz/`): decoders the public API reaches only through a
+/// store file.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Runs a `members.redb` record decoder and the WOTS+ seed decoder of every parameter set
+    /// on `data`: a typed error or a value, never a panic.
+    pub fn decoders(data: &[u8]) {
+        if let Ok(m) = crate::storage::decode_member(data) {
+            assert!(data.len() >= 9 && m.username.len() == data.len() - 9);
+        }
+        for p in crate::Params::ALL {
+            if let Ok(s) = crate::WotsSeed::from_bytes(p, data) {
+                assert_eq!(s.as_bytes(), data);
+            }
+        }
+    }
+}
 pub(crate) mod wots;
 
 use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};

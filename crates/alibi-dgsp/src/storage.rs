@@ -179,7 +179,7 @@ fn encode_member(m: &Member) -> Vec<u8> {
     v
 }
 
-fn decode_member(b: &[u8]) -> Result<Member, Error> {
+pub(crate) fn decode_member(b: &[u8]) -> Result<Member, Error> {
     if b.len() < 9 {
         return Err(Error::Storage("corrupt member record".into()));
     }
