@@ -9,18 +9,24 @@ use alibi_testkit::pki::test_pki;
 use common::relay_process::RelayProcess;
 use common::{alibi, code, path, stderr, stdout};
 
+/// A fresh test PKI written to `dir`: the CA's, the relay's certificate's and its key's paths.
+fn pki_files(dir: &std::path::Path) -> (String, String, String) {
+    let pki = test_pki();
+    let files = (
+        path(dir, "ca.pem"),
+        path(dir, "relay.pem"),
+        path(dir, "relay.key"),
+    );
+    std::fs::write(&files.0, &pki.ca).unwrap();
+    std::fs::write(&files.1, &pki.cert).unwrap();
+    std::fs::write(&files.2, &pki.key).unwrap();
+    files
+}
+
 #[test]
 fn a_relay_over_tls_serves_clients_that_trust_its_ca() {
-    let pki = test_pki();
     let dir = tempfile::tempdir().unwrap();
-    let (ca, cert, key) = (
-        path(dir.path(), "ca.pem"),
-        path(dir.path(), "relay.pem"),
-        path(dir.path(), "relay.key"),
-    );
-    std::fs::write(&ca, &pki.ca).unwrap();
-    std::fs::write(&cert, &pki.cert).unwrap();
-    std::fs::write(&key, &pki.key).unwrap();
+    let (ca, cert, key) = pki_files(dir.path());
     let args: Vec<OsString> = [
         "--db",
         &path(dir.path(), "relay.redb"),
@@ -73,15 +79,9 @@ fn a_relay_over_tls_serves_clients_that_trust_its_ca() {
 
 #[test]
 fn bad_tls_files_are_usage_errors() {
-    let pki = test_pki();
     let dir = tempfile::tempdir().unwrap();
-    let (cert, key, junk) = (
-        path(dir.path(), "relay.pem"),
-        path(dir.path(), "relay.key"),
-        path(dir.path(), "junk"),
-    );
-    std::fs::write(&cert, &pki.cert).unwrap();
-    std::fs::write(&key, &pki.key).unwrap();
+    let (_, cert, key) = pki_files(dir.path());
+    let junk = path(dir.path(), "junk");
     std::fs::write(&junk, "not pem").unwrap();
     let db = path(dir.path(), "r.redb");
     let serve = |c: &str, k: &str| {
