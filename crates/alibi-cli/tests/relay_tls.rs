@@ -84,45 +84,19 @@ fn bad_tls_files_are_usage_errors() {
     let junk = path(dir.path(), "junk");
     std::fs::write(&junk, "not pem").unwrap();
     let db = path(dir.path(), "r.redb");
-    let serve = |c: &str, k: &str| {
-        alibi(&[
-            "relay",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--db",
-            &db,
-            "--tls-cert",
-            c,
-            "--tls-key",
-            k,
-        ])
+    // `alibi relay serve` on the test's store with `extra` arguments.
+    let serve = |extra: &[&str]| {
+        let mut a = vec!["relay", "serve", "--listen", "127.0.0.1:0", "--db", &db];
+        a.extend_from_slice(extra);
+        alibi(&a)
     };
     for (c, k) in [(&junk, &key), (&cert, &junk), (&key, &cert)] {
-        let o = serve(c, k);
+        let o = serve(&["--tls-cert", c, "--tls-key", k]);
         assert_eq!(code(&o), 2, "{}", stderr(&o));
     }
-    // One without the other is refused by the parser.
-    let o = alibi(&[
-        "relay",
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--db",
-        &db,
-        "--tls-cert",
-        &cert,
-    ]);
+    // One without the other is refused by the parser, and so is an unknown log level.
+    let o = serve(&["--tls-cert", &cert]);
     assert_eq!(code(&o), 2);
-    let o = alibi(&[
-        "relay",
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--db",
-        &db,
-        "--log-level",
-        "loud",
-    ]);
+    let o = serve(&["--log-level", "loud"]);
     assert_eq!(code(&o), 2);
 }

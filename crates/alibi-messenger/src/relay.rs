@@ -350,11 +350,8 @@ impl RelayClient {
                 Ok(r) => r,
                 Err(_) => return,
             };
-            let cred = b64::encode(format!("{}:{}", self.user(), self.password).as_bytes());
-            let Ok(value) = format!("Basic {cred}").parse() else {
-                return;
-            };
-            req.headers_mut().insert("Authorization", value);
+            req.headers_mut()
+                .insert("Authorization", self.authorization.clone());
             let Ok((ws, _)) = tokio_tungstenite::connect_async_tls_with_config(
                 req,
                 Some(ws_config()),
