@@ -1,12 +1,39 @@
-//! AKEM key decoders (PQ-AKEM and SHADOWFAX, public and secret): no panic; accepted keys re-encode
-//! to the same bytes.
+//! AKEM key decoders (PQ-AKEM and SHADOWFAX, public and secret, both suites) and the DH-AKEM key
+//! pair encoding: no panic; accepted keys re-encode to the same bytes. Inputs edit valid keys of
+//! every kind (`alibi_fuzz::input`).
 #![no_main]
+use alibi_akem::dh::DhKeyPair;
 use alibi_akem::pq::{PqPublicKey, PqSecretKey, Suite};
 use alibi_akem::shadowfax;
 use libfuzzer_sys::fuzz_target;
+use rand_chacha::rand_core::SeedableRng;
+use std::sync::OnceLock;
+
+const SUITES: [Suite; 2] = [Suite::MlKem512Falcon512, Suite::MlKem768Falcon1024];
+
+fn samples() -> &'static Vec<Vec<u8>> {
+    static S: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    S.get_or_init(|| {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
+        let mut v = vec![DhKeyPair::generate(&mut rng).to_bytes().to_vec()];
+        for s in SUITES {
+            let k = PqSecretKey::generate(s, &mut rng);
+            v.push(k.public_key().to_bytes());
+            v.push(k.to_bytes().to_vec());
+            let k = shadowfax::SecretKey::generate(s, &mut rng);
+            v.push(k.public_key().to_bytes());
+            v.push(k.to_bytes().to_vec());
+        }
+        v
+    })
+}
 
 fuzz_target!(|data: &[u8]| {
-    for suite in [Suite::MlKem512Falcon512, Suite::MlKem768Falcon1024] {
+    let data = &alibi_fuzz::input(data, samples())[..];
+    if let Ok(k) = DhKeyPair::from_bytes(data) {
+        assert_eq!(&k.to_bytes()[..], data);
+    }
+    for suite in SUITES {
         if let Ok(k) = PqPublicKey::from_bytes(suite, data) {
             assert_eq!(k.to_bytes(), data);
         }

@@ -1,9 +1,11 @@
-//! Secret-key decoder: never panics; whatever it accepts re-encodes to the same bytes.
+//! Secret-key decoder: never panics; whatever it accepts re-encodes to the same bytes. Inputs edit
+//! valid Falcon-512 and Falcon-1024 keys (`alibi_fuzz::input`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(sk) = alibi_falcon::SigningKey::from_bytes(data) {
-        assert_eq!(&sk.to_bytes()[..], data);
+    let bytes = alibi_fuzz::input(data, &alibi_fuzz::falcon::fixture().secret_keys);
+    if let Ok(sk) = alibi_falcon::SigningKey::from_bytes(&bytes) {
+        assert_eq!(&sk.to_bytes()[..], &bytes[..]);
     }
 });

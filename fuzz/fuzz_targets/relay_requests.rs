@@ -3,77 +3,12 @@
 //! /dev/shm when there is one) answers every request without panicking and never with 500: a
 //! client error is 4xx, an unavailable store 503.
 #![no_main]
-use std::sync::OnceLock;
-
-use alibi_relay::server::{app, Config};
-use alibi_relay::store::redb::RedbRelayStore;
+use alibi_fuzz::relay::{fixture, with_address};
 use alibi_relay_api::{b64, paths};
 use axum::body::Body;
 use axum::http::{Method, Request};
 use libfuzzer_sys::fuzz_target;
 use tower::ServiceExt;
-
-struct Fixture {
-    rt: tokio::runtime::Runtime,
-    router: axum::Router,
-    account: String,
-    _dir: tempfile::TempDir,
-}
-
-const PASSWORD: &str = "fuzzing-device-password";
-
-fn fixture() -> &'static Fixture {
-    static F: OnceLock<Fixture> = OnceLock::new();
-    F.get_or_init(|| {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let dir = tempfile::tempdir_in("/dev/shm")
-            .or_else(|_| tempfile::tempdir())
-            .unwrap();
-        let config = Config {
-            password_params: argon2::Params::new(8, 1, 1, None).unwrap(),
-            auth_failure_delay: std::time::Duration::ZERO,
-            rate_per_device: 1e12,
-            per_address: alibi_relay::server::AddressLimits {
-                account_creations: alibi_relay::server::Rate::new(u32::MAX, 1e12),
-                password_checks: alibi_relay::server::Rate::new(u32::MAX, 1e12),
-                unidentified_sends: alibi_relay::server::Rate::new(u32::MAX, 1e12),
-            },
-            prekey_fetches: alibi_relay::server::Rate::new(u32::MAX, 1e12),
-            ..Config::default()
-        };
-        let (router, account) = rt.block_on(async {
-            let store = RedbRelayStore::create(dir.path().join("relay.redb")).unwrap();
-            let router = app(std::sync::Arc::new(store), config);
-            let body = serde_json::json!({
-                "identityKey": b64::encode(&[5u8; 33]),
-                "registrationId": 7,
-                "password": PASSWORD,
-            });
-            let r = router
-                .clone()
-                .oneshot(
-                    Request::post(paths::ACCOUNTS)
-                        .header("content-type", "application/json")
-                        .body(Body::from(body.to_string()))
-                        .unwrap(),
-                )
-                .await
-                .unwrap();
-            let bytes = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
-            let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-            (router, v["uuid"].as_str().unwrap().to_string())
-        });
-        Fixture {
-            rt,
-            router,
-            account,
-            _dir: dir,
-        }
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 4 {
@@ -85,8 +20,9 @@ fuzz_target!(|data: &[u8]| {
         [Method::GET, Method::PUT, Method::POST, Method::DELETE][head[0] as usize % 4].clone();
     // The account named in a path: the registered one, or bytes of the input.
     let other = String::from_utf8_lossy(&rest[..rest.len().min(36)]).into_owned();
+    let account = f.accounts[0].as_str();
     let who = if head[2] & 4 == 0 {
-        f.account.as_str()
+        account
     } else {
         other.as_str()
     };
@@ -115,8 +51,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let h = req.headers_mut();
     if head[2] & 1 != 0 {
-        let cred = b64::encode(format!("{}.1:{PASSWORD}", f.account).as_bytes());
-        h.insert("authorization", format!("Basic {cred}").parse().unwrap());
+        h.insert("authorization", f.basic(account).parse().unwrap());
     } else if head[2] & 8 != 0 {
         let cred = b64::encode(&rest[..rest.len().min(48)]);
         h.insert("authorization", format!("Basic {cred}").parse().unwrap());
@@ -131,13 +66,8 @@ fuzz_target!(|data: &[u8]| {
         "application/json"
     };
     h.insert("content-type", ct.parse().unwrap());
-    req.extensions_mut()
-        .insert(axum::extract::ConnectInfo(std::net::SocketAddr::from((
-            [127, 0, 0, 1],
-            4000,
-        ))));
     let status =
-        f.rt.block_on(f.router.clone().oneshot(req))
+        f.rt.block_on(f.router.clone().oneshot(with_address(req)))
             .unwrap()
             .status();
     assert_ne!(status.as_u16(), 500, "a request got 500");

@@ -1,23 +1,30 @@
-//! Ring-signature decoder and verifier for a fixed two-member ring: no panic; what decodes
-//! re-encodes to the same bytes.
+//! Ring-signature decoder and verifier for a fixed two-member Falcon-512 ring: no panic; what
+//! decodes re-encodes to the same bytes. Inputs edit a valid signature (`alibi_fuzz::input`).
 #![no_main]
-use alibi_falcon::{Level, VerifyingKey};
+use alibi_falcon::{Level, SigningKey};
 use alibi_ringsig::{Ring, RingSignature};
 use libfuzzer_sys::fuzz_target;
+use rand_chacha::rand_core::SeedableRng;
 use std::sync::OnceLock;
 
-fn ring() -> &'static Ring {
-    static R: OnceLock<Ring> = OnceLock::new();
+fn fixture() -> &'static (Ring, Vec<Vec<u8>>) {
+    static R: OnceLock<(Ring, Vec<Vec<u8>>)> = OnceLock::new();
     R.get_or_init(|| {
-        let a = VerifyingKey::from_polynomial(Level::Falcon512, &[1; 512]).unwrap();
-        let b = VerifyingKey::from_polynomial(Level::Falcon512, &[2; 512]).unwrap();
-        Ring::new(vec![a, b]).unwrap()
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
+        let a = SigningKey::generate(Level::Falcon512, &mut rng);
+        let b = SigningKey::generate(Level::Falcon512, &mut rng);
+        let ring = Ring::new(vec![a.verifying_key(), b.verifying_key()]).expect("two keys");
+        let sig = ring.sign(&a.expand(), b"fuzz", &mut rng).expect("a member");
+        let samples = vec![sig.to_bytes()];
+        (ring, samples)
     })
 }
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(sig) = RingSignature::from_bytes(ring(), data) {
-        assert_eq!(sig.to_bytes(), data);
-        let _ = ring().verify(b"fuzz", &sig);
+    let (ring, samples) = fixture();
+    let bytes = alibi_fuzz::input(data, samples);
+    if let Ok(sig) = RingSignature::from_bytes(ring, &bytes) {
+        assert_eq!(sig.to_bytes(), &bytes[..]);
+        let _ = ring.verify(b"fuzz", &sig);
     }
 });

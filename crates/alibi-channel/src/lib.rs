@@ -116,3 +116,17 @@ pub enum Error {
 
 /// The crate's result type.
 pub type Result<T> = core::result::Result<T, Error>;
+
+/// Entry points for the fuzz targets.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Runs every decoder of the store's records on `data`.
+    pub fn store_records(data: &[u8]) {
+        crate::store::fuzz_decoders(data);
+    }
+
+    /// Valid records, plain and sealed, to edit.
+    pub fn store_samples(rng: &mut impl rand_core::CryptoRng) -> Vec<Vec<u8>> {
+        crate::store::fuzz_samples(rng)
+    }
+}

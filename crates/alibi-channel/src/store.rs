@@ -163,6 +163,63 @@ fn decode_kyber(b: &[u8]) -> Result<KyberPreKeyRecord> {
     })
 }
 
+/// The fixed store key of [`fuzz_decoders`] and [`fuzz_samples`].
+fn fuzz_sealed() -> Sealed {
+    use chacha20poly1305::KeyInit;
+    Sealed {
+        identity: IdentityKeyPair::from_private(PrivateKey::from_bytes([1; 32])),
+        registration_id: 1,
+        cipher: chacha20poly1305::XChaCha20Poly1305::new(&[2u8; 32].into()),
+    }
+}
+
+/// Every decoder of a stored value, on untrusted bytes (the fuzz target `channel_store`): each
+/// table's record as it is read back, and the sealed-value opening under a fixed store key,
+/// followed by those decoders on what opens.
+pub(crate) fn fuzz_decoders(data: &[u8]) {
+    fn records(b: &[u8]) {
+        let _ = decode_signed(b);
+        let _ = decode_kyber(b);
+        let _ = IdentityKey::deserialize(b);
+        let _ = PrivateKey::deserialize(b);
+        let _ = SessionRecord::deserialize(b);
+        let _ = SenderKeyRecord::deserialize(b);
+    }
+    records(data);
+    if let Ok(plain) = fuzz_sealed().open("signed_pre_keys", b"a.1", data) {
+        records(&plain);
+    }
+}
+
+/// Valid stored values to start a campaign from: a signed and a KEM prekey record, plain and
+/// sealed under [`fuzz_decoders`]' store key.
+pub(crate) fn fuzz_samples(rng: &mut impl rand_core::CryptoRng) -> Vec<Vec<u8>> {
+    let identity = IdentityKeyPair::generate(rng);
+    let spk = KeyPair::generate(rng);
+    let signed = encode_signed(&SignedPreKeyRecord {
+        id: 1,
+        signature: identity.sign(&spk.public.serialize(), rng).to_vec(),
+        key_pair: spk,
+    });
+    let kem = KemKeyPair::generate(alibi_handshake::KemKeyType::Kyber1024, rng);
+    let kyber = encode_kyber(&KyberPreKeyRecord {
+        id: 2,
+        signature: identity.sign(&kem.public.serialize(), rng).to_vec(),
+        key_pair: kem,
+        last_resort: true,
+    });
+    let s = fuzz_sealed();
+    let mut out = vec![identity.identity.serialize().to_vec()];
+    for v in [signed, kyber] {
+        out.push(
+            s.seal("signed_pre_keys", b"a.1", &v)
+                .expect("sealing works"),
+        );
+        out.push(v);
+    }
+    out
+}
+
 /// A store in memory (tests, short-lived parties).
 #[derive(Clone)]
 pub struct InMemoryStore {

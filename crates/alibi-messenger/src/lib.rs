@@ -112,16 +112,72 @@ pub type Result<T> = core::result::Result<T, Error>;
 #[doc(hidden)]
 pub mod fuzzing {
     /// Runs every decoder of bytes a relay or a peer controls on `data`: the relay's protobufs
-    /// and JSON answers, the content inside a decrypted message, contact cards.
+    /// and every JSON answer the relay client parses, the content inside a decrypted message,
+    /// contact cards.
     pub fn decoders(data: &[u8]) {
         use prost::Message;
         let _ = alibi_relay_api::proto::Envelope::decode(data);
         let _ = alibi_relay_api::proto::WebSocketMessage::decode(data);
         let _ = crate::content::Content::decode(data);
+        // Every answer the relay client parses (`relay::ok_json` and `relay::failure`).
         let _ = serde_json::from_slice::<alibi_relay_api::keys::PreKeyResponse>(data);
+        let _ = serde_json::from_slice::<alibi_relay_api::keys::KeyCounts>(data);
+        let _ = serde_json::from_slice::<alibi_relay_api::accounts::AccountCreated>(data);
+        let _ = serde_json::from_slice::<alibi_relay_api::certificates::DeliveryCertificate>(data);
+        let _ = serde_json::from_slice::<alibi_relay_api::certificates::TrustRoot>(data);
         let _ = serde_json::from_slice::<alibi_relay_api::ErrorBody>(data);
         if let Ok(text) = core::str::from_utf8(data) {
             let _ = crate::ContactCard::from_json(text);
         }
+    }
+
+    /// Runs the decoders of the files a user's command line hands the messenger: the profile
+    /// (`identity.sealed`'s JSON: relay nodes, CA, credentials, keys) with every accessor, and a
+    /// CA file as `alibi mpc init --relay-ca` reads it.
+    pub fn credentials(data: &[u8]) {
+        if let Ok(p) = serde_json::from_slice::<crate::profile::Profile>(data) {
+            let _ = p.endpoint();
+            let _ = p.identity_key_pair();
+            let _ = p.trust_root();
+            let _ = p.store_key();
+            let _ = p.profile_key();
+            let _ = p.ringxkem();
+        }
+        let _ = crate::Endpoint::new("https://relay.invalid").with_ca(data);
+        if let Ok(nodes) = core::str::from_utf8(data) {
+            let _ = crate::Endpoint::new(nodes);
+        }
+    }
+
+    /// A valid profile's JSON (fresh keys, a RingXKEM identity), to edit.
+    pub fn credential_sample(rng: &mut impl rand_core::CryptoRng) -> Vec<u8> {
+        crate::profile::Profile::sample(rng)
+    }
+
+    /// Up to `n` envelopes waiting for `m` at the relay, as its delivery socket hands them over,
+    /// none acknowledged; waits at most `within` (samples for the inbound target).
+    pub async fn waiting(
+        m: &crate::Messenger,
+        n: usize,
+        within: std::time::Duration,
+    ) -> Vec<alibi_relay_api::proto::Envelope> {
+        let mut r = m.relay_client().receive();
+        let mut out = vec![];
+        let _ = tokio::time::timeout(within, async {
+            while out.len() < n {
+                match r.next().await {
+                    Some(e) => out.push(e),
+                    None => break,
+                }
+            }
+        })
+        .await;
+        out
+    }
+
+    /// The inbound path on one envelope, as the receiving task runs it: decryption, the checks
+    /// against the pinned contacts, the content. True if it would be delivered.
+    pub fn inbound(m: &crate::Messenger, env: &alibi_relay_api::proto::Envelope) -> bool {
+        m.process_for_fuzzing(env)
     }
 }

@@ -981,6 +981,16 @@ impl Messenger {
         }
     }
 
+    /// The relay client (for [`crate::fuzzing`]).
+    pub(crate) fn relay_client(&self) -> &RelayClient {
+        &self.inner.client
+    }
+
+    /// [`Self::process`], true if it delivers (for [`crate::fuzzing`]).
+    pub(crate) fn process_for_fuzzing(&self, env: &Envelope) -> bool {
+        matches!(self.process(env), Outcome::Deliver(_))
+    }
+
     /// Decrypts one envelope and decides its fate.
     fn process(&self, env: &Envelope) -> Outcome {
         let r = match env.r#type() {

@@ -100,6 +100,30 @@ impl Profile {
         Ok(Some((id, pk)))
     }
 
+    /// A profile with fresh keys and made-up relay details, as JSON (for [`crate::fuzzing`]).
+    pub(crate) fn sample(rng: &mut impl rand_core::CryptoRng) -> Vec<u8> {
+        let identity = PrivateKey::generate(rng);
+        let root = PrivateKey::generate(rng);
+        let pq = alibi_handshake::ringxkem::Identity::generate(crate::card::PQ_SUITE, rng);
+        let pre_key = alibi_channel::ringxkem::RingXkemPreKey::generate(&pq, 1, rng);
+        let p = Profile {
+            name: "A".into(),
+            relay: "https://a.invalid,https://b.invalid:8443".into(),
+            relay_ca: vec![],
+            account: Uuid::from_u128(1),
+            device: 1,
+            registration_id: 7,
+            password: "0123456789abcdef".into(),
+            identity: identity.to_bytes().to_vec(),
+            profile_key: vec![3; 32],
+            trust_root: root.public_key().serialize().to_vec(),
+            store_key: vec![4; 32],
+            pq_identity: pq.to_bytes().to_vec(),
+            ringxkem_pre_key: pre_key.to_bytes().to_vec(),
+        };
+        serde_json::to_vec(&p).expect("a profile serializes")
+    }
+
     fn corrupt(&self) -> Error {
         Error::Corrupt("identity.sealed".into())
     }

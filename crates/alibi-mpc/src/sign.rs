@@ -55,6 +55,24 @@ fn point(sig: &[u8; 96]) -> Result<G2Projective> {
         .ok_or(Error::Malformed("partial signature"))
 }
 
+/// The checks a received partial signature goes through, on untrusted bytes (the fuzz target
+/// `mpc_messages`): a verification key (48 bytes, compressed G1) and a partial (96 bytes), decoded
+/// as signing decodes them, then the batch check and the single check.
+pub(crate) fn fuzz_decoders(data: &[u8], rng: &mut impl CryptoRng) {
+    let (Some(vk), Some(partial)) = (data.get(..48), data.get(48..144)) else {
+        return;
+    };
+    let partial: &[u8; 96] = partial.try_into().expect("96 bytes");
+    let _ = bls::verify(vk, b"m", partial);
+    let vk_point = Option::<G1Affine>::from(G1Affine::from_compressed_unchecked(
+        vk.try_into().expect("48 bytes"),
+    ));
+    if let (Some(vk_point), Ok(sig)) = (vk_point, point(partial)) {
+        let _ = bls::batch_verify_points(&[(vk_point.into(), sig)], b"m", rng);
+        let _ = interpolate_g2(&[(1, sig), (2, sig)]);
+    }
+}
+
 /// Signs `message` with `share` together with the other signers.
 pub async fn sign<T: Transport>(
     party: &Party,
