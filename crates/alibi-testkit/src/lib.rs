@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+pub mod ct;
 pub mod node;
 pub mod pki;
 pub mod postgres;

@@ -1,0 +1,54 @@
+//! Dudect-style timing tests of MAYO (see `alibi-akem/benches/ct.rs` for the method). Signing
+//! is claimed constant time in the secret key, as the reference's is:
+//!
+//! - `sign_mayo1`, `sign_mayo2`: signatures of random messages under two different keys;
+//! - `ring_sign_mayo1`: MAYO-RS signatures by the first against the second member of one
+//!   two-member ring (a difference would tell which member signed, breaking the ring's
+//!   anonymity for a timing observer).
+//!
+//!   cargo bench -p alibi-mayo --bench ct            (or scripts/ct.sh)
+use alibi_mayo::ring::Ring;
+use alibi_mayo::{Params, SigningKey};
+use alibi_testkit::ct::{inputs, BenchRng, Class, CtRunner};
+use dudect_bencher::ctbench_main;
+use dudect_bencher::rand::Rng;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+/// `n` random messages, each with its class (true: the first key).
+fn messages(n: usize, rng: &mut BenchRng) -> Vec<(Class, (bool, [u8; 32]))> {
+    inputs(n, rng, |first, rng| {
+        let mut m = [0u8; 32];
+        rng.fill_bytes(&mut m);
+        (first, m)
+    })
+}
+
+fn sign(runner: &mut CtRunner, rng: &mut BenchRng, p: Params) {
+    let a = SigningKey::generate(p, rng);
+    let b = SigningKey::generate(p, rng);
+    for (class, (first, m)) in messages(10_000, rng) {
+        let key = if first { &a } else { &b };
+        runner.run_one(class, || key.sign(&m, &mut ChaCha20Rng::from_seed(m)));
+    }
+}
+
+fn sign_mayo1(runner: &mut CtRunner, rng: &mut BenchRng) {
+    sign(runner, rng, Params::Mayo1);
+}
+
+fn sign_mayo2(runner: &mut CtRunner, rng: &mut BenchRng) {
+    sign(runner, rng, Params::Mayo2);
+}
+
+fn ring_sign_mayo1(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let a = SigningKey::generate(Params::Mayo1, rng);
+    let b = SigningKey::generate(Params::Mayo1, rng);
+    let ring = Ring::new(vec![a.verifying_key(), b.verifying_key()]).expect("two keys");
+    for (class, (first, m)) in messages(4_000, rng) {
+        let key = if first { &a } else { &b };
+        runner.run_one(class, || ring.sign(key, &m, &mut ChaCha20Rng::from_seed(m)));
+    }
+}
+
+ctbench_main!(sign_mayo1, sign_mayo2, ring_sign_mayo1);

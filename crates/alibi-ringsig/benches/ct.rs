@@ -1,0 +1,31 @@
+//! Dudect-style timing test of GANDALF ring signing (see `alibi-akem/benches/ct.rs` for the
+//! method): signatures of random messages by the first against the second member of one
+//! two-member Falcon-512 ring. Signing is claimed constant time in the signer's key; a difference
+//! here would tell a timing observer which member signed, the one thing a ring signature hides.
+//!
+//!   cargo bench -p alibi-ringsig --bench ct            (or scripts/ct.sh)
+use alibi_falcon::{Level, SigningKey};
+use alibi_ringsig::Ring;
+use alibi_testkit::ct::{inputs, BenchRng, CtRunner};
+use dudect_bencher::ctbench_main;
+use dudect_bencher::rand::Rng;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+fn ring_sign_512(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let a = SigningKey::generate(Level::Falcon512, rng);
+    let b = SigningKey::generate(Level::Falcon512, rng);
+    let ring = Ring::new(vec![a.verifying_key(), b.verifying_key()]).expect("two keys");
+    let (a, b) = (a.expand(), b.expand());
+    let msgs = inputs(4_000, rng, |first, rng| {
+        let mut m = [0u8; 32];
+        rng.fill_bytes(&mut m);
+        (first, m)
+    });
+    for (class, (first, m)) in msgs {
+        let key = if first { &a } else { &b };
+        runner.run_one(class, || ring.sign(key, &m, &mut ChaCha20Rng::from_seed(m)));
+    }
+}
+
+ctbench_main!(ring_sign_512);
