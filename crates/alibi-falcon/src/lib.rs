@@ -609,6 +609,12 @@ pub fn decompress_padded(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
     codec::decompress_padded(data, n)
 }
 
+/// [`decompress_padded`] reading every coefficient whatever it finds, with a validity flag
+/// (for secret encodings: see `codec::decompress_padded_uniform`).
+pub fn decompress_padded_uniform(data: &[u8], n: usize) -> (Vec<i16>, bool) {
+    codec::decompress_padded_uniform(data, n)
+}
+
 /// Sum of h_i s_i mod q over several keys of one level, with a single inverse NTT: the linear
 /// combination ring signatures verify.
 pub fn sum_mul_h(terms: &[(&VerifyingKey, &[i16])]) -> Result<Vec<u16>, Error> {

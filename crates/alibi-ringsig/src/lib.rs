@@ -63,8 +63,8 @@
 
 use alibi_encoding::LengthChecked;
 use alibi_falcon::{
-    compress_padded, decompress_padded, norm_sq, sub_centered, sum_mul_h, DiscreteGaussian,
-    ExpandedSigningKey, Level, VerifyingKey, Q,
+    compress_padded, decompress_padded, decompress_padded_uniform, norm_sq, sub_centered,
+    sum_mul_h, DiscreteGaussian, ExpandedSigningKey, Level, VerifyingKey, Q,
 };
 use rand_core::{CryptoRng, TryCryptoRng};
 use shake::digest::{ExtendableOutput, Update, XofReader};
@@ -316,6 +316,51 @@ impl Ring {
         let v = sub_centered(&c, &sum_mul_h(&terms)?);
         let norm = norm_sq(&v, &[]) + sig.us.iter().map(|u| norm_sq(u, &[])).sum::<u64>();
         if norm <= self.bound() {
+            Ok(())
+        } else {
+            Err(Error::InvalidSignature)
+        }
+    }
+}
+
+impl Ring {
+    /// Decodes `bytes` as a signature for this ring and verifies it on `msg`, doing the same work
+    /// whether and wherever decoding fails: every block is decompressed (one that does not decode
+    /// counts as zero) and the verification always runs; only the length is checked first.
+    ///
+    /// For decapsulation (alibi-akem's PQ-AKEM and SHADOWFAX), where the signature is encrypted
+    /// and known only to the two parties: with [`RingSignature::from_bytes`] then
+    /// [`Ring::verify`], a receiver refuses a garbled signature at once and a well-formed but
+    /// wrong one only after the verification, so the time of a refusal would tell an attacker
+    /// who modifies ciphertexts about the decrypted signature. Decompression itself still takes
+    /// time that depends on the coefficients, as Falcon's reference decoder does (docs/SECURITY.md
+    /// gives the measured difference).
+    pub fn verify_encoded(&self, msg: &[u8], bytes: &[u8]) -> Result<(), Error> {
+        let want = self.signature_len();
+        if bytes.len() != want {
+            return Err(Error::length("ring signature", want, bytes.len()));
+        }
+        let n = self.level.n();
+        let (body, salt_bytes) = bytes.split_at(self.len() * block_len(self.level));
+        let mut decoded = true;
+        let us = body
+            .chunks_exact(block_len(self.level))
+            .map(|b| {
+                let (u, ok) = decompress_padded_uniform(b, n);
+                decoded &= ok;
+                u
+            })
+            .collect();
+        let mut salt = [0u8; SALT_LEN];
+        salt.copy_from_slice(salt_bytes);
+        let sig = RingSignature {
+            level: self.level,
+            us,
+            salt,
+            blocks: vec![],
+        };
+        let verified = self.verify(msg, &sig).is_ok();
+        if decoded & verified {
             Ok(())
         } else {
             Err(Error::InvalidSignature)

@@ -225,3 +225,36 @@ proptest! {
         }
     }
 }
+
+/// `verify_encoded` (the decapsulation's uniform-work check) agrees with `from_bytes` then
+/// `verify` on the signature, on every single-byte change of it, and on wrong lengths.
+#[test]
+fn verify_encoded_agrees_with_decoding_then_verifying() {
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let ks = keys(Level::Falcon512, 2, 11);
+    let ring = ring_of(&ks);
+    let good = ring
+        .sign(&ks[1].expand(), b"m", &mut rng)
+        .unwrap()
+        .to_bytes();
+    let separate = |b: &[u8]| {
+        RingSignature::from_bytes(&ring, b)
+            .map_err(|_| ())
+            .and_then(|s| ring.verify(b"m", &s).map_err(|_| ()))
+    };
+    assert_eq!(ring.verify_encoded(b"m", &good), Ok(()));
+    assert_eq!(
+        ring.verify_encoded(b"other", &good),
+        Err(Error::InvalidSignature)
+    );
+    let mut refused = 0;
+    for i in (0..good.len()).step_by(7) {
+        let mut b = good.clone();
+        b[i] ^= 0x40;
+        let got = ring.verify_encoded(b"m", &b);
+        assert_eq!(got.is_ok(), separate(&b).is_ok(), "byte {i}");
+        refused += usize::from(got.is_err());
+    }
+    assert!(refused > 0);
+    assert!(ring.verify_encoded(b"m", &good[1..]).is_err());
+}
