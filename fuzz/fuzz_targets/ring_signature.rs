@@ -1,5 +1,7 @@
 //! Ring-signature decoder and verifier for a fixed two-member Falcon-512 ring: no panic; what
-//! decodes re-encodes to the same bytes. Inputs edit a valid signature (`alibi_fuzz::input`).
+//! decodes re-encodes to the same bytes; `Ring::verify_encoded` (the decapsulations' uniform-work
+//! check) accepts exactly what decoding then verifying accepts. Inputs edit a valid signature
+//! (`alibi_fuzz::input`).
 #![no_main]
 use alibi_falcon::{Level, SigningKey};
 use alibi_ringsig::{Ring, RingSignature};
@@ -23,8 +25,10 @@ fn fixture() -> &'static (Ring, Vec<Vec<u8>>) {
 fuzz_target!(|data: &[u8]| {
     let (ring, samples) = fixture();
     let bytes = alibi_fuzz::input(data, samples);
+    let mut separate = false;
     if let Ok(sig) = RingSignature::from_bytes(ring, &bytes) {
         assert_eq!(sig.to_bytes(), &bytes[..]);
-        let _ = ring.verify(b"fuzz", &sig);
+        separate = ring.verify(b"fuzz", &sig).is_ok();
     }
+    assert_eq!(ring.verify_encoded(b"fuzz", &bytes).is_ok(), separate);
 });
