@@ -31,7 +31,7 @@ fn mlkem_decap(runner: &mut CtRunner, rng: &mut BenchRng, set: MlKem) {
         if valid {
             set.encapsulate(&ek, rng).expect("a valid key").0
         } else {
-            let mut ct = vec![0u8; 1088];
+            let mut ct = vec![0u8; set.ct_len()];
             rng.fill_bytes(&mut ct);
             ct
         }

@@ -5,7 +5,7 @@
 
 pub mod relay_process;
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Runs the `alibi` binary built for these tests.
@@ -30,12 +30,32 @@ pub fn code(o: &Output) -> i32 {
     o.status.code().unwrap()
 }
 
-/// A fresh scratch directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("alibi-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh scratch directory for one test, removed when the test ends (also when it fails:
+/// a panic unwinds through the drop).
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+/// A fresh scratch directory named after the test.
+pub fn scratch(name: &str) -> Scratch {
+    Scratch(
+        tempfile::Builder::new()
+            .prefix(&format!("alibi-cli-{name}-"))
+            .tempdir()
+            .unwrap(),
+    )
 }
 
 /// Runs `alibi` with arguments that need not be UTF-8.
@@ -57,7 +77,7 @@ pub fn stdout(o: &Output) -> String {
 }
 
 /// A path in `d`, as the string the command line takes.
-pub fn path(d: &std::path::Path, f: &str) -> String {
+pub fn path(d: &Path, f: &str) -> String {
     d.join(f).to_str().unwrap().to_string()
 }
 
