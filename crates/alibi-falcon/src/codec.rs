@@ -225,15 +225,15 @@ pub fn decompress_padded_uniform(data: &[u8], n: usize) -> (Vec<i16>, bool) {
         out.push(if neg { -(m as i16) } else { m as i16 });
     }
     // The rest of the byte where the body ends, and every byte after it, must be zero.
+    // Masks from comparisons rather than a branch per byte: where the body ends would
+    // otherwise decide which way each branch goes.
     let end = p.min(total);
+    let (last, tail) = (end >> 3, 0xFFu8 >> (end & 7));
     let mut rest = 0u8;
     for (i, &byte) in data.iter().enumerate() {
-        let mask = match i.cmp(&(end >> 3)) {
-            core::cmp::Ordering::Less => 0,
-            core::cmp::Ordering::Equal => 0xFFu8 >> (end & 7),
-            core::cmp::Ordering::Greater => 0xFF,
-        };
-        rest |= byte & mask;
+        let after = ((i > last) as u8).wrapping_neg();
+        let at = ((i == last) as u8).wrapping_neg();
+        rest |= byte & (after | (at & tail));
     }
     ok &= rest == 0;
     (out, ok)
