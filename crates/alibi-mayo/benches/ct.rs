@@ -47,10 +47,19 @@ fn sign_mayo1(runner: &mut CtRunner, rng: &mut BenchRng) {
 /// The control for `sign_mayo1`: one key against a copy of itself, decoded into its own
 /// allocations. Equal values, different addresses: what this test shows is what placement in
 /// memory alone does to the two-key tests.
-fn sign_mayo1_same_key(runner: &mut CtRunner, rng: &mut BenchRng) {
-    let a = SigningKey::generate(Params::Mayo1, rng);
-    let b = SigningKey::from_bytes(Params::Mayo1, &a.to_bytes()).expect("its own encoding");
+fn same_key(runner: &mut CtRunner, rng: &mut BenchRng, p: Params) {
+    let a = SigningKey::generate(p, rng);
+    let b = SigningKey::from_bytes(p, &a.to_bytes()).expect("its own encoding");
     sign_with(runner, rng, &a, &b);
+}
+
+fn sign_mayo1_same_key(runner: &mut CtRunner, rng: &mut BenchRng) {
+    same_key(runner, rng, Params::Mayo1);
+}
+
+/// The control for `sign_mayo2`.
+fn sign_mayo2_same_key(runner: &mut CtRunner, rng: &mut BenchRng) {
+    same_key(runner, rng, Params::Mayo2);
 }
 
 fn sign_mayo2(runner: &mut CtRunner, rng: &mut BenchRng) {
@@ -68,4 +77,10 @@ fn ring_sign_mayo1(runner: &mut CtRunner, rng: &mut BenchRng) {
     }
 }
 
-ctbench_main!(sign_mayo1, sign_mayo1_same_key, sign_mayo2, ring_sign_mayo1);
+ctbench_main!(
+    sign_mayo1,
+    sign_mayo1_same_key,
+    sign_mayo2,
+    sign_mayo2_same_key,
+    ring_sign_mayo1
+);
