@@ -10,7 +10,7 @@
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
-use crate::primitives::{x25519, x25519_public};
+use crate::primitives::{x25519_batch, x25519_public};
 use crate::Error;
 
 /// Length of keys, ciphertexts (the ephemeral public key) and shared keys.
@@ -131,8 +131,7 @@ pub mod rfc9180 {
         sender: &DhKeyPair,
         receiver_pk: &[u8; 32],
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        let dh1 = x25519(&eph.sk, receiver_pk)?;
-        let dh2 = x25519(&sender.sk, receiver_pk)?;
+        let [dh1, dh2] = x25519_batch([(&eph.sk, receiver_pk), (&sender.sk, receiver_pk)])?;
         let enc = eph.pk;
         let ss = extract_and_expand(&[&dh1[..], &dh2[..]], &[&enc, receiver_pk, &sender.pk]);
         Ok((enc, ss))
@@ -155,8 +154,7 @@ pub mod rfc9180 {
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = DhKeyPair::generate(rng);
-        let dh1 = x25519(&eph.sk, &receiver.pk)?;
-        let dh2 = x25519(&receiver.sk, sender_pk)?;
+        let [dh1, dh2] = x25519_batch([(&eph.sk, &receiver.pk), (&receiver.sk, sender_pk)])?;
         let ss = extract_and_expand(&[&dh1[..], &dh2[..]], &[&eph.pk, &receiver.pk, sender_pk]);
         Ok((eph.pk, ss))
     }
@@ -167,8 +165,7 @@ pub mod rfc9180 {
         sender_pk: &[u8; 32],
         enc: &[u8; 32],
     ) -> Result<Zeroizing<[u8; 32]>, Error> {
-        let dh1 = x25519(&receiver.sk, enc)?;
-        let dh2 = x25519(&receiver.sk, sender_pk)?;
+        let [dh1, dh2] = x25519_batch([(&receiver.sk, enc), (&receiver.sk, sender_pk)])?;
         Ok(extract_and_expand(
             &[&dh1[..], &dh2[..]],
             &[enc, &receiver.pk, sender_pk],
@@ -202,8 +199,7 @@ pub mod artifact {
         sender: &DhKeyPair,
         receiver_pk: &[u8; 32],
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        let s = x25519(&sender.sk, receiver_pk)?;
-        let e = x25519(&eph.sk, receiver_pk)?;
+        let [s, e] = x25519_batch([(&sender.sk, receiver_pk), (&eph.sk, receiver_pk)])?;
         let k = key(&s[..], &e[..], &eph.pk, receiver_pk, &sender.pk);
         Ok((eph.pk, Zeroizing::new(k)))
     }
@@ -224,8 +220,7 @@ pub mod artifact {
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = DhKeyPair::generate(rng);
-        let s = x25519(&receiver.sk, sender_pk)?;
-        let e = x25519(&eph.sk, &receiver.pk)?;
+        let [s, e] = x25519_batch([(&receiver.sk, sender_pk), (&eph.sk, &receiver.pk)])?;
         let k = key(&s[..], &e[..], &eph.pk, &receiver.pk, sender_pk);
         Ok((eph.pk, Zeroizing::new(k)))
     }
@@ -236,8 +231,7 @@ pub mod artifact {
         sender_pk: &[u8; 32],
         ct: &[u8; 32],
     ) -> Result<Zeroizing<[u8; 32]>, Error> {
-        let s = x25519(&receiver.sk, sender_pk)?;
-        let e = x25519(&receiver.sk, ct)?;
+        let [s, e] = x25519_batch([(&receiver.sk, sender_pk), (&receiver.sk, ct)])?;
         Ok(Zeroizing::new(key(
             &s[..],
             &e[..],

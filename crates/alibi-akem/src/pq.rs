@@ -98,7 +98,7 @@ impl PqPublicKey {
     /// ek || h.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut v = self.ek.clone();
-        v.extend(self.vk.h_bytes());
+        v.extend_from_slice(self.vk.h_bytes());
         v
     }
 
@@ -241,7 +241,7 @@ pub(crate) fn decrypt_and_verify(
 }
 
 fn signed_message(ct: &[u8], sender: &PqPublicKey, receiver: &PqPublicKey) -> Vec<u8> {
-    [ct, &sender.ek, &receiver.ek, &receiver.vk.h_bytes()].concat()
+    [ct, &sender.ek, &receiver.ek, receiver.vk.h_bytes()].concat()
 }
 
 fn session_key(

@@ -4,10 +4,11 @@
 
 use aes::cipher::{KeyIvInit, StreamCipher};
 use curve25519_dalek::montgomery::MontgomeryPoint;
+use curve25519_dalek::EdwardsPoint;
 use sha3::digest::{Digest, ExtendableOutput, Update as XofUpdate, XofReader};
 use sha3::{Sha3_256, Sha3_512};
 use shake::Shake256;
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::Error;
 
@@ -50,6 +51,53 @@ pub fn x25519_raw(sk: &[u8; 32], u: &[u8; 32]) -> Zeroizing<[u8; 32]> {
     })
 }
 
+/// X25519 of several (secret, peer u) pairs, each result the bytes [`x25519_raw`] gives: the
+/// Edwards products come back to Montgomery form through one batched inversion instead of one
+/// each, and a peer key equal to the previous pair's is mapped to Edwards form once. An
+/// encapsulation's two products share the receiver's key; a decapsulation's share nothing but
+/// still save an inversion. Which path runs depends only on the public u's.
+pub fn x25519_raw_batch<const N: usize>(
+    pairs: [(&[u8; 32], &[u8; 32]); N],
+) -> [Zeroizing<[u8; 32]>; N] {
+    let mut out: [Zeroizing<[u8; 32]>; N] = core::array::from_fn(|_| Zeroizing::new([0; 32]));
+    let mut products = Vec::with_capacity(N);
+    let mut slots = Vec::with_capacity(N);
+    let mut base: Option<(&[u8; 32], Option<curve25519_dalek::EdwardsPoint>)> = None;
+    for (i, (sk, u)) in pairs.into_iter().enumerate() {
+        let p = match base {
+            Some((prev, p)) if prev == u => p,
+            _ => MontgomeryPoint(*u).to_edwards(0),
+        };
+        base = Some((u, p));
+        match p {
+            Some(p) => {
+                products.push(p.mul_clamped(*sk));
+                slots.push(i);
+            }
+            None => out[i] = Zeroizing::new(x25519_dalek::x25519(*sk, *u)),
+        }
+    }
+    for (i, m) in slots
+        .into_iter()
+        .zip(EdwardsPoint::to_montgomery_batch(&products))
+    {
+        out[i] = Zeroizing::new(m.to_bytes());
+    }
+    products.zeroize();
+    out
+}
+
+/// [`x25519_raw_batch`] with the all-zero output refused, as [`x25519`] does.
+pub fn x25519_batch<const N: usize>(
+    pairs: [(&[u8; 32], &[u8; 32]); N],
+) -> Result<[Zeroizing<[u8; 32]>; N], Error> {
+    let out = x25519_raw_batch(pairs);
+    if out.iter().any(|o| o.iter().all(|&b| b == 0)) {
+        return Err(Error::LowOrderPoint);
+    }
+    Ok(out)
+}
+
 /// X25519 with the all-zero output refused (a low-order peer key), as RFC 7748 §6.1 and RFC 9180
 /// recommend.
 pub fn x25519(sk: &[u8; 32], pk: &[u8; 32]) -> Result<Zeroizing<[u8; 32]>, Error> {
@@ -64,6 +112,14 @@ pub fn x25519(sk: &[u8; 32], pk: &[u8; 32]) -> Result<Zeroizing<[u8; 32]>, Error
 pub fn nike(sk: &[u8; 32], pk: &[u8; 32]) -> Result<Zeroizing<[u8; 64]>, Error> {
     let dh = x25519(sk, pk)?;
     Ok(Zeroizing::new(Sha3_512::digest(&dh[..]).into()))
+}
+
+/// [`nike`] of several (secret, peer key) pairs, through [`x25519_batch`].
+pub fn nike_batch<const N: usize>(
+    pairs: [(&[u8; 32], &[u8; 32]); N],
+) -> Result<[Zeroizing<[u8; 64]>; N], Error> {
+    let dh = x25519_batch(pairs)?;
+    Ok(dh.map(|d| Zeroizing::new(Sha3_512::digest(&d[..]).into())))
 }
 
 /// The X25519 public key of a raw (unclamped) secret: the fixed-base product through
@@ -202,6 +258,44 @@ mod tests {
         }
         // Both paths ran.
         assert!(twist > 100 && twist < 700, "{twist}");
+    }
+
+    #[test]
+    fn batches_match_the_ladder_on_every_kind_of_input() {
+        // Pairs of awkward u's (curve and twist, low order, non-canonical), with the same base
+        // twice and with different ones: each result must be the ladder's.
+        let us = awkward_us();
+        for (i, w) in us.windows(2).enumerate() {
+            let (a, b) = ([(i as u8).wrapping_mul(29) | 1; 32], [(i as u8) ^ 0x5a; 32]);
+            let ladder = |sk: [u8; 32], u: &[u8; 32]| x25519_dalek::x25519(sk, *u);
+            let [x, y] = x25519_raw_batch([(&a, &w[0]), (&b, &w[0])]);
+            assert_eq!(
+                (*x, *y),
+                (ladder(a, &w[0]), ladder(b, &w[0])),
+                "same base {i}"
+            );
+            let [x, y, z] = x25519_raw_batch([(&a, &w[0]), (&a, &w[1]), (&b, &w[1])]);
+            assert_eq!(
+                (*x, *y, *z),
+                (ladder(a, &w[0]), ladder(a, &w[1]), ladder(b, &w[1])),
+                "mixed bases {i}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_batch_refuses_a_low_order_point_anywhere_in_it() {
+        let good = x25519_public(&[9u8; 32]);
+        let zero = [0u8; 32];
+        assert!(x25519_batch([(&[1u8; 32], &good), (&[2u8; 32], &good)]).is_ok());
+        assert!(matches!(
+            x25519_batch([(&[1u8; 32], &good), (&[2u8; 32], &zero)]),
+            Err(Error::LowOrderPoint)
+        ));
+        assert!(matches!(
+            nike_batch([(&[1u8; 32], &zero), (&[2u8; 32], &good)]),
+            Err(Error::LowOrderPoint)
+        ));
     }
 
     proptest::proptest! {

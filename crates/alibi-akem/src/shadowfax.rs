@@ -19,7 +19,7 @@ use crate::dh::{array32, DhKeyPair};
 use crate::pq::{
     decrypt_and_verify, session_ring, sign_and_encrypt, PqPublicKey, PqSecretKey, Suite,
 };
-use crate::primitives::{aes_key, halves, hm, nike, shake256};
+use crate::primitives::{aes_key, halves, hm, nike_batch, shake256};
 use crate::Error;
 
 /// Public key length: x25519 (32) || ek || h (1,728 bytes for the standard suite).
@@ -118,11 +118,14 @@ fn encap_by(
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     let suite = sender.suite();
     let ring = session_ring(&sender.pq, &receiver.pq)?;
-    let nk0 = nike(signer.x.secret(), static_peer)?;
+    let eph = DhKeyPair::generate(rng);
+    let [nk0, nke] = nike_batch([
+        (signer.x.secret(), static_peer),
+        (eph.secret(), &receiver.x),
+    ])?;
     let (nk_in, _) = halves(&nk0);
     let nk = hm(&nk_in, &[b"auth"]);
-    let eph = DhKeyPair::generate(rng);
-    let (nk1, nk2) = halves(&*nike(eph.secret(), &receiver.x)?);
+    let (nk1, nk2) = halves(&nke);
     let (ct, ss) = suite.kem().encapsulate(receiver.pq.ek(), rng)?;
     let (k1, k2) = halves(&shake256::<64>(&ss[..]));
     let m = [&ct[..], receiver.pq.ek()].concat();
@@ -169,9 +172,13 @@ pub fn decap(
     let ring = session_ring(&sender.pq, &receiver.public.pq)?;
     let epk = array32(&c[..32], "ephemeral key")?;
     let (ct, c_sigma) = c[32..].split_at(suite.kem().ct_len());
-    let (nk_in, _) = halves(&*nike(receiver.x.secret(), &sender.x)?);
+    let [nks, nke] = nike_batch([
+        (receiver.x.secret(), &sender.x),
+        (receiver.x.secret(), &epk),
+    ])?;
+    let (nk_in, _) = halves(&nks);
     let nk = hm(&nk_in, &[b"auth"]);
-    let (nk1, nk2) = halves(&*nike(receiver.x.secret(), &epk)?);
+    let (nk1, nk2) = halves(&nke);
     let ss = suite.kem().decapsulate(receiver.pq.dk(), ct)?;
     let (k1, k2) = halves(&shake256::<64>(&ss[..]));
     let m = [ct, receiver.public.pq.ek()].concat();

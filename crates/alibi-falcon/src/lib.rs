@@ -195,7 +195,7 @@ impl SigningKey {
 
     /// The matching public key.
     pub fn verifying_key(&self) -> VerifyingKey {
-        VerifyingKey::from_h(self.level, self.h.clone())
+        VerifyingKey::from_h(self.level, self.h.clone(), None)
     }
 
     /// Precomputes the FFT basis and the Falcon tree (spec §3.8.3) for fast repeated signing.
@@ -283,7 +283,7 @@ impl ExpandedSigningKey {
 
     /// The matching public key.
     pub fn verifying_key(&self) -> VerifyingKey {
-        VerifyingKey::from_h(self.level, self.h.clone())
+        VerifyingKey::from_h(self.level, self.h.clone(), None)
     }
 
     /// The smallest and largest leaf sigma' of the Falcon tree; both lie in [sigma_min, sigma_max]
@@ -407,12 +407,14 @@ impl ExpandedSigningKey {
     }
 }
 
-/// A Falcon public key: h = g / f mod q, with its NTT precomputed.
+/// A Falcon public key: h = g / f mod q, with its NTT and its encoding precomputed (ring
+/// signatures and the AKEMs hash the encoding on every operation).
 #[derive(Clone, PartialEq, Eq)]
 pub struct VerifyingKey {
     level: Level,
     h: Vec<u16>,
     h_ntt: Vec<u32>,
+    encoded: Vec<u8>,
 }
 
 impl core::fmt::Debug for VerifyingKey {
@@ -427,10 +429,21 @@ impl core::fmt::Debug for VerifyingKey {
 }
 
 impl VerifyingKey {
-    fn from_h(level: Level, h: Vec<u16>) -> Self {
+    /// The key of h, whose encoding is `encoded` when the caller has it (decoding) and is
+    /// computed otherwise.
+    fn from_h(level: Level, h: Vec<u16>, encoded: Option<&[u8]>) -> Self {
         let mut h_ntt: Vec<u32> = h.iter().map(|&x| x as u32).collect();
         modq::ntt(&mut h_ntt);
-        VerifyingKey { level, h, h_ntt }
+        let encoded = match encoded {
+            Some(e) => e.to_vec(),
+            None => codec::encode_public_key(level, &h),
+        };
+        VerifyingKey {
+            level,
+            h,
+            h_ntt,
+            encoded,
+        }
     }
 
     /// Builds a key from h (n coefficients in [0, q)).
@@ -441,24 +454,29 @@ impl VerifyingKey {
         if h.iter().any(|&x| x as u32 >= Q) {
             return Err(Error::CoefficientRange);
         }
-        Ok(Self::from_h(level, h.to_vec()))
+        Ok(Self::from_h(level, h.to_vec(), None))
     }
 
     /// Decodes a public key (spec §3.11.4): header 0x00 + log n, then h at 14 bits per coefficient.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (level, h) = codec::decode_public_key(bytes)?;
-        Ok(Self::from_h(level, h))
+        Ok(Self::from_h(level, h, Some(bytes)))
     }
 
     /// The encoded public key.
     pub fn to_bytes(&self) -> Vec<u8> {
-        codec::encode_public_key(self.level, &self.h)
+        self.encoded.clone()
+    }
+
+    /// The encoded public key, borrowed.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.encoded
     }
 
     /// h packed at 14 bits per coefficient without the header byte (896 / 1,792 bytes): the form
     /// ring signatures hash and some implementations store.
-    pub fn h_bytes(&self) -> Vec<u8> {
-        self.to_bytes().split_off(1)
+    pub fn h_bytes(&self) -> &[u8] {
+        &self.encoded[1..]
     }
 
     /// Decodes h from its headerless 14-bit packing (see [`Self::h_bytes`]).

@@ -162,7 +162,7 @@ impl Ring {
             if members[..i].contains(m) {
                 return Err(Error::DuplicateMember(i));
             }
-            encoded.extend_from_slice(&m.h_bytes());
+            encoded.extend_from_slice(m.h_bytes());
         }
         Ok(Ring {
             level,
@@ -245,8 +245,12 @@ impl Ring {
         msg: &[u8],
         rng: &mut R,
     ) -> Result<RingSignature, Error> {
-        let vk = signer.verifying_key();
-        let j = self.position(&vk).ok_or(Error::SignerNotInRing)?;
+        // By h, which the expanded key holds: building its VerifyingKey would cost an NTT.
+        let j = self
+            .members
+            .iter()
+            .position(|m| m.h() == signer.h())
+            .ok_or(Error::SignerNotInRing)?;
         let level = self.level;
         let n = level.n();
         let gauss = gaussian(level);
