@@ -37,9 +37,10 @@ pub fn hm(key: &[u8; 32], msg: &[&[u8]]) -> [u8; 32] {
 /// X25519 (RFC 7748 §5) of a raw secret and a peer's u-coordinate, every input accepted.
 ///
 /// A u on the curve is mapped to its Edwards form and multiplied there by curve25519-dalek's
-/// constant-time variable-base multiplication, which uses its AVX2 backend where the CPU has one:
-/// 1.5 to 2 times faster than the Montgomery ladder on our 2-vCPU machine (`cargo bench -p
-/// alibi-akem --bench akem -- x25519`, docs/BENCHMARKS.md). The
+/// constant-time variable-base multiplication, which uses its AVX-512 IFMA or AVX2 backend where
+/// the CPU has one (the workspace's `.cargo/config.toml` compiles the IFMA one in): 2.2 times
+/// faster than the Montgomery ladder on our 2-vCPU AMD EPYC with IFMA, 1.5 times with AVX2 alone
+/// (`cargo bench -p alibi-akem --bench akem -- x25519`, docs/BENCHMARKS.md). The
 /// bytes are the ladder's: the clamped scalar is a multiple of 8 below 2^255, `mul_clamped` uses
 /// it unreduced, and the u-coordinate of \[k\]P does not depend on the sign chosen for P's x. A u on
 /// the twist, or u = -1 (no Edwards image), goes through the ladder. Which path runs depends only
