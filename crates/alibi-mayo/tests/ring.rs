@@ -191,3 +191,29 @@ proptest! {
         let _ = rng.next_u32();
     }
 }
+
+/// Known-answer digests: a seeded two-member ring signature at each level, SHA-256 of its bytes,
+/// recorded from this implementation on 2026-11-25 (before the digest's ring prefix was cached
+/// in `Ring::new`). Any change to what is hashed, sampled or encoded shows here; MAYO-RS has no
+/// published vectors.
+#[test]
+fn signatures_are_what_they_were() {
+    use sha2::{Digest, Sha256};
+    let want = [
+        (
+            Params::Mayo1,
+            "ec4a79e7460d47f2e458515601eaa77ccf838c923dab05fb330c81466e7b0a18",
+        ),
+        (
+            Params::Mayo2,
+            "b418cb38a9312a8d93978ada07eed1760cd875dcdd34e237a1dfb59ea773a129",
+        ),
+    ];
+    for (p, digest) in want {
+        let mut rng = ChaCha20Rng::seed_from_u64(2025);
+        let (sks, ring) = keys(p, 2, &mut rng);
+        let sig = ring.sign(&sks[1], b"known answer", &mut rng).unwrap();
+        ring.verify(b"known answer", &sig).unwrap();
+        assert_eq!(hex::encode(Sha256::digest(sig.to_bytes())), digest, "{p:?}");
+    }
+}
