@@ -46,24 +46,22 @@ pub fn hm(key: &[u8; 32], msg: &[&[u8]]) -> [u8; 32] {
 /// the twist, or u = -1 (no Edwards image), goes through the ladder. Which path runs depends only
 /// on the public u.
 pub fn x25519_raw(sk: &[u8; 32], u: &[u8; 32]) -> Zeroizing<[u8; 32]> {
-    Zeroizing::new(match MontgomeryPoint(*u).to_edwards(0) {
-        Some(p) => p.mul_clamped(*sk).to_montgomery().to_bytes(),
-        None => x25519_dalek::x25519(*sk, *u),
-    })
+    let [out] = x25519_raw_batch([(sk, u)]);
+    out
 }
 
-/// X25519 of several (secret, peer u) pairs, each result the bytes [`x25519_raw`] gives: the
-/// Edwards products come back to Montgomery form through one batched inversion instead of one
-/// each, and a peer key equal to the previous pair's is mapped to Edwards form once. An
-/// encapsulation's two products share the receiver's key; a decapsulation's share nothing but
-/// still save an inversion. Which path runs depends only on the public u's.
+/// [`x25519_raw`] of several (secret, peer u) pairs: the Edwards products come back to
+/// Montgomery form through one batched inversion instead of one each, and a peer key equal to
+/// the previous pair's is mapped to Edwards form once. An encapsulation's two products share the
+/// receiver's key; a decapsulation's share nothing but still save an inversion. Which path runs
+/// depends only on the public u's.
 pub fn x25519_raw_batch<const N: usize>(
     pairs: [(&[u8; 32], &[u8; 32]); N],
 ) -> [Zeroizing<[u8; 32]>; N] {
     let mut out: [Zeroizing<[u8; 32]>; N] = core::array::from_fn(|_| Zeroizing::new([0; 32]));
     let mut products = Vec::with_capacity(N);
     let mut slots = Vec::with_capacity(N);
-    let mut base: Option<(&[u8; 32], Option<curve25519_dalek::EdwardsPoint>)> = None;
+    let mut base: Option<(&[u8; 32], Option<EdwardsPoint>)> = None;
     for (i, (sk, u)) in pairs.into_iter().enumerate() {
         let p = match base {
             Some((prev, p)) if prev == u => p,
@@ -88,7 +86,8 @@ pub fn x25519_raw_batch<const N: usize>(
     out
 }
 
-/// [`x25519_raw_batch`] with the all-zero output refused, as [`x25519`] does.
+/// [`x25519_raw_batch`] with any all-zero output refused (a low-order peer key), as RFC 7748
+/// §6.1 and RFC 9180 recommend.
 pub fn x25519_batch<const N: usize>(
     pairs: [(&[u8; 32], &[u8; 32]); N],
 ) -> Result<[Zeroizing<[u8; 32]>; N], Error> {
@@ -102,17 +101,14 @@ pub fn x25519_batch<const N: usize>(
 /// X25519 with the all-zero output refused (a low-order peer key), as RFC 7748 §6.1 and RFC 9180
 /// recommend.
 pub fn x25519(sk: &[u8; 32], pk: &[u8; 32]) -> Result<Zeroizing<[u8; 32]>, Error> {
-    let out = x25519_raw(sk, pk);
-    if out.iter().all(|&b| b == 0) {
-        return Err(Error::LowOrderPoint);
-    }
+    let [out] = x25519_batch([(sk, pk)])?;
     Ok(out)
 }
 
 /// The artifact's NIKE: sdk(sk, pk) = SHA3-512(X25519(sk, pk)), 64 bytes.
 pub fn nike(sk: &[u8; 32], pk: &[u8; 32]) -> Result<Zeroizing<[u8; 64]>, Error> {
-    let dh = x25519(sk, pk)?;
-    Ok(Zeroizing::new(Sha3_512::digest(&dh[..]).into()))
+    let [out] = nike_batch([(sk, pk)])?;
+    Ok(out)
 }
 
 /// [`nike`] of several (secret, peer key) pairs, through [`x25519_batch`].

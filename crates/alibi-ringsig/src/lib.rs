@@ -202,7 +202,13 @@ impl Ring {
 
     /// Where `vk` sits in the ring.
     pub fn position(&self, vk: &VerifyingKey) -> Option<usize> {
-        self.members.iter().position(|m| m == vk)
+        self.position_of(vk.h())
+    }
+
+    /// Where the member whose public polynomial is `h` sits (the ring is of one level, so h
+    /// alone identifies a key).
+    fn position_of(&self, h: &[u16]) -> Option<usize> {
+        self.members.iter().position(|m| m.h() == h)
     }
 
     /// floor(beta^2) for this ring.
@@ -246,11 +252,7 @@ impl Ring {
         rng: &mut R,
     ) -> Result<RingSignature, Error> {
         // By h, which the expanded key holds: building its VerifyingKey would cost an NTT.
-        let j = self
-            .members
-            .iter()
-            .position(|m| m.h() == signer.h())
-            .ok_or(Error::SignerNotInRing)?;
+        let j = self.position_of(signer.h()).ok_or(Error::SignerNotInRing)?;
         let level = self.level;
         let n = level.n();
         let gauss = gaussian(level);
