@@ -129,11 +129,17 @@ pub(crate) fn load_mvec<const L: usize>(c: &[u8]) -> MVec<L> {
     v
 }
 
-/// m-vectors to packed bytes, m/2 bytes each.
+/// m-vectors to packed bytes, m/2 bytes each: whole limbs as little-endian words, then the
+/// low bytes of the last.
 pub(crate) fn pack_mvecs<const L: usize>(vecs: &[MVec<L>], m: usize, out: &mut Vec<u8>) {
+    let (full, rest) = (m / 16, (m / 2) % 8);
+    out.reserve(vecs.len() * m / 2);
     for v in vecs {
-        for j in 0..m / 2 {
-            out.push((v[j / 8] >> (8 * (j % 8))) as u8);
+        for limb in &v[..full] {
+            out.extend_from_slice(&limb.to_le_bytes());
+        }
+        if rest > 0 {
+            out.extend_from_slice(&v[full].to_le_bytes()[..rest]);
         }
     }
 }

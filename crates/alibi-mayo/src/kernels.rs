@@ -1,8 +1,9 @@
 //! The products MAYO spends its time in, between matrices of m-vectors (public key material) and
 //! matrices of single elements (O, the vinegar vectors: secret), all constant time in the
-//! elements. Each has a portable form and, on CPUs with AVX-512F, a form that holds one m-vector
-//! in one 512-bit register (up to 8 limbs, which covers MAYO_1, MAYO_2 and MAYO_3) and applies an
-//! element's four bits as four masked XORs.
+//! elements. Each has a portable form and two vector forms for m-vectors of up to 8 limbs
+//! (MAYO_1, MAYO_2, MAYO_3), chosen at run time: with AVX-512F one m-vector per register and an
+//! element's four bits applied as four masked XORs; with GFNI (and AVX-512VL) the element as an
+//! 8 x 8 bit matrix, one `vgf2p8affineqb` and one XOR per product, about three times faster.
 
 use crate::gf16::{self, MVec};
 
@@ -12,16 +13,45 @@ pub(crate) fn upper(size: usize, r: usize, c: usize) -> usize {
     r * size - r * (r + 1) / 2 + c
 }
 
-/// Whether the AVX-512 forms run here (and fit: at most 8 limbs).
-#[inline]
-fn fast<const L: usize>() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        L <= 8 && std::is_x86_feature_detected!("avx512f")
+/// Which form of the products runs: the best the CPU has, chosen once per call (the feature
+/// tests are cached by std).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// Limb arithmetic, any CPU.
+    Portable,
+    /// AVX-512F: an element's bits as masks over v, v x, v x^2, v x^3.
+    Avx512,
+    /// GFNI with AVX-512VL: one `vgf2p8affineqb` multiplies every nibble of a register by an
+    /// element (an 8 x 8 bit matrix), one XOR adds it.
+    Gfni,
+}
+
+impl Kernel {
+    /// The fastest form this CPU runs for m-vectors of L limbs (the vector forms hold at most 8).
+    #[inline]
+    pub(crate) fn best<const L: usize>() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if L <= 8 && std::is_x86_feature_detected!("avx512f") {
+                if std::is_x86_feature_detected!("avx512vl")
+                    && std::is_x86_feature_detected!("gfni")
+                {
+                    return Kernel::Gfni;
+                }
+                return Kernel::Avx512;
+            }
+        }
+        Kernel::Portable
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+
+    /// Every form this CPU runs (for tests that hold them equal).
+    #[cfg(test)]
+    pub(crate) fn available<const L: usize>() -> Vec<Kernel> {
+        match Kernel::best::<L>() {
+            Kernel::Gfni => vec![Kernel::Portable, Kernel::Avx512, Kernel::Gfni],
+            Kernel::Avx512 => vec![Kernel::Portable, Kernel::Avx512],
+            Kernel::Portable => vec![Kernel::Portable],
+        }
     }
 }
 
@@ -67,13 +97,35 @@ pub(crate) fn product<const L: usize>(
     w: usize,
     acc: &mut [MVec<L>],
 ) {
+    product_with(Kernel::best::<L>(), p, rows, shape, s, w, acc)
+}
+
+/// [`product`] in the given form (which must be one this CPU runs).
+pub(crate) fn product_with<const L: usize>(
+    kernel: Kernel,
+    p: &[MVec<L>],
+    rows: usize,
+    shape: Shape,
+    s: &[u8],
+    w: usize,
+    acc: &mut [MVec<L>],
+) {
     #[cfg(target_arch = "x86_64")]
-    if fast::<L>() {
-        // SAFETY: AVX-512F is present (checked by `fast`), and L <= 8.
-        #[allow(unsafe_code)]
-        if unsafe { avx512::times_elems::<L>(p, rows, shape, s, w, acc) } {
-            return;
+    #[allow(unsafe_code)]
+    match kernel {
+        // SAFETY: `Kernel::best` found AVX-512F, AVX-512VL and GFNI, and L <= 8.
+        Kernel::Gfni => {
+            if unsafe { gfni::times_elems::<L>(p, rows, shape, s, w, acc) } {
+                return;
+            }
         }
+        // SAFETY: `Kernel::best` found AVX-512F, and L <= 8.
+        Kernel::Avx512 => {
+            if unsafe { avx512::times_elems::<L>(p, rows, shape, s, w, acc) } {
+                return;
+            }
+        }
+        Kernel::Portable => {}
     }
     for r in 0..rows {
         for (i, c) in shape.terms(rows, r) {
@@ -113,7 +165,7 @@ pub(crate) fn p_times_s<const L: usize>(
     let n = v + o;
     let k = s.len() / n;
     let mut ps = vec![[0u64; L]; n * k];
-    if fast::<L>() {
+    if Kernel::best::<L>() != Kernel::Portable {
         let (top, bottom) = ps.split_at_mut(v * k);
         product(p1, v, Shape::Upper, &st[..v * k], k, top);
         product(p2, v, Shape::Full(o), &st[v * k..], k, top);
@@ -386,6 +438,170 @@ mod avx512 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod gfni {
+    //! Multiplication of every nibble of a register by one element as an affine map over GF(2)
+    //! (`vgf2p8affineqb`, Intel SDM vol. 2A "GF2P8AFFINEQB"): row i of the 8 x 8 matrix, in
+    //! byte 7 - i of a 64-bit word, gives output bit i as the parity of (row & input byte). For
+    //! the product by a in F16 the matrix is diag(M_a, M_a), M_a's column j being a x^j, and
+    //! M_a is linear in a, so it is built from a's bits with masks (constant time in a).
+    //! m-vectors of up to 4 limbs sit in a 256-bit register, of up to 8 in a 512-bit one.
+    use super::{MVec, Shape};
+    use core::arch::x86_64::*;
+
+    /// a * b in F16, for the constant tables below.
+    const fn mul(a: u8, b: u8) -> u8 {
+        let mut p = 0u8;
+        let mut i = 0;
+        while i < 4 {
+            if (a >> i) & 1 == 1 {
+                p ^= b << i;
+            }
+            i += 1;
+        }
+        let top = p & 0xf0;
+        (p ^ (top >> 4) ^ (top >> 3)) & 0x0f
+    }
+
+    /// The matrix that multiplies both nibbles of a byte by the constant a.
+    const fn matrix_of(a: u8) -> u64 {
+        let mut m = 0u64;
+        let mut i = 0;
+        while i < 4 {
+            // Row i of M_a: bit j is bit i of a x^j.
+            let mut row = 0u64;
+            let mut j = 0;
+            while j < 4 {
+                row |= (((mul(a, 1 << j) >> i) & 1) as u64) << j;
+                j += 1;
+            }
+            m |= row << (8 * (7 - i));
+            m |= (row << 4) << (8 * (3 - i));
+            i += 1;
+        }
+        m
+    }
+
+    /// The matrices of 1, x, x^2, x^3.
+    const BASIS: [u64; 4] = [matrix_of(1), matrix_of(2), matrix_of(4), matrix_of(8)];
+
+    /// The matrix of a secret element: the basis matrices of its set bits, by masks.
+    #[inline(always)]
+    pub(super) fn matrix(a: u8) -> u64 {
+        let mut m = 0u64;
+        for (b, basis) in BASIS.iter().enumerate() {
+            m ^= (((a >> b) & 1) as u64).wrapping_neg() & basis;
+        }
+        m
+    }
+
+    #[inline(always)]
+    fn lanes<const L: usize>() -> __mmask8 {
+        ((1u32 << L) - 1) as __mmask8
+    }
+
+    /// acc[r][j] += the terms of row r, P's entries times the matrices of s[c][j]; the W
+    /// accumulators of a row stay in registers. m-vectors of at most 4 limbs.
+    #[target_feature(enable = "avx512f,avx512vl,gfni")]
+    fn product_256<const L: usize, const W: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        shape: Shape,
+        mats: &[u64],
+        acc: &mut [MVec<L>],
+    ) {
+        let k = lanes::<L>();
+        // SAFETY (loads and stores): the mask limits each access to the L limbs of one m-vector.
+        let load = |v: &MVec<L>| unsafe { _mm256_maskz_loadu_epi64(k, v.as_ptr().cast()) };
+        for r in 0..rows {
+            let row = &mut acc[r * W..][..W];
+            let mut regs: [__m256i; W] = core::array::from_fn(|j| load(&row[j]));
+            for (i, c) in shape.terms(rows, r) {
+                let x = load(&p[i]);
+                let m: &[u64; W] = mats[c * W..][..W].try_into().expect("W matrices");
+                for j in 0..W {
+                    let a = _mm256_set1_epi64x(m[j] as i64);
+                    regs[j] = _mm256_xor_si256(regs[j], _mm256_gf2p8affine_epi64_epi8::<0>(x, a));
+                }
+            }
+            for j in 0..W {
+                // SAFETY: as for the loads.
+                unsafe { _mm256_mask_storeu_epi64(row[j].as_mut_ptr().cast(), k, regs[j]) };
+            }
+        }
+    }
+
+    /// The same for m-vectors of 5 to 8 limbs, one per 512-bit register.
+    #[target_feature(enable = "avx512f,avx512vl,gfni")]
+    fn product_512<const L: usize, const W: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        shape: Shape,
+        mats: &[u64],
+        acc: &mut [MVec<L>],
+    ) {
+        let k = lanes::<L>();
+        // SAFETY (loads and stores): the mask limits each access to the L limbs of one m-vector.
+        let load = |v: &MVec<L>| unsafe { _mm512_maskz_loadu_epi64(k, v.as_ptr().cast()) };
+        for r in 0..rows {
+            let row = &mut acc[r * W..][..W];
+            let mut regs: [__m512i; W] = core::array::from_fn(|j| load(&row[j]));
+            for (i, c) in shape.terms(rows, r) {
+                let x = load(&p[i]);
+                let m: &[u64; W] = mats[c * W..][..W].try_into().expect("W matrices");
+                for j in 0..W {
+                    let a = _mm512_set1_epi64(m[j] as i64);
+                    regs[j] = _mm512_xor_si512(regs[j], _mm512_gf2p8affine_epi64_epi8::<0>(x, a));
+                }
+            }
+            for j in 0..W {
+                // SAFETY: as for the loads.
+                unsafe { _mm512_mask_storeu_epi64(row[j].as_mut_ptr().cast(), k, regs[j]) };
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512vl,gfni")]
+    fn product<const L: usize, const W: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        shape: Shape,
+        s: &[u8],
+        acc: &mut [MVec<L>],
+    ) {
+        let mats: Vec<u64> = s.iter().map(|&e| matrix(e)).collect();
+        if L <= 4 {
+            product_256::<L, W>(p, rows, shape, &mats, acc)
+        } else {
+            product_512::<L, W>(p, rows, shape, &mats, acc)
+        }
+    }
+
+    /// Runs the product with the accumulator width as a constant; false for widths no MAYO
+    /// parameter set has (the caller then takes the portable path).
+    #[target_feature(enable = "avx512f,avx512vl,gfni")]
+    pub(super) fn times_elems<const L: usize>(
+        p: &[MVec<L>],
+        rows: usize,
+        shape: Shape,
+        s: &[u8],
+        w: usize,
+        acc: &mut [MVec<L>],
+    ) -> bool {
+        match w {
+            4 => product::<L, 4>(p, rows, shape, s, acc),
+            8 => product::<L, 8>(p, rows, shape, s, acc),
+            10 => product::<L, 10>(p, rows, shape, s, acc),
+            11 => product::<L, 11>(p, rows, shape, s, acc),
+            12 => product::<L, 12>(p, rows, shape, s, acc),
+            17 => product::<L, 17>(p, rows, shape, s, acc),
+            _ => return false,
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,27 +629,80 @@ mod tests {
         acc
     }
 
-    #[test]
-    fn the_fast_forms_equal_the_portable_ones() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
+    fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        };
+        }
+    }
+
+    /// Every form this CPU runs against the portable one, at every width MAYO uses, in every
+    /// shape, for m-vectors of 4 limbs (MAYO_2) and 5 (MAYO_1).
+    fn forms_agree<const L: usize>(seed: u64) {
+        let mut next = xorshift(seed);
+        let (rows, cols) = (13, 9);
+        let p: Vec<MVec<L>> = (0..rows * rows.max(cols))
+            .map(|_| core::array::from_fn(|_| next()))
+            .collect();
+        let shapes = [
+            Shape::Upper,
+            Shape::UpperTransposed,
+            Shape::Full(cols),
+            Shape::FullTransposed(cols),
+        ];
+        for w in [4, 8, 10, 11, 12, 17] {
+            let s: Vec<u8> = (0..rows.max(cols) * w)
+                .map(|_| (next() & 15) as u8)
+                .collect();
+            let start: Vec<MVec<L>> = (0..rows * w)
+                .map(|_| core::array::from_fn(|_| next()))
+                .collect();
+            for shape in shapes {
+                let mut want = start.clone();
+                product_with(Kernel::Portable, &p, rows, shape, &s, w, &mut want);
+                for kernel in Kernel::available::<L>() {
+                    let mut got = start.clone();
+                    product_with(kernel, &p, rows, shape, &s, w, &mut got);
+                    assert_eq!(got, want, "{kernel:?}, L = {L}, w = {w}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_forms_equal_the_portable_ones() {
+        forms_agree::<4>(0x2545_f491_4f6c_dd1d);
+        forms_agree::<5>(0x9e37_79b9_7f4a_7c15);
+        forms_agree::<7>(0x6a09_e667_f3bc_c909);
+        eprintln!("forms checked: {:?}", Kernel::available::<5>());
+    }
+
+    #[test]
+    fn the_portable_form_is_the_definition() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let (rows, w) = (23, 17);
         let p: Vec<MVec<5>> = (0..rows * (rows + 1) / 2)
             .map(|_| core::array::from_fn(|_| next()))
             .collect();
         let s: Vec<u8> = (0..rows * w).map(|_| (next() & 15) as u8).collect();
         let mut acc = vec![[1u64; 5]; rows * w];
-        product(&p, rows, Shape::Upper, &s, w, &mut acc);
+        product_with(Kernel::Portable, &p, rows, Shape::Upper, &s, w, &mut acc);
         assert_eq!(acc, portable_upper(&p, rows, &s, w, false));
         // P + P^T: both triangles, the diagonal cancelling.
         let mut acc = vec![[1u64; 5]; rows * w];
-        product(&p, rows, Shape::Upper, &s, w, &mut acc);
-        product(&p, rows, Shape::UpperTransposed, &s, w, &mut acc);
+        product_with(Kernel::Portable, &p, rows, Shape::Upper, &s, w, &mut acc);
+        product_with(
+            Kernel::Portable,
+            &p,
+            rows,
+            Shape::UpperTransposed,
+            &s,
+            w,
+            &mut acc,
+        );
         let mut want = portable_upper(&p, rows, &s, w, false);
         let other = portable_upper(&p, rows, &s, w, true);
         for (a, b) in want.iter_mut().zip(other) {
@@ -442,21 +711,31 @@ mod tests {
             }
         }
         assert_eq!(acc, want);
-        // P^T for a full P against the definition.
+        // P^T for a full P against the definition, element by element.
         let (a, b) = (7, rows);
         let xs: Vec<MVec<5>> = (0..b * a)
             .map(|_| core::array::from_fn(|_| next()))
             .collect();
         let sa: Vec<u8> = (0..b * w).map(|_| (next() & 15) as u8).collect();
         let mut acc = vec![[0u64; 5]; a * w];
-        product(&xs, a, Shape::FullTransposed(b), &sa, w, &mut acc);
+        product_with(
+            Kernel::Portable,
+            &xs,
+            a,
+            Shape::FullTransposed(b),
+            &sa,
+            w,
+            &mut acc,
+        );
         for i in 0..a {
             for j in 0..w {
-                let mut want = [0u64; 5];
-                for r in 0..b {
-                    gf16::mul_add_pre(&mut want, &gf16::multiples(&xs[r * a + i]), sa[r * w + j]);
+                for e in 0..78 {
+                    let mut want = 0u8;
+                    for r in 0..b {
+                        want ^= gf16::mul(gf16::get(&xs[r * a + i], e), sa[r * w + j]);
+                    }
+                    assert_eq!(gf16::get(&acc[i * w + j], e), want, "({i}, {j}, {e})");
                 }
-                assert_eq!(acc[i * w + j], want, "({i}, {j})");
             }
         }
     }

@@ -20,8 +20,8 @@
 //! assert!(vk.verify(b"hullo", &sig).is_err());
 //! ```
 
-// Unsafe code is denied everywhere but in the AVX-512 kernels (kernels::avx512), which allow it
-// for their intrinsics, behind a run-time CPU check.
+// Unsafe code is denied everywhere but in the vector kernels (kernels::avx512, kernels::gfni,
+// solve::avx512), which allow it for their intrinsics, behind a run-time CPU check.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]

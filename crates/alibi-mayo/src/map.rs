@@ -8,7 +8,7 @@ use crate::gf16::{self, MVec};
 use crate::kernels::{self, Shape};
 use crate::params::Params;
 use crate::solve;
-use aes::cipher::{KeyIvInit, StreamCipher};
+use aes::cipher::{BlockCipherEncrypt, KeyInit};
 use shake::digest::{ExtendableOutput, Update, XofReader};
 use zeroize::{Zeroize, Zeroizing};
 
@@ -26,41 +26,83 @@ pub(crate) fn shake256(parts: &[&[u8]], len: usize) -> Vec<u8> {
 /// P1 and P2 from the public seed: AES-128-CTR keyed by seed_pk, zero IV, big-endian counter
 /// (§2.1.6, MAYO-C's `AES_128_CTR`), read as consecutive m-vectors.
 fn expand_p1_p2<const L: usize>(p: Params, seed_pk: &[u8]) -> (Vec<MVec<L>>, Vec<MVec<L>>) {
-    // seed_pk is pk_seed_bytes() = 16 long at every parameter set: derive_o and the decoder slice it.
-    let mut cipher = ctr::Ctr128BE::<aes::Aes128>::new_from_slices(seed_pk, &[0u8; 16])
-        .expect("seed_pk is an AES-128 key");
-    let vec_bytes = p.m() / 2;
-    // The last limb of a vector is read as a whole word, over-reading into the next vector (or
-    // the slack at the end) and masked.
-    let last_mask = match vec_bytes % 8 {
-        0 => u64::MAX,
-        r => (1u64 << (8 * r)) - 1,
-    };
-    // The keystream in page-sized pieces, unpacked as it comes: P1's vectors, then P2's.
-    let mut chunk = [0u8; 4096 + 8];
-    let per_chunk = 4096 / vec_bytes;
-    let mut read = |count: usize| -> Vec<MVec<L>> {
+    let mut stream = Keystream::new(seed_pk);
+    let p1 = stream.mvecs::<L>(p.p1_vecs(), p.m() / 2);
+    let p2 = stream.mvecs::<L>(p.p2_vecs(), p.m() / 2);
+    (p1, p2)
+}
+
+/// Bytes of keystream made at a time (256 AES blocks: the cipher's parallel path stays busy and
+/// the buffer stays in the first-level cache).
+const CHUNK: usize = 4096;
+
+/// The AES-128-CTR keystream of a key with a zero IV, made by encrypting the counter blocks in
+/// place (no zeroed buffer to XOR into) and handed out as m-vectors.
+struct Keystream {
+    cipher: aes::Aes128,
+    counter: u128,
+    /// Unread keystream in `buf[start..end]`; the slack after `end` absorbs the over-read of a
+    /// last partial limb.
+    buf: Box<[u8; CHUNK + 128]>,
+    start: usize,
+    end: usize,
+}
+
+impl Keystream {
+    fn new(key: &[u8]) -> Self {
+        // seed_pk is pk_seed_bytes() = 16 long at every parameter set: derive_o and the decoder
+        // slice it.
+        let cipher = aes::Aes128::new_from_slice(key).expect("seed_pk is an AES-128 key");
+        Keystream {
+            cipher,
+            counter: 0,
+            buf: Box::new([0; CHUNK + 128]),
+            start: 0,
+            end: 0,
+        }
+    }
+
+    /// Moves the unread tail to the front and appends the next CHUNK bytes.
+    fn refill(&mut self) {
+        let tail = self.end - self.start;
+        self.buf.copy_within(self.start..self.end, 0);
+        let (blocks, _) = aes::Block::slice_as_chunks_mut(&mut self.buf[tail..tail + CHUNK]);
+        for b in blocks.iter_mut() {
+            b.copy_from_slice(&self.counter.to_be_bytes());
+            self.counter += 1;
+        }
+        self.cipher.encrypt_blocks(blocks);
+        self.start = 0;
+        self.end = tail + CHUNK;
+    }
+
+    /// The next `count` m-vectors of `vec_bytes` bytes each (vec_bytes <= 8 L < 128).
+    fn mvecs<const L: usize>(&mut self, count: usize, vec_bytes: usize) -> Vec<MVec<L>> {
+        // The last limb is read as a whole word, over-reading into the next vector (or the
+        // slack), and masked.
+        let last_mask = match vec_bytes % 8 {
+            0 => u64::MAX,
+            r => (1u64 << (8 * r)) - 1,
+        };
         let mut out = Vec::with_capacity(count);
         while out.len() < count {
-            let n = (count - out.len()).min(per_chunk);
-            let bytes = &mut chunk[..n * vec_bytes];
-            bytes.fill(0);
-            cipher.apply_keystream(bytes);
-            for i in 0..n {
-                let at = i * vec_bytes;
+            if self.end - self.start < vec_bytes {
+                self.refill();
+            }
+            let n = ((self.end - self.start) / vec_bytes).min(count - out.len());
+            let bytes = &self.buf[self.start..self.start + n * vec_bytes + 8 * L];
+            out.extend((0..n).map(|i| {
+                let at = &bytes[i * vec_bytes..][..8 * L];
                 let mut v: MVec<L> = core::array::from_fn(|j| {
-                    let w = &chunk[at + 8 * j..at + 8 * j + 8];
-                    u64::from_le_bytes(w.try_into().expect("8 bytes"))
+                    u64::from_le_bytes(at[8 * j..8 * j + 8].try_into().expect("8 bytes"))
                 });
                 v[L - 1] &= last_mask;
-                out.push(v);
-            }
+                v
+            }));
+            self.start += n * vec_bytes;
         }
         out
-    };
-    let p1 = read(p.p1_vecs());
-    let p2 = read(p.p2_vecs());
-    (p1, p2)
+    }
 }
 
 /// seed_pk and the oil matrix O (v x o, row-major, one element per byte) from seed_sk.
