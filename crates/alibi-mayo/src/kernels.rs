@@ -196,6 +196,14 @@ pub(crate) fn p_times_s<const L: usize>(
     ps
 }
 
+/// The bit matrix (`vgf2p8affineqb`'s layout) that multiplies every nibble by the element a,
+/// built in constant time (for the elimination's GFNI form).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn gfni_matrix(a: u8) -> u64 {
+    gfni::matrix(a)
+}
+
 /// v, v x, v x^2, v x^3 of a 512-bit register of nibbles (for the elimination's AVX-512 form).
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]

@@ -120,18 +120,25 @@ pub(crate) struct PublicMap<const L: usize> {
     p3: Vec<MVec<L>>,
 }
 
-/// The expanded secret key: O, P1 and L = (P1 + P1^T) O + P2 (§3.2, ExpandSK).
+/// The expanded secret key (§3.2, ExpandSK): O, P1 and P2, and L = (P1 + P1^T) O + P2 once the
+/// key signs a second time. A key used once (as a compact key is: expanded, used, dropped) signs
+/// without L, which costs less than computing it; a key kept and reused computes L once and signs
+/// faster with it after. Both give the same signature.
 pub(crate) struct SecretMap<const L: usize> {
     p: Params,
     o: Zeroizing<Vec<u8>>,
     p1: Vec<MVec<L>>,
-    l: Vec<MVec<L>>,
+    p2: Vec<MVec<L>>,
+    l: std::sync::OnceLock<Vec<MVec<L>>>,
+    uses: std::sync::atomic::AtomicUsize,
 }
 
 impl<const L: usize> Drop for SecretMap<L> {
     fn drop(&mut self) {
-        for v in self.l.iter_mut() {
-            v.zeroize();
+        if let Some(l) = self.l.get_mut() {
+            for v in l.iter_mut() {
+                v.zeroize();
+            }
         }
     }
 }
@@ -214,17 +221,55 @@ fn whipped_sum<const L: usize>(p: Params, u: &[MVec<L>]) -> Vec<u8> {
 }
 
 impl<const L: usize> SecretMap<L> {
-    /// ExpandSK (§3.2).
+    /// ExpandSK (§3.2), but for L (see [`SecretMap`]).
     pub(crate) fn expand(p: Params, seed_sk: &[u8]) -> Self {
         let (seed_pk, o) = derive_o(p, seed_sk);
-        let (p1, mut l) = expand_p1_p2::<L>(p, &seed_pk);
-        let (v, oo) = (p.v(), p.o());
-        // L = (P1 + P1^T) O + P2: the diagonal of P1 + P1^T vanishes in characteristic 2, and
-        // it does here too, added once by each product.
-        // The diagonal is added by both products and cancels.
-        kernels::product(&p1, v, Shape::Upper, &o, oo, &mut l);
-        kernels::product(&p1, v, Shape::UpperTransposed, &o, oo, &mut l);
-        SecretMap { p, o, p1, l }
+        let (p1, p2) = expand_p1_p2::<L>(p, &seed_pk);
+        SecretMap {
+            p,
+            o,
+            p1,
+            p2,
+            l: std::sync::OnceLock::new(),
+            uses: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// L = (P1 + P1^T) O + P2, computed once.
+    fn l(&self) -> &[MVec<L>] {
+        self.l.get_or_init(|| {
+            let (v, oo) = (self.p.v(), self.p.o());
+            let mut l = self.p2.clone();
+            // The diagonal of P1 + P1^T vanishes in characteristic 2; here it is added once by
+            // each product and cancels.
+            kernels::product(&self.p1, v, Shape::Upper, &self.o, oo, &mut l);
+            kernels::product(&self.p1, v, Shape::UpperTransposed, &self.o, oo, &mut l);
+            l
+        })
+    }
+
+    /// M[i][c] = v_i^T L[.][c] (k x o), from L if it is there (or this is not the key's first
+    /// use), else without it: M = ((P1 + P1^T) V^T)^T O + V P2, where P1 V^T is `pv`.
+    fn m_matrix(&self, vt: &[u8], pv: &[MVec<L>], compact: bool) -> Zeroizing<Vec<MVec<L>>> {
+        let (v, o, k) = (self.p.v(), self.p.o(), self.p.k());
+        let mut mm = Zeroizing::new(vec![[0u64; L]; k * o]);
+        // M^T[c][i] = L[.][c]^T v_i, or P2[.][c]^T v_i alone.
+        let mut mt = Zeroizing::new(vec![[0u64; L]; o * k]);
+        if compact {
+            // Y = (P1 + P1^T) V^T: P1 V^T plus P1^T V^T, the diagonal added twice.
+            let mut y = Zeroizing::new(pv.to_vec());
+            kernels::product(&self.p1, v, Shape::UpperTransposed, vt, k, &mut y);
+            kernels::product(&y, k, Shape::FullTransposed(v), &self.o, o, &mut mm);
+            kernels::product(&self.p2, o, Shape::FullTransposed(v), vt, k, &mut mt);
+        } else {
+            kernels::product(self.l(), o, Shape::FullTransposed(v), vt, k, &mut mt);
+        }
+        for c in 0..o {
+            for i in 0..k {
+                gf16::add(&mut mm[i * o + c], &mt[c * k + i]);
+            }
+        }
+        mm
     }
 
     /// A preimage s (k n elements) of the target t (m elements) under P*, with vinegar and the
@@ -238,6 +283,8 @@ impl<const L: usize> SecretMap<L> {
     ) -> Option<Vec<u8>> {
         let p = self.p;
         let (n, m, v, o, k) = (p.n(), p.m(), p.v(), p.o(), p.k());
+        let first_use = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 0;
+        let compact = first_use && self.l.get().is_none();
         for ctr in 0..=255u8 {
             let rand = randomness(ctr);
             let (vin, r) = rand.split_at(k * v);
@@ -248,15 +295,7 @@ impl<const L: usize> SecretMap<L> {
             let mut u = Zeroizing::new(vec![[0u64; L]; k * k]);
             // u^T (the whipped sum uses u + u^T and the diagonal only).
             kernels::product(&pv, k, Shape::FullTransposed(v), &vt, k, &mut u);
-            let mut mm = Zeroizing::new(vec![[0u64; L]; k * o]);
-            // M^T[c][i] = L[.][c]^T v_i, then transposed back.
-            let mut mt = Zeroizing::new(vec![[0u64; L]; o * k]);
-            kernels::product(&self.l, o, Shape::FullTransposed(v), &vt, k, &mut mt);
-            for c in 0..o {
-                for i in 0..k {
-                    mm[i * o + c] = mt[c * k + i];
-                }
-            }
+            let mm = self.m_matrix(&vt, &pv, compact);
             // y = t - sum E^l (v_i^T P1 v_j + v_j^T P1 v_i).
             let mut y = Zeroizing::new(whipped_sum(p, &u));
             for (a, b) in y.iter_mut().zip(t) {
@@ -367,5 +406,41 @@ fn shl_xor(dst: &mut [u64], src: &[u64], bits: usize) {
                 *d ^= x >> (64 - b);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first preimage (without L) and the later ones (with L) from the same randomness are
+    /// the same, at MAYO_1 and MAYO_2.
+    fn both_ways_agree<const L: usize>(p: Params) {
+        let seed: Vec<u8> = (0..p.sk_seed_bytes() as u8).collect();
+        let map = SecretMap::<L>::expand(p, &seed);
+        let t: Vec<u8> = (0..p.m()).map(|i| (i * 7 % 16) as u8).collect();
+        let randomness = |ctr: u8| {
+            let len = p.k() * p.v() + p.k() * p.o();
+            Zeroizing::new(
+                shake256(&[b"randomness", &[ctr]], len)
+                    .iter()
+                    .map(|b| b & 15)
+                    .collect::<Vec<u8>>(),
+            )
+        };
+        let first = map.preimage(&t, randomness).expect("full rank");
+        assert!(map.l.get().is_none(), "the first use computes no L");
+        let second = map.preimage(&t, randomness).expect("full rank");
+        assert!(map.l.get().is_some(), "the second use computes L");
+        assert_eq!(first, second);
+        let pk = compact_public_key::<L>(p, &seed);
+        let public = PublicMap::<L>::expand(p, &pk);
+        assert_eq!(public.evaluate(&first), t);
+    }
+
+    #[test]
+    fn signing_with_and_without_l_agrees() {
+        both_ways_agree::<5>(Params::Mayo1);
+        both_ways_agree::<4>(Params::Mayo2);
     }
 }

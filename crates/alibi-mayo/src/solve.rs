@@ -7,7 +7,8 @@
 //! echelon form so that the solution is read off without back substitution.
 
 use crate::gf16::{self, MVec};
-use zeroize::Zeroizing;
+use crate::kernels::Kernel;
+use zeroize::{Zeroize, Zeroizing};
 
 /// All-ones if `x` is non-zero, else zero, without branching.
 #[inline(always)]
@@ -42,6 +43,17 @@ pub(crate) fn sample_solution<const L: usize>(
     y: &[u8],
     r: &[u8],
 ) -> Option<Vec<u8>> {
+    sample_solution_with(Kernel::best::<L>(), a, m, y, r)
+}
+
+/// [`sample_solution`] in the given form (which must be one this CPU runs).
+pub(crate) fn sample_solution_with<const L: usize>(
+    kernel: Kernel,
+    a: &[MVec<L>],
+    m: usize,
+    y: &[u8],
+    r: &[u8],
+) -> Option<Vec<u8>> {
     let cols = a.len();
     if cols < m {
         return None;
@@ -51,17 +63,29 @@ pub(crate) fn sample_solution<const L: usize>(
     for (col, &rc) in a.iter().zip(r) {
         gf16::mul_add_pre(&mut ar, &gf16::multiples(col), rc);
     }
-    // Rows packed 16 elements per limb, with y - A r as the last column.
-    let w = (cols + 1).div_ceil(16);
-    let mut rows = Zeroizing::new(vec![0u64; m * w]);
-    for i in 0..m {
-        let row = &mut rows[i * w..(i + 1) * w];
-        for (j, col) in a.iter().enumerate() {
-            row[j / 16] |= (gf16::get(col, i) as u64) << (4 * (j % 16));
-        }
-        row[cols / 16] |= ((y[i] ^ gf16::get(&ar, i)) as u64) << (4 * (cols % 16));
+    let yv: MVec<L> = gf16::load_mvec(&gf16::encode(y));
+    for (x, y) in ar.iter_mut().zip(yv) {
+        *x ^= y;
     }
-    let rank = eliminate(&mut rows, m, w, cols);
+    // Rows packed 16 elements per limb, with y - A r as the last column: [A | y - A r]^T's
+    // columns are its rows.
+    let w = (cols + 1).div_ceil(16);
+    let mut ext = Zeroizing::new(Vec::with_capacity((cols + 1) * L));
+    for col in a.iter().chain(core::iter::once(&ar)) {
+        ext.extend_from_slice(col);
+    }
+    let mut rows = Zeroizing::new(transpose_nibbles(&ext, cols + 1, L, m, w));
+    ext.zeroize();
+    ar.zeroize();
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Gfni && w <= 8 && m.div_ceil(16) <= 8 {
+        // SAFETY: `Kernel::Gfni` is only chosen where AVX-512F, AVX-512VL and GFNI are present;
+        // rows and columns have at most 8 limbs.
+        #[allow(unsafe_code)]
+        let z = unsafe { gfni::solve(&rows, m, w, cols) }?;
+        return Some(r.iter().zip(z.iter()).map(|(a, b)| a ^ b).collect());
+    }
+    let rank = eliminate(kernel, &mut rows, m, w, cols);
     if rank != m as u64 {
         return None;
     }
@@ -81,12 +105,58 @@ pub(crate) fn sample_solution<const L: usize>(
     Some(x)
 }
 
+/// The transpose of a matrix of elements held as `n` packed vectors of `limbs` limbs (vector i
+/// holds row i, element j in nibble j): `n_out` packed vectors of `limbs_out` limbs, vector j
+/// holding column j. Works on 16 x 16 blocks of nibbles, one 64-bit word per block row,
+/// transposed in four rounds of swapping half-blocks (8, 4, 2, then 1 nibble wide).
+pub(crate) fn transpose_nibbles(
+    src: &[u64],
+    n: usize,
+    limbs: usize,
+    n_out: usize,
+    limbs_out: usize,
+) -> Vec<u64> {
+    const MASKS: [(usize, u64); 4] = [
+        (8, 0x0000_0000_ffff_ffff),
+        (4, 0x0000_ffff_0000_ffff),
+        (2, 0x00ff_00ff_00ff_00ff),
+        (1, 0x0f0f_0f0f_0f0f_0f0f),
+    ];
+    let mut out = vec![0u64; n_out * limbs_out];
+    for sb in 0..n.div_ceil(16).min(limbs_out) {
+        for t in 0..limbs.min(n_out.div_ceil(16)) {
+            let mut blk = [0u64; 16];
+            for (c, b) in blk.iter_mut().enumerate() {
+                if let Some(v) = src.get((16 * sb + c) * limbs..(16 * sb + c + 1) * limbs) {
+                    *b = v[t];
+                }
+            }
+            for (k, mask) in MASKS {
+                for r in 0..16 {
+                    if r & k == 0 {
+                        let d = ((blk[r] >> (4 * k)) ^ blk[r + k]) & mask;
+                        blk[r] ^= d << (4 * k);
+                        blk[r + k] ^= d;
+                    }
+                }
+            }
+            for (i, b) in blk.iter().enumerate() {
+                if let Some(o) = out.get_mut((16 * t + i) * limbs_out + sb) {
+                    *o = *b;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Brings the packed rows (m rows of w limbs, `cols` columns before the right-hand side) to
 /// reduced row echelon form in constant time; returns the rank (the number of pivots found).
-fn eliminate(rows: &mut [u64], m: usize, w: usize, cols: usize) -> u64 {
+fn eliminate(kernel: Kernel, rows: &mut [u64], m: usize, w: usize, cols: usize) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if w <= 8 && std::is_x86_feature_detected!("avx512f") {
-        // SAFETY: AVX-512F is present and rows have at most 8 limbs.
+    if w <= 8 && kernel != Kernel::Portable {
+        // SAFETY: the vector kernels are only chosen where AVX-512F is present; rows have at
+        // most 8 limbs.
         #[allow(unsafe_code)]
         return unsafe { avx512::eliminate(rows, m, w, cols) };
     }
@@ -234,6 +304,120 @@ mod avx512 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod gfni {
+    //! Elimination to row echelon form only (rows below the pivot), then back substitution on
+    //! the right-hand side alone, as MAYO-C does, with a row per 512-bit register and a row
+    //! operation as one `vgf2p8affineqb` (the factor as a bit matrix, see `kernels::gfni`) and
+    //! one XOR. Constant time in the entries: pivots are chosen, written back and used through
+    //! masks; only the rows that can lie below the pivot (a public bound) are visited.
+    use super::{nonzero_mask, transpose_nibbles};
+    use crate::gf16;
+    use crate::kernels::gfni_matrix as matrix;
+    use core::arch::x86_64::*;
+    use zeroize::{Zeroize, Zeroizing};
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn bcast(x: u64) -> __m512i {
+        _mm512_set1_epi64(x as i64)
+    }
+
+    /// f * v for every element of v.
+    #[inline]
+    #[target_feature(enable = "avx512f,gfni")]
+    fn times(v: __m512i, f: u8) -> __m512i {
+        _mm512_gf2p8affine_epi64_epi8::<0>(v, bcast(matrix(f)))
+    }
+
+    /// z with A z = y - A r, zero off the pivot columns, from the packed rows of [A | y - A r]
+    /// (m rows of w limbs); `None` if A has rank below m.
+    #[target_feature(enable = "avx512f,avx512vl,gfni")]
+    pub(super) fn solve(packed: &[u64], m: usize, w: usize, cols: usize) -> Option<Vec<u8>> {
+        let mut rows: Zeroizing<Vec<[u64; 8]>> = Zeroizing::new(vec![[0u64; 8]; m]);
+        for (row, src) in rows.iter_mut().zip(packed.chunks_exact(w)) {
+            row[..w].copy_from_slice(src);
+        }
+        // SAFETY (loads and stores): each row is 8 limbs.
+        let load = |r: &[u64; 8]| unsafe { _mm512_loadu_si512(r.as_ptr().cast()) };
+        let store =
+            |r: &mut [u64; 8], x: __m512i| unsafe { _mm512_storeu_si512(r.as_mut_ptr().cast(), x) };
+        let elem = |r: &[u64; 8], c: usize| ((r[c / 16] >> (4 * (c % 16))) & 15) as u8;
+        let mut pivot_row = 0u64;
+        for col in 0..cols {
+            // Fewer than col - (cols - m) pivots so far means rank m is out of reach (the
+            // outcome is discarded), so rows above lo are pivot rows already.
+            let lo = col.saturating_sub(cols - m);
+            let hi = col.min(m - 1);
+            let mut piv = _mm512_setzero_si512();
+            let mut pe = 0u8;
+            for i in lo..=hi {
+                let sel = !nonzero_mask(i as u64 ^ pivot_row);
+                piv = _mm512_ternarylogic_epi64::<0x78>(piv, load(&rows[i]), bcast(sel));
+                pe ^= elem(&rows[i], col) & sel as u8;
+            }
+            for i in lo + 1..m {
+                let below = (pivot_row.wrapping_sub(i as u64) >> 63).wrapping_neg();
+                let take = below & !nonzero_mask(pe as u64);
+                piv = _mm512_ternarylogic_epi64::<0x78>(piv, load(&rows[i]), bcast(take));
+                pe ^= elem(&rows[i], col) & take as u8;
+            }
+            let found = nonzero_mask(pe as u64);
+            let scaled = times(piv, gf16::inv(pe));
+            for i in lo..m {
+                let row = load(&rows[i]);
+                let is_pivot = !nonzero_mask(i as u64 ^ pivot_row) & found;
+                let below = (pivot_row.wrapping_sub(i as u64) >> 63).wrapping_neg() & found;
+                let f = elem(&rows[i], col) & below as u8;
+                let updated = _mm512_xor_si512(row, times(scaled, f));
+                // is_pivot ? scaled : updated
+                store(
+                    &mut rows[i],
+                    _mm512_ternarylogic_epi64::<0xac>(bcast(is_pivot), updated, scaled),
+                );
+            }
+            pivot_row += found & 1;
+        }
+        if pivot_row != m as u64 {
+            return None;
+        }
+        // Echelon form, every row a pivot row with a leading 1, pivots left to right. Row i's
+        // pivot lies in i..=i + cols - m. From the bottom: z at row i's pivot is its current
+        // right-hand side, which is then taken out of the right-hand sides of every row,
+        // through the pivot column (columns come from transposing the rows).
+        let mut flat = Zeroizing::new(Vec::with_capacity(m * w));
+        for row in rows.iter() {
+            flat.extend_from_slice(&row[..w]);
+        }
+        let ml = m.div_ceil(16);
+        let columns = Zeroizing::new(transpose_nibbles(&flat, m, w, cols + 1, ml));
+        let col_lanes = ((1u32 << ml) - 1) as __mmask8;
+        // SAFETY: the mask limits the load to the ml limbs of column c.
+        let column = |c: usize| unsafe {
+            _mm512_maskz_loadu_epi64(col_lanes, columns[c * ml..].as_ptr().cast())
+        };
+        let mut rhs = [0u64; 8];
+        store(&mut rhs, column(cols));
+        let mut z = vec![0u8; cols];
+        for i in (0..m).rev() {
+            let ri = elem(&rhs, i);
+            let mut done = 0u64;
+            let mut acc = load(&rhs);
+            for c in i..=i + cols - m {
+                let hit = nonzero_mask(elem(&rows[i], c) as u64) & !done;
+                let u = ri & hit as u8;
+                z[c] ^= u;
+                acc = _mm512_xor_si512(acc, times(column(c), u));
+                done |= hit;
+            }
+            store(&mut rhs, acc);
+        }
+        rhs.zeroize();
+        Some(z)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,5 +491,90 @@ mod tests {
         let x = solve(&a, m, cols, &y, &r).unwrap();
         assert_eq!(&x[m..], &r[m..]);
         assert_eq!(mat_vec(&a, cols, &x), y);
+    }
+
+    /// Random m x cols systems in the m-vectors of L limbs, solved by every form this CPU runs:
+    /// all agree (the solution is unique once A has rank m) and solve the system.
+    fn forms_agree<const L: usize>(m: usize, cols: usize, seed: u64) {
+        // SplitMix64: xorshift is linear over GF(2), so its output bits span at most 64
+        // dimensions and a larger matrix drawn from it is never of full rank.
+        let mut x = seed;
+        let mut next = move || {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) >> 60) as u8
+        };
+        let kernels = Kernel::available::<L>();
+        let mut solved = 0;
+        for trial in 0..12 {
+            let a: Vec<u8> = (0..m * cols).map(|_| next()).collect();
+            let mut cols_a: Vec<MVec<L>> = (0..cols)
+                .map(|c| {
+                    let mut v = [0u64; L];
+                    for i in 0..m {
+                        v[i / 16] |= (a[i * cols + c] as u64) << (4 * (i % 16));
+                    }
+                    v
+                })
+                .collect();
+            if trial % 4 == 3 {
+                // Rank below m: row 1 a copy of row 0.
+                for v in cols_a.iter_mut() {
+                    let e = gf16::get(v, 0) as u64;
+                    v[0] = (v[0] & !0xf0) | (e << 4);
+                }
+            }
+            let y: Vec<u8> = (0..m).map(|_| next()).collect();
+            let r: Vec<u8> = (0..cols).map(|_| next()).collect();
+            let want = sample_solution_with(Kernel::Portable, &cols_a, m, &y, &r);
+            if trial % 4 == 3 {
+                assert!(want.is_none());
+            }
+            if let Some(x) = &want {
+                let mut ax = vec![0u8; m];
+                for (c, v) in cols_a.iter().enumerate() {
+                    for (i, e) in ax.iter_mut().enumerate() {
+                        *e ^= gf16::mul(gf16::get(v, i), x[c]);
+                    }
+                }
+                assert_eq!(ax, y);
+                solved += 1;
+            }
+            for &k in &kernels {
+                assert_eq!(sample_solution_with(k, &cols_a, m, &y, &r), want, "{k:?}");
+            }
+        }
+        assert!(solved >= 6, "{solved} of 12 at m = {m}, cols = {cols}");
+    }
+
+    #[test]
+    fn every_form_finds_the_same_solution() {
+        forms_agree::<4>(64, 68, 0x1234_5678_9abc_def1); // MAYO_2
+        forms_agree::<5>(78, 80, 0x0fed_cba9_8765_4321); // MAYO_1
+        forms_agree::<7>(108, 110, 0x5555_aaaa_3333_cccc); // MAYO_3
+        forms_agree::<2>(17, 30, 0x0123_4567_89ab_cdef);
+    }
+
+    #[test]
+    fn nibble_transpose_is_the_transpose() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for (n, limbs, n_out, limbs_out) in [(69, 4, 64, 5), (81, 5, 78, 6), (3, 1, 16, 1)] {
+            let src: Vec<u64> = (0..n * limbs)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x
+                })
+                .collect();
+            let t = transpose_nibbles(&src, n, limbs, n_out, limbs_out);
+            for i in 0..n {
+                for j in 0..n_out.min(16 * limbs) {
+                    assert_eq!(elem(&t[j * limbs_out..], i), elem(&src[i * limbs..], j));
+                }
+            }
+        }
     }
 }
