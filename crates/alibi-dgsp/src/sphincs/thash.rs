@@ -259,13 +259,19 @@ pub(crate) fn chains(ctx: &Ctx, chains: &[Chain], vals: &mut [u64]) {
     // Per lane: (chain index, its address words, next hash address, hash address to stop at).
     type Lane = Option<(usize, [u64; 4], u32, u32)>;
     let mut lanes: [Lane; 8] = [None; 8];
+    // Longest chains first: the lanes then run out of work at nearly the same time, instead of
+    // one long chain finishing alone in an otherwise idle register (the chain lengths are
+    // public in verification; in signing they come from the message digest, public as well).
+    let mut order: Vec<usize> = (0..chains.len()).collect();
+    order.sort_by_key(|&i| core::cmp::Reverse(chains[i].steps));
     let mut next = 0;
     let take = |next: &mut usize| -> Lane {
-        while *next < chains.len() {
-            let c = chains[*next];
+        while *next < order.len() {
+            let i = order[*next];
+            let c = chains[i];
             *next += 1;
             if c.steps > 0 {
-                return Some((*next - 1, c.adrs.words(), c.from, c.from + c.steps));
+                return Some((i, c.adrs.words(), c.from, c.from + c.steps));
             }
         }
         None
