@@ -1,9 +1,12 @@
-//! Falcon at both levels, ours next to PQClean's (pqcrypto-falcon) in the same run.
+//! Falcon at both levels, ours next to PQClean's (pqcrypto-falcon) and Pornin's `fn-dsa` in the
+//! same run. fn-dsa follows a draft of FN-DSA (its keys, message hashing and signatures differ from
+//! round-3 Falcon), so it is a speed peer only, with its own keys.
 //!
 //! `cargo bench -p alibi-falcon --bench falcon`
 
 use alibi_falcon::{Level, Signature, SigningKey, VerifyingKey, Q};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use fn_dsa::{KeyPairGenerator as _, SigningKey as _, VerifyingKey as _};
 use pqcrypto_traits::sign::{DetachedSignature as _, PublicKey as _, SecretKey as _};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
@@ -11,8 +14,29 @@ use std::time::Duration;
 
 const MSG: &[u8] = b"the quick brown fox jumps over the lazy dog";
 
+/// fn-dsa takes rand_core 0.6 generators: ours, seen through that version's traits.
+struct Rng06(ChaCha20Rng);
+
+impl fn_dsa::RngCore for Rng06 {
+    fn next_u32(&mut self) -> u32 {
+        self.0.next_u32()
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.0.fill_bytes(dest)
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), fn_dsa::RngError> {
+        self.0.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+impl fn_dsa::CryptoRng for Rng06 {}
+
 macro_rules! peer {
-    ($c:expr, $m:ident, $level:expr) => {{
+    ($c:expr, $m:ident, $level:expr, $logn:expr) => {{
         use pqcrypto_falcon::$m as pq;
         let level: Level = $level;
         let mut g = $c.benchmark_group(format!("{}", level));
@@ -23,6 +47,15 @@ macro_rules! peer {
             b.iter(|| SigningKey::generate(level, &mut rng))
         });
         g.bench_function("keygen/pqcrypto", |b| b.iter(pq::keypair));
+        let mut rng06 = Rng06(ChaCha20Rng::seed_from_u64(8));
+        let mut fn_sk = vec![0u8; fn_dsa::sign_key_size($logn)];
+        let mut fn_vk = vec![0u8; fn_dsa::vrfy_key_size($logn)];
+        g.bench_function("keygen/fn-dsa", |b| {
+            b.iter(|| {
+                let mut kg = fn_dsa::KeyPairGeneratorStandard::default();
+                kg.keygen($logn, &mut rng06, &mut fn_sk, &mut fn_vk)
+            })
+        });
 
         let sk = SigningKey::generate(level, &mut rng);
         let skb = sk.to_bytes();
@@ -42,6 +75,29 @@ macro_rules! peer {
         g.bench_function("sign/pqcrypto", |b| {
             b.iter(|| pq::detached_sign(MSG, &pq_sk))
         });
+        // A key pair and a signature of fn-dsa's own even when a filter skips the rows above.
+        fn_dsa::KeyPairGeneratorStandard::default()
+            .keygen($logn, &mut rng06, &mut fn_sk, &mut fn_vk);
+        let mut fn_sig = vec![0u8; fn_dsa::signature_size($logn)];
+        fn_dsa::SigningKeyStandard::decode(&fn_sk).unwrap().sign(
+            &mut rng06,
+            &fn_dsa::DOMAIN_NONE,
+            &fn_dsa::HASH_ID_RAW,
+            MSG,
+            &mut fn_sig,
+        );
+        g.bench_function("sign/fn-dsa", |b| {
+            b.iter(|| {
+                let mut k = fn_dsa::SigningKeyStandard::decode(&fn_sk).unwrap();
+                k.sign(
+                    &mut rng06,
+                    &fn_dsa::DOMAIN_NONE,
+                    &fn_dsa::HASH_ID_RAW,
+                    MSG,
+                    &mut fn_sig,
+                )
+            })
+        });
 
         let sig = esk.sign(MSG, &mut rng).to_bytes();
         let pq_sig = pq::DetachedSignature::from_bytes(&sig).unwrap();
@@ -55,6 +111,25 @@ macro_rules! peer {
         });
         g.bench_function("verify/pqcrypto", |b| {
             b.iter(|| pq::verify_detached_signature(&pq_sig, MSG, &pq_pk).unwrap())
+        });
+        g.bench_function("verify/fn-dsa", |b| {
+            b.iter(|| {
+                let k = fn_dsa::VerifyingKeyStandard::decode(&fn_vk).unwrap();
+                assert!(k.verify(&fn_sig, &fn_dsa::DOMAIN_NONE, &fn_dsa::HASH_ID_RAW, MSG))
+            })
+        });
+        // Verification with a decoded key reused (the signature still decoded each time).
+        g.bench_function("verify-reused/alibi", |b| {
+            b.iter(|| {
+                let s = Signature::from_bytes(&sig).unwrap();
+                vk.verify(MSG, &s).unwrap()
+            })
+        });
+        let fn_key = fn_dsa::VerifyingKeyStandard::decode(&fn_vk).unwrap();
+        g.bench_function("verify-reused/fn-dsa", |b| {
+            b.iter(|| {
+                assert!(fn_key.verify(&fn_sig, &fn_dsa::DOMAIN_NONE, &fn_dsa::HASH_ID_RAW, MSG))
+            })
         });
 
         g.bench_function("preimage/alibi", |b| {
@@ -76,8 +151,8 @@ macro_rules! peer {
 }
 
 fn benches(c: &mut Criterion) {
-    peer!(c, falcon512, Level::Falcon512);
-    peer!(c, falcon1024, Level::Falcon1024);
+    peer!(c, falcon512, Level::Falcon512, fn_dsa::FN_DSA_LOGN_512);
+    peer!(c, falcon1024, Level::Falcon1024, fn_dsa::FN_DSA_LOGN_1024);
 }
 
 criterion_group! {

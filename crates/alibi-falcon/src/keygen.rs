@@ -98,7 +98,7 @@ pub fn ntru_gen(level: Level, seed: [u8; 32]) -> NtruKeys {
             g: to_i8(&g),
             big_f: to_i8(&big_f),
             big_g: to_i8(&big_g),
-            h: h.iter().map(|&x| x as u16).collect(),
+            h,
         };
     }
 }
@@ -331,7 +331,7 @@ pub fn complete_private(f: &[i8], g: &[i8], big_f: &[i8]) -> Option<(Vec<u16>, V
     let gi: Vec<i32> = g.iter().map(|&x| x as i32).collect();
     let fi: Vec<i32> = f.iter().map(|&x| x as i32).collect();
     let mut h = modq::div_small(&gi, &fi)?;
-    let mut big_g: Vec<u32> = big_f.iter().map(|&x| modq::from_signed(x as i32)).collect();
+    let mut big_g: Vec<u16> = big_f.iter().map(|&x| modq::from_signed(x as i32)).collect();
     modq::ntt(&mut big_g);
     modq::mul_ntt(&mut big_g, &h);
     modq::intt(&mut big_g);
@@ -343,7 +343,7 @@ pub fn complete_private(f: &[i8], g: &[i8], big_f: &[i8]) -> Option<(Vec<u16>, V
             (-127..=127).contains(&c).then_some(c as i8)
         })
         .collect::<Option<Vec<i8>>>()?;
-    Some((h.into_iter().map(|x| x as u16).collect(), big_g))
+    Some((h, big_g))
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ pub fn norm_sq(s1: &[i16], s2: &[i16]) -> u64 {
 pub fn sub_centered(a: &[u16], b: &[u16]) -> Vec<i16> {
     a.iter()
         .zip(b)
-        .map(|(&x, &y)| modq::center((x as u32 + Q - y as u32) % Q) as i16)
+        .map(|(&x, &y)| modq::center(((x as u32 + Q - y as u32) % Q) as u16) as i16)
         .collect()
 }
 
@@ -413,7 +413,7 @@ impl ExpandedSigningKey {
 pub struct VerifyingKey {
     level: Level,
     h: Vec<u16>,
-    h_ntt: Vec<u32>,
+    h_ntt: Vec<u16>,
     encoded: Vec<u8>,
 }
 
@@ -432,7 +432,7 @@ impl VerifyingKey {
     /// The key of h, whose encoding is `encoded` when the caller has it (decoding) and is
     /// computed otherwise.
     fn from_h(level: Level, h: Vec<u16>, encoded: Option<&[u8]>) -> Self {
-        let mut h_ntt: Vec<u32> = h.iter().map(|&x| x as u32).collect();
+        let mut h_ntt = h.clone();
         modq::ntt(&mut h_ntt);
         let encoded = match encoded {
             Some(e) => e.to_vec(),
@@ -502,11 +502,11 @@ impl VerifyingKey {
         if s.len() != self.level.n() {
             return Err(Error::LevelMismatch);
         }
-        let mut a: Vec<u32> = s.iter().map(|&x| modq::from_signed(x as i32)).collect();
+        let mut a: Vec<u16> = s.iter().map(|&x| modq::from_signed(x as i32)).collect();
         modq::ntt(&mut a);
         modq::mul_ntt(&mut a, &self.h_ntt);
         modq::intt(&mut a);
-        Ok(a.into_iter().map(|x| x as u16).collect())
+        Ok(a)
     }
 
     /// s1 = c - s2 h mod q, centred: the half of a preimage that a signature leaves out.
@@ -640,20 +640,20 @@ pub fn sum_mul_h(terms: &[(&VerifyingKey, &[i16])]) -> Result<Vec<u16>, Error> {
         return Err(Error::LevelMismatch);
     };
     let n = first.level.n();
-    let mut acc = vec![0u32; n];
+    let mut acc = vec![0u16; n];
     for (vk, s) in terms {
         if vk.level != first.level || s.len() != n {
             return Err(Error::LevelMismatch);
         }
-        let mut a: Vec<u32> = s.iter().map(|&x| modq::from_signed(x as i32)).collect();
+        let mut a: Vec<u16> = s.iter().map(|&x| modq::from_signed(x as i32)).collect();
         modq::ntt(&mut a);
         modq::mul_ntt(&mut a, &vk.h_ntt);
         for (x, y) in acc.iter_mut().zip(&a) {
-            *x = (*x + y) % Q;
+            *x = ((*x as u32 + *y as u32) % Q) as u16;
         }
     }
     modq::intt(&mut acc);
-    Ok(acc.into_iter().map(|x| x as u16).collect())
+    Ok(acc)
 }
 
 /// The discrete Gaussian D_{Z, sigma} over the integers for a wide sigma (such as Falcon's signing
