@@ -22,6 +22,12 @@ fn digest(level: Level, count: u64) -> String {
 
 #[test]
 fn the_keys_of_fixed_seeds_are_what_they_were() {
-    assert_eq!(digest(Level::Falcon512, 24), "bb984a5f7f4856a6f824646c586fd6d720a503d135bb940c28165bc01ad99551");
-    assert_eq!(digest(Level::Falcon1024, 8), "d9f7ee8e29a7c4ce21930e53ca1d213864215c466910d32b4147c507a609c606");
+    assert_eq!(
+        digest(Level::Falcon512, 24),
+        "bb984a5f7f4856a6f824646c586fd6d720a503d135bb940c28165bc01ad99551"
+    );
+    assert_eq!(
+        digest(Level::Falcon1024, 8),
+        "d9f7ee8e29a7c4ce21930e53ca1d213864215c466910d32b4147c507a609c606"
+    );
 }
