@@ -9,7 +9,9 @@ run is a separate process; a ratio is taken inside one run (ours and the peer me
 and then summarised over the runs, so machine drift between runs does not enter it. Printed: a
 Markdown table with, per operation, the median of the runs' medians and their range for ours and
 for each peer, and the ratios of every run. --threads sets RAYON_NUM_THREADS (1 gives the
-one-core figure of code that uses several cores).
+one-core figure of code that uses several cores). --json FILE also writes every benchmark's figure
+per run, {name: [ns, ...]}, for ratios this table does not form (a ring signature over plain Falcon
+in the same run, say).
 """
 import argparse
 import json
@@ -66,12 +68,17 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", type=int)
     ap.add_argument("--features")
+    ap.add_argument("--json")
     a = ap.parse_args()
     env = dict(os.environ)
     if a.threads:
         env["RAYON_NUM_THREADS"] = str(a.threads)
     exe = executable(a.crate, a.bench, a.features)
     runs = [one_run(exe, a.filter, env) for _ in range(a.runs)]
+    if a.json:
+        names = sorted(set().union(*runs))
+        with open(a.json, "w") as f:
+            json.dump({n: [r.get(n) for r in runs] for n in names}, f, indent=1)
     # (group, operation) -> implementation -> [ns per run]
     table = {}
     for r in runs:
