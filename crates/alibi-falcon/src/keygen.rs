@@ -6,7 +6,7 @@
 //! magnitude of intermediate resultants. The small candidate polynomials are wiped after use; the
 //! big-integer intermediates of NTRUSolve are not (num-bigint offers no zeroization).
 
-use num_bigint::BigInt;
+use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
 use num_traits::{One, ToPrimitive, Zero};
 use rand_chacha::ChaCha20Rng;
@@ -193,10 +193,58 @@ fn mul_negacyclic(a: &[BigInt], b: &[BigInt]) -> Poly {
             .map(|(x, y)| BigInt::from(x - y))
             .collect();
     }
+    // One side word-sized (Babai's k in `reduce`): digits of the other side times it on words.
+    let fits = |bits: u64| bits + levels < 63 && 32 + bits + 2 * levels + logn < 126;
+    if fits(bb) {
+        let b: Vec<i64> = b.iter().map(|x| x.to_i64().unwrap_or(0)).collect();
+        return mul_negacyclic_digits(a, &b);
+    }
+    if fits(ba) {
+        let a: Vec<i64> = a.iter().map(|x| x.to_i64().unwrap_or(0)).collect();
+        return mul_negacyclic_digits(b, &a);
+    }
     let mut full = vec![BigInt::zero(); 2 * n];
     mul_full(a, b, &mut full);
     let (lo, hi) = full.split_at(n);
     lo.iter().zip(hi).map(|(x, y)| x - y).collect()
+}
+
+/// a * b in Z[x]/(x^n + 1) for a of any size and b on machine words (bounded by the caller as in
+/// [`mul_negacyclic`]): a = sum_j a_j 2^(32 j) with a_j the signed 32-bit digit polynomials of
+/// a's coefficients (sign times magnitude digit), each a_j b on words, and the sum rebuilt digit
+/// by digit with a carry, one big integer per coefficient at the end instead of one per product.
+fn mul_negacyclic_digits(a: &[BigInt], b: &[i64]) -> Poly {
+    let n = a.len();
+    let mags: Vec<(bool, Vec<u32>)> = a
+        .iter()
+        .map(|x| (x.sign() == Sign::Minus, x.magnitude().to_u32_digits()))
+        .collect();
+    let len = mags.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
+    let mut digits: Vec<Vec<u32>> = vec![Vec::with_capacity(len); n];
+    let mut carry = vec![0i128; n];
+    let mut d = vec![0i64; n];
+    let mut full = vec![0i128; 2 * n];
+    for j in 0..len {
+        for (dj, (neg, m)) in d.iter_mut().zip(&mags) {
+            let v = m.get(j).copied().unwrap_or(0) as i64;
+            *dj = if *neg { -v } else { v };
+        }
+        full.fill(0);
+        mul_full_words(&d, b, &mut full);
+        for i in 0..n {
+            // x^n = -1; then t = (low 32 bits) + 2^32 (t >> 32), the shift arithmetic.
+            let t = full[i] - full[i + n] + carry[i];
+            digits[i].push(t as u32);
+            carry[i] = t >> 32;
+        }
+    }
+    digits
+        .into_iter()
+        .zip(carry)
+        .map(|(ds, c)| {
+            BigInt::from_biguint(Sign::Plus, BigUint::new(ds)) + (BigInt::from(c) << (32 * len))
+        })
+        .collect()
 }
 
 /// Below this length [`mul_full_words`] multiplies by schoolbook.
@@ -396,6 +444,44 @@ mod tests {
     fn negacyclic_i64(a: &[i32], b: &[i32]) -> Vec<i64> {
         let w = |v: &[i32]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
         crate::testutil::negacyclic_schoolbook(&w(a), &w(b))
+    }
+
+    #[test]
+    fn digit_products_match_big_integers() {
+        // Big coefficients (up to 700 bits, both signs) times word-sized ones, against the
+        // big-integer Karatsuba.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for n in [1usize, 4, 64, 512] {
+            for bits in [1u32, 31, 64, 200, 700] {
+                let a: Poly = (0..n)
+                    .map(|_| {
+                        let mut v = BigInt::from(next() as i64);
+                        for _ in 0..bits / 64 {
+                            v = (v << 64) + BigInt::from(next());
+                        }
+                        v >> (64 - bits % 64).min(63)
+                    })
+                    .collect();
+                let b: Vec<i64> = (0..n).map(|_| (next() as i64) >> 33).collect();
+                let bb: Poly = b.iter().map(|&y| BigInt::from(y)).collect();
+                let mut full = vec![BigInt::zero(); 2 * n];
+                mul_full(&a, &bb, &mut full);
+                let (lo, hi) = full.split_at(n);
+                let want: Poly = lo.iter().zip(hi).map(|(p, q)| p - q).collect();
+                assert_eq!(mul_negacyclic_digits(&a, &b), want, "n = {n}, {bits} bits");
+                assert_eq!(
+                    mul_negacyclic(&bb, &a),
+                    want,
+                    "n = {n}, {bits} bits, swapped"
+                );
+            }
+        }
     }
 
     #[test]
