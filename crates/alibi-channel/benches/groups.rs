@@ -1,7 +1,7 @@
 //! Sealed-sender and sender-key benchmarks shaped like libsignal's `benches/sealed_sender.rs`:
 //! v1 and v2 (one recipient) sealing a five-byte USMC and opening it to the USMC, v2 to 2, 10, 100
-//! and 1,000 recipients, and sender-key encryption and decryption. libsignal's own figures on this
-//! machine are quoted beside ours in docs/BENCHMARKS.md.
+//! and 1,000 recipients, and sender-key encryption and decryption. libsignal's own figures, measured
+//! on another machine, are quoted beside ours in docs/BENCHMARKS.md (no ratio is formed).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
