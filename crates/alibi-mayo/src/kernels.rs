@@ -509,66 +509,65 @@ mod gfni {
         ((1u32 << L) - 1) as __mmask8
     }
 
-    /// acc[r][j] += the terms of row r, P's entries times the matrices of s[c][j]; the W
-    /// accumulators of a row stay in registers. m-vectors of at most 4 limbs.
-    #[target_feature(enable = "avx512f,avx512vl,gfni")]
-    fn product_256<const L: usize, const W: usize>(
-        p: &[MVec<L>],
-        rows: usize,
-        shape: Shape,
-        mats: &[u64],
-        acc: &mut [MVec<L>],
-    ) {
-        let k = lanes::<L>();
-        // SAFETY (loads and stores): the mask limits each access to the L limbs of one m-vector.
-        let load = |v: &MVec<L>| unsafe { _mm256_maskz_loadu_epi64(k, v.as_ptr().cast()) };
-        for r in 0..rows {
-            let row = &mut acc[r * W..][..W];
-            let mut regs: [__m256i; W] = core::array::from_fn(|j| load(&row[j]));
-            for (i, c) in shape.terms(rows, r) {
-                let x = load(&p[i]);
-                let m: &[u64; W] = mats[c * W..][..W].try_into().expect("W matrices");
-                for j in 0..W {
-                    let a = _mm256_set1_epi64x(m[j] as i64);
-                    regs[j] = _mm256_xor_si256(regs[j], _mm256_gf2p8affine_epi64_epi8::<0>(x, a));
+    /// Defines `$name`: acc[r][j] += the terms of row r, P's entries times the matrices of
+    /// s[c][j], the W accumulators of a row kept in registers of type `$reg` (one m-vector each,
+    /// loaded and stored under the mask of its L limbs). One body for both register widths.
+    macro_rules! gfni_product {
+        ($(#[$doc:meta])* $name:ident, $reg:ty, $load:ident, $store:ident, $set1:ident, $xor:ident,
+         $affine:ident) => {
+            $(#[$doc])*
+            #[target_feature(enable = "avx512f,avx512vl,gfni")]
+            fn $name<const L: usize, const W: usize>(
+                p: &[MVec<L>],
+                rows: usize,
+                shape: Shape,
+                mats: &[u64],
+                acc: &mut [MVec<L>],
+            ) {
+                let k = lanes::<L>();
+                // SAFETY (loads and stores): the mask limits each access to the L limbs of one
+                // m-vector.
+                let load = |v: &MVec<L>| unsafe { $load(k, v.as_ptr().cast()) };
+                for r in 0..rows {
+                    let row = &mut acc[r * W..][..W];
+                    let mut regs: [$reg; W] = core::array::from_fn(|j| load(&row[j]));
+                    for (i, c) in shape.terms(rows, r) {
+                        let x = load(&p[i]);
+                        let m: &[u64; W] = mats[c * W..][..W].try_into().expect("W matrices");
+                        for j in 0..W {
+                            let a = $set1(m[j] as i64);
+                            regs[j] = $xor(regs[j], $affine::<0>(x, a));
+                        }
+                    }
+                    for j in 0..W {
+                        // SAFETY: as for the loads.
+                        unsafe { $store(row[j].as_mut_ptr().cast(), k, regs[j]) };
+                    }
                 }
             }
-            for j in 0..W {
-                // SAFETY: as for the loads.
-                unsafe { _mm256_mask_storeu_epi64(row[j].as_mut_ptr().cast(), k, regs[j]) };
-            }
-        }
+        };
     }
 
-    /// The same for m-vectors of 5 to 8 limbs, one per 512-bit register.
-    #[target_feature(enable = "avx512f,avx512vl,gfni")]
-    fn product_512<const L: usize, const W: usize>(
-        p: &[MVec<L>],
-        rows: usize,
-        shape: Shape,
-        mats: &[u64],
-        acc: &mut [MVec<L>],
-    ) {
-        let k = lanes::<L>();
-        // SAFETY (loads and stores): the mask limits each access to the L limbs of one m-vector.
-        let load = |v: &MVec<L>| unsafe { _mm512_maskz_loadu_epi64(k, v.as_ptr().cast()) };
-        for r in 0..rows {
-            let row = &mut acc[r * W..][..W];
-            let mut regs: [__m512i; W] = core::array::from_fn(|j| load(&row[j]));
-            for (i, c) in shape.terms(rows, r) {
-                let x = load(&p[i]);
-                let m: &[u64; W] = mats[c * W..][..W].try_into().expect("W matrices");
-                for j in 0..W {
-                    let a = _mm512_set1_epi64(m[j] as i64);
-                    regs[j] = _mm512_xor_si512(regs[j], _mm512_gf2p8affine_epi64_epi8::<0>(x, a));
-                }
-            }
-            for j in 0..W {
-                // SAFETY: as for the loads.
-                unsafe { _mm512_mask_storeu_epi64(row[j].as_mut_ptr().cast(), k, regs[j]) };
-            }
-        }
-    }
+    gfni_product!(
+        /// m-vectors of at most 4 limbs, one per 256-bit register.
+        product_256,
+        __m256i,
+        _mm256_maskz_loadu_epi64,
+        _mm256_mask_storeu_epi64,
+        _mm256_set1_epi64x,
+        _mm256_xor_si256,
+        _mm256_gf2p8affine_epi64_epi8
+    );
+    gfni_product!(
+        /// m-vectors of 5 to 8 limbs, one per 512-bit register.
+        product_512,
+        __m512i,
+        _mm512_maskz_loadu_epi64,
+        _mm512_mask_storeu_epi64,
+        _mm512_set1_epi64,
+        _mm512_xor_si512,
+        _mm512_gf2p8affine_epi64_epi8
+    );
 
     #[target_feature(enable = "avx512f,avx512vl,gfni")]
     fn product<const L: usize, const W: usize>(
