@@ -213,6 +213,42 @@ pub(crate) fn avx512_multiples(v: core::arch::x86_64::__m512i) -> [core::arch::x
     avx512::multiples(v)
 }
 
+/// Runs `$call` with `$W` bound to the run-time accumulator width `$w` as a constant, for the
+/// widths MAYO's parameter sets use; any other width returns false from the enclosing function
+/// (its caller then takes the portable path).
+#[cfg(target_arch = "x86_64")]
+macro_rules! with_width {
+    ($w:expr, $W:ident => $call:expr) => {
+        match $w {
+            4 => {
+                const $W: usize = 4;
+                $call
+            }
+            8 => {
+                const $W: usize = 8;
+                $call
+            }
+            10 => {
+                const $W: usize = 10;
+                $call
+            }
+            11 => {
+                const $W: usize = 11;
+                $call
+            }
+            12 => {
+                const $W: usize = 12;
+                $call
+            }
+            17 => {
+                const $W: usize = 17;
+                $call
+            }
+            _ => return false,
+        }
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx512 {
@@ -421,27 +457,11 @@ mod avx512 {
         if L <= 4 && std::is_x86_feature_detected!("avx512vl") {
             // SAFETY: AVX-512VL was just detected (AVX-512F by the caller).
             unsafe {
-                match w {
-                    4 => product_pairs::<L, 4, 2>(p, rows, shape, s, acc),
-                    8 => product_pairs::<L, 8, 4>(p, rows, shape, s, acc),
-                    10 => product_pairs::<L, 10, 5>(p, rows, shape, s, acc),
-                    11 => product_pairs::<L, 11, 6>(p, rows, shape, s, acc),
-                    12 => product_pairs::<L, 12, 6>(p, rows, shape, s, acc),
-                    17 => product_pairs::<L, 17, 9>(p, rows, shape, s, acc),
-                    _ => return false,
-                }
+                with_width!(w, W => product_pairs::<L, W, { W.div_ceil(2) }>(p, rows, shape, s, acc))
             }
             return true;
         }
-        match w {
-            4 => product::<L, 4>(p, rows, shape, s, acc),
-            8 => product::<L, 8>(p, rows, shape, s, acc),
-            10 => product::<L, 10>(p, rows, shape, s, acc),
-            11 => product::<L, 11>(p, rows, shape, s, acc),
-            12 => product::<L, 12>(p, rows, shape, s, acc),
-            17 => product::<L, 17>(p, rows, shape, s, acc),
-            _ => return false,
-        }
+        with_width!(w, W => product::<L, W>(p, rows, shape, s, acc));
         true
     }
 }
@@ -596,15 +616,7 @@ mod gfni {
         w: usize,
         acc: &mut [MVec<L>],
     ) -> bool {
-        match w {
-            4 => product::<L, 4>(p, rows, shape, s, acc),
-            8 => product::<L, 8>(p, rows, shape, s, acc),
-            10 => product::<L, 10>(p, rows, shape, s, acc),
-            11 => product::<L, 11>(p, rows, shape, s, acc),
-            12 => product::<L, 12>(p, rows, shape, s, acc),
-            17 => product::<L, 17>(p, rows, shape, s, acc),
-            _ => return false,
-        }
+        with_width!(w, W => product::<L, W>(p, rows, shape, s, acc));
         true
     }
 }
