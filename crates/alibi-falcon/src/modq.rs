@@ -426,13 +426,10 @@ mod tests {
             // Nothing to compare: only the portable build can run on this CPU.
             return;
         }
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % Q as u64) as u16
-        };
+        use rand_chacha::ChaCha20Rng;
+        use rand_core::{Rng, SeedableRng};
+        let mut rng = ChaCha20Rng::seed_from_u64(25);
+        let mut next = || (rng.next_u32() % Q) as u16;
         for logn in 1..=10 {
             let n = 1usize << logn;
             let a: Vec<u16> = (0..n).map(|_| next()).collect();

@@ -242,13 +242,10 @@ mod tests {
     /// AVX2 only the portable build runs, and `eval_sum` is that build).
     #[test]
     fn eval_sum_builds_agree() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |q: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % q) as u32
-        };
+        use rand_chacha::ChaCha20Rng;
+        use rand_core::{Rng, SeedableRng};
+        let mut rng = ChaCha20Rng::seed_from_u64(25);
+        let mut next = |q: u64| (rng.next_u64() % q) as u32;
         for level in [Level::T128, Level::T192, Level::T256] {
             let r = Ring::new(level.q());
             let q = r.q();
