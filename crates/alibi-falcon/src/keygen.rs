@@ -1,10 +1,14 @@
 //! Key generation: NTRUGen (spec §3.8.2, Algorithm 5) with NTRUSolve (Algorithm 6) by field-norm
 //! recursion over big integers, and Babai size reduction (Reduce, Algorithm 7) in floating point.
+//! The arithmetic picks its representation by size: exact floating-point FFT products while they
+//! fit, Karatsuba on machine words, fixed-width limbs for Reduce on short polynomials, num-bigint
+//! otherwise; every path computes the same integers, so a seed always gives the same key.
 //!
-//! Key generation is not constant-time: the big-integer arithmetic of NTRUSolve takes time that depends
-//! on the operand sizes. Its branches only ever reveal properties of discarded candidates or the
-//! magnitude of intermediate resultants. The small candidate polynomials are wiped after use; the
-//! big-integer intermediates of NTRUSolve are not (num-bigint offers no zeroization).
+//! Key generation is not constant-time. Sampling f and g does not branch on their values, and the
+//! tests that reject candidates take the same time for every candidate that passes, but NTRUSolve, which runs on the candidate that becomes the key,
+//! takes time that depends on its operands: their sizes, Lehmer's quotient runs at the bottom, the
+//! size and zero coefficients of Babai's k. The small candidate polynomials are wiped after use;
+//! the big-integer intermediates of NTRUSolve are not (num-bigint offers no zeroization).
 
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
@@ -49,21 +53,39 @@ fn gauss_cdf() -> &'static [u64] {
     })
 }
 
-/// One coefficient of f or g: a sum of 1024/n samples of D_{Z, sigma_1024}, which has standard
-/// deviation sigma_{f,g} = 1.17 sqrt(q / 2n) (Algorithm 5, line 3).
-fn gauss_coeff(rng: &mut ChaCha20Rng, n: usize) -> i32 {
-    let cdf = gauss_cdf();
-    let mut s = 0i32;
-    for _ in 0..1024 / n {
-        let u = rng.next_u64() >> 1;
-        // z = -K + #{i : u >= cdf[i]}, scanning the whole table.
-        let mut z = -GAUSS_K;
-        for &c in cdf.iter() {
-            z += (u >= c) as i32;
+/// f or g: n coefficients, each a sum of 1024/n samples of D_{Z, sigma_1024}, which has standard
+/// deviation sigma_{f,g} = 1.17 sqrt(q / 2n) (Algorithm 5, line 3). Coefficient i takes the
+/// i-th run of 1024/n uniform 63-bit words from `rng`.
+fn gauss_poly(rng: &mut ChaCha20Rng, n: usize) -> Zeroizing<Vec<i32>> {
+    let per = 1024 / n;
+    let u: Zeroizing<Vec<i64>> =
+        Zeroizing::new((0..1024).map(|_| (rng.next_u64() >> 1) as i64).collect());
+    let mut count = Zeroizing::new(vec![0i64; 1024]);
+    cdf_rank(&u, &mut count);
+    Zeroizing::new(
+        count
+            .chunks_exact(per)
+            .map(|c| c.iter().map(|&k| k as i32 - GAUSS_K).sum())
+            .collect(),
+    )
+}
+
+modq::avx2_dispatch!(
+    /// count[j] += #{i : u[j] >= cdf[i]}: each sample is compared with the whole table (no
+    /// branch and no table index depends on it), so that z = count - K.
+    cdf_rank, cdf_rank_avx2, cdf_rank_portable, (u: &[i64], count: &mut [i64])
+);
+
+#[inline(always)]
+fn cdf_rank_portable(u: &[i64], count: &mut [i64]) {
+    // Table entries are below 2^63, so signed comparisons are exact; the loop over samples is
+    // the inner one so that it runs on vector registers.
+    for &c in gauss_cdf() {
+        let c = c as i64;
+        for (k, &x) in count.iter_mut().zip(u) {
+            *k += (x >= c) as i64;
         }
-        s += z;
     }
-    s
 }
 
 /// NTRUGen: a fresh key basis for `level`.
@@ -73,10 +95,8 @@ pub fn ntru_gen(level: Level, seed: [u8; 32]) -> NtruKeys {
     let lim = 1i32 << (level.fg_bits() - 1);
     loop {
         // Candidates are secret until rejected: wiped on every path.
-        let f: Zeroizing<Vec<i32>> =
-            Zeroizing::new((0..n).map(|_| gauss_coeff(&mut rng, n)).collect());
-        let g: Zeroizing<Vec<i32>> =
-            Zeroizing::new((0..n).map(|_| gauss_coeff(&mut rng, n)).collect());
+        let f = gauss_poly(&mut rng, n);
+        let g = gauss_poly(&mut rng, n);
         // The secret-key encoding holds f and g on fg_bits signed bits.
         if f.iter().chain(g.iter()).any(|&x| x <= -lim || x >= lim) {
             continue;
@@ -180,6 +200,17 @@ fn mul_negacyclic(a: &[BigInt], b: &[BigInt]) -> Poly {
     // Karatsuba on machine words: each of its levels adds a bit to the operands (sums of halves)
     // and two to the products, which must stay below 2^127.
     let levels = (n / KARATSUBA_LEAF).max(1).trailing_zeros() as u64;
+    if n >= 2 && ba + bb + 2 * logn <= FFT_EXACT_BITS {
+        let to_fft = |p: &[BigInt]| {
+            let mut v: Vec<f64> = p.iter().map(|x| x.to_f64().unwrap_or(0.0)).collect();
+            fft::fft(&mut v);
+            v
+        };
+        let mut c = to_fft(a);
+        fft::mul(&mut c, &to_fft(b));
+        fft::ifft(&mut c);
+        return c.iter().map(|&x| BigInt::from(x.round() as i64)).collect();
+    }
     if ba + levels < 63 && bb + levels < 63 && ba + bb + 2 * levels + logn < 126 {
         let a: Vec<i64> = a.iter().map(|x| x.to_i64().unwrap_or(0)).collect();
         let b: Vec<i64> = b.iter().map(|x| x.to_i64().unwrap_or(0)).collect();
@@ -246,6 +277,11 @@ fn mul_negacyclic_digits(a: &[BigInt], b: &[i64]) -> Poly {
         })
         .collect()
 }
+
+/// Products whose bound 2^(bits(a) + bits(b) + log n) is at most 2^(FFT_EXACT_BITS - log n) go
+/// through the floating-point FFT: its rounding error, of order n log n 2^-53 times the bound,
+/// stays far below 1/2, so rounding the result gives the exact integers.
+const FFT_EXACT_BITS: u64 = 42;
 
 /// Below this length [`mul_full_words`] multiplies by schoolbook.
 const KARATSUBA_LEAF: usize = 32;
@@ -338,6 +374,9 @@ fn top_fft(a: &[BigInt], shift: u64) -> Vec<f64> {
 /// Returns false if the reduction stalls, which makes the key generator try another (f, g).
 fn reduce(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [BigInt]) -> bool {
     let n = f.len();
+    if (2..=LIMB_REDUCE_MAX_N).contains(&n) {
+        return reduce_limbs(f, g, big_f, big_g);
+    }
     if n == 1 {
         let two = BigInt::from(2);
         let num: BigInt = &big_f[0] * &f[0] + &big_g[0] * &g[0];
@@ -352,19 +391,33 @@ fn reduce(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [BigInt]
     let ga = top_fft(g, sf);
     let mut den = vec![0.0; n];
     fft::norm2_sum(&mut den, &fa, &ga);
+    reduce_rounds(&fa, &ga, &den, f, g, big_f, big_g, REDUCE_ROUNDS)
+}
+
+/// At most this many rounds of Reduce before it counts as stalled.
+const REDUCE_ROUNDS: usize = 4096;
+
+/// The rounds of [`reduce`] on big integers, from the FFTs of the top bits of f and g (`fa`, `ga`)
+/// and their denominator `den`; at most `rounds` of them.
+#[allow(clippy::too_many_arguments)]
+fn reduce_rounds(
+    fa: &[f64],
+    ga: &[f64],
+    den: &[f64],
+    f: &[BigInt],
+    g: &[BigInt],
+    big_f: &mut [BigInt],
+    big_g: &mut [BigInt],
+    rounds: usize,
+) -> bool {
+    let n = f.len();
+    let sf = max_bits(f, g).saturating_sub(53);
     let mut num = vec![0.0; n];
-    for _ in 0..4096 {
+    for _ in 0..rounds {
         let sfb = max_bits(big_f, big_g).saturating_sub(53);
         let fb = top_fft(big_f, sfb);
         let gb = top_fft(big_g, sfb);
-        fft::mul_adj_sum(&mut num, &fb, &fa, &gb, &ga);
-        fft::div_selfadj(&mut num, &den);
-        fft::ifft(&mut num);
-        // F / f ~ num 2^e.
-        let e = sfb as i64 - sf as i64;
-        let shift = (e - 30).max(0) as u64;
-        let scale = 2f64.powi((e - shift as i64).clamp(-1100, 30) as i32);
-        let k: Vec<i64> = num.iter().map(|x| (x * scale).round() as i64).collect();
+        let (k, shift) = babai_k(&mut num, &fb, &gb, fa, ga, den, sfb, sf);
         if k.iter().all(|&x| x == 0) {
             return true;
         }
@@ -379,16 +432,307 @@ fn reduce(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [BigInt]
     false
 }
 
+/// (u, v) with u a + v b = 1 and |u| < b / 2, the pair extended Euclid returns, or `None` when
+/// gcd(a, b) != 1; a and b are the resultants at the bottom of NTRUSolve, positive and thousands
+/// of bits long.
+///
+/// Lehmer's algorithm (Knuth, TAOCP vol. 2, 4.5.2, Algorithm L): Euclid's quotients are found on
+/// the leading 63 bits for as long as they provably agree with the full numbers' quotients, and
+/// the full numbers are updated once per run of quotients by the accumulated 2x2 matrix, instead of
+/// one big division per quotient. Only u is tracked (u a = r mod b); v comes from one exact
+/// division at the end.
+fn bezout(a: &BigInt, b: &BigInt) -> Option<(BigInt, BigInt)> {
+    if a.sign() != Sign::Plus || b.sign() != Sign::Plus {
+        // Not reached from NTRUSolve (resultants of non-zero polynomials are positive); kept
+        // correct for any input.
+        let e = a.extended_gcd(b);
+        return e.gcd.is_one().then_some((e.x, e.y));
+    }
+    // Invariant: r_i = u_i a (mod b).
+    let (mut r0, mut r1) = (a.clone(), b.clone());
+    let (mut u0, mut u1) = (BigInt::one(), BigInt::zero());
+    if r0 < r1 {
+        std::mem::swap(&mut r0, &mut r1);
+        std::mem::swap(&mut u0, &mut u1);
+    }
+    while r1.bits() > 64 {
+        let shift = r0.bits() - 63;
+        let mut x0 = (&r0 >> shift).to_i128().unwrap_or(0);
+        let mut x1 = (&r1 >> shift).to_i128().unwrap_or(0);
+        // (r0', r1') = (m00 r0 + m01 r1, m10 r0 + m11 r1) after the quotients taken so far.
+        let (mut m00, mut m01, mut m10, mut m11) = (1i128, 0i128, 0i128, 1i128);
+        while x1 + m10 != 0 && x1 + m11 != 0 {
+            // The quotient of the full numbers lies between these two (Knuth's condition).
+            let q = (x0 + m00) / (x1 + m10);
+            if q != (x0 + m01) / (x1 + m11) {
+                break;
+            }
+            (m00, m10) = (m10, m00 - q * m10);
+            (m01, m11) = (m11, m01 - q * m11);
+            (x0, x1) = (x1, x0 - q * x1);
+        }
+        if m01 == 0 {
+            // No quotient could be certified on 63 bits: one full division step.
+            let (q, r) = r0.div_rem(&r1);
+            let u = &u0 - &q * &u1;
+            (r0, r1, u0, u1) = (r1, r, u1, u);
+        } else {
+            let (m00, m01, m10, m11) = (m00 as i64, m01 as i64, m10 as i64, m11 as i64);
+            (r0, r1) = (&r0 * m00 + &r1 * m01, &r0 * m10 + &r1 * m11);
+            (u0, u1) = (&u0 * m00 + &u1 * m01, &u0 * m10 + &u1 * m11);
+        }
+    }
+    while !r1.is_zero() {
+        let (q, r) = r0.div_rem(&r1);
+        let u = &u0 - &q * &u1;
+        (r0, r1, u0, u1) = (r1, r, u1, u);
+    }
+    if !r0.is_one() {
+        return None;
+    }
+    // u0 a = 1 (mod b): take the representative of least magnitude, then v exactly.
+    let mut u = u0.mod_floor(b);
+    if &u * 2 > *b {
+        u -= b;
+    }
+    let v = (BigInt::one() - &u * a) / b;
+    Some((u, v))
+}
+
+/// One Babai coefficient k (with its scale 2^shift) from the FFTs of the top bits of F, G
+/// (scaled by 2^-sfb) and of f, g (by 2^-sf), and den = f adj(f) + g adj(g); `num` is scratch.
+#[allow(clippy::too_many_arguments)]
+fn babai_k(
+    num: &mut [f64],
+    fb: &[f64],
+    gb: &[f64],
+    fa: &[f64],
+    ga: &[f64],
+    den: &[f64],
+    sfb: u64,
+    sf: u64,
+) -> (Vec<i64>, u64) {
+    fft::mul_adj_sum(num, fb, fa, gb, ga);
+    fft::div_selfadj(num, den);
+    fft::ifft(num);
+    // F / f ~ num 2^e.
+    let e = sfb as i64 - sf as i64;
+    let shift = (e - 30).max(0) as u64;
+    let scale = 2f64.powi((e - shift as i64).clamp(-1100, 30) as i32);
+    (
+        num.iter().map(|x| (x * scale).round() as i64).collect(),
+        shift,
+    )
+}
+
+/// Up to this length, [`reduce`] runs on fixed-width limbs ([`reduce_limbs`]). Its products cost
+/// n^2 limb products, against Karatsuba on words above; 32 was the fastest of 8, 16, 32 and 64 in
+/// Falcon-512 key generation (2026-11-25, AMD EPYC).
+const LIMB_REDUCE_MAX_N: usize = 32;
+
+/// [`reduce`] for short polynomials of long coefficients (the bottom levels of NTRUSolve, where
+/// most rounds are spent): the same rounds, hence the same result, on fixed-width two's complement
+/// limbs updated in place, instead of big integers allocated for every product, shift and
+/// difference. A round whose product could overflow the width hands the state back to the
+/// big-integer rounds.
+fn reduce_limbs(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [BigInt]) -> bool {
+    let n = f.len();
+    let sf = max_bits(f, g).saturating_sub(53);
+    let fa = top_fft(f, sf);
+    let ga = top_fft(g, sf);
+    let mut den = vec![0.0; n];
+    fft::norm2_sum(&mut den, &fa, &ga);
+    let bits_fg = max_bits(f, g);
+    let len = (max_bits(big_f, big_g).max(bits_fg) as usize + 64) / 32 + 1;
+    let (lf, lg) = (Limbs::new(f, len), Limbs::new(g, len));
+    let (mut lbf, mut lbg) = (Limbs::new(big_f, len), Limbs::new(big_g, len));
+    let logn = n.trailing_zeros() as u64;
+    let mut num = vec![0.0; n];
+    let mut acc = vec![0i128; len];
+    for round in 0..REDUCE_ROUNDS {
+        let bits_big = lbf.max_bits().max(lbg.max_bits());
+        let sfb = bits_big.saturating_sub(53);
+        let (fb, gb) = (lbf.top_fft(sfb), lbg.top_fft(sfb));
+        let (k, shift) = babai_k(&mut num, &fb, &gb, &fa, &ga, &den, sfb, sf);
+        if k.iter().all(|&x| x == 0) {
+            lbf.store(big_f);
+            lbg.store(big_g);
+            return true;
+        }
+        // |k f 2^shift| < 2^(bits(k) + bits(f) + log n + shift); F - k f 2^shift must stay
+        // inside the signed width.
+        let bits_k = k
+            .iter()
+            .map(|x| 64 - x.unsigned_abs().leading_zeros() as u64)
+            .max();
+        let bound = bits_k.unwrap_or(0) + bits_fg + logn + shift;
+        if bound.max(bits_big) + 2 >= 32 * len as u64 {
+            lbf.store(big_f);
+            lbg.store(big_g);
+            return reduce_rounds(&fa, &ga, &den, f, g, big_f, big_g, REDUCE_ROUNDS - round);
+        }
+        lbf.sub_mul_shift(&lf, &k, shift, &mut acc);
+        lbg.sub_mul_shift(&lg, &k, shift, &mut acc);
+    }
+    false
+}
+
+/// A polynomial whose coefficients are two's complement integers of `len` 32-bit limbs
+/// (little-endian), coefficient i at limbs [i len, (i + 1) len).
+struct Limbs {
+    len: usize,
+    w: Vec<u32>,
+}
+
+impl Limbs {
+    /// `p` on `len` limbs per coefficient (each must fit).
+    fn new(p: &[BigInt], len: usize) -> Self {
+        let mut w = vec![0u32; p.len() * len];
+        for (x, out) in p.iter().zip(w.chunks_exact_mut(len)) {
+            let d = x.magnitude().to_u32_digits();
+            out[..d.len()].copy_from_slice(&d);
+            if x.sign() == Sign::Minus {
+                negate(out);
+            }
+        }
+        Limbs { len, w }
+    }
+
+    /// Writes the coefficients back as big integers.
+    fn store(&self, p: &mut [BigInt]) {
+        for (x, c) in p.iter_mut().zip(self.w.chunks_exact(self.len)) {
+            *x = if c[self.len - 1] >> 31 == 1 {
+                let mut m = c.to_vec();
+                negate(&mut m);
+                BigInt::from_biguint(Sign::Minus, BigUint::new(m))
+            } else {
+                BigInt::from_biguint(Sign::Plus, BigUint::new(c.to_vec()))
+            };
+        }
+    }
+
+    /// The largest bit length of a coefficient's magnitude (as `BigInt::bits`).
+    fn max_bits(&self) -> u64 {
+        self.w
+            .chunks_exact(self.len)
+            .map(|c| {
+                let neg = c[self.len - 1] >> 31 == 1;
+                // For x < 0, |x| = !x + 1: as long as !x, one more when !x is 2^b - 1.
+                let m = |l: u32| if neg { !l } else { l };
+                let Some(t) = c.iter().rposition(|&l| m(l) != 0) else {
+                    return neg as u64;
+                };
+                let top = m(c[t]);
+                let bits = 32 * t as u64 + 32 - top.leading_zeros() as u64;
+                let all_ones =
+                    || top & top.wrapping_add(1) == 0 && c[..t].iter().all(|&l| m(l) == u32::MAX);
+                bits + (neg && all_ones()) as u64
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// floor(x / 2^shift) of every coefficient, which the caller knows fits in 54 bits, as an
+    /// FFT-domain polynomial (as [`top_fft`]).
+    fn top_fft(&self, shift: u64) -> Vec<f64> {
+        let (ws, bs) = ((shift / 32) as usize, shift % 32);
+        let mut v: Vec<f64> = self
+            .w
+            .chunks_exact(self.len)
+            .map(|c| {
+                let ext = if c[self.len - 1] >> 31 == 1 {
+                    u32::MAX
+                } else {
+                    0
+                };
+                let limb = |i: usize| c.get(i).copied().unwrap_or(ext) as u128;
+                let win = limb(ws) | limb(ws + 1) << 32 | limb(ws + 2) << 64;
+                // The arithmetic shift of the two's complement value, read on 64 bits.
+                (win >> bs) as u64 as i64 as f64
+            })
+            .collect();
+        fft::fft(&mut v);
+        v
+    }
+
+    /// self -= (a k mod x^n + 1) 2^shift, modulo 2^(32 len) in every coefficient (the caller
+    /// bounds the result so that it is exact); `acc` is scratch of `len` entries.
+    ///
+    /// When every |k| < 2^31 (the usual case), each limb of each output coefficient first gathers
+    /// its n products (each below 2^(32 + 62), their sum below 2^127), then one carry pass
+    /// subtracts them, so the products do not wait on each other's carries. Larger k (the rounding
+    /// of an out-of-range quotient) take one carry pass per product.
+    fn sub_mul_shift(&mut self, a: &Limbs, k: &[i64], shift: u64, acc: &mut [i128]) {
+        let n = k.len();
+        let (ws, bs) = ((shift / 32) as usize, shift % 32);
+        let len = self.len;
+        if k.iter().any(|x| x.unsigned_abs() >= 1 << 31) {
+            for (j, &kj) in k.iter().enumerate() {
+                for (i, src) in a.w.chunks_exact(len).enumerate() {
+                    // x^n = -1: the part of a k past degree n wraps with the opposite sign, in
+                    // i128 as k may be i64::MIN.
+                    let (t, m) = if i + j < n {
+                        (i + j, kj as i128)
+                    } else {
+                        (i + j - n, -(kj as i128))
+                    };
+                    // |m| <= 2^(63 + 31); each limb product below 2^126.
+                    let m = m << bs;
+                    let mut carry = 0i128;
+                    for (d, &s) in self.w[t * len + ws..(t + 1) * len].iter_mut().zip(src) {
+                        let v = *d as i128 - s as i128 * m + carry;
+                        *d = v as u32;
+                        carry = v >> 32;
+                    }
+                }
+            }
+            return;
+        }
+        let acc = &mut acc[..len - ws];
+        for t in 0..n {
+            acc.fill(0);
+            for (i, src) in a.w.chunks_exact(len).enumerate() {
+                // x^n = -1: the part of a k past degree n wraps with the opposite sign.
+                let kj = if i <= t { k[t - i] } else { -k[t + n - i] };
+                if kj == 0 {
+                    continue;
+                }
+                // |k| < 2^31 and bs < 32: one 64 x 64-bit product per limb.
+                let m = (kj << bs) as i128;
+                for (c, &s) in acc.iter_mut().zip(src) {
+                    *c += s as i64 as i128 * m;
+                }
+            }
+            let mut carry = 0i128;
+            for (d, &c) in self.w[t * len + ws..(t + 1) * len]
+                .iter_mut()
+                .zip(acc.iter())
+            {
+                let v = *d as i128 - c + carry;
+                *d = v as u32;
+                carry = v >> 32;
+            }
+        }
+    }
+}
+
+/// x = -x in two's complement.
+fn negate(x: &mut [u32]) {
+    let mut carry = 1u64;
+    for l in x.iter_mut() {
+        let t = (!*l) as u64 + carry;
+        *l = t as u32;
+        carry = t >> 32;
+    }
+}
+
 /// NTRUSolve (Algorithm 6): (F, G) with f G - g F = q, recursively through field norms.
 fn solve_rec(f: &[BigInt], g: &[BigInt]) -> Option<(Poly, Poly)> {
     if f.len() == 1 {
-        let e = f[0].extended_gcd(&g[0]);
-        if !e.gcd.is_one() {
-            return None;
-        }
+        let (u, v) = bezout(&f[0], &g[0])?;
         // u f + v g = 1, so F = -q v and G = q u satisfy f G - g F = q.
         let q = BigInt::from(Q);
-        return Some((vec![-(&q * e.y)], vec![q * e.x]));
+        return Some((vec![-(&q * v)], vec![q * u]));
     }
     let (fp, gp) = solve_rec(&field_norm(f), &field_norm(g))?;
     // F = F'(x^2) g(-x), G = G'(x^2) f(-x); `lift` takes care of the sign of x.
@@ -485,6 +829,47 @@ mod tests {
     }
 
     #[test]
+    fn fft_products_are_exact_at_their_bound() {
+        // Operands at the largest sizes the FFT path takes, every length, against the word
+        // Karatsuba (checked against big integers below).
+        let mut rng = ChaCha20Rng::from_seed([9; 32]);
+        for logn in 1..=10u64 {
+            let n = 1usize << logn;
+            let room = FFT_EXACT_BITS - 2 * logn;
+            for ba in [1, room / 2, room - 1] {
+                let bb = room - ba;
+                let mut poly = |bits: u64| -> Vec<i64> {
+                    (0..n)
+                        .map(|_| {
+                            // Mostly extreme values, where the rounding error is largest.
+                            let m = (1i64 << bits) - 1;
+                            let r = rng.next_u64();
+                            let v = if r & 3 == 0 { (r >> 2) as i64 & m } else { m };
+                            if r & 4 == 0 {
+                                -v
+                            } else {
+                                v
+                            }
+                        })
+                        .collect()
+                };
+                let (a, b) = (poly(ba), poly(bb));
+                let big = |v: &[i64]| v.iter().map(|&y| BigInt::from(y)).collect::<Poly>();
+                let mut full = vec![0i128; 2 * n];
+                mul_full_words(&a, &b, &mut full);
+                let want: Poly = (0..n)
+                    .map(|i| BigInt::from(full[i] - full[i + n]))
+                    .collect();
+                assert_eq!(
+                    mul_negacyclic(&big(&a), &big(&b)),
+                    want,
+                    "n = {n}, {ba} + {bb} bits"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn word_karatsuba_matches_big_integers() {
         // Operands from 1 to 60 bits at every length the recursion meets, against the big-integer
         // product (whose Karatsuba is checked against schoolbook below).
@@ -508,6 +893,191 @@ mod tests {
                 let got: Poly = words.into_iter().map(BigInt::from).collect();
                 assert_eq!(got, want, "n = {n}, {bits} bits");
             }
+        }
+    }
+
+    #[test]
+    fn lehmer_bezout_matches_euclid() {
+        // Coprime and non-coprime pairs from 1 to 4,000 bits, and the bottom of real descents,
+        // against num-integer's extended Euclid.
+        let mut rng = ChaCha20Rng::from_seed([7; 32]);
+        let mut big = |bits: u64| {
+            let mut v = BigInt::one();
+            while v.bits() < bits {
+                v = (v << 64) + BigInt::from(rng.next_u64());
+            }
+            let extra = v.bits() - bits;
+            v >> extra
+        };
+        let mut pairs = Vec::new();
+        for (ba, bb) in [
+            (1, 1),
+            (5, 70),
+            (64, 64),
+            (65, 130),
+            (500, 499),
+            (3100, 3090),
+            (4000, 3),
+        ] {
+            for _ in 0..8 {
+                pairs.push((big(ba), big(bb)));
+            }
+        }
+        let common = big(100);
+        pairs.push((&pairs[40].0 * &common, &pairs[40].1 * &common));
+        for seed in 0..4u8 {
+            let mut rng = ChaCha20Rng::from_seed([seed; 32]);
+            let mut f: Poly = gauss_poly(&mut rng, 512)
+                .iter()
+                .map(|&x| BigInt::from(x))
+                .collect();
+            let mut g: Poly = gauss_poly(&mut rng, 512)
+                .iter()
+                .map(|&x| BigInt::from(x))
+                .collect();
+            while f.len() > 1 {
+                (f, g) = (field_norm(&f), field_norm(&g));
+            }
+            pairs.push((f[0].clone(), g[0].clone()));
+        }
+        for (a, b) in pairs {
+            let e = a.extended_gcd(&b);
+            let want = e.gcd.is_one().then_some((e.x, e.y));
+            assert_eq!(bezout(&a, &b), want, "{} and {} bits", a.bits(), b.bits());
+        }
+    }
+
+    #[test]
+    fn limb_reduce_matches_big_integer_reduce() {
+        // The states NTRUSolve meets at every level where the limbs take over, from real (f, g).
+        fn descend(f: &[BigInt], g: &[BigInt], seen: &mut usize) -> Option<(Poly, Poly)> {
+            if f.len() == 1 {
+                let (u, v) = bezout(&f[0], &g[0])?;
+                let q = BigInt::from(Q);
+                return Some((vec![-(&q * v)], vec![q * u]));
+            }
+            let (fp, gp) = descend(&field_norm(f), &field_norm(g), seen)?;
+            let (mut big_f, mut big_g) = (lift(&fp, g), lift(&gp, f));
+            if f.len() <= LIMB_REDUCE_MAX_N {
+                let (mut want_f, mut want_g) = (big_f.clone(), big_g.clone());
+                let sf = max_bits(f, g).saturating_sub(53);
+                let (fa, ga) = (top_fft(f, sf), top_fft(g, sf));
+                let mut den = vec![0.0; f.len()];
+                fft::norm2_sum(&mut den, &fa, &ga);
+                let ok = reduce_rounds(&fa, &ga, &den, f, g, &mut want_f, &mut want_g, 4096);
+                assert_eq!(
+                    reduce_limbs(f, g, &mut big_f, &mut big_g),
+                    ok,
+                    "n = {}",
+                    f.len()
+                );
+                assert_eq!((&big_f, &big_g), (&want_f, &want_g), "n = {}", f.len());
+                *seen += 1;
+            } else {
+                assert!(reduce(f, g, &mut big_f, &mut big_g));
+            }
+            Some((big_f, big_g))
+        }
+        let mut seen = 0;
+        for seed in 0..60u8 {
+            let n = if seed % 2 == 0 { 512 } else { 1024 };
+            let mut rng = ChaCha20Rng::from_seed([seed; 32]);
+            let f: Poly = gauss_poly(&mut rng, n)
+                .iter()
+                .map(|&x| BigInt::from(x))
+                .collect();
+            let g: Poly = gauss_poly(&mut rng, n)
+                .iter()
+                .map(|&x| BigInt::from(x))
+                .collect();
+            descend(&f, &g, &mut seen);
+        }
+        assert!(seen >= 10, "{seen}");
+    }
+
+    #[test]
+    fn limb_arithmetic_matches_big_integers() {
+        let mut rng = ChaCha20Rng::from_seed([3; 32]);
+        let mut big = |bits: u64| {
+            let mut v = BigInt::one();
+            while v.bits() < bits + 1 {
+                v = (v << 64) + BigInt::from(rng.next_u64());
+            }
+            let extra = v.bits() - bits;
+            let v = v >> extra;
+            if rng.next_u64() & 1 == 0 {
+                -v
+            } else {
+                v
+            }
+        };
+        // Bit lengths, at the edges of two's complement (powers of two, either sign).
+        let p = |e: u32| BigInt::one() << e;
+        let mut edge: Poly = vec![BigInt::zero(), BigInt::one(), -BigInt::one()];
+        for e in [1, 31, 32, 33, 63, 64, 200] {
+            edge.extend([p(e), -p(e), p(e) - 1, -p(e) + 1, -p(e) - 1]);
+        }
+        edge.extend((0..20).map(|i| big(1 + 17 * i)));
+        for x in &edge {
+            assert_eq!(
+                Limbs::new(std::slice::from_ref(x), 12).max_bits(),
+                x.bits(),
+                "{x}"
+            );
+            let mut back = vec![BigInt::zero()];
+            Limbs::new(std::slice::from_ref(x), 12).store(&mut back);
+            assert_eq!(&back[0], x);
+        }
+        // F - (a k mod x^n + 1) 2^shift, k small and at the extremes of i64.
+        for n in [2usize, 8, 32] {
+            for (kind, shift) in [(0, 0u64), (0, 95), (1, 31), (1, 200), (2, 64)] {
+                let a: Poly = (0..n).map(|_| big(300)).collect();
+                let f: Poly = (0..n).map(|_| big(700)).collect();
+                let k: Vec<i64> = (0..n)
+                    .map(|i| match kind {
+                        0 => big(30).to_i64().unwrap(),
+                        1 => [i64::MIN, i64::MAX, -5][i % 3],
+                        _ => big(40).to_i64().unwrap(),
+                    })
+                    .collect();
+                let kb: Poly = k.iter().map(|&x| BigInt::from(x)).collect();
+                let ak = mul_negacyclic(&a, &kb);
+                let want: Poly = f.iter().zip(&ak).map(|(x, y)| x - (y << shift)).collect();
+                let mut lf = Limbs::new(&f, 40);
+                lf.sub_mul_shift(&Limbs::new(&a, 40), &k, shift, &mut vec![0; 40]);
+                let mut got = vec![BigInt::zero(); n];
+                lf.store(&mut got);
+                assert_eq!(got, want, "n = {n}, kind {kind}, shift {shift}");
+            }
+        }
+    }
+
+    /// The AVX2 build of the CDF ranking counts what the portable one does, and both count what
+    /// a comparison with each table entry says, at and around every entry.
+    #[test]
+    #[allow(unsafe_code)]
+    fn cdf_rank_builds_agree_at_the_table_entries() {
+        let cdf = gauss_cdf();
+        let mut u: Vec<i64> = cdf
+            .iter()
+            .flat_map(|&c| [c as i64 - 1, c as i64, c as i64 + 1])
+            .collect();
+        u.extend([0, i64::MAX]);
+        let mut rng = ChaCha20Rng::from_seed([5; 32]);
+        u.extend((0..100).map(|_| (rng.next_u64() >> 1) as i64));
+        let want: Vec<i64> = u
+            .iter()
+            .map(|&x| cdf.iter().filter(|&&c| x as u64 >= c).count() as i64)
+            .collect();
+        let mut portable = vec![0i64; u.len()];
+        cdf_rank_portable(&u, &mut portable);
+        assert_eq!(portable, want);
+        #[cfg(target_arch = "x86_64")]
+        if modq::has_avx2() {
+            let mut avx2 = vec![0i64; u.len()];
+            // SAFETY: the CPU has AVX2 (checked just above).
+            unsafe { cdf_rank_avx2(&u, &mut avx2) };
+            assert_eq!(avx2, want);
         }
     }
 

@@ -217,7 +217,7 @@ fn inverse_layer(a: &mut [u16], len: usize, t: &Twiddles, scale: u32) {
 /// CPU. std caches the CPUID answer.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn has_avx2() -> bool {
+pub(crate) fn has_avx2() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
 }
 
@@ -230,7 +230,7 @@ macro_rules! avx2_dispatch {
         pub fn $name($($arg: $ty),*) {
             #[cfg(target_arch = "x86_64")]
             #[allow(unsafe_code)]
-            if has_avx2() {
+            if $crate::modq::has_avx2() {
                 // SAFETY: the CPU supports AVX2 (checked just above).
                 return unsafe { $avx2($($arg),*) };
             }
@@ -244,6 +244,8 @@ macro_rules! avx2_dispatch {
         }
     };
 }
+
+pub(crate) use avx2_dispatch;
 
 avx2_dispatch!(
     /// In-place forward NTT: coefficients to evaluations at the 2n-th roots of -1. The evaluations'
