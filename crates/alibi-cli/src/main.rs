@@ -6,6 +6,7 @@
 //! closed or full stdout included).
 
 mod akem;
+mod bench;
 mod demo;
 mod failure;
 mod falcon;
@@ -79,6 +80,14 @@ enum Area {
     /// Threshold BLS between parties over the relay's pairwise or group channels
     #[command(subcommand)]
     Mpc(mpc::Cmd),
+    /// Every seed's headline table measured here, peers in the same run: a report with CSVs and plots
+    ///
+    /// Seeds: 000 ring signatures (FalconRS, MAYO-RS; Table 3), 001 SHADOWFAX (Table 1, against
+    /// the hpke crate's DHKEM), 002 threshold BLS over pairwise and group channels, 003 DGSP
+    /// (against dgsp 0.1.2), 004 TACHYON (Table 2, against PQClean's ML-DSA, Falcon and SPHINCS+).
+    /// Writes DIR/report.md (with the machine's description), one CSV and one SVG plot per table.
+    /// --quick (the default) takes about two minutes; --full states its expected time first.
+    Bench(bench::Args),
 }
 
 fn run(area: Option<Area>) -> CmdResult {
@@ -91,6 +100,7 @@ fn run(area: Option<Area>) -> CmdResult {
         Some(Area::Group(c)) => group::run(c),
         Some(Area::Relay(c)) => relay::run(c),
         Some(Area::Mpc(c)) => mpc::run(c),
+        Some(Area::Bench(a)) => bench::run(a),
     }
 }
 

@@ -47,14 +47,22 @@ fn command_paths() -> Vec<Vec<String>> {
 #[test]
 fn help_and_version_on_every_command() {
     let paths = command_paths();
-    // 7 areas and their 29 verbs, plus the top level (hidden verbs are not listed).
-    assert_eq!(paths.len(), 1 + 7 + 29, "{paths:?}");
+    // 8 areas and the 29 verbs of seven of them (`bench` takes options, no verb), plus the top
+    // level (hidden verbs are not listed).
+    assert_eq!(paths.len(), 1 + 8 + 29, "{paths:?}");
     for p in &paths {
         let mut args: Vec<&str> = p.iter().map(String::as_str).collect();
         args.push("--version");
         let o = alibi(&args);
         assert_eq!(code(&o), 0, "{args:?}");
         assert!(stdout(&o).contains(env!("CARGO_PKG_VERSION")), "{args:?}");
+        // `bench` without its required --out: exit 2, one line naming it.
+        if p == &["bench"] {
+            let o = alibi(&["bench"]);
+            assert_eq!(code(&o), 2);
+            assert!(stderr(&o).contains("--out"), "{}", stderr(&o));
+            continue;
+        }
         // An area without a verb: exit 2, one line naming the verbs.
         if p.len() == 1 {
             let o = alibi(&[p[0].as_str()]);

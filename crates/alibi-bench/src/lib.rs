@@ -1,0 +1,341 @@
+//! `alibi bench`: the headline table of each seed document measured on this machine in one run,
+//! with the peers (PQClean, the `hpke` crate, dgsp 0.1.2) measured beside our code, the papers'
+//! own figures quoted and marked as quoted, and a report (Markdown, one CSV and one SVG plot per
+//! table, the machine's description) that docs/BENCHMARKS.md includes.
+//!
+//! Seeds: 000 ring signatures (KNTW25, Table 3), 001 SHADOWFAX (Table 1), 002 MPC over Signal-style
+//! channels (the paper's section 4), 003 DGSP (its README's tables), 004 TACHYON (Table 2).
+//!
+//! ```no_run
+//! use alibi_bench::{run, Options, Scale};
+//! let report = run(&Options { scale: Scale::Quick, only: vec![] }, &mut |_| {}).unwrap();
+//! report.write(std::path::Path::new("report")).unwrap();
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod machine;
+pub mod measure;
+pub mod plot;
+mod seed000_ring;
+mod seed001_akem;
+mod seed002_mpc;
+mod seed003_dgsp;
+mod seed004_tachyon;
+pub mod table;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use machine::Machine;
+use measure::Budget;
+use table::Table;
+
+/// What can go wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A seed name that is not one of 000-004.
+    #[error("unknown seed {0:?} (expected 000, 001, 002, 003 or 004)")]
+    UnknownSeed(String),
+    /// Writing the report.
+    #[error("{0}: {1}")]
+    Io(PathBuf, std::io::Error),
+    /// Drawing a plot.
+    #[error("plot: {0}")]
+    Plot(String),
+    /// An operation under measurement failed (a bug: every input is valid).
+    #[error("{0}: {1}")]
+    Operation(&'static str, String),
+    /// The document to update has no block to replace.
+    #[error("{0}: no `{BEGIN}` ... `{END}` block to replace")]
+    NoBlock(PathBuf),
+}
+
+/// The seeds, in report order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Seed {
+    /// 000: FalconRS and MAYO-RS against plain Falcon and MAYO (Table 3).
+    Ring,
+    /// 001: SHADOWFAX and its parts (Table 1).
+    Akem,
+    /// 002: threshold BLS over pairwise and group channels.
+    Mpc,
+    /// 003: DGSP.
+    Dgsp,
+    /// 004: TACHYON (Table 2).
+    Tachyon,
+}
+
+impl Seed {
+    /// All five.
+    pub const ALL: [Seed; 5] = [Seed::Ring, Seed::Akem, Seed::Mpc, Seed::Dgsp, Seed::Tachyon];
+
+    /// Its number, as the seed files are named.
+    pub fn number(self) -> &'static str {
+        match self {
+            Seed::Ring => "000",
+            Seed::Akem => "001",
+            Seed::Mpc => "002",
+            Seed::Dgsp => "003",
+            Seed::Tachyon => "004",
+        }
+    }
+
+    /// From "000" (or "0"), or from a name: ring, akem, mpc, dgsp, tachyon.
+    pub fn parse(s: &str) -> Result<Seed, Error> {
+        let t = s.trim().to_ascii_lowercase();
+        let by_number = t
+            .parse::<u8>()
+            .ok()
+            .and_then(|n| Seed::ALL.get(n as usize).copied());
+        by_number
+            .or(match t.as_str() {
+                "ring" => Some(Seed::Ring),
+                "akem" | "shadowfax" => Some(Seed::Akem),
+                "mpc" => Some(Seed::Mpc),
+                "dgsp" => Some(Seed::Dgsp),
+                "tachyon" => Some(Seed::Tachyon),
+                _ => None,
+            })
+            .ok_or_else(|| Error::UnknownSeed(s.to_string()))
+    }
+}
+
+/// How much to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// Every row, short budgets, the smaller grids: a few minutes.
+    Quick,
+    /// Longer budgets, the larger grids and DGSP at 2^25 members (see [`Scale::expected`]).
+    Full,
+    /// One sample of each row on the smallest grids: for tests of the report itself.
+    Tiny,
+}
+
+impl Scale {
+    /// The time budget of one measured row.
+    fn budget(self) -> Budget {
+        match self {
+            Scale::Quick => Budget {
+                time: Duration::from_millis(400),
+                min_samples: 5,
+            },
+            Scale::Full => Budget {
+                time: Duration::from_secs(2),
+                min_samples: 10,
+            },
+            Scale::Tiny => Budget {
+                time: Duration::ZERO,
+                min_samples: 1,
+            },
+        }
+    }
+
+    /// A rough expected wall-clock time for all five seeds on a 2-core x86-64 machine, for the
+    /// CLI to state before it starts.
+    pub fn expected(self) -> &'static str {
+        match self {
+            Scale::Quick => "about 2 minutes",
+            Scale::Full => "an hour or more: DGSP's 2^25-member stores (the published crate's on-disk one alone takes about 20 minutes to fill, by its README) and 2-second budgets per row",
+            Scale::Tiny => "seconds",
+        }
+    }
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How much.
+    pub scale: Scale,
+    /// These seeds only (empty: all).
+    pub only: Vec<Seed>,
+}
+
+/// Progress as measurement goes: the seed starting, with its number of steps, or one step.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// A seed starts; `steps` steps follow.
+    Seed {
+        /// Which.
+        seed: Seed,
+        /// How many [`Event::Step`]s it will report.
+        steps: usize,
+    },
+    /// One step is about to be measured.
+    Step(String),
+}
+
+/// What seeds measure with: the budget and the progress callback.
+pub(crate) struct Ctx<'a> {
+    pub scale: Scale,
+    pub budget: Budget,
+    progress: &'a mut dyn FnMut(Event),
+}
+
+impl Ctx<'_> {
+    pub fn begin(&mut self, seed: Seed, steps: usize) {
+        (self.progress)(Event::Seed { seed, steps });
+    }
+
+    pub fn step(&mut self, what: impl Into<String>) {
+        (self.progress)(Event::Step(what.into()));
+    }
+}
+
+/// Everything one run measured.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Where.
+    pub machine: Machine,
+    /// How much.
+    pub scale: Scale,
+    /// One table per seed run.
+    pub tables: Vec<Table>,
+    /// Wall-clock time of the whole run.
+    pub elapsed: Duration,
+}
+
+/// Runs the seeds `options` selects, reporting progress to `progress`.
+pub fn run(options: &Options, progress: &mut dyn FnMut(Event)) -> Result<Report, Error> {
+    let start = Instant::now();
+    let mut seeds = if options.only.is_empty() {
+        Seed::ALL.to_vec()
+    } else {
+        options.only.clone()
+    };
+    seeds.sort();
+    seeds.dedup();
+    let mut ctx = Ctx {
+        scale: options.scale,
+        budget: options.scale.budget(),
+        progress,
+    };
+    let mut tables = vec![];
+    for seed in seeds {
+        tables.push(match seed {
+            Seed::Ring => seed000_ring::table(&mut ctx)?,
+            Seed::Akem => seed001_akem::table(&mut ctx)?,
+            Seed::Mpc => seed002_mpc::table(&mut ctx)?,
+            Seed::Dgsp => seed003_dgsp::table(&mut ctx)?,
+            Seed::Tachyon => seed004_tachyon::table(&mut ctx)?,
+        });
+    }
+    Ok(Report {
+        machine: Machine::here(),
+        scale: options.scale,
+        tables,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// Marks the start of the block of a document that [`update_doc`] replaces.
+pub const BEGIN: &str = "<!-- BEGIN alibi bench report -->";
+/// Marks its end.
+pub const END: &str = "<!-- END alibi bench report -->";
+
+impl Report {
+    /// The report as Markdown, headings from level `depth` down (1: `#`), its CSVs and plots
+    /// referred to by their file names (as they sit beside report.md).
+    pub fn markdown(&self, depth: usize) -> String {
+        self.markdown_linking(depth, "")
+    }
+
+    /// As [`Report::markdown`], with `prefix` (a directory, ending in `/`, or empty) before the file
+    /// names of the CSVs and plots: for a document elsewhere that includes the report.
+    pub fn markdown_linking(&self, depth: usize, prefix: &str) -> String {
+        let h = |d: usize| "#".repeat(depth + d);
+        let scale = match self.scale {
+            Scale::Quick => "--quick",
+            Scale::Full => "--full",
+            Scale::Tiny => "--tiny (a test of the report; figures from one sample)",
+        };
+        let mut s = format!(
+            "{} alibi bench\n\nGenerated by `alibi bench {scale}` in {:.0} s. Every figure is a median over \
+             samples of one run with its range in parentheses; a ratio ours / peer is taken per pair of \
+             adjacent samples, ours and the peer's alternating, and summarised the same way. Figures \
+             from the papers and the DGSP README are quoted, marked as quoted, from their authors' \
+             machines.\n\n{} Machine\n\n{}",
+            h(0),
+            self.elapsed.as_secs_f64(),
+            h(1),
+            self.machine.markdown()
+        );
+        for t in &self.tables {
+            s.push_str(&format!(
+                "\n{} {}\n\nData: [{id}.csv]({prefix}{id}.csv), plot: [{id}.svg]({prefix}{id}.svg).\n\n{}\n![{}]({prefix}{id}.svg)\n",
+                h(1),
+                t.title,
+                t.markdown(),
+                t.title,
+                id = t.id,
+            ));
+        }
+        s
+    }
+
+    /// Writes DIR/report.md and, per table, DIR/ID.csv and DIR/ID.svg; returns the paths written.
+    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.into(), e))?;
+        let mut written = vec![];
+        let mut put = |name: String, text: &str| -> Result<(), Error> {
+            let p = dir.join(name);
+            std::fs::write(&p, text).map_err(|e| Error::Io(p.clone(), e))?;
+            written.push(p);
+            Ok(())
+        };
+        put("report.md".into(), &self.markdown(1))?;
+        for t in &self.tables {
+            put(format!("{}.csv", t.id), &t.csv())?;
+            put(format!("{}.svg", t.id), &plot::svg(&t.plot, &t.title)?)?;
+        }
+        Ok(written)
+    }
+}
+
+/// Replaces the text between [`BEGIN`] and [`END`] in the document at `doc` by `report`
+/// (markers kept), so that the document's figures come from one generator.
+pub fn update_doc(doc: &Path, report: &str) -> Result<(), Error> {
+    let text = std::fs::read_to_string(doc).map_err(|e| Error::Io(doc.into(), e))?;
+    let (Some(a), Some(b)) = (text.find(BEGIN), text.find(END)) else {
+        return Err(Error::NoBlock(doc.into()));
+    };
+    if b < a {
+        return Err(Error::NoBlock(doc.into()));
+    }
+    let new = format!("{}{BEGIN}\n{report}\n{}", &text[..a], &text[b..]);
+    std::fs::write(doc, new).map_err(|e| Error::Io(doc.into(), e))
+}
+
+/// A failed operation as [`Error::Operation`].
+pub(crate) fn op<T, E: std::fmt::Display>(what: &'static str, r: Result<T, E>) -> Result<T, Error> {
+    r.map_err(|e| Error::Operation(what, e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_parse_by_number_and_name() {
+        assert_eq!(Seed::parse("000").unwrap(), Seed::Ring);
+        assert_eq!(Seed::parse("4").unwrap(), Seed::Tachyon);
+        assert_eq!(Seed::parse("DGSP").unwrap(), Seed::Dgsp);
+        assert!(matches!(Seed::parse("005"), Err(Error::UnknownSeed(_))));
+        assert!(matches!(Seed::parse("x"), Err(Error::UnknownSeed(_))));
+    }
+
+    #[test]
+    fn the_document_block_is_replaced_and_the_rest_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("doc.md");
+        std::fs::write(&p, format!("head\n{BEGIN}\nold\n{END}\ntail\n")).unwrap();
+        update_doc(&p, "new").unwrap();
+        update_doc(&p, "newer").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            format!("head\n{BEGIN}\nnewer\n{END}\ntail\n")
+        );
+        std::fs::write(&p, "no markers").unwrap();
+        assert!(matches!(update_doc(&p, "x"), Err(Error::NoBlock(_))));
+    }
+}

@@ -1,0 +1,175 @@
+//! A result table: Markdown for the report, CSV for other tools, and the figures a plot draws.
+
+use crate::measure::{Pair, Stats};
+
+/// One table of the report (one per seed), with the notes that go under it.
+#[derive(Clone, Debug)]
+pub struct Table {
+    /// File stem of its CSV and plot, e.g. `seed000-ring-signatures`.
+    pub id: String,
+    /// Section title in the report.
+    pub title: String,
+    /// What the rows measure and how; Markdown paragraphs, before the table.
+    pub intro: Vec<String>,
+    /// Column headings.
+    pub columns: Vec<String>,
+    /// Cells, one `Vec` per row, as many as there are columns.
+    pub rows: Vec<Vec<String>>,
+    /// Paragraphs after the table (quoted figures, the paper's claims beside ours).
+    pub notes: Vec<String>,
+    /// The bars of its plot.
+    pub plot: Plot,
+}
+
+/// A grouped bar chart: for each group (an operation), one bar per series (ours, a peer).
+#[derive(Clone, Debug, Default)]
+pub struct Plot {
+    /// The unit of the values (the axis is logarithmic).
+    pub unit: String,
+    /// Series names, in bar order.
+    pub series: Vec<String>,
+    /// (group label, one value per series; `None` where that series has none).
+    pub groups: Vec<(String, Vec<Option<f64>>)>,
+}
+
+impl Table {
+    /// The table as GitHub Markdown, without its title.
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        for p in &self.intro {
+            s.push_str(p);
+            s.push_str("\n\n");
+        }
+        s.push_str(&format!("| {} |\n", self.columns.join(" | ")));
+        s.push_str(&format!("|{}\n", "---|".repeat(self.columns.len())));
+        for r in &self.rows {
+            let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            s.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        for p in &self.notes {
+            s.push('\n');
+            s.push_str(p);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// The table as CSV (RFC 4180 quoting), header first.
+    pub fn csv(&self) -> String {
+        let field = |c: &str| {
+            if c.contains([',', '"', '\n']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.to_string()
+            }
+        };
+        let line = |r: &[String]| r.iter().map(|c| field(c)).collect::<Vec<_>>().join(",");
+        let mut s = line(&self.columns);
+        s.push('\n');
+        for r in &self.rows {
+            s.push_str(&line(r));
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// A duration in ns, in the unit that suits it.
+pub fn ns(x: f64) -> String {
+    if x >= 1e9 {
+        format!("{:.2} s", x / 1e9)
+    } else if x >= 1e6 {
+        format!("{:.2} ms", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1} µs", x / 1e3)
+    } else {
+        format!("{x:.0} ns")
+    }
+}
+
+/// Median and range, e.g. `45.1 µs (44.9–46.0)`, the range in the median's unit when the three
+/// share it; just the median for one sample.
+pub fn stats(s: &Stats) -> String {
+    if s.samples == 1 {
+        return ns(s.median);
+    }
+    let (m, lo, hi) = (ns(s.median), ns(s.min), ns(s.max));
+    let unit = |x: &str| x.split_once(' ').map(|(_, u)| u.to_string());
+    let number = |x: &str| {
+        x.split_once(' ')
+            .map_or(x.to_string(), |(n, _)| n.to_string())
+    };
+    if unit(&m) == unit(&lo) && unit(&m) == unit(&hi) {
+        format!("{m} ({}–{})", number(&lo), number(&hi))
+    } else {
+        format!("{m} ({lo}–{hi})")
+    }
+}
+
+/// A ratio's median and range, e.g. `0.93 (0.91–0.95)`.
+pub fn ratio(s: &Stats) -> String {
+    if s.samples == 1 || (s.max - s.min) < 0.005 {
+        return format!("{:.2}", s.median);
+    }
+    format!("{:.2} ({:.2}–{:.2})", s.median, s.min, s.max)
+}
+
+/// The three cells of a pair: ours, the peer's, ours / peer.
+pub fn pair(p: &Pair) -> [String; 3] {
+    [stats(&p.ours), stats(&p.peer), ratio(&p.ratio)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        Table {
+            id: "t".into(),
+            title: "T".into(),
+            intro: vec!["about".into()],
+            columns: vec!["a".into(), "b".into()],
+            rows: vec![vec!["1, 2".into(), "say \"x\" | y".into()]],
+            notes: vec!["quoted".into()],
+            plot: Plot::default(),
+        }
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        assert_eq!(table().csv(), "a,b\n\"1, 2\",\"say \"\"x\"\" | y\"\n");
+    }
+
+    #[test]
+    fn markdown_escapes_bars() {
+        let md = table().markdown();
+        assert!(md.contains("| 1, 2 | say \"x\" \\| y |"), "{md}");
+        assert!(md.starts_with("about\n\n| a | b |\n|---|---|\n"));
+    }
+
+    #[test]
+    fn ranges_share_the_median_unit_when_they_can() {
+        let s = |median, min, max| Stats {
+            median,
+            min,
+            max,
+            samples: 3,
+        };
+        assert_eq!(
+            stats(&s(45_100.0, 44_900.0, 46_000.0)),
+            "45.1 µs (44.9–46.0)"
+        );
+        assert_eq!(
+            stats(&s(990_000.0, 980_000.0, 1_200_000.0)),
+            "990.0 µs (980.0 µs–1.20 ms)"
+        );
+    }
+
+    #[test]
+    fn units() {
+        assert_eq!(ns(512.0), "512 ns");
+        assert_eq!(ns(45_100.0), "45.1 µs");
+        assert_eq!(ns(2_150_000.0), "2.15 ms");
+        assert_eq!(ns(3.2e9), "3.20 s");
+    }
+}

@@ -1,0 +1,120 @@
+//! `alibi bench`: a tiny run of each seed writes its table to report.md, a CSV and an SVG plot,
+//! and can replace the report block of a document; bad seeds are usage errors.
+
+mod common;
+use common::{alibi, code};
+
+#[test]
+fn a_tiny_run_of_each_seed_writes_its_table_csv_and_plot() {
+    let d = common::scratch("bench");
+    for (seed, stem, title) in [
+        ("000", "seed000-ring-signatures", "FalconRS and MAYO-RS"),
+        ("001", "seed001-shadowfax", "SHADOWFAX and its parts"),
+        ("002", "seed002-mpc", "threshold BLS"),
+        ("003", "seed003-dgsp", "DGSP"),
+        ("004", "seed004-tachyon", "TACHYON"),
+    ] {
+        let out = d.join(seed);
+        let o = alibi(&[
+            "bench",
+            "--quick",
+            "--tiny",
+            "--only",
+            seed,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            code(&o),
+            0,
+            "seed {seed}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(report.contains(title), "seed {seed}: {report}");
+        assert!(report.contains("- CPU: "), "the machine is described");
+        let csv = std::fs::read_to_string(out.join(format!("{stem}.csv"))).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines.len() >= 2, "seed {seed}: a header and rows: {csv}");
+        let columns = lines[0].split(',').count();
+        assert!(columns >= 5, "seed {seed}: {}", lines[0]);
+        let svg = std::fs::read_to_string(out.join(format!("{stem}.svg"))).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("<rect"),
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn the_document_block_is_regenerated() {
+    let d = common::scratch("bench-doc");
+    let doc = d.join("BENCHMARKS.md");
+    std::fs::write(
+        &doc,
+        "before\n<!-- BEGIN alibi bench report -->\nold figures\n<!-- END alibi bench report -->\nafter\n",
+    )
+    .unwrap();
+    let out = d.join("report");
+    let args = |doc: &str| {
+        vec![
+            "bench".to_string(),
+            "--tiny".into(),
+            "--only".into(),
+            "ring".into(),
+            "--out".into(),
+            out.to_str().unwrap().into(),
+            "--doc".into(),
+            doc.into(),
+        ]
+    };
+    let a = args(doc.to_str().unwrap());
+    let o = alibi(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&doc).unwrap();
+    assert!(
+        text.starts_with("before\n") && text.ends_with("after\n"),
+        "{text}"
+    );
+    assert!(!text.contains("old figures") && text.contains("FalconRS and MAYO-RS"));
+    // The document links the CSV and plot where they were written, relative to itself.
+    assert!(
+        text.contains("](report/seed000-ring-signatures.svg)"),
+        "{text}"
+    );
+    // A document without the block is refused before anything is measured.
+    let bare = d.join("bare.md");
+    std::fs::write(&bare, "no block\n").unwrap();
+    let a = args(bare.to_str().unwrap());
+    assert_eq!(
+        code(&alibi(&a.iter().map(String::as_str).collect::<Vec<_>>())),
+        2
+    );
+}
+
+#[test]
+fn unknown_seeds_and_missing_output_are_usage_errors() {
+    let d = common::scratch("bench-usage");
+    let out = d.join("r");
+    assert_eq!(
+        code(&alibi(&[
+            "bench",
+            "--only",
+            "009",
+            "--out",
+            out.to_str().unwrap()
+        ])),
+        2
+    );
+    assert_eq!(code(&alibi(&["bench", "--only", "000"])), 2);
+    assert_eq!(
+        code(&alibi(&[
+            "bench",
+            "--quick",
+            "--full",
+            "--out",
+            out.to_str().unwrap()
+        ])),
+        2
+    );
+}
