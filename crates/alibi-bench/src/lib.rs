@@ -136,7 +136,7 @@ impl Scale {
     pub fn expected(self) -> &'static str {
         match self {
             Scale::Quick => "about 2 minutes",
-            Scale::Full => "an hour or more: DGSP's 2^25-member stores (the published crate's on-disk one alone takes about 20 minutes to fill, by its README) and 2-second budgets per row",
+            Scale::Full => "an hour or more, with about 10 GB free in the temporary directory and several GB of memory: DGSP's 2^25-member stores (the published crate's on-disk one alone takes about 20 minutes and 8 GB to fill, by its README), and 2-second budgets per row",
             Scale::Tiny => "seconds",
         }
     }
