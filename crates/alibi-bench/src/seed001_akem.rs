@@ -13,7 +13,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 use crate::measure::{pair, time};
-use crate::table::{pair as pair_cells, stats, Plot, Table};
+use crate::table::{pair as pair_cells, stats, Cell, Plot, Table};
 use crate::{op, Ctx, Error, Seed};
 
 type HpkeKem = hpke::kem::X25519HkdfSha256;
@@ -45,12 +45,12 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
     };
     let mut row = |name: &str,
                    gen: &crate::measure::Stats,
-                   mid: [String; 3],
-                   last: [String; 3],
+                   mid: [Cell; 3],
+                   last: [Cell; 3],
                    p: [f64; 3],
                    m: [f64; 2]| {
         rows.push(vec![
-            name.to_string(),
+            name.into(),
             stats(gen),
             mid[0].clone(),
             last[0].clone(),
@@ -58,7 +58,7 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
             last[1].clone(),
             mid[2].clone(),
             last[2].clone(),
-            format!("{} / {} / {}", p[0], p[1], p[2]),
+            format!("{} / {} / {}", p[0], p[1], p[2]).into(),
         ]);
         plot.groups.push((
             name.to_string(),
@@ -115,7 +115,7 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
     let ver = time(b, || {
         RingSignature::from_bytes(&ring, &sig).map(|s| ring.verify(b"message", &s).is_ok())
     });
-    let dash = || "-".to_string();
+    let dash = || Cell::None;
     row(
         PAPER[0].0,
         &gen,

@@ -11,13 +11,13 @@ use alibi_mpc::relay::Mode;
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
 
-use crate::table::{Plot, Table};
+use crate::table::{Cell, Plot, Table};
 use crate::{op, Ctx, Error, Scale, Seed};
 
 const MODES: [Mode; 3] = [Mode::Pairwise, Mode::PairwiseConcurrent, Mode::Group];
 
 /// One (n, delay) cell: per mode, the first run and the median of the later ones.
-struct Cell {
+struct Measured {
     n: u16,
     delay: u64,
     first: [Timing; 3],
@@ -69,7 +69,7 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
                 rest.push(median(l).ok_or(Error::Operation("MPC run", "no later run".into()))?);
             }
             let arr = |v: Vec<Timing>| -> [Timing; 3] { [v[0], v[1], v[2]] };
-            cells.push(Cell {
+            cells.push(Measured {
                 n,
                 delay,
                 first: arr(first),
@@ -97,20 +97,25 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
     };
     for c in &cells {
         for (run, t) in [("first", &c.first), ("later", &c.later)] {
-            rows.push(vec![
-                c.n.to_string(),
-                (c.n - 1).to_string(),
-                c.delay.to_string(),
-                run.to_string(),
-                ms(t[0].keygen),
-                ms(t[1].keygen),
-                ms(t[2].keygen),
-                faster(t[0].keygen, t[2].keygen),
-                ms(t[0].sign),
-                ms(t[1].sign),
-                ms(t[2].sign),
-                faster(t[0].sign, t[2].sign),
-            ]);
+            rows.push(
+                vec![
+                    c.n.to_string(),
+                    (c.n - 1).to_string(),
+                    c.delay.to_string(),
+                    run.to_string(),
+                    ms(t[0].keygen),
+                    ms(t[1].keygen),
+                    ms(t[2].keygen),
+                    faster(t[0].keygen, t[2].keygen),
+                    ms(t[0].sign),
+                    ms(t[1].sign),
+                    ms(t[2].sign),
+                    faster(t[0].sign, t[2].sign),
+                ]
+                .into_iter()
+                .map(Cell::from)
+                .collect(),
+            );
             if run == "later" {
                 plot.groups.push((
                     format!("keygen n={} {}ms", c.n, c.delay),
@@ -136,13 +141,13 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
             "t",
             "delay (ms)",
             "run",
-            "keygen pairwise",
-            "keygen concurrent",
-            "keygen group",
+            "keygen pairwise (ms)",
+            "keygen concurrent (ms)",
+            "keygen group (ms)",
             "group faster than pairwise",
-            "sign pairwise",
-            "sign concurrent",
-            "sign group",
+            "sign pairwise (ms)",
+            "sign concurrent (ms)",
+            "sign group (ms)",
             "group faster than pairwise",
         ]
         .map(String::from)

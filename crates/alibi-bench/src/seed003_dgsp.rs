@@ -15,7 +15,7 @@ use rand_core::SeedableRng;
 use std::sync::Arc;
 
 use crate::measure::{pair, time, Budget, Stats};
-use crate::table::{pair as pair_cells, stats, Plot, Table};
+use crate::table::{pair as pair_cells, stats, Cell, Plot, Table};
 use crate::{op, Ctx, Error, Scale, Seed};
 
 const MSG: &[u8] = b"the quick brown fox jumps over the lazy dog";
@@ -174,7 +174,7 @@ impl Setting {
 
 /// Rows accumulate here.
 struct Out {
-    rows: Vec<Vec<String>>,
+    rows: Vec<Vec<Cell>>,
     plot: Vec<(String, Vec<Option<f64>>)>,
 }
 
@@ -185,24 +185,24 @@ impl Out {
         what: &str,
         batch: usize,
         ours: &Stats,
-        peer: Option<[String; 3]>,
+        peer: Option<[Cell; 3]>,
         peer_ns: Option<f64>,
     ) {
         let storage = if s.disk { "disk" } else { "memory" };
         let [theirs, ratio] = match peer {
             Some([_, t, r]) => [t, r],
-            None => ["-".into(), "-".into()],
+            None => [Cell::None, Cell::None],
         };
         self.rows.push(vec![
             s.name().into(),
             storage.into(),
-            format!("2^{}", s.log_group),
+            format!("2^{}", s.log_group).into(),
             what.into(),
-            batch.to_string(),
+            batch.to_string().into(),
             stats(ours),
             theirs,
             ratio,
-            s.readme(what, batch),
+            s.readme(what, batch).into(),
         ]);
         if !s.disk && batch == 1 && matches!(s.params, Params::Shake256f) {
             self.plot.push((

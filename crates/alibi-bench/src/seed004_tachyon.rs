@@ -11,7 +11,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 use crate::measure::{pair, time, Stats};
-use crate::table::{ratio, stats, Plot, Table};
+use crate::table::{ratio, stats, Cell, Plot, Table};
 use crate::{Ctx, Error, Scale, Seed};
 
 const MSG: &[u8] = b"the quick brown fox jumps over the lazy dog";
@@ -205,15 +205,21 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
     for r in &rows {
         let e2e = r.sign.median + r.verify.median;
         cells.push(vec![
-            r.scheme.clone(),
-            r.level.to_string(),
+            r.scheme.clone().into(),
+            r.level.to_string().into(),
             stats(&r.sign),
             stats(&r.verify),
-            crate::table::ns(e2e),
-            r.vs_mldsa.as_ref().map_or("-".into(), ratio),
-            r.sizes[0].to_string(),
-            r.sizes[1].to_string(),
-            r.sizes[2].to_string(),
+            // The sum of two medians: one figure, no range of its own.
+            stats(&Stats {
+                median: e2e,
+                min: e2e,
+                max: e2e,
+                samples: 1,
+            }),
+            r.vs_mldsa.as_ref().map_or(Cell::None, ratio),
+            r.sizes[0].to_string().into(),
+            r.sizes[1].to_string().into(),
+            r.sizes[2].to_string().into(),
         ]);
         plot.groups.push((
             format!("{} {}", r.scheme, r.level),

@@ -1,4 +1,8 @@
 //! A result table: Markdown for the report, CSV for other tools, and the figures a plot draws.
+//!
+//! Cells keep their measurements, not only their text: the Markdown shows a median with its range
+//! in a readable unit, the CSV gives the median, minimum and maximum as plain numbers (ns, or the
+//! bare ratio) in three columns, for plotting or statistics elsewhere.
 
 use crate::measure::{Pair, Stats};
 
@@ -14,11 +18,58 @@ pub struct Table {
     /// Column headings.
     pub columns: Vec<String>,
     /// Cells, one `Vec` per row, as many as there are columns.
-    pub rows: Vec<Vec<String>>,
+    pub rows: Vec<Vec<Cell>>,
     /// Paragraphs after the table (quoted figures, the paper's claims beside ours).
     pub notes: Vec<String>,
     /// The bars of its plot.
     pub plot: Plot,
+}
+
+/// One cell of a table.
+#[derive(Clone, Debug)]
+pub enum Cell {
+    /// Text (names, sizes, quoted figures).
+    Text(String),
+    /// A measured time, in ns per call.
+    Time(Stats),
+    /// A measured ratio ours / peer.
+    Ratio(Stats),
+    /// Nothing measured here.
+    None,
+}
+
+impl From<String> for Cell {
+    fn from(s: String) -> Cell {
+        Cell::Text(s)
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(s: &str) -> Cell {
+        Cell::Text(s.to_string())
+    }
+}
+
+impl Cell {
+    /// As the report shows it.
+    pub fn markdown(&self) -> String {
+        match self {
+            Cell::Text(t) => t.clone(),
+            Cell::Time(s) => stats_text(s),
+            Cell::Ratio(s) => ratio_text(s),
+            Cell::None => "-".into(),
+        }
+    }
+
+    /// Median, minimum and maximum as plain numbers, for a CSV; text in the first field.
+    fn numbers(&self) -> [String; 3] {
+        match self {
+            Cell::Time(s) => [s.median, s.min, s.max].map(|x| format!("{x:.1}")),
+            Cell::Ratio(s) => [s.median, s.min, s.max].map(|x| format!("{x:.4}")),
+            Cell::Text(t) => [t.clone(), String::new(), String::new()],
+            Cell::None => Default::default(),
+        }
+    }
 }
 
 /// A grouped bar chart: for each group (an operation), one bar per series (ours, a peer).
@@ -43,7 +94,7 @@ impl Table {
         s.push_str(&format!("| {} |\n", self.columns.join(" | ")));
         s.push_str(&format!("|{}\n", "---|".repeat(self.columns.len())));
         for r in &self.rows {
-            let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            let cells: Vec<String> = r.iter().map(|c| c.markdown().replace('|', "\\|")).collect();
             s.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         for p in &self.notes {
@@ -54,7 +105,8 @@ impl Table {
         s
     }
 
-    /// The table as CSV (RFC 4180 quoting), header first.
+    /// The table as CSV (RFC 4180 quoting), header first. A column that holds measurements becomes
+    /// three: its median, minimum and maximum (in ns for times).
     pub fn csv(&self) -> String {
         let field = |c: &str| {
             if c.contains([',', '"', '\n']) {
@@ -64,10 +116,33 @@ impl Table {
             }
         };
         let line = |r: &[String]| r.iter().map(|c| field(c)).collect::<Vec<_>>().join(",");
-        let mut s = line(&self.columns);
+        // Which columns hold measurements, and their unit.
+        let unit = |j: usize| {
+            self.rows.iter().find_map(|r| match r.get(j) {
+                Some(Cell::Time(_)) => Some(" (ns)"),
+                Some(Cell::Ratio(_)) => Some(""),
+                _ => None,
+            })
+        };
+        let units: Vec<Option<&str>> = (0..self.columns.len()).map(unit).collect();
+        let mut header = vec![];
+        for (c, u) in self.columns.iter().zip(&units) {
+            match u {
+                Some(u) => header.extend(["median", "min", "max"].map(|p| format!("{c}: {p}{u}"))),
+                None => header.push(c.clone()),
+            }
+        }
+        let mut s = line(&header);
         s.push('\n');
         for r in &self.rows {
-            s.push_str(&line(r));
+            let mut out = vec![];
+            for (c, u) in r.iter().zip(&units) {
+                match u {
+                    Some(_) => out.extend(c.numbers()),
+                    None => out.push(c.markdown()),
+                }
+            }
+            s.push_str(&line(&out));
             s.push('\n');
         }
         s
@@ -87,9 +162,24 @@ pub fn ns(x: f64) -> String {
     }
 }
 
+/// A measured time as a cell.
+pub fn stats(s: &Stats) -> Cell {
+    Cell::Time(s.clone())
+}
+
+/// A measured ratio as a cell.
+pub fn ratio(s: &Stats) -> Cell {
+    Cell::Ratio(s.clone())
+}
+
+/// The three cells of a pair: ours, the peer's, ours / peer.
+pub fn pair(p: &Pair) -> [Cell; 3] {
+    [stats(&p.ours), stats(&p.peer), ratio(&p.ratio)]
+}
+
 /// Median and range, e.g. `45.1 µs (44.9–46.0)`, the range in the median's unit when the three
 /// share it; just the median for one sample.
-pub fn stats(s: &Stats) -> String {
+fn stats_text(s: &Stats) -> String {
     if s.samples == 1 {
         return ns(s.median);
     }
@@ -107,16 +197,11 @@ pub fn stats(s: &Stats) -> String {
 }
 
 /// A ratio's median and range, e.g. `0.93 (0.91–0.95)`.
-pub fn ratio(s: &Stats) -> String {
+fn ratio_text(s: &Stats) -> String {
     if s.samples == 1 || (s.max - s.min) < 0.005 {
         return format!("{:.2}", s.median);
     }
     format!("{:.2} ({:.2}–{:.2})", s.median, s.min, s.max)
-}
-
-/// The three cells of a pair: ours, the peer's, ours / peer.
-pub fn pair(p: &Pair) -> [String; 3] {
-    [stats(&p.ours), stats(&p.peer), ratio(&p.ratio)]
 }
 
 #[cfg(test)]
@@ -129,7 +214,10 @@ mod tests {
             title: "T".into(),
             intro: vec!["about".into()],
             columns: vec!["a".into(), "b".into()],
-            rows: vec![vec!["1, 2".into(), "say \"x\" | y".into()]],
+            rows: vec![
+                vec!["1, 2".into(), "say \"x\" | y".into()],
+                vec!["t".into(), Cell::None],
+            ],
             notes: vec!["quoted".into()],
             plot: Plot::default(),
         }
@@ -137,7 +225,32 @@ mod tests {
 
     #[test]
     fn csv_quotes_what_needs_it() {
-        assert_eq!(table().csv(), "a,b\n\"1, 2\",\"say \"\"x\"\" | y\"\n");
+        assert_eq!(table().csv(), "a,b\n\"1, 2\",\"say \"\"x\"\" | y\"\nt,-\n");
+    }
+
+    #[test]
+    fn measured_columns_become_three_numbers() {
+        let mut t = table();
+        let s = Stats {
+            median: 1500.0,
+            min: 1000.0,
+            max: 2500.0,
+            samples: 3,
+        };
+        t.rows[0][1] = Cell::Time(s.clone());
+        assert_eq!(
+            t.csv(),
+            "a,b: median (ns),b: min (ns),b: max (ns)\n\"1, 2\",1500.0,1000.0,2500.0\nt,,,\n"
+        );
+        assert!(
+            t.markdown().contains("| 1, 2 | 1.5 µs (1.0–2.5) |"),
+            "{}",
+            t.markdown()
+        );
+        t.rows[0][1] = Cell::Ratio(Stats { median: 0.5, ..s });
+        assert!(t
+            .csv()
+            .starts_with("a,b: median,b: min,b: max\n\"1, 2\",0.5000,1000.0000,"));
     }
 
     #[test]
@@ -145,6 +258,7 @@ mod tests {
         let md = table().markdown();
         assert!(md.contains("| 1, 2 | say \"x\" \\| y |"), "{md}");
         assert!(md.starts_with("about\n\n| a | b |\n|---|---|\n"));
+        assert!(md.contains("| t | - |"));
     }
 
     #[test]
@@ -156,11 +270,11 @@ mod tests {
             samples: 3,
         };
         assert_eq!(
-            stats(&s(45_100.0, 44_900.0, 46_000.0)),
+            stats_text(&s(45_100.0, 44_900.0, 46_000.0)),
             "45.1 µs (44.9–46.0)"
         );
         assert_eq!(
-            stats(&s(990_000.0, 980_000.0, 1_200_000.0)),
+            stats_text(&s(990_000.0, 980_000.0, 1_200_000.0)),
             "990.0 µs (980.0 µs–1.20 ms)"
         );
     }
