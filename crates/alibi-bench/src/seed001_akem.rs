@@ -12,7 +12,7 @@ use hpke::{Deserializable, Kem as _};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-use crate::measure::{pair, time};
+use crate::measure::{pair, time, Pair, Stats};
 use crate::table::{pair as pair_cells, stats, Cell, Plot, Table};
 use crate::{op, Ctx, Error, Seed};
 
@@ -43,28 +43,24 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         series: vec!["Gen".into(), "Enc / Sgn".into(), "Dec / Ver".into()],
         groups: vec![],
     };
-    let mut row = |name: &str,
-                   gen: &crate::measure::Stats,
-                   mid: [Cell; 3],
-                   last: [Cell; 3],
-                   p: [f64; 3],
-                   m: [f64; 2]| {
-        rows.push(vec![
-            name.into(),
-            stats(gen),
-            mid[0].clone(),
-            last[0].clone(),
-            mid[1].clone(),
-            last[1].clone(),
-            mid[2].clone(),
-            last[2].clone(),
-            format!("{} / {} / {}", p[0], p[1], p[2]).into(),
-        ]);
-        plot.groups.push((
-            name.to_string(),
-            vec![Some(gen.median / 1e3), Some(m[0] / 1e3), Some(m[1] / 1e3)],
-        ));
-    };
+    let mut row =
+        |name: &str, gen: &Stats, mid: [Cell; 3], last: [Cell; 3], p: [f64; 3], m: [f64; 2]| {
+            rows.push(vec![
+                name.into(),
+                stats(gen),
+                mid[0].clone(),
+                last[0].clone(),
+                mid[1].clone(),
+                last[1].clone(),
+                mid[2].clone(),
+                last[2].clone(),
+                format!("{} / {} / {}", p[0], p[1], p[2]).into(),
+            ]);
+            plot.groups.push((
+                name.to_string(),
+                vec![Some(gen.median / 1e3), Some(m[0] / 1e3), Some(m[1] / 1e3)],
+            ));
+        };
 
     // The peer, on the same X25519 keys as our DH-AKEM.
     let s = DhKeyPair::generate(&mut rng);
@@ -125,25 +121,23 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         [sgn.median, ver.median],
     );
 
-    // DH-AKEM, RFC 9180 form.
-    ctx.step("DH-AKEM Gen");
-    let gen = time(b, || DhKeyPair::generate(&mut rng));
-    ctx.step("DH-AKEM Enc, with hpke's");
-    let enc = pair(
-        b,
-        || rfc9180::auth_encap(&s, r.public(), &mut rng).is_ok(),
+    // DH-AKEM (RFC 9180 form), PQ-AKEM and SHADOWFAX; each closure has its own generator so that
+    // they can be borrowed together.
+    let mut g = ChaCha20Rng::seed_from_u64(10);
+    let mut e = ChaCha20Rng::seed_from_u64(11);
+    let (gen, enc, dec) = akem(
+        ctx,
+        "DH-AKEM",
+        || DhKeyPair::generate(&mut g).public().len() == 32,
+        || {
+            rfc9180::auth_encap(&s, r.public(), &mut e)
+                .ok()
+                .map(|(c, _)| c)
+        },
+        |c| rfc9180::auth_decap(&r, s.public(), c).is_ok(),
         &mut hpke_enc,
-    );
-    let (c, _) = op(
-        "DH-AKEM encap",
-        rfc9180::auth_encap(&s, r.public(), &mut rng),
-    )?;
-    ctx.step("DH-AKEM Dec, with hpke's");
-    let dec = pair(
-        b,
-        || rfc9180::auth_decap(&r, s.public(), &c).is_ok(),
         hpke_dec,
-    );
+    )?;
     row(
         PAPER[1].0,
         &gen,
@@ -153,20 +147,24 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         [enc.ours.median, dec.ours.median],
     );
 
-    // PQ-AKEM.
-    ctx.step("PQ-AKEM Gen");
-    let gen = time(b, || pq::PqSecretKey::generate(suite, &mut rng));
-    let ps = pq::PqSecretKey::generate(suite, &mut rng);
-    let pr = pq::PqSecretKey::generate(suite, &mut rng);
-    ctx.step("PQ-AKEM Enc, with hpke's");
-    let enc = pair(
-        b,
-        || pq::encap(&ps, pr.public_key(), &mut rng).is_ok(),
-        &mut hpke_enc,
+    let (ps, pr) = (
+        pq::PqSecretKey::generate(suite, &mut rng),
+        pq::PqSecretKey::generate(suite, &mut rng),
     );
-    let (pc, _) = op("PQ-AKEM encap", pq::encap(&ps, pr.public_key(), &mut rng))?;
-    ctx.step("PQ-AKEM Dec, with hpke's");
-    let dec = pair(b, || pq::decap(&pr, ps.public_key(), &pc).is_ok(), hpke_dec);
+    let (gen, enc, dec) = akem(
+        ctx,
+        "PQ-AKEM",
+        || {
+            !pq::PqSecretKey::generate(suite, &mut g)
+                .public_key()
+                .to_bytes()
+                .is_empty()
+        },
+        || pq::encap(&ps, pr.public_key(), &mut e).ok().map(|(c, _)| c),
+        |c| pq::decap(&pr, ps.public_key(), c).is_ok(),
+        &mut hpke_enc,
+        hpke_dec,
+    )?;
     row(
         PAPER[2].0,
         &gen,
@@ -176,27 +174,28 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         [enc.ours.median, dec.ours.median],
     );
 
-    // SHADOWFAX.
-    ctx.step("SHADOWFAX Gen");
-    let gen = time(b, || shadowfax::SecretKey::generate(suite, &mut rng));
-    let ss = shadowfax::SecretKey::generate(suite, &mut rng);
-    let sr = shadowfax::SecretKey::generate(suite, &mut rng);
-    ctx.step("SHADOWFAX Enc, with hpke's");
-    let enc = pair(
-        b,
-        || shadowfax::encap(&ss, sr.public_key(), &mut rng).is_ok(),
+    let (ss, sr) = (
+        shadowfax::SecretKey::generate(suite, &mut rng),
+        shadowfax::SecretKey::generate(suite, &mut rng),
+    );
+    let (gen, enc, dec) = akem(
+        ctx,
+        "SHADOWFAX",
+        || {
+            !shadowfax::SecretKey::generate(suite, &mut g)
+                .public_key()
+                .to_bytes()
+                .is_empty()
+        },
+        || {
+            shadowfax::encap(&ss, sr.public_key(), &mut e)
+                .ok()
+                .map(|(c, _)| c)
+        },
+        |c| shadowfax::decap(&sr, ss.public_key(), c).is_ok(),
         &mut hpke_enc,
-    );
-    let (sc, _) = op(
-        "SHADOWFAX encap",
-        shadowfax::encap(&ss, sr.public_key(), &mut rng),
-    )?;
-    ctx.step("SHADOWFAX Dec, with hpke's");
-    let dec = pair(
-        b,
-        || shadowfax::decap(&sr, ss.public_key(), &sc).is_ok(),
         hpke_dec,
-    );
+    )?;
     row(
         PAPER[3].0,
         &gen,
@@ -205,6 +204,11 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         PAPER[3].1,
         [enc.ours.median, dec.ours.median],
     );
+    let sc = op(
+        "SHADOWFAX encap",
+        shadowfax::encap(&ss, sr.public_key(), &mut rng),
+    )?
+    .0;
     let (sf_enc, sf_dec) = (enc.ratio.median, dec.ratio.median);
 
     let ct_len = sc.len();
@@ -254,4 +258,26 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         ],
         plot,
     })
+}
+
+/// One AKEM's row: Gen alone, then Enc and Dec each alternately with hpke's; Dec opens a
+/// ciphertext from `encap`.
+fn akem<C>(
+    ctx: &mut Ctx,
+    name: &str,
+    gen: impl FnMut() -> bool,
+    mut encap: impl FnMut() -> Option<C>,
+    mut decap: impl FnMut(&C) -> bool,
+    hpke_enc: &mut impl FnMut() -> bool,
+    hpke_dec: impl FnMut() -> bool,
+) -> Result<(Stats, Pair, Pair), Error> {
+    let b = ctx.budget;
+    ctx.step(format!("{name} Gen"));
+    let gen = time(b, gen);
+    ctx.step(format!("{name} Enc, with hpke's"));
+    let enc = pair(b, || encap().is_some(), hpke_enc);
+    let c = encap().ok_or(Error::Operation("encap", name.to_string()))?;
+    ctx.step(format!("{name} Dec, with hpke's"));
+    let dec = pair(b, || decap(&c), hpke_dec);
+    Ok((gen, enc, dec))
 }
