@@ -1,0 +1,117 @@
+/* Records test vectors from the SHADOWFAX artifact's BAT-257 and GandalfMitaka instances, as JSON
+ * lines on four files. Scratch code, outside the alibi repository. */
+#include "kem_api.h"
+#include "rsig_api.h"
+#include "pq_akem_api.h"
+#include "randombytes.h"
+#include <stdio.h>
+#include <string.h>
+#include <stdint.h>
+
+/* h_akem's declarations, included by name to avoid its MLEN clashing with pq_akem's. */
+#include "nike_api.h"
+typedef struct { nike_sk nsk; kem_sk ksk; sign_sk ssk; } h_akem_sk;
+typedef struct { nike_pk npk; kem_pk kpk; sign_pk spk; } h_akem_pk;
+typedef struct { nike_pk npk; kem_ct ct; uint8_t enc_rsig[RSIG_SIGNATURE_BYTES]; } h_akem_ct;
+void h_akem_keygen(h_akem_sk *sk, h_akem_pk *pk);
+void h_akem_encap(uint8_t *k, h_akem_ct *ct, const h_akem_sk *ssk, const h_akem_pk *spk, const h_akem_pk *rpk);
+int h_akem_decap(uint8_t *k, const h_akem_ct *ct, const h_akem_sk *rsk, const h_akem_pk *rpk, const h_akem_pk *spk);
+
+void init_prng(void);
+
+static void hex(FILE *f, const char *name, const void *p, size_t n, int last) {
+    const uint8_t *b = p;
+    fprintf(f, "\"%s\":\"", name);
+    for (size_t i = 0; i < n; i++) fprintf(f, "%02x", b[i]);
+    fprintf(f, "\"%s", last ? "" : ",");
+}
+
+/* A pseudo-random position below n, from the artifact's PRNG. */
+static size_t pos(size_t n) {
+    uint8_t r[4];
+    randombytes(r, 4);
+    return ((size_t)r[0] | (size_t)r[1] << 8 | (size_t)r[2] << 16 | (size_t)r[3] << 24) % n;
+}
+
+int main(void) {
+    init_prng();
+
+    /* BAT-257: 20 honest lines, then 5 with one ciphertext bit flipped. */
+    FILE *f = fopen("bat257.jsonl", "w");
+    for (int i = 0; i < 25; i++) {
+        kem_sk sk; kem_pk pk; kem_ct ct; uint8_t k1[32], k2[32];
+        kem_keygen(&sk, &pk);
+        kem_encap(k1, 32, &ct, &pk);
+        size_t flip = (size_t)-1;
+        if (i >= 20) { flip = pos(sizeof ct); ct.ct[flip] ^= 1; }
+        int r = kem_decap(k2, 32, &ct, &sk);
+        fprintf(f, "{");
+        hex(f, "sk", &sk, sizeof sk, 0); hex(f, "pk", &pk, sizeof pk, 0); hex(f, "ct", &ct, sizeof ct, 0);
+        hex(f, "encap_key", k1, 32, 0); hex(f, "decap_key", k2, 32, 0);
+        fprintf(f, "\"decap_return\":%d,\"flipped_byte\":%lld,\"keys_equal\":%s}\n", r,
+                flip == (size_t)-1 ? -1LL : (long long)flip, memcmp(k1, k2, 32) == 0 ? "true" : "false");
+    }
+    fclose(f);
+
+    /* GANDALF[Antrag, Mitaka], two members. */
+    f = fopen("gandalf_mitaka.jsonl", "w");
+    for (int i = 0; i < 25; i++) {
+        sign_sk sk[2]; rsig_pk pks; rsig_signature s; uint8_t msg[200];
+        sign_keygen(&sk[0], &pks.hs[0]);
+        sign_keygen(&sk[1], &pks.hs[1]);
+        size_t mlen = i == 0 ? 0 : (i == 1 ? 200 : 1 + pos(200));
+        randombytes(msg, mlen);
+        size_t signer = i % 2;
+        Gandalf_sign(&s, msg, mlen, &pks, &sk[signer], signer);
+        if (i >= 20) {
+            if (i % 2 == 1 && mlen > 0) msg[pos(mlen)] ^= 1;
+            else ((uint8_t *)&s)[pos(sizeof s)] ^= 1;
+        }
+        int v = Gandalf_verify(msg, mlen, &s, &pks);
+        fprintf(f, "{");
+        hex(f, "sk0", &sk[0], sizeof sk[0], 0); hex(f, "sk1", &sk[1], sizeof sk[1], 0);
+        hex(f, "h0", &pks.hs[0], sizeof pks.hs[0], 0); hex(f, "h1", &pks.hs[1], sizeof pks.hs[1], 0);
+        hex(f, "msg", msg, mlen, 0); hex(f, "sig", &s, sizeof s, 0);
+        fprintf(f, "\"signer\":%zu,\"valid\":%s}\n", signer, v ? "true" : "false");
+    }
+    fclose(f);
+
+    /* PQ-AKEM[BAT, GANDALF[Antrag, Mitaka]] and SHADOWFAX[X25519, BAT, GANDALF[Antrag, Mitaka]]:
+     * 10 honest lines, then 5 with one ciphertext bit flipped. */
+    f = fopen("pq_akem_bat.jsonl", "w");
+    for (int i = 0; i < 15; i++) {
+        pq_akem_sk ssk, rsk; pq_akem_pk spk, rpk; pq_akem_ct ct; uint8_t k1[32], k2[32];
+        pq_akem_keygen(&ssk, &spk);
+        pq_akem_keygen(&rsk, &rpk);
+        pq_akem_encap(k1, &ct, &ssk, &spk, &rpk);
+        if (i >= 10) ((uint8_t *)&ct)[pos(sizeof ct)] ^= 1;
+        memset(k2, 0, 32);
+        int r = pq_akem_decap(k2, &ct, &rsk, &rpk, &spk);
+        fprintf(f, "{");
+        hex(f, "sender_sk", &ssk, sizeof ssk, 0); hex(f, "sender_pk", &spk, sizeof spk, 0);
+        hex(f, "receiver_sk", &rsk, sizeof rsk, 0); hex(f, "receiver_pk", &rpk, sizeof rpk, 0);
+        hex(f, "ct", &ct, sizeof ct, 0); hex(f, "encap_key", k1, 32, 0); hex(f, "decap_key", k2, 32, 0);
+        fprintf(f, "\"decap_return\":%d}\n", r);
+    }
+    fclose(f);
+    f = fopen("shadowfax_bat.jsonl", "w");
+    for (int i = 0; i < 15; i++) {
+        h_akem_sk ssk, rsk; h_akem_pk spk, rpk; h_akem_ct ct; uint8_t k1[32], k2[32];
+        h_akem_keygen(&ssk, &spk);
+        h_akem_keygen(&rsk, &rpk);
+        h_akem_encap(k1, &ct, &ssk, &spk, &rpk);
+        if (i >= 10) ((uint8_t *)&ct)[pos(sizeof ct)] ^= 1;
+        memset(k2, 0, 32);
+        int r = h_akem_decap(k2, &ct, &rsk, &rpk, &spk);
+        fprintf(f, "{");
+        hex(f, "sender_sk", &ssk, sizeof ssk, 0); hex(f, "sender_pk", &spk, sizeof spk, 0);
+        hex(f, "receiver_sk", &rsk, sizeof rsk, 0); hex(f, "receiver_pk", &rpk, sizeof rpk, 0);
+        hex(f, "ct", &ct, sizeof ct, 0); hex(f, "encap_key", k1, 32, 0); hex(f, "decap_key", k2, 32, 0);
+        fprintf(f, "\"decap_return\":%d}\n", r);
+    }
+    fclose(f);
+    printf("sizes: kem sk %zu pk %zu ct %zu; sign sk %zu pk %zu sig %zu; pq sk %zu pk %zu ct %zu; h sk %zu pk %zu ct %zu\n",
+           sizeof(kem_sk), sizeof(kem_pk), sizeof(kem_ct), sizeof(sign_sk), sizeof(sign_pk), sizeof(rsig_signature),
+           sizeof(pq_akem_sk), sizeof(pq_akem_pk), sizeof(pq_akem_ct), sizeof(h_akem_sk), sizeof(h_akem_pk), sizeof(h_akem_ct));
+    return 0;
+}
