@@ -131,11 +131,14 @@ impl Scale {
         }
     }
 
-    /// A rough expected wall-clock time for all five seeds on a 2-core x86-64 machine, for the
-    /// CLI to state before it starts.
-    pub fn expected(self) -> &'static str {
+    /// A rough expected wall-clock time for `seeds` (all five when empty) on a 2-core x86-64
+    /// machine, for the CLI to state before it starts. Measured on a 2-vCPU AMD EPYC: `--quick`
+    /// 95 s for all five, `--full` 288 s for all but DGSP.
+    pub fn expected(self, seeds: &[Seed]) -> &'static str {
+        let dgsp = seeds.is_empty() || seeds.contains(&Seed::Dgsp);
         match self {
-            Scale::Quick => "about 2 minutes",
+            Scale::Quick => "about 2 minutes at most",
+            Scale::Full if !dgsp => "about 5 minutes",
             Scale::Full => "an hour or more, with about 10 GB free in the temporary directory and several GB of memory: DGSP's 2^25-member stores (the published crate's on-disk one alone takes about 20 minutes and 8 GB to fill, by its README), and 2-second budgets per row",
             Scale::Tiny => "seconds",
         }
@@ -191,6 +194,8 @@ pub struct Report {
     pub scale: Scale,
     /// One table per seed run.
     pub tables: Vec<Table>,
+    /// How long each table took, in the same order.
+    pub times: Vec<Duration>,
     /// Wall-clock time of the whole run.
     pub elapsed: Duration,
 }
@@ -210,8 +215,9 @@ pub fn run(options: &Options, progress: &mut dyn FnMut(Event)) -> Result<Report,
         budget: options.scale.budget(),
         progress,
     };
-    let mut tables = vec![];
+    let (mut tables, mut times) = (vec![], vec![]);
     for seed in seeds {
+        let t0 = Instant::now();
         tables.push(match seed {
             Seed::Ring => seed000_ring::table(&mut ctx)?,
             Seed::Akem => seed001_akem::table(&mut ctx)?,
@@ -219,11 +225,13 @@ pub fn run(options: &Options, progress: &mut dyn FnMut(Event)) -> Result<Report,
             Seed::Dgsp => seed003_dgsp::table(&mut ctx)?,
             Seed::Tachyon => seed004_tachyon::table(&mut ctx)?,
         });
+        times.push(t0.elapsed());
     }
     Ok(Report {
         machine: Machine::here(),
         scale: options.scale,
         tables,
+        times,
         elapsed: start.elapsed(),
     })
 }
@@ -260,11 +268,12 @@ impl Report {
             h(1),
             self.machine.markdown()
         );
-        for t in &self.tables {
+        for (t, time) in self.tables.iter().zip(&self.times) {
             s.push_str(&format!(
-                "\n{} {}\n\nData: [{id}.csv]({prefix}{id}.csv), plot: [{id}.svg]({prefix}{id}.svg).\n\n{}\n![{}]({prefix}{id}.svg)\n",
+                "\n{} {}\n\nMeasured in {:.0} s. Data: [{id}.csv]({prefix}{id}.csv), plot: [{id}.svg]({prefix}{id}.svg).\n\n{}\n![{}]({prefix}{id}.svg)\n",
                 h(1),
                 t.title,
+                time.as_secs_f64(),
                 t.markdown(),
                 t.title,
                 id = t.id,

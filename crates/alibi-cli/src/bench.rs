@@ -58,7 +58,7 @@ pub fn run(a: Args) -> CmdResult {
             )));
         }
     }
-    eprintln!("alibi bench: expected time {}", scale.expected());
+    eprintln!("alibi bench: expected time {}", scale.expected(&only));
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
