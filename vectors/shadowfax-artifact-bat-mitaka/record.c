@@ -77,39 +77,27 @@ int main(void) {
     fclose(f);
 
     /* PQ-AKEM[BAT, GANDALF[Antrag, Mitaka]] and SHADOWFAX[X25519, BAT, GANDALF[Antrag, Mitaka]]:
-     * 10 honest lines, then 5 with one ciphertext bit flipped. */
-    f = fopen("pq_akem_bat.jsonl", "w");
-    for (int i = 0; i < 15; i++) {
-        pq_akem_sk ssk, rsk; pq_akem_pk spk, rpk; pq_akem_ct ct; uint8_t k1[32], k2[32];
-        pq_akem_keygen(&ssk, &spk);
-        pq_akem_keygen(&rsk, &rpk);
-        pq_akem_encap(k1, &ct, &ssk, &spk, &rpk);
-        if (i >= 10) ((uint8_t *)&ct)[pos(sizeof ct)] ^= 1;
-        memset(k2, 0, 32);
-        int r = pq_akem_decap(k2, &ct, &rsk, &rpk, &spk);
-        fprintf(f, "{");
-        hex(f, "sender_sk", &ssk, sizeof ssk, 0); hex(f, "sender_pk", &spk, sizeof spk, 0);
-        hex(f, "receiver_sk", &rsk, sizeof rsk, 0); hex(f, "receiver_pk", &rpk, sizeof rpk, 0);
-        hex(f, "ct", &ct, sizeof ct, 0); hex(f, "encap_key", k1, 32, 0); hex(f, "decap_key", k2, 32, 0);
-        fprintf(f, "\"decap_return\":%d}\n", r);
-    }
+     * 10 honest lines each, then 5 with one ciphertext bit flipped. */
+#define AKEM_LINES(NAME, P)                                                                      \
+    f = fopen(NAME, "w");                                                                        \
+    for (int i = 0; i < 15; i++) {                                                               \
+        P##_sk ssk, rsk; P##_pk spk, rpk; P##_ct ct; uint8_t k1[32], k2[32];                     \
+        P##_keygen(&ssk, &spk);                                                                  \
+        P##_keygen(&rsk, &rpk);                                                                  \
+        P##_encap(k1, &ct, &ssk, &spk, &rpk);                                                    \
+        if (i >= 10) ((uint8_t *)&ct)[pos(sizeof ct)] ^= 1;                                      \
+        memset(k2, 0, 32);                                                                       \
+        int r = P##_decap(k2, &ct, &rsk, &rpk, &spk);                                            \
+        fprintf(f, "{");                                                                         \
+        hex(f, "sender_sk", &ssk, sizeof ssk, 0); hex(f, "sender_pk", &spk, sizeof spk, 0);      \
+        hex(f, "receiver_sk", &rsk, sizeof rsk, 0); hex(f, "receiver_pk", &rpk, sizeof rpk, 0);  \
+        hex(f, "ct", &ct, sizeof ct, 0); hex(f, "encap_key", k1, 32, 0);                         \
+        hex(f, "decap_key", k2, 32, 0);                                                          \
+        fprintf(f, "\"decap_return\":%d}\n", r);                                                \
+    }                                                                                            \
     fclose(f);
-    f = fopen("shadowfax_bat.jsonl", "w");
-    for (int i = 0; i < 15; i++) {
-        h_akem_sk ssk, rsk; h_akem_pk spk, rpk; h_akem_ct ct; uint8_t k1[32], k2[32];
-        h_akem_keygen(&ssk, &spk);
-        h_akem_keygen(&rsk, &rpk);
-        h_akem_encap(k1, &ct, &ssk, &spk, &rpk);
-        if (i >= 10) ((uint8_t *)&ct)[pos(sizeof ct)] ^= 1;
-        memset(k2, 0, 32);
-        int r = h_akem_decap(k2, &ct, &rsk, &rpk, &spk);
-        fprintf(f, "{");
-        hex(f, "sender_sk", &ssk, sizeof ssk, 0); hex(f, "sender_pk", &spk, sizeof spk, 0);
-        hex(f, "receiver_sk", &rsk, sizeof rsk, 0); hex(f, "receiver_pk", &rpk, sizeof rpk, 0);
-        hex(f, "ct", &ct, sizeof ct, 0); hex(f, "encap_key", k1, 32, 0); hex(f, "decap_key", k2, 32, 0);
-        fprintf(f, "\"decap_return\":%d}\n", r);
-    }
-    fclose(f);
+    AKEM_LINES("pq_akem_bat.jsonl", pq_akem)
+    AKEM_LINES("shadowfax_bat.jsonl", h_akem)
     printf("sizes: kem sk %zu pk %zu ct %zu; sign sk %zu pk %zu sig %zu; pq sk %zu pk %zu ct %zu; h sk %zu pk %zu ct %zu\n",
            sizeof(kem_sk), sizeof(kem_pk), sizeof(kem_ct), sizeof(sign_sk), sizeof(sign_pk), sizeof(rsig_signature),
            sizeof(pq_akem_sk), sizeof(pq_akem_pk), sizeof(pq_akem_ct), sizeof(h_akem_sk), sizeof(h_akem_pk), sizeof(h_akem_ct));

@@ -169,23 +169,24 @@ fn setting<P: Plm, R: RevokedList, TP: PLMInterface, TR: RevokedListInterface>(
     let group = 1u64 << s.log_group;
     let mut rng = ChaCha20Rng::seed_from_u64(3);
     let all = !s.disk; // operations that storage does not touch: once, in memory
+    let has_peer = theirs.is_some();
+    // One row: ours, alternately with the peer's closure when the peer runs this setting (its
+    // closure is then never called with its state missing).
+    macro_rules! measure {
+        ($what:expr, $batch:expr, $ours:expr, $theirs:expr) => {{
+            let mut their = $theirs;
+            let peer = has_peer.then_some(&mut their as &mut dyn FnMut() -> bool);
+            row(ctx, out, s, $what, $batch, $ours, peer);
+        }};
+    }
     if all {
-        let mut their = || DGSP::keygen_manager().is_ok();
-        let peer = theirs
-            .as_ref()
-            .map(|_| &mut their as &mut dyn FnMut() -> bool);
-        row(
-            ctx,
-            out,
-            s,
+        measure!(
             "keygen",
             1,
-            || {
-                !alibi_dgsp::ManagerSecretKey::generate(p, &mut rng)
-                    .to_bytes()
-                    .is_empty()
-            },
-            peer,
+            || !alibi_dgsp::ManagerSecretKey::generate(p, &mut rng)
+                .to_bytes()
+                .is_empty(),
+            || DGSP::keygen_manager().is_ok()
         );
     }
     let m = Manager::generate(p, plm, revoked, &mut rng);
@@ -202,30 +203,21 @@ fn setting<P: Plm, R: RevokedList, TP: PLMInterface, TR: RevokedListInterface>(
             )?;
         }
     }
-    let mut k = 0u64;
-    let mut tk = 0u64;
-    {
-        let mut their = || {
+    let (mut k, mut tk) = (0u64, 0u64);
+    measure!(
+        "join",
+        1,
+        || {
+            k += 1;
+            m.join(&format!("new{k}")).is_ok()
+        },
+        || {
             tk += 1;
             theirs.as_ref().is_some_and(|t| {
                 DGSP::join(&t.skm.msk.hash_secret, &format!("new{tk}"), &t.plm).is_ok()
             })
-        };
-        let has = theirs.is_some();
-        let peer = has.then_some(&mut their as &mut dyn FnMut() -> bool);
-        row(
-            ctx,
-            out,
-            s,
-            "join",
-            1,
-            || {
-                k += 1;
-                m.join(&format!("new{k}")).is_ok()
-            },
-            peer,
-        );
-    }
+        }
+    );
     let (id, cid) = op("join", m.join("alice"))?;
     let u = UserKey::generate(p, id, &mut rng);
     let their_user = match &theirs {
@@ -240,45 +232,29 @@ fn setting<P: Plm, R: RevokedList, TP: PLMInterface, TR: RevokedListInterface>(
     };
     for batch in [1usize, 8] {
         if all {
-            let mut their = || {
-                their_user
-                    .as_ref()
-                    .is_some_and(|(_, _, seed)| !DGSP::csr(seed, batch).0.is_empty())
-            };
-            let peer = their_user
-                .is_some()
-                .then_some(&mut their as &mut dyn FnMut() -> bool);
-            row(
-                ctx,
-                out,
-                s,
+            measure!(
                 "csr",
                 batch,
                 || !csr(&u, batch, &mut rng).1.is_empty(),
-                peer,
+                || their_user
+                    .as_ref()
+                    .is_some_and(|(_, _, seed)| !DGSP::csr(seed, batch).0.is_empty())
             );
         }
         let (_, pks) = csr(&u, batch, &mut rng);
         let their_pks = their_user
             .as_ref()
             .map(|(_, _, seed)| DGSP::csr(seed, batch).0);
-        let mut their = || match (&theirs, &their_user, &their_pks) {
-            (Some(t), Some((tid, tcid, _)), Some(tp)) => {
-                DGSP::gen_cert(&t.skm, *tid, tcid, tp, &t.plm).is_ok()
-            }
-            _ => false,
-        };
-        let peer = their_user
-            .is_some()
-            .then_some(&mut their as &mut dyn FnMut() -> bool);
-        row(
-            ctx,
-            out,
-            s,
+        measure!(
             "gen_cert",
             batch,
             || m.gen_cert(id, &cid, &pks).is_ok(),
-            peer,
+            || match (&theirs, &their_user, &their_pks) {
+                (Some(t), Some((tid, tcid, _)), Some(tp)) => {
+                    DGSP::gen_cert(&t.skm, *tid, tcid, tp, &t.plm).is_ok()
+                }
+                _ => false,
+            }
         );
     }
     let (seeds, pks) = csr(&u, 1, &mut rng);
@@ -304,102 +280,70 @@ fn setting<P: Plm, R: RevokedList, TP: PLMInterface, TR: RevokedListInterface>(
         _ => None,
     };
     if all {
-        let mut their = || match (&their_user, &their_sig) {
-            (Some((_, _, seed)), Some((_, _, cert, ws, tid))) => {
-                DGSP::sign(MSG, seed, *tid, *ws, cert.clone()).zeta.len() == 16
-            }
-            _ => false,
-        };
-        let peer = their_sig
-            .is_some()
-            .then_some(&mut their as &mut dyn FnMut() -> bool);
-        row(
-            ctx,
-            out,
-            s,
+        measure!(
             "sign",
             1,
             || {
                 OneTimeKey::from_bytes(p, &key_bytes)
                     .is_ok_and(|key| u.sign(key, MSG).zeta().len() == 16)
             },
-            peer,
+            || match (&their_user, &their_sig) {
+                (Some((_, _, seed)), Some((_, _, cert, ws, tid))) => {
+                    DGSP::sign(MSG, seed, *tid, *ws, cert.clone()).zeta.len() == 16
+                }
+                _ => false,
+            }
         );
     }
     let sig = u.sign(
         op("one-time key", OneTimeKey::from_bytes(p, &key_bytes))?,
         MSG,
     );
-    {
-        let mut their = || match (&theirs, &their_sig) {
+    measure!(
+        "verify",
+        1,
+        || verify(m.public_key(), MSG, &sig, m.revoked()).is_ok(),
+        || match (&theirs, &their_sig) {
             (Some(t), Some((sig, ..))) => DGSP::verify(MSG, sig, &t.revoked, &t.pkm).is_ok(),
             _ => false,
-        };
-        let peer = their_sig
-            .is_some()
-            .then_some(&mut their as &mut dyn FnMut() -> bool);
-        row(
-            ctx,
-            out,
-            s,
-            "verify",
-            1,
-            || verify(m.public_key(), MSG, &sig, m.revoked()).is_ok(),
-            peer,
-        );
-    }
-    {
-        let mut their = || match (&theirs, &their_sig) {
+        }
+    );
+    measure!(
+        "open",
+        1,
+        || m.open(MSG, &sig).is_ok(),
+        || match (&theirs, &their_sig) {
             (Some(t), Some((sig, ..))) => DGSP::open(&t.skm.msk, &t.plm, sig, MSG).is_ok(),
             _ => false,
-        };
-        let peer = their_sig
-            .is_some()
-            .then_some(&mut their as &mut dyn FnMut() -> bool);
-        row(ctx, out, s, "open", 1, || m.open(MSG, &sig).is_ok(), peer);
-    }
+        }
+    );
     if all {
         let pi = op("open", m.open(MSG, &sig))?.pi;
-        let mut their = || match &their_sig {
-            Some((sig, pi, _, _, tid)) => DGSP::judge(sig, MSG, *tid, pi).is_ok(),
-            None => false,
-        };
-        let peer = their_sig
-            .is_some()
-            .then_some(&mut their as &mut dyn FnMut() -> bool);
-        row(
-            ctx,
-            out,
-            s,
+        measure!(
             "judge",
             1,
             || judge(m.public_key(), MSG, &sig, id, &pi).is_ok(),
-            peer,
+            || match &their_sig {
+                Some((sig, pi, _, _, tid)) => DGSP::judge(sig, MSG, *tid, pi).is_ok(),
+                None => false,
+            }
         );
     }
     for batch in [1u64, 8] {
+        // Each call revokes the next `batch` members, round the group.
         let (mut next, mut tnext) = (0u64, 0u64);
-        let mut their = || {
-            let ids: Vec<u64> = (0..batch).map(|j| (tnext + j) % group).collect();
-            tnext += batch;
-            theirs
-                .as_ref()
-                .is_some_and(|t| DGSP::revoke(&t.skm.msk.aes_key, &t.plm, &ids, &t.revoked).is_ok())
+        let ids = move |from: &mut u64| -> Vec<u64> {
+            let v = (0..batch).map(|j| (*from + j) % group).collect();
+            *from += batch;
+            v
         };
-        let has = their_sig.is_some();
-        let peer = has.then_some(&mut their as &mut dyn FnMut() -> bool);
-        row(
-            ctx,
-            out,
-            s,
+        measure!(
             "revoke",
             batch as usize,
-            || {
-                let ids: Vec<u64> = (0..batch).map(|j| (next + j) % group).collect();
-                next += batch;
-                m.revoke(&ids).is_ok()
-            },
-            peer,
+            || m.revoke(&ids(&mut next)).is_ok(),
+            || theirs.as_ref().is_some_and(|t| {
+                DGSP::revoke(&t.skm.msk.aes_key, &t.plm, &ids(&mut tnext), &t.revoked).is_ok()
+            })
         );
     }
     Ok(())
