@@ -9,7 +9,9 @@
 //! ```no_run
 //! use alibi_bench::{run, Options, Scale};
 //! let report = run(&Options { scale: Scale::Quick, only: vec![] }, &mut |_| {}).unwrap();
-//! report.write(std::path::Path::new("report")).unwrap();
+//! for (name, text) in report.files().unwrap() {
+//!     std::fs::write(name, text).unwrap();
+//! }
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -24,7 +26,6 @@ mod seed003_dgsp;
 mod seed004_tachyon;
 pub mod table;
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use machine::Machine;
@@ -37,9 +38,6 @@ pub enum Error {
     /// A seed name that is not one of 000-004.
     #[error("unknown seed {0:?} (expected 000, 001, 002, 003 or 004)")]
     UnknownSeed(String),
-    /// Writing the report.
-    #[error("{0}: {1}")]
-    Io(PathBuf, std::io::Error),
     /// Drawing a plot.
     #[error("plot: {0}")]
     Plot(String),
@@ -47,8 +45,8 @@ pub enum Error {
     #[error("{0}: {1}")]
     Operation(&'static str, String),
     /// The document to update has no block to replace.
-    #[error("{0}: no `{BEGIN}` ... `{END}` block to replace")]
-    NoBlock(PathBuf),
+    #[error("no `{BEGIN}` ... `{END}` block to replace")]
+    NoBlock,
 }
 
 /// The seeds, in report order.
@@ -282,37 +280,28 @@ impl Report {
         s
     }
 
-    /// Writes DIR/report.md and, per table, DIR/ID.csv and DIR/ID.svg; returns the paths written.
-    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
-        std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.into(), e))?;
-        let mut written = vec![];
-        let mut put = |name: String, text: &str| -> Result<(), Error> {
-            let p = dir.join(name);
-            std::fs::write(&p, text).map_err(|e| Error::Io(p.clone(), e))?;
-            written.push(p);
-            Ok(())
-        };
-        put("report.md".into(), &self.markdown(1))?;
+    /// The report's files, (name, contents): report.md and, per table, ID.csv and ID.svg. The
+    /// caller writes them (the CLI atomically, all or none).
+    pub fn files(&self) -> Result<Vec<(String, String)>, Error> {
+        let mut out = vec![("report.md".to_string(), self.markdown(1))];
         for t in &self.tables {
-            put(format!("{}.csv", t.id), &t.csv())?;
-            put(format!("{}.svg", t.id), &plot::svg(&t.plot, &t.title)?)?;
+            out.push((format!("{}.csv", t.id), t.csv()));
+            out.push((format!("{}.svg", t.id), plot::svg(&t.plot, &t.title)?));
         }
-        Ok(written)
+        Ok(out)
     }
 }
 
-/// Replaces the text between [`BEGIN`] and [`END`] in the document at `doc` by `report`
-/// (markers kept), so that the document's figures come from one generator.
-pub fn update_doc(doc: &Path, report: &str) -> Result<(), Error> {
-    let text = std::fs::read_to_string(doc).map_err(|e| Error::Io(doc.into(), e))?;
-    let (Some(a), Some(b)) = (text.find(BEGIN), text.find(END)) else {
-        return Err(Error::NoBlock(doc.into()));
+/// `doc` with the text between [`BEGIN`] and [`END`] replaced by `report` (markers kept), so that
+/// a document's figures come from one generator.
+pub fn replace_block(doc: &str, report: &str) -> Result<String, Error> {
+    let (Some(a), Some(b)) = (doc.find(BEGIN), doc.find(END)) else {
+        return Err(Error::NoBlock);
     };
     if b < a {
-        return Err(Error::NoBlock(doc.into()));
+        return Err(Error::NoBlock);
     }
-    let new = format!("{}{BEGIN}\n{report}\n{}", &text[..a], &text[b..]);
-    std::fs::write(doc, new).map_err(|e| Error::Io(doc.into(), e))
+    Ok(format!("{}{BEGIN}\n{report}\n{}", &doc[..a], &doc[b..]))
 }
 
 /// A failed operation as [`Error::Operation`].
@@ -335,16 +324,17 @@ mod tests {
 
     #[test]
     fn the_document_block_is_replaced_and_the_rest_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("doc.md");
-        std::fs::write(&p, format!("head\n{BEGIN}\nold\n{END}\ntail\n")).unwrap();
-        update_doc(&p, "new").unwrap();
-        update_doc(&p, "newer").unwrap();
+        let doc = format!("head\n{BEGIN}\nold\n{END}\ntail\n");
+        let once = replace_block(&doc, "new").unwrap();
         assert_eq!(
-            std::fs::read_to_string(&p).unwrap(),
+            replace_block(&once, "newer").unwrap(),
             format!("head\n{BEGIN}\nnewer\n{END}\ntail\n")
         );
-        std::fs::write(&p, "no markers").unwrap();
-        assert!(matches!(update_doc(&p, "x"), Err(Error::NoBlock(_))));
+        assert!(matches!(
+            replace_block("no markers", "x"),
+            Err(Error::NoBlock)
+        ));
+        let reversed = format!("{END}\n{BEGIN}\n");
+        assert!(matches!(replace_block(&reversed, "x"), Err(Error::NoBlock)));
     }
 }

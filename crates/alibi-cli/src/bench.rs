@@ -3,9 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use alibi_bench::{run as measure, update_doc, Event, Options, Scale, Seed};
+use alibi_bench::{replace_block, run as measure, Event, Options, Scale, Seed};
 
 use crate::failure::{usage, CmdResult, Failure};
+use crate::files::{self, Kind, Output};
+use crate::report::progress_bar;
 use crate::say;
 
 /// `alibi bench`.
@@ -47,24 +49,10 @@ pub fn run(a: Args) -> CmdResult {
         .map_err(usage)?;
     if let Some(doc) = &a.doc {
         // Refuse before measuring, not after minutes of it.
-        let text =
-            std::fs::read_to_string(doc).map_err(|e| usage(format!("{}: {e}", doc.display())))?;
-        if !text.contains(alibi_bench::BEGIN) || !text.contains(alibi_bench::END) {
-            return Err(usage(format!(
-                "{}: no `{}` ... `{}` block to replace",
-                doc.display(),
-                alibi_bench::BEGIN,
-                alibi_bench::END
-            )));
-        }
+        replace_block(&read_doc(doc)?, "").map_err(|e| usage(format!("{}: {e}", doc.display())))?;
     }
     eprintln!("alibi bench: expected time {}", scale.expected(&only));
-    let bar = indicatif::ProgressBar::new(0);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
-            .map_err(usage)?
-            .progress_chars("=> "),
-    );
+    let bar = progress_bar(0)?;
     let mut started = false;
     let report = measure(&Options { scale, only }, &mut |e| match e {
         Event::Seed { seed, steps } => {
@@ -81,9 +69,28 @@ pub fn run(a: Args) -> CmdResult {
     })
     .map_err(|e| Failure::Usage(format!("bench: {e}")))?;
     bar.finish_and_clear();
-    let written = report.write(&a.out).map_err(usage)?;
+    // Every file atomically, all or none, as every command writes.
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| usage(format!("cannot create {}: {e}", a.out.display())))?;
+    let contents = report.files().map_err(usage)?;
+    let written: Vec<PathBuf> = contents.iter().map(|(name, _)| a.out.join(name)).collect();
+    let outputs: Vec<Output> = contents
+        .iter()
+        .zip(&written)
+        .map(|((_, text), path)| Output {
+            flag: "--out",
+            path,
+            kind: Kind::Data,
+            data: text.as_bytes(),
+        })
+        .collect();
+    files::write_outputs(&outputs, false)?;
     if let Some(doc) = &a.doc {
-        update_doc(doc, &report.markdown_linking(3, &link_prefix(doc, &a.out))).map_err(usage)?;
+        // Read again: the document may have changed while the benchmarks ran.
+        let block = report.markdown_linking(3, &link_prefix(doc, &a.out));
+        let text = replace_block(&read_doc(doc)?, &block)
+            .map_err(|e| usage(format!("{}: {e}", doc.display())))?;
+        files::rewrite("--doc", doc, Kind::Data, text.as_bytes())?;
     }
     say!(
         "measured {} table(s) in {:.0} s; wrote {}{}",
@@ -99,6 +106,12 @@ pub fn run(a: Args) -> CmdResult {
             .map_or(String::new(), |d| format!(" and updated {}", d.display()))
     )?;
     Ok(())
+}
+
+/// The Markdown document of `--doc`, as text.
+fn read_doc(doc: &Path) -> Result<String, Failure> {
+    String::from_utf8(files::read(doc)?)
+        .map_err(|_| usage(format!("{}: not UTF-8 text", doc.display())))
 }
 
 /// How `doc` refers to files in `out`: relative to the document's directory when `out` lies

@@ -944,12 +944,7 @@ pub(crate) struct Grid {
 fn bench(grid: &Grid, csv: &Path, plot: &Path, format: Format) -> CmdResult {
     let timeout = Duration::from_secs(grid.timeout_s);
     let total = grid.ns.len() * grid.delays.len() * grid.modes.len();
-    let bar = indicatif::ProgressBar::new(total as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
-            .map_err(usage)?
-            .progress_chars("=> "),
-    );
+    let bar = crate::report::progress_bar(total as u64)?;
     let cells = runtime()?.block_on(async {
         let mut cells = vec![];
         for &delay in &grid.delays {

@@ -8,6 +8,18 @@ use serde_json::{json, Map, Value};
 
 use crate::failure::{CmdResult, Failure};
 
+/// The progress bar of the long commands (`bench`, `mpc bench`): elapsed time, bar, count and
+/// what is being measured, on stderr.
+pub fn progress_bar(len: u64) -> Result<indicatif::ProgressBar, Failure> {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+            .map_err(|e| Failure::Usage(e.to_string()))?
+            .progress_chars("=> "),
+    );
+    Ok(bar)
+}
+
 /// Prints one line on stdout.
 pub fn say(line: impl Display) -> CmdResult {
     let mut out = std::io::stdout().lock();
