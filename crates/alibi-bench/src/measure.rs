@@ -100,17 +100,21 @@ pub fn pair<A, B>(
     let (ca, _) = calls_per_batch(&mut ours, budget.time / 10);
     let (cb, _) = calls_per_batch(&mut peer, budget.time / 10);
     let start = Instant::now();
-    let (mut xa, mut xb, mut r) = (vec![], vec![], vec![]);
+    let (mut xa, mut xb) = (vec![], vec![]);
     while xa.len() < budget.min_samples || start.elapsed() < 2 * budget.time {
-        let a = batch(&mut ours, ca);
-        let b = batch(&mut peer, cb);
-        xa.push(a);
-        xb.push(b);
-        r.push(a / b);
+        xa.push(batch(&mut ours, ca));
+        xb.push(batch(&mut peer, cb));
     }
+    summarise(&xa, &xb)
+}
+
+/// Ours and the peer's samples, taken alternately (`xa[i]` just before `xb[i]`), summarised with
+/// one ratio per pair.
+fn summarise(xa: &[f64], xb: &[f64]) -> Pair {
+    let r: Vec<f64> = xa.iter().zip(xb).map(|(a, b)| a / b).collect();
     Pair {
-        ours: Stats::of(&xa),
-        peer: Stats::of(&xb),
+        ours: Stats::of(xa),
+        peer: Stats::of(xb),
         ratio: Stats::of(&r),
     }
 }
@@ -127,14 +131,31 @@ mod tests {
     }
 
     #[test]
-    fn a_pair_sees_which_side_is_slower() {
+    fn ratios_are_taken_pair_by_pair() {
+        // Not the ratio of the medians (2 / 4): the median of 1/2, 3/6, 20/4.
+        let p = summarise(&[1.0, 3.0, 20.0], &[2.0, 6.0, 4.0]);
+        assert_eq!((p.ours.median, p.peer.median), (3.0, 4.0));
+        assert_eq!((p.ratio.median, p.ratio.min, p.ratio.max), (0.5, 0.5, 5.0));
+    }
+
+    #[test]
+    fn a_pair_alternates_batches() {
+        // With no time budget each batch is one call: after one calibration call each, the
+        // calls go ours, peer, ours, peer, as many pairs as the samples asked for.
+        let log = std::cell::RefCell::new(String::new());
         let budget = Budget {
-            time: Duration::from_millis(30),
-            min_samples: 3,
+            time: Duration::ZERO,
+            min_samples: 4,
         };
-        let spin = |n: u64| (0..n).fold(0u64, |a, x| black_box(a.wrapping_add(x * x)));
-        let p = pair(budget, || spin(2_000), || spin(20_000));
-        assert!(p.ratio.median < 0.5, "{p:?}");
-        assert!(p.ours.samples >= 3 && p.peer.samples == p.ours.samples);
+        let p = pair(
+            budget,
+            || log.borrow_mut().push('a'),
+            || log.borrow_mut().push('b'),
+        );
+        assert_eq!(log.into_inner(), "ababababab");
+        assert_eq!((p.ours.samples, p.peer.samples, p.ratio.samples), (4, 4, 4));
+        let mut calls = 0;
+        let s = time(budget, || calls += 1);
+        assert_eq!((s.samples, calls), (4, 5));
     }
 }
