@@ -374,6 +374,12 @@ impl SigningKey {
         self
     }
 
+    /// Bytes the cached x_i of [`SigningKey::with_precomputation`] take in memory (0 without
+    /// them): what the paper adds to the secret key's size for this variant.
+    pub fn precomputation_len(&self) -> usize {
+        self.cache.as_ref().map_or(0, Vec::len)
+    }
+
     /// Decodes header || PRF key || seed.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
         let level = keyed_level(b, "TACHYON secret key", Level::secret_key_len)?;

@@ -19,7 +19,10 @@ fn every_level_signs_and_verifies() {
         assert_eq!(vk2, vk);
         let sk2 = SigningKey::from_bytes(&sk.to_bytes()).unwrap();
         assert_eq!(sk2.verifying_key(), vk);
+        assert_eq!(sk2.precomputation_len(), 0);
         let pre = sk2.with_precomputation();
+        // Every x_i, mu * N = 2,048 bits each (the paper's 256 to 768 KB).
+        assert_eq!(pre.precomputation_len(), 256 * level.t());
         for i in 0..10u32 {
             let msg = i.to_le_bytes();
             for signer in [&sk, &pre] {
