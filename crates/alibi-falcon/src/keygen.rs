@@ -373,51 +373,73 @@ fn top_fft(a: &[BigInt], shift: u64) -> Vec<f64> {
 /// round removes about 30 bits, and the last round (shift = 0) is the exact Babai step.
 /// Returns false if the reduction stalls, which makes the key generator try another (f, g).
 fn reduce(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [BigInt]) -> bool {
-    let n = f.len();
-    if (2..=LIMB_REDUCE_MAX_N).contains(&n) {
-        return reduce_limbs(f, g, big_f, big_g);
+    // NTRUSolve calls it from degree 2 up (degree 1 is the bottom, solved by Bezout).
+    let b = FgTop::new(f, g);
+    if f.len() <= LIMB_REDUCE_MAX_N {
+        return reduce_limbs(&b, big_f, big_g);
     }
-    if n == 1 {
-        let two = BigInt::from(2);
-        let num: BigInt = &big_f[0] * &f[0] + &big_g[0] * &g[0];
-        let den: BigInt = &f[0] * &f[0] + &g[0] * &g[0];
-        let k: BigInt = (&num * &two + &den).div_floor(&(&den * &two));
-        big_f[0] -= &k * &f[0];
-        big_g[0] -= &k * &g[0];
-        return true;
+    reduce_rounds(&b, big_f, big_g, REDUCE_ROUNDS)
+}
+
+/// What every round of Reduce needs of (f, g), computed once: the polynomials, their largest bit
+/// length, the scale 2^sf of their top 53 bits, those bits' FFTs and den = f adj(f) + g adj(g).
+struct FgTop<'a> {
+    f: &'a [BigInt],
+    g: &'a [BigInt],
+    bits: u64,
+    sf: u64,
+    fa: Vec<f64>,
+    ga: Vec<f64>,
+    den: Vec<f64>,
+}
+
+impl<'a> FgTop<'a> {
+    fn new(f: &'a [BigInt], g: &'a [BigInt]) -> Self {
+        let bits = max_bits(f, g);
+        let sf = bits.saturating_sub(53);
+        let (fa, ga) = (top_fft(f, sf), top_fft(g, sf));
+        let mut den = vec![0.0; f.len()];
+        fft::norm2_sum(&mut den, &fa, &ga);
+        FgTop {
+            f,
+            g,
+            bits,
+            sf,
+            fa,
+            ga,
+            den,
+        }
     }
-    let sf = max_bits(f, g).saturating_sub(53);
-    let fa = top_fft(f, sf);
-    let ga = top_fft(g, sf);
-    let mut den = vec![0.0; n];
-    fft::norm2_sum(&mut den, &fa, &ga);
-    reduce_rounds(&fa, &ga, &den, f, g, big_f, big_g, REDUCE_ROUNDS)
+
+    /// One Babai coefficient k with its scale 2^shift, from the FFTs of the top bits of F and G
+    /// (scaled by 2^-sfb); `num` is scratch.
+    fn babai_k(&self, num: &mut [f64], fb: &[f64], gb: &[f64], sfb: u64) -> (Vec<i64>, u64) {
+        fft::mul_adj_sum(num, fb, &self.fa, gb, &self.ga);
+        fft::div_selfadj(num, &self.den);
+        fft::ifft(num);
+        // F / f ~ num 2^e.
+        let e = sfb as i64 - self.sf as i64;
+        let shift = (e - 30).max(0) as u64;
+        let scale = 2f64.powi((e - shift as i64).clamp(-1100, 30) as i32);
+        (
+            num.iter().map(|x| (x * scale).round() as i64).collect(),
+            shift,
+        )
+    }
 }
 
 /// At most this many rounds of Reduce before it counts as stalled.
 const REDUCE_ROUNDS: usize = 4096;
 
-/// The rounds of [`reduce`] on big integers, from the FFTs of the top bits of f and g (`fa`, `ga`)
-/// and their denominator `den`; at most `rounds` of them.
-#[allow(clippy::too_many_arguments)]
-fn reduce_rounds(
-    fa: &[f64],
-    ga: &[f64],
-    den: &[f64],
-    f: &[BigInt],
-    g: &[BigInt],
-    big_f: &mut [BigInt],
-    big_g: &mut [BigInt],
-    rounds: usize,
-) -> bool {
-    let n = f.len();
-    let sf = max_bits(f, g).saturating_sub(53);
+/// The rounds of [`reduce`] on big integers; at most `rounds` of them.
+fn reduce_rounds(b: &FgTop, big_f: &mut [BigInt], big_g: &mut [BigInt], rounds: usize) -> bool {
+    let (f, g, n) = (b.f, b.g, b.f.len());
     let mut num = vec![0.0; n];
     for _ in 0..rounds {
         let sfb = max_bits(big_f, big_g).saturating_sub(53);
         let fb = top_fft(big_f, sfb);
         let gb = top_fft(big_g, sfb);
-        let (k, shift) = babai_k(&mut num, &fb, &gb, fa, ga, den, sfb, sf);
+        let (k, shift) = b.babai_k(&mut num, &fb, &gb, sfb);
         if k.iter().all(|&x| x == 0) {
             return true;
         }
@@ -499,32 +521,6 @@ fn bezout(a: &BigInt, b: &BigInt) -> Option<(BigInt, BigInt)> {
     Some((u, v))
 }
 
-/// One Babai coefficient k (with its scale 2^shift) from the FFTs of the top bits of F, G
-/// (scaled by 2^-sfb) and of f, g (by 2^-sf), and den = f adj(f) + g adj(g); `num` is scratch.
-#[allow(clippy::too_many_arguments)]
-fn babai_k(
-    num: &mut [f64],
-    fb: &[f64],
-    gb: &[f64],
-    fa: &[f64],
-    ga: &[f64],
-    den: &[f64],
-    sfb: u64,
-    sf: u64,
-) -> (Vec<i64>, u64) {
-    fft::mul_adj_sum(num, fb, fa, gb, ga);
-    fft::div_selfadj(num, den);
-    fft::ifft(num);
-    // F / f ~ num 2^e.
-    let e = sfb as i64 - sf as i64;
-    let shift = (e - 30).max(0) as u64;
-    let scale = 2f64.powi((e - shift as i64).clamp(-1100, 30) as i32);
-    (
-        num.iter().map(|x| (x * scale).round() as i64).collect(),
-        shift,
-    )
-}
-
 /// Up to this length, [`reduce`] runs on fixed-width limbs ([`reduce_limbs`]). Its products cost
 /// n^2 limb products, against Karatsuba on words above; 32 was the fastest of 8, 16, 32 and 64 in
 /// Falcon-512 key generation (2026-11-25, AMD EPYC).
@@ -535,14 +531,8 @@ const LIMB_REDUCE_MAX_N: usize = 32;
 /// limbs updated in place, instead of big integers allocated for every product, shift and
 /// difference. A round whose product could overflow the width hands the state back to the
 /// big-integer rounds.
-fn reduce_limbs(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [BigInt]) -> bool {
-    let n = f.len();
-    let sf = max_bits(f, g).saturating_sub(53);
-    let fa = top_fft(f, sf);
-    let ga = top_fft(g, sf);
-    let mut den = vec![0.0; n];
-    fft::norm2_sum(&mut den, &fa, &ga);
-    let bits_fg = max_bits(f, g);
+fn reduce_limbs(b: &FgTop, big_f: &mut [BigInt], big_g: &mut [BigInt]) -> bool {
+    let (f, g, n, bits_fg) = (b.f, b.g, b.f.len(), b.bits);
     let len = (max_bits(big_f, big_g).max(bits_fg) as usize + 64) / 32 + 1;
     let (lf, lg) = (Limbs::new(f, len), Limbs::new(g, len));
     let (mut lbf, mut lbg) = (Limbs::new(big_f, len), Limbs::new(big_g, len));
@@ -553,7 +543,7 @@ fn reduce_limbs(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [B
         let bits_big = lbf.max_bits().max(lbg.max_bits());
         let sfb = bits_big.saturating_sub(53);
         let (fb, gb) = (lbf.top_fft(sfb), lbg.top_fft(sfb));
-        let (k, shift) = babai_k(&mut num, &fb, &gb, &fa, &ga, &den, sfb, sf);
+        let (k, shift) = b.babai_k(&mut num, &fb, &gb, sfb);
         if k.iter().all(|&x| x == 0) {
             lbf.store(big_f);
             lbg.store(big_g);
@@ -569,7 +559,7 @@ fn reduce_limbs(f: &[BigInt], g: &[BigInt], big_f: &mut [BigInt], big_g: &mut [B
         if bound.max(bits_big) + 2 >= 32 * len as u64 {
             lbf.store(big_f);
             lbg.store(big_g);
-            return reduce_rounds(&fa, &ga, &den, f, g, big_f, big_g, REDUCE_ROUNDS - round);
+            return reduce_rounds(b, big_f, big_g, REDUCE_ROUNDS - round);
         }
         lbf.sub_mul_shift(&lf, &k, shift, &mut acc);
         lbg.sub_mul_shift(&lg, &k, shift, &mut acc);
@@ -960,13 +950,10 @@ mod tests {
             let (mut big_f, mut big_g) = (lift(&fp, g), lift(&gp, f));
             if f.len() <= LIMB_REDUCE_MAX_N {
                 let (mut want_f, mut want_g) = (big_f.clone(), big_g.clone());
-                let sf = max_bits(f, g).saturating_sub(53);
-                let (fa, ga) = (top_fft(f, sf), top_fft(g, sf));
-                let mut den = vec![0.0; f.len()];
-                fft::norm2_sum(&mut den, &fa, &ga);
-                let ok = reduce_rounds(&fa, &ga, &den, f, g, &mut want_f, &mut want_g, 4096);
+                let b = FgTop::new(f, g);
+                let ok = reduce_rounds(&b, &mut want_f, &mut want_g, REDUCE_ROUNDS);
                 assert_eq!(
-                    reduce_limbs(f, g, &mut big_f, &mut big_g),
+                    reduce_limbs(&b, &mut big_f, &mut big_g),
                     ok,
                     "n = {}",
                     f.len()
