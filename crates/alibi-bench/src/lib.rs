@@ -234,7 +234,7 @@ pub fn run(options: &Options, progress: &mut dyn FnMut(Event)) -> Result<Report,
     })
 }
 
-/// Marks the start of the block of a document that [`update_doc`] replaces.
+/// Marks the start of the block of a document that [`replace_block`] replaces.
 pub const BEGIN: &str = "<!-- BEGIN alibi bench report -->";
 /// Marks its end.
 pub const END: &str = "<!-- END alibi bench report -->";
