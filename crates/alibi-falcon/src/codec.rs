@@ -199,6 +199,19 @@ pub fn decompress_padded(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
 /// encoding gets nor how many bits its coefficients use decides how long decoding takes. The
 /// window's address follows the bit position (within a buffer of a few hundred bytes).
 pub fn decompress_padded_uniform(data: &[u8], n: usize) -> (Vec<i16>, bool) {
+    decompress_block_uniform(data, n, true)
+}
+
+/// Decompress `n` coefficients from the start of a fixed-length block, ignoring the whole bytes
+/// after the body (unused bits of the body's last byte must still be zero): the blocks of the
+/// SHADOWFAX artifact's GANDALF[Antrag, Mitaka] signer, which leaves stale bytes there.
+pub fn decompress_prefix_block(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
+    decompress_prefix(data, n).map(|(out, _)| out)
+}
+
+/// [`decompress_padded_uniform`], or with `zero_tail` false the same uniform work for
+/// [`decompress_prefix_block`]'s rule.
+pub fn decompress_block_uniform(data: &[u8], n: usize, zero_tail: bool) -> (Vec<i16>, bool) {
     let total = data.len() * 8;
     // Eight zero bytes past the end, so that every window load is in bounds.
     let mut buf = Vec::with_capacity(data.len() + 8);
@@ -230,8 +243,11 @@ pub fn decompress_padded_uniform(data: &[u8], n: usize) -> (Vec<i16>, bool) {
     let end = p.min(total);
     let (last, tail) = (end >> 3, 0xFFu8 >> (end & 7));
     let mut rest = 0u8;
+    let tail_mask = (zero_tail as u8).wrapping_neg();
+    // When the body ends on a byte boundary, byte `last` is already after it.
+    let tail = tail & (((end & 7 != 0) as u8).wrapping_neg() | tail_mask);
     for (i, &byte) in data.iter().enumerate() {
-        let after = ((i > last) as u8).wrapping_neg();
+        let after = ((i > last) as u8).wrapping_neg() & tail_mask;
         let at = ((i == last) as u8).wrapping_neg();
         rest |= byte & (after | (at & tail));
     }
@@ -315,6 +331,29 @@ mod tests {
             if let Ok(p) = plain {
                 prop_assert_eq!(u, p);
             }
+            // The same for the rule that ignores the bytes after the body.
+            let (u, ok) = decompress_block_uniform(&enc, 512, false);
+            let plain = decompress_prefix_block(&enc, 512);
+            prop_assert_eq!(ok, plain.is_ok());
+            if let Ok(p) = plain {
+                prop_assert_eq!(u, p);
+            }
+        }
+
+        /// Stale bytes after the body change nothing under the prefix rule, and are refused under
+        /// the zero-padding rule.
+        #[test]
+        fn prefix_blocks_ignore_stale_tails(
+            s in proptest::collection::vec(-300i16..300, 512),
+            junk in proptest::collection::vec(1u8..=255, 1..40),
+        ) {
+            let Some(body) = compress(&s, 666) else { return Ok(()) };
+            let mut block = body.clone();
+            block.extend_from_slice(&junk);
+            block.resize(body.len() + junk.len().max(1), 0);
+            prop_assert_eq!(decompress_prefix_block(&block, 512).ok(), Some(s.clone()));
+            prop_assert_eq!(decompress_block_uniform(&block, 512, false), (s.clone(), true));
+            prop_assert!(decompress_padded(&block, 512).is_err());
         }
 
         #[test]

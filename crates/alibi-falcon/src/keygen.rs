@@ -717,14 +717,14 @@ fn negate(x: &mut [u32]) {
 }
 
 /// NTRUSolve (Algorithm 6): (F, G) with f G - g F = q, recursively through field norms.
-fn solve_rec(f: &[BigInt], g: &[BigInt]) -> Option<(Poly, Poly)> {
+fn solve_rec(f: &[BigInt], g: &[BigInt], q: u32) -> Option<(Poly, Poly)> {
     if f.len() == 1 {
         let (u, v) = bezout(&f[0], &g[0])?;
         // u f + v g = 1, so F = -q v and G = q u satisfy f G - g F = q.
-        let q = BigInt::from(Q);
+        let q = BigInt::from(q);
         return Some((vec![-(&q * v)], vec![q * u]));
     }
-    let (fp, gp) = solve_rec(&field_norm(f), &field_norm(g))?;
+    let (fp, gp) = solve_rec(&field_norm(f), &field_norm(g), q)?;
     // F = F'(x^2) g(-x), G = G'(x^2) f(-x); `lift` takes care of the sign of x.
     let mut big_f = lift(&fp, g);
     let mut big_g = lift(&gp, f);
@@ -736,12 +736,27 @@ fn solve_rec(f: &[BigInt], g: &[BigInt]) -> Option<(Poly, Poly)> {
 
 /// NTRUSolve on small f, g; `None` when it fails or when F, G do not fit the 8-bit encoding.
 pub fn ntru_solve(f: &[i32], g: &[i32]) -> Option<(Vec<i32>, Vec<i32>)> {
+    ntru_solve_bounded(f, g, Q, 127)
+}
+
+/// NTRUSolve for any modulus q (Falcon's q = 12289, BAT's 257, ...): (F, G) with
+/// f G - g F = q, Babai-reduced against (f, g); `None` when it fails or when a coefficient of F or
+/// G exceeds `bound` in absolute value. The length of f and g is a power of two.
+pub fn ntru_solve_bounded(
+    f: &[i32],
+    g: &[i32],
+    q: u32,
+    bound: i32,
+) -> Option<(Vec<i32>, Vec<i32>)> {
+    if f.len() != g.len() || !f.len().is_power_of_two() {
+        return None;
+    }
     let fb: Poly = f.iter().map(|&x| BigInt::from(x)).collect();
     let gb: Poly = g.iter().map(|&x| BigInt::from(x)).collect();
-    let (big_f, big_g) = solve_rec(&fb, &gb)?;
+    let (big_f, big_g) = solve_rec(&fb, &gb, q)?;
     let small = |p: &Poly| -> Option<Vec<i32>> {
         p.iter()
-            .map(|x| x.to_i32().filter(|v| v.abs() <= 127))
+            .map(|x| x.to_i32().filter(|v| v.abs() <= bound))
             .collect()
     };
     let big_f = small(&big_f)?;

@@ -40,7 +40,7 @@
 
 mod codec;
 mod error;
-mod fft;
+pub mod fft;
 mod fftree;
 mod hash;
 mod keygen;
@@ -56,9 +56,10 @@ use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 pub use error::Error;
+pub use keygen::ntru_solve_bounded as ntru_solve;
 pub use params::{Level, Q, SALT_LEN};
 
-use sampler::Sampler;
+pub use sampler::Sampler;
 
 /// HashToPoint (spec Algorithm 3): the target c = H(salt || msg) in Z_q[x]/(x^n + 1).
 pub fn hash_to_point(salt: &[u8], msg: &[u8], level: Level) -> Vec<u16> {
@@ -103,6 +104,38 @@ impl core::fmt::Debug for SigningKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "SigningKey({})", self.level)
     }
+}
+
+/// h = g / f mod q for an NTRU basis (f, g, F, G) of `level` held one signed byte per coefficient,
+/// after checking that f G - g F = q (G = g F / f mod q) and that no coefficient is -128. Unlike
+/// [`SigningKey::from_ntru_polynomials`] it does not limit f and g to Falcon's encoding width, so
+/// bases from other key generators of the same lattice (Antrag's) are accepted.
+pub fn ntru_verifying_key(
+    level: Level,
+    f: &[i8],
+    g: &[i8],
+    big_f: &[i8],
+    big_g: &[i8],
+) -> Result<VerifyingKey, Error> {
+    let n = level.n();
+    if [f, g, big_f, big_g].iter().any(|p| p.len() != n) {
+        return Err(Error::LevelMismatch);
+    }
+    let h = ntru_public(f, g, big_f, big_g)?;
+    Ok(VerifyingKey::from_h(level, h, None))
+}
+
+/// The check [`ntru_verifying_key`] and [`SigningKey::from_ntru_polynomials`] share; the lengths
+/// are already checked.
+fn ntru_public(f: &[i8], g: &[i8], big_f: &[i8], big_g: &[i8]) -> Result<Vec<u16>, Error> {
+    if [f, g, big_f, big_g].iter().any(|p| p.contains(&i8::MIN)) {
+        return Err(Error::CoefficientRange);
+    }
+    let (h, g2) = keygen::complete_private(f, g, big_f).ok_or(Error::InvalidSecretKey)?;
+    if g2 != big_g {
+        return Err(Error::InvalidSecretKey);
+    }
+    Ok(h)
 }
 
 impl SigningKey {
@@ -150,21 +183,16 @@ impl SigningKey {
             return Err(Error::LevelMismatch);
         }
         let lim = 1i8 << (level.fg_bits() - 1);
-        if f.iter().chain(g).any(|&x| x <= -lim || x >= lim)
-            || big_f.iter().chain(big_g).any(|&x| x == i8::MIN)
-        {
+        if f.iter().chain(g).any(|&x| x <= -lim || x >= lim) {
             return Err(Error::CoefficientRange);
         }
-        let (h, g2) = keygen::complete_private(f, g, big_f).ok_or(Error::InvalidSecretKey)?;
-        if g2 != big_g {
-            return Err(Error::InvalidSecretKey);
-        }
+        let h = ntru_public(f, g, big_f, big_g)?;
         Ok(SigningKey {
             level,
             f: f.to_vec(),
             g: g.to_vec(),
             big_f: big_f.to_vec(),
-            big_g: g2,
+            big_g: big_g.to_vec(),
             h,
         })
     }
@@ -633,6 +661,19 @@ pub fn decompress_padded(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
 /// (for secret encodings: see `codec::decompress_padded_uniform`).
 pub fn decompress_padded_uniform(data: &[u8], n: usize) -> (Vec<i16>, bool) {
     codec::decompress_padded_uniform(data, n)
+}
+
+/// Decompresses `n` coefficients from the start of a fixed-size block and ignores the whole bytes
+/// after them (the unused bits of the last byte read must be zero). For compatibility with
+/// encoders that leave stale bytes after the body (the SHADOWFAX artifact's Mitaka signer); such
+/// blocks are malleable in those bytes.
+pub fn decompress_prefix_block(data: &[u8], n: usize) -> Result<Vec<i16>, Error> {
+    codec::decompress_prefix_block(data, n)
+}
+
+/// [`decompress_prefix_block`] with [`decompress_padded_uniform`]'s uniform work and validity flag.
+pub fn decompress_prefix_block_uniform(data: &[u8], n: usize) -> (Vec<i16>, bool) {
+    codec::decompress_block_uniform(data, n, false)
 }
 
 /// Sum of h_i s_i mod q over several keys of one level, with a single inverse NTT: the linear

@@ -21,6 +21,18 @@
 //! artifact, which ignores its decoder's verdict), sets v = c - sum h_i u_i mod q (centred) and checks
 //! the same bound.
 //!
+//! ## GANDALF[Antrag, Mitaka]
+//! The same construction over keys from Antrag's key generation, with the Mitaka sampler as the
+//! trapdoor ([`Trapdoor::AntragMitaka`], keys from `alibi-mitaka`), as the artifact's
+//! `GandalfMitaka` folder builds it: Falcon-512's lattice and public keys, the same hash and the
+//! same 1,276-byte layout; sigma = r alpha sqrt(q) = 162.90 (r Falcon-512's smoothing parameter,
+//! alpha = 1.15) for the Gaussian parts and the sampler alike, and floor(beta^2) = 60,669,689 for two
+//! members by the same rule beta = 1.22 sigma sqrt((N + 1) n). One difference of encoding: the
+//! artifact's signer writes each compressed u_i into its block without clearing the bytes after
+//! it, and its verifier ignores them, so a verifier of this variant ignores the whole bytes after
+//! each block's body too (they are malleable; the unused bits of the body's last byte must still
+//! be zero). Our signer writes zeros there.
+//!
 //! ## N members (beyond the papers)
 //! All N keys are hashed in ring order; N - 1 parts are Gaussian, the signer's is the trapdoor
 //! preimage. The bound is beta^2 = (1.22 sigma)^2 (N + 1) n: the acceptance vector (u_0..u_{N-1}, v)
@@ -63,8 +75,8 @@
 
 use alibi_encoding::LengthChecked;
 use alibi_falcon::{
-    compress_padded, decompress_padded, decompress_padded_uniform, norm_sq, sub_centered,
-    sum_mul_h, DiscreteGaussian, ExpandedSigningKey, Level, VerifyingKey, Q,
+    compress_padded, norm_sq, sub_centered, sum_mul_h, DiscreteGaussian, ExpandedSigningKey, Level,
+    Preimage, VerifyingKey, Q,
 };
 use rand_core::{CryptoRng, TryCryptoRng};
 use shake::digest::{ExtendableOutput, Update, XofReader};
@@ -107,6 +119,119 @@ pub enum Error {
     /// An error of the underlying Falcon keys.
     #[error("falcon: {0}")]
     Falcon(#[from] alibi_falcon::Error),
+    /// An error of the underlying Antrag / Mitaka keys.
+    #[error("mitaka: {0}")]
+    Mitaka(#[from] alibi_mitaka::Error),
+    /// The signing key's trapdoor is not the ring's.
+    #[error("the signing key is a {0:?} key, the ring is {1:?}")]
+    TrapdoorMismatch(Trapdoor, Trapdoor),
+    /// GANDALF[Antrag, Mitaka] is defined at Falcon-512's lattice only.
+    #[error("Antrag / Mitaka rings need Falcon-512 public keys")]
+    MitakaLevel,
+}
+
+/// The trapdoor (key generation and preimage sampler) of a ring's members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Trapdoor {
+    /// Falcon keys (NTRUGen) and Falcon's ffSampling: GANDALF[Falcon].
+    Falcon,
+    /// Antrag keys and the Mitaka sampler, at Falcon-512's lattice: GANDALF[Antrag, Mitaka].
+    AntragMitaka,
+}
+
+impl Trapdoor {
+    /// The width of every part: Falcon's signing sigma, or Mitaka's r alpha sqrt(q).
+    pub fn sigma(self, level: Level) -> f64 {
+        match self {
+            Trapdoor::Falcon => level.sigma(),
+            Trapdoor::AntragMitaka => alibi_mitaka::sigma(),
+        }
+    }
+
+    /// floor(beta^2) for a ring of `members` at `level`: (1.22 sigma)^2 (members + 1) n.
+    pub fn bound(self, level: Level, members: usize) -> u64 {
+        let b = 1.22 * self.sigma(level);
+        (b * b * ((members + 1) * level.n()) as f64).floor() as u64
+    }
+
+    /// Decodes one block: zero padding for GANDALF[Falcon]; the bytes after the body ignored for
+    /// GANDALF[Antrag, Mitaka], as the artifact does.
+    fn decode_block(self, b: &[u8], n: usize) -> Result<Vec<i16>, alibi_falcon::Error> {
+        match self {
+            Trapdoor::Falcon => alibi_falcon::decompress_padded(b, n),
+            Trapdoor::AntragMitaka => alibi_falcon::decompress_prefix_block(b, n),
+        }
+    }
+
+    /// [`Self::decode_block`] with uniform work and a validity flag.
+    fn decode_block_uniform(self, b: &[u8], n: usize) -> (Vec<i16>, bool) {
+        match self {
+            Trapdoor::Falcon => alibi_falcon::decompress_padded_uniform(b, n),
+            Trapdoor::AntragMitaka => alibi_falcon::decompress_prefix_block_uniform(b, n),
+        }
+    }
+
+    fn gaussian(self, level: Level) -> &'static DiscreteGaussian {
+        static G: [OnceLock<DiscreteGaussian>; 3] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        let i = match (self, level) {
+            (Trapdoor::Falcon, Level::Falcon512) => 0,
+            (Trapdoor::Falcon, Level::Falcon1024) => 1,
+            (Trapdoor::AntragMitaka, _) => 2,
+        };
+        G[i].get_or_init(|| {
+            DiscreteGaussian::new(self.sigma(level)).expect("both sigmas are in range")
+        })
+    }
+}
+
+/// A member's key that can sign for a ring: it names its trapdoor and its public polynomial h,
+/// and samples short preimages (s1, s2) with s1 + s2 h = c.
+pub trait RingSigningKey {
+    /// The trapdoor this key is for.
+    fn trapdoor(&self) -> Trapdoor;
+    /// The public polynomial h.
+    fn h(&self) -> &[u16];
+    /// One short preimage of the target c (coefficients in [0, q)).
+    fn sample_preimage<R: CryptoRng + ?Sized>(
+        &self,
+        c: &[u16],
+        rng: &mut R,
+    ) -> Result<Preimage, Error>;
+}
+
+impl RingSigningKey for ExpandedSigningKey {
+    fn trapdoor(&self) -> Trapdoor {
+        Trapdoor::Falcon
+    }
+    fn h(&self) -> &[u16] {
+        ExpandedSigningKey::h(self)
+    }
+    fn sample_preimage<R: CryptoRng + ?Sized>(
+        &self,
+        c: &[u16],
+        rng: &mut R,
+    ) -> Result<Preimage, Error> {
+        Ok(ExpandedSigningKey::sample_preimage(self, c, rng)?)
+    }
+}
+
+impl RingSigningKey for alibi_mitaka::ExpandedSigningKey {
+    fn trapdoor(&self) -> Trapdoor {
+        Trapdoor::AntragMitaka
+    }
+    fn h(&self) -> &[u16] {
+        alibi_mitaka::ExpandedSigningKey::h(self)
+    }
+    fn sample_preimage<R: CryptoRng + ?Sized>(
+        &self,
+        c: &[u16],
+        rng: &mut R,
+    ) -> Result<Preimage, Error> {
+        Ok(alibi_mitaka::ExpandedSigningKey::sample_preimage(
+            self, c, rng,
+        )?)
+    }
 }
 
 /// The length check, written once in `alibi-encoding`.
@@ -118,10 +243,10 @@ pub const fn block_len(level: Level) -> usize {
     level.sig_max_len() - 1 - alibi_falcon::SALT_LEN + 1
 }
 
-/// floor(beta^2) for a ring of `members` at `level`: (1.22 sigma)^2 (members + 1) n.
+/// floor(beta^2) for a GANDALF[Falcon] ring of `members` at `level`: (1.22 sigma)^2 (members + 1) n
+/// ([`Trapdoor::bound`] for either trapdoor).
 pub fn bound(level: Level, members: usize) -> u64 {
-    let b = 1.22 * level.sigma();
-    (b * b * ((members + 1) * level.n()) as f64).floor() as u64
+    Trapdoor::Falcon.bound(level, members)
 }
 
 /// Signature length for a ring of `members` at `level`: N blocks and the salt.
@@ -129,15 +254,11 @@ pub const fn signature_len(level: Level, members: usize) -> usize {
     members * block_len(level) + SALT_LEN
 }
 
-fn gaussian(level: Level) -> &'static DiscreteGaussian {
-    static G: [OnceLock<DiscreteGaussian>; 2] = [OnceLock::new(), OnceLock::new()];
-    let i = (level == Level::Falcon1024) as usize;
-    G[i].get_or_init(|| DiscreteGaussian::new(level.sigma()).expect("Falcon's sigma is in range"))
-}
-
-/// An ordered ring of Falcon public keys of one level. Order matters: it is hashed.
+/// An ordered ring of Falcon-lattice public keys of one level and trapdoor. Order matters: it is
+/// hashed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ring {
+    trapdoor: Trapdoor,
     level: Level,
     members: Vec<VerifyingKey>,
     /// h_0 || h_1 || ... in the 14-bit headerless packing, as hashed.
@@ -145,8 +266,14 @@ pub struct Ring {
 }
 
 impl Ring {
-    /// A ring of 2 to [`MAX_MEMBERS`] distinct keys of one level.
+    /// A GANDALF[Falcon] ring of 2 to [`MAX_MEMBERS`] distinct keys of one level.
     pub fn new(members: Vec<VerifyingKey>) -> Result<Ring, Error> {
+        Ring::with_trapdoor(Trapdoor::Falcon, members)
+    }
+
+    /// A ring of 2 to [`MAX_MEMBERS`] distinct keys of one level for the given trapdoor
+    /// (Falcon-512 keys only for [`Trapdoor::AntragMitaka`]).
+    pub fn with_trapdoor(trapdoor: Trapdoor, members: Vec<VerifyingKey>) -> Result<Ring, Error> {
         if members.len() < 2 {
             return Err(Error::RingTooSmall(members.len()));
         }
@@ -157,6 +284,9 @@ impl Ring {
         if members.iter().any(|m| m.level() != level) {
             return Err(Error::MixedLevels);
         }
+        if trapdoor == Trapdoor::AntragMitaka && level != Level::Falcon512 {
+            return Err(Error::MitakaLevel);
+        }
         let mut encoded = Vec::with_capacity(members.len() * (level.public_key_len() - 1));
         for (i, m) in members.iter().enumerate() {
             if members[..i].contains(m) {
@@ -165,19 +295,25 @@ impl Ring {
             encoded.extend_from_slice(m.h_bytes());
         }
         Ok(Ring {
+            trapdoor,
             level,
             members,
             encoded,
         })
     }
 
-    /// A ring from standard Falcon public-key encodings (897 / 1,793 bytes each).
+    /// A GANDALF[Falcon] ring from standard Falcon public-key encodings (897 / 1,793 bytes each).
     pub fn from_public_keys<B: AsRef<[u8]>>(keys: &[B]) -> Result<Ring, Error> {
         let members = keys
             .iter()
             .map(|k| VerifyingKey::from_bytes(k.as_ref()))
             .collect::<Result<Vec<_>, _>>()?;
         Ring::new(members)
+    }
+
+    /// The members' trapdoor.
+    pub fn trapdoor(&self) -> Trapdoor {
+        self.trapdoor
     }
 
     /// The Falcon level of every member.
@@ -213,7 +349,7 @@ impl Ring {
 
     /// floor(beta^2) for this ring.
     pub fn bound(&self) -> u64 {
-        bound(self.level, self.len())
+        self.trapdoor.bound(self.level, self.len())
     }
 
     /// Signature length for this ring.
@@ -244,18 +380,22 @@ impl Ring {
         out
     }
 
-    /// Signs `msg` for this ring with the expanded key of one of its members.
-    pub fn sign<R: CryptoRng + ?Sized>(
+    /// Signs `msg` for this ring with the expanded key of one of its members (a Falcon
+    /// [`ExpandedSigningKey`] or an [`alibi_mitaka::ExpandedSigningKey`], as the ring's trapdoor).
+    pub fn sign<K: RingSigningKey + ?Sized, R: CryptoRng + ?Sized>(
         &self,
-        signer: &ExpandedSigningKey,
+        signer: &K,
         msg: &[u8],
         rng: &mut R,
     ) -> Result<RingSignature, Error> {
+        if signer.trapdoor() != self.trapdoor {
+            return Err(Error::TrapdoorMismatch(signer.trapdoor(), self.trapdoor));
+        }
         // By h, which the expanded key holds: building its VerifyingKey would cost an NTT.
         let j = self.position_of(signer.h()).ok_or(Error::SignerNotInRing)?;
         let level = self.level;
         let n = level.n();
-        let gauss = gaussian(level);
+        let gauss = self.trapdoor.gaussian(level);
         let blen = block_len(level);
         loop {
             let mut salt = [0u8; SALT_LEN];
@@ -298,6 +438,7 @@ impl Ring {
                 continue;
             };
             return Ok(RingSignature {
+                trapdoor: self.trapdoor,
                 level,
                 us,
                 salt,
@@ -308,7 +449,7 @@ impl Ring {
 
     /// Verifies a ring signature on `msg` for this ring.
     pub fn verify(&self, msg: &[u8], sig: &RingSignature) -> Result<(), Error> {
-        if sig.level != self.level || sig.us.len() != self.len() {
+        if sig.trapdoor != self.trapdoor || sig.level != self.level || sig.us.len() != self.len() {
             return Err(Error::InvalidSignature);
         }
         let c = self.hash_to_poly(msg, &sig.salt);
@@ -352,7 +493,7 @@ impl Ring {
         let us = body
             .chunks_exact(block_len(self.level))
             .map(|b| {
-                let (u, ok) = decompress_padded_uniform(b, n);
+                let (u, ok) = self.trapdoor.decode_block_uniform(b, n);
                 decoded &= ok;
                 u
             })
@@ -360,6 +501,7 @@ impl Ring {
         let mut salt = [0u8; SALT_LEN];
         salt.copy_from_slice(salt_bytes);
         let sig = RingSignature {
+            trapdoor: self.trapdoor,
             level: self.level,
             us,
             salt,
@@ -377,6 +519,7 @@ impl Ring {
 /// A ring signature: one short polynomial u_i per member and the salt.
 #[derive(Clone, PartialEq, Eq)]
 pub struct RingSignature {
+    trapdoor: Trapdoor,
     level: Level,
     us: Vec<Vec<i16>>,
     salt: [u8; SALT_LEN],
@@ -395,8 +538,9 @@ impl core::fmt::Debug for RingSignature {
 }
 
 impl RingSignature {
-    /// Decodes a signature made for `ring`: N zero-padded compressed blocks, then the salt.
-    /// Any non-zero padding bit is rejected.
+    /// Decodes a signature made for `ring`: N compressed blocks, then the salt. For
+    /// GANDALF[Falcon] any non-zero padding bit is rejected; for GANDALF[Antrag, Mitaka] the
+    /// bytes after each body are ignored, as the artifact does.
     pub fn from_bytes(ring: &Ring, bytes: &[u8]) -> Result<RingSignature, Error> {
         let level = ring.level;
         let want = ring.signature_len();
@@ -408,12 +552,17 @@ impl RingSignature {
         let mut us = Vec::with_capacity(ring.len());
         let mut blocks = Vec::with_capacity(ring.len());
         for (i, b) in body.chunks_exact(blen).enumerate() {
-            us.push(decompress_padded(b, level.n()).map_err(|_| Error::Encoding(i))?);
+            us.push(
+                ring.trapdoor
+                    .decode_block(b, level.n())
+                    .map_err(|_| Error::Encoding(i))?,
+            );
             blocks.push(b.to_vec());
         }
         let mut salt = [0u8; SALT_LEN];
         salt.copy_from_slice(salt_bytes);
         Ok(RingSignature {
+            trapdoor: ring.trapdoor,
             level,
             us,
             salt,
@@ -445,19 +594,27 @@ impl RingSignature {
     pub fn level(&self) -> Level {
         self.level
     }
+
+    /// The trapdoor of the ring it was made for.
+    pub fn trapdoor(&self) -> Trapdoor {
+        self.trapdoor
+    }
 }
 
-/// A member's signing key bound to a ring: implements the RustCrypto `RandomizedSigner`.
-pub struct RingSigner {
+/// A member's signing key bound to a ring: implements the RustCrypto `RandomizedSigner`. `K` is a
+/// Falcon [`ExpandedSigningKey`] (the default) or an [`alibi_mitaka::ExpandedSigningKey`].
+pub struct RingSigner<K: RingSigningKey = ExpandedSigningKey> {
     ring: Ring,
-    key: ExpandedSigningKey,
+    key: K,
 }
 
-impl RingSigner {
-    /// Binds `key` to `ring`; fails if the key is not a member.
-    pub fn new(ring: Ring, key: ExpandedSigningKey) -> Result<Self, Error> {
-        ring.position(&key.verifying_key())
-            .ok_or(Error::SignerNotInRing)?;
+impl<K: RingSigningKey> RingSigner<K> {
+    /// Binds `key` to `ring`; fails if the key is not a member or not of the ring's trapdoor.
+    pub fn new(ring: Ring, key: K) -> Result<Self, Error> {
+        if key.trapdoor() != ring.trapdoor {
+            return Err(Error::TrapdoorMismatch(key.trapdoor(), ring.trapdoor));
+        }
+        ring.position_of(key.h()).ok_or(Error::SignerNotInRing)?;
         Ok(RingSigner { ring, key })
     }
 
@@ -467,7 +624,7 @@ impl RingSigner {
     }
 }
 
-impl signature::RandomizedSigner<RingSignature> for RingSigner {
+impl<K: RingSigningKey> signature::RandomizedSigner<RingSignature> for RingSigner<K> {
     fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
