@@ -1,15 +1,18 @@
-//! `alibi ring keygen|sign|verify`: rings of Falcon keys (GANDALF) or of MAYO keys (MAYO-RS).
-//! Falcon members are plain Falcon public keys in the standard encoding, so keys from
-//! `alibi falcon keygen` (or any Falcon implementation) can join a ring; MAYO members are compact
-//! MAYO public keys (liboqs's encoding). The scheme of `sign` and `verify` follows from the ring's
-//! key lengths, or from `--scheme`, which must then agree with them.
+//! `alibi ring keygen|sign|verify`: rings of Falcon keys (GANDALF[Falcon]), of Antrag keys
+//! (GANDALF[Antrag, Mitaka]) or of MAYO keys (MAYO-RS). Falcon members are plain Falcon public keys
+//! in the standard encoding, so keys from `alibi falcon keygen` (or any Falcon implementation) can
+//! join a ring; Antrag members are the SHADOWFAX artifact's raw h (896 bytes; secret keys f, g, F,
+//! G as 2,048 signed bytes); MAYO members are compact MAYO public keys (liboqs's encoding). The
+//! scheme of `sign` and `verify` follows from the ring's key lengths, or from `--scheme`, which must
+//! then agree with them.
 
 use std::path::PathBuf;
 
+use alibi_falcon::VerifyingKey;
 use alibi_falcon::{Level, SigningKey};
 use alibi_mayo::ring::{Ring as MayoRing, RingSignature as MayoRingSignature};
 use alibi_mayo::Params as Mayo;
-use alibi_ringsig::{Ring, RingSignature};
+use alibi_ringsig::{Ring, RingSignature, Trapdoor};
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
@@ -85,6 +88,8 @@ pub enum Scheme {
     Falcon512,
     /// GANDALF over Falcon-1024 keys
     Falcon1024,
+    /// GANDALF[Antrag, Mitaka] over Antrag keys at Falcon-512's lattice (the SHADOWFAX artifact's)
+    Mitaka512,
     /// MAYO-RS over MAYO_1 keys
     Mayo1,
     /// MAYO-RS over MAYO_2 keys
@@ -96,6 +101,7 @@ impl Scheme {
         match self {
             Scheme::Falcon512 => "falcon512",
             Scheme::Falcon1024 => "falcon1024",
+            Scheme::Mitaka512 => "mitaka512",
             Scheme::Mayo1 => "mayo1",
             Scheme::Mayo2 => "mayo2",
         }
@@ -122,6 +128,7 @@ impl Scheme {
         Scheme::value_variants().iter().copied().find(|s| {
             s.falcon().map(|l| l.public_key_len()) == Some(len)
                 || s.mayo().map(|p| p.public_key_bytes()) == Some(len)
+                || (*s == Scheme::Mitaka512 && len == alibi_mitaka::PUBLIC_KEY_LEN)
         })
     }
 }
@@ -154,13 +161,21 @@ impl RingArgs {
             (Some(s), _) | (None, Some(s)) => s,
             (None, None) => {
                 return Err(Failure::Usage(format!(
-                    "{} ({} bytes) is no ring member's public key (falcon512, falcon1024, mayo1, mayo2)",
+                    "{} ({} bytes) is no ring member's public key (falcon512, falcon1024, mitaka512, mayo1, mayo2)",
                     first.display(),
                     keys[0].len()
                 )))
             }
         };
         let ring = match scheme.mayo() {
+            None if scheme == Scheme::Mitaka512 => keys
+                .iter()
+                .map(|k| VerifyingKey::from_h_bytes(Level::Falcon512, k))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(alibi_ringsig::Error::from)
+                .and_then(|m| Ring::with_trapdoor(Trapdoor::AntragMitaka, m))
+                .map(AnyRing::Falcon)
+                .map_err(|e| malformed("ring", e))?,
             None => Ring::from_public_keys(&keys)
                 .map(AnyRing::Falcon)
                 .map_err(|e| malformed("ring", e))?,
@@ -182,6 +197,10 @@ pub fn run(cmd: Cmd) -> CmdResult {
         } => {
             out.check()?;
             let (pk, sk) = match (scheme.falcon(), scheme.mayo()) {
+                _ if scheme == Scheme::Mitaka512 => {
+                    let k = alibi_mitaka::SigningKey::generate(&mut os_rng());
+                    (k.verifying_key().h_bytes().to_vec(), k.to_bytes())
+                }
                 (Some(level), _) => {
                     let k = SigningKey::generate(level, &mut os_rng());
                     (k.verifying_key().to_bytes(), k.to_bytes())
@@ -190,7 +209,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     let k = alibi_mayo::SigningKey::generate(p, &mut os_rng());
                     (k.public_key_bytes().to_vec(), k.to_bytes())
                 }
-                (None, None) => unreachable!("every scheme is Falcon or MAYO"),
+                (None, None) => unreachable!("every scheme is Falcon, Mitaka or MAYO"),
             };
             out.write(scheme.name(), &pk, &sk, format)
         }
@@ -199,6 +218,14 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let skb = read_secret(&sk, "a ring member's secret key")?;
             let msg = read(&msg)?;
             let sig = match ring {
+                AnyRing::Falcon(ring) if ring.trapdoor() == Trapdoor::AntragMitaka => {
+                    let key = alibi_mitaka::SigningKey::from_bytes(&skb).map_err(|e| {
+                        malformed(&format!("Antrag secret key in {}", sk.display()), e)
+                    })?;
+                    ring.sign(&key.expand(), &msg, &mut os_rng())
+                        .map_err(usage)?
+                        .to_bytes()
+                }
                 AnyRing::Falcon(ring) => {
                     let key = SigningKey::from_bytes(&skb).map_err(|e| {
                         malformed(&format!("Falcon secret key in {}", sk.display()), e)

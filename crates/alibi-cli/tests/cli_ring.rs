@@ -171,3 +171,175 @@ fn mayo_ring_keygen_sign_verify() {
         assert_eq!(sign(&p("short.sk"), &ring, &[]), 2);
     }
 }
+
+/// GANDALF[Antrag, Mitaka]: fresh keys round-trip through keygen, sign and verify; the artifact's
+/// raw keys and one of its signatures (vectors/shadowfax-artifact-bat-mitaka) verify as files.
+#[test]
+fn mitaka_ring_keygen_sign_verify() {
+    let d = common::scratch("ring-mitaka");
+    let p = |f: &str| d.join(f).to_str().unwrap().to_string();
+    let run = |args: &[&str]| code(&alibi(args));
+    std::fs::write(p("msg"), b"one of us said this").unwrap();
+    std::fs::write(p("other"), b"nobody said this").unwrap();
+    for who in ["a", "b", "c"] {
+        let (pk, sk) = (p(&format!("{who}.pk")), p(&format!("{who}.sk")));
+        assert_eq!(
+            run(&[
+                "ring",
+                "keygen",
+                "--scheme",
+                "mitaka512",
+                "--pk",
+                &pk,
+                "--sk",
+                &sk,
+                "--force"
+            ]),
+            0
+        );
+        assert_eq!(std::fs::read(&pk).unwrap().len(), 896);
+        assert_eq!(std::fs::read(&sk).unwrap().len(), 2048);
+    }
+    let ring = format!("{},{},{}", p("a.pk"), p("b.pk"), p("c.pk"));
+    let (msg, sig) = (p("msg"), p("sig"));
+    assert_eq!(
+        run(&[
+            "ring",
+            "sign",
+            "--sk",
+            &p("c.sk"),
+            "--ring",
+            &ring,
+            "--msg",
+            &msg,
+            "--out",
+            &sig
+        ]),
+        0
+    );
+    assert_eq!(std::fs::read(&sig).unwrap().len(), 3 * 626 + 24);
+    // The scheme follows from the 896-byte keys; naming it agrees.
+    assert_eq!(
+        run(&["ring", "verify", "--ring", &ring, "--msg", &msg, "--sig", &sig]),
+        0
+    );
+    assert_eq!(
+        run(&[
+            "ring",
+            "verify",
+            "--scheme",
+            "mitaka512",
+            "--ring",
+            &ring,
+            "--msg",
+            &msg,
+            "--sig",
+            &sig
+        ]),
+        0
+    );
+    assert_eq!(
+        run(&[
+            "ring",
+            "verify",
+            "--ring",
+            &ring,
+            "--msg",
+            &p("other"),
+            "--sig",
+            &sig
+        ]),
+        1
+    );
+    // A Falcon scheme named over Antrag keys, and a Falcon secret key for an Antrag ring.
+    assert_eq!(
+        run(&[
+            "ring",
+            "verify",
+            "--scheme",
+            "falcon512",
+            "--ring",
+            &ring,
+            "--msg",
+            &msg,
+            "--sig",
+            &sig
+        ]),
+        2
+    );
+    assert_eq!(
+        run(&[
+            "falcon",
+            "keygen",
+            "--level",
+            "512",
+            "--pk",
+            &p("f.pk"),
+            "--sk",
+            &p("f.sk"),
+            "--force"
+        ]),
+        0
+    );
+    assert_eq!(
+        run(&[
+            "ring",
+            "sign",
+            "--sk",
+            &p("f.sk"),
+            "--ring",
+            &ring,
+            "--msg",
+            &msg,
+            "--out",
+            &sig
+        ]),
+        2
+    );
+
+    // The artifact's first honest line, as files.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../vectors/shadowfax-artifact-bat-mitaka/gandalf_mitaka.jsonl"
+    ))
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.lines().nth(2).unwrap()).unwrap();
+    let field = |k: &str| hex::decode(v[k].as_str().unwrap()).unwrap();
+    for k in ["h0", "h1", "msg", "sig", "sk0"] {
+        std::fs::write(p(k), field(k)).unwrap();
+    }
+    let ring = format!("{},{}", p("h0"), p("h1"));
+    assert_eq!(
+        run(&[
+            "ring",
+            "verify",
+            "--ring",
+            &ring,
+            "--msg",
+            &p("msg"),
+            "--sig",
+            &p("sig")
+        ]),
+        0
+    );
+    // The artifact's secret key signs for its ring.
+    assert_eq!(
+        run(&[
+            "ring",
+            "sign",
+            "--sk",
+            &p("sk0"),
+            "--ring",
+            &ring,
+            "--msg",
+            &msg,
+            "--out",
+            &sig
+        ]),
+        0
+    );
+    assert_eq!(
+        run(&["ring", "verify", "--ring", &ring, "--msg", &msg, "--sig", &sig]),
+        0
+    );
+}
