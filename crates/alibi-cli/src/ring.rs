@@ -8,7 +8,6 @@
 
 use std::path::PathBuf;
 
-use alibi_falcon::VerifyingKey;
 use alibi_falcon::{Level, SigningKey};
 use alibi_mayo::ring::{Ring as MayoRing, RingSignature as MayoRingSignature};
 use alibi_mayo::Params as Mayo;
@@ -170,10 +169,10 @@ impl RingArgs {
         let ring = match scheme.mayo() {
             None if scheme == Scheme::Mitaka512 => keys
                 .iter()
-                .map(|k| VerifyingKey::from_h_bytes(Level::Falcon512, k))
+                .map(|k| alibi_mitaka::VerifyingKey::from_bytes(k))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(alibi_ringsig::Error::from)
-                .and_then(|m| Ring::with_trapdoor(Trapdoor::AntragMitaka, m))
+                .and_then(|m| Ring::mitaka(&m))
                 .map(AnyRing::Falcon)
                 .map_err(|e| malformed("ring", e))?,
             None => Ring::from_public_keys(&keys)
@@ -199,7 +198,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let (pk, sk) = match (scheme.falcon(), scheme.mayo()) {
                 _ if scheme == Scheme::Mitaka512 => {
                     let k = alibi_mitaka::SigningKey::generate(&mut os_rng());
-                    (k.verifying_key().h_bytes().to_vec(), k.to_bytes())
+                    (k.verifying_key().to_bytes(), k.to_bytes())
                 }
                 (Some(level), _) => {
                     let k = SigningKey::generate(level, &mut os_rng());

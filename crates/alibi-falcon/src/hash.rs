@@ -3,7 +3,7 @@
 //! rejected words, which depend only on public data (salt and message).
 
 use shake::digest::{ExtendableOutput, Update, XofReader};
-use shake::Shake256;
+use shake::{Shake128, Shake256};
 
 use crate::params::Q;
 
@@ -19,6 +19,30 @@ pub fn hash_to_point(salt: &[u8], msg: &[u8], n: usize) -> Vec<u16> {
         rd.read(&mut buf);
         for w in buf.chunks_exact(2) {
             let t = u16::from_be_bytes([w[0], w[1]]) as u32;
+            if t < 5 * Q && out.len() < n {
+                out.push((t % Q) as u16);
+            }
+        }
+    }
+    out
+}
+
+/// The SHADOWFAX artifact's HashToPoly, shared by its GANDALF rings and its Mitaka signatures:
+/// SHAKE128 over the concatenated `parts`, read as 16-bit little-endian words, keeping those below
+/// 5q reduced mod q, until n coefficients. (Falcon's own HashToPoint above reads SHAKE256 words
+/// big-endian.)
+pub fn shake128_to_poly(parts: &[&[u8]], n: usize) -> Vec<u16> {
+    let mut h = Shake128::default();
+    for p in parts {
+        h.update(p);
+    }
+    let mut rd = h.finalize_xof();
+    let mut out = Vec::with_capacity(n);
+    let mut buf = [0u8; 168];
+    while out.len() < n {
+        rd.read(&mut buf);
+        for w in buf.chunks_exact(2) {
+            let t = u16::from_le_bytes([w[0], w[1]]) as u32;
             if t < 5 * Q && out.len() < n {
                 out.push((t % Q) as u16);
             }

@@ -663,6 +663,12 @@ pub fn decompress_padded_uniform(data: &[u8], n: usize) -> (Vec<i16>, bool) {
     codec::decompress_padded_uniform(data, n)
 }
 
+/// The SHADOWFAX artifact's HashToPoly: SHAKE128(parts...) read as 16-bit little-endian words
+/// below 5q, reduced mod q (the hash of its GANDALF rings and Mitaka signatures).
+pub fn shake128_to_poly(parts: &[&[u8]], n: usize) -> Vec<u16> {
+    hash::shake128_to_poly(parts, n)
+}
+
 /// Decompresses `n` coefficients from the start of a fixed-size block and ignores the whole bytes
 /// after them (the unused bits of the last byte read must be zero). For compatibility with
 /// encoders that leave stale bytes after the body (the SHADOWFAX artifact's Mitaka signer); such

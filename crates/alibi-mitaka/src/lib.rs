@@ -20,11 +20,14 @@
 //! let c: Vec<u16> = (0..512).map(|i| (i * 37 % 12289) as u16).collect();
 //! let p = sk.expand().sample_preimage(&c, &mut rng).unwrap();
 //! // s1 + s2 h = c, and the pair is short.
-//! let h_s2 = alibi_falcon::sum_mul_h(&[(sk.verifying_key(), p.s2.as_slice())]).unwrap();
+//! let h_s2 = alibi_falcon::sum_mul_h(&[(sk.verifying_key().lattice_key(), p.s2.as_slice())]).unwrap();
 //! for i in 0..512 {
 //!     assert_eq!((p.s1[i] as i32 + h_s2[i] as i32 - c[i] as i32).rem_euclid(12289), 0);
 //! }
 //! assert!(p.norm_sq() < 2 * 512 * 163 * 163 * 3 / 2);
+//! // Plain Mitaka signatures on the same key.
+//! let sig = sk.sign(b"hello", &mut rng).unwrap();
+//! assert!(sk.verifying_key().verify(b"hello", &sig).is_ok());
 //! ```
 //!
 //! Side channels: the sampler is f64 arithmetic and Falcon's SamplerZ, constant-time in the sense
@@ -38,9 +41,12 @@
 
 pub mod antrag;
 pub mod mitaka;
+pub mod signature;
+
+pub use signature::Signature;
 
 use alibi_encoding::LengthChecked;
-use alibi_falcon::{Level, Preimage, VerifyingKey};
+use alibi_falcon::{Level, Preimage};
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
@@ -73,9 +79,44 @@ pub enum Error {
     /// The basis's quality is worse than alpha: Mitaka would not sample at its sigma.
     #[error("the basis is not of Antrag quality alpha = {ALPHA}")]
     PoorBasis,
-    /// A Falcon-level check failed (NTRU equation, invertibility, coefficient range).
+    /// A Falcon-level check failed (NTRU equation, invertibility, coefficient range, encoding).
     #[error("falcon: {0}")]
     Falcon(#[from] alibi_falcon::Error),
+    /// A signature does not verify.
+    #[error("invalid Mitaka signature")]
+    InvalidSignature,
+}
+
+/// A public key: h = g / f mod q, a point of Falcon-512's lattice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyingKey {
+    inner: alibi_falcon::VerifyingKey,
+}
+
+impl VerifyingKey {
+    /// Decodes h in the 14-bit packing without a header byte (896 bytes, the artifact's
+    /// `sign_pk`).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Error::check_len("Mitaka public key", PUBLIC_KEY_LEN, bytes.len())?;
+        Ok(VerifyingKey {
+            inner: alibi_falcon::VerifyingKey::from_h_bytes(Level::Falcon512, bytes)?,
+        })
+    }
+
+    /// The 896-byte encoding of h.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.inner.h_bytes().to_vec()
+    }
+
+    /// The public polynomial h.
+    pub fn h(&self) -> &[u16] {
+        self.inner.h()
+    }
+
+    /// The same h as a Falcon-512 key of the lattice: what rings hold and hash.
+    pub fn lattice_key(&self) -> &alibi_falcon::VerifyingKey {
+        &self.inner
+    }
 }
 
 /// The length check, written once in `alibi-encoding`.
@@ -96,8 +137,11 @@ impl core::fmt::Debug for SigningKey {
 impl SigningKey {
     /// A fresh key from Antrag's key generation (tens of milliseconds).
     pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
-        let (basis, vk) = antrag::generate(rng);
-        SigningKey { basis, vk }
+        let (basis, inner) = antrag::generate(rng);
+        SigningKey {
+            basis,
+            vk: VerifyingKey { inner },
+        }
     }
 
     /// Decodes f || g || F || G (512 signed bytes each, the artifact's `sign_sk`), checking the
@@ -118,7 +162,7 @@ impl SigningKey {
             big_f: part(2),
             big_g: part(3),
         };
-        let vk = alibi_falcon::ntru_verifying_key(
+        let inner = alibi_falcon::ntru_verifying_key(
             Level::Falcon512,
             &basis.f,
             &basis.g,
@@ -130,7 +174,10 @@ impl SigningKey {
         if antrag::quality_sq(&basis.f, &basis.g) > ALPHA * ALPHA * (1.0 + 1e-9) {
             return Err(Error::PoorBasis);
         }
-        Ok(SigningKey { basis, vk })
+        Ok(SigningKey {
+            basis,
+            vk: VerifyingKey { inner },
+        })
     }
 
     /// f || g || F || G, one signed byte per coefficient.
@@ -163,6 +210,11 @@ impl SigningKey {
         antrag::quality_sq(&self.basis.f, &self.basis.g).sqrt()
     }
 
+    /// Signs `msg` with a plain Mitaka signature ([`signature`]), expanding the key first.
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Result<Signature, Error> {
+        self.expand().sign(msg, rng)
+    }
+
     /// Precomputes the sampler's FFT-domain data for repeated sampling.
     pub fn expand(&self) -> ExpandedSigningKey {
         ExpandedSigningKey {
@@ -174,8 +226,8 @@ impl SigningKey {
 
 /// A key ready for sampling: the Gram-Schmidt data and perturbation widths of Mitaka.
 pub struct ExpandedSigningKey {
-    key: mitaka::MitakaKey,
-    vk: VerifyingKey,
+    pub(crate) key: mitaka::MitakaKey,
+    pub(crate) vk: VerifyingKey,
 }
 
 impl core::fmt::Debug for ExpandedSigningKey {
@@ -207,7 +259,7 @@ impl ExpandedSigningKey {
         if c.iter().any(|&x| x as u32 >= Q) {
             return Err(Error::Falcon(alibi_falcon::Error::CoefficientRange));
         }
-        let (s1, s2) = self.key.sample(&self.vk, c, rng)?;
+        let (s1, s2) = self.key.sample(&self.vk.inner, c, rng)?;
         Ok(Preimage { s1, s2 })
     }
 }

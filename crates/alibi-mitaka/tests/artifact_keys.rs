@@ -30,7 +30,7 @@ fn artifact_keys_decode_to_their_public_keys() {
             let sk_bytes = field(v, &format!("sk{m}"));
             let sk = SigningKey::from_bytes(&sk_bytes).expect("artifact key decodes");
             assert_eq!(
-                sk.verifying_key().h_bytes(),
+                sk.verifying_key().to_bytes(),
                 &field(v, &format!("h{m}"))[..],
                 "line {i}"
             );
@@ -72,7 +72,8 @@ fn preimages_are_short_and_exact_for_artifact_and_fresh_keys() {
                 .collect();
             let p = ek.sample_preimage(&c, &mut rng).expect("sample");
             let hs2 =
-                alibi_falcon::sum_mul_h(&[(sk.verifying_key(), p.s2.as_slice())]).expect("mul");
+                alibi_falcon::sum_mul_h(&[(sk.verifying_key().lattice_key(), p.s2.as_slice())])
+                    .expect("mul");
             for i in 0..N {
                 assert_eq!(
                     (p.s1[i] as i64 + hs2[i] as i64 - c[i] as i64).rem_euclid(Q as i64),
@@ -93,4 +94,33 @@ fn preimages_are_short_and_exact_for_artifact_and_fresh_keys() {
 fn sigma_is_the_artifacts() {
     // The artifact's samplerZ_table.c header: standard deviation 162.90351261574722.
     assert!((sigma() - 162.903_512_615_747_22).abs() < 1e-9);
+}
+
+#[test]
+fn plain_signatures_sign_and_verify() {
+    use alibi_mitaka::{signature::SIGNATURE_LEN, Signature, VerifyingKey};
+    let mut rng = rand_chacha::ChaCha20Rng::from_seed([5; 32]);
+    let sk = SigningKey::from_bytes(&field(&lines()[0], "sk0")).expect("key");
+    let vk = VerifyingKey::from_bytes(&field(&lines()[0], "h0")).expect("public key");
+    assert_eq!(&vk, sk.verifying_key());
+    let ek = sk.expand();
+    for msg in [&b""[..], b"prekey 42"] {
+        let sig = ek.sign(msg, &mut rng).expect("sign");
+        let bytes = sig.to_bytes();
+        assert_eq!(bytes.len(), SIGNATURE_LEN);
+        let back = Signature::from_bytes(&bytes).expect("decode");
+        assert!(vk.verify(msg, &back).is_ok());
+        assert!(vk.verify(b"other", &back).is_err());
+        // Another key's h refuses it.
+        let other = VerifyingKey::from_bytes(&field(&lines()[0], "h1")).expect("public key");
+        assert!(other.verify(msg, &back).is_err());
+        // A changed salt changes c.
+        let mut bad = bytes.clone();
+        bad[SIGNATURE_LEN - 1] ^= 1;
+        assert!(vk
+            .verify(msg, &Signature::from_bytes(&bad).expect("decodes"))
+            .is_err());
+    }
+    assert!(Signature::from_bytes(&[0; 649]).is_err());
+    assert!(VerifyingKey::from_bytes(&[0; 895]).is_err());
 }

@@ -79,8 +79,6 @@ use alibi_falcon::{
     Preimage, VerifyingKey, Q,
 };
 use rand_core::{CryptoRng, TryCryptoRng};
-use shake::digest::{ExtendableOutput, Update, XofReader};
-use shake::Shake128;
 use std::sync::OnceLock;
 
 /// Length of the per-signature salt.
@@ -302,6 +300,14 @@ impl Ring {
         })
     }
 
+    /// A GANDALF[Antrag, Mitaka] ring of 2 to [`MAX_MEMBERS`] distinct Antrag public keys.
+    pub fn mitaka(members: &[alibi_mitaka::VerifyingKey]) -> Result<Ring, Error> {
+        Ring::with_trapdoor(
+            Trapdoor::AntragMitaka,
+            members.iter().map(|m| m.lattice_key().clone()).collect(),
+        )
+    }
+
     /// A GANDALF[Falcon] ring from standard Falcon public-key encodings (897 / 1,793 bytes each).
     pub fn from_public_keys<B: AsRef<[u8]>>(keys: &[B]) -> Result<Ring, Error> {
         let members = keys
@@ -360,24 +366,7 @@ impl Ring {
     /// c = HashToPoly(SHAKE128(m || h_0 || ... || h_{N-1} || salt)): 16-bit little-endian words
     /// below 5q, reduced mod q.
     pub fn hash_to_poly(&self, msg: &[u8], salt: &[u8; SALT_LEN]) -> Vec<u16> {
-        let mut h = Shake128::default();
-        h.update(msg);
-        h.update(&self.encoded);
-        h.update(salt);
-        let mut rd = h.finalize_xof();
-        let n = self.level.n();
-        let mut out = Vec::with_capacity(n);
-        let mut buf = [0u8; 168];
-        while out.len() < n {
-            rd.read(&mut buf);
-            for w in buf.chunks_exact(2) {
-                let t = u16::from_le_bytes([w[0], w[1]]) as u32;
-                if t < 5 * Q && out.len() < n {
-                    out.push((t % Q) as u16);
-                }
-            }
-        }
-        out
+        alibi_falcon::shake128_to_poly(&[msg, &self.encoded, salt], self.level.n())
     }
 
     /// Signs `msg` for this ring with the expanded key of one of its members (a Falcon

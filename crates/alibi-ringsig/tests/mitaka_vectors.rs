@@ -117,7 +117,7 @@ fn fresh_rings_of_two_and_n_members() {
             Trapdoor::AntragMitaka,
             keys[..size]
                 .iter()
-                .map(|k| k.verifying_key().clone())
+                .map(|k| k.verifying_key().lattice_key().clone())
                 .collect(),
         )
         .unwrap();
@@ -138,7 +138,10 @@ fn fresh_rings_of_two_and_n_members() {
     let falcon = alibi_falcon::SigningKey::generate(Level::Falcon512, &mut rng);
     let mixed = Ring::with_trapdoor(
         Trapdoor::AntragMitaka,
-        vec![falcon.verifying_key(), keys[0].verifying_key().clone()],
+        vec![
+            falcon.verifying_key(),
+            keys[0].verifying_key().lattice_key().clone(),
+        ],
     )
     .unwrap();
     assert!(matches!(
@@ -159,11 +162,7 @@ fn randomized_signer_trait_for_mitaka_keys() {
     let mut rng = ChaCha20Rng::seed_from_u64(11);
     let a = alibi_mitaka::SigningKey::generate(&mut rng);
     let b = alibi_mitaka::SigningKey::generate(&mut rng);
-    let ring = Ring::with_trapdoor(
-        Trapdoor::AntragMitaka,
-        vec![a.verifying_key().clone(), b.verifying_key().clone()],
-    )
-    .unwrap();
+    let ring = Ring::mitaka(&[a.verifying_key().clone(), b.verifying_key().clone()]).unwrap();
     let signer = RingSigner::new(ring.clone(), b.expand()).unwrap();
     let sig = signer.sign_with_rng(&mut rng, b"hello");
     assert!(Verifier::verify(&ring, b"hello", &sig).is_ok());
