@@ -26,7 +26,7 @@
 //! }
 //! assert!(p.norm_sq() < 2 * 512 * 163 * 163 * 3 / 2);
 //! // Plain Mitaka signatures on the same key.
-//! let sig = sk.sign(b"hello", &mut rng).unwrap();
+//! let sig = sk.sign(b"hello", &mut rng);
 //! assert!(sk.verifying_key().verify(b"hello", &sig).is_ok());
 //! ```
 //!
@@ -211,7 +211,7 @@ impl SigningKey {
     }
 
     /// Signs `msg` with a plain Mitaka signature ([`signature`]), expanding the key first.
-    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Result<Signature, Error> {
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
         self.expand().sign(msg, rng)
     }
 
@@ -259,7 +259,7 @@ impl ExpandedSigningKey {
         if c.iter().any(|&x| x as u32 >= Q) {
             return Err(Error::Falcon(alibi_falcon::Error::CoefficientRange));
         }
-        let (s1, s2) = self.key.sample(&self.vk.inner, c, rng)?;
+        let (s1, s2) = self.key.sample(c, rng);
         Ok(Preimage { s1, s2 })
     }
 }

@@ -17,13 +17,13 @@
 //! throughout, constant-time on our targets as in `alibi-falcon`; SamplerZ is Falcon's (base
 //! sampler and BerExp), whose width r equals its sigma_min, so that its rejection rate is Falcon's.
 
-use alibi_falcon::{fft, Sampler, VerifyingKey};
+use alibi_falcon::{fft, Sampler};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, Rng, SeedableRng};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use crate::antrag::Basis;
-use crate::{sigma, Error, N, Q};
+use crate::{sigma, N, Q};
 
 /// r, Falcon-512's smoothing parameter eta_eps(Z^n) (spec Table 3.3, sigma_min): the width of
 /// every integer sampling step.
@@ -111,16 +111,16 @@ impl MitakaKey {
     /// One draw of a short (s1, s2) with s1 + s2 h = c mod q (c reduced mod q, length n).
     pub(crate) fn sample<R: CryptoRng + ?Sized>(
         &self,
-        vk: &VerifyingKey,
         c: &[u16],
         rng: &mut R,
-    ) -> Result<(Vec<i16>, Vec<i16>), Error> {
+    ) -> (Vec<i16>, Vec<i16>) {
         let mut seed = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(&mut seed[..]);
         let mut cont = ChaCha20Rng::from_seed(*seed);
         rng.fill_bytes(&mut seed[..]);
         let mut samp = Sampler::new(*seed, r());
         let ir = 1.0 / r();
+        let q = Q as i32;
 
         // Offline: the two perturbations, independent of c.
         let mut y1 = Zeroizing::new(normal_fft(&mut cont));
@@ -128,14 +128,19 @@ impl MitakaKey {
         scale_real(&mut y1, &self.sigma1);
         scale_real(&mut y2, &self.sigma2);
 
-        // The target's second coordinate, -c, centred, in the FFT domain.
-        let mut tc: Vec<f64> = c
+        // The target t = (0, -c), c centred; its second coordinate in the FFT domain.
+        let centred: Vec<i32> = c
             .iter()
             .map(|&x| {
                 let x = x as i32;
-                -(if x > Q as i32 / 2 { x - Q as i32 } else { x }) as f64
+                if x > q / 2 {
+                    x - q
+                } else {
+                    x
+                }
             })
             .collect();
+        let mut tc: Vec<f64> = centred.iter().map(|&x| -x as f64).collect();
         fft::fft(&mut tc);
 
         // Step 2: d2 = t_1 beta21 - y2.
@@ -164,14 +169,27 @@ impl MitakaKey {
             Zeroizing::new(d.iter().map(|&m| samp.sample(m, ir) as f64).collect());
         fft::fft(&mut z1);
 
-        // Step 4: x0 = z1 f + z2 F, exact after rounding (|coefficients| < 2^27, far inside f64's
-        // exact range at this transform size); s2 = -x0 and s1 = c - s2 h mod q, centred.
-        fft::mul(&mut z1, &self.b10);
-        fft::add(&mut x0, &z1);
+        // Step 4: the lattice point (x0, x1) = z1 (f, g) + z2 (F, G), exact after rounding (its
+        // coefficients stay below 2^27 in absolute value, far inside f64's exact range at this
+        // transform size). x1 = x0 h mod q on the lattice, so s2 = -x0 and s1 = c + x1 (centred
+        // mod q) give s1 + s2 h = c.
+        let mut t = Zeroizing::new(z1.to_vec());
+        fft::mul(&mut t, &self.b10);
+        fft::add(&mut x0, &t);
+        fft::mul(&mut z1, &self.b11);
+        fft::add(&mut x1, &z1);
         fft::ifft(&mut x0);
+        fft::ifft(&mut x1);
         let s2: Vec<i16> = x0.iter().map(|&v| -(v.round() as i32) as i16).collect();
-        let s1 = alibi_falcon::sub_centered(c, &alibi_falcon::sum_mul_h(&[(vk, s2.as_slice())])?);
-        Ok((s1, s2))
+        let s1: Vec<i16> = x1
+            .iter()
+            .zip(&centred)
+            .map(|(&v, &c)| {
+                let s = (c as i64 + v.round() as i64).rem_euclid(q as i64) as i32;
+                (if s > q / 2 { s - q } else { s }) as i16
+            })
+            .collect();
+        (s1, s2)
     }
 }
 

@@ -69,12 +69,12 @@ impl Signature {
 
 impl ExpandedSigningKey {
     /// Signs `msg` (the artifact's `Mitaka_sign`).
-    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Result<Signature, Error> {
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
         loop {
             let mut salt = [0u8; SALT_LEN];
             rng.fill_bytes(&mut salt);
             let c = alibi_falcon::shake128_to_poly(&[msg, &salt], N);
-            let (s1, s2) = self.key.sample(&self.vk.inner, &c, rng)?;
+            let (s1, s2) = self.key.sample(&c, rng);
             if alibi_falcon::norm_sq(&s1, &s2) > BOUND {
                 continue;
             }
@@ -82,7 +82,7 @@ impl ExpandedSigningKey {
                 continue;
             };
             bytes.extend_from_slice(&salt);
-            return Ok(Signature { s2, bytes });
+            return Signature { s2, bytes };
         }
     }
 }
@@ -118,7 +118,6 @@ impl signature::RandomizedSigner<Signature> for ExpandedSigningKey {
         let mut seed = zeroize::Zeroizing::new([0u8; 32]);
         rng.try_fill_bytes(&mut seed[..])
             .map_err(|_| signature::Error::new())?;
-        self.sign(msg, &mut rand_chacha::ChaCha20Rng::from_seed(*seed))
-            .map_err(|_| signature::Error::new())
+        Ok(self.sign(msg, &mut rand_chacha::ChaCha20Rng::from_seed(*seed)))
     }
 }
