@@ -5,8 +5,10 @@
 //!
 //! * [`dh`]: DH-AKEM over X25519, as RFC 9180's DHKEM(X25519, HKDF-SHA256) AuthEncap/AuthDecap
 //!   ([`dh::rfc9180`]) and as the authors' SHA3-based form ([`dh::artifact`]);
-//! * [`pq`]: PQ-AKEM[ML-KEM, GANDALF[Falcon]];
-//! * [`shadowfax`]: the hybrid SHADOWFAX[X25519, ML-KEM, GANDALF[Falcon]].
+//! * [`pq`]: PQ-AKEM[ML-KEM, GANDALF[Falcon]] and PQ-AKEM[BAT, GANDALF[Antrag, Mitaka]];
+//! * [`shadowfax`]: the hybrid SHADOWFAX[X25519, ML-KEM, GANDALF[Falcon]] and
+//!   SHADOWFAX[X25519, BAT, GANDALF[Antrag, Mitaka]];
+//! * [`kem`]: the KEM inside them, ML-KEM ([`mlkem`]) or BAT-257 (`alibi-bat`).
 //!
 //! The post-quantum parts follow the authors' code byte for byte (checked against their vectors):
 //! their SHA3 "HMAC" (not RFC 2104), their hashed NIKE, AES-128-CTR with a zero counter block, their
@@ -14,7 +16,8 @@
 //! key is 1,728 bytes and a ciphertext 2,076 bytes; PQ-AKEM has 1,696 and 2,044. The seed's abstract
 //! quotes "ciphertexts of 1,728 bytes and public keys of 2,036 bytes": the first figure is the code's
 //! public key, and 2,036 matches no object of the code (its ciphertext is 2,076 = 32 + 768 + 1,276);
-//! we follow the code.
+//! we follow the code. With BAT-257 and GANDALF[Antrag, Mitaka] ([`pq::Suite::Bat257Mitaka512`]) the
+//! sizes are the artifact's too: a SHADOWFAX public key of 1,449 bytes and a ciphertext of 1,781.
 //!
 //! Deniability is executable: [`pq::fake_encap`] and [`shadowfax::fake_encap`] let the receiver,
 //! alone, produce ciphertexts that decapsulate as if the sender had made them; the ring signature
@@ -37,6 +40,7 @@
 
 pub mod confirm;
 pub mod dh;
+pub mod kem;
 pub mod mlkem;
 pub mod pq;
 pub mod primitives;
@@ -74,6 +78,15 @@ pub enum Error {
     /// ML-KEM failed.
     #[error("ML-KEM operation failed")]
     Kem,
+    /// A BAT-257 key or ciphertext is malformed.
+    #[error("BAT-257: {0}")]
+    Bat(alibi_bat::Error),
+    /// An Antrag / Mitaka key or signature is malformed.
+    #[error("mitaka: {0}")]
+    Mitaka(#[from] alibi_mitaka::Error),
+    /// A plain identity signature does not verify.
+    #[error("invalid identity signature")]
+    InvalidSignature,
     /// A Falcon key is malformed.
     #[error("falcon: {0}")]
     Falcon(#[from] alibi_falcon::Error),

@@ -1,7 +1,9 @@
-//! PQ-AKEM[ML-KEM, GANDALF[Falcon]] as the SHADOWFAX artifact builds it, and the post-quantum key
-//! material SHADOWFAX shares with it.
+//! PQ-AKEM[KEM, GANDALF] as the SHADOWFAX artifact builds it, over ML-KEM with GANDALF[Falcon] or
+//! over BAT-257 with GANDALF[Antrag, Mitaka], and the post-quantum key material SHADOWFAX shares
+//! with it.
 //!
-//! Encap(sk_S, pk_R): (ct, ss) = ML-KEM.Encaps(pk_R.ek); kk = SHAKE256(ss, 48 bytes);
+//! Encap(sk_S, pk_R): (ct, kk) = KEM.Encaps(pk_R.ek) with a 48-byte secret kk (the artifact's
+//! `kem_encap(kk, 48, ...)`: SHAKE256 of ML-KEM's key, BAT's own expansion);
 //! m = ct || pk_S.ek || pk_R.ek || pk_R.h; sigma = ring signature on m by the sender for the ring
 //! (pk_S.h, pk_R.h); c_sigma = AES-128-CTR(kk[0..16], zero counter block, sigma);
 //! K = SHA3-256(kk[16..48] || c_sigma || pk_S.h || m); C = ct || c_sigma.
@@ -9,42 +11,56 @@
 
 use alibi_encoding::LengthChecked;
 use alibi_falcon::{ExpandedSigningKey, Level, SigningKey, VerifyingKey};
-use alibi_ringsig::Ring;
+use alibi_ringsig::{Ring, Trapdoor};
 use rand_core::CryptoRng;
 use sha3::{Digest, Sha3_256};
 use zeroize::Zeroizing;
 
+use crate::kem::{DecapsulationKey, EncapsulationKey, Kem};
 use crate::mlkem::MlKem;
-use crate::primitives::{aes128_ctr, aes_key, shake256};
+use crate::primitives::{aes128_ctr, aes_key};
 use crate::Error;
 
-/// A choice of ML-KEM and Falcon parameters.
+/// A choice of KEM and ring-signature parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Suite {
     /// ML-KEM-512 with GANDALF[Falcon-512]: the authors' instantiation (NIST level 1).
     MlKem512Falcon512,
     /// ML-KEM-768 with GANDALF[Falcon-1024]: a higher level (KEM at level 3, signature at 5).
     MlKem768Falcon1024,
+    /// BAT-257 with GANDALF[Antrag, Mitaka] at Falcon-512's lattice: the artifact's other
+    /// instantiation (seed 001, Table 1).
+    Bat257Mitaka512,
 }
 
 impl Suite {
-    /// The ML-KEM parameter set.
-    pub fn kem(self) -> MlKem {
+    /// The KEM.
+    pub fn kem(self) -> Kem {
         match self {
-            Suite::MlKem512Falcon512 => MlKem::K512,
-            Suite::MlKem768Falcon1024 => MlKem::K768,
+            Suite::MlKem512Falcon512 => Kem::MlKem(MlKem::K512),
+            Suite::MlKem768Falcon1024 => Kem::MlKem(MlKem::K768),
+            Suite::Bat257Mitaka512 => Kem::Bat257,
         }
     }
 
-    /// The Falcon level of the ring signature.
+    /// The ring signature's trapdoor.
+    pub fn trapdoor(self) -> Trapdoor {
+        match self {
+            Suite::Bat257Mitaka512 => Trapdoor::AntragMitaka,
+            _ => Trapdoor::Falcon,
+        }
+    }
+
+    /// The lattice of the ring signature (and of the identity's plain signatures), named by its
+    /// Falcon level.
     pub fn falcon(self) -> Level {
         match self {
-            Suite::MlKem512Falcon512 => Level::Falcon512,
             Suite::MlKem768Falcon1024 => Level::Falcon1024,
+            _ => Level::Falcon512,
         }
     }
 
-    /// Bytes of the headerless Falcon public polynomial h.
+    /// Bytes of the headerless public polynomial h.
     pub fn h_len(self) -> usize {
         self.falcon().public_key_len() - 1
     }
@@ -59,27 +75,28 @@ impl Suite {
         alibi_ringsig::signature_len(self.falcon(), 2)
     }
 
-    /// PQ-AKEM public key: ek || h (1,696 bytes for the standard suite).
+    /// PQ-AKEM public key: ek || h (1,696 bytes for the standard suite, 1,417 with BAT).
     pub fn pq_public_len(self) -> usize {
         self.kem().ek_len() + self.h_len()
     }
 
-    /// PQ-AKEM secret key: dk || f || g || F || G (3,680 bytes for the standard suite).
+    /// PQ-AKEM secret key: dk || f || g || F || G (3,680 bytes for the standard suite, 5,001 with
+    /// BAT).
     pub fn pq_secret_len(self) -> usize {
         self.kem().dk_len() + self.ntru_len()
     }
 
-    /// PQ-AKEM ciphertext: ct || c_sigma (2,044 bytes for the standard suite).
+    /// PQ-AKEM ciphertext: ct || c_sigma (2,044 bytes for the standard suite, 1,749 with BAT).
     pub fn pq_ciphertext_len(self) -> usize {
         self.kem().ct_len() + self.ring_sig_len()
     }
 }
 
-/// The post-quantum public key: an ML-KEM encapsulation key and a Falcon public key.
+/// The post-quantum public key: a KEM encapsulation key and a ring member's public key h.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PqPublicKey {
     suite: Suite,
-    ek: Vec<u8>,
+    pub(crate) ek: EncapsulationKey,
     vk: VerifyingKey,
 }
 
@@ -90,16 +107,14 @@ impl PqPublicKey {
         let (ek, h) = b.split_at(suite.kem().ek_len());
         Ok(PqPublicKey {
             suite,
-            ek: ek.to_vec(),
+            ek: EncapsulationKey::from_bytes(suite.kem(), ek)?,
             vk: VerifyingKey::from_h_bytes(suite.falcon(), h)?,
         })
     }
 
     /// ek || h.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut v = self.ek.clone();
-        v.extend_from_slice(self.vk.h_bytes());
-        v
+        [self.ek.as_bytes(), self.vk.h_bytes()].concat()
     }
 
     /// The suite.
@@ -107,45 +122,140 @@ impl PqPublicKey {
         self.suite
     }
 
-    /// The ML-KEM encapsulation key.
+    /// The KEM encapsulation key.
     pub fn ek(&self) -> &[u8] {
-        &self.ek
+        self.ek.as_bytes()
     }
 
-    /// The Falcon (ring-member) public key.
+    /// The ring member's public key h, as a key of the Falcon lattice.
     pub fn falcon(&self) -> &VerifyingKey {
         &self.vk
     }
+
+    /// Verifies a plain signature by this identity ([`PqSecretKey::sign`]): a Falcon signature
+    /// for the Falcon suites, a Mitaka signature for BAT's.
+    pub fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<(), Error> {
+        match self.suite.trapdoor() {
+            Trapdoor::Falcon => {
+                let sig = alibi_falcon::Signature::from_bytes(sig)?;
+                Ok(self.vk.verify(msg, &sig)?)
+            }
+            Trapdoor::AntragMitaka => {
+                let sig = alibi_mitaka::Signature::from_bytes(sig)?;
+                alibi_mitaka::VerifyingKey::from_bytes(self.vk.h_bytes())?
+                    .verify(msg, &sig)
+                    .map_err(|_| Error::InvalidSignature)
+            }
+        }
+    }
 }
 
-/// The post-quantum secret key: an ML-KEM decapsulation key and a Falcon basis (f, g, F, G).
+/// The ring member's secret key, of the suite's trapdoor, with its expansion for signing.
+enum MemberKey {
+    Falcon {
+        key: SigningKey,
+        expanded: ExpandedSigningKey,
+    },
+    Mitaka {
+        key: alibi_mitaka::SigningKey,
+        expanded: alibi_mitaka::ExpandedSigningKey,
+    },
+}
+
+impl MemberKey {
+    fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Self {
+        match suite.trapdoor() {
+            Trapdoor::Falcon => {
+                let key = SigningKey::generate(suite.falcon(), rng);
+                MemberKey::Falcon {
+                    expanded: key.expand(),
+                    key,
+                }
+            }
+            Trapdoor::AntragMitaka => {
+                let key = alibi_mitaka::SigningKey::generate(rng);
+                MemberKey::Mitaka {
+                    expanded: key.expand(),
+                    key,
+                }
+            }
+        }
+    }
+
+    /// f || g || F || G, one signed byte per coefficient (the artifact's `sign_sk` in both cases).
+    fn from_bytes(suite: Suite, ntru: &[u8]) -> Result<Self, Error> {
+        match suite.trapdoor() {
+            Trapdoor::Falcon => {
+                let n = suite.falcon().n();
+                let p: Zeroizing<Vec<i8>> = Zeroizing::new(ntru.iter().map(|&x| x as i8).collect());
+                let key = SigningKey::from_ntru_polynomials(
+                    suite.falcon(),
+                    &p[..n],
+                    &p[n..2 * n],
+                    &p[2 * n..3 * n],
+                    &p[3 * n..],
+                )?;
+                Ok(MemberKey::Falcon {
+                    expanded: key.expand(),
+                    key,
+                })
+            }
+            Trapdoor::AntragMitaka => {
+                let key = alibi_mitaka::SigningKey::from_bytes(ntru)?;
+                Ok(MemberKey::Mitaka {
+                    expanded: key.expand(),
+                    key,
+                })
+            }
+        }
+    }
+
+    fn ntru_polynomials(&self) -> [&[i8]; 4] {
+        match self {
+            MemberKey::Falcon { key, .. } => key.ntru_polynomials(),
+            MemberKey::Mitaka { key, .. } => key.ntru_polynomials(),
+        }
+    }
+
+    fn verifying_key(&self) -> VerifyingKey {
+        match self {
+            MemberKey::Falcon { key, .. } => key.verifying_key(),
+            MemberKey::Mitaka { key, .. } => key.verifying_key().lattice_key().clone(),
+        }
+    }
+}
+
+/// The post-quantum secret key: a KEM decapsulation key and a ring member's basis (f, g, F, G).
 pub struct PqSecretKey {
     suite: Suite,
-    dk: Zeroizing<Vec<u8>>,
-    falcon: SigningKey,
-    expanded: ExpandedSigningKey,
+    dk: DecapsulationKey,
+    member: MemberKey,
     public: PqPublicKey,
 }
 
 impl PqSecretKey {
     /// A fresh key.
     pub fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Self {
-        let (dk, ek) = suite.kem().generate(rng);
-        let falcon = SigningKey::generate(suite.falcon(), rng);
-        Self::assemble(suite, dk, ek, falcon)
+        let (dk, ek) = DecapsulationKey::generate(suite.kem(), rng);
+        let member = MemberKey::generate(suite, rng);
+        Self::assemble(suite, dk, ek, member)
     }
 
-    fn assemble(suite: Suite, dk: Zeroizing<Vec<u8>>, ek: Vec<u8>, falcon: SigningKey) -> Self {
+    fn assemble(
+        suite: Suite,
+        dk: DecapsulationKey,
+        ek: EncapsulationKey,
+        member: MemberKey,
+    ) -> Self {
         let public = PqPublicKey {
             suite,
             ek,
-            vk: falcon.verifying_key(),
+            vk: member.verifying_key(),
         };
         PqSecretKey {
             suite,
-            expanded: falcon.expand(),
             dk,
-            falcon,
+            member,
             public,
         }
     }
@@ -154,29 +264,15 @@ impl PqSecretKey {
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self, Error> {
         Error::check_len("PQ-AKEM secret key", suite.pq_secret_len(), b.len())?;
         let (dk, ntru) = b.split_at(suite.kem().dk_len());
-        suite.kem().check_dk(dk)?;
-        let n = suite.falcon().n();
-        let p: Vec<i8> = ntru.iter().map(|&x| x as i8).collect();
-        let falcon = SigningKey::from_ntru_polynomials(
-            suite.falcon(),
-            &p[..n],
-            &p[n..2 * n],
-            &p[2 * n..3 * n],
-            &p[3 * n..],
-        )?;
-        let ek = suite.kem().ek_of_dk(dk)?;
-        Ok(Self::assemble(
-            suite,
-            Zeroizing::new(dk.to_vec()),
-            ek,
-            falcon,
-        ))
+        let (dk, ek) = DecapsulationKey::from_bytes(suite.kem(), dk)?;
+        let member = MemberKey::from_bytes(suite, ntru)?;
+        Ok(Self::assemble(suite, dk, ek, member))
     }
 
     /// dk || f || g || F || G.
     pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
-        let mut v = Zeroizing::new(self.dk.to_vec());
-        for p in self.falcon.ntru_polynomials() {
+        let mut v = self.dk.to_bytes();
+        for p in self.member.ntru_polynomials() {
             v.extend(p.iter().map(|&x| x as u8));
         }
         v
@@ -187,10 +283,14 @@ impl PqSecretKey {
         &self.public
     }
 
-    /// The Falcon key (expanded for signing), for protocols that also sign plainly with the
-    /// identity, such as RingXKEM's prekey signatures.
-    pub fn falcon_signing_key(&self) -> &ExpandedSigningKey {
-        &self.expanded
+    /// A plain signature by the identity's key, for protocols that also sign with it outside a
+    /// ring (RingXKEM's prekey and ratchet-key signatures): Falcon's for the Falcon suites,
+    /// Mitaka's (650 bytes) for BAT's. [`PqPublicKey::verify`] checks it.
+    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> Vec<u8> {
+        match &self.member {
+            MemberKey::Falcon { expanded, .. } => expanded.sign(msg, rng).to_bytes(),
+            MemberKey::Mitaka { expanded, .. } => expanded.sign(msg, rng).to_bytes(),
+        }
     }
 
     /// The suite.
@@ -198,7 +298,7 @@ impl PqSecretKey {
         self.suite
     }
 
-    pub(crate) fn dk(&self) -> &[u8] {
+    pub(crate) fn dk(&self) -> &DecapsulationKey {
         &self.dk
     }
 }
@@ -208,7 +308,10 @@ pub(crate) fn session_ring(sender: &PqPublicKey, receiver: &PqPublicKey) -> Resu
     if sender.suite != receiver.suite {
         return Err(Error::SuiteMismatch);
     }
-    Ok(Ring::new(vec![sender.vk.clone(), receiver.vk.clone()])?)
+    Ok(Ring::with_trapdoor(
+        sender.suite.trapdoor(),
+        vec![sender.vk.clone(), receiver.vk.clone()],
+    )?)
 }
 
 /// Signs `m` for the session ring with `signer` (the sender, or the receiver when faking) and
@@ -220,7 +323,11 @@ pub(crate) fn sign_and_encrypt(
     aes_key: &[u8; 16],
     rng: &mut impl CryptoRng,
 ) -> Result<Vec<u8>, Error> {
-    let mut sig = ring.sign(signer.falcon_signing_key(), m, rng)?.to_bytes();
+    let mut sig = match &signer.member {
+        MemberKey::Falcon { expanded, .. } => ring.sign(expanded, m, rng)?,
+        MemberKey::Mitaka { expanded, .. } => ring.sign(expanded, m, rng)?,
+    }
+    .to_bytes();
     aes128_ctr(aes_key, &mut sig);
     Ok(sig)
 }
@@ -241,7 +348,7 @@ pub(crate) fn decrypt_and_verify(
 }
 
 fn signed_message(ct: &[u8], sender: &PqPublicKey, receiver: &PqPublicKey) -> Vec<u8> {
-    [ct, &sender.ek, &receiver.ek, receiver.vk.h_bytes()].concat()
+    [ct, sender.ek(), receiver.ek(), receiver.vk.h_bytes()].concat()
 }
 
 fn session_key(
@@ -269,8 +376,8 @@ fn encap_signed_by(
     rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     let ring = session_ring(sender, receiver)?;
-    let (ct, ss) = sender.suite.kem().encapsulate(&receiver.ek, rng)?;
-    let kk = shake256::<48>(&ss[..]);
+    let mut kk = Zeroizing::new([0u8; 48]);
+    let ct = receiver.ek.encapsulate_secret(rng, &mut kk[..])?;
     let m = signed_message(&ct, sender, receiver);
     let c_sigma = sign_and_encrypt(signer, &ring, &m, &aes_key(&kk), rng)?;
     let key = session_key(&kk, &c_sigma, sender, &m);
@@ -297,8 +404,8 @@ pub fn decap(
     Error::check_len("PQ-AKEM ciphertext", suite.pq_ciphertext_len(), c.len())?;
     let ring = session_ring(sender, &receiver.public)?;
     let (ct, c_sigma) = c.split_at(suite.kem().ct_len());
-    let ss = suite.kem().decapsulate(&receiver.dk, ct)?;
-    let kk = shake256::<48>(&ss[..]);
+    let mut kk = Zeroizing::new([0u8; 48]);
+    receiver.dk.decapsulate_secret(ct, &mut kk[..])?;
     let m = signed_message(ct, sender, &receiver.public);
     decrypt_and_verify(&ring, c_sigma, &m, &aes_key(&kk))?;
     Ok(session_key(&kk, c_sigma, sender, &m))

@@ -126,6 +126,13 @@ pub fn x25519_public(sk: &[u8; 32]) -> [u8; 32] {
     x25519_dalek::PublicKey::from(&secret).to_bytes()
 }
 
+/// SHAKE256(input) into `out`, whatever its length (the artifact's ML-KEM `kem_encap` expansion).
+pub fn shake_into(input: &[u8], out: &mut [u8]) {
+    let mut h = Shake256::default();
+    XofUpdate::update(&mut h, input);
+    h.finalize_xof().read(out);
+}
+
 /// SHAKE256(input) truncated to N bytes.
 pub fn shake256<const N: usize>(input: &[u8]) -> Zeroizing<[u8; N]> {
     let mut h = Shake256::default();

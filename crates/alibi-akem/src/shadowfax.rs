@@ -1,9 +1,11 @@
-//! SHADOWFAX[X25519, ML-KEM, GANDALF[Falcon]]: the hybrid deniable AKEM, as the authors' code builds
-//! it ("Figure 9" of the artifact; vectors README, steps 1-8):
+//! SHADOWFAX[X25519, KEM, GANDALF]: the hybrid deniable AKEM, as the authors' code builds it
+//! ("Figure 9" of the artifact; vectors README, steps 1-8), over ML-KEM with GANDALF[Falcon] or over
+//! BAT-257 with GANDALF[Antrag, Mitaka] (the suite of [`crate::pq::Suite`]):
 //!
 //! 1. (esk, epk) fresh X25519; nk = HM(NIKE(sk_S.x, pk_R.x)[0..32], "auth");
 //! 2. nk1 || nk2 = NIKE(esk, pk_R.x);
-//! 3. (ct, ss) = ML-KEM.Encaps(pk_R.ek); k1 || k2 = SHAKE256(ss, 64 bytes);
+//! 3. (ct, k1 || k2) = KEM.Encaps(pk_R.ek) with a 64-byte secret (SHAKE256 of ML-KEM's key; BAT's
+//!    own expansion);
 //! 4. sigma = ring signature by the sender on ct || pk_R.ek for the ring (pk_S.h, pk_R.h);
 //! 5. k' = HM(nk1, k1); c_sigma = AES-128-CTR(k'[0..16], zero counter block, sigma);
 //! 6. C = epk || ct || c_sigma; T = HM(k2, C || pk_S || pk_R); K = HM(HM(nk, nk2), T).
@@ -19,20 +21,22 @@ use crate::dh::{array32, DhKeyPair};
 use crate::pq::{
     decrypt_and_verify, session_ring, sign_and_encrypt, PqPublicKey, PqSecretKey, Suite,
 };
-use crate::primitives::{aes_key, halves, hm, nike_batch, shake256};
+use crate::primitives::{aes_key, halves, hm, nike_batch};
 use crate::Error;
 
-/// Public key length: x25519 (32) || ek || h (1,728 bytes for the standard suite).
+/// Public key length: x25519 (32) || ek || h (1,728 bytes for the standard suite, 1,449 with BAT).
 pub fn public_len(suite: Suite) -> usize {
     32 + suite.pq_public_len()
 }
 
-/// Secret key length: x25519 (32) || dk || f || g || F || G (3,712 bytes for the standard suite).
+/// Secret key length: x25519 (32) || dk || f || g || F || G (3,712 bytes for the standard suite,
+/// 5,033 with BAT).
 pub fn secret_len(suite: Suite) -> usize {
     32 + suite.pq_secret_len()
 }
 
-/// Ciphertext length: epk (32) || ct || c_sigma (2,076 bytes for the standard suite).
+/// Ciphertext length: epk (32) || ct || c_sigma (2,076 bytes for the standard suite, 1,781 with
+/// BAT).
 pub fn ciphertext_len(suite: Suite) -> usize {
     32 + suite.kem().ct_len() + suite.ring_sig_len()
 }
@@ -116,7 +120,6 @@ fn encap_by(
     receiver: &PublicKey,
     rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
-    let suite = sender.suite();
     let ring = session_ring(&sender.pq, &receiver.pq)?;
     let eph = DhKeyPair::generate(rng);
     let [nk0, nke] = nike_batch([
@@ -126,8 +129,9 @@ fn encap_by(
     let (nk_in, _) = halves(&nk0);
     let nk = hm(&nk_in, &[b"auth"]);
     let (nk1, nk2) = halves(&nke);
-    let (ct, ss) = suite.kem().encapsulate(receiver.pq.ek(), rng)?;
-    let (k1, k2) = halves(&shake256::<64>(&ss[..]));
+    let mut k1k2 = Zeroizing::new([0u8; 64]);
+    let ct = receiver.pq.ek.encapsulate_secret(rng, &mut k1k2[..])?;
+    let (k1, k2) = halves(&k1k2);
     let m = [&ct[..], receiver.pq.ek()].concat();
     let k_prime = Zeroizing::new(hm(&nk1, &[&k1[..]]));
     let c_sigma = sign_and_encrypt(&signer.pq, &ring, &m, &aes_key(&k_prime), rng)?;
@@ -179,8 +183,9 @@ pub fn decap(
     let (nk_in, _) = halves(&nks);
     let nk = hm(&nk_in, &[b"auth"]);
     let (nk1, nk2) = halves(&nke);
-    let ss = suite.kem().decapsulate(receiver.pq.dk(), ct)?;
-    let (k1, k2) = halves(&shake256::<64>(&ss[..]));
+    let mut k1k2 = Zeroizing::new([0u8; 64]);
+    receiver.pq.dk().decapsulate_secret(ct, &mut k1k2[..])?;
+    let (k1, k2) = halves(&k1k2);
     let m = [ct, receiver.public.pq.ek()].concat();
     let k_prime = Zeroizing::new(hm(&nk1, &[&k1[..]]));
     decrypt_and_verify(&ring, c_sigma, &m, &aes_key(&k_prime))?;

@@ -22,7 +22,6 @@
 use std::time::SystemTime;
 
 use alibi_akem::pq::PqPublicKey;
-use alibi_falcon::Signature as FalconSignature;
 use alibi_handshake::ringxkem::{self, Identity, IdentityPublic};
 use alibi_handshake::{IdentityKey, KeyPair, PublicKey};
 use prost::Message as _;
@@ -132,13 +131,11 @@ impl RingXkemBundle {
     pub fn verify(&self) -> Result<()> {
         self.handshake.verify()?;
         let bad = || alibi_handshake::Error::BadSignature("RingXKEM ratchet key");
-        let sig = FalconSignature::from_bytes(&self.ratchet_signature).map_err(|_| bad())?;
         self.handshake
             .identity
-            .falcon()
             .verify(
                 &ratchet_message(self.handshake.pre_key_id, &self.ratchet_key),
-                &sig,
+                &self.ratchet_signature,
             )
             .map_err(|_| bad().into())
     }
@@ -158,10 +155,7 @@ impl RingXkemPreKey {
     pub fn generate(identity: &Identity, id: u32, rng: &mut impl CryptoRng) -> Self {
         let handshake = ringxkem::PreKey::generate(identity, id, rng);
         let ratchet = KeyPair::generate(rng);
-        let ratchet_signature = identity
-            .falcon_signing_key()
-            .sign(&ratchet_message(id, &ratchet.public), rng)
-            .to_bytes();
+        let ratchet_signature = identity.sign(&ratchet_message(id, &ratchet.public), rng);
         Self {
             handshake,
             ratchet,

@@ -1,6 +1,8 @@
 //! `alibi akem keygen|encap|decap`: DH-AKEM (RFC 9180 DHKEM(X25519, HKDF-SHA256)), PQ-AKEM and
-//! SHADOWFAX at both suites the library has, keys and ciphertexts in the layouts of the SHADOWFAX
-//! authors' code, and an optional key-confirmation tag ([`alibi_akem::confirm`]).
+//! SHADOWFAX at every suite the library has (ML-KEM with GANDALF[Falcon], BAT-257 with
+//! GANDALF[Antrag, Mitaka]; `pq-bat` and `shadowfax-bat` name the latter), keys and ciphertexts in
+//! the layouts of the SHADOWFAX authors' code, and an optional key-confirmation tag
+//! ([`alibi_akem::confirm`]).
 
 use std::path::{Path, PathBuf};
 
@@ -24,8 +26,9 @@ pub enum Cmd {
     Keygen {
         /// The AKEM
         #[arg(long, value_enum)]
-        scheme: Scheme,
-        /// The ML-KEM / Falcon suite of pq and shadowfax [default: mlkem512-falcon512]
+        scheme: SchemeArg,
+        /// The suite of pq and shadowfax [default: mlkem512-falcon512; bat257-mitaka512 for
+        /// pq-bat and shadowfax-bat]
         #[arg(long, value_enum)]
         suite: Option<SuiteArg>,
         #[command(flatten)]
@@ -94,24 +97,59 @@ pub enum Cmd {
 pub struct SchemeArgs {
     /// The AKEM
     #[arg(long, value_enum)]
-    scheme: Scheme,
+    scheme: SchemeArg,
     /// The suite of pq and shadowfax; by default the one the key lengths name
     #[arg(long, value_enum)]
     suite: Option<SuiteArg>,
 }
 
-/// The AKEMs.
+/// The AKEMs, as `--scheme` names them.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scheme {
+pub enum SchemeArg {
     /// DH-AKEM: RFC 9180 DHKEM(X25519, HKDF-SHA256) AuthEncap/AuthDecap (implicit authentication)
     Dh,
-    /// PQ-AKEM[ML-KEM, GANDALF[Falcon]]
+    /// PQ-AKEM[KEM, GANDALF] (ML-KEM with GANDALF[Falcon] unless --suite or the keys say otherwise)
     Pq,
-    /// SHADOWFAX[X25519, ML-KEM, GANDALF[Falcon]], the hybrid deniable AKEM
+    /// SHADOWFAX[X25519, KEM, GANDALF], the hybrid deniable AKEM
+    Shadowfax,
+    /// PQ-AKEM[BAT-257, GANDALF[Antrag, Mitaka]]: pq with --suite bat257-mitaka512
+    PqBat,
+    /// SHADOWFAX[X25519, BAT-257, GANDALF[Antrag, Mitaka]]: shadowfax with --suite bat257-mitaka512
+    ShadowfaxBat,
+}
+
+impl SchemeArg {
+    /// The AKEM and the suite it fixes: the BAT names are pq and shadowfax at the BAT suite, and
+    /// a different --suite beside them is refused.
+    fn resolve(self, suite: Option<SuiteArg>) -> Result<(Scheme, Option<SuiteArg>), Failure> {
+        let (scheme, fixed) = match self {
+            SchemeArg::Dh => (Scheme::Dh, None),
+            SchemeArg::Pq => (Scheme::Pq, None),
+            SchemeArg::Shadowfax => (Scheme::Shadowfax, None),
+            SchemeArg::PqBat => (Scheme::Pq, Some(SuiteArg::Bat257Mitaka512)),
+            SchemeArg::ShadowfaxBat => (Scheme::Shadowfax, Some(SuiteArg::Bat257Mitaka512)),
+        };
+        match (fixed, suite) {
+            (Some(f), Some(s)) if f != s => Err(Failure::Usage(format!(
+                "--scheme {}-bat uses the suite bat257-mitaka512, not {}",
+                scheme.name(),
+                suite_name(s.into())
+            ))),
+            (Some(f), _) => Ok((scheme, Some(f))),
+            (None, s) => Ok((scheme, s)),
+        }
+    }
+}
+
+/// The AKEMs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scheme {
+    Dh,
+    Pq,
     Shadowfax,
 }
 
-/// The ML-KEM / Falcon suites of PQ-AKEM and SHADOWFAX.
+/// The suites of PQ-AKEM and SHADOWFAX.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SuiteArg {
     /// ML-KEM-512 with GANDALF[Falcon-512], the authors' instantiation (NIST level 1)
@@ -120,6 +158,9 @@ pub enum SuiteArg {
     /// ML-KEM-768 with GANDALF[Falcon-1024]
     #[value(name = "mlkem768-falcon1024")]
     MlKem768Falcon1024,
+    /// BAT-257 with GANDALF[Antrag, Mitaka], the authors' other instantiation
+    #[value(name = "bat257-mitaka512")]
+    Bat257Mitaka512,
 }
 
 impl From<SuiteArg> for Suite {
@@ -127,16 +168,22 @@ impl From<SuiteArg> for Suite {
         match s {
             SuiteArg::MlKem512Falcon512 => Suite::MlKem512Falcon512,
             SuiteArg::MlKem768Falcon1024 => Suite::MlKem768Falcon1024,
+            SuiteArg::Bat257Mitaka512 => Suite::Bat257Mitaka512,
         }
     }
 }
 
-const SUITES: [Suite; 2] = [Suite::MlKem512Falcon512, Suite::MlKem768Falcon1024];
+const SUITES: [Suite; 3] = [
+    Suite::MlKem512Falcon512,
+    Suite::MlKem768Falcon1024,
+    Suite::Bat257Mitaka512,
+];
 
 fn suite_name(s: Suite) -> &'static str {
     match s {
         Suite::MlKem512Falcon512 => "mlkem512-falcon512",
         Suite::MlKem768Falcon1024 => "mlkem768-falcon1024",
+        Suite::Bat257Mitaka512 => "bat257-mitaka512",
     }
 }
 
@@ -250,6 +297,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             out,
             format,
         } => {
+            let (scheme, suite) = scheme.resolve(suite)?;
             if scheme == Scheme::Dh && suite.is_some() {
                 return Err(Failure::Usage(
                     "--suite applies to pq and shadowfax, not dh".into(),
@@ -297,6 +345,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             check_outputs(&outs, force)?;
             let sk = read_secret(&sender_sk, "the sender's secret key")?;
             let pk = read_input(&receiver_pk, "the receiver's public key")?;
+            let (scheme, suite) = scheme.resolve(suite)?;
             let suite = scheme.suite(suite, &sender_sk, &sk)?;
             scheme.check_key(suite, &sender_sk, &sk, Half::Secret)?;
             scheme.check_key(suite, &receiver_pk, &pk, Half::Public)?;
@@ -364,6 +413,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let sk = read_secret(&receiver_sk, "the receiver's secret key")?;
             let pk = read_input(&sender_pk, "the sender's public key")?;
             let c = read_input(&ct, "a ciphertext")?;
+            let (scheme, suite) = scheme.resolve(suite)?;
             let suite = scheme.suite(suite, &receiver_sk, &sk)?;
             scheme.check_key(suite, &receiver_sk, &sk, Half::Secret)?;
             scheme.check_key(suite, &sender_pk, &pk, Half::Public)?;

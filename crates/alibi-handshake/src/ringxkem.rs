@@ -20,7 +20,6 @@
 
 use alibi_akem::pq::{self, PqPublicKey, PqSecretKey, Suite};
 use alibi_encoding::LengthChecked;
-use alibi_falcon::Signature as FalconSignature;
 use hkdf::Hkdf;
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
@@ -49,10 +48,7 @@ impl PreKey {
     /// A fresh prekey signed by `identity`.
     pub fn generate(identity: &Identity, id: u32, rng: &mut impl CryptoRng) -> Self {
         let (dk, ek) = identity.suite().kem().generate(rng);
-        let signature = identity
-            .falcon_signing_key()
-            .sign(&prekey_message(id, &ek), rng)
-            .to_bytes();
+        let signature = identity.sign(&prekey_message(id, &ek), rng);
         Self {
             id,
             dk,
@@ -120,11 +116,11 @@ pub struct Bundle {
 impl Bundle {
     /// Checks the prekey's signature.
     pub fn verify(&self) -> Result<()> {
-        let sig = FalconSignature::from_bytes(&self.pre_key_signature)
-            .map_err(|_| Error::BadSignature("RingXKEM prekey"))?;
         self.identity
-            .falcon()
-            .verify(&prekey_message(self.pre_key_id, &self.pre_key), &sig)
+            .verify(
+                &prekey_message(self.pre_key_id, &self.pre_key),
+                &self.pre_key_signature,
+            )
             .map_err(|_| Error::BadSignature("RingXKEM prekey"))
     }
 }

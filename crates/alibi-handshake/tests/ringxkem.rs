@@ -10,7 +10,11 @@ use rand_chacha::ChaCha20Rng;
 #[test]
 fn agree_authenticate_and_deny() {
     let mut rng = ChaCha20Rng::from_seed([4; 32]);
-    for suite in [Suite::MlKem512Falcon512, Suite::MlKem768Falcon1024] {
+    for suite in [
+        Suite::MlKem512Falcon512,
+        Suite::MlKem768Falcon1024,
+        Suite::Bat257Mitaka512,
+    ] {
         let alice = Identity::generate(suite, &mut rng);
         let bob = Identity::generate(suite, &mut rng);
         let eve = Identity::generate(suite, &mut rng);
