@@ -1,5 +1,5 @@
-//! Decapsulation of hostile ciphertexts under fixed keys (PQ-AKEM and SHADOWFAX, both suites):
-//! errors, never a panic. Inputs edit valid ciphertexts (`alibi_fuzz::input`), so the ML-KEM
+//! Decapsulation of hostile ciphertexts under fixed keys (PQ-AKEM and SHADOWFAX, every suite):
+//! errors, never a panic. Inputs edit valid ciphertexts (`alibi_fuzz::input`), so the KEM
 //! decapsulation, the ring signature's decoding and verification and the key confirmation are
 //! reached, not only the length check. The DH-AKEMs (RFC 9180's and the artifact's) decapsulate
 //! the first 32 bytes as enc under the sender key in the next 32: low-order points must fail
@@ -28,7 +28,11 @@ fn keys() -> &'static Keys {
             dh: dh::DhKeyPair::generate(&mut rng),
             samples: vec![],
         };
-        for s in [Suite::MlKem512Falcon512, Suite::MlKem768Falcon1024] {
+        for s in [
+            Suite::MlKem512Falcon512,
+            Suite::MlKem768Falcon1024,
+            Suite::Bat257Mitaka512,
+        ] {
             let (a, b) = (
                 pq::PqSecretKey::generate(s, &mut rng),
                 pq::PqSecretKey::generate(s, &mut rng),

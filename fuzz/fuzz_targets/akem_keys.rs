@@ -1,4 +1,4 @@
-//! AKEM key decoders (PQ-AKEM and SHADOWFAX, public and secret, both suites) and the DH-AKEM key
+//! AKEM key decoders (PQ-AKEM and SHADOWFAX, public and secret, every suite) and the DH-AKEM key
 //! pair encoding: no panic; accepted keys re-encode to the same bytes. Inputs edit valid keys of
 //! every kind (`alibi_fuzz::input`).
 #![no_main]
@@ -9,7 +9,11 @@ use libfuzzer_sys::fuzz_target;
 use rand_chacha::rand_core::SeedableRng;
 use std::sync::OnceLock;
 
-const SUITES: [Suite; 2] = [Suite::MlKem512Falcon512, Suite::MlKem768Falcon1024];
+const SUITES: [Suite; 3] = [
+    Suite::MlKem512Falcon512,
+    Suite::MlKem768Falcon1024,
+    Suite::Bat257Mitaka512,
+];
 
 fn samples() -> &'static Vec<Vec<u8>> {
     static S: OnceLock<Vec<Vec<u8>>> = OnceLock::new();

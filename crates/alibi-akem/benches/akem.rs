@@ -1,7 +1,8 @@
 //! The seed's Table 1 rows in one run: Gen, Enc, Dec of DH-AKEM, PQ-AKEM and SHADOWFAX (standard
-//! suite: X25519, ML-KEM-512, GANDALF[Falcon-512]), GANDALF Gen/Sign/Verify, and the `hpke` crate's
-//! DHKEM(X25519) as a peer for DH-AKEM; and one X25519, ours (through the Edwards form) beside
-//! x25519-dalek's Montgomery ladder.
+//! suite: X25519, ML-KEM-512, GANDALF[Falcon-512]; and the BAT suite: BAT-257, GANDALF[Antrag,
+//! Mitaka], the `-bat` rows), GANDALF Gen/Sign/Verify over both trapdoors, the two KEMs alone, and
+//! the `hpke` crate's DHKEM(X25519) as a peer for DH-AKEM; and one X25519, ours (through the
+//! Edwards form) beside x25519-dalek's Montgomery ladder.
 //!
 //! `cargo bench -p alibi-akem --bench akem`
 
@@ -58,33 +59,58 @@ fn benches(c: &mut Criterion) {
         b.iter(|| HpkeKem::decap(&hr, Some(&hspk), &henc).unwrap())
     });
 
-    // PQ-AKEM.
-    g.bench_function("pq-akem/gen", |b| {
-        b.iter(|| pq::PqSecretKey::generate(suite, &mut rng))
+    // The KEMs alone: ML-KEM-512 (libcrux) and BAT-257.
+    let kem = alibi_akem::mlkem::MlKem::K512;
+    let (dk, ek) = kem.generate(&mut rng);
+    g.bench_function("kem/ml-kem-512/gen", |b| b.iter(|| kem.generate(&mut rng)));
+    g.bench_function("kem/ml-kem-512/enc", |b| {
+        b.iter(|| kem.encapsulate(&ek, &mut rng).unwrap())
     });
-    let ps = pq::PqSecretKey::generate(suite, &mut rng);
-    let pr = pq::PqSecretKey::generate(suite, &mut rng);
-    g.bench_function("pq-akem/enc", |b| {
-        b.iter(|| pq::encap(&ps, pr.public_key(), &mut rng).unwrap())
+    let (kc, _) = kem.encapsulate(&ek, &mut rng).unwrap();
+    g.bench_function("kem/ml-kem-512/dec", |b| {
+        b.iter(|| kem.decapsulate(&dk, &kc).unwrap())
     });
-    let (pc, _) = pq::encap(&ps, pr.public_key(), &mut rng).unwrap();
-    g.bench_function("pq-akem/dec", |b| {
-        b.iter(|| pq::decap(&pr, ps.public_key(), &pc).unwrap())
+    let bsk = alibi_bat::SecretKey::generate(&mut rng);
+    g.bench_function("kem/bat-257/gen", |b| {
+        b.iter(|| alibi_bat::SecretKey::generate(&mut rng))
+    });
+    g.bench_function("kem/bat-257/enc", |b| {
+        b.iter(|| alibi_bat::encapsulate(bsk.public_key(), &mut rng).unwrap())
+    });
+    let (bc, _) = alibi_bat::encapsulate(bsk.public_key(), &mut rng).unwrap();
+    g.bench_function("kem/bat-257/dec", |b| {
+        b.iter(|| alibi_bat::decapsulate(&bsk, &bc).unwrap())
     });
 
-    // SHADOWFAX.
-    g.bench_function("shadowfax/gen", |b| {
-        b.iter(|| shadowfax::SecretKey::generate(suite, &mut rng))
-    });
-    let ss = shadowfax::SecretKey::generate(suite, &mut rng);
-    let sr = shadowfax::SecretKey::generate(suite, &mut rng);
-    g.bench_function("shadowfax/enc", |b| {
-        b.iter(|| shadowfax::encap(&ss, sr.public_key(), &mut rng).unwrap())
-    });
-    let (sc, _) = shadowfax::encap(&ss, sr.public_key(), &mut rng).unwrap();
-    g.bench_function("shadowfax/dec", |b| {
-        b.iter(|| shadowfax::decap(&sr, ss.public_key(), &sc).unwrap())
-    });
+    for (tag, suite) in [("", suite), ("-bat", Suite::Bat257Mitaka512)] {
+        // PQ-AKEM.
+        g.bench_function(format!("pq-akem{tag}/gen"), |b| {
+            b.iter(|| pq::PqSecretKey::generate(suite, &mut rng))
+        });
+        let ps = pq::PqSecretKey::generate(suite, &mut rng);
+        let pr = pq::PqSecretKey::generate(suite, &mut rng);
+        g.bench_function(format!("pq-akem{tag}/enc"), |b| {
+            b.iter(|| pq::encap(&ps, pr.public_key(), &mut rng).unwrap())
+        });
+        let (pc, _) = pq::encap(&ps, pr.public_key(), &mut rng).unwrap();
+        g.bench_function(format!("pq-akem{tag}/dec"), |b| {
+            b.iter(|| pq::decap(&pr, ps.public_key(), &pc).unwrap())
+        });
+
+        // SHADOWFAX.
+        g.bench_function(format!("shadowfax{tag}/gen"), |b| {
+            b.iter(|| shadowfax::SecretKey::generate(suite, &mut rng))
+        });
+        let ss = shadowfax::SecretKey::generate(suite, &mut rng);
+        let sr = shadowfax::SecretKey::generate(suite, &mut rng);
+        g.bench_function(format!("shadowfax{tag}/enc"), |b| {
+            b.iter(|| shadowfax::encap(&ss, sr.public_key(), &mut rng).unwrap())
+        });
+        let (sc, _) = shadowfax::encap(&ss, sr.public_key(), &mut rng).unwrap();
+        g.bench_function(format!("shadowfax{tag}/dec"), |b| {
+            b.iter(|| shadowfax::decap(&sr, ss.public_key(), &sc).unwrap())
+        });
+    }
 
     // GANDALF[Falcon-512], two members.
     g.bench_function("gandalf/gen", |b| {
@@ -99,6 +125,25 @@ fn benches(c: &mut Criterion) {
     });
     let sig = ring.sign(&ea, b"message", &mut rng).unwrap().to_bytes();
     g.bench_function("gandalf/verify", |b| {
+        b.iter(|| {
+            ring.verify(b"message", &RingSignature::from_bytes(&ring, &sig).unwrap())
+                .unwrap()
+        })
+    });
+
+    // GANDALF[Antrag, Mitaka], two members.
+    g.bench_function("gandalf-mitaka/gen", |b| {
+        b.iter(|| alibi_mitaka::SigningKey::generate(&mut rng))
+    });
+    let a = alibi_mitaka::SigningKey::generate(&mut rng);
+    let bk = alibi_mitaka::SigningKey::generate(&mut rng);
+    let ring = Ring::mitaka(&[a.verifying_key().clone(), bk.verifying_key().clone()]).unwrap();
+    let ea = a.expand();
+    g.bench_function("gandalf-mitaka/sign", |b| {
+        b.iter(|| ring.sign(&ea, b"message", &mut rng).unwrap())
+    });
+    let sig = ring.sign(&ea, b"message", &mut rng).unwrap().to_bytes();
+    g.bench_function("gandalf-mitaka/verify", |b| {
         b.iter(|| {
             ring.verify(b"message", &RingSignature::from_bytes(&ring, &sig).unwrap())
                 .unwrap()
