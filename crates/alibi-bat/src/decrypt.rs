@@ -18,7 +18,7 @@
 
 use crate::modq::{Ntt257, Ntt3, NttQp, Poly, P3, QP};
 use crate::{N, Q};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 /// The secret polynomials decryption needs.
 pub(crate) struct Basis<'a> {
@@ -39,28 +39,87 @@ const QQP: i64 = Q as i64 * QP as i64;
 /// 1/q' mod q (q' = 6 mod 257, 6 * 43 = 258).
 const QP_INV_Q: u32 = 43;
 
-/// s (512 bits, the artifact's `sbuf`) from c1. For a ciphertext that no s produced, the output
-/// is some 512-bit string; the caller's re-encryption check catches it.
-pub(crate) fn decrypt(key: &Basis<'_>, c: &[i8; N]) -> Zeroizing<[u8; N / 8]> {
+/// Everything decryption needs that depends on the key alone, computed once per key: the
+/// transforms of f, q' F and w in the three moduli, the constant products by the all-ones
+/// polynomial, and the parities. About half of the transforms of a decryption.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(crate) struct DecryptKey {
+    f: Poly,
+    qp_big_f: Poly,
+    w: Poly,
+    /// (f + g) ones, and its transform; the transform of q' (F + G) ones.
+    fg_ones: Poly,
+    fg_ones_hat: Poly,
+    big_fg_ones_hat: Poly,
+    w_qp: Poly,
+    f3: Poly,
+    /// Fd = q' F - f w, transformed mod 12289.
+    fd3: Poly,
+    par_fg: i64,
+    cs2: i64,
+}
+
+impl DecryptKey {
+    pub(crate) fn new(key: &Basis<'_>) -> Box<Self> {
+        type A = Ntt257;
+        type C = Ntt3;
+        let qp_mod_q = (QP % Q) as i64;
+        let par_fg = parity(key.f) ^ parity(key.g);
+        let fg_ones = A::mul_ones(&core::array::from_fn(|u| {
+            A::from_i64(key.f[u] as i64 + key.g[u] as i64)
+        }));
+        let big_fg_ones = Zeroizing::new(A::mul_ones(&core::array::from_fn(|u| {
+            A::from_i64(qp_mod_q * (key.big_f[u] as i64 + key.big_g[u] as i64))
+        })));
+        let f3 = C::ntt(&C::from_signed(key.f));
+        let w3 = Zeroizing::new(C::ntt(&C::from_signed(key.w)));
+        let fw3 = Zeroizing::new(C::mul_ntt(&f3, &w3));
+        let qp_big_f3 = Zeroizing::new(C::ntt(&core::array::from_fn(|u| {
+            C::from_i64(QP as i64 * key.big_f[u] as i64)
+        })));
+        Box::new(DecryptKey {
+            f: A::ntt(&A::from_signed(key.f)),
+            qp_big_f: A::ntt(&core::array::from_fn(|u| {
+                A::from_i64(qp_mod_q * key.big_f[u] as i64)
+            })),
+            w: A::ntt(&A::from_signed(key.w)),
+            fg_ones_hat: A::ntt(&fg_ones),
+            fg_ones,
+            big_fg_ones_hat: A::ntt(&big_fg_ones),
+            w_qp: NttQp::ntt(&NttQp::from_signed(key.w)),
+            fd3: core::array::from_fn(|u| C::sub(qp_big_f3[u], fw3[u])),
+            f3,
+            par_fg,
+            // c'' mod 2 = parity(F + G) + parity(f + g) parity(w): a constant.
+            cs2: parity(key.big_f) ^ parity(key.big_g) ^ (par_fg & parity(key.w)),
+        })
+    }
+}
+
+crate::simd::avx2_dispatch!(
+    /// s (512 bits, the artifact's `sbuf`) from c1. For a ciphertext that no s produced, the
+    /// output is some 512-bit string; the caller's re-encryption check catches it.
+    decrypt, decrypt_avx2, decrypt_portable, (key: &DecryptKey, c: &[i8; N]) -> Zeroizing<[u8; N / 8]>
+);
+
+#[inline(always)]
+fn decrypt_portable(key: &DecryptKey, c: &[i8; N]) -> Zeroizing<[u8; N / 8]> {
     type A = Ntt257;
     // Q k c1 = 4 c1, transformed.
     let mut kc: Zeroizing<Poly> =
         Zeroizing::new(core::array::from_fn(|u| A::from_i64(4 * c[u] as i64)));
     A::forward(&mut kc);
 
-    // c' mod q.
-    let f_ntt = Zeroizing::new(A::ntt(&A::from_signed(key.f)));
-    let mut cp = Zeroizing::new(A::mul_ntt(&f_ntt, &kc));
+    // c' mod q, and its transform (by linearity, without transforming it again).
+    let cp_hat = Zeroizing::new(A::mul_ntt(&key.f, &kc));
+    let mut cp = Zeroizing::new(*cp_hat);
     A::inverse(&mut cp);
-    let fg_ones = Zeroizing::new(A::mul_ones(&core::array::from_fn(|u| {
-        A::from_i64(key.f[u] as i64 + key.g[u] as i64)
-    })));
-    for (x, &y) in cp.iter_mut().zip(fg_ones.iter()) {
+    for (x, &y) in cp.iter_mut().zip(key.fg_ones.iter()) {
         *x = A::sub(*x, y);
     }
 
     // c' mod 2 is the constant parity(f + g); lift to the representative in -256..=257.
-    let par_fg = parity(key.f) ^ parity(key.g);
+    let par_fg = key.par_fg;
     let cp_exact: Zeroizing<[i64; N]> = Zeroizing::new(core::array::from_fn(|u| {
         let x = A::centered(cp[u]) as i64;
         let wrong = -((x ^ par_fg) & 1);
@@ -69,37 +128,32 @@ pub(crate) fn decrypt(key: &Basis<'_>, c: &[i8; N]) -> Zeroizing<[u8; N / 8]> {
         x + (wrong & ((Q as i64 & nonpos) | (-(Q as i64) & !nonpos)))
     }));
 
-    // c'' mod q: q' Q F (k c1) - q' (F + G) ones - c' w, with q' = 6 mod q.
-    let qp_mod_q = (QP % Q) as i64;
-    let mut cs = Zeroizing::new(A::ntt(&core::array::from_fn(|u| {
-        A::from_i64(qp_mod_q * key.big_f[u] as i64)
-    })));
-    *cs = A::mul_ntt(&cs, &kc);
-    A::inverse(&mut cs);
-    let big_fg_ones = Zeroizing::new(A::mul_ones(&core::array::from_fn(|u| {
-        A::from_i64(qp_mod_q * (key.big_f[u] as i64 + key.big_g[u] as i64))
-    })));
-    let cpw = Zeroizing::new(A::mul_poly(
-        &core::array::from_fn(|u| A::from_i64(cp_exact[u])),
-        &A::from_signed(key.w),
-    ));
+    // c'' mod q: q' Q F (k c1) - q' (F + G) ones - c' w (q' = 6 mod q), all in the transform
+    // domain: c' w mod q only needs c' mod q, whose transform is cp_hat - NTT((f + g) ones).
+    let mut cpw = Zeroizing::new([0u32; N]);
     for u in 0..N {
-        cs[u] = A::sub(A::sub(cs[u], big_fg_ones[u]), cpw[u]);
+        cpw[u] = A::sub(cp_hat[u], key.fg_ones_hat[u]);
     }
+    let cpw = Zeroizing::new(A::mul_ntt(&cpw, &key.w));
+    let fkc = Zeroizing::new(A::mul_ntt(&key.qp_big_f, &kc));
+    let mut cs = Zeroizing::new([0u32; N]);
+    for u in 0..N {
+        cs[u] = A::sub(A::sub(fkc[u], key.big_fg_ones_hat[u]), cpw[u]);
+    }
+    A::inverse(&mut cs);
 
     // c'' mod q' = -c' w.
-    let mut cs_qp = Zeroizing::new(NttQp::mul_poly(
-        &core::array::from_fn(|u| NttQp::from_i64(cp_exact[u])),
-        &NttQp::from_signed(key.w),
-    ));
+    let mut cs_qp = Zeroizing::new(NttQp::ntt(&core::array::from_fn(|u| {
+        NttQp::from_i64(cp_exact[u])
+    })));
+    *cs_qp = NttQp::mul_ntt(&cs_qp, &key.w_qp);
+    NttQp::inverse(&mut cs_qp);
     for x in cs_qp.iter_mut() {
         *x = NttQp::sub(0, *x);
     }
 
-    // c'' mod 2 = parity(F + G) + parity(f + g) parity(w): a constant.
-    let cs2 = parity(key.big_f) ^ parity(key.big_g) ^ (par_fg & parity(key.w));
-
     // CRT to c'' mod q q', then the representative of the right parity in 1 - q q' ..= q q'.
+    let cs2 = key.cs2;
     let cs_exact: Zeroizing<[i64; N]> = Zeroizing::new(core::array::from_fn(|u| {
         let y1 = cs_qp[u];
         let t = A::mul(A::sub(cs[u], y1 % Q), QP_INV_Q);
@@ -109,23 +163,15 @@ pub(crate) fn decrypt(key: &Basis<'_>, c: &[i8; N]) -> Zeroizing<[u8; N / 8]> {
         y - (QQP & -((y ^ cs2) & 1))
     }));
 
-    // Fd c' - f c'' = q' F c' - f (w c' + c'') mod 12289.
+    // Fd c' - f c'' mod 12289, Fd = q' F - f w precomputed.
     type C = Ntt3;
     let cp3 = Zeroizing::new(C::ntt(&core::array::from_fn(|u| C::from_i64(cp_exact[u]))));
-    let w3 = Zeroizing::new(C::ntt(&C::from_signed(key.w)));
-    let mut inner = Zeroizing::new(C::mul_ntt(&w3, &cp3));
     let cs3 = Zeroizing::new(C::ntt(&core::array::from_fn(|u| C::from_i64(cs_exact[u]))));
-    for (x, &y) in inner.iter_mut().zip(cs3.iter()) {
-        *x = C::add(*x, y);
-    }
-    let f3 = Zeroizing::new(C::ntt(&C::from_signed(key.f)));
-    let big_f3 = Zeroizing::new(C::ntt(&core::array::from_fn(|u| {
-        C::from_i64(QP as i64 * key.big_f[u] as i64)
-    })));
-    let mut t = Zeroizing::new(C::mul_ntt(&big_f3, &cp3));
-    let fi = Zeroizing::new(C::mul_ntt(&f3, &inner));
-    for (x, &y) in t.iter_mut().zip(fi.iter()) {
-        *x = C::sub(*x, y);
+    let a3 = Zeroizing::new(C::mul_ntt(&key.fd3, &cp3));
+    let b3 = Zeroizing::new(C::mul_ntt(&key.f3, &cs3));
+    let mut t = Zeroizing::new([0u32; N]);
+    for u in 0..N {
+        t[u] = C::sub(a3[u], b3[u]);
     }
     C::inverse(&mut t);
 
@@ -159,7 +205,7 @@ mod tests {
                 big_g: &sk.big_g,
                 w: &sk.w,
             };
-            assert_eq!(*decrypt(&basis, &c), s);
+            assert_eq!(*decrypt(&DecryptKey::new(&basis), &c), s);
         }
     }
 }

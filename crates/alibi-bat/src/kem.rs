@@ -3,7 +3,7 @@
 //! the RustCrypto `kem` traits.
 
 use crate::codec::{decode_c1, decode_h, encode_c1, encode_h, trim_decode, trim_encode, trim_len};
-use crate::decrypt::{decrypt, Basis};
+use crate::decrypt::{decrypt, Basis, DecryptKey};
 use crate::encrypt::encrypt;
 use crate::hash::{expand_b, hash_m, kdf_seed_bad, LABEL_S, LABEL_SECRET_BAD};
 use crate::keygen::{self, check_basis, compute_w, make_fg, make_rr, BIG_FG_LIMIT};
@@ -87,6 +87,8 @@ pub struct SecretKey {
     pub(crate) w: [i32; N],
     #[zeroize(skip)]
     pub(crate) pk: PublicKey,
+    /// The key's share of decryption, precomputed ([`DecryptKey`]).
+    pub(crate) dec: Box<DecryptKey>,
 }
 
 impl fmt::Debug for SecretKey {
@@ -174,20 +176,14 @@ impl SecretKey {
             v.zeroize();
             Ok(out)
         };
-        let mut sk = SecretKey {
-            seed,
-            rr,
-            f: small(take(trim_len(FG_BITS)), FG_BITS)?,
-            g: small(take(trim_len(FG_BITS)), FG_BITS)?,
-            big_f: small(take(trim_len(BIG_FG_BITS)), BIG_FG_BITS)?,
-            big_g: small(take(trim_len(BIG_FG_BITS)), BIG_FG_BITS)?,
-            w: trim_decode(take(trim_len(W_BITS)), W_BITS).ok_or(Error::Malformed(WHAT))?,
-            pk: PublicKey::from_h([0; N]),
-        };
+        let f = small(take(trim_len(FG_BITS)), FG_BITS)?;
+        let g = small(take(trim_len(FG_BITS)), FG_BITS)?;
+        let big_f = small(take(trim_len(BIG_FG_BITS)), BIG_FG_BITS)?;
+        let big_g = small(take(trim_len(BIG_FG_BITS)), BIG_FG_BITS)?;
+        let w = trim_decode(take(trim_len(W_BITS)), W_BITS).ok_or(Error::Malformed(WHAT))?;
         let h = decode_h(take(crate::codec::H_LEN)).ok_or(Error::Malformed(WHAT))?;
-        check_basis(&sk.f, &sk.g, &sk.big_f, &sk.big_g, &sk.w, &h).map_err(Error::InvalidKey)?;
-        sk.pk = PublicKey::from_h(h);
-        Ok(sk)
+        check_basis(&f, &g, &big_f, &big_g, &w, &h).map_err(Error::InvalidKey)?;
+        Ok(SecretKey::assemble(seed, rr, f, g, big_f, big_g, w, h))
     }
 
     fn from_short(bytes: &[u8]) -> Result<Self, Error> {
@@ -205,16 +201,48 @@ impl SecretKey {
             rebuild_g(&f, &g, &big_f).ok_or(Error::InvalidKey("G = g F / f is too large"))?;
         let w = compute_w(&f, &g, &big_f, &big_g).ok_or(Error::InvalidKey("w is out of range"))?;
         check_basis(&f, &g, &big_f, &big_g, &w, &h).map_err(Error::InvalidKey)?;
-        Ok(SecretKey {
+        Ok(SecretKey::assemble(
             seed,
-            rr: make_rr(&seed),
-            f: *f,
-            g: *g,
+            make_rr(&seed),
+            *f,
+            *g,
             big_f,
             big_g,
-            w: *w,
+            *w,
+            h,
+        ))
+    }
+
+    /// The key from its parts, already checked, with its decryption precomputation.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn assemble(
+        seed: [u8; SEED_LEN],
+        rr: [u8; 32],
+        f: [i8; N],
+        g: [i8; N],
+        big_f: [i8; N],
+        big_g: [i8; N],
+        w: [i32; N],
+        h: [u16; N],
+    ) -> SecretKey {
+        let dec = DecryptKey::new(&Basis {
+            f: &f,
+            g: &g,
+            big_f: &big_f,
+            big_g: &big_g,
+            w: &w,
+        });
+        SecretKey {
+            seed,
+            rr,
+            f,
+            g,
+            big_f,
+            big_g,
+            w,
             pk: PublicKey::from_h(h),
-        })
+            dec,
+        }
     }
 
     /// The 2,953-byte long format (tag 0x19), the artifact's `kem_sk`.
@@ -246,16 +274,6 @@ impl SecretKey {
             &mut out,
         );
         out
-    }
-
-    fn basis(&self) -> Basis<'_> {
-        Basis {
-            f: &self.f,
-            g: &self.g,
-            big_f: &self.big_f,
-            big_g: &self.big_g,
-            w: &self.w,
-        }
     }
 }
 
@@ -376,7 +394,7 @@ pub fn decapsulate_into(sk: &SecretKey, ct: &[u8], secret: &mut [u8]) -> Result<
     };
     let c2 = &ct[1 + crate::codec::C1_LEN..];
 
-    let s = decrypt(&sk.basis(), &c);
+    let s = decrypt(&sk.dec, &c);
     let mut m = Zeroizing::new(hash_m(&s));
     for (x, y) in m.iter_mut().zip(c2) {
         *x ^= y;

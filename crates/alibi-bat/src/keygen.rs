@@ -15,7 +15,7 @@
 
 use crate::fxp::{self, Fxr};
 use crate::hash::{expand_b, Prng, LABEL_FG, LABEL_RR};
-use crate::kem::{PublicKey, SecretKey};
+use crate::kem::SecretKey;
 use crate::modq::{mul_exact, Ntt257, Poly, QP};
 use crate::{N, Q};
 use zeroize::{Zeroize, Zeroizing};
@@ -240,16 +240,16 @@ pub(crate) fn from_key_seed(seed: &[u8; 32]) -> Option<SecretKey> {
     if dnorm(&f, &g, &big_f, &big_g, &w) > DNORM_BOUND {
         return None;
     }
-    Some(SecretKey {
-        seed: *seed,
-        rr: make_rr(seed),
-        f: *f,
-        g: *g,
-        big_f: *big_f,
-        big_g: *big_g,
-        w: *w,
-        pk: PublicKey::from_h(h),
-    })
+    Some(SecretKey::assemble(
+        *seed,
+        make_rr(seed),
+        *f,
+        *g,
+        *big_f,
+        *big_g,
+        *w,
+        h,
+    ))
 }
 
 /// `kem_keygen` with `rng_seed` as its OS randomness: key seeds are drawn from the PRNG keyed by

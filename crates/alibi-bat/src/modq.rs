@@ -112,14 +112,20 @@ impl<const P: u32, const L: u32> Ntt<P, L> {
         a * b % P
     }
 
+    /// a + b mod P for a, b < P: one conditional subtraction, by mask.
     #[inline(always)]
     pub(crate) fn add(a: u32, b: u32) -> u32 {
-        (a + b) % P
+        let s = a + b;
+        let over = ((s.wrapping_sub(P) as i32) >> 31) as u32;
+        s.wrapping_sub(P & !over)
     }
 
+    /// a - b mod P for a, b < P.
     #[inline(always)]
     pub(crate) fn sub(a: u32, b: u32) -> u32 {
-        (a + P - b) % P
+        let d = a.wrapping_sub(b);
+        let under = ((d as i32) >> 31) as u32;
+        d.wrapping_add(P & under)
     }
 
     /// The residue of a signed integer, |x| < 2^40.
@@ -141,18 +147,21 @@ impl<const P: u32, const L: u32> Ntt<P, L> {
         core::array::from_fn(|i| Self::from_i64(a[i].into()))
     }
 
-    /// Forward transform, in place.
+    /// Forward transform, in place. Each butterfly group works on two disjoint halves, so that
+    /// the compiler vectorises the inner loop.
+    #[inline(always)]
     pub(crate) fn forward(a: &mut Poly) {
         let mut k = 1;
         let mut len = N / 2;
         while len >= Self::BLOCK {
-            for start in (0..N).step_by(2 * len) {
+            for chunk in a.chunks_exact_mut(2 * len) {
                 let z = Self::ZETAS[k];
                 k += 1;
-                for j in start..start + len {
-                    let t = Self::mul(z, a[j + len]);
-                    a[j + len] = Self::sub(a[j], t);
-                    a[j] = Self::add(a[j], t);
+                let (lo, hi) = chunk.split_at_mut(len);
+                for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
+                    let t = Self::mul(z, *y);
+                    *y = Self::sub(*x, t);
+                    *x = Self::add(*x, t);
                 }
             }
             len /= 2;
@@ -160,16 +169,18 @@ impl<const P: u32, const L: u32> Ntt<P, L> {
     }
 
     /// Inverse transform, in place (Gentleman-Sande, undoing [`Self::forward`] layer by layer).
+    #[inline(always)]
     pub(crate) fn inverse(a: &mut Poly) {
         let mut len = Self::BLOCK;
         while len <= N / 2 {
             let first = N / (2 * len);
-            for (b, start) in (0..N).step_by(2 * len).enumerate() {
+            for (b, chunk) in a.chunks_exact_mut(2 * len).enumerate() {
                 let z = Self::ZETAS_INV[first + b];
-                for j in start..start + len {
-                    let (x, y) = (a[j], a[j + len]);
-                    a[j] = Self::add(x, y);
-                    a[j + len] = Self::mul(z, Self::sub(x, y));
+                let (lo, hi) = chunk.split_at_mut(len);
+                for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
+                    let (u, v) = (*x, *y);
+                    *x = Self::add(u, v);
+                    *y = Self::mul(z, Self::sub(u, v));
                 }
             }
             len *= 2;
@@ -180,6 +191,7 @@ impl<const P: u32, const L: u32> Ntt<P, L> {
     }
 
     /// The transform of a copy.
+    #[inline(always)]
     pub(crate) fn ntt(a: &Poly) -> Poly {
         let mut t = *a;
         Self::forward(&mut t);
@@ -187,6 +199,7 @@ impl<const P: u32, const L: u32> Ntt<P, L> {
     }
 
     /// The product of two transformed polynomials (block by block, modulo x^B - gamma_i).
+    #[inline(always)]
     pub(crate) fn mul_ntt(a: &Poly, b: &Poly) -> Poly {
         const { assert!(N >> L <= MAX_BLOCK) };
         let bl = Self::BLOCK;
@@ -208,7 +221,8 @@ impl<const P: u32, const L: u32> Ntt<P, L> {
         r
     }
 
-    /// The product of two polynomials in normal representation.
+    /// The product of two polynomials in normal representation (the tests' reference).
+    #[cfg(test)]
     pub(crate) fn mul_poly(a: &Poly, b: &Poly) -> Poly {
         let mut r = Self::mul_ntt(&Self::ntt(a), &Self::ntt(b));
         Self::inverse(&mut r);
@@ -268,6 +282,7 @@ impl<const P: u32, const L: u32> Ntt<P, L> {
     }
 
     /// The product of two blocks of length bl = x.len() modulo x^bl - gamma.
+    #[inline(always)]
     fn block_mul(x: &[u32], y: &[u32], gamma: u32) -> [u32; MAX_BLOCK] {
         let bl = x.len();
         let mut out = [0u32; MAX_BLOCK];
@@ -286,6 +301,7 @@ impl<const P: u32, const L: u32> Ntt<P, L> {
 
     /// a * ones mod x^n + 1, ones = 1 + x + ... + x^(n-1): coefficient k is
     /// (a_0 + ... + a_k) - (a_(k+1) + ... + a_(n-1)).
+    #[inline(always)]
     pub(crate) fn mul_ones(a: &Poly) -> Poly {
         let total = a.iter().fold(0u32, |s, &x| Self::add(s, x));
         let mut prefix = 0u32;
@@ -296,9 +312,41 @@ impl<const P: u32, const L: u32> Ntt<P, L> {
     }
 }
 
-/// Exact negacyclic product of integer polynomials (schoolbook; for key generation and key
-/// checks only).
+/// Exact negacyclic product of integer polynomials, for key generation and key checks: through
+/// the floating-point FFT (`alibi_falcon::fft`) when the operands are small enough for the rounded
+/// result to be exact, bits(a) + bits(b) + 2 log2 n <= 42 (every product of key generation: w of
+/// 17 bits times f or g, F or G times f or g), else schoolbook.
 pub(crate) fn mul_exact(a: &[i64], b: &[i64]) -> Vec<i64> {
+    let n = a.len();
+    let bits = |v: &[i64]| {
+        64 - v
+            .iter()
+            .map(|x| x.unsigned_abs())
+            .max()
+            .unwrap_or(0)
+            .leading_zeros()
+    };
+    if n >= 2
+        && n == b.len()
+        && n.is_power_of_two()
+        && bits(a) + bits(b) + 2 * n.trailing_zeros() <= 42
+    {
+        use alibi_falcon::fft;
+        let mut fa: zeroize::Zeroizing<Vec<f64>> =
+            zeroize::Zeroizing::new(a.iter().map(|&x| x as f64).collect());
+        let mut fb: zeroize::Zeroizing<Vec<f64>> =
+            zeroize::Zeroizing::new(b.iter().map(|&x| x as f64).collect());
+        fft::fft(&mut fa);
+        fft::fft(&mut fb);
+        fft::mul(&mut fa, &fb);
+        fft::ifft(&mut fa);
+        return fa.iter().map(|&x| x.round() as i64).collect();
+    }
+    mul_schoolbook(a, b)
+}
+
+/// The schoolbook negacyclic product, exact for any size that fits i64.
+pub(crate) fn mul_schoolbook(a: &[i64], b: &[i64]) -> Vec<i64> {
     let n = a.len();
     let mut r = vec![0i64; n];
     for (i, &x) in a.iter().enumerate() {
@@ -342,6 +390,37 @@ mod tests {
             assert_eq!(t, a);
             let ones = [1u32; N];
             assert_eq!(Ntt::<P, L>::mul_ones(&a), schoolbook::<P>(&a, &ones));
+        }
+    }
+
+    /// The FFT path of `mul_exact` at the largest operands it takes (bits(a) + bits(b) = 24 at
+    /// n = 512), and at the key generation's shapes, against the schoolbook product.
+    #[test]
+    fn exact_products_match_schoolbook() {
+        let mut rng = ChaCha20Rng::seed_from_u64(9);
+        for (ba, bb) in [(17u32, 5u32), (12, 12), (6, 5), (20, 4)] {
+            for _ in 0..4 {
+                let mut draw = |bits: u32| -> Vec<i64> {
+                    let m = (1i64 << bits) - 1;
+                    (0..N)
+                        .map(|i| {
+                            // Extremes included: every fourth coefficient at +-max.
+                            let v = (rng.next_u64() as i64).rem_euclid(2 * m + 1) - m;
+                            if i % 4 == 0 {
+                                m * v.signum().max(1)
+                            } else {
+                                v
+                            }
+                        })
+                        .collect()
+                };
+                let (a, b) = (draw(ba), draw(bb));
+                assert_eq!(
+                    mul_exact(&a, &b),
+                    mul_schoolbook(&a, &b),
+                    "{ba} + {bb} bits"
+                );
+            }
         }
     }
 
