@@ -16,6 +16,10 @@
 //!   a byte of the signature part flipped (the right key). A difference would tell an attacker
 //!   whether the KEM part decapsulated correctly: the plaintext-checking oracle that implicit
 //!   rejection exists to close.
+//! - `bat_decap`: BAT-257 decapsulation of valid ciphertexts against ones with a byte of c2
+//!   flipped (implicit rejection, as for ML-KEM).
+//! - `pq_akem_bat_decap_invalid`, `shadowfax_bat_decap_invalid`: the `_invalid` pair for the BAT
+//!   suite, the KEM part flipped in c2 (which keeps c1 decodable: whether it decodes is public).
 //! - `pq_akem_decap`, `shadowfax_decap`: valid ciphertexts against ones with the ML-KEM part
 //!   flipped. The second class returns an error, so the outcome is public anyway; this shows how
 //!   much of the work the error path skips, and is expected to differ.
@@ -71,18 +75,18 @@ enum Pair {
     InvalidKinds,
 }
 
-/// `n` ciphertexts of the two classes of `pair`; the ML-KEM ciphertext starts at byte
-/// `kem_start`.
+/// `n` ciphertexts of the two classes of `pair`; the KEM part's flipped byte is drawn from
+/// `kem_bytes`.
 fn akem_inputs(
     n: usize,
     pair: Pair,
-    kem_start: usize,
+    kem_bytes: core::ops::Range<usize>,
     rng: &mut BenchRng,
     encap: impl Fn(&mut BenchRng) -> Vec<u8>,
 ) -> Vec<(Class, Vec<u8>)> {
     inputs(n, rng, |first, rng| {
         let mut ct = encap(rng);
-        let kem_byte = kem_start + rng.random_range(0..64);
+        let kem_byte = rng.random_range(kem_bytes.clone());
         let last = ct.len() - 1;
         match (pair, first) {
             (Pair::ValidInvalid, true) => {}
@@ -93,10 +97,18 @@ fn akem_inputs(
     })
 }
 
-fn pq_akem(runner: &mut CtRunner, rng: &mut BenchRng, pair: Pair) {
-    let s = Suite::MlKem512Falcon512;
+/// Where a suite's KEM bytes to flip are, from the start of its KEM ciphertext: ML-KEM's first 64
+/// bytes; BAT's c2 (its last 16), so that c1 still decodes.
+fn kem_bytes(s: Suite, start: usize) -> core::ops::Range<usize> {
+    match s {
+        Suite::Bat257Mitaka512 => start + 457..start + 473,
+        _ => start..start + 64,
+    }
+}
+
+fn pq_akem(runner: &mut CtRunner, rng: &mut BenchRng, pair: Pair, s: Suite) {
     let (a, b) = (PqSecretKey::generate(s, rng), PqSecretKey::generate(s, rng));
-    let cts = akem_inputs(20_000, pair, 0, rng, |rng| {
+    let cts = akem_inputs(20_000, pair, kem_bytes(s, 0), rng, |rng| {
         pq::encap(&a, b.public_key(), rng).expect("valid keys").0
     });
     for (class, ct) in cts {
@@ -104,14 +116,13 @@ fn pq_akem(runner: &mut CtRunner, rng: &mut BenchRng, pair: Pair) {
     }
 }
 
-fn shadowfax(runner: &mut CtRunner, rng: &mut BenchRng, pair: Pair) {
-    let s = Suite::MlKem512Falcon512;
+fn shadowfax(runner: &mut CtRunner, rng: &mut BenchRng, pair: Pair, s: Suite) {
     let (a, b) = (
         shadowfax::SecretKey::generate(s, rng),
         shadowfax::SecretKey::generate(s, rng),
     );
     // SHADOWFAX's C starts with the 32-byte ephemeral X25519 key.
-    let cts = akem_inputs(20_000, pair, 32, rng, |rng| {
+    let cts = akem_inputs(20_000, pair, kem_bytes(s, 32), rng, |rng| {
         shadowfax::encap(&a, b.public_key(), rng)
             .expect("valid keys")
             .0
@@ -122,19 +133,44 @@ fn shadowfax(runner: &mut CtRunner, rng: &mut BenchRng, pair: Pair) {
 }
 
 fn pq_akem_decap_invalid(runner: &mut CtRunner, rng: &mut BenchRng) {
-    pq_akem(runner, rng, Pair::InvalidKinds);
+    pq_akem(runner, rng, Pair::InvalidKinds, Suite::MlKem512Falcon512);
 }
 
 fn shadowfax_decap_invalid(runner: &mut CtRunner, rng: &mut BenchRng) {
-    shadowfax(runner, rng, Pair::InvalidKinds);
+    shadowfax(runner, rng, Pair::InvalidKinds, Suite::MlKem512Falcon512);
+}
+
+fn pq_akem_bat_decap_invalid(runner: &mut CtRunner, rng: &mut BenchRng) {
+    pq_akem(runner, rng, Pair::InvalidKinds, Suite::Bat257Mitaka512);
+}
+
+fn shadowfax_bat_decap_invalid(runner: &mut CtRunner, rng: &mut BenchRng) {
+    shadowfax(runner, rng, Pair::InvalidKinds, Suite::Bat257Mitaka512);
 }
 
 fn pq_akem_decap(runner: &mut CtRunner, rng: &mut BenchRng) {
-    pq_akem(runner, rng, Pair::ValidInvalid);
+    pq_akem(runner, rng, Pair::ValidInvalid, Suite::MlKem512Falcon512);
 }
 
 fn shadowfax_decap(runner: &mut CtRunner, rng: &mut BenchRng) {
-    shadowfax(runner, rng, Pair::ValidInvalid);
+    shadowfax(runner, rng, Pair::ValidInvalid, Suite::MlKem512Falcon512);
+}
+
+fn bat_decap(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let sk = alibi_bat::SecretKey::generate(rng);
+    let cts = inputs(20_000, rng, |valid, rng| {
+        let mut ct = alibi_bat::encapsulate(sk.public_key(), rng)
+            .expect("a valid key")
+            .0;
+        if !valid {
+            let i = rng.random_range(457..473);
+            ct[i] ^= 1;
+        }
+        ct
+    });
+    for (class, ct) in cts {
+        runner.run_one(class, || alibi_bat::decapsulate(&sk, &ct));
+    }
 }
 
 ctbench_main!(
@@ -144,5 +180,8 @@ ctbench_main!(
     pq_akem_decap_invalid,
     shadowfax_decap_invalid,
     pq_akem_decap,
-    shadowfax_decap
+    shadowfax_decap,
+    bat_decap,
+    pq_akem_bat_decap_invalid,
+    shadowfax_bat_decap_invalid
 );

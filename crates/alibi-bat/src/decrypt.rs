@@ -205,7 +205,15 @@ mod tests {
                 big_g: &sk.big_g,
                 w: &sk.w,
             };
-            assert_eq!(*decrypt(&DecryptKey::new(&basis), &c), s);
+            let key = DecryptKey::new(&basis);
+            assert_eq!(*decrypt(&key, &c), s);
+            // The portable build agrees with the one the CPU chose (AVX2 here, where it exists).
+            assert_eq!(*decrypt_portable(&key, &c), s);
+            assert_eq!(crate::encrypt::encrypt_portable(&sk.pk.h_ntt, &s), c);
+            // A ciphertext that no s produced decrypts the same way in both builds.
+            let mut bad = c;
+            bad[7] = bad[7].wrapping_add(1).clamp(-64, 64);
+            assert_eq!(*decrypt_portable(&key, &bad), *decrypt(&key, &bad));
         }
     }
 }

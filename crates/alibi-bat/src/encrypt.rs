@@ -19,7 +19,7 @@ crate::simd::avx2_dispatch!(
 );
 
 #[inline(always)]
-fn encrypt_portable(h_ntt: &Poly, sbuf: &[u8; N / 8]) -> [i8; N] {
+pub(crate) fn encrypt_portable(h_ntt: &Poly, sbuf: &[u8; N / 8]) -> [i8; N] {
     let mut s: Poly = core::array::from_fn(|u| s_bit(sbuf, u));
     Ntt257::forward(&mut s);
     let mut t = Ntt257::mul_ntt(&s, h_ntt);
