@@ -134,20 +134,8 @@ pub(crate) const fn trim_len(bits: u32) -> usize {
 
 /// Trim-encodes values with |x| < 2^(bits-1) (the caller guarantees the range).
 pub(crate) fn trim_encode(x: &[i32], bits: u32, out: &mut Vec<u8>) {
-    let mask = (1u64 << bits) - 1;
-    let mut acc = 0u64;
-    let mut acc_len = 0;
-    for &v in x {
-        acc = (acc << bits) | (v as u32 as u64 & mask);
-        acc_len += bits;
-        while acc_len >= 8 {
-            acc_len -= 8;
-            out.push((acc >> acc_len) as u8);
-        }
-    }
-    if acc_len > 0 {
-        out.push((acc << (8 - acc_len)) as u8);
-    }
+    let mask = ((1u64 << bits) - 1) as u32;
+    alibi_encoding::pack_bits(x.iter().map(|&v| v as u32 & mask), bits, out);
 }
 
 /// Trim-decodes n values; `None` on -2^(bits-1), on nonzero padding bits or on a wrong length.

@@ -24,10 +24,11 @@ pub(crate) const LABEL_SECRET_BAD: u64 = PARAMS | 0x66 << 24;
 /// Label of the key-generation PRNG for (f, g) (`bat_keygen_make_fg`).
 pub(crate) const LABEL_FG: u64 = PARAMS;
 
-/// BLAKE2b expand into `out` (seed at most 112 bytes).
-pub(crate) fn expand_b(out: &mut [u8], seed: &[u8], label: u64) {
-    for (ctr, chunk) in out.chunks_mut(64).enumerate() {
-        let mut h = Blake2b512::new();
+/// The artifact's expansion: block ctr of the output is H(label || ctr || seed), both counters
+/// as 64-bit little-endian words, for a hash H of the BLAKE2 family.
+fn expand<H: Digest>(out: &mut [u8], seed: &[u8], label: u64) {
+    for (ctr, chunk) in out.chunks_mut(<H as Digest>::output_size()).enumerate() {
+        let mut h = H::new();
         h.update(label.to_le_bytes());
         h.update((ctr as u64).to_le_bytes());
         h.update(seed);
@@ -37,17 +38,14 @@ pub(crate) fn expand_b(out: &mut [u8], seed: &[u8], label: u64) {
     }
 }
 
+/// BLAKE2b expand into `out` (seed at most 112 bytes).
+pub(crate) fn expand_b(out: &mut [u8], seed: &[u8], label: u64) {
+    expand::<Blake2b512>(out, seed, label);
+}
+
 /// BLAKE2s expand into `out` (seed at most 48 bytes).
 pub(crate) fn expand_s(out: &mut [u8], seed: &[u8], label: u64) {
-    for (ctr, chunk) in out.chunks_mut(32).enumerate() {
-        let mut h = Blake2s256::new();
-        h.update(label.to_le_bytes());
-        h.update((ctr as u64).to_le_bytes());
-        h.update(seed);
-        let mut block = h.finalize();
-        chunk.copy_from_slice(&block[..chunk.len()]);
-        block.zeroize();
-    }
+    expand::<Blake2s256>(out, seed, label);
 }
 
 /// Hash_m: BLAKE2b with a 16-byte output over the 64 bytes of s (`hash_m`). The output length

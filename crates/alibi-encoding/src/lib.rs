@@ -4,6 +4,8 @@
 //! ciphertexts, messages) first checks that its input has the length its parameter set fixes;
 //! each scheme crate's error type wraps [`LengthError`] and implements [`LengthChecked`], so the
 //! check and its message ("Falcon public key: expected 897 bytes, got 12") are written once.
+//! Also the fixed-width bit packing that Falcon's, TACHYON's and BAT's encodings share
+//! ([`pack_bits`], [`unpack_bits`]).
 //!
 //! ```
 //! use alibi_encoding::{LengthChecked, LengthError};
@@ -30,6 +32,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
+extern crate alloc;
 
 /// An input of the wrong length: `what` should be `expected` bytes long and is `got`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -73,9 +77,69 @@ pub fn array<const N: usize>(what: &'static str, b: &[u8]) -> Result<[u8; N], Le
     })
 }
 
+/// Appends `vals`, each of `bits` bits (1 to 32; higher bits must be zero), most significant bit
+/// first, the last byte padded with zero bits: the packing of Falcon's public keys, TACHYON's keys
+/// and signatures and BAT's secret keys.
+pub fn pack_bits(vals: impl IntoIterator<Item = u32>, bits: u32, out: &mut alloc::vec::Vec<u8>) {
+    let mut acc: u64 = 0;
+    let mut acc_len = 0;
+    for v in vals {
+        acc = (acc << bits) | v as u64;
+        acc_len += bits;
+        while acc_len >= 8 {
+            acc_len -= 8;
+            out.push((acc >> acc_len) as u8);
+        }
+    }
+    if acc_len > 0 {
+        out.push((acc << (8 - acc_len)) as u8);
+    }
+}
+
+/// Reads `count` values of `bits` bits packed as [`pack_bits`] writes them; missing bytes read as
+/// zero, and bits after the last value are not looked at (callers check lengths and padding).
+pub fn unpack_bits(data: &[u8], count: usize, bits: u32) -> alloc::vec::Vec<u32> {
+    let mut out = alloc::vec::Vec::with_capacity(count);
+    let mut acc: u64 = 0;
+    let mut acc_len = 0;
+    let mask = (1u64 << bits) - 1;
+    let mut it = data.iter();
+    while out.len() < count {
+        while acc_len < bits {
+            acc = (acc << 8) | *it.next().unwrap_or(&0) as u64;
+            acc_len += 8;
+        }
+        acc_len -= bits;
+        out.push(((acc >> acc_len) & mask) as u32);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bits_round_trip() {
+        for bits in [1u32, 4, 6, 14, 17, 32] {
+            let max = if bits == 32 {
+                u32::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            let vals: alloc::vec::Vec<u32> = (0..37u32)
+                .map(|i| i.wrapping_mul(2_654_435_761) & max)
+                .collect();
+            let mut out = alloc::vec::Vec::new();
+            pack_bits(vals.iter().copied(), bits, &mut out);
+            assert_eq!(out.len(), (37 * bits as usize).div_ceil(8));
+            assert_eq!(unpack_bits(&out, 37, bits), vals);
+        }
+        // Most significant bit first: 0b101 then 0b1 in 3 bits each.
+        let mut out = alloc::vec::Vec::new();
+        pack_bits([5, 1], 3, &mut out);
+        assert_eq!(out, [0b1010_0100]);
+    }
 
     #[test]
     fn arrays() {

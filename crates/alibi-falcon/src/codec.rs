@@ -7,41 +7,7 @@
 use crate::error::Error;
 use crate::params::{Level, Q};
 use alibi_encoding::LengthChecked;
-
-/// Packs `bits`-bit unsigned values.
-fn pack(vals: impl Iterator<Item = u32>, bits: u32, out: &mut Vec<u8>) {
-    let mut acc: u64 = 0;
-    let mut acc_len = 0;
-    for v in vals {
-        acc = (acc << bits) | v as u64;
-        acc_len += bits;
-        while acc_len >= 8 {
-            acc_len -= 8;
-            out.push((acc >> acc_len) as u8);
-        }
-    }
-    if acc_len > 0 {
-        out.push((acc << (8 - acc_len)) as u8);
-    }
-}
-
-/// Unpacks `count` values of `bits` bits from exactly `ceil(count * bits / 8)` bytes.
-fn unpack(data: &[u8], count: usize, bits: u32) -> Vec<u32> {
-    let mut out = Vec::with_capacity(count);
-    let mut acc: u64 = 0;
-    let mut acc_len = 0;
-    let mask = (1u64 << bits) - 1;
-    let mut it = data.iter();
-    while out.len() < count {
-        while acc_len < bits {
-            acc = (acc << 8) | *it.next().unwrap_or(&0) as u64;
-            acc_len += 8;
-        }
-        acc_len -= bits;
-        out.push(((acc >> acc_len) & mask) as u32);
-    }
-    out
-}
+use alibi_encoding::{pack_bits as pack, unpack_bits as unpack};
 
 /// Header byte of a public key: 0x00 + log2(n).
 pub fn pk_header(level: Level) -> u8 {

@@ -5,7 +5,7 @@
 //!
 //!   cargo bench -p alibi-ringsig --bench ct            (or scripts/ct.sh)
 use alibi_falcon::{Level, SigningKey};
-use alibi_ringsig::Ring;
+use alibi_ringsig::{Ring, RingSigningKey};
 use alibi_testkit::ct::{inputs, BenchRng, CtRunner};
 use dudect_bencher::ctbench_main;
 use dudect_bencher::rand::Rng;
@@ -16,14 +16,24 @@ fn ring_sign_512(runner: &mut CtRunner, rng: &mut BenchRng) {
     let a = SigningKey::generate(Level::Falcon512, rng);
     let b = SigningKey::generate(Level::Falcon512, rng);
     let ring = Ring::new(vec![a.verifying_key(), b.verifying_key()]).expect("two keys");
-    let (a, b) = (a.expand(), b.expand());
+    ring_sign(runner, rng, &ring, &a.expand(), &b.expand());
+}
+
+/// Signing by `a` (first class) against signing by `b`, on fresh messages.
+fn ring_sign<K: RingSigningKey>(
+    runner: &mut CtRunner,
+    rng: &mut BenchRng,
+    ring: &Ring,
+    a: &K,
+    b: &K,
+) {
     let msgs = inputs(4_000, rng, |first, rng| {
         let mut m = [0u8; 32];
         rng.fill_bytes(&mut m);
         (first, m)
     });
     for (class, (first, m)) in msgs {
-        let key = if first { &a } else { &b };
+        let key = if first { a } else { b };
         runner.run_one(class, || ring.sign(key, &m, &mut ChaCha20Rng::from_seed(m)));
     }
 }
@@ -84,16 +94,7 @@ fn ring_sign_mitaka(runner: &mut CtRunner, rng: &mut BenchRng) {
     let b = alibi_mitaka::SigningKey::generate(rng);
     let ring =
         Ring::mitaka(&[a.verifying_key().clone(), b.verifying_key().clone()]).expect("two keys");
-    let (a, b) = (a.expand(), b.expand());
-    let msgs = inputs(4_000, rng, |first, rng| {
-        let mut m = [0u8; 32];
-        rng.fill_bytes(&mut m);
-        (first, m)
-    });
-    for (class, (first, m)) in msgs {
-        let key = if first { &a } else { &b };
-        runner.run_one(class, || ring.sign(key, &m, &mut ChaCha20Rng::from_seed(m)));
-    }
+    ring_sign(runner, rng, &ring, &a.expand(), &b.expand());
 }
 
 ctbench_main!(

@@ -44,6 +44,7 @@ mod params;
 mod prf;
 
 use alibi_encoding::LengthChecked;
+use alibi_encoding::{pack_bits as pack, unpack_bits as unpack};
 use ntt::{FixedPoly, Ring};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
@@ -171,39 +172,6 @@ impl Drop for BitCounts {
     fn drop(&mut self) {
         self.0.zeroize();
     }
-}
-
-/// Packs values of `bits` bits, most significant first.
-fn pack(vals: impl Iterator<Item = u32>, bits: u32, out: &mut Vec<u8>) {
-    let mut acc: u64 = 0;
-    let mut n = 0;
-    for v in vals {
-        acc = (acc << bits) | v as u64;
-        n += bits;
-        while n >= 8 {
-            n -= 8;
-            out.push((acc >> n) as u8);
-        }
-    }
-    if n > 0 {
-        out.push((acc << (8 - n)) as u8);
-    }
-}
-
-fn unpack(data: &[u8], count: usize, bits: u32) -> Vec<u32> {
-    let mut out = Vec::with_capacity(count);
-    let (mut acc, mut n) = (0u64, 0u32);
-    let mut it = data.iter();
-    let mask = (1u64 << bits) - 1;
-    while out.len() < count {
-        while n < bits {
-            acc = (acc << 8) | *it.next().unwrap_or(&0) as u64;
-            n += 8;
-        }
-        n -= bits;
-        out.push(((acc >> n) & mask) as u32);
-    }
-    out
 }
 
 /// The level a key encoding's header names, once its length is the level's `len`.
