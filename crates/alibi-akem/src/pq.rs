@@ -142,7 +142,7 @@ impl PqPublicKey {
             }
             Trapdoor::AntragMitaka => {
                 let sig = alibi_mitaka::Signature::from_bytes(sig)?;
-                alibi_mitaka::VerifyingKey::from_bytes(self.vk.h_bytes())?
+                alibi_mitaka::VerifyingKey::from_lattice_key(self.vk.clone())?
                     .verify(msg, &sig)
                     .map_err(|_| Error::InvalidSignature)
             }

@@ -103,6 +103,14 @@ impl VerifyingKey {
         })
     }
 
+    /// The same h taken from a Falcon-512 key of the lattice (no decoding, no transform).
+    pub fn from_lattice_key(key: alibi_falcon::VerifyingKey) -> Result<Self, Error> {
+        if key.level() != Level::Falcon512 {
+            return Err(Error::Falcon(alibi_falcon::Error::LevelMismatch));
+        }
+        Ok(VerifyingKey { inner: key })
+    }
+
     /// The 896-byte encoding of h.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.inner.h_bytes().to_vec()

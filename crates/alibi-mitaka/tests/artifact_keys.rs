@@ -124,3 +124,16 @@ fn plain_signatures_sign_and_verify() {
     assert!(Signature::from_bytes(&[0; 649]).is_err());
     assert!(VerifyingKey::from_bytes(&[0; 895]).is_err());
 }
+
+#[test]
+fn lattice_keys_convert_at_falcon_512_only() {
+    use alibi_mitaka::VerifyingKey;
+    let vk = VerifyingKey::from_bytes(&field(&lines()[0], "h0")).expect("public key");
+    assert_eq!(
+        VerifyingKey::from_lattice_key(vk.lattice_key().clone()).expect("Falcon-512"),
+        vk
+    );
+    let mut rng = rand_chacha::ChaCha20Rng::from_seed([6; 32]);
+    let big = alibi_falcon::SigningKey::generate(alibi_falcon::Level::Falcon1024, &mut rng);
+    assert!(VerifyingKey::from_lattice_key(big.verifying_key()).is_err());
+}
