@@ -12,19 +12,7 @@ pub fn hash_to_point(salt: &[u8], msg: &[u8], n: usize) -> Vec<u16> {
     let mut h = Shake256::default();
     h.update(salt);
     h.update(msg);
-    let mut rd = h.finalize_xof();
-    let mut out = Vec::with_capacity(n);
-    let mut buf = [0u8; 136];
-    while out.len() < n {
-        rd.read(&mut buf);
-        for w in buf.chunks_exact(2) {
-            let t = u16::from_be_bytes([w[0], w[1]]) as u32;
-            if t < 5 * Q && out.len() < n {
-                out.push((t % Q) as u16);
-            }
-        }
-    }
-    out
+    sample_words(h.finalize_xof(), u16::from_be_bytes, n)
 }
 
 /// The SHADOWFAX artifact's HashToPoly, shared by its GANDALF rings and its Mitaka signatures:
@@ -36,13 +24,18 @@ pub fn shake128_to_poly(parts: &[&[u8]], n: usize) -> Vec<u16> {
     for p in parts {
         h.update(p);
     }
-    let mut rd = h.finalize_xof();
+    sample_words(h.finalize_xof(), u16::from_le_bytes, n)
+}
+
+/// The rejection sampling both hashes share: 16-bit words (in the byte order `word` reads) below
+/// 5q, reduced mod q, until n coefficients.
+fn sample_words(mut rd: impl XofReader, word: fn([u8; 2]) -> u16, n: usize) -> Vec<u16> {
     let mut out = Vec::with_capacity(n);
-    let mut buf = [0u8; 168];
+    let mut buf = [0u8; 136];
     while out.len() < n {
         rd.read(&mut buf);
         for w in buf.chunks_exact(2) {
-            let t = u16::from_le_bytes([w[0], w[1]]) as u32;
+            let t = word([w[0], w[1]]) as u32;
             if t < 5 * Q && out.len() < n {
                 out.push((t % Q) as u16);
             }
