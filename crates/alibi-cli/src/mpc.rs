@@ -21,7 +21,7 @@ use zeroize::Zeroizing;
 
 use crate::failure::{usage, CmdResult, Failure};
 use crate::files::{
-    check_outputs, read, read_input, read_secret, write, write_outputs, Kind, Output,
+    check_outputs, read, read_input, read_secret, rewrite, write, write_outputs, Kind, Output,
 };
 use crate::net::{relay_url, runtime};
 use crate::report::{say, Format};
@@ -97,7 +97,8 @@ pub enum Cmd {
         session: Option<String>,
         /// Test hook: cheat as SPEC says (bad-share:J, offset-share:J:D,
         /// offset-share-then-silent:J:D, withhold-share:J, withhold-broadcast:J,
-        /// equivocate-commit, wrong-share-proof), so that tests can run cheaters as processes
+        /// equivocate-commit, wrong-share-proof, stop), so that tests can run cheaters as
+        /// processes
         #[arg(long, value_name = "SPEC", hide = true)]
         misbehave: Option<String>,
         #[command(flatten)]
@@ -239,6 +240,11 @@ pub struct RunArgs {
     /// required)
     #[arg(long, value_enum, default_value_t = HandshakeArg::Pqxdh)]
     handshake: HandshakeArg,
+    /// Leave these parties out of this run and the group's later ones (every party must exclude
+    /// the same): for a party an earlier run named, such as one that stopped it. Recorded in
+    /// the group file with the reason this party's directory noted for it
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    exclude: Vec<String>,
 }
 
 /// `--handshake`.
@@ -559,6 +565,16 @@ async fn member(dir: &Path, group: GroupFile, passphrase: &[u8]) -> Result<Membe
             dir.display()
         ))
     })?;
+    if let Some(x) = group
+        .excluded
+        .iter()
+        .find(|x| group.index_named(&x.name) == Some(me))
+    {
+        return Err(Failure::Usage(format!(
+            "{} is excluded from the group's runs: {}",
+            x.name, x.reason
+        )));
+    }
     if group.parties[usize::from(me) - 1].identity_key
         != messenger.identity_key_pair().identity.serialize()
     {
@@ -579,6 +595,94 @@ fn share_path(dir: &Path, g: &GroupFile) -> PathBuf {
     dir.join("shares").join(format!("{}.share", g.group_id))
 }
 
+/// Where a party's directory notes the parties its runs named, by name, with why: the reason an
+/// `--exclude` records.
+fn named_path(dir: &Path) -> PathBuf {
+    dir.join("named.json")
+}
+
+/// Notes in the party's directory each party a failed run named (a cheater, or a party that
+/// stopped the run), so that `--exclude` can record why. Best effort: the run's failure is what
+/// the user must see.
+fn note_named(g: &GroupFile, dir: &Path, what: &str, e: &alibi_mpc::Error) {
+    let named: Vec<(PartyIndex, String)> = match e {
+        alibi_mpc::Error::Aborted { blamed, .. } => blamed
+            .iter()
+            .map(|b| (b.party, format!("named {:?} in {what}", b.fault)))
+            .collect(),
+        alibi_mpc::Error::Stopped { stopped } => stopped
+            .iter()
+            .map(|(p, reason)| (*p, format!("stopped {what} ({reason})")))
+            .collect(),
+        _ => return,
+    };
+    let path = named_path(dir);
+    let mut notes: BTreeMap<String, String> = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    for (p, why) in named {
+        notes.insert(g.name_of(p), why);
+    }
+    if let Ok(text) = serde_json::to_vec_pretty(&notes) {
+        let _ = rewrite("--dir", &path, Kind::Data, &text);
+    }
+}
+
+/// The group with `names` excluded, each with the reason this party's directory noted for it
+/// (or the operator's word); the group file is rewritten when that adds an exclusion. This
+/// party cannot exclude itself.
+fn exclude(
+    path: &Path,
+    mut group: GroupFile,
+    names: &[String],
+    dir: &Path,
+) -> Result<GroupFile, Failure> {
+    let notes: BTreeMap<String, String> = std::fs::read(named_path(dir))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let mut changed = false;
+    for name in names {
+        if group.index_named(name).is_none() {
+            return Err(Failure::Usage(format!("--exclude: no party named {name}")));
+        }
+        let reason = notes
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| "excluded by its operators (--exclude)".into());
+        changed |= group
+            .exclude(name, reason)
+            .map_err(|e| Failure::Usage(format!("--exclude {name}: {e}")))?;
+    }
+    if changed {
+        rewrite("--group", path, Kind::Data, group.to_json().as_bytes())?;
+    }
+    Ok(group)
+}
+
+/// The frames each party sent that this party did not file (of sessions it did not run), by
+/// name.
+fn strays(g: &GroupFile, party: &RelayParty) -> BTreeMap<String, u64> {
+    use alibi_mpc::engine::Transport as _;
+    party
+        .mailbox()
+        .strays()
+        .into_iter()
+        .map(|(p, n)| (g.name_of(p), n))
+        .collect()
+}
+
+/// The report's line on stray frames: who sent frames of other runs, which this party dropped
+/// (its channel authenticated them, so the count is sure, but it proves nothing to the others).
+fn strays_line(strays: &BTreeMap<String, u64>) -> String {
+    let each: Vec<String> = strays.iter().map(|(n, c)| format!("{n} {c}")).collect();
+    format!(
+        "frames of other runs dropped (an old run's late messages, or a party flooding this one): {}",
+        each.join(", ")
+    )
+}
+
 /// Names of blamed parties with their faults, for reports.
 fn named(g: &GroupFile, blamed: &[Blame]) -> Vec<String> {
     blamed
@@ -592,7 +696,14 @@ fn named(g: &GroupFile, blamed: &[Blame]) -> Vec<String> {
 /// card, another party that stopped for such a fault, parties nothing was heard from though they
 /// were asked again and the others asked to forward): exit 3, naming the relay or the contact,
 /// blaming no party.
-fn protocol_failure(g: &GroupFile, me: PartyIndex, what: &str, e: alibi_mpc::Error) -> Failure {
+fn protocol_failure(
+    g: &GroupFile,
+    me: PartyIndex,
+    dir: &Path,
+    what: &str,
+    e: alibi_mpc::Error,
+) -> Failure {
+    note_named(g, dir, what, &e);
     let relay = usize::from(me)
         .checked_sub(1)
         .and_then(|i| g.parties.get(i))
@@ -605,11 +716,20 @@ fn protocol_failure(g: &GroupFile, me: PartyIndex, what: &str, e: alibi_mpc::Err
         alibi_mpc::Error::Transport(m) => Failure::Transport(format!(
             "{what} stopped by a transport fault, no party blamed: {m} (relay {relay})"
         )),
-        alibi_mpc::Error::Stopped { party, reason } => Failure::Transport(format!(
-            "{what} stopped by a transport fault, no party blamed: {} stopped the run: {reason} \
-             (relay {relay})",
-            g.name_of(party)
-        )),
+        alibi_mpc::Error::Stopped { stopped } => {
+            let names: Vec<String> = stopped.iter().map(|(p, _)| g.name_of(*p)).collect();
+            let each: Vec<String> = stopped
+                .iter()
+                .map(|(p, reason)| format!("{} stopped the run ({reason})", g.name_of(*p)))
+                .collect();
+            Failure::Transport(format!(
+                "{what} stopped: {}; named Stopped: {} (to go on without it, every party runs \
+                 again with --exclude {} and a new --session)",
+                each.join(", "),
+                names.join(", "),
+                names.join(",")
+            ))
+        }
         alibi_mpc::Error::Unreachable { round, parties } => {
             let names: Vec<String> = parties.iter().map(|&p| g.name_of(p)).collect();
             Failure::Transport(format!(
@@ -626,7 +746,7 @@ fn protocol_failure(g: &GroupFile, me: PartyIndex, what: &str, e: alibi_mpc::Err
 #[allow(clippy::too_many_arguments)]
 fn keygen(
     dir: &Path,
-    group: &Path,
+    group_path: &Path,
     pk_out: &Path,
     session: Option<&str>,
     cheat: Option<Misbehaviour>,
@@ -635,7 +755,7 @@ fn keygen(
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
-    let group = read_group(group)?;
+    let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
     if session == Some("") {
         return Err(Failure::Usage("--session: give the run a name".into()));
     }
@@ -663,14 +783,15 @@ fn keygen(
                 Some(id) => group.session("keygen", id),
             },
             threshold: group.threshold,
-            parties: group.indices(),
+            parties: group.run_parties(),
             timeout: Duration::from_secs(run.timeout_s),
             misbehaviour: cheat,
         };
         let start = Instant::now();
         let share = run_keygen(&party.party(), &config, &mut party, &mut os_rng())
             .await
-            .map_err(|e| protocol_failure(&group, me, "key generation", e))?;
+            .map_err(|e| protocol_failure(&group, me, dir, "key generation", e))?;
+        let strays = strays(&group, &party);
         let took = start.elapsed();
         let json = share.to_json();
         let sealed = alibi_keyfile::seal(
@@ -716,6 +837,9 @@ fn keygen(
         if !excluded.is_empty() {
             text.push_str(&format!("\nexcluded: {}", excluded.join(", ")));
         }
+        if !strays.is_empty() {
+            text.push_str(&format!("\n{}", strays_line(&strays)));
+        }
         text.push_str(&format!(
             "\nshare sealed in {}; group key written to {}",
             share_file.display(),
@@ -725,7 +849,7 @@ fn keygen(
             text,
             json!({"party": group.name_of(me), "index": me, "group_id": group.group_id,
                    "transport": mode.to_string(), "ms": ms(took), "group_key": group_key,
-                   "qualified": qualified, "excluded": excluded,
+                   "qualified": qualified, "excluded": excluded, "strays": strays,
                    "share": share_file.to_string_lossy(), "public_key": pk_out.to_string_lossy()}),
         )
     })
@@ -746,6 +870,7 @@ fn misbehaviour(spec: &str) -> Result<Misbehaviour, Failure> {
         "withhold-broadcast" => Misbehaviour::WithholdBroadcastFrom(party()?),
         "equivocate-commit" => Misbehaviour::EquivocateCommit,
         "wrong-share-proof" => Misbehaviour::WrongShareProof,
+        "stop" => Misbehaviour::Stop,
         "offset-share" | "offset-share-then-silent" => {
             let (j, d) = (party()?, num()?);
             if kind == "offset-share" {
@@ -773,7 +898,11 @@ fn load_share(
         .map_err(|_| Failure::Usage(format!("{}: not a key share", path.display())))?;
     let share = KeyShare::from_json(text)
         .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    if share.index != me || share.parties != group.indices() || share.threshold != group.threshold {
+    let indices = group.indices();
+    if share.index != me
+        || share.parties.iter().any(|p| !indices.contains(p))
+        || share.threshold != group.threshold
+    {
         return Err(Failure::Usage(format!(
             "{}: the share belongs to another party or group",
             path.display()
@@ -785,7 +914,7 @@ fn load_share(
 #[allow(clippy::too_many_arguments)]
 fn sign(
     dir: &Path,
-    group: &Path,
+    group_path: &Path,
     msg: &Path,
     session: &str,
     out: &Path,
@@ -794,7 +923,7 @@ fn sign(
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
-    let group = read_group(group)?;
+    let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
     let msg = read(msg)?;
     if session.is_empty() {
         return Err(Failure::Usage("--session: give the run a name".into()));
@@ -816,8 +945,18 @@ fn sign(
                         .ok_or_else(|| Failure::Usage(format!("--signers: no party named {n}")))
                 })
                 .collect::<Result<_, _>>()?,
-            None => share.eligible_signers(),
+            None => share
+                .eligible_signers()
+                .into_iter()
+                .filter(|&p| !group.is_excluded(p))
+                .collect(),
         };
+        if let Some(&p) = signers.iter().find(|&&p| group.is_excluded(p)) {
+            return Err(Failure::Usage(format!(
+                "--signers: {} is excluded from the group's runs",
+                group.name_of(p)
+            )));
+        }
         if let Some(twice) = signers
             .iter()
             .enumerate()
@@ -853,7 +992,8 @@ fn sign(
         let start = Instant::now();
         let signed = run_sign(&party.party(), &share, &config, &msg, &mut party, &mut os_rng())
             .await
-            .map_err(|e| protocol_failure(&group, me, "signing", e))?;
+            .map_err(|e| protocol_failure(&group, me, dir, "signing", e))?;
+        let strays = strays(&group, &party);
         let took = start.elapsed();
         if bls::verify(&share.group_key, &msg, &signed.signature).is_err() {
             return Err(Failure::Invalid(
@@ -872,10 +1012,13 @@ fn sign(
         if !blamed.is_empty() {
             text.push_str(&format!("\nnamed: {}", blamed.join(", ")));
         }
+        if !strays.is_empty() {
+            text.push_str(&format!("\n{}", strays_line(&strays)));
+        }
         format.report(
             text,
             json!({"signers": combined, "transport": mode.to_string(), "ms": ms(took),
-                   "blamed": blamed, "signature": out.to_string_lossy()}),
+                   "blamed": blamed, "strays": strays, "signature": out.to_string_lossy()}),
         )
     })
 }

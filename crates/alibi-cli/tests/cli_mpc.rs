@@ -721,3 +721,72 @@ fn keygen_over_ringxkem_sessions() {
         }
     }
 }
+
+/// N8 (issue 41): a party's signed stop notice aborted every run and its sender was never named.
+/// Now every honest party names it Stopped alike (exit 3); each notes why in its directory, and
+/// the next run with `--exclude` leaves it out, records the exclusion and the reason in the group
+/// file, and finishes without it; signing then leaves it out by default.
+#[test]
+fn a_party_that_stops_every_run_is_named_and_excluded_from_the_next() {
+    let d = common::scratch("mpc-stopper");
+    let relay = relay(&d);
+    let names = ["s1", "s2", "s3", "s4"];
+    let (dirs, group) = setup(&d, &relay, &names, 1);
+    let pk = |i: usize, run: &str| d.join(format!("{}-{run}.pk", names[i]));
+    let children: Vec<Child> = (0..4)
+        .map(|i| {
+            let mut more = vec!["--session", "first"];
+            if i == 3 {
+                more.extend(["--misbehave", "stop"]);
+            }
+            keygen_with(&dirs[i], &group, &pk(i, "first"), "3", &more)
+        })
+        .collect();
+    let outs: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    for (i, o) in outs.iter().enumerate().take(3) {
+        let err = common::stderr(o);
+        assert_eq!(code(o), 3, "{}: {err}", names[i]);
+        assert!(err.contains("named Stopped: s4"), "{}: {err}", names[i]);
+        assert!(err.contains("--exclude s4"), "{}: {err}", names[i]);
+    }
+    let children: Vec<Child> = (0..3)
+        .map(|i| {
+            let more = ["--session", "second", "--exclude", "s4"];
+            keygen_with(&dirs[i], &group, &pk(i, "second"), "5", &more)
+        })
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{}: {}", names[i], common::stderr(&o));
+        assert!(common::stdout(&o).contains("qualified: s1, s2, s3"));
+    }
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&group).unwrap()).unwrap();
+    let excluded = &file["excluded"][0];
+    assert_eq!(excluded["name"], "s4", "{file}");
+    assert!(
+        excluded["reason"]
+            .as_str()
+            .unwrap()
+            .contains("stopped key generation"),
+        "{file}"
+    );
+    // The excluded party's own commands are refused, naming why.
+    let o = keygen_with(
+        &dirs[3],
+        &group,
+        &pk(3, "third"),
+        "3",
+        &["--session", "third"],
+    )
+    .wait_with_output()
+    .unwrap();
+    assert_eq!(code(&o), 2, "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("excluded"),
+        "{}",
+        common::stderr(&o)
+    );
+}

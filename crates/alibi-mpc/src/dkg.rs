@@ -90,6 +90,9 @@ pub enum Misbehaviour {
         /// The round.
         round: u16,
     },
+    /// Send a signed stop notice at the start, as a party whose transport failed would, though
+    /// nothing failed (signing too).
+    Stop,
 }
 
 /// The parameters of one key generation.
@@ -255,6 +258,9 @@ pub async fn keygen<T: Transport>(
     );
     if let Some(Misbehaviour::WithholdBroadcastFrom(v)) = cheat {
         run.withhold_from = Some(v);
+    }
+    if cheat == Some(Misbehaviour::Stop) {
+        return Err(run.stop_falsely().await);
     }
     let everyone: Vec<PartyIndex> = config
         .parties

@@ -10,7 +10,7 @@
 //! parties, thus reaches everyone before anyone calls its sender silent; two versions that reach
 //! one party prove that their sender equivocated.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -139,11 +139,23 @@ pub trait Transport: Send {
 const ANSWERS_PER_ROUND: u8 = 4;
 
 /// How many sessions a mailbox keeps: the current run and the one before it (whose last messages
-/// others may still ask for).
+/// others may still ask for). Only sessions this party opened count, so no other party can push
+/// the current run out.
 const SESSIONS_KEPT: usize = 2;
+
+/// Distinct rounds one party may fill slots for in one session, beyond what the roster needs: key
+/// generation uses ten, an agreement step one more per cheater bound; more is a flood.
+const ROUNDS_PER_SENDER: usize = 32;
+
+/// Frames of sessions this party has not opened yet, kept per sender until it does (a party
+/// started late still finds what the others sent first): at most this many bytes per sender.
+const EARLY_BYTES_PER_SENDER: usize = 256 * 1024;
 
 /// One party's broadcast and point-to-point part for one recipient.
 type Parts = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// A frame filed later: its session, round and packet.
+type Early = (SessionId, u16, Packet);
 
 #[derive(Default)]
 struct Held {
@@ -154,27 +166,87 @@ struct Held {
     own: HashMap<(SessionId, u16, PartyIndex), Parts>,
     /// Answers given, by (session, round, requester).
     answered: HashMap<(SessionId, u16, PartyIndex), u8>,
-    /// Sessions in the order first seen.
-    sessions: VecDeque<SessionId>,
+    /// The sessions this party opened (its runs), oldest first: the only ones filed.
+    open: VecDeque<SessionId>,
+    /// By sender: its frames of sessions not opened (yet), oldest first, and their bytes.
+    early: HashMap<PartyIndex, (VecDeque<Early>, usize)>,
+    /// By (session, party): the rounds that party's frames filled slots for.
+    rounds: HashMap<(SessionId, PartyIndex), BTreeSet<u16>>,
+    /// By sender: frames not filed (of sessions never opened, or past a cap).
+    strays: BTreeMap<PartyIndex, u64>,
     /// By session: the latest protocol round anything of another party's was filed for.
     latest: HashMap<SessionId, u16>,
 }
 
 impl Held {
-    fn touch(&mut self, session: SessionId) {
-        if self.sessions.contains(&session) {
+    /// Opens `session`; the oldest opened session past [`SESSIONS_KEPT`] is forgotten.
+    fn open(&mut self, session: SessionId) {
+        if self.open.contains(&session) {
             return;
         }
-        self.sessions.push_back(session);
-        while self.sessions.len() > SESSIONS_KEPT {
-            if let Some(old) = self.sessions.pop_front() {
+        self.open.push_back(session);
+        while self.open.len() > SESSIONS_KEPT {
+            if let Some(old) = self.open.pop_front() {
                 self.slots.retain(|k, _| k.0 != old);
                 self.own.retain(|k, _| k.0 != old);
                 self.answered.retain(|k, _| k.0 != old);
+                self.rounds.retain(|k, _| k.0 != old);
                 self.latest.remove(&old);
             }
         }
     }
+
+    /// Keeps a frame of a session not opened, within its sender's share; the oldest go first.
+    fn keep_early(&mut self, from: PartyIndex, frame: Early) {
+        let size = packet_size(&frame.2);
+        let (queue, bytes) = self.early.entry(from).or_default();
+        queue.push_back(frame);
+        *bytes += size;
+        let mut dropped = 0;
+        while *bytes > EARLY_BYTES_PER_SENDER {
+            let Some(old) = queue.pop_front() else { break };
+            *bytes -= packet_size(&old.2);
+            dropped += 1;
+        }
+        *self.strays.entry(from).or_default() += dropped;
+    }
+
+    /// Takes the frames kept for `session`.
+    fn take_early(&mut self, session: SessionId) -> Vec<(PartyIndex, Early)> {
+        let mut out = vec![];
+        for (&from, (queue, bytes)) in self.early.iter_mut() {
+            let (now, later): (VecDeque<Early>, VecDeque<Early>) =
+                queue.drain(..).partition(|f| f.0 == session);
+            *bytes = later.iter().map(|f| packet_size(&f.2)).sum();
+            *queue = later;
+            out.extend(now.into_iter().map(|f| (from, f)));
+        }
+        out
+    }
+
+    /// Whether `from` may fill a slot of `round` in `session`: it has filled fewer than the cap
+    /// of distinct rounds, or this round already.
+    fn admits(&mut self, session: SessionId, from: PartyIndex, round: u16, cap: usize) -> bool {
+        let rounds = self.rounds.entry((session, from)).or_default();
+        if rounds.contains(&round) || rounds.len() < cap {
+            rounds.insert(round);
+            return true;
+        }
+        *self.strays.entry(from).or_default() += 1;
+        false
+    }
+}
+
+/// The bytes a packet carries (what keeping it costs).
+fn packet_size(p: &Packet) -> usize {
+    let parts = match p {
+        Packet::Round { broadcast, p2p } => {
+            broadcast.as_ref().map_or(0, Vec::len) + p2p.as_ref().map_or(0, Vec::len)
+        }
+        Packet::Want { senders } => 2 * senders.len(),
+        Packet::Forward { broadcasts, .. } => broadcasts.iter().map(Vec::len).sum(),
+    };
+    parts + 16
 }
 
 /// A party's mailbox: what has arrived for it, by (session, round, sender), and what it holds to
@@ -224,35 +296,99 @@ impl Mailbox {
         })
     }
 
-    /// Files a packet that arrived from `from` (the channel authenticated it). Wants are not
-    /// filed: the transport answers them with [`Mailbox::answer`].
-    pub fn file(&self, session: SessionId, round: u16, from: PartyIndex, packet: Packet) {
-        let (sender, broadcasts, p2p) = match packet {
-            Packet::Round { broadcast, p2p } => (from, broadcast.into_iter().collect(), p2p),
-            Packet::Forward { sender, broadcasts } => (sender, broadcasts, None),
-            Packet::Want { .. } => return,
+    /// Opens `session`, this party's run: from now on its frames are filed, those that came
+    /// before are filed now, and frames of any session not opened are only kept (within each
+    /// sender's share) in case this party opens it later.
+    pub fn open(&self, session: SessionId) {
+        let early = {
+            let mut h = self.held();
+            if h.open.contains(&session) {
+                return;
+            }
+            h.open(session);
+            h.take_early(session)
         };
-        if sender == self.me || !self.roster.contains_key(&sender) {
+        for (from, (session, round, packet)) in early {
+            self.file(session, round, from, packet);
+        }
+    }
+
+    /// Frames from each party that this party did not file: of sessions it never opened (a
+    /// run it is not in, an old run's late frames, or made-up ones) or past a cap. The channel
+    /// authenticated their sender to this party only: they are no evidence to anyone else.
+    pub fn strays(&self) -> BTreeMap<PartyIndex, u64> {
+        let h = self.held();
+        let mut out = h.strays.clone();
+        for (&from, (queue, _)) in &h.early {
+            let unopened = queue.iter().filter(|f| !h.open.contains(&f.0)).count() as u64;
+            if unopened > 0 {
+                *out.entry(from).or_default() += unopened;
+            }
+        }
+        out
+    }
+
+    /// Files a packet that arrived from `from` (the channel authenticated it), if it belongs to
+    /// a session this party opened (otherwise it is kept aside, see [`Mailbox::open`]). Wants
+    /// are not filed: the transport answers them with [`Mailbox::answer`]. A broadcast is
+    /// verified only when it would add a version, so repeating one costs its sender, not this
+    /// party, and each sender fills slots of a bounded number of rounds per session.
+    pub fn file(&self, session: SessionId, round: u16, from: PartyIndex, packet: Packet) {
+        if matches!(packet, Packet::Want { .. }) || from == self.me {
             return;
         }
-        // Verified before the lock: a signature check costs more than the rest.
-        let valid: Vec<Vec<u8>> = broadcasts
+        if !self.roster.contains_key(&from) {
+            return;
+        }
+        let cap = ROUNDS_PER_SENDER + self.roster.len();
+        let candidates = {
+            let mut h = self.held();
+            if !h.open.contains(&session) {
+                h.keep_early(from, (session, round, packet));
+                return;
+            }
+            let (sender, broadcasts, p2p) = match packet {
+                Packet::Round { broadcast, p2p } => (from, broadcast.into_iter().collect(), p2p),
+                Packet::Forward { sender, broadcasts } => (sender, broadcasts, None),
+                Packet::Want { .. } => return,
+            };
+            if sender == self.me
+                || !self.roster.contains_key(&sender)
+                || !h.admits(session, from, round, cap)
+            {
+                return;
+            }
+            let slot = h.slots.entry((session, round, sender)).or_default();
+            if slot.p2p.is_none() {
+                slot.p2p = p2p;
+            }
+            let new: Vec<Vec<u8>> = if slot.broadcasts.len() < 2 {
+                broadcasts
+                    .into_iter()
+                    .take(4)
+                    .filter(|w| !same_body(&slot.broadcasts, w))
+                    .collect()
+            } else {
+                vec![]
+            };
+            (sender, new)
+        };
+        let (sender, new) = candidates;
+        // Verified outside the lock: a signature check costs more than the rest.
+        let valid: Vec<Vec<u8>> = new
             .into_iter()
-            .take(4)
             .filter(|w| self.verifies(&session, round, sender, w))
             .collect();
         {
             let mut h = self.held();
-            h.touch(session);
-            let slot = h.slots.entry((session, round, sender)).or_default();
+            let Some(slot) = h.slots.get_mut(&(session, round, sender)) else {
+                return;
+            };
             for w in valid {
                 // Two versions prove equivocation; more add nothing.
                 if slot.broadcasts.len() < 2 && !same_body(&slot.broadcasts, &w) {
                     slot.broadcasts.push(w);
                 }
-            }
-            if slot.p2p.is_none() {
-                slot.p2p = p2p;
             }
             let filed = !slot.broadcasts.is_empty() || slot.p2p.is_some();
             if filed && round != ROUND_STOP {
@@ -264,10 +400,10 @@ impl Mailbox {
     }
 
     /// Records what this party sent in a round, to send it again when asked: its broadcast per
-    /// recipient and its point-to-point parts.
+    /// recipient and its point-to-point parts. Sending in a session opens it.
     pub fn record_sent(&self, out: &Outgoing) {
+        self.open(out.session);
         let mut h = self.held();
-        h.touch(out.session);
         let mut first = None;
         for &to in &out.recipients {
             let parts = out.part_for(to);
@@ -302,16 +438,19 @@ impl Mailbox {
         self.held().latest.get(&session).is_some_and(|&r| r > round)
     }
 
-    /// A stop notice filed for `session` ([`crate::Error::Stopped`]): its signer and the signed
-    /// wire bytes (the lowest party's, if several stopped).
-    pub fn stop_notice(&self, session: SessionId) -> Option<(PartyIndex, Vec<u8>)> {
+    /// The stop notices filed for `session` ([`crate::Error::Stopped`]): each signer (in index
+    /// order) and its signed wire bytes.
+    pub fn stop_notices(&self, session: SessionId) -> Vec<(PartyIndex, Vec<u8>)> {
         let h = self.held();
-        self.roster.keys().find_map(|&p| {
-            h.slots
-                .get(&(session, ROUND_STOP, p))
-                .and_then(|i| i.broadcasts.first())
-                .map(|w| (p, w.clone()))
-        })
+        self.roster
+            .keys()
+            .filter_map(|&p| {
+                h.slots
+                    .get(&(session, ROUND_STOP, p))
+                    .and_then(|i| i.broadcasts.first())
+                    .map(|w| (p, w.clone()))
+            })
+            .collect()
     }
 
     /// Notified whenever something is filed.
@@ -333,7 +472,7 @@ impl Mailbox {
             return vec![];
         }
         let mut h = self.held();
-        if !h.sessions.contains(&session)
+        if !h.open.contains(&session)
             || h.answered.get(&(session, round, requester)).copied() >= Some(ANSWERS_PER_ROUND)
         {
             return vec![];

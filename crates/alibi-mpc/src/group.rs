@@ -29,6 +29,20 @@ pub struct GroupFile {
     pub trust_root: Vec<u8>,
     /// The parties; party i (1-based) is the i-th card.
     pub parties: Vec<ContactCard>,
+    /// The parties left out of the group's runs from now on, with why (`alibi mpc --exclude`):
+    /// a party named in a run (one that stopped it, say) is excluded from the next. Every party
+    /// must exclude the same ones: the runs' session ids depend on them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<Exclusion>,
+}
+
+/// A party left out of the group's runs, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exclusion {
+    /// The party's name (its card's).
+    pub name: String,
+    /// Why: the fault it was named for and in which run, or the operator's word.
+    pub reason: String,
 }
 
 impl GroupFile {
@@ -44,6 +58,7 @@ impl GroupFile {
             threshold,
             trust_root,
             parties: cards,
+            excluded: vec![],
         };
         g.check()?;
         Ok(g)
@@ -111,7 +126,54 @@ impl GroupFile {
                 }
             }
         }
+        for (i, x) in self.excluded.iter().enumerate() {
+            if self.index_named(&x.name).is_none() {
+                return bad(format!("excluded {}: no party has that name", x.name));
+            }
+            if self.excluded[..i].iter().any(|y| y.name == x.name) {
+                return bad(format!("{} is excluded twice", x.name));
+            }
+        }
+        if n - self.excluded.len() <= self.threshold {
+            return bad(format!(
+                "{} of {n} parties excluded: fewer than t+1 = {} left",
+                self.excluded.len(),
+                self.threshold + 1
+            ));
+        }
         Ok(())
+    }
+
+    /// Leaves the party named `name` out of the group's runs from now on, for `reason`; false if
+    /// it already was. Refused if the name is no party's, or if fewer than t+1 would be left.
+    pub fn exclude(&mut self, name: &str, reason: String) -> Result<bool> {
+        if self.excluded.iter().any(|x| x.name == name) {
+            return Ok(false);
+        }
+        self.excluded.push(Exclusion {
+            name: name.to_string(),
+            reason,
+        });
+        if let Err(e) = self.check() {
+            self.excluded.pop();
+            return Err(e);
+        }
+        Ok(true)
+    }
+
+    /// Whether party `p` is excluded from the group's runs.
+    pub fn is_excluded(&self, p: PartyIndex) -> bool {
+        self.excluded
+            .iter()
+            .any(|x| self.index_named(&x.name) == Some(p))
+    }
+
+    /// The indices of the parties of the group's runs: all but the excluded.
+    pub fn run_parties(&self) -> Vec<PartyIndex> {
+        self.indices()
+            .into_iter()
+            .filter(|&p| !self.is_excluded(p))
+            .collect()
     }
 
     /// The parties with their indices.
@@ -162,8 +224,8 @@ impl GroupFile {
         self.session("sign", id)
     }
 
-    /// The session id of the run of kind `what` named `id` in this group: every party derives
-    /// the same one, and no two runs share one.
+    /// The session id of the run of kind `what` named `id` in this group without its excluded
+    /// parties: every party derives the same one, and no two runs share one.
     pub fn session(&self, what: &str, id: &str) -> SessionId {
         let mut h = Sha256::new();
         h.update(b"alibi mpc session v1\0");
@@ -171,6 +233,14 @@ impl GroupFile {
         h.update([0]);
         h.update(self.group_id.as_bytes());
         h.update(id.as_bytes());
+        // Runs without some parties are other runs: a party that excluded no one never mixes
+        // its messages with theirs. Without exclusions the ids are as before.
+        let mut names: Vec<&str> = self.excluded.iter().map(|x| x.name.as_str()).collect();
+        names.sort_unstable();
+        for name in names {
+            h.update(b"\0excluded\0");
+            h.update(name.as_bytes());
+        }
         let d = h.finalize();
         let mut s = [0u8; 16];
         s.copy_from_slice(&d[..16]);

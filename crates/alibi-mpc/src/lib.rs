@@ -77,20 +77,28 @@ pub enum Error {
         /// The parties nothing was heard from.
         parties: Vec<PartyIndex>,
     },
-    /// A party stopped the run because its transport failed (the reason is its own words,
-    /// signed by it): every party that hears of it stops too and passes the notice on, so that
-    /// the honest parties stop together rather than name the stopped party silent. No party is
-    /// blamed.
-    #[error("stopped by party {party}: {reason}")]
+    /// Parties stopped the run with a signed stop notice, each for a transport fault it reports
+    /// in its own words: every party that hears of one stops too, passes every notice it holds
+    /// on, and names each stopper, so that the honest parties stop together
+    /// and name the same stoppers. A cheater can stop a run this way, but only under its own
+    /// name: the next run excludes it.
+    #[error("stopped by {}", stoppers(stopped))]
     Stopped {
-        /// The party that stopped the run.
-        party: PartyIndex,
-        /// Its reason, as it signed it (control characters removed, at most 300 characters).
-        reason: String,
+        /// The parties that stopped the run, in index order, each with its reason as it signed it
+        /// (control characters removed, at most 300 characters).
+        stopped: Vec<(PartyIndex, String)>,
     },
     /// A signature, proof of possession or share does not verify.
     #[error("does not verify: {0}")]
     Verification(&'static str),
+}
+
+fn stoppers(stopped: &[(PartyIndex, String)]) -> String {
+    let each: Vec<String> = stopped
+        .iter()
+        .map(|(p, reason)| format!("party {p} ({reason})"))
+        .collect();
+    each.join(", ")
 }
 
 /// The crate's result type.

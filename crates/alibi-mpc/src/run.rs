@@ -101,6 +101,8 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         rng: &'a mut R,
         others: impl IntoIterator<Item = PartyIndex>,
     ) -> Self {
+        // Only this run's frames are filed from now on: another party cannot displace it.
+        transport.mailbox().open(session);
         Self {
             party,
             session,
@@ -388,9 +390,8 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             let notified = notify.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if let Some((party, wire)) = mailbox.stop_notice(self.session).filter(|_| !self.closing)
-            {
-                return Err(self.stopped_by(party, wire).await);
+            if !self.closing && !mailbox.stop_notices(self.session).is_empty() {
+                return Err(self.stopped_by().await);
             }
             let snap = mailbox.snapshot(self.session, round, from);
             let missing: Vec<PartyIndex> = from
@@ -456,34 +457,59 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         .await;
     }
 
-    /// The error for a stop notice of `party` that reached this party, after passing it on to
-    /// everyone else (the relay may have dropped the stopping party's own sends).
-    async fn stopped_by(&mut self, party: PartyIndex, wire: Vec<u8>) -> Error {
-        let reason = decode::<SignedBroadcast>(&wire)
-            .map(|sb| {
-                String::from_utf8_lossy(&sb.body)
-                    .chars()
-                    .filter(|c| !c.is_control())
-                    .take(300)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let others: Vec<PartyIndex> = self
-            .party
-            .roster
-            .keys()
-            .copied()
-            .filter(|&p| p != party)
+    /// Test hook ([`crate::dkg::Misbehaviour::Stop`]): stops the run with a signed notice though
+    /// nothing failed.
+    pub async fn stop_falsely(&mut self) -> Error {
+        let reason = "transport: test: no fault at all";
+        self.stop(reason).await;
+        Error::Transport(reason.into())
+    }
+
+    /// The error for the stop notices that reached this party: each is passed on to everyone
+    /// else (the relay may have dropped the stopper's own sends), then this party waits a few
+    /// wants long for notices of other stoppers, passing those on too, so that every honest
+    /// party names the same stoppers ([`Error::Stopped`]).
+    async fn stopped_by(&mut self) -> Error {
+        let mailbox = self.transport.mailbox().clone();
+        let mut passed: BTreeSet<PartyIndex> = BTreeSet::new();
+        let settle = self.want_after * 2;
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let mut last_new = tokio::time::Instant::now();
+        let mut notices;
+        loop {
+            let notified = mailbox.notify().notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            notices = mailbox.stop_notices(self.session);
+            for (party, wire) in notices.clone() {
+                if !passed.insert(party) {
+                    continue;
+                }
+                last_new = tokio::time::Instant::now();
+                let others: Vec<PartyIndex> = self
+                    .party
+                    .roster
+                    .keys()
+                    .copied()
+                    .filter(|&p| p != party)
+                    .collect();
+                let forward = Packet::Forward {
+                    sender: party,
+                    broadcasts: vec![wire],
+                };
+                self.send_each(&others, forward).await;
+            }
+            let until = deadline.min(last_new + settle);
+            if tokio::time::Instant::now() >= until {
+                break;
+            }
+            let _ = tokio::time::timeout_at(until, notified).await;
+        }
+        let stopped: Vec<(PartyIndex, String)> = notices
+            .into_iter()
+            .map(|(party, wire)| (party, stop_reason(&wire)))
             .collect();
-        self.send_each(
-            &others,
-            Packet::Forward {
-                sender: party,
-                broadcasts: vec![wire],
-            },
-        )
-        .await;
-        Error::Stopped { party, reason }
+        Error::Stopped { stopped }
     }
 
     /// Sends `packet` to each of `to` but this party, ignoring failures.
@@ -521,6 +547,20 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             }
         }
     }
+}
+
+/// The reason a signed stop notice gives: its body as text, control characters removed, at most
+/// 300 characters.
+fn stop_reason(wire: &[u8]) -> String {
+    decode::<SignedBroadcast>(wire)
+        .map(|sb| {
+            String::from_utf8_lossy(&sb.body)
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(300)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Decodes `data` as a broadcast envelope (for the fuzz target).

@@ -107,6 +107,9 @@ pub async fn sign<T: Transport>(
     if let Some(Misbehaviour::WithholdBroadcastFrom(v)) = config.misbehaviour {
         run.withhold_from = Some(v);
     }
+    if config.misbehaviour == Some(Misbehaviour::Stop) {
+        return Err(run.stop_falsely().await);
+    }
     let others: Vec<PartyIndex> = run.active.iter().copied().collect();
     let equivocate = if config.misbehaviour == Some(Misbehaviour::EquivocatePartial) {
         let wrong = bls::keygen(&[9u8; 32])?;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alibi_mpc::dkg::{KeyShare, Misbehaviour};
-use alibi_mpc::engine::{Adversary, Delivery, MemoryTransport};
+use alibi_mpc::engine::{Adversary, Delivery, MemoryTransport, Packet, Transport};
 use alibi_mpc::{Blame, Error, Fault, PartyIndex, Result};
 use common::{blst_verifies, keygen_all, keygen_over, parties, reliable, run_keygen, sign_all};
 use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -196,8 +196,10 @@ async fn a_party_that_cannot_reach_another_stops_everyone() {
     for (p, r) in results {
         match (p, r) {
             (1, Err(Error::Transport(m))) => assert!(m.contains("party 2"), "{m}"),
-            (_, Err(Error::Stopped { party: 1, reason })) if p != 1 => {
-                assert!(reason.contains("party 2"), "{reason}")
+            (_, Err(Error::Stopped { stopped })) if p != 1 => {
+                assert_eq!(stopped.len(), 1, "party {p} names {stopped:?}");
+                assert_eq!(stopped[0].0, 1);
+                assert!(stopped[0].1.contains("party 2"), "{}", stopped[0].1);
             }
             (p, r) => panic!("party {p}: {}", verdict(&r)),
         }
@@ -332,5 +334,103 @@ async fn random_cheating_strategies_never_split_the_honest_parties() {
             }
         }
         eprintln!("{what}: {v}");
+    }
+}
+
+/// Key generation (n = 4, t = 1) while party 4 floods party 1 (issue 41, N1): without pause, frames
+/// of `sessions` made-up sessions and of `rounds` made-up rounds of the real one, as they would
+/// arrive over its authenticated channel. Every party's result and the frames party 1 did not
+/// file, by sender.
+async fn keygen_with_flooder(
+    sessions: u8,
+    rounds: u16,
+) -> (
+    Vec<(PartyIndex, Result<KeyShare>)>,
+    std::collections::BTreeMap<PartyIndex, u64>,
+) {
+    let ps = parties(4);
+    let nets = MemoryTransport::network(&ps[0].roster);
+    let victim = nets[0].mailbox().clone();
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flood = {
+        let (victim, done) = (victim.clone(), done.clone());
+        tokio::spawn(async move {
+            let junk = Packet::Round {
+                broadcast: None,
+                p2p: Some(vec![7; 64]),
+            };
+            let mut k: u8 = 0;
+            while !done.load(Ordering::Relaxed) {
+                for s in 0..sessions {
+                    k = k.wrapping_add(1);
+                    let mut made_up = [0xa5; 16];
+                    made_up[..2].copy_from_slice(&[s, k]);
+                    victim.file(made_up, 1, 4, junk.clone());
+                }
+                for r in 0..rounds {
+                    victim.file([1; 16], 1000 + r, 4, junk.clone());
+                }
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    let results = keygen_over(&ps, 1, &[], nets, Duration::from_secs(2)).await;
+    done.store(true, Ordering::Relaxed);
+    flood.await.unwrap();
+    (results, victim.strays())
+}
+
+/// N1: a party keeps sending the victim frames of made-up sessions, two at a time. Before, the
+/// victim's mailbox kept the last two sessions it saw and dropped the real run's state, so the
+/// honest parties named the victim silent. Now only sessions a party opened are filed: everyone
+/// ends with the same key, nobody is named, and the victim's stray count names the flooder alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frames_of_made_up_sessions_do_not_exclude_the_victim() {
+    let (results, strays) = keygen_with_flooder(2, 0).await;
+    let v = agreed(&results, &[1, 2, 3, 4], "made-up sessions");
+    assert!(v.contains("named []"), "{v}");
+    assert_eq!(
+        strays.keys().copied().collect::<Vec<_>>(),
+        vec![4],
+        "{strays:?}"
+    );
+    assert!(strays[&4] >= 2, "{strays:?}");
+}
+
+/// N1: slots of any round were uncapped. A party that keeps sending the victim frames of 500
+/// made-up rounds of the real session fills slots of a bounded number of rounds; the rest are
+/// dropped and counted against it, and the run ends as a clean one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_made_up_rounds_is_capped_per_sender() {
+    let (results, strays) = keygen_with_flooder(0, 500).await;
+    let v = agreed(&results, &[1, 2, 3, 4], "made-up rounds");
+    assert!(v.contains("named []"), "{v}");
+    // Of each burst of 500, the same rounds up to the cap (32 and one per party, the party's
+    // own among them) are admitted, the rest counted.
+    assert!(
+        strays.get(&4).copied().unwrap_or(0) >= 500 - 36,
+        "{strays:?}"
+    );
+    assert_eq!(strays.len(), 1, "{strays:?}");
+}
+
+/// N8: parties 4 and 5 each send a signed stop notice at the start (n = 5, t = 1), and the
+/// network loses party 5's own notice to party 1. Before, each honest party stopped naming the
+/// lowest stopper it happened to hold and nobody was named; now every honest party passes each
+/// notice on, waits for others, and names both `Stopped`, alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stoppers_are_named_alike_by_every_honest_party() {
+    let ps = parties(5);
+    let lose: Adversary = Arc::new(|d: &Delivery| !(d.from == 5 && d.to == 1));
+    let cheats = [(4, Misbehaviour::Stop), (5, Misbehaviour::Stop)];
+    let results = keygen_all(&ps, 1, &cheats, lose, Duration::from_secs(2)).await;
+    for (p, r) in results.into_iter().filter(|(p, _)| *p <= 3) {
+        match r {
+            Err(Error::Stopped { stopped }) => {
+                let who: Vec<PartyIndex> = stopped.iter().map(|s| s.0).collect();
+                assert_eq!(who, vec![4, 5], "party {p}: {stopped:?}");
+            }
+            r => panic!("party {p}: {}", verdict(&r)),
+        }
     }
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use alibi_mpc::bench::{keygen_and_sign, prepare_all, register_parties};
 use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
+use alibi_mpc::engine::Packet;
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::{bls, Blame, Fault};
 use alibi_relay::local::LocalRelay;
@@ -239,4 +240,73 @@ async fn every_single_lost_delivery_over_the_relay_is_recovered() {
         }
         proxy.rules.lock().unwrap().drop_delivery = None;
     }
+}
+
+/// N1 (issue 41) over the relay: party 4 keeps sending party 1, over their authenticated pairwise
+/// channel, frames of made-up sessions (two at a time) while key generation runs. Before, party
+/// 1's mailbox kept the last two sessions it saw, so the run's state was pushed out and the
+/// others named party 1 silent. Now every party finishes with the same key, nobody is named, and
+/// party 1 counts the flooder's stray frames.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_made_up_sessions_over_the_relay_leaves_the_victim_in() {
+    let relay = LocalRelay::start(Default::default()).await.unwrap();
+    let parties = register_parties(&relay.url, &[1, 2, 3, 4], Mode::Group)
+        .await
+        .unwrap();
+    let (parties, _) = prepare_all(parties).await.unwrap();
+    let flooder = parties[3].messenger().clone();
+    let victim_name = parties[3].name_of(1).unwrap().to_string();
+    let victim_box = alibi_mpc::engine::Transport::mailbox(&parties[0]).clone();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flood = {
+        let done = done.clone();
+        tokio::spawn(async move {
+            let mut k: u8 = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                for _ in 0..2 {
+                    k = k.wrapping_add(1);
+                    let packet = Packet::Round {
+                        broadcast: None,
+                        p2p: Some(vec![7; 64]),
+                    };
+                    // A transport frame as the relay transport encodes it: session, round,
+                    // sender, packet.
+                    let frame = postcard::to_stdvec(&([k; 16], 1u16, 4u16, packet)).unwrap();
+                    let _ = flooder.send(&victim_name, &frame).await;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+    };
+    let mut tasks = vec![];
+    for mut p in parties {
+        let config = KeygenConfig {
+            session: [5; 16],
+            threshold: 1,
+            parties: vec![1, 2, 3, 4],
+            timeout: Duration::from_secs(3),
+            misbehaviour: None,
+        };
+        tasks.push(tokio::spawn(async move {
+            let party = p.party();
+            let r = keygen(&party, &config, &mut p, &mut UnwrapErr(SysRng)).await;
+            (party.index, r)
+        }));
+    }
+    let mut keys = vec![];
+    for task in tasks {
+        let (index, r) = task.await.unwrap();
+        let share = r.unwrap_or_else(|e| panic!("party {index}: {e}"));
+        assert!(share.blamed.is_empty(), "party {index}: {:?}", share.blamed);
+        keys.push(share.group_key);
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    flood.await.unwrap();
+    assert!(keys.iter().all(|k| *k == keys[0]));
+    let strays = victim_box.strays();
+    assert_eq!(
+        strays.keys().copied().collect::<Vec<_>>(),
+        vec![4],
+        "{strays:?}"
+    );
 }
