@@ -4,12 +4,17 @@
 
 use std::sync::Arc;
 
-use alibi_relay::store::{DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore, SignedKey};
+use alibi_relay::store::{
+    DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore, Sender, SignedKey,
+};
 use alibi_relay::Error;
 use alibi_relay_api::proto::{envelope, Envelope};
 use uuid::Uuid;
 
 pub use alibi_testkit::postgres::fresh_postgres;
+
+/// The sender of a test's sends where the per-sender share is not the point.
+pub const ANYONE: Sender = Sender([0; 17]);
 
 pub fn device(id: u8, reg: u16) -> DeviceInfo {
     DeviceInfo {
@@ -269,6 +274,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         .enqueue(
             vec![(a, 1, e1.clone()), (a, 1, e2.clone()), (a, 2, e3.clone())],
             None,
+            ANYONE,
             MailboxQuota::UNLIMITED,
         )
         .await
@@ -301,6 +307,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         .enqueue(
             vec![(b, 1, m1.clone()), (a, 2, m2.clone())],
             Some((key, vec![9; 500])),
+            ANYONE,
             MailboxQuota::UNLIMITED,
         )
         .await
@@ -316,7 +323,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         .map(|i| (b, 1, envelope(&i.to_be_bytes(), None)))
         .collect();
     store
-        .enqueue(batch, None, MailboxQuota::UNLIMITED)
+        .enqueue(batch, None, ANYONE, MailboxQuota::UNLIMITED)
         .await
         .unwrap();
     let mut seen = 0u32;
@@ -344,12 +351,13 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
     let three = MailboxQuota {
         messages: 3,
         bytes: u64::MAX,
+        ..MailboxQuota::UNLIMITED
     };
     let mut kept = vec![];
     for i in 0..3u8 {
         let e = envelope(&[i; 10], None);
         store
-            .enqueue(vec![(c, 1, e.clone())], None, three)
+            .enqueue(vec![(c, 1, e.clone())], None, ANYONE, three)
             .await
             .unwrap();
         kept.push(e);
@@ -358,6 +366,7 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
         .enqueue(
             vec![(c, 2, envelope(&[7], None)), (c, 1, envelope(&[8], None))],
             None,
+            ANYONE,
             three,
         )
         .await;
@@ -371,7 +380,7 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
     );
     assert!(store.ack(c, 1, g(&kept[0])).await.unwrap());
     store
-        .enqueue(vec![(c, 1, envelope(&[9], None))], None, three)
+        .enqueue(vec![(c, 1, envelope(&[9], None))], None, ANYONE, three)
         .await
         .expect("room again after an ack");
 
@@ -380,22 +389,38 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
     let kb = MailboxQuota {
         messages: 100,
         bytes: 1000,
+        ..MailboxQuota::UNLIMITED
     };
     let (k1, k2) = (Uuid::new_v4(), Uuid::new_v4());
     let m1 = envelope(&[1; 48], Some(k1));
     store
-        .enqueue(vec![(d, 1, m1.clone())], Some((k1, vec![1; 800])), kb)
+        .enqueue(
+            vec![(d, 1, m1.clone())],
+            Some((k1, vec![1; 800])),
+            ANYONE,
+            kb,
+        )
         .await
         .unwrap();
     let m2 = envelope(&[2; 48], Some(k2));
     let r = store
-        .enqueue(vec![(d, 1, m2.clone())], Some((k2, vec![2; 800])), kb)
+        .enqueue(
+            vec![(d, 1, m2.clone())],
+            Some((k2, vec![2; 800])),
+            ANYONE,
+            kb,
+        )
         .await;
     assert!(matches!(r, Err(Error::MailboxFull(..))), "{r:?}");
     assert_eq!(store.shared(k2).await.unwrap(), None, "nothing stored");
     assert!(store.ack(d, 1, g(&m1)).await.unwrap());
     store
-        .enqueue(vec![(d, 1, m2.clone())], Some((k2, vec![2; 800])), kb)
+        .enqueue(
+            vec![(d, 1, m2.clone())],
+            Some((k2, vec![2; 800])),
+            ANYONE,
+            kb,
+        )
         .await
         .expect("room again after an ack");
 
@@ -409,7 +434,7 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
     assert_eq!(store.expire(before).await.unwrap(), 0);
     for _ in 0..3 {
         store
-            .enqueue(vec![(c, 1, envelope(&[1], None))], None, three)
+            .enqueue(vec![(c, 1, envelope(&[1], None))], None, ANYONE, three)
             .await
             .expect("expired envelopes no longer count");
     }
