@@ -1,17 +1,22 @@
-//! Hostile senders of the relay (issue 41, findings N2, N3, N4): each test is an attack that
+//! Hostile clients of the relay (issue 41, findings N2, N3, N4, N7): each test is an attack that
 //! worked before its defence, and checks the defence holds. The tests run one at a time (the
 //! allocator below counts the whole process, so a memory measurement must run alone).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alibi_handshake::IdentityKeyPair;
 use alibi_messenger::relay::{RelayClient, SendError};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::{Config, MAX_BODY};
+use alibi_relay::store::{
+    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, MailboxUsage, RelayStore, Sender,
+};
 use alibi_relay_api::access::AccessKey;
 use alibi_relay_api::messages::{OutgoingMessage, OutgoingMessages};
+use alibi_relay_api::proto::Envelope;
 use alibi_relay_api::{access, b64, paths};
 use uuid::Uuid;
 
@@ -306,4 +311,119 @@ async fn one_sender_s_flood_leaves_room_for_the_others() {
         .await
         .unwrap()
         .expect("an identified sender is accepted after a sealed flood");
+}
+
+/// A redb store whose count of queued envelopes takes 2.3 s (a large PostgreSQL mailbox table
+/// under load), counting how often it is asked.
+struct SlowCount {
+    inner: alibi_relay::store::redb::RedbRelayStore,
+    counts: AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl RelayStore for SlowCount {
+    async fn queued(&self) -> alibi_relay::Result<u64> {
+        self.counts.fetch_add(1, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(2300)).await;
+        self.inner.queued().await
+    }
+    async fn create_account(&self, a: Uuid, ik: &[u8], d: DeviceInfo) -> alibi_relay::Result<()> {
+        self.inner.create_account(a, ik, d).await
+    }
+    async fn add_device(&self, a: Uuid, d: DeviceInfo) -> alibi_relay::Result<()> {
+        self.inner.add_device(a, d).await
+    }
+    async fn identity_key(&self, a: Uuid) -> alibi_relay::Result<Option<Vec<u8>>> {
+        self.inner.identity_key(a).await
+    }
+    async fn set_access_key(&self, a: Uuid, k: AccessKey) -> alibi_relay::Result<()> {
+        self.inner.set_access_key(a, k).await
+    }
+    async fn access_key(&self, a: Uuid) -> alibi_relay::Result<Option<AccessKey>> {
+        self.inner.access_key(a).await
+    }
+    async fn devices(&self, a: Uuid) -> alibi_relay::Result<Vec<DeviceInfo>> {
+        self.inner.devices(a).await
+    }
+    async fn upload_keys(&self, a: Uuid, d: u8, k: KeysUpload) -> alibi_relay::Result<()> {
+        self.inner.upload_keys(a, d, k).await
+    }
+    async fn take_bundle(&self, a: Uuid, d: u8) -> alibi_relay::Result<Option<DeviceBundle>> {
+        self.inner.take_bundle(a, d).await
+    }
+    async fn key_counts(&self, a: Uuid, d: u8) -> alibi_relay::Result<(usize, usize)> {
+        self.inner.key_counts(a, d).await
+    }
+    async fn enqueue(
+        &self,
+        deliveries: Vec<Delivery>,
+        shared: Option<(Uuid, Vec<u8>)>,
+        sender: Sender,
+        quota: MailboxQuota,
+    ) -> alibi_relay::Result<()> {
+        self.inner.enqueue(deliveries, shared, sender, quota).await
+    }
+    async fn pending(&self, a: Uuid, d: u8, limit: usize) -> alibi_relay::Result<Vec<Envelope>> {
+        self.inner.pending(a, d, limit).await
+    }
+    async fn shared(&self, key: Uuid) -> alibi_relay::Result<Option<Vec<u8>>> {
+        self.inner.shared(key).await
+    }
+    async fn ack(&self, a: Uuid, d: u8, guid: Uuid) -> alibi_relay::Result<bool> {
+        self.inner.ack(a, d, guid).await
+    }
+    async fn expire(&self, before_ms: u64) -> alibi_relay::Result<u64> {
+        self.inner.expire(before_ms).await
+    }
+    async fn mailbox_usage(
+        &self,
+        a: Uuid,
+        d: u8,
+        sender: Sender,
+    ) -> alibi_relay::Result<MailboxUsage> {
+        self.inner.mailbox_usage(a, d, sender).await
+    }
+}
+
+/// N7: every unauthenticated `/health` or `/metrics` request ran a count of the store while the
+/// cached one was stale, and a count over 2 s was never cached: 40 requests, 40 counts. Now one
+/// count runs at a time, and a slow one is kept when it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_and_metrics_requests_share_one_store_count() {
+    let _one = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SlowCount {
+        inner: alibi_relay::store::redb::RedbRelayStore::create(dir.path().join("r.redb")).unwrap(),
+        counts: AtomicUsize::new(0),
+    });
+    let relay = LocalRelay::start_on(store.clone(), cheap()).await.unwrap();
+    let http = reqwest::Client::new();
+    let get = |path: &'static str| {
+        let (http, url) = (http.clone(), relay.url.clone());
+        async move {
+            let r = http.get(format!("{url}{path}")).send().await.unwrap();
+            r.status().as_u16()
+        }
+    };
+    let all: Vec<_> = (0..40)
+        .map(|i| {
+            get(if i % 2 == 0 {
+                paths::HEALTH
+            } else {
+                paths::METRICS
+            })
+        })
+        .collect();
+    let statuses = futures_util::future::join_all(all).await;
+    // The count outlasts the 2 s a request waits: /health says the store is slow.
+    assert!(statuses.contains(&503), "{statuses:?}");
+    assert_eq!(
+        store.counts.load(Ordering::SeqCst),
+        1,
+        "one count for 40 requests"
+    );
+    // The slow count, once done, answers the next requests.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(get(paths::HEALTH).await, 200);
+    assert_eq!(store.counts.load(Ordering::SeqCst), 1);
 }
