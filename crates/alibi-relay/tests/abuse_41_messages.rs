@@ -80,10 +80,13 @@ fn message(kind: u32, reg: u16) -> OutgoingMessage {
     }
 }
 
+/// A recipient of a multi-recipient send: service id and devices `(id, registration id)`.
+type Listed = ([u8; 17], Vec<(u8, u16)>);
+
 /// A sealed-sender v2 `SentMessage` (0x23): each recipient is a 17-byte service id (kind byte 0
 /// for an ACI, 1 for a PNI) with its devices `(id, registration id)`; then a 64-byte shared part.
 /// The relay checks the form, not the cryptography.
-fn sent_message(recipients: &[([u8; 17], Vec<(u8, u16)>)]) -> Vec<u8> {
+fn sent_message(recipients: &[Listed]) -> Vec<u8> {
     let mut b = vec![0x23];
     prost::encode_length_delimiter(recipients.len(), &mut b).unwrap();
     for (id, devices) in recipients {
