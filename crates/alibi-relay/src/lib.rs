@@ -31,6 +31,9 @@ pub enum Error {
     /// A device's mailbox is full (envelopes or bytes at the quota): the send is refused whole.
     #[error("the mailbox of {0}.{1} is full")]
     MailboxFull(uuid::Uuid, u8),
+    /// The sender's share of a device's mailbox is used up (others may still send to it).
+    #[error("the sender's share of the mailbox of {0}.{1} is used up")]
+    SenderShareFull(uuid::Uuid, u8),
     /// The store was written by an older relay in a form this one no longer accepts.
     #[error("store: {0}")]
     OutdatedStore(&'static str),

@@ -153,6 +153,8 @@ async fn a_burst_of_account_creations_from_one_address_meets_429() {
 async fn a_full_mailbox_refuses_and_loses_nothing() {
     let relay = LocalRelay::start(Config {
         mailbox_messages: 5,
+        // The whole mailbox to one sender: this test is about the mailbox's bound.
+        mailbox_share_percent: 100,
         ..cheap()
     })
     .await

@@ -46,9 +46,14 @@ async fn two_stores_on_one_database_deliver_exactly_once() {
         tasks.push(tokio::spawn(async move {
             for j in 0..500u32 {
                 let e = common::envelope(&(i as u32 * 1000 + j).to_be_bytes(), None);
-                s.enqueue(vec![(acct, 1, e)], None, MailboxQuota::UNLIMITED)
-                    .await
-                    .unwrap();
+                s.enqueue(
+                    vec![(acct, 1, e)],
+                    None,
+                    common::ANYONE,
+                    MailboxQuota::UNLIMITED,
+                )
+                .await
+                .unwrap();
             }
             Vec::new()
         }));
@@ -134,7 +139,12 @@ async fn postgres_store_reconnects_after_its_connections_drop() {
     for i in 0..16u32 {
         let e = common::envelope(&i.to_be_bytes(), None);
         store
-            .enqueue(vec![(acct, 1, e)], None, MailboxQuota::UNLIMITED)
+            .enqueue(
+                vec![(acct, 1, e)],
+                None,
+                common::ANYONE,
+                MailboxQuota::UNLIMITED,
+            )
             .await
             .unwrap();
     }
@@ -192,13 +202,19 @@ async fn redb_mailbox_sizes_survive_a_restart() {
     let three = MailboxQuota {
         messages: 3,
         bytes: u64::MAX,
+        ..MailboxQuota::UNLIMITED
     };
     let acct = Uuid::new_v4();
     {
         let store = RedbRelayStore::create(&path).unwrap();
         for i in 0..3u8 {
             store
-                .enqueue(vec![(acct, 1, common::envelope(&[i], None))], None, three)
+                .enqueue(
+                    vec![(acct, 1, common::envelope(&[i], None))],
+                    None,
+                    common::ANYONE,
+                    three,
+                )
                 .await
                 .unwrap();
         }
@@ -214,7 +230,12 @@ async fn redb_mailbox_sizes_survive_a_restart() {
     }
     let store = reopened.expect("the store reopens");
     let r = store
-        .enqueue(vec![(acct, 1, common::envelope(&[9], None))], None, three)
+        .enqueue(
+            vec![(acct, 1, common::envelope(&[9], None))],
+            None,
+            common::ANYONE,
+            three,
+        )
         .await;
     assert!(matches!(r, Err(Error::MailboxFull(..))), "{r:?}");
 }

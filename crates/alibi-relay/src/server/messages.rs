@@ -19,13 +19,34 @@ use super::delivery::{self, Outgoing};
 use super::limits::ClientAddress;
 use super::metrics;
 use super::{ApiError, ApiResult, AppState, Shared};
-use crate::store::DeviceInfo;
+use crate::store::{DeviceInfo, Sender};
 use alibi_relay_api::now_ms;
 
 /// Most recipient entries one multi-recipient send may list. Signal caps groups at 1,000
 /// members; the bound keeps one request's parsing, account lookups and stored envelopes in
 /// proportion to a real group. Over it: 413, before the body is parsed.
 pub const MAX_RECIPIENTS: usize = 1000;
+
+/// Most `(recipient, device)` entries one multi-recipient send may list, all recipients together
+/// (1,000 recipients of 5 devices each). Each entry becomes a stored envelope, so the bound keeps
+/// one request's work and storage in proportion to a real group. Over it: 413, before any account
+/// is read.
+pub const MAX_DEVICE_ENTRIES: usize = 5000;
+
+/// 400 if a device id comes twice in one list: each copy would be stored, so one request could
+/// fill a mailbox (or, in a multi-recipient send, list a device ~700,000 times in 2 MiB).
+fn refuse_twice_listed(devices: impl IntoIterator<Item = u8>) -> ApiResult<()> {
+    let mut seen = [false; 256];
+    for d in devices {
+        if std::mem::replace(&mut seen[usize::from(d)], true) {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("device {d} is listed twice for one recipient"),
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// After a commit: hands each envelope to its device's socket task if one is connected here, and
 /// wakes it otherwise (its next store read finds the envelope).
@@ -91,6 +112,7 @@ pub(crate) async fn send(
 ) -> ApiResult<Json<SendResponse>> {
     let target = Uuid::parse_str(&target)
         .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "account: a UUID"))?;
+    refuse_twice_listed(req.messages.iter().map(|m| m.destination_device_id))?;
     // Signal's two ways in: the sender's own credentials, or (for sealed sender, the sender
     // unnamed) the recipient's access key.
     let unidentified = !headers.contains_key(axum::http::header::AUTHORIZATION)
@@ -151,10 +173,16 @@ pub(crate) async fn send(
         })
         .collect::<Vec<_>>();
     let n = deliveries.len() as u64;
+    // The share a sender may take of the mailbox: its account's, or (sealed, the sender unnamed)
+    // its client address's.
+    let share = match sender {
+        Some((a, _)) => Sender::account(a),
+        None => Sender::address(from.0),
+    };
     s.metrics
         .time(
             metrics::Op::Enqueue,
-            s.store.enqueue(deliveries.clone(), None, s.quota()),
+            s.store.enqueue(deliveries.clone(), None, share, s.quota()),
         )
         .await?;
     metrics::Metrics::add(&s.metrics.accepted, n);
@@ -189,44 +217,37 @@ pub(crate) async fn multi_recipient(
         ));
     }
     let sent = SentMessage::parse(&body).map_err(bad)?;
-    let mut deliveries = vec![];
-    let key = Uuid::new_v4();
-    let now = now_ms();
-    let mut unknown = vec![];
-    let mut accounts = Vec::with_capacity(sent.recipients.len());
+    // Before any account is read or envelope made: no device twice for a recipient, and no more
+    // entries than a real group has.
+    let mut entries = 0;
     for r in &sent.recipients {
-        if r.devices.is_empty() {
-            continue;
-        }
-        let a = account(&s, r.service_id.uuid).await?;
-        if a.devices.is_empty() {
-            unknown.push(r.service_id.uuid.to_string());
-        }
-        accounts.push((r, a));
+        refuse_twice_listed(r.devices.iter().map(|&(d, _)| d))?;
+        entries += r.devices.len();
     }
-    // With nobody to deliver to, the access-key check would compare against the XOR of no keys
-    // (all zero) and the shared part would be stored with no reference: refused.
-    if accounts.is_empty() {
+    if entries > MAX_DEVICE_ENTRIES {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("at most {MAX_DEVICE_ENTRIES} device entries per request"),
+        ));
+    }
+    let accounts = recipient_accounts(&s, &sent).await?;
+    // The sender proves it may reach every recipient: the XOR of their access keys, each
+    // account's once (listed as ACI and as PNI, a key would cancel itself out).
+    let keys: Option<Vec<AccessKey>> = accounts.values().map(|a| a.access_key).collect();
+    check_access_key(&headers, keys.map(|k| access::combine(&k)))?;
+    let listed = sent.recipients.iter().filter(|r| !r.devices.is_empty());
+    if listed.count() != accounts.len() {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "no recipient to deliver to",
+            "an account is listed twice (as ACI and as PNI)",
         ));
     }
-    if !unknown.is_empty() {
-        return Err(ApiError::with(
-            StatusCode::NOT_FOUND,
-            ErrorBody {
-                uuids_404: Some(unknown),
-                ..ErrorBody::new("unknown recipients")
-            },
-        ));
-    }
-    // The sender proves it may reach every recipient: the XOR of their access keys.
-    let keys: Option<Vec<AccessKey>> = accounts.iter().map(|(_, a)| a.access_key).collect();
-    check_access_key(&headers, keys.map(|k| access::combine(&k)))?;
-    for (r, a) in accounts {
-        check_devices(&a.devices, &r.devices, None)?;
+    let mut deliveries = Vec::with_capacity(entries);
+    let key = Uuid::new_v4();
+    let now = now_ms();
+    for r in sent.recipients.iter().filter(|r| !r.devices.is_empty()) {
         let account = r.service_id.uuid;
+        check_devices(&accounts[&account].devices, &r.devices, None)?;
         let c_and_at = sent.key_material(r).expect("has devices").to_vec();
         // Stored per device: C || AT (48 bytes); the rest is the shared part.
         for &(d, _) in &r.devices {
@@ -253,6 +274,7 @@ pub(crate) async fn multi_recipient(
             s.store.enqueue(
                 deliveries.clone(),
                 Some((key, sent.shared_bytes().to_vec())),
+                Sender::address(from.0),
                 s.quota(),
             ),
         )
@@ -269,4 +291,43 @@ pub(crate) async fn multi_recipient(
         .collect();
     hand_over(&s, outgoing);
     Ok(Json(MultiRecipientResponse::default()))
+}
+
+/// The accounts a multi-recipient send lists with devices, each once: 400 if there are none,
+/// 404 naming those that do not exist.
+async fn recipient_accounts(
+    s: &AppState,
+    sent: &SentMessage<'_>,
+) -> ApiResult<std::collections::HashMap<Uuid, super::accounts::CachedAccount>> {
+    let mut accounts = std::collections::HashMap::new();
+    let mut unknown = vec![];
+    for r in sent.recipients.iter().filter(|r| !r.devices.is_empty()) {
+        let uuid = r.service_id.uuid;
+        if accounts.contains_key(&uuid) {
+            continue;
+        }
+        let a = account(s, uuid).await?;
+        if a.devices.is_empty() {
+            unknown.push(uuid.to_string());
+        }
+        accounts.insert(uuid, a);
+    }
+    // With nobody to deliver to, the access-key check would compare against the XOR of no keys
+    // (all zero) and the shared part would be stored with no reference: refused.
+    if accounts.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "no recipient to deliver to",
+        ));
+    }
+    if !unknown.is_empty() {
+        return Err(ApiError::with(
+            StatusCode::NOT_FOUND,
+            ErrorBody {
+                uuids_404: Some(unknown),
+                ..ErrorBody::new("unknown recipients")
+            },
+        ));
+    }
+    Ok(accounts)
 }

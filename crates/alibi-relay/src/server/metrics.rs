@@ -1,13 +1,14 @@
 //! `GET /metrics` (Prometheus text exposition, version 0.0.4) and `GET /health`.
 //!
 //! Counters are this process's since it started; `alibi_relay_envelopes_queued` is the store's
-//! count (every node's mail on a shared store), read at most once a second whatever the number of
-//! scrapes, so the endpoint costs an unauthenticated caller nothing that grows.
+//! count (every node's mail on a shared store, from the counters it keeps per mailbox), read by
+//! one store call at a time and at most once a second whatever the number of scrapes: a slow
+//! count is waited for, not started again, and kept when it ends. So the endpoints cost an
+//! unauthenticated caller nothing that grows.
 
 use std::fmt::Write as _;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::extract::State;
@@ -43,7 +44,10 @@ pub(crate) struct Metrics {
     pub(crate) store_errors: AtomicU64,
     store_nanos: [AtomicU64; 3],
     store_calls: [AtomicU64; 3],
-    queued: Mutex<Option<(Instant, u64)>>,
+    /// The last count of the store (when it ended, and the count; none if the store failed).
+    queued: tokio::sync::watch::Sender<Option<(Instant, Option<u64>)>>,
+    /// A count is under way.
+    counting: AtomicBool,
 }
 
 impl Metrics {
@@ -70,19 +74,35 @@ impl Metrics {
     }
 }
 
-/// The store's queued count, at most a second old.
-async fn queued(s: &super::AppState) -> Option<u64> {
-    if let Some((at, n)) = *s.metrics.queued.lock().expect("metrics lock") {
-        if at.elapsed() < Duration::from_secs(1) {
-            return Some(n);
-        }
+/// How old a count may be and still be answered.
+const FRESH: Duration = Duration::from_secs(1);
+
+/// How long a request waits for a count under way.
+const WAIT: Duration = Duration::from_secs(2);
+
+/// The store's queued count, at most [`FRESH`] old; `None` if the store failed or did not answer
+/// within [`WAIT`]. One count runs at a time (in a task of its own, so a caller that stops
+/// waiting does not cancel it): the others wait for it.
+async fn queued(s: &Shared) -> Option<u64> {
+    let fresh = |v: &Option<(Instant, Option<u64>)>| v.is_some_and(|(at, _)| at.elapsed() < FRESH);
+    let mut rx = s.metrics.queued.subscribe();
+    let last = *rx.borrow_and_update();
+    if fresh(&last) {
+        return last.and_then(|(_, n)| n);
     }
-    let n = tokio::time::timeout(Duration::from_secs(2), s.store.queued())
-        .await
-        .ok()?
-        .ok()?;
-    *s.metrics.queued.lock().expect("metrics lock") = Some((Instant::now(), n));
-    Some(n)
+    if !s.metrics.counting.swap(true, Ordering::AcqRel) {
+        let (store, m) = (s.store.clone(), s.metrics.clone());
+        tokio::spawn(async move {
+            let n = store.queued().await.ok();
+            m.queued.send_replace(Some((Instant::now(), n)));
+            m.counting.store(false, Ordering::Release);
+        });
+    }
+    let got = match tokio::time::timeout(WAIT, rx.wait_for(fresh)).await {
+        Ok(Ok(v)) => *v,
+        _ => None,
+    };
+    got.and_then(|(_, n)| n)
 }
 
 fn counter(out: &mut String, name: &str, help: &str, kind: &str, value: impl std::fmt::Display) {

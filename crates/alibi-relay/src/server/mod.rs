@@ -47,7 +47,7 @@ pub mod tls;
 pub use alibi_relay_api::keys::MAX_KEYS_PER_UPLOAD;
 pub use delivery::{POLL, WINDOW};
 pub use limits::{AddressLimits, Rate};
-pub use messages::MAX_RECIPIENTS;
+pub use messages::{MAX_DEVICE_ENTRIES, MAX_RECIPIENTS};
 pub use tls::Tls;
 
 /// Largest request body accepted (a 1,000-recipient multi-recipient send is about 100 KB).
@@ -74,6 +74,10 @@ pub struct Config {
     /// A device's mailbox, at most: bytes waiting (a multi-recipient envelope counts its shared
     /// part in full, as it is delivered).
     pub mailbox_bytes: u64,
+    /// What one sender may hold of a device's mailbox, in percent of both bounds above (rounded
+    /// up): a sender is its account, or for a sealed send (the sender unnamed) its client
+    /// address. One flooding sender leaves the rest to the others.
+    pub mailbox_share_percent: u64,
     /// Undelivered envelopes older than this are deleted.
     pub message_expiry: Duration,
     /// One-time prekeys of each kind a device may have stored.
@@ -110,6 +114,7 @@ impl core::fmt::Debug for Config {
             .field("password_params", &self.password_params)
             .field("mailbox_messages", &self.mailbox_messages)
             .field("mailbox_bytes", &self.mailbox_bytes)
+            .field("mailbox_share_percent", &self.mailbox_share_percent)
             .field("message_expiry", &self.message_expiry)
             .field("max_stored_prekeys", &self.max_stored_prekeys)
             .field("max_connections", &self.max_connections)
@@ -135,6 +140,7 @@ impl Default for Config {
             password_params: argon2::Params::default(),
             mailbox_messages: 10_000,
             mailbox_bytes: 256 * 1024 * 1024,
+            mailbox_share_percent: 25,
             message_expiry: Duration::from_secs(30 * 86_400),
             max_stored_prekeys: 1_000,
             max_connections: 20_000,
@@ -182,9 +188,17 @@ pub(crate) type Shared = Arc<AppState>;
 impl AppState {
     /// A device's mailbox quota.
     pub(crate) fn quota(&self) -> crate::store::MailboxQuota {
+        let c = &self.config;
+        let share = |whole: u64| {
+            let part =
+                (u128::from(whole) * u128::from(c.mailbox_share_percent.min(100))).div_ceil(100);
+            u64::try_from(part).unwrap_or(u64::MAX).max(1)
+        };
         crate::store::MailboxQuota {
-            messages: self.config.mailbox_messages,
-            bytes: self.config.mailbox_bytes,
+            messages: c.mailbox_messages,
+            bytes: c.mailbox_bytes,
+            sender_messages: share(c.mailbox_messages),
+            sender_bytes: share(c.mailbox_bytes),
         }
     }
 }
@@ -230,6 +244,12 @@ impl From<Error> for ApiError {
             Error::MailboxFull(a, d) => ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("the mailbox of {a}.{d} is full; nothing was stored"),
+            ),
+            Error::SenderShareFull(a, d) => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "this sender's share of the mailbox of {a}.{d} is used up; nothing was stored"
+                ),
             ),
             // The store's text (paths, SQL, addresses) is for the operator, not the client.
             e => {

@@ -38,13 +38,18 @@ pub(crate) fn guid_bytes(env: &Envelope) -> Vec<u8> {
 }
 
 /// What one device's mailbox may hold; a send that would go past it for any of its devices is
-/// refused whole ([`crate::Error::MailboxFull`]).
+/// refused whole ([`crate::Error::MailboxFull`], or [`crate::Error::SenderShareFull`] when only the
+/// sender's share is used up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MailboxQuota {
     /// Envelopes waiting, at most.
     pub messages: u64,
     /// Bytes waiting, at most ([`charged_size`] of each envelope).
     pub bytes: u64,
+    /// Envelopes of one [`Sender`] waiting, at most: one sender cannot fill a mailbox alone.
+    pub sender_messages: u64,
+    /// Bytes of one [`Sender`] waiting, at most.
+    pub sender_bytes: u64,
 }
 
 impl MailboxQuota {
@@ -52,7 +57,35 @@ impl MailboxQuota {
     pub const UNLIMITED: Self = Self {
         messages: u64::MAX,
         bytes: u64::MAX,
+        sender_messages: u64::MAX,
+        sender_bytes: u64::MAX,
     };
+}
+
+/// Whom a send counts against within a mailbox ([`MailboxQuota::sender_messages`]): the sending
+/// account when it logged in, else (sealed sender, the sender unnamed) its client address. A tag
+/// byte keeps the two kinds apart; 17 bytes in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sender(pub [u8; 17]);
+
+impl Sender {
+    /// A logged-in account.
+    pub fn account(a: Uuid) -> Self {
+        let mut k = [0u8; 17];
+        k[1..].copy_from_slice(a.as_bytes());
+        Self(k)
+    }
+
+    /// An unnamed sender, by its client address (an IPv4 address as its IPv6-mapped form).
+    pub fn address(ip: std::net::IpAddr) -> Self {
+        let v6 = match ip {
+            std::net::IpAddr::V4(v4) => v4.to_ipv6_mapped(),
+            std::net::IpAddr::V6(v6) => v6,
+        };
+        let mut k = [1u8; 17];
+        k[1..].copy_from_slice(&v6.octets());
+        Self(k)
+    }
 }
 
 /// What an envelope counts against its device's mailbox: its encoding, plus the shared part of a
@@ -77,6 +110,19 @@ pub enum MailSignal {
     /// Signals may have been missed (the listening connection was re-established): every
     /// connected device's mailbox should be read again.
     Resync,
+}
+
+/// A mailbox's counters ([`RelayStore::mailbox_usage`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MailboxUsage {
+    /// Envelopes waiting.
+    pub messages: u64,
+    /// Bytes waiting ([`charged_size`]).
+    pub bytes: u64,
+    /// Envelopes of the sender asked about.
+    pub sender_messages: u64,
+    /// Bytes of the sender asked about.
+    pub sender_bytes: u64,
 }
 
 /// One envelope to store: recipient account, device, envelope.
@@ -109,12 +155,15 @@ pub trait RelayStore: Send + Sync + 'static {
     async fn take_bundle(&self, account: Uuid, device: u8) -> Result<Option<DeviceBundle>>;
     /// How many one-time EC and KEM prekeys a device has left.
     async fn key_counts(&self, account: Uuid, device: u8) -> Result<(usize, usize)>;
-    /// Stores envelopes (and, for a multi-recipient send, the shared part once, counted by
-    /// reference), all or none: none if any device's mailbox would pass `quota`.
+    /// Stores envelopes from `sender` (and, for a multi-recipient send, the shared part once,
+    /// counted by reference), all or none: none if any device's mailbox, or `sender`'s share of
+    /// it, would pass `quota`. The check reads counters kept with the mailboxes (changed in the
+    /// same transaction as the envelopes), never a count of the envelopes.
     async fn enqueue(
         &self,
         deliveries: Vec<Delivery>,
         shared: Option<(Uuid, Vec<u8>)>,
+        sender: Sender,
         quota: MailboxQuota,
     ) -> Result<()>;
     /// Up to `limit` envelopes waiting for a device, oldest first (ids from
@@ -128,8 +177,15 @@ pub trait RelayStore: Send + Sync + 'static {
     /// Deletes every envelope stored before `before_ms` (Unix milliseconds), releasing shared
     /// parts as acknowledgements do; how many went.
     async fn expire(&self, before_ms: u64) -> Result<u64>;
-    /// How many envelopes wait in the store, every device's together.
+    /// How many envelopes wait in the store, every device's together (from the kept counters).
     async fn queued(&self) -> Result<u64>;
+    /// Envelopes and bytes waiting for a device, and of those, `sender`'s (the kept counters).
+    async fn mailbox_usage(
+        &self,
+        account: Uuid,
+        device: u8,
+        sender: Sender,
+    ) -> Result<MailboxUsage>;
     /// Signals of mail that other relay processes stored, for a store they share; `None` for a
     /// store only this process opens (its own sends wake its sockets). Called once per relay.
     fn mail_signals(&self) -> Option<tokio::sync::mpsc::Receiver<MailSignal>> {

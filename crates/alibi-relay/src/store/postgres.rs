@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
@@ -18,8 +18,8 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use super::{
-    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailSignal, MailboxQuota, OneTimeKey,
-    RelayStore, RingXkemKey, SignedKey,
+    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailSignal, MailboxQuota, MailboxUsage,
+    OneTimeKey, RelayStore, RingXkemKey, Sender, SignedKey,
 };
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
@@ -49,6 +49,25 @@ CREATE TABLE IF NOT EXISTS messages (seq BIGSERIAL PRIMARY KEY, uuid BYTEA NOT N
 CREATE INDEX IF NOT EXISTS messages_by_time ON messages (created);
 CREATE INDEX IF NOT EXISTS messages_by_device ON messages (uuid, device, seq);
 CREATE TABLE IF NOT EXISTS shared_mrm (key BYTEA PRIMARY KEY, refs INT NOT NULL, data BYTEA NOT NULL);
+ALTER TABLE messages ADD COLUMN IF NOT EXISTS sender BYTEA;
+CREATE TABLE IF NOT EXISTS mailboxes (uuid BYTEA NOT NULL, device SMALLINT NOT NULL,
+    messages BIGINT NOT NULL, bytes BIGINT NOT NULL, PRIMARY KEY (uuid, device));
+CREATE TABLE IF NOT EXISTS mailbox_senders (uuid BYTEA NOT NULL, device SMALLINT NOT NULL,
+    sender BYTEA NOT NULL, messages BIGINT NOT NULL, bytes BIGINT NOT NULL,
+    PRIMARY KEY (uuid, device, sender));
+CREATE TABLE IF NOT EXISTS relay_meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL);
+";
+
+/// Counts the mailboxes of a database written before the counters were kept, once (envelopes of
+/// that time have no sender, so they count against no sender's share). Run with [`SCHEMA`] in
+/// one transaction, under the advisory lock.
+const BACKFILL: &str = "
+INSERT INTO mailboxes (uuid, device, messages, bytes)
+    SELECT uuid, device, count(*), coalesce(sum(size), 0)::int8 FROM messages
+    WHERE NOT EXISTS (SELECT 1 FROM relay_meta WHERE key = 'mailbox_counters')
+    GROUP BY uuid, device
+    ON CONFLICT DO NOTHING;
+INSERT INTO relay_meta (key, value) VALUES ('mailbox_counters', 1) ON CONFLICT DO NOTHING;
 ";
 
 fn pg_err(e: tokio_postgres::Error) -> Error {
@@ -148,7 +167,8 @@ impl PgRelayStore {
             }
             // Two relays starting together must not race on CREATE TABLE.
             c.batch_execute(&format!(
-                "SELECT pg_advisory_lock(424242); {SCHEMA} SELECT pg_advisory_unlock(424242);"
+                "SELECT pg_advisory_lock(424242); BEGIN; {SCHEMA} {BACKFILL} COMMIT;
+                 SELECT pg_advisory_unlock(424242);"
             ))
             .await
             .map_err(pg_err)?;
@@ -213,6 +233,7 @@ enum Write {
     Enqueue {
         deliveries: Vec<Delivery>,
         shared: Option<(Uuid, Vec<u8>)>,
+        sender: Sender,
         quota: MailboxQuota,
         done: oneshot::Sender<Result<()>>,
     },
@@ -256,8 +277,8 @@ async fn writer(pool: Arc<Pool>, node: Arc<str>, mut rx: mpsc::UnboundedReceiver
 
 /// What one write of a group came to, if the group committed.
 enum Outcome {
-    /// Stored; or refused whole, this mailbox being full.
-    Stored(Option<(Uuid, u8)>),
+    /// Stored; or refused whole, this mailbox being full (true: the sender's share of it).
+    Stored(Option<(Uuid, u8, bool)>),
     Acked(bool),
 }
 
@@ -292,7 +313,10 @@ async fn commit_group(pool: &Pool, node: &str, group: Vec<Write>) {
             Write::Enqueue { done, .. } => {
                 let r = match o {
                     Some(Outcome::Stored(None)) => Ok(()),
-                    Some(Outcome::Stored(Some((a, d)))) => Err(Error::MailboxFull(*a, *d)),
+                    Some(Outcome::Stored(Some((a, d, false)))) => Err(Error::MailboxFull(*a, *d)),
+                    Some(Outcome::Stored(Some((a, d, true)))) => {
+                        Err(Error::SenderShareFull(*a, *d))
+                    }
                     _ => Err(failed()),
                 };
                 let _ = done.send(r);
@@ -325,148 +349,258 @@ impl From<Error> for GroupError {
     }
 }
 
-const QUOTA_SQL: &str = "SELECT d.uuid, d.device, cur.c, cur.b FROM UNNEST($1::bytea[], $2::int2[])
-        AS d(uuid, device)
-    CROSS JOIN LATERAL (SELECT count(*)::int8 AS c, coalesce(sum(m.size), 0)::int8 AS b
-        FROM messages m WHERE m.uuid = d.uuid AND m.device = d.device) AS cur";
+/// Makes a counter row for every mailbox a group touches (zero if new), so that all of them can
+/// be locked.
+const NEW_MAILBOXES_SQL: &str = "INSERT INTO mailboxes (uuid, device, messages, bytes)
+    SELECT x.uuid, x.device, 0, 0 FROM UNNEST($1::bytea[], $2::int2[]) AS x(uuid, device)
+    ORDER BY 1, 2 ON CONFLICT DO NOTHING";
+/// The counters of a group's mailboxes, locked in key order (two groups, of this relay or
+/// another, then wait for each other instead of deadlocking, and the quota check is exact).
+const QUOTA_SQL: &str = "SELECT m.uuid, m.device, m.messages, m.bytes FROM mailboxes m
+    JOIN UNNEST($1::bytea[], $2::int2[]) AS x(uuid, device)
+        ON m.uuid = x.uuid AND m.device = x.device
+    ORDER BY m.uuid, m.device FOR UPDATE OF m";
+/// The senders' shares of those mailboxes (changed only under the mailbox's lock).
+const SENDER_QUOTA_SQL: &str = "SELECT s.uuid, s.device, s.sender, s.messages, s.bytes
+    FROM mailbox_senders s
+    JOIN UNNEST($1::bytea[], $2::int2[], $3::bytea[]) AS x(uuid, device, sender)
+        ON s.uuid = x.uuid AND s.device = x.device AND s.sender = x.sender";
 const INSERT_SHARED_SQL: &str = "INSERT INTO shared_mrm (key, refs, data)
     SELECT * FROM UNNEST($1::bytea[], $2::int4[], $3::bytea[])";
 // One statement for a whole group, in the order sent (a mailbox is read by `seq`).
 const INSERT_MESSAGES_SQL: &str =
-    "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created)
-    SELECT x.uuid, x.device, x.guid, x.shared, x.envelope, x.size, x.created
+    "INSERT INTO messages (uuid, device, guid, shared, envelope, size, created, sender)
+    SELECT x.uuid, x.device, x.guid, x.shared, x.envelope, x.size, x.created, x.sender
     FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::bytea[], $5::bytea[], $6::int8[],
-        $7::int8[])
-    WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, size, created, n) ORDER BY n";
+        $7::int8[], $8::bytea[])
+    WITH ORDINALITY AS x(uuid, device, guid, shared, envelope, size, created, sender, n)
+    ORDER BY n";
 const NOTIFY_SQL: &str = "SELECT pg_notify('alibi_mail', x) FROM UNNEST($1::text[]) AS x";
 // A device deletes only its own envelopes (the key holds the device).
 const DELETE_ACKED_SQL: &str =
     "DELETE FROM messages m USING UNNEST($1::bytea[], $2::bytea[], $3::int2[])
         AS x(guid, uuid, device)
     WHERE m.guid = x.guid AND m.uuid = x.uuid AND m.device = x.device
-    RETURNING m.guid, m.shared";
+    RETURNING m.guid, m.shared, m.uuid, m.device, m.sender, m.size";
+/// Adds to the counters of locked mailboxes (a negative change takes away).
+const CHANGE_MAILBOXES_SQL: &str = "UPDATE mailboxes m
+    SET messages = m.messages + x.n, bytes = m.bytes + x.b
+    FROM UNNEST($1::bytea[], $2::int2[], $3::int8[], $4::int8[]) AS x(uuid, device, n, b)
+    WHERE m.uuid = x.uuid AND m.device = x.device";
+const CHANGE_SENDERS_SQL: &str =
+    "INSERT INTO mailbox_senders (uuid, device, sender, messages, bytes)
+    SELECT * FROM UNNEST($1::bytea[], $2::int2[], $3::bytea[], $4::int8[], $5::int8[])
+        AS x(uuid, device, sender, n, b) ORDER BY 1, 2, 3
+    ON CONFLICT (uuid, device, sender) DO UPDATE
+    SET messages = mailbox_senders.messages + EXCLUDED.messages,
+        bytes = mailbox_senders.bytes + EXCLUDED.bytes";
+const DROP_EMPTY_SENDERS_SQL: &str = "DELETE FROM mailbox_senders s
+    USING UNNEST($1::bytea[], $2::int2[], $3::bytea[]) AS x(uuid, device, sender)
+    WHERE s.uuid = x.uuid AND s.device = x.device AND s.sender = x.sender AND s.messages <= 0";
 
-/// One group in one transaction: the quota check of every send in one statement, their shared
-/// parts and envelopes in one statement each, one notification per mailbox, the acknowledged
-/// envelopes deleted in one statement and their shared parts released in order of key. The
+/// A group's statements, prepared on its connection before the transaction borrows it.
+struct Statements {
+    new_boxes: tokio_postgres::Statement,
+    quota: tokio_postgres::Statement,
+    share: tokio_postgres::Statement,
+    shared: tokio_postgres::Statement,
+    messages: tokio_postgres::Statement,
+    notify: tokio_postgres::Statement,
+    delete: tokio_postgres::Statement,
+    change: tokio_postgres::Statement,
+    senders: tokio_postgres::Statement,
+    drop_empty: tokio_postgres::Statement,
+}
+
+impl Statements {
+    async fn prepare(c: &mut Conn) -> std::result::Result<Self, tokio_postgres::Error> {
+        Ok(Self {
+            new_boxes: c.prepared(NEW_MAILBOXES_SQL).await?,
+            quota: c.prepared(QUOTA_SQL).await?,
+            share: c.prepared(SENDER_QUOTA_SQL).await?,
+            shared: c.prepared(INSERT_SHARED_SQL).await?,
+            messages: c.prepared(INSERT_MESSAGES_SQL).await?,
+            notify: c.prepared(NOTIFY_SQL).await?,
+            delete: c.prepared(DELETE_ACKED_SQL).await?,
+            change: c.prepared(CHANGE_MAILBOXES_SQL).await?,
+            senders: c.prepared(CHANGE_SENDERS_SQL).await?,
+            drop_empty: c.prepared(DROP_EMPTY_SENDERS_SQL).await?,
+        })
+    }
+}
+
+/// Changes to the counters: per mailbox, and per mailbox and sender (envelopes, bytes).
+#[derive(Default)]
+struct Deltas {
+    mailboxes: BTreeMap<(Uuid, u8), (i64, i64)>,
+    senders: BTreeMap<(Uuid, u8, Sender), (i64, i64)>,
+}
+
+impl Deltas {
+    fn add(&mut self, account: Uuid, device: u8, sender: Option<Sender>, (n, b): (i64, i64)) {
+        let m = self.mailboxes.entry((account, device)).or_default();
+        *m = (m.0 + n, m.1 + b);
+        if let Some(sender) = sender {
+            let s = self.senders.entry((account, device, sender)).or_default();
+            *s = (s.0 + n, s.1 + b);
+        }
+    }
+}
+
+/// The counters of a group's mailboxes (locked) and of its senders' shares.
+struct Current {
+    mailboxes: HashMap<(Uuid, u8), (i64, i64)>,
+    senders: HashMap<(Uuid, u8, Sender), (i64, i64)>,
+}
+
+fn uuid_of(b: &[u8]) -> std::result::Result<Uuid, GroupError> {
+    Uuid::from_slice(b).map_err(|e| GroupError::Other(Error::Store(e.to_string())))
+}
+
+fn sender_of(b: Option<&[u8]>) -> Option<Sender> {
+    b.and_then(|b| b.try_into().ok()).map(Sender)
+}
+
+/// Locks the counters of every mailbox the group sends to or acknowledges from, and reads them
+/// with the senders' shares: index lookups, whatever the mailboxes hold.
+async fn lock_counters(
+    st: &Statements,
+    t: &tokio_postgres::Transaction<'_>,
+    group: &[Write],
+) -> std::result::Result<Current, GroupError> {
+    let mut boxes = BTreeSet::new();
+    let mut shares = BTreeSet::new();
+    for w in group {
+        match w {
+            Write::Enqueue {
+                deliveries, sender, ..
+            } => {
+                for (a, d, _) in deliveries {
+                    boxes.insert((*a, *d));
+                    shares.insert((*a, *d, *sender));
+                }
+            }
+            Write::Ack {
+                account, device, ..
+            } => {
+                boxes.insert((*account, *device));
+            }
+        }
+    }
+    let (ba, bd): (Vec<Vec<u8>>, Vec<i16>) =
+        boxes.iter().map(|(a, d)| (u(*a), i16::from(*d))).unzip();
+    t.execute(&st.new_boxes, &[&ba, &bd]).await?;
+    let mut current = Current {
+        mailboxes: HashMap::new(),
+        senders: HashMap::new(),
+    };
+    for r in t.query(&st.quota, &[&ba, &bd]).await? {
+        let a = uuid_of(r.get(0))?;
+        let d = r.get::<_, i16>(1) as u8;
+        current.mailboxes.insert((a, d), (r.get(2), r.get(3)));
+    }
+    if !shares.is_empty() {
+        let mut sa = Vec::with_capacity(shares.len());
+        let mut sd = Vec::with_capacity(shares.len());
+        let mut ss = Vec::with_capacity(shares.len());
+        for (a, d, s) in &shares {
+            sa.push(u(*a));
+            sd.push(i16::from(*d));
+            ss.push(s.0.to_vec());
+        }
+        for r in t.query(&st.share, &[&sa, &sd, &ss]).await? {
+            let a = uuid_of(r.get(0))?;
+            let d = r.get::<_, i16>(1) as u8;
+            if let Some(s) = sender_of(Some(r.get(2))) {
+                current.senders.insert((a, d, s), (r.get(3), r.get(4)));
+            }
+        }
+    }
+    Ok(current)
+}
+
+/// Writes the group's changes to the counters (the mailboxes' rows are locked already), and
+/// drops the shares that went back to nothing.
+async fn apply_deltas(
+    st: &Statements,
+    t: &tokio_postgres::Transaction<'_>,
+    deltas: Deltas,
+) -> std::result::Result<(), tokio_postgres::Error> {
+    let (mut ma, mut md, mut mn, mut mb) = (vec![], vec![], vec![], vec![]);
+    for ((a, d), (n, b)) in deltas.mailboxes {
+        ma.push(u(a));
+        md.push(i16::from(d));
+        mn.push(n);
+        mb.push(b);
+    }
+    let (mut sa, mut sd, mut ss, mut sn, mut sb) = (vec![], vec![], vec![], vec![], vec![]);
+    for ((a, d, s), (n, b)) in deltas.senders {
+        sa.push(u(a));
+        sd.push(i16::from(d));
+        ss.push(s.0.to_vec());
+        sn.push(n);
+        sb.push(b);
+    }
+    if !ma.is_empty() {
+        t.execute(&st.change, &[&ma, &md, &mn, &mb]).await?;
+    }
+    if !sa.is_empty() {
+        t.execute(&st.senders, &[&sa, &sd, &ss, &sn, &sb]).await?;
+        t.execute(&st.drop_empty, &[&sa, &sd, &ss]).await?;
+    }
+    Ok(())
+}
+
+/// One group in one transaction: the counters of every mailbox it touches locked and read in
+/// one statement (the quota check of every send against them), their shared parts and envelopes
+/// in one statement each, one notification per mailbox, the acknowledged envelopes deleted in one
+/// statement and their shared parts released in order of key, the counters changed. The
 /// statements are prepared once per connection, and those that do not wait on each other are
-/// sent together (pipelined), so a group costs about four round trips whatever its size.
+/// sent together (pipelined).
 async fn try_group(
     pool: &Pool,
     node: &str,
     group: &[Write],
 ) -> std::result::Result<Vec<Outcome>, GroupError> {
     let mut c = pool.client().await?;
-    let quota_st = c.prepared(QUOTA_SQL).await?;
-    let shared_st = c.prepared(INSERT_SHARED_SQL).await?;
-    let messages_st = c.prepared(INSERT_MESSAGES_SQL).await?;
-    let notify_st = c.prepared(NOTIFY_SQL).await?;
-    let delete_st = c.prepared(DELETE_ACKED_SQL).await?;
+    let st = Statements::prepare(&mut c).await?;
     let mut outcomes: Vec<Option<Outcome>> = group.iter().map(|_| None).collect();
-
-    // Sends: each is refused whole if any of its mailboxes would pass its quota, counting the
-    // sends before it in this group.
-    let sends: Vec<usize> = (0..group.len())
-        .filter(|&i| matches!(group[i], Write::Enqueue { .. }))
-        .collect();
-    let limited = sends.iter().any(
-        |&i| matches!(&group[i], Write::Enqueue { quota, .. } if *quota != MailboxQuota::UNLIMITED),
-    );
-    let (mut qa, mut qd) = (vec![], vec![]);
-    if limited {
-        let mut seen = std::collections::HashSet::new();
-        for &i in &sends {
-            let Write::Enqueue { deliveries, .. } = &group[i] else {
-                continue;
-            };
-            for (a, d, _) in deliveries {
-                if seen.insert((*a, *d)) {
-                    qa.push(u(*a));
-                    qd.push(i16::from(*d));
-                }
-            }
-        }
-    }
     let t = c.transaction().await?;
-    let mut current: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
-    if limited {
-        for r in t.query(&quota_st, &[&qa, &qd]).await? {
-            let a =
-                Uuid::from_slice(r.get::<_, &[u8]>(0)).map_err(|e| Error::Store(e.to_string()))?;
-            current.insert((a, r.get::<_, i16>(1) as u8), (r.get(2), r.get(3)));
-        }
-    }
-    let (mut uuids, mut devices, mut guids, mut shareds, mut envelopes, mut sizes, mut created) =
-        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut part_keys, mut part_refs, mut part_data) = (vec![], vec![], vec![]);
-    let mut targets = std::collections::BTreeSet::new();
-    for &i in &sends {
+    let mut current = lock_counters(&st, &t, group).await?;
+    let mut deltas = Deltas::default();
+    let mut rows = Rows::default();
+    let mut targets = BTreeSet::new();
+    for (i, w) in group.iter().enumerate() {
         let Write::Enqueue {
             deliveries,
             shared,
+            sender,
             quota,
             ..
-        } = &group[i]
+        } = w
         else {
             continue;
         };
-        let shared_len = shared.as_ref().map_or(0, |(_, b)| b.len());
-        let encoded: Vec<Vec<u8>> = deliveries
-            .iter()
-            .map(|(.., env)| env.encode_to_vec())
-            .collect();
-        let mut added: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
-        for ((a, d, _), e) in deliveries.iter().zip(&encoded) {
-            let x = added.entry((*a, *d)).or_default();
-            x.0 += 1;
-            x.1 += super::charged_size(e.len(), shared_len) as i64;
+        let refused = admit(&mut current, deliveries, shared, *sender, quota);
+        if refused.is_some() {
+            outcomes[i] = Some(Outcome::Stored(refused));
+            continue;
         }
-        if *quota != MailboxQuota::UNLIMITED {
-            let full = added.iter().find(|((a, d), (n, b))| {
-                let (cn, cb) = current.get(&(*a, *d)).copied().unwrap_or_default();
-                cn + n > clamp(quota.messages) || cb + b > clamp(quota.bytes)
-            });
-            if let Some(((a, d), _)) = full {
-                outcomes[i] = Some(Outcome::Stored(Some((*a, *d))));
-                continue;
-            }
-        }
-        for (k, (n, b)) in added {
-            let x = current.entry(k).or_default();
-            x.0 += n;
-            x.1 += b;
-        }
-        if let Some((key, data)) = shared {
-            part_keys.push(u(*key));
-            part_refs.push(deliveries.len() as i32);
-            part_data.push(data.clone());
-        }
-        for ((account, device, env), e) in deliveries.iter().zip(encoded) {
-            uuids.push(u(*account));
-            devices.push(i16::from(*device));
-            let guid = super::guid_bytes(env);
-            created.push(super::id_time_ms(&guid) as i64);
-            guids.push(guid);
-            shareds.push(env.shared_mrm_key.clone());
-            sizes.push(super::charged_size(e.len(), shared_len) as i64);
-            envelopes.push(e);
+        rows.push(deliveries, shared, *sender, &mut deltas);
+        for (account, device, _) in deliveries {
             targets.insert(format!("{node}:{}:{device}", account.simple()));
         }
         outcomes[i] = Some(Outcome::Stored(None));
     }
     let targets: Vec<String> = targets.into_iter().collect();
-
-    let acks: Vec<usize> = (0..group.len())
-        .filter(|&i| matches!(group[i], Write::Ack { .. }))
-        .collect();
     let (mut ga, mut gu, mut gd) = (vec![], vec![], vec![]);
-    for &i in &acks {
+    for w in group {
         if let Write::Ack {
             account,
             device,
             guid,
             ..
-        } = &group[i]
+        } = w
         {
             ga.push(u(*guid));
             gu.push(u(*account));
@@ -477,47 +611,59 @@ async fn try_group(
     // Sent together, executed in this order. Every relay listening on the database hears, at
     // commit, which mailboxes got mail.
     let insert_parts = async {
-        if !part_keys.is_empty() {
-            t.execute(&shared_st, &[&part_keys, &part_refs, &part_data])
-                .await?;
+        if !rows.part_keys.is_empty() {
+            t.execute(
+                &st.shared,
+                &[&rows.part_keys, &rows.part_refs, &rows.part_data],
+            )
+            .await?;
         }
         Ok::<_, tokio_postgres::Error>(())
     };
     let insert_messages = async {
-        if !uuids.is_empty() {
+        if !rows.uuids.is_empty() {
             t.execute(
-                &messages_st,
+                &st.messages,
                 &[
-                    &uuids, &devices, &guids, &shareds, &envelopes, &sizes, &created,
+                    &rows.uuids,
+                    &rows.devices,
+                    &rows.guids,
+                    &rows.shareds,
+                    &rows.envelopes,
+                    &rows.sizes,
+                    &rows.created,
+                    &rows.senders,
                 ],
             )
             .await?;
-            t.execute(&notify_st, &[&targets]).await?;
+            t.execute(&st.notify, &[&targets]).await?;
         }
         Ok::<_, tokio_postgres::Error>(())
     };
     let delete = async {
-        if acks.is_empty() {
+        if ga.is_empty() {
             return Ok(vec![]);
         }
-        t.query(&delete_st, &[&ga, &gu, &gd]).await
+        t.query(&st.delete, &[&ga, &gu, &gd]).await
     };
     let ((), (), gone) = futures_util::try_join!(insert_parts, insert_messages, delete)?;
 
-    if !acks.is_empty() {
-        let mut deleted = std::collections::HashSet::new();
-        let mut released: std::collections::BTreeMap<Vec<u8>, i32> = Default::default();
-        for r in &gone {
-            deleted.insert(r.get::<_, Vec<u8>>(0));
-            if let Some(key) = r.get::<_, Option<Vec<u8>>>(1) {
-                *released.entry(key).or_default() += 1;
-            }
+    let mut deleted = HashSet::new();
+    let mut released: BTreeMap<Vec<u8>, i32> = BTreeMap::new();
+    for r in &gone {
+        deleted.insert(r.get::<_, Vec<u8>>(0));
+        if let Some(key) = r.get::<_, Option<Vec<u8>>>(1) {
+            *released.entry(key).or_default() += 1;
         }
-        release_shared(&t, released).await?;
-        for &i in &acks {
-            if let Write::Ack { guid, .. } = &group[i] {
-                outcomes[i] = Some(Outcome::Acked(deleted.contains(&u(*guid))));
-            }
+        let a = uuid_of(r.get(2))?;
+        let d = r.get::<_, i16>(3) as u8;
+        deltas.add(a, d, sender_of(r.get(4)), (-1, -r.get::<_, i64>(5)));
+    }
+    release_shared(&t, released).await?;
+    apply_deltas(&st, &t, deltas).await?;
+    for (i, w) in group.iter().enumerate() {
+        if let Write::Ack { guid, .. } = w {
+            outcomes[i] = Some(Outcome::Acked(deleted.contains(&u(*guid))));
         }
     }
     t.commit().await?;
@@ -525,6 +671,97 @@ async fn try_group(
         .into_iter()
         .map(|o| o.unwrap_or(Outcome::Acked(false)))
         .collect())
+}
+
+/// Whether a send fits its mailboxes and its sender's shares of them (counting the sends before
+/// it in the group, which it then joins); else the first mailbox it would overfill, and whether
+/// only the sender's share is used up.
+fn admit(
+    current: &mut Current,
+    deliveries: &[Delivery],
+    shared: &Option<(Uuid, Vec<u8>)>,
+    sender: Sender,
+    quota: &MailboxQuota,
+) -> Option<(Uuid, u8, bool)> {
+    let shared_len = shared.as_ref().map_or(0, |(_, b)| b.len());
+    let mut added: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
+    for (a, d, env) in deliveries {
+        let x = added.entry((*a, *d)).or_default();
+        x.0 += 1;
+        x.1 += super::charged_size(env.encoded_len(), shared_len) as i64;
+    }
+    for (&(a, d), &(n, b)) in &added {
+        let (cn, cb) = current.mailboxes.get(&(a, d)).copied().unwrap_or_default();
+        if cn.saturating_add(n) > clamp(quota.messages) || cb.saturating_add(b) > clamp(quota.bytes)
+        {
+            return Some((a, d, false));
+        }
+        let (sn, sb) = current
+            .senders
+            .get(&(a, d, sender))
+            .copied()
+            .unwrap_or_default();
+        if sn.saturating_add(n) > clamp(quota.sender_messages)
+            || sb.saturating_add(b) > clamp(quota.sender_bytes)
+        {
+            return Some((a, d, true));
+        }
+    }
+    for ((a, d), (n, b)) in added {
+        let m = current.mailboxes.entry((a, d)).or_default();
+        *m = (m.0 + n, m.1 + b);
+        let s = current.senders.entry((a, d, sender)).or_default();
+        *s = (s.0 + n, s.1 + b);
+    }
+    None
+}
+
+/// The rows a group inserts, as the columns of its two insert statements.
+#[derive(Default)]
+struct Rows {
+    uuids: Vec<Vec<u8>>,
+    devices: Vec<i16>,
+    guids: Vec<Vec<u8>>,
+    shareds: Vec<Option<Vec<u8>>>,
+    envelopes: Vec<Vec<u8>>,
+    sizes: Vec<i64>,
+    created: Vec<i64>,
+    senders: Vec<Vec<u8>>,
+    part_keys: Vec<Vec<u8>>,
+    part_refs: Vec<i32>,
+    part_data: Vec<Vec<u8>>,
+}
+
+impl Rows {
+    /// An admitted send's envelopes (and shared part), counted into `deltas`.
+    fn push(
+        &mut self,
+        deliveries: &[Delivery],
+        shared: &Option<(Uuid, Vec<u8>)>,
+        sender: Sender,
+        deltas: &mut Deltas,
+    ) {
+        let shared_len = shared.as_ref().map_or(0, |(_, b)| b.len());
+        if let Some((key, data)) = shared {
+            self.part_keys.push(u(*key));
+            self.part_refs.push(deliveries.len() as i32);
+            self.part_data.push(data.clone());
+        }
+        for (account, device, env) in deliveries {
+            let e = env.encode_to_vec();
+            let size = super::charged_size(e.len(), shared_len) as i64;
+            deltas.add(*account, *device, Some(sender), (1, size));
+            self.uuids.push(u(*account));
+            self.devices.push(i16::from(*device));
+            let guid = super::guid_bytes(env);
+            self.created.push(super::id_time_ms(&guid) as i64);
+            self.guids.push(guid);
+            self.shareds.push(env.shared_mrm_key.clone());
+            self.sizes.push(size);
+            self.envelopes.push(e);
+            self.senders.push(sender.0.to_vec());
+        }
+    }
 }
 
 /// Listens for mail notifications on a connection of its own, re-established after a failure
@@ -863,12 +1100,14 @@ impl RelayStore for PgRelayStore {
         &self,
         deliveries: Vec<Delivery>,
         shared: Option<(Uuid, Vec<u8>)>,
+        sender: Sender,
         quota: MailboxQuota,
     ) -> Result<()> {
         let (done, rx) = oneshot::channel();
         self.write(Write::Enqueue {
             deliveries,
             shared,
+            sender,
             quota,
             done,
         })?;
@@ -916,34 +1155,85 @@ impl RelayStore for PgRelayStore {
 
     async fn queued(&self) -> Result<u64> {
         let c = self.client().await?;
+        // The kept counters: a row per mailbox, not per envelope.
         let r = c
-            .query_one("SELECT count(*) FROM messages", &[])
+            .query_one(
+                "SELECT coalesce(sum(messages), 0)::int8 FROM mailboxes",
+                &[],
+            )
             .await
             .map_err(pg_err)?;
-        Ok(r.get::<_, i64>(0) as u64)
+        Ok(r.get::<_, i64>(0).max(0) as u64)
+    }
+
+    async fn mailbox_usage(
+        &self,
+        account: Uuid,
+        device: u8,
+        sender: Sender,
+    ) -> Result<MailboxUsage> {
+        let c = self.client().await?;
+        let r = c
+            .query_one(
+                "SELECT (SELECT messages FROM mailboxes WHERE uuid = $1 AND device = $2),
+                        (SELECT bytes FROM mailboxes WHERE uuid = $1 AND device = $2),
+                        (SELECT messages FROM mailbox_senders
+                            WHERE uuid = $1 AND device = $2 AND sender = $3),
+                        (SELECT bytes FROM mailbox_senders
+                            WHERE uuid = $1 AND device = $2 AND sender = $3)",
+                &[&u(account), &i16::from(device), &&sender.0[..]],
+            )
+            .await
+            .map_err(pg_err)?;
+        let get = |i| r.get::<_, Option<i64>>(i).unwrap_or(0).max(0) as u64;
+        Ok(MailboxUsage {
+            messages: get(0),
+            bytes: get(1),
+            sender_messages: get(2),
+            sender_bytes: get(3),
+        })
     }
 
     async fn expire(&self, before_ms: u64) -> Result<u64> {
+        let before = clamp(before_ms);
         let mut c = self.client().await?;
+        let st = Statements::prepare(&mut c).await.map_err(pg_err)?;
         let t = c.transaction().await.map_err(pg_err)?;
+        // The counters of the mailboxes concerned are locked first, in key order, as a group
+        // commit locks them: the two wait for each other rather than deadlock.
+        t.execute(
+            "SELECT 1 FROM mailboxes m WHERE (m.uuid, m.device) IN
+                (SELECT DISTINCT uuid, device FROM messages WHERE created < $1)
+             ORDER BY m.uuid, m.device FOR UPDATE",
+            &[&before],
+        )
+        .await
+        .map_err(pg_err)?;
         let rows = t
             .query(
-                "WITH gone AS (DELETE FROM messages WHERE created < $1 RETURNING shared)
-                 SELECT shared, count(*) FROM gone GROUP BY shared",
-                &[&clamp(before_ms)],
+                "WITH gone AS (DELETE FROM messages WHERE created < $1
+                     RETURNING uuid, device, sender, size, shared)
+                 SELECT uuid, device, sender, shared, count(*), coalesce(sum(size), 0)::int8
+                 FROM gone GROUP BY uuid, device, sender, shared",
+                &[&before],
             )
             .await
             .map_err(pg_err)?;
         let mut n = 0;
-        let mut released = std::collections::BTreeMap::new();
+        let mut released = BTreeMap::new();
+        let mut deltas = Deltas::default();
         for r in rows {
-            let count: i64 = r.get(1);
+            let count: i64 = r.get(4);
             n += count as u64;
-            if let Some(key) = r.get::<_, Option<Vec<u8>>>(0) {
-                released.insert(key, count as i32);
+            if let Some(key) = r.get::<_, Option<Vec<u8>>>(3) {
+                *released.entry(key).or_default() += count as i32;
             }
+            let a = Uuid::from_slice(r.get(0)).map_err(|e| Error::Store(e.to_string()))?;
+            let d = r.get::<_, i16>(1) as u8;
+            deltas.add(a, d, sender_of(r.get(2)), (-count, -r.get::<_, i64>(5)));
         }
         release_shared(&t, released).await.map_err(pg_err)?;
+        apply_deltas(&st, &t, deltas).await.map_err(pg_err)?;
         t.commit().await.map_err(pg_err)?;
         Ok(n)
     }

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use prost::Message as _;
@@ -14,8 +14,8 @@ use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::{
-    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore,
-    RingXkemKey, SignedKey,
+    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, MailboxUsage, OneTimeKey,
+    RelayStore, RingXkemKey, Sender, SignedKey,
 };
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
@@ -32,6 +32,9 @@ const LAST_RESORT: TableDefinition<&[u8], &[u8]> = TableDefinition::new("pq_last
 const RINGXKEM: TableDefinition<&[u8], &[u8]> = TableDefinition::new("ringxkem_pre_keys");
 const MESSAGES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("messages");
 const SHARED: TableDefinition<&[u8], &[u8]> = TableDefinition::new("shared_mrm");
+/// Per stored envelope (the key of `messages`): its [`Sender`], 17 bytes. Envelopes stored by a
+/// relay before the per-sender share have none (they count against no sender's share).
+const SENDERS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("message_senders");
 /// `"schema"` -> the layout's version ([`SCHEMA`]); absent in stores of the first layout.
 const META: TableDefinition<&str, u32> = TableDefinition::new("meta");
 
@@ -84,6 +87,7 @@ enum WriteOp {
     Enqueue(
         Vec<Delivery>,
         Option<(Uuid, Vec<u8>)>,
+        Sender,
         MailboxQuota,
         oneshot::Sender<Result<()>>,
     ),
@@ -96,6 +100,9 @@ enum WriteOp {
 pub struct RedbRelayStore {
     db: Arc<Database>,
     writer: mpsc::UnboundedSender<WriteOp>,
+    /// The mailboxes' counters: changed by the writer only, read by [`RelayStore::queued`] and
+    /// [`RelayStore::mailbox_usage`].
+    counters: Arc<Mutex<Counters>>,
 }
 
 impl RedbRelayStore {
@@ -114,6 +121,7 @@ impl RedbRelayStore {
             RINGXKEM,
             MESSAGES,
             SHARED,
+            SENDERS,
         ] {
             t.open_table(def).map_err(db_err)?;
         }
@@ -139,14 +147,18 @@ impl RedbRelayStore {
             }
         }
         t.commit().map_err(db_err)?;
-        let sizes = mailbox_sizes(&db)?;
+        let counters = Arc::new(Mutex::new(count_mailboxes(&db)?));
         let (writer, rx) = mpsc::unbounded_channel();
-        let wdb = db.clone();
+        let (wdb, wcounters) = (db.clone(), counters.clone());
         std::thread::Builder::new()
             .name("relay-redb-writer".into())
-            .spawn(move || writer_loop(wdb, rx, sizes))
+            .spawn(move || writer_loop(wdb, rx, wcounters))
             .map_err(db_err)?;
-        Ok(Self { db, writer })
+        Ok(Self {
+            db,
+            writer,
+            counters,
+        })
     }
 
     async fn blocking<T: Send + 'static>(
@@ -160,16 +172,56 @@ impl RedbRelayStore {
     }
 }
 
-/// Per device: envelopes and bytes ([`super::charged_size`]) waiting. The writer is the only one
-/// to change mailboxes, so it keeps these in memory (a quota check costs no read, a write no
-/// extra row); they are counted from the store when it opens, and again if a commit fails.
-type Sizes = HashMap<[u8; 17], (u64, u64)>;
+/// Per device: envelopes and bytes ([`super::charged_size`]) waiting, in all and per sender. The
+/// writer is the only one to change mailboxes, so it keeps these in memory (a quota check costs no
+/// read, a write no extra row); they are counted from the store when it opens, and again if a
+/// commit fails.
+#[derive(Default)]
+struct Counters {
+    /// Envelopes waiting, every mailbox's together.
+    total: u64,
+    mailboxes: HashMap<[u8; 17], (u64, u64)>,
+    senders: HashMap<([u8; 17], Sender), (u64, u64)>,
+}
 
-fn mailbox_sizes(db: &Database) -> Result<Sizes> {
+impl Counters {
+    /// Adds (or with `sub`, takes away) `n` envelopes of `b` bytes to a mailbox and, if known, to
+    /// its sender's share; entries back at zero are dropped.
+    fn change(&mut self, dev: [u8; 17], sender: Option<Sender>, (n, b): (u64, u64), sub: bool) {
+        fn apply<K: std::hash::Hash + Eq + Copy>(
+            m: &mut HashMap<K, (u64, u64)>,
+            k: K,
+            (n, b): (u64, u64),
+            sub: bool,
+        ) {
+            let e = m.entry(k).or_default();
+            if sub {
+                *e = (e.0.saturating_sub(n), e.1.saturating_sub(b));
+            } else {
+                *e = (e.0 + n, e.1.saturating_add(b));
+            }
+            if e.0 == 0 {
+                if let std::collections::hash_map::Entry::Occupied(o) = m.entry(k) {
+                    o.remove();
+                }
+            }
+        }
+        let had = self.mailboxes.get(&dev).map_or(0, |e| e.0);
+        apply(&mut self.mailboxes, dev, (n, b), sub);
+        let has = self.mailboxes.get(&dev).map_or(0, |e| e.0);
+        self.total = (self.total + has).saturating_sub(had);
+        if let Some(sender) = sender {
+            apply(&mut self.senders, (dev, sender), (n, b), sub);
+        }
+    }
+}
+
+fn count_mailboxes(db: &Database) -> Result<Counters> {
     let t = db.begin_read().map_err(db_err)?;
     let messages = t.open_table(MESSAGES).map_err(db_err)?;
     let shared = t.open_table(SHARED).map_err(db_err)?;
-    let mut sizes = Sizes::new();
+    let senders = t.open_table(SENDERS).map_err(db_err)?;
+    let mut counters = Counters::default();
     for e in messages.iter().map_err(db_err)? {
         let (k, v) = e.map_err(db_err)?;
         let (k, v) = (k.value(), v.value());
@@ -181,15 +233,34 @@ fn mailbox_sizes(db: &Database) -> Result<Sizes> {
             None => 0,
         };
         let dev: [u8; 17] = k[..17].try_into().map_err(db_err)?;
-        let s = sizes.entry(dev).or_default();
-        s.0 += 1;
-        s.1 += super::charged_size(v.len(), shared_len);
+        let sender = sender_of(&senders, k)?;
+        counters.change(
+            dev,
+            sender,
+            (1, super::charged_size(v.len(), shared_len)),
+            false,
+        );
     }
-    Ok(sizes)
+    Ok(counters)
+}
+
+/// The sender recorded for a stored envelope (none for one stored before senders were kept).
+fn sender_of(
+    senders: &impl ReadableTable<&'static [u8], &'static [u8]>,
+    k: &[u8],
+) -> Result<Option<Sender>> {
+    Ok(senders
+        .get(k)
+        .map_err(db_err)?
+        .and_then(|v| v.value().try_into().ok().map(Sender)))
 }
 
 /// Commits every queued write in one transaction, then answers each.
-fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>, mut sizes: Sizes) {
+fn writer_loop(
+    db: Arc<Database>,
+    mut rx: mpsc::UnboundedReceiver<WriteOp>,
+    counters: Arc<Mutex<Counters>>,
+) {
     while let Some(first) = rx.blocking_recv() {
         let mut ops = vec![first];
         while ops.len() < 4096 {
@@ -199,18 +270,21 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>, mut 
             }
         }
         let mut results: Vec<Result<u64>> = Vec::with_capacity(ops.len());
+        // Held until the commit: readers of the counters see committed mailboxes only.
+        let mut sizes = counters.lock().unwrap_or_else(|e| e.into_inner());
         let outcome = (|| -> Result<()> {
             let t = db.begin_write().map_err(db_err)?;
             {
                 let mut tables = Tables {
                     messages: t.open_table(MESSAGES).map_err(db_err)?,
                     shared: t.open_table(SHARED).map_err(db_err)?,
+                    senders: t.open_table(SENDERS).map_err(db_err)?,
                     sizes: &mut sizes,
                 };
                 for op in &ops {
                     let r = match op {
-                        WriteOp::Enqueue(items, shared, quota, _) => {
-                            tables.enqueue(items, shared.as_ref(), *quota)
+                        WriteOp::Enqueue(items, shared, sender, quota, _) => {
+                            tables.enqueue(items, shared.as_ref(), *sender, *quota)
                         }
                         WriteOp::Ack(account, device, guid, _) => {
                             // The key holds the device, so a device can only remove its own.
@@ -222,7 +296,9 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>, mut 
                     // A full mailbox refuses its own send (which wrote nothing); a failing store
                     // fails the whole transaction.
                     match r {
-                        Err(e @ Error::MailboxFull(..)) => results.push(Err(e)),
+                        Err(e @ (Error::MailboxFull(..) | Error::SenderShareFull(..))) => {
+                            results.push(Err(e))
+                        }
                         Err(e) => return Err(e),
                         Ok(v) => results.push(Ok(v)),
                     }
@@ -231,11 +307,12 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>, mut 
             t.commit().map_err(db_err)
         })();
         if outcome.is_err() {
-            // The sizes counted changes that did not commit.
-            if let Ok(s) = mailbox_sizes(&db) {
-                sizes = s;
+            // The counters counted changes that did not commit.
+            if let Ok(c) = count_mailboxes(&db) {
+                *sizes = c;
             }
         }
+        drop(sizes);
         for (op, r) in ops
             .into_iter()
             .zip(results.into_iter().chain(std::iter::repeat_with(|| Ok(0))))
@@ -263,29 +340,18 @@ fn writer_loop(db: Arc<Database>, mut rx: mpsc::UnboundedReceiver<WriteOp>, mut 
 struct Tables<'t, 's> {
     messages: redb::Table<'t, &'static [u8], &'static [u8]>,
     shared: redb::Table<'t, &'static [u8], &'static [u8]>,
-    sizes: &'s mut Sizes,
+    senders: redb::Table<'t, &'static [u8], &'static [u8]>,
+    sizes: &'s mut Counters,
 }
 
 impl Tables<'_, '_> {
-    /// A device's mailbox: envelopes and bytes waiting.
-    fn size(&self, dev: &[u8; 17]) -> Result<(u64, u64)> {
-        Ok(self.sizes.get(dev).copied().unwrap_or_default())
-    }
-
-    fn set_size(&mut self, dev: &[u8; 17], (n, b): (u64, u64)) -> Result<()> {
-        if n == 0 {
-            self.sizes.remove(dev);
-        } else {
-            self.sizes.insert(*dev, (n, b));
-        }
-        Ok(())
-    }
-
-    /// One send: refused whole (nothing written) if a mailbox would pass the quota.
+    /// One send: refused whole (nothing written) if a mailbox, or the sender's share of it, would
+    /// pass the quota.
     fn enqueue(
         &mut self,
         items: &[Delivery],
         shared: Option<&(Uuid, Vec<u8>)>,
+        sender: Sender,
         quota: MailboxQuota,
     ) -> Result<u64> {
         let shared_len = shared.map_or(0, |(_, b)| b.len());
@@ -296,14 +362,21 @@ impl Tables<'_, '_> {
             a.0 += 1;
             a.1 += super::charged_size(e.len(), shared_len);
         }
-        let mut sizes = Vec::with_capacity(added.len());
         for (dev, (n, b)) in &added {
-            let (cur_n, cur_b) = self.size(dev)?;
+            let (cur_n, cur_b) = self.sizes.mailboxes.get(dev).copied().unwrap_or_default();
+            let (own_n, own_b) = self
+                .sizes
+                .senders
+                .get(&(*dev, sender))
+                .copied()
+                .unwrap_or_default();
+            let account = || Uuid::from_slice(&dev[..16]).map_err(db_err);
             if cur_n + n > quota.messages || cur_b.saturating_add(*b) > quota.bytes {
-                let account = Uuid::from_slice(&dev[..16]).map_err(db_err)?;
-                return Err(Error::MailboxFull(account, dev[16]));
+                return Err(Error::MailboxFull(account()?, dev[16]));
             }
-            sizes.push((*dev, (cur_n + n, cur_b + b)));
+            if own_n + n > quota.sender_messages || own_b.saturating_add(*b) > quota.sender_bytes {
+                return Err(Error::SenderShareFull(account()?, dev[16]));
+            }
         }
         if let Some((key, bytes)) = shared {
             // Shared part: 4-byte reference count, then the bytes.
@@ -316,9 +389,10 @@ impl Tables<'_, '_> {
         for ((account, device, env), e) in items.iter().zip(&encoded) {
             let k = sub_key(&dev_key(*account, *device), &super::guid_bytes(env));
             self.messages.insert(&k[..], &e[..]).map_err(db_err)?;
+            self.senders.insert(&k[..], &sender.0[..]).map_err(db_err)?;
         }
-        for (dev, size) in sizes {
-            self.set_size(&dev, size)?;
+        for (dev, size) in added {
+            self.sizes.change(dev, Some(sender), size, false);
         }
         Ok(1)
     }
@@ -342,9 +416,12 @@ impl Tables<'_, '_> {
             shared_len = release_shared(&mut self.shared, &key)?;
         }
         let dev: [u8; 17] = k[..17].try_into().map_err(db_err)?;
-        let (n, b) = self.size(&dev)?;
+        let sender = sender_of(&self.senders, k)?;
+        if sender.is_some() {
+            self.senders.remove(k).map_err(db_err)?;
+        }
         let charged = super::charged_size(env.len(), shared_len);
-        self.set_size(&dev, (n.saturating_sub(1), b.saturating_sub(charged)))?;
+        self.sizes.change(dev, sender, (1, charged), true);
         Ok(true)
     }
 
@@ -591,11 +668,12 @@ impl RelayStore for RedbRelayStore {
         &self,
         deliveries: Vec<Delivery>,
         shared: Option<(Uuid, Vec<u8>)>,
+        sender: Sender,
         quota: MailboxQuota,
     ) -> Result<()> {
         let (tx, rx) = oneshot::channel();
         self.writer
-            .send(WriteOp::Enqueue(deliveries, shared, quota, tx))
+            .send(WriteOp::Enqueue(deliveries, shared, sender, quota, tx))
             .map_err(|_| Error::Store("writer stopped".into()))?;
         rx.await
             .map_err(|_| Error::Store("writer stopped".into()))?
@@ -638,15 +716,27 @@ impl RelayStore for RedbRelayStore {
     }
 
     async fn queued(&self) -> Result<u64> {
-        self.blocking(|db| {
-            use redb::ReadableTableMetadata;
-            let t = db.begin_read().map_err(db_err)?;
-            t.open_table(MESSAGES)
-                .map_err(db_err)?
-                .len()
-                .map_err(db_err)
+        let c = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(c.total)
+    }
+
+    async fn mailbox_usage(
+        &self,
+        account: Uuid,
+        device: u8,
+        sender: Sender,
+    ) -> Result<MailboxUsage> {
+        let dev = dev_key(account, device);
+        let c = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        let (messages, bytes) = c.mailboxes.get(&dev).copied().unwrap_or_default();
+        let (sender_messages, sender_bytes) =
+            c.senders.get(&(dev, sender)).copied().unwrap_or_default();
+        Ok(MailboxUsage {
+            messages,
+            bytes,
+            sender_messages,
+            sender_bytes,
         })
-        .await
     }
 
     async fn expire(&self, before_ms: u64) -> Result<u64> {

@@ -4,12 +4,17 @@
 
 use std::sync::Arc;
 
-use alibi_relay::store::{DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore, SignedKey};
+use alibi_relay::store::{
+    DeviceInfo, KeysUpload, MailboxQuota, OneTimeKey, RelayStore, Sender, SignedKey,
+};
 use alibi_relay::Error;
 use alibi_relay_api::proto::{envelope, Envelope};
 use uuid::Uuid;
 
 pub use alibi_testkit::postgres::fresh_postgres;
+
+/// The sender of a test's sends where the per-sender share is not the point.
+pub const ANYONE: Sender = Sender([0; 17]);
 
 pub fn device(id: u8, reg: u16) -> DeviceInfo {
     DeviceInfo {
@@ -269,6 +274,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         .enqueue(
             vec![(a, 1, e1.clone()), (a, 1, e2.clone()), (a, 2, e3.clone())],
             None,
+            ANYONE,
             MailboxQuota::UNLIMITED,
         )
         .await
@@ -301,6 +307,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         .enqueue(
             vec![(b, 1, m1.clone()), (a, 2, m2.clone())],
             Some((key, vec![9; 500])),
+            ANYONE,
             MailboxQuota::UNLIMITED,
         )
         .await
@@ -316,7 +323,7 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
         .map(|i| (b, 1, envelope(&i.to_be_bytes(), None)))
         .collect();
     store
-        .enqueue(batch, None, MailboxQuota::UNLIMITED)
+        .enqueue(batch, None, ANYONE, MailboxQuota::UNLIMITED)
         .await
         .unwrap();
     let mut seen = 0u32;
@@ -334,6 +341,91 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
     assert_eq!(seen, 1000);
 
     quotas_and_expiry(&*store).await;
+    counters_and_shares(&*store).await;
+}
+
+/// The kept counters follow every send, acknowledgement and expiry, and one sender's share of a
+/// mailbox is bounded (issue 41, N4 and N7): the same for every store.
+async fn counters_and_shares(store: &dyn RelayStore) {
+    let g = |e: &Envelope| e.guid().expect("a UUID server_guid");
+    let v = Uuid::new_v4();
+    let (x, y, z) = (
+        Sender::account(Uuid::new_v4()),
+        Sender::address("192.0.2.7".parse().unwrap()),
+        Sender::address("2001:db8::1".parse().unwrap()),
+    );
+    let quota = MailboxQuota {
+        messages: 4,
+        bytes: u64::MAX,
+        sender_messages: 2,
+        sender_bytes: u64::MAX,
+    };
+    let before = store.queued().await.unwrap();
+    let send = |who: Sender, e: Envelope| async move {
+        store.enqueue(vec![(v, 1, e)], None, who, quota).await
+    };
+    let (x1, x2) = (envelope(&[1; 10], None), envelope(&[2; 20], None));
+    send(x, x1.clone()).await.unwrap();
+    send(x, x2.clone()).await.unwrap();
+    let r = send(x, envelope(&[3], None)).await;
+    assert!(
+        matches!(r, Err(Error::SenderShareFull(a, 1)) if a == v),
+        "{r:?}"
+    );
+    use prost::Message as _;
+    let size = (x1.encoded_len() + x2.encoded_len()) as u64;
+    let usage = store.mailbox_usage(v, 1, x).await.unwrap();
+    assert_eq!(
+        (
+            usage.messages,
+            usage.bytes,
+            usage.sender_messages,
+            usage.sender_bytes
+        ),
+        (2, size, 2, size)
+    );
+    // Others still have room, up to the mailbox's bound.
+    send(y, envelope(&[4], None)).await.unwrap();
+    send(y, envelope(&[5], None)).await.unwrap();
+    let r = send(z, envelope(&[6], None)).await;
+    assert!(matches!(r, Err(Error::MailboxFull(..))), "{r:?}");
+    assert_eq!(store.queued().await.unwrap(), before + 4);
+    assert_eq!(
+        store.mailbox_usage(v, 1, y).await.unwrap().sender_messages,
+        2
+    );
+    assert_eq!(
+        store.mailbox_usage(v, 1, z).await.unwrap().sender_messages,
+        0
+    );
+    // An acknowledgement gives the sender its room back.
+    assert!(store.ack(v, 1, g(&x1)).await.unwrap());
+    let usage = store.mailbox_usage(v, 1, x).await.unwrap();
+    assert_eq!((usage.messages, usage.sender_messages), (3, 1));
+    assert_eq!(usage.sender_bytes, x2.encoded_len() as u64);
+    send(x, envelope(&[7], None)).await.unwrap();
+    // A multi-recipient envelope counts its shared part against its device and its sender.
+    let w = Uuid::new_v4();
+    let key = Uuid::new_v4();
+    let m = envelope(&[8; 48], Some(key));
+    store
+        .enqueue(vec![(w, 2, m.clone())], Some((key, vec![0; 300])), z, quota)
+        .await
+        .unwrap();
+    let usage = store.mailbox_usage(w, 2, z).await.unwrap();
+    assert_eq!(usage.bytes, (m.encoded_len() + 300) as u64);
+    assert_eq!(usage.sender_bytes, usage.bytes);
+    // Expiry takes everything off the counters.
+    store.expire(alibi_relay_api::now_ms() + 1).await.unwrap();
+    for (a, d, who) in [(v, 1, x), (v, 1, y), (w, 2, z)] {
+        assert_eq!(
+            store.mailbox_usage(a, d, who).await.unwrap(),
+            Default::default()
+        );
+    }
+    assert_eq!(store.queued().await.unwrap(), 0);
+    send(x, envelope(&[9], None)).await.unwrap();
+    send(x, envelope(&[9], None)).await.unwrap();
 }
 
 /// Mailbox quotas (a send refused whole, the sizes following acks) and expiry (shared parts
@@ -344,12 +436,13 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
     let three = MailboxQuota {
         messages: 3,
         bytes: u64::MAX,
+        ..MailboxQuota::UNLIMITED
     };
     let mut kept = vec![];
     for i in 0..3u8 {
         let e = envelope(&[i; 10], None);
         store
-            .enqueue(vec![(c, 1, e.clone())], None, three)
+            .enqueue(vec![(c, 1, e.clone())], None, ANYONE, three)
             .await
             .unwrap();
         kept.push(e);
@@ -358,6 +451,7 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
         .enqueue(
             vec![(c, 2, envelope(&[7], None)), (c, 1, envelope(&[8], None))],
             None,
+            ANYONE,
             three,
         )
         .await;
@@ -371,7 +465,7 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
     );
     assert!(store.ack(c, 1, g(&kept[0])).await.unwrap());
     store
-        .enqueue(vec![(c, 1, envelope(&[9], None))], None, three)
+        .enqueue(vec![(c, 1, envelope(&[9], None))], None, ANYONE, three)
         .await
         .expect("room again after an ack");
 
@@ -380,22 +474,38 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
     let kb = MailboxQuota {
         messages: 100,
         bytes: 1000,
+        ..MailboxQuota::UNLIMITED
     };
     let (k1, k2) = (Uuid::new_v4(), Uuid::new_v4());
     let m1 = envelope(&[1; 48], Some(k1));
     store
-        .enqueue(vec![(d, 1, m1.clone())], Some((k1, vec![1; 800])), kb)
+        .enqueue(
+            vec![(d, 1, m1.clone())],
+            Some((k1, vec![1; 800])),
+            ANYONE,
+            kb,
+        )
         .await
         .unwrap();
     let m2 = envelope(&[2; 48], Some(k2));
     let r = store
-        .enqueue(vec![(d, 1, m2.clone())], Some((k2, vec![2; 800])), kb)
+        .enqueue(
+            vec![(d, 1, m2.clone())],
+            Some((k2, vec![2; 800])),
+            ANYONE,
+            kb,
+        )
         .await;
     assert!(matches!(r, Err(Error::MailboxFull(..))), "{r:?}");
     assert_eq!(store.shared(k2).await.unwrap(), None, "nothing stored");
     assert!(store.ack(d, 1, g(&m1)).await.unwrap());
     store
-        .enqueue(vec![(d, 1, m2.clone())], Some((k2, vec![2; 800])), kb)
+        .enqueue(
+            vec![(d, 1, m2.clone())],
+            Some((k2, vec![2; 800])),
+            ANYONE,
+            kb,
+        )
         .await
         .expect("room again after an ack");
 
@@ -409,7 +519,7 @@ async fn quotas_and_expiry(store: &dyn RelayStore) {
     assert_eq!(store.expire(before).await.unwrap(), 0);
     for _ in 0..3 {
         store
-            .enqueue(vec![(c, 1, envelope(&[1], None))], None, three)
+            .enqueue(vec![(c, 1, envelope(&[1], None))], None, ANYONE, three)
             .await
             .expect("expired envelopes no longer count");
     }
