@@ -85,6 +85,13 @@ pub enum Misbehaviour {
     /// Prove knowledge of a share one more than its own: a valid Schnorr proof for a
     /// verification key that is not the joint commitment's value at its index.
     WrongShareProof,
+    /// Sign a second round-2 broadcast and hand it to this colluder alone, before round 6 (long
+    /// after round 2: no honest party could echo it).
+    SecretVersionTo(PartyIndex),
+    /// A colluder of [`Misbehaviour::SecretVersionTo`]: confirm a wrong outcome (so that the
+    /// honest parties stop), then in the closing round send this party alone the proof of the
+    /// other's equivocation (the last moment: nobody echoes the closing round).
+    ReleaseLateTo(PartyIndex),
     /// Broadcast random bytes (validly signed) instead of the round's message.
     Garbage {
         /// The round.
@@ -261,6 +268,10 @@ pub async fn keygen<T: Transport>(
     }
     if cheat == Some(Misbehaviour::Stop) {
         return Err(run.stop_falsely().await);
+    }
+    if let Some(Misbehaviour::ReleaseLateTo(v)) = cheat {
+        run.equivocate_to = Some(v);
+        run.release_late = true;
     }
     let everyone: Vec<PartyIndex> = config
         .parties
@@ -556,6 +567,18 @@ pub async fn keygen<T: Transport>(
         }
     }
 
+    // Test hook: the second version reaches the colluder only now, long after round 2.
+    if let Some(Misbehaviour::SecretVersionTo(c)) = cheat {
+        let secret = party.sign_broadcast(&config.session, R_DECOMMIT, b"secret".to_vec());
+        let packet = crate::engine::Packet::Round {
+            broadcast: Some(secret),
+            p2p: None,
+        };
+        let _ = run
+            .transport
+            .send_packet(config.session, R_DECOMMIT, c, packet)
+            .await;
+    }
     // Round 6: confirm the outcome (qualified set, group key, who was named) with the
     // verification key and a proof of the share. Its attestations settle round 5; should they
     // name a qualified party, everyone confirms again without it.
@@ -609,10 +632,13 @@ pub async fn keygen<T: Transport>(
         let my_proof = ShareProof::generate(&context, me, &x, &mut *run.rng);
         x = Scalar::ZERO;
         std::hint::black_box(&x);
-        let confirm = Confirm {
+        let mut confirm = Confirm {
             proof: my_proof.to_bytes().to_vec(),
             outcome,
         };
+        if let Some(Misbehaviour::ReleaseLateTo(_)) = cheat {
+            confirm.outcome[0] ^= 1;
+        }
         let before: Vec<PartyIndex> = run.blamed.iter().map(|b| b.party).collect();
         let r6 = run
             .broadcast_round(confirm_round, garble(R_CONFIRM, encode(&confirm)))
@@ -654,12 +680,17 @@ pub async fn keygen<T: Transport>(
         .map(|(p, _)| *p)
         .collect();
     if !disagree.is_empty() {
-        for p in &disagree {
-            run.blame(*p, Fault::WrongOutcome);
-        }
-        return Err(run.too_few(format!(
-            "parties {disagree:?} confirmed another outcome (qualified set, key or named parties)"
-        )));
+        // Another outcome is no evidence against anyone (an honest party may have been shown
+        // less): name only whom the stopping parties agree is proven to have cheated.
+        let steps = (n - t) as u16;
+        let blamed = run.agree_on_cheaters(steps).await;
+        return Err(Error::Aborted {
+            reason: format!(
+                "parties {disagree:?} confirmed another outcome (qualified set, key or named \
+                 parties); named: the parties proven to have cheated"
+            ),
+            blamed,
+        });
     }
     // Every announced verification key and proof in one check against the joint commitment;
     // each alone only if that fails (share_proof::verify_batch).

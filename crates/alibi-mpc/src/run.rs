@@ -52,14 +52,21 @@ pub(crate) struct Run<'a, T: Transport, R: CryptoRng> {
     /// The other parties still in the protocol.
     pub active: BTreeSet<PartyIndex>,
     pub blamed: Vec<Blame>,
-    /// Every digest each party is known to have signed, by (round, sender), with its signature.
-    known: BTreeMap<(u16, PartyIndex), BTreeMap<[u8; 32], Vec<u8>>>,
+    /// Every digest each party is known to have signed, by (round, sender), with its signature
+    /// (two digests of one round prove an equivocation: [`crate::agreement`] passes them on).
+    pub(crate) known: BTreeMap<(u16, PartyIndex), BTreeMap<[u8; 32], Vec<u8>>>,
     /// The last round this party broadcast in: its attestations ride on the next broadcast.
     last: Option<u16>,
     /// How long to wait before asking for a missing message (doubling after each ask).
     want_after: Duration,
     /// Test hook: send no broadcast to this party (and answer no wants).
     pub withhold_from: Option<PartyIndex>,
+    /// Test hook: the party that gets the other version when this party equivocates (the
+    /// lowest-numbered other party when unset), or the late release of [`Run::release_late`].
+    pub equivocate_to: Option<PartyIndex>,
+    /// Test hook (a colluder): in the closing round, send `equivocate_to` alone a broadcast that
+    /// carries every second version of another party's broadcast this party holds unread.
+    pub release_late: bool,
     /// In the closing round: the outcome is settled, so neither a failed send nor a stop notice
     /// ends the run (a party that stopped now would disagree with those that finished).
     closing: bool,
@@ -115,6 +122,8 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             last: None,
             want_after: want_after(timeout),
             withhold_from: None,
+            equivocate_to: None,
+            release_late: false,
             closing: false,
         }
     }
@@ -221,6 +230,34 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             .collect()
     }
 
+    /// Test hook of a colluder: attestations of every second version of another party's broadcast
+    /// that reached this party's mailbox after it read the round (so it never passed them on).
+    fn unread_versions(&self) -> Vec<Attestation> {
+        let mailbox = self.transport.mailbox();
+        let parties: Vec<PartyIndex> = self.party.roster.keys().copied().collect();
+        let mut out = vec![];
+        for round in 1..=self.last.unwrap_or(0) {
+            for (sender, i) in mailbox.snapshot(self.session, round, &parties) {
+                if i.broadcasts.len() < 2 {
+                    continue;
+                }
+                for sb in i
+                    .broadcasts
+                    .iter()
+                    .filter_map(|w| decode::<SignedBroadcast>(w).ok())
+                {
+                    out.push(Attestation {
+                        round,
+                        sender,
+                        digest: digest(&sb.body),
+                        sig: sb.sig,
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// Records that `sender` signed the body with this digest in `round`; names it if that is a
     /// second body.
     fn learn(&mut self, round: u16, sender: PartyIndex, d: [u8; 32], sig: Vec<u8>) {
@@ -256,14 +293,20 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                         encode(&Envelope { body, attest }),
                     )
                 };
+                let late = (self.release_late && self.closing).then(|| {
+                    let mut all = attest.clone();
+                    all.extend(self.unread_versions());
+                    sign(body.clone(), all)
+                });
                 let wire = sign(body, attest.clone());
-                let alt = equivocate.map(|other| sign(other, attest));
+                let alt = equivocate.map(|other| sign(other, attest)).or(late);
                 if let Ok(sb) = decode::<SignedBroadcast>(&wire) {
                     self.learn(round, me, digest(&sb.body), sb.sig);
                 }
                 self.last = Some(round);
-                match (alt, recipients.first()) {
-                    (Some(alt), Some(&victim)) => Broadcast::PerRecipient(
+                let victim = self.equivocate_to.or(recipients.first().copied());
+                match (alt, victim) {
+                    (Some(alt), Some(victim)) => Broadcast::PerRecipient(
                         recipients
                             .iter()
                             .map(|&r| {

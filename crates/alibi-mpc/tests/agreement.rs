@@ -206,6 +206,36 @@ async fn a_party_that_cannot_reach_another_stops_everyone() {
     }
 }
 
+/// Two colluders: party 4 signs a second round-2 broadcast and hands it to party 5 alone, after
+/// the round (no honest party could echo it); party 5 confirms a wrong outcome, so that everyone
+/// stops, and in the closing round, which nobody echoes, shows the proof of party 4's
+/// equivocation to party 1 alone. Before the agreement step party 1 stopped naming parties 4
+/// and 5, parties 2 and 3 naming party 5 alone (for an outcome that differs, which is no
+/// evidence). Now the stopping parties pass the proof on (Dolev-Strong) and all name party 4,
+/// for its equivocation, and nobody else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_cheaters_releasing_at_the_last_moment_leave_honest_parties_agreeing() {
+    let ps = parties(5);
+    let cheat = [
+        (4, Misbehaviour::SecretVersionTo(5)),
+        (5, Misbehaviour::ReleaseLateTo(1)),
+    ];
+    let started = std::time::Instant::now();
+    let results = keygen_all(&ps, 2, &cheat, reliable(), Duration::from_secs(1)).await;
+    let v = agreed(&results, &[1, 2, 3], "last-moment release");
+    assert_eq!(
+        v,
+        format!(
+            "aborted, named {:?}",
+            vec![Blame {
+                party: 4,
+                fault: Fault::Equivocation { round: 2 }
+            }]
+        )
+    );
+    eprintln!("stopped alike in {:?}", started.elapsed());
+}
+
 /// Drops exactly the k-th delivery of the run, for every k a clean run makes.
 fn drop_kth(k: usize) -> Adversary {
     let count = AtomicUsize::new(0);
