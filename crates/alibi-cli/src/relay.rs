@@ -447,10 +447,12 @@ fn bench(
         .map(|u| endpoint(u))
         .collect::<Result<Vec<_>, _>>()?;
     runtime()?.block_on(async move {
-        // Every account of the bench is created from this one address, and the per-device rate
-        // is what is measured; the other limits stay as `serve` sets them.
+        // Every account of the bench is created, and every socket opened, from this one
+        // address, and the per-device rate is what is measured; the other limits stay as
+        // `serve` sets them.
         let config = Config {
             rate_per_device: 1e9,
+            max_connections_per_address: usize::MAX,
             per_address: AddressLimits {
                 account_creations: Rate::new(u32::MAX, 1e9),
                 ..AddressLimits::default()
