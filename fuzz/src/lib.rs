@@ -139,6 +139,8 @@ pub mod relay {
                     unidentified_sends: unlimited,
                 },
                 prekey_fetches: unlimited,
+                prekey_fetches_per_target: unlimited,
+                password_work_per_account: unlimited,
                 // Few waiting messages, so that a socket's push stays short.
                 mailbox_messages: 4,
                 ..Config::default()

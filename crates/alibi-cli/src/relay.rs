@@ -109,6 +109,15 @@ pub struct Limits {
     #[arg(long, value_name = "BURST,PER_SECOND", value_parser = parse_rate,
           default_value_t = Config::default().prekey_fetches)]
     prekey_fetches: Rate,
+    /// Prekey bundle fetches per requesting account of any one other account (below the 100
+    /// one-time prekeys a client keeps)
+    #[arg(long, value_name = "BURST,PER_SECOND", value_parser = parse_rate,
+          default_value_t = Config::default().prekey_fetches_per_target)]
+    prekey_fetches_per_target: Rate,
+    /// Argon2id runs per account (first logins, wrong passwords, new or replaced devices)
+    #[arg(long, value_name = "BURST,PER_SECOND", value_parser = parse_rate,
+          default_value_t = Config::default().password_work_per_account)]
+    password_checks_per_account: Rate,
     /// Envelopes one device's mailbox may hold
     #[arg(long, value_name = "N", default_value_t = Config::default().mailbox_messages)]
     mailbox_messages: u64,
@@ -124,14 +133,20 @@ pub struct Limits {
     /// TCP connections open at once (HTTP and WebSocket); beyond it the relay stops accepting
     #[arg(long, value_name = "N", default_value_t = Config::default().max_connections)]
     max_connections: usize,
+    /// TCP connections open at once from one client address
+    #[arg(long, value_name = "N", default_value_t = Config::default().max_connections_per_address)]
+    max_connections_per_address: usize,
+    /// Seconds a client may take to send a request's head (and to wait between requests)
+    #[arg(long, value_name = "SECS", default_value_t = Config::default().head_timeout.as_secs())]
+    head_timeout: u64,
     /// Delivery WebSockets open at once
     #[arg(long, value_name = "N", default_value_t = Config::default().max_sockets)]
     max_sockets: usize,
     /// Seconds a socket may take to accept a frame before it is closed (its mail stays stored)
     #[arg(long, value_name = "SECS", default_value_t = Config::default().send_timeout.as_secs())]
     send_timeout: u64,
-    /// Seconds of silence (nothing read, on a WebSocket no answer to pings) after which a
-    /// connection is closed
+    /// Seconds a whole request may take to arrive, and of silence on a WebSocket (no whole
+    /// frame, not even the answer to a ping) after which it is closed
     #[arg(long, value_name = "SECS", default_value_t = Config::default().idle_timeout.as_secs())]
     idle_timeout: u64,
 }
@@ -147,6 +162,11 @@ impl Limits {
             ("--expiry-days", self.expiry_days),
             ("--max-prekeys", self.max_prekeys as u64),
             ("--max-connections", self.max_connections as u64),
+            (
+                "--max-connections-per-address",
+                self.max_connections_per_address as u64,
+            ),
+            ("--head-timeout", self.head_timeout),
             ("--max-sockets", self.max_sockets as u64),
             ("--send-timeout", self.send_timeout),
             ("--idle-timeout", self.idle_timeout),
@@ -162,11 +182,15 @@ impl Limits {
                 unidentified_sends: self.unidentified_sends,
             },
             prekey_fetches: self.prekey_fetches,
+            prekey_fetches_per_target: self.prekey_fetches_per_target,
+            password_work_per_account: self.password_checks_per_account,
             mailbox_messages: self.mailbox_messages,
             mailbox_bytes: self.mailbox_mib.saturating_mul(1 << 20),
             message_expiry: Duration::from_secs(self.expiry_days.saturating_mul(86_400)),
             max_stored_prekeys: self.max_prekeys,
             max_connections: self.max_connections,
+            max_connections_per_address: self.max_connections_per_address,
+            head_timeout: Duration::from_secs(self.head_timeout),
             max_sockets: self.max_sockets,
             send_timeout: Duration::from_secs(self.send_timeout),
             idle_timeout: Duration::from_secs(self.idle_timeout),
@@ -423,10 +447,12 @@ fn bench(
         .map(|u| endpoint(u))
         .collect::<Result<Vec<_>, _>>()?;
     runtime()?.block_on(async move {
-        // Every account of the bench is created from this one address, and the per-device rate
-        // is what is measured; the other limits stay as `serve` sets them.
+        // Every account of the bench is created, and every socket opened, from this one
+        // address, and the per-device rate is what is measured; the other limits stay as
+        // `serve` sets them.
         let config = Config {
             rate_per_device: 1e9,
+            max_connections_per_address: usize::MAX,
             per_address: AddressLimits {
                 account_creations: Rate::new(u32::MAX, 1e9),
                 ..AddressLimits::default()

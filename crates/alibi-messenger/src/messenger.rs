@@ -51,8 +51,11 @@ pub const CARD_FILE: &str = "card.json";
 
 /// One-time prekeys of each kind published at registration and kept topped up to.
 const ONE_TIME_KEYS: u32 = 100;
-/// A top-up is due when fewer than this many one-time prekeys are left.
+/// A top-up is due when fewer than this many one-time prekeys are left (more than the relay lets
+/// one account fetch of another between two checks: 10, then one per 5 minutes).
 const TOP_UP_BELOW: u64 = 30;
+/// How often a receiving messenger checks how many one-time prekeys the relay has left.
+const TOP_UP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 /// Undecryptable-yet envelopes kept at most (below the relay's window of 64 unacknowledged, so
 /// the relay keeps delivering); beyond it the oldest is given up.
 const PENDING_MAX: usize = 48;
@@ -927,7 +930,21 @@ impl Messenger {
         let task_rejected = rejected.clone();
         let task = tokio::spawn(async move {
             let mut pending: VecDeque<Envelope> = VecDeque::new();
-            while let Some(env) = relay.next().await {
+            // The count is checked as the inbox starts and then every TOP_UP_EVERY: others'
+            // fetches take one-time prekeys without any message arriving here.
+            let mut check = tokio::time::interval(TOP_UP_EVERY);
+            loop {
+                let env = tokio::select! {
+                    env = relay.next() => env,
+                    _ = check.tick() => {
+                        let m = me.clone();
+                        tokio::spawn(async move {
+                            let _ = m.top_up_prekeys().await;
+                        });
+                        continue;
+                    }
+                };
+                let Some(env) = env else { break };
                 if env
                     .guid()
                     .is_some_and(|g| pending.iter().any(|p| p.guid() == Some(g)))

@@ -511,7 +511,7 @@ async fn an_idle_socket_is_closed_and_undelivered_mail_expires() {
 async fn connections_are_capped_and_silent_ones_closed() {
     let relay = LocalRelay::start(Config {
         max_connections: 2,
-        idle_timeout: Duration::from_millis(1500),
+        head_timeout: Duration::from_millis(1500),
         ..cheap()
     })
     .await
@@ -534,7 +534,7 @@ async fn connections_are_capped_and_silent_ones_closed() {
         waited.is_err(),
         "a third connection was served past the cap of 2"
     );
-    // The silent ones are closed after the idle timeout, and the relay accepts again.
+    // The silent ones are closed at the head deadline, and the relay accepts again.
     use tokio::io::AsyncReadExt;
     for mut s in silent {
         let mut b = [0u8; 16];

@@ -10,7 +10,7 @@ use std::time::Duration;
 use alibi_handshake::IdentityKeyPair;
 use alibi_messenger::relay::RelayClient;
 use alibi_relay::local::LocalRelay;
-use alibi_relay::server::Config;
+use alibi_relay::server::{AddressLimits, Config, Rate};
 use alibi_relay_api::access::AccessKey;
 use alibi_relay_api::{b64, paths};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -86,6 +86,15 @@ async fn count_bytes(addr: String, auth: String, want: usize) -> usize {
 async fn a_127_device_fan_out_takes_memory_for_one_copy_not_127() {
     let relay = LocalRelay::start(Config {
         password_params: argon2::Params::new(256, 1, 1, None).unwrap(),
+        // 126 devices linked at once: more Argon2id runs than one account, or one address, is
+        // allowed by default.
+        password_work_per_account: Rate::new(1000, 1000.0),
+        // 127 sockets and a sender, all from 127.0.0.1.
+        max_connections_per_address: 1000,
+        per_address: AddressLimits {
+            password_checks: Rate::new(1000, 1000.0),
+            ..AddressLimits::default()
+        },
         ..Config::default()
     })
     .await

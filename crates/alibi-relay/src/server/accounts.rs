@@ -133,10 +133,14 @@ pub(crate) async fn add_device(
             "password: at least 16 characters",
         ));
     }
+    // Argon2id again: charged like a password check, so one account replacing devices in a loop
+    // meets 429 instead of holding every Argon2 permit.
+    s.limits.password_work(&from, &account)?;
     let password_hash = s
         .credentials
         .hash((account, device_id), &req.password)
         .await?;
+    let credential = crate::store::credential_fingerprint(&password_hash);
     s.store
         .add_device(
             account,
@@ -148,6 +152,8 @@ pub(crate) async fn add_device(
         )
         .await?;
     s.device_cache.lock().expect("cache lock").remove(&account);
+    // The device it replaces may hold a delivery socket here (the store tells other relays).
+    super::delivery::close_replaced(&s, account, device_id, credential);
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -53,6 +53,16 @@ pub(crate) async fn authenticate(
     headers: &HeaderMap,
     from: ClientAddress,
 ) -> ApiResult<(Uuid, u8)> {
+    Ok(authenticate_device(s, headers, from).await?.0)
+}
+
+/// [`authenticate`], with the [`crate::store::credential_fingerprint`] of the password hash it
+/// checked against (a delivery socket keeps it, to learn when its device was replaced).
+pub(crate) async fn authenticate_device(
+    s: &AppState,
+    headers: &HeaderMap,
+    from: ClientAddress,
+) -> ApiResult<((Uuid, u8), [u8; 32])> {
     let unauthorized = || ApiError::new(StatusCode::UNAUTHORIZED, "missing or bad credentials");
     let h = headers
         .get(axum::http::header::AUTHORIZATION)
@@ -73,10 +83,11 @@ pub(crate) async fn authenticate(
         .iter()
         .find(|d| d.device_id == device)
         .map(|d| d.password_hash.as_str());
+    let fingerprint = crate::store::credential_fingerprint(stored.unwrap_or_default());
     let ok = match stored {
         Some(stored) if s.credentials.known(who, stored, password) => true,
         _ => {
-            s.limits.password_checks.check(&from)?;
+            s.limits.password_work(&from, &account)?;
             s.credentials.verify(who, stored, password).await?
         }
     };
@@ -89,7 +100,7 @@ pub(crate) async fn authenticate(
         return Err(unauthorized());
     }
     s.limits.per_device.check(&who)?;
-    Ok(who)
+    Ok((who, fingerprint))
 }
 
 /// `GET /v1/certificate/delivery`: a sender certificate for the calling device.

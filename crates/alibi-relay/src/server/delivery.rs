@@ -34,7 +34,7 @@ use tokio_tungstenite::tungstenite::Message as WsMessage;
 use tokio_tungstenite::WebSocketStream;
 use uuid::Uuid;
 
-use super::auth::authenticate;
+use super::auth::authenticate_device;
 use super::limits::ClientAddress;
 use super::metrics::{Metrics, Op};
 use super::{ApiError, ApiResult, AppState, Shared};
@@ -85,6 +85,8 @@ pub(crate) struct LiveSocket {
     tx: mpsc::Sender<Outgoing>,
     id: u64,
     displaced: Arc<Notify>,
+    /// The credential fingerprint of the password the socket was opened with.
+    credential: [u8; 32],
 }
 
 impl LiveSocket {
@@ -185,7 +187,7 @@ pub(crate) async fn websocket(
     Extension(from): Extension<ClientAddress>,
     mut req: axum::extract::Request,
 ) -> ApiResult<Response> {
-    let (account, device) = authenticate(&s, req.headers(), from).await?;
+    let ((account, device), credential) = authenticate_device(&s, req.headers(), from).await?;
     let key = handshake_key(req.headers())
         .ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "not a WebSocket handshake"))?;
     let on_upgrade = req
@@ -200,9 +202,10 @@ pub(crate) async fn websocket(
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "too many connections")
             .retry_after(Duration::from_secs(5))
     })?;
-    let place = take_place(&s, account, device);
+    let place = take_place(&s, account, device, credential);
+    let upgrade_by = s.config.head_timeout;
     tokio::spawn(async move {
-        let Ok(upgraded) = on_upgrade.await else {
+        let Ok(Ok(upgraded)) = tokio::time::timeout(upgrade_by, on_upgrade).await else {
             leave(&s, account, device, place.id);
             return;
         };
@@ -384,7 +387,7 @@ struct Place {
 /// Takes the device's place for a new socket, closing the one that held it. Taken when the
 /// upgrade is answered, not when the socket task starts, so the later socket of a device always
 /// replaces the earlier one.
-fn take_place(s: &AppState, account: Uuid, device: u8) -> Place {
+fn take_place(s: &AppState, account: Uuid, device: u8, credential: [u8; 32]) -> Place {
     let (tx, rx) = mpsc::channel(LIVE_QUEUE);
     let displaced = Arc::new(Notify::new());
     let id = s
@@ -396,12 +399,51 @@ fn take_place(s: &AppState, account: Uuid, device: u8) -> Place {
             tx,
             id,
             displaced: displaced.clone(),
+            credential,
         },
     );
     if let Some(old) = old {
         old.displaced.notify_one();
     }
     Place { id, rx, displaced }
+}
+
+/// Closes the device's socket if it was opened under other credentials than `current` (the
+/// device was replaced: its old holder must stop receiving, and acknowledging, the new one's
+/// mail at once).
+pub(crate) fn close_replaced(s: &AppState, account: Uuid, device: u8, current: [u8; 32]) {
+    let mut l = s.live.lock().expect("live lock");
+    if l.get(&(account, device))
+        .is_some_and(|x| x.credential != current)
+    {
+        if let Some(old) = l.remove(&(account, device)) {
+            old.displaced.notify_one();
+        }
+    }
+}
+
+/// Checks every socket's credentials against the store, closing those of replaced or removed
+/// devices: after a lost store connection, replacement signals may have been missed.
+pub(crate) async fn recheck_credentials(s: Shared) {
+    let live: Vec<((Uuid, u8), [u8; 32])> = s
+        .live
+        .lock()
+        .expect("live lock")
+        .iter()
+        .map(|(k, v)| (*k, v.credential))
+        .collect();
+    for ((account, device), _) in live {
+        let Ok(devices) = s.store.devices(account).await else {
+            continue;
+        };
+        let current = devices
+            .iter()
+            .find(|d| d.device_id == device)
+            .map_or([0; 32], |d| {
+                crate::store::credential_fingerprint(&d.password_hash)
+            });
+        close_replaced(&s, account, device, current);
+    }
 }
 
 /// Gives the place up, unless a newer socket has taken it.

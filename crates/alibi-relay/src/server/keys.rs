@@ -101,8 +101,9 @@ pub(crate) async fn key_counts(
 }
 
 /// `GET /v2/keys/{account}/{device or *}`: takes one bundle per device asked for; each request
-/// counts against the asking account's `prekey_fetches` (Signal-Server's per-requester rule), so
-/// nobody drains another account's one-time prekeys.
+/// counts against the asking account's `prekey_fetches` (Signal-Server's per-requester rule) and
+/// against its `prekey_fetches_per_target` for that account, whose burst is below the one-time
+/// prekeys a client keeps: nobody drains another account's one-time prekeys.
 pub(crate) async fn get_keys(
     State(s): State<Shared>,
     Extension(from): Extension<ClientAddress>,
@@ -110,9 +111,15 @@ pub(crate) async fn get_keys(
     headers: HeaderMap,
 ) -> ApiResult<Json<PreKeyResponse>> {
     let (requester, _) = authenticate(&s, &headers, from).await?;
-    s.limits.prekey_fetches.check(&requester)?;
     let target = Uuid::parse_str(&target)
         .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "account: a UUID"))?;
+    s.limits.prekey_fetches.check(&requester)?;
+    // An account's own devices fetch each other's bundles too (linked devices): not a drain.
+    if requester != target {
+        s.limits
+            .prekey_fetches_per_target
+            .check(&(requester, target))?;
+    }
     let ik = s
         .store
         .identity_key(target)

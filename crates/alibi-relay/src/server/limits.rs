@@ -143,6 +143,10 @@ pub(crate) struct Limiters {
     pub(crate) password_checks: Limiter<ClientAddress>,
     pub(crate) unidentified_sends: Limiter<ClientAddress>,
     pub(crate) prekey_fetches: Limiter<Uuid>,
+    /// Per (requesting account, target account).
+    pub(crate) prekey_fetches_per_target: Limiter<(Uuid, Uuid)>,
+    /// Argon2id runs (checks and new device passwords) per account.
+    pub(crate) password_work: Limiter<Uuid>,
     pub(crate) per_device: Limiter<(Uuid, u8)>,
 }
 
@@ -154,6 +158,11 @@ impl Limiters {
             password_checks: Limiter::new(a.password_checks, "password checks"),
             unidentified_sends: Limiter::new(a.unidentified_sends, "unidentified sends"),
             prekey_fetches: Limiter::new(c.prekey_fetches, "prekey fetches"),
+            prekey_fetches_per_target: Limiter::new(
+                c.prekey_fetches_per_target,
+                "prekey fetches of this account",
+            ),
+            password_work: Limiter::new(c.password_work_per_account, "password checks"),
             per_device: Limiter::new(
                 Rate::new(
                     (2.0 * c.rate_per_device).min(u32::MAX as f64) as u32,
@@ -164,11 +173,25 @@ impl Limiters {
         }
     }
 
+    /// Charges one Argon2id run to the client address and to the account, before it waits for a
+    /// permit: neither a flood from one address nor one account's many devices or device
+    /// replacements can keep every permit busy.
+    pub(crate) fn password_work(
+        &self,
+        from: &ClientAddress,
+        account: &Uuid,
+    ) -> Result<(), ApiError> {
+        self.password_checks.check(from)?;
+        self.password_work.check(account)
+    }
+
     pub(crate) fn shrink(&self) {
         self.account_creations.shrink();
         self.password_checks.shrink();
         self.unidentified_sends.shrink();
         self.prekey_fetches.shrink();
+        self.prekey_fetches_per_target.shrink();
+        self.password_work.shrink();
         self.per_device.shrink();
     }
 }

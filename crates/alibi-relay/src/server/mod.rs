@@ -13,7 +13,6 @@
 //! The bodies are `alibi-relay-api`'s, the contract the clients build on.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -65,6 +64,12 @@ pub struct Config {
     pub per_address: AddressLimits,
     /// Bundles one account may fetch (each takes one-time prekeys of another device).
     pub prekey_fetches: Rate,
+    /// Bundles one account may fetch of any one other account: below the one-time prekeys a
+    /// client keeps (100, topped up below 30), so no account drains another's.
+    pub prekey_fetches_per_target: Rate,
+    /// Argon2id runs one account may cause (its devices' first logins, wrong passwords, new or
+    /// replaced devices), on top of the per-address limit.
+    pub password_work_per_account: Rate,
     /// How long a wrong password waits before its 401.
     pub auth_failure_delay: Duration,
     /// Argon2id parameters for new device passwords.
@@ -84,13 +89,19 @@ pub struct Config {
     pub max_stored_prekeys: usize,
     /// TCP connections open at once (HTTP and WebSocket); beyond it the relay stops accepting.
     pub max_connections: usize,
+    /// TCP connections open at once from one client address; more are closed as accepted.
+    pub max_connections_per_address: usize,
+    /// A request's head (and a WebSocket's upgrade) must arrive whole within this time of the
+    /// relay waiting for it; a kept-alive connection waiting longer for its next request closes.
+    pub head_timeout: Duration,
     /// Delivery WebSockets open at once (a device has at most one: a new one replaces it).
     pub max_sockets: usize,
     /// A socket that cannot take a frame within this time (a reader that stopped reading) is
     /// closed; its envelopes stay in the store.
     pub send_timeout: Duration,
-    /// A connection that sends nothing (on a WebSocket, not even the answer to a ping) for this
-    /// long is closed.
+    /// A request must arrive whole within this time (else 408), a WebSocket that sends no whole
+    /// frame (not even the answer to a ping) for this long is closed, and so is a connection
+    /// whose peer takes none of what is written to it.
     pub idle_timeout: Duration,
     /// An envelope pushed and not acknowledged for this long is pushed again (on the same
     /// socket, under a new request id), so a lost frame neither waits for the socket to close
@@ -110,6 +121,8 @@ impl core::fmt::Debug for Config {
             .field("rate_per_device", &self.rate_per_device)
             .field("per_address", &self.per_address)
             .field("prekey_fetches", &self.prekey_fetches)
+            .field("prekey_fetches_per_target", &self.prekey_fetches_per_target)
+            .field("password_work_per_account", &self.password_work_per_account)
             .field("auth_failure_delay", &self.auth_failure_delay)
             .field("password_params", &self.password_params)
             .field("mailbox_messages", &self.mailbox_messages)
@@ -118,6 +131,11 @@ impl core::fmt::Debug for Config {
             .field("message_expiry", &self.message_expiry)
             .field("max_stored_prekeys", &self.max_stored_prekeys)
             .field("max_connections", &self.max_connections)
+            .field(
+                "max_connections_per_address",
+                &self.max_connections_per_address,
+            )
+            .field("head_timeout", &self.head_timeout)
             .field("max_sockets", &self.max_sockets)
             .field("send_timeout", &self.send_timeout)
             .field("idle_timeout", &self.idle_timeout)
@@ -136,6 +154,8 @@ impl Default for Config {
             rate_per_device: 10_000.0,
             per_address: AddressLimits::default(),
             prekey_fetches: Rate::new(200, 1.0),
+            prekey_fetches_per_target: Rate::new(10, 1.0 / 300.0),
+            password_work_per_account: Rate::new(50, 0.5),
             auth_failure_delay: Duration::from_millis(500),
             password_params: argon2::Params::default(),
             mailbox_messages: 10_000,
@@ -144,6 +164,8 @@ impl Default for Config {
             message_expiry: Duration::from_secs(30 * 86_400),
             max_stored_prekeys: 1_000,
             max_connections: 20_000,
+            max_connections_per_address: 100,
+            head_timeout: Duration::from_secs(10),
             max_sockets: 10_000,
             send_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(120),
@@ -319,6 +341,12 @@ async fn wake_on_signals(
         };
         let Some(signal) = signal else { return };
         let Some(s) = state.upgrade() else { return };
+        if let crate::store::MailSignal::DeviceReplaced(account, device, credential) = signal {
+            // Its old password must stop working here too, not only after the cache expires.
+            s.device_cache.lock().expect("cache lock").remove(&account);
+            delivery::close_replaced(&s, account, device, credential);
+            continue;
+        }
         let wakeups = s.wakeups.lock().expect("wakeup lock");
         match signal {
             crate::store::MailSignal::Mail(account, device) => {
@@ -331,7 +359,9 @@ async fn wake_on_signals(
                 for n in wakeups.values() {
                     n.notify_one();
                 }
+                tokio::spawn(delivery::recheck_credentials(s.clone()));
             }
+            crate::store::MailSignal::DeviceReplaced(..) => {}
         }
     }
 }
@@ -375,6 +405,7 @@ fn app_draining(
     let server_cert =
         ServerCertificate::new(1, server_key.public_key(), &root, &mut UnwrapErr(SysRng));
     let max_sockets = config.max_sockets;
+    let idle_timeout = config.idle_timeout;
     let sockets = Arc::new(tokio::sync::Semaphore::new(max_sockets));
     let state = Arc::new(AppState {
         store,
@@ -424,6 +455,11 @@ fn app_draining(
         .layer(axum::middleware::from_fn(limits::client_address))
         .route_layer(axum::middleware::from_fn(log_request))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        // The whole request, body included: a body trickled in byte by byte ends here.
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            idle_timeout,
+        ))
         .with_state(state);
     (router, sockets)
 }
@@ -452,17 +488,11 @@ pub async fn serve_with(
     tls: Option<Tls>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
     let (drain_tx, drain_rx) = tokio::sync::watch::channel(false);
     let max_sockets = config.max_sockets;
-    let listener = connections::Capped::new(listener, config.max_connections, config.idle_timeout);
-    // No Nagle: small WebSocket frames and answers go out at once instead of waiting for the
-    // peer's delayed ACK (40 ms on Linux), which would otherwise pace every protocol round.
-    let listener = listener.tap_io(|c| {
-        let _ = c.tcp().set_nodelay(true);
-    });
+    let head_timeout = config.head_timeout;
+    let listener = connections::Capped::new(listener, &config);
     let (app, sockets) = app_draining(store, config, drain_rx);
-    let make = app.into_make_service_with_connect_info::<SocketAddr>();
     // Held here too, so the sockets' receivers never see the sender gone while serving.
     let drain_tx = Arc::new(drain_tx);
     let drain = drain_tx.clone();
@@ -472,17 +502,10 @@ pub async fn serve_with(
         drain.send_replace(true);
     };
     match tls {
-        None => {
-            axum::serve(listener, make)
-                .with_graceful_shutdown(signal)
-                .await?
-        }
+        None => connections::serve(listener, app, head_timeout, signal).await,
         Some(tls) => {
-            // (A tap that does nothing: axum gives the client's address to listeners so wrapped.)
-            let listener = tls::Listener::new(listener, tls).tap_io(|_| {});
-            axum::serve(listener, make)
-                .with_graceful_shutdown(signal)
-                .await?
+            let listener = tls::Listener::new(listener, tls);
+            connections::serve(listener, app, head_timeout, signal).await
         }
     }
     // Every socket gives its permit back when it has closed.

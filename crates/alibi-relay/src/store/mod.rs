@@ -110,6 +110,16 @@ pub enum MailSignal {
     /// Signals may have been missed (the listening connection was re-established): every
     /// connected device's mailbox should be read again.
     Resync,
+    /// The device was replaced (its password hash now has this
+    /// [`credential_fingerprint`]): its sockets opened under another password must close.
+    DeviceReplaced(Uuid, u8, [u8; 32]),
+}
+
+/// What identifies a device's credentials without them: SHA-256 of its stored password hash
+/// (a replaced device has a new hash, with a new salt, whatever its password).
+pub fn credential_fingerprint(password_hash: &str) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(password_hash.as_bytes()).into()
 }
 
 /// A mailbox's counters ([`RelayStore::mailbox_usage`]).

@@ -18,8 +18,8 @@ use tokio_postgres::{Client, NoTls};
 use uuid::Uuid;
 
 use super::{
-    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailSignal, MailboxQuota, MailboxUsage,
-    OneTimeKey, RelayStore, RingXkemKey, Sender, SignedKey,
+    credential_fingerprint, Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailSignal,
+    MailboxQuota, MailboxUsage, OneTimeKey, RelayStore, RingXkemKey, Sender, SignedKey,
 };
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
@@ -818,15 +818,24 @@ async fn listen(
     }
 }
 
-/// `"<node>:<uuid, 32 hex digits>:<device>"`; `None` for anything else, and for this relay's own
-/// notifications (its sends wake its own sockets directly).
+/// `"<node>:<uuid, 32 hex digits>:<device>"` (mail), with `":<credential fingerprint,
+/// base64>"` after it (device replaced); `None` for anything else, and for this relay's own
+/// notifications (it acts on its own sends and replacements directly).
 fn parse_signal(payload: &str, own: &str) -> Option<MailSignal> {
     let mut parts = payload.split(':');
     let (node, a, d) = (parts.next()?, parts.next()?, parts.next()?);
+    let fingerprint = parts.next();
     if node == own || parts.next().is_some() {
         return None;
     }
-    Some(MailSignal::Mail(Uuid::parse_str(a).ok()?, d.parse().ok()?))
+    let (a, d) = (Uuid::parse_str(a).ok()?, d.parse().ok()?);
+    match fingerprint {
+        None => Some(MailSignal::Mail(a, d)),
+        Some(f) => {
+            let f = alibi_relay_api::b64::decode(f)?.try_into().ok()?;
+            Some(MailSignal::DeviceReplaced(a, d, f))
+        }
+    }
 }
 
 fn u(x: Uuid) -> Vec<u8> {
@@ -870,13 +879,23 @@ impl RelayStore for PgRelayStore {
 
     async fn add_device(&self, account: Uuid, device: DeviceInfo) -> Result<()> {
         let c = self.client().await?;
+        // The notification goes out with the commit: other relays close the device's sockets
+        // opened under its old password (a replaced device must stop receiving at once).
+        let signal = format!(
+            "{}:{}:{}:{}",
+            self.node,
+            account.simple(),
+            device.device_id,
+            alibi_relay_api::b64::encode(&credential_fingerprint(&device.password_hash))
+        );
         let n = c
             .execute(
-                "INSERT INTO devices (uuid, device, registration_id, password_hash)
+                "WITH d AS (INSERT INTO devices (uuid, device, registration_id, password_hash)
                  SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM accounts WHERE uuid = $1)
                  ON CONFLICT (uuid, device) DO UPDATE SET registration_id = EXCLUDED.registration_id,
-                     password_hash = EXCLUDED.password_hash",
-                &[&u(account), &i16::from(device.device_id), &i32::from(device.registration_id), &device.password_hash],
+                     password_hash = EXCLUDED.password_hash RETURNING 1)
+                 SELECT pg_notify('alibi_mail', $5) FROM d",
+                &[&u(account), &i16::from(device.device_id), &i32::from(device.registration_id), &device.password_hash, &signal],
             )
             .await
             .map_err(pg_err)?;
@@ -1294,5 +1313,11 @@ mod tests {
         ] {
             assert_eq!(parse_signal(&bad, "x"), None, "{bad}");
         }
+        let f = credential_fingerprint("$argon2id$v=19$m=8,t=1,p=1$c2FsdA$aGFzaA");
+        let replaced = format!("n:{}:2:{}", a.simple(), alibi_relay_api::b64::encode(&f));
+        assert_eq!(
+            parse_signal(&replaced, "x"),
+            Some(MailSignal::DeviceReplaced(a, 2, f))
+        );
     }
 }
