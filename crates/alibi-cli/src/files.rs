@@ -111,25 +111,138 @@ fn exists(flag: &str, path: &Path) -> Failure {
     ))
 }
 
-/// Writes the outputs, all or none: each atomically; if one fails, the files this call created
-/// are removed again.
+/// Writes the outputs, all or none. Every new file is first written in full beside its target
+/// (a fresh temporary file, see [`stage`]); only then do they go into place one by one, each old
+/// file kept aside until all are in. If anything fails, every file replaced so far gets its old
+/// contents back and every file created is removed: `--force` never leaves some outputs new and
+/// others old.
 pub fn write_outputs(outs: &[Output], force: bool) -> CmdResult {
     let checks: Vec<_> = outs.iter().map(|o| (o.flag, o.path, o.kind)).collect();
     check_outputs(&checks, force)?;
-    let mut created: Vec<&Path> = vec![];
-    for o in outs {
-        let existed = o.path.symlink_metadata().is_ok();
-        if let Err(e) = write_one(o, force) {
-            for p in created {
-                let _ = std::fs::remove_file(p);
+    let staged = outs.iter().map(stage).collect::<Result<Vec<_>, _>>()?;
+    let mut placed: Vec<Placed> = Vec::with_capacity(outs.len());
+    for (o, tmp) in outs.iter().zip(staged) {
+        match place(o, tmp, force) {
+            Ok(p) => placed.push(p),
+            Err(e) => {
+                for p in placed.into_iter().rev() {
+                    p.undo();
+                }
+                return Err(e);
             }
-            return Err(e);
-        }
-        if !existed {
-            created.push(o.path);
         }
     }
+    // All in place: the old files kept aside are let go (dropping their temporary paths).
     Ok(())
+}
+
+/// An output moved into place: its path, and the old file kept aside under a temporary name
+/// (none if there was no old file).
+struct Placed<'a> {
+    path: &'a Path,
+    old: Option<tempfile::TempPath>,
+}
+
+impl Placed<'_> {
+    /// Puts the old file back (or removes the new one if there was none).
+    fn undo(self) {
+        match self.old {
+            // The backup is moved over the target; if both still name one file (the new one never
+            // got in), rename does nothing and dropping the temporary path removes the backup.
+            Some(old) => {
+                let _ = std::fs::rename(&old, self.path);
+                drop(old);
+            }
+            None => {
+                let _ = std::fs::remove_file(self.path);
+            }
+        }
+    }
+}
+
+fn cannot_write(o: &Output, e: &dyn std::fmt::Display) -> Failure {
+    Failure::Usage(format!("cannot write {}: {e}", o.path.display()))
+}
+
+/// The directory a file goes in (`.` for a bare name).
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// The new contents in a temporary file beside the target (so the rename stays on one file
+/// system): a random name created exclusively (`O_EXCL`, so nothing planted there, such as a
+/// symlink, is ever opened) with mode 0600 by `tempfile`, filled, synced and given the final mode
+/// of its kind.
+fn stage(o: &Output) -> Result<tempfile::NamedTempFile, Failure> {
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".alibi-")
+        .tempfile_in(dir_of(o.path))
+        .map_err(|e| cannot_write(o, &e))?;
+    tmp.write_all(o.data).map_err(|e| cannot_write(o, &e))?;
+    tmp.as_file().sync_all().map_err(|e| cannot_write(o, &e))?;
+    #[cfg(unix)]
+    if o.kind != Kind::Secret {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| cannot_write(o, &e))?;
+    }
+    Ok(tmp)
+}
+
+/// Keeps the file at `path` aside under a fresh temporary name in its directory: a second hard
+/// link (the target never goes missing), or where links cannot be made, a rename.
+fn keep_aside(path: &Path) -> std::io::Result<tempfile::TempPath> {
+    if path.symlink_metadata()?.is_dir() {
+        return Err(std::io::Error::other("it is a directory"));
+    }
+    tempfile::Builder::new()
+        .prefix(".alibi-old-")
+        .make_in(dir_of(path), |aside| {
+            match std::fs::hard_link(path, aside) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                    std::fs::rename(path, aside)
+                }
+                r => r,
+            }
+        })
+        .map(tempfile::NamedTempFile::into_temp_path)
+}
+
+/// Moves a staged file into place; without `replace` the rename refuses an existing protected
+/// target.
+fn place<'a>(
+    o: &Output<'a>,
+    tmp: tempfile::NamedTempFile,
+    replace: bool,
+) -> Result<Placed<'a>, Failure> {
+    let clobber = replace || !o.kind.protected();
+    let old = match o.path.symlink_metadata() {
+        Ok(_) if clobber => Some(keep_aside(o.path).map_err(|e| cannot_write(o, &e))?),
+        _ => None,
+    };
+    let persisted = if clobber {
+        tmp.persist(o.path).map(drop)
+    } else {
+        tmp.persist_noclobber(o.path).map(drop)
+    };
+    let placed = Placed { path: o.path, old };
+    match persisted {
+        Ok(()) => Ok(placed),
+        Err(e) => {
+            if placed.old.is_some() {
+                placed.undo();
+            }
+            Err(if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                exists(o.flag, o.path)
+            } else {
+                cannot_write(o, &e.error)
+            })
+        }
+    }
 }
 
 /// Writes one file (see [`write_outputs`]).
@@ -148,53 +261,15 @@ pub fn write(flag: &'static str, path: &Path, kind: Kind, data: &[u8], force: bo
 /// Replaces a state file the command owns (a member's pending keys after one is used): atomic,
 /// and kept at the mode of its kind.
 pub fn rewrite(flag: &'static str, path: &Path, kind: Kind, data: &[u8]) -> CmdResult {
-    write_one(
-        &Output {
+    write_outputs(
+        &[Output {
             flag,
             path,
             kind,
             data,
-        },
+        }],
         true,
     )
-}
-
-/// A temporary file beside the target (so the rename stays on one file system), created 0600
-/// by `tempfile`, filled and synced, given its final mode and renamed into place; without
-/// `replace` the rename refuses an existing protected target.
-fn write_one(o: &Output, replace: bool) -> CmdResult {
-    let fail = |e: &dyn std::fmt::Display| {
-        Failure::Usage(format!("cannot write {}: {e}", o.path.display()))
-    };
-    let dir = match o.path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".alibi-")
-        .tempfile_in(dir)
-        .map_err(|e| fail(&e))?;
-    tmp.write_all(o.data).map_err(|e| fail(&e))?;
-    tmp.as_file().sync_all().map_err(|e| fail(&e))?;
-    #[cfg(unix)]
-    if o.kind != Kind::Secret {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))
-            .map_err(|e| fail(&e))?;
-    }
-    let persisted = if replace || !o.kind.protected() {
-        tmp.persist(o.path).map(drop)
-    } else {
-        tmp.persist_noclobber(o.path).map(drop)
-    };
-    persisted.map_err(|e| {
-        if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-            exists(o.flag, o.path)
-        } else {
-            fail(&e.error)
-        }
-    })
 }
 
 /// Restricts a file another library created (a database) to its owner.
@@ -243,6 +318,76 @@ impl Drop for Created {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn out<'a>(flag: &'static str, path: &'a Path, data: &'a [u8]) -> Output<'a> {
+        Output {
+            flag,
+            path,
+            kind: Kind::Secret,
+            data,
+        }
+    }
+
+    /// `--force` over several files where a later one cannot be written (its path is a
+    /// directory, or its directory is missing): every old file keeps its old contents and mode,
+    /// and nothing is left beside them. Replacing file by file used to leave the first ones new.
+    #[test]
+    fn force_with_a_failing_later_output_leaves_every_old_file_intact() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (dir.path().join("a.sk"), dir.path().join("b.pk"));
+        write_outputs(&[out("--a", &a, b"old a"), out("--b", &b, b"old b")], false)
+            .expect("first write");
+        let blocked = dir.path().join("blocked");
+        std::fs::create_dir(&blocked).expect("mkdir");
+        let missing = dir.path().join("no-such-dir").join("c");
+        for bad in [&blocked, &missing] {
+            let r = write_outputs(
+                &[
+                    out("--a", &a, b"new a"),
+                    out("--b", &b, b"new b"),
+                    out("--c", bad, b"new c"),
+                ],
+                true,
+            );
+            assert!(r.is_err(), "{} cannot be written", bad.display());
+            assert_eq!(std::fs::read(&a).expect("a"), b"old a", "{}", bad.display());
+            assert_eq!(std::fs::read(&b).expect("b"), b"old b", "{}", bad.display());
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(&a).expect("a").permissions().mode();
+                assert_eq!(mode & 0o777, 0o600);
+            }
+            let mut left: Vec<_> = std::fs::read_dir(dir.path())
+                .expect("list")
+                .map(|e| e.expect("entry").file_name())
+                .collect();
+            left.sort();
+            assert_eq!(left, ["a.sk", "b.pk", "blocked"], "no temporary file left");
+        }
+        write_outputs(&[out("--a", &a, b"new a"), out("--b", &b, b"new b")], true)
+            .expect("a write that can succeed");
+        assert_eq!(std::fs::read(&a).expect("a"), b"new a");
+        assert_eq!(std::fs::read(&b).expect("b"), b"new b");
+    }
+
+    /// A symlink planted where a fixed temporary name would be (`a.sk.tmp`, `a.tmp`) is never
+    /// followed: the temporary name is random and created exclusively.
+    #[cfg(unix)]
+    #[test]
+    fn symlink_planted_at_a_temporary_name_is_not_followed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"victim").expect("victim");
+        let a = dir.path().join("a.sk");
+        for planted in ["a.sk.tmp", "a.tmp", ".a.sk.tmp"] {
+            std::os::unix::fs::symlink(&victim, dir.path().join(planted)).expect("symlink");
+        }
+        write("--a", &a, Kind::Secret, b"secret", true).expect("write");
+        assert_eq!(std::fs::read(&victim).expect("victim"), b"victim");
+        assert_eq!(std::fs::read(&a).expect("a"), b"secret");
+        assert!(!a.symlink_metadata().expect("a").file_type().is_symlink());
+    }
 
     #[test]
     fn same_file_sees_through_dots() {

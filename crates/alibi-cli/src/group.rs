@@ -20,8 +20,7 @@ use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
 use crate::files::{
-    check_outputs, owner_only, read, read_input, read_secret, rewrite, write, write_outputs, Kind,
-    Output,
+    check_outputs, owner_only, read, read_input, read_secret, write, write_outputs, Kind, Output,
 };
 use crate::report::Format;
 use crate::rng::os_rng;
@@ -347,9 +346,25 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let key = keys
                 .pop()
                 .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
-            // The key leaves the files before it signs anything, so a crash cannot reuse it.
-            rewrite("--pending", &pending, Kind::Secret, &pend[p.n()..])?;
-            rewrite("--certs", &certs, Kind::Data, &cs[cl..])?;
+            // The key leaves the files before it signs anything, so a crash cannot reuse it;
+            // both files change together or neither does, so keys and certificates stay paired.
+            write_outputs(
+                &[
+                    Output {
+                        flag: "--pending",
+                        path: &pending,
+                        kind: Kind::Secret,
+                        data: &pend[p.n()..],
+                    },
+                    Output {
+                        flag: "--certs",
+                        path: &certs,
+                        kind: Kind::Data,
+                        data: &cs[cl..],
+                    },
+                ],
+                true,
+            )?;
             let msg = read(&msg)?;
             let sig = user.sign(key, &msg);
             write("--out", &out, Kind::Data, &sig.to_bytes(), false)

@@ -44,6 +44,10 @@ pub enum Cmd {
         /// (the party moves to the next when one cannot be reached)
         #[arg(long, value_name = "URL[,URL...]")]
         relay: String,
+        /// Allow a plain http:// relay that is not on loopback (the device password then crosses
+        /// the network in clear; kept in the sealed identity)
+        #[arg(long)]
+        insecure_http: bool,
         /// PEM CA certificates to trust for an https relay instead of the public roots (kept in
         /// the sealed identity)
         #[arg(long, value_name = "FILE")]
@@ -301,6 +305,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
         Cmd::Init {
             dir,
             relay,
+            insecure_http,
             relay_ca,
             name,
             trust_root,
@@ -308,7 +313,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             format,
         } => init(
             &dir,
-            &relay,
+            (&relay, insecure_http),
             relay_ca.as_deref(),
             &name,
             trust_root.as_deref(),
@@ -430,14 +435,14 @@ fn setup(e: alibi_messenger::Error) -> Failure {
 #[allow(clippy::too_many_arguments)]
 fn init(
     dir: &Path,
-    relay: &str,
+    (relay, insecure_http): (&str, bool),
     relay_ca: Option<&Path>,
     name: &str,
     trust_root: Option<&str>,
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
-    let url = relay_url(relay)?;
+    let url = relay_url(relay, insecure_http)?;
     let passphrase = passphrase(pass)?;
     let trust_root = trust_root
         .map(|b| {
@@ -471,6 +476,7 @@ fn init(
         .map(|f| {
             let pem = crate::files::read_input(f, "PEM CA certificates")?;
             alibi_messenger::Endpoint::new(&url)
+                .allow_insecure_http(insecure_http)
                 .with_ca(&pem)
                 .map_err(|e| Failure::Usage(format!("--relay-ca: {e}")))?;
             Ok::<_, Failure>(pem)
@@ -479,6 +485,7 @@ fn init(
     let options = Options {
         trust_root,
         relay_ca,
+        insecure_http,
         ..Options::default()
     };
     let m = runtime()?

@@ -63,6 +63,10 @@ pub enum Cmd {
         /// PEM CA certificates to trust for https relays (instead of the public roots)
         #[arg(long, value_name = "FILE")]
         ca: Option<PathBuf>,
+        /// Allow plain http:// relays that are not on loopback (the bench's device passwords
+        /// then cross the network in clear)
+        #[arg(long)]
+        insecure_http: bool,
         #[command(flatten)]
         store: BenchStore,
         /// Sender/receiver pairs of the 1:1 scenario
@@ -267,6 +271,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             url,
             nodes,
             ca,
+            insecure_http,
             store,
             pairs,
             messages,
@@ -276,11 +281,21 @@ pub fn run(cmd: Cmd) -> CmdResult {
         } => {
             let mut url = url.into_iter().chain(nodes).collect::<Vec<_>>();
             url.iter_mut()
-                .try_for_each(|u| relay_url(u).map(|v| *u = v))?;
+                .try_for_each(|u| relay_url(u, insecure_http).map(|v| *u = v))?;
             let ca = ca
                 .map(|f| read_input(&f, "PEM CA certificates"))
                 .transpose()?;
-            bench(url, ca, store, pairs, messages, recipients, sends, format)
+            bench(
+                url,
+                ca,
+                insecure_http,
+                store,
+                pairs,
+                messages,
+                recipients,
+                sends,
+                format,
+            )
         }
     }
 }
@@ -421,6 +436,7 @@ fn serve(
 fn bench(
     urls: Vec<String>,
     ca: Option<Vec<u8>>,
+    insecure_http: bool,
     store: BenchStore,
     pairs: usize,
     messages: usize,
@@ -434,7 +450,7 @@ fn bench(
         ));
     }
     let endpoint = |u: &str| -> Result<alibi_messenger::Endpoint, Failure> {
-        let e = alibi_messenger::Endpoint::new(u);
+        let e = alibi_messenger::Endpoint::new(u).allow_insecure_http(insecure_http);
         match &ca {
             Some(pem) => e
                 .with_ca(pem)

@@ -539,3 +539,47 @@ fn relay_serve_gaps() {
         "nothing but the test's own file"
     );
 }
+
+/// Plain http to a relay that is not on loopback would send the device password in clear:
+/// `mpc init` and `relay bench` refuse it before anything else (no passphrase read, no
+/// connection, no file) unless `--insecure-http` is given.
+#[test]
+fn plain_http_to_a_remote_relay_needs_insecure_http() {
+    let d = common::scratch("gaps-insecure-http");
+    let dir = path(&d, "alice");
+    let missing = path(&d, "no-passphrase-here");
+    let init = |more: &[&str]| {
+        let mut args = vec![
+            "mpc",
+            "init",
+            "--dir",
+            &dir,
+            "--relay",
+            "http://example.invalid:8080",
+            "--name",
+            "alice",
+            "--passphrase-file",
+            &missing,
+        ];
+        args.extend_from_slice(more);
+        run(&args)
+    };
+    let (c, _, err) = init(&[]);
+    assert_eq!(c, 2);
+    assert!(
+        err.contains("plain http") && err.contains("--insecure-http"),
+        "{err}"
+    );
+    // With the flag the URL passes; the command goes on and stops at the missing passphrase
+    // file, still before any connection.
+    let (c, _, err) = init(&["--insecure-http"]);
+    assert_eq!(c, 2);
+    assert!(
+        !err.contains("plain http") && err.contains("no-passphrase-here"),
+        "{err}"
+    );
+    let (c, _, err) = run(&["relay", "bench", "--url", "http://example.invalid:8080"]);
+    assert_eq!(c, 2);
+    assert!(err.contains("--insecure-http"), "{err}");
+    assert!(!std::path::Path::new(&dir).exists());
+}

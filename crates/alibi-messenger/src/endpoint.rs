@@ -21,6 +21,10 @@ pub struct Endpoint {
     current: Arc<AtomicUsize>,
     tls: Arc<rustls::ClientConfig>,
     ca: Option<Arc<[u8]>>,
+    /// The first node reached over plain http (or ws) on a host that is not loopback.
+    plain_remote: Option<Arc<str>>,
+    /// Plain http to such a node was allowed explicitly ([`Endpoint::allow_insecure_http`]).
+    insecure_http: bool,
 }
 
 impl core::fmt::Debug for Endpoint {
@@ -28,8 +32,31 @@ impl core::fmt::Debug for Endpoint {
         f.debug_struct("Endpoint")
             .field("nodes", &self.nodes)
             .field("own_ca", &self.ca.is_some())
+            .field("insecure_http", &self.insecure_http)
             .finish()
     }
+}
+
+/// Whether `node` is a plain `http://` (or `ws://`) URL to a host that is not loopback: every
+/// request to the relay carries the device's password (HTTP Basic), which would cross the network
+/// in clear. A node that does not parse is left to fail when it is used.
+fn plain_to_remote(node: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(node) else {
+        return false;
+    };
+    if !matches!(url.scheme(), "http" | "ws") {
+        return false;
+    }
+    let host = url.host_str().unwrap_or_default();
+    let loopback = match host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>()
+    {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => host.eq_ignore_ascii_case("localhost"),
+    };
+    !loopback
 }
 
 /// The client's TLS settings: `roots` only, on the ring provider.
@@ -56,6 +83,10 @@ impl Endpoint {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
         Self {
+            plain_remote: nodes
+                .iter()
+                .find(|n| plain_to_remote(n))
+                .map(|n| Arc::from(n.as_str())),
             nodes: if nodes.is_empty() {
                 Arc::from(vec![String::new()])
             } else {
@@ -64,6 +95,29 @@ impl Endpoint {
             current: Arc::default(),
             tls: Arc::new(tls_config(roots).expect("ring supports the default TLS versions")),
             ca: None,
+            insecure_http: false,
+        }
+    }
+
+    /// Allows (or not) plain `http://` to nodes that are not loopback, which sends the device's
+    /// password in clear: an explicit opt-in (`--insecure-http`), for a network the user trusts.
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.insecure_http = allow;
+        self
+    }
+
+    /// Whether plain `http://` to nodes that are not loopback was allowed.
+    pub fn insecure_http(&self) -> bool {
+        self.insecure_http
+    }
+
+    /// Refuses a node reached over plain `http://` on a host that is not loopback, unless that
+    /// was allowed ([`Self::allow_insecure_http`]). The relay client checks this before every
+    /// connection; callers may check up front to report it early.
+    pub fn check(&self) -> Result<()> {
+        match &self.plain_remote {
+            Some(node) if !self.insecure_http => Err(Error::InsecureRelay(node.to_string())),
+            _ => Ok(()),
         }
     }
 
@@ -180,6 +234,37 @@ mod tests {
         assert_eq!(e.current().0, "http://b:2");
         e.failed(e.current().1);
         assert_eq!(e.current().0, "http://a:1");
+    }
+
+    /// Plain http to a host that is not loopback would carry the device password in clear:
+    /// refused (before any connection: this is a check on the URL) unless allowed explicitly.
+    #[test]
+    fn plain_http_to_a_remote_host_is_refused_unless_allowed() {
+        for remote in [
+            "http://example.invalid",
+            "https://a.invalid,http://example.invalid:8080",
+            "http://10.0.0.1:80",
+            "ws://relay.invalid",
+        ] {
+            match Endpoint::new(remote).check() {
+                Err(Error::InsecureRelay(n)) => assert!(remote.contains(&n), "{n}"),
+                other => panic!("{remote}: expected refused, got {other:?}"),
+            }
+            assert!(Endpoint::new(remote)
+                .allow_insecure_http(true)
+                .check()
+                .is_ok());
+        }
+        for fine in [
+            "http://127.0.0.1:8080",
+            "http://127.3.4.5",
+            "http://[::1]:80",
+            "http://localhost:1/",
+            "https://example.invalid",
+            "https://a.invalid,http://127.0.0.1:1",
+        ] {
+            assert!(Endpoint::new(fine).check().is_ok(), "{fine}");
+        }
     }
 
     #[test]

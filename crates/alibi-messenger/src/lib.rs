@@ -45,6 +45,10 @@ pub enum Error {
     /// The relay could not be reached, or answered something that does not parse.
     #[error("relay: {0}")]
     Relay(String),
+    /// A relay node reached over plain http on a host that is not loopback, not allowed
+    /// explicitly: the device's password would cross the network in clear.
+    #[error("relay {0}: plain http to a host that is not loopback would send the device password in clear; use https (or opt in with --insecure-http)")]
+    InsecureRelay(String),
     /// The relay refused a request.
     #[error("relay refused ({status}): {reason}")]
     Refused {
@@ -173,6 +177,19 @@ pub mod fuzzing {
         })
         .await;
         out
+    }
+
+    /// What `m`'s store holds: (a session with `(account, device)`, the identity pinned for it,
+    /// one-time prekey `one_time` unused, KEM prekey `kem` unused). For the tests that check a
+    /// refused message left the store as it was.
+    pub fn stored(
+        m: &crate::Messenger,
+        account: uuid::Uuid,
+        device: u8,
+        one_time: u32,
+        kem: u32,
+    ) -> (bool, Option<alibi_handshake::IdentityKey>, bool, bool) {
+        m.stored(account, device, one_time, kem)
     }
 
     /// The inbound path on one envelope, as the receiving task runs it: decryption, the checks

@@ -73,6 +73,10 @@ pub struct Options {
     /// PEM CA certificates to trust for an `https` relay instead of the public roots (kept in
     /// the sealed profile, so later opens trust the same).
     pub relay_ca: Option<Vec<u8>>,
+    /// Allow plain `http://` to a relay that is not on loopback (the device password then
+    /// crosses the network in clear); kept in the sealed profile. Off: such a relay is refused
+    /// with [`Error::InsecureRelay`](crate::Error::InsecureRelay) before any connection.
+    pub insecure_http: bool,
 }
 
 /// A group: its id (the sender-key distribution id) and its members, by contact name.
@@ -147,18 +151,26 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
-/// Writes `data` to `path` through a temporary file and a rename, mode 0600.
+/// Writes `data` to `path` through a temporary file and a rename, mode 0600. The temporary file
+/// has a random name and is created exclusively (`O_EXCL`, mode 0600, by `tempfile`): whatever
+/// sits in the directory under a name it could have had, such as a planted symlink, is never
+/// opened, so the write cannot be redirected to another file.
 fn write_private(path: &Path, data: &[u8]) -> Result<()> {
     use std::io::Write;
-    let tmp = path.with_extension("tmp");
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
-    let mut f = o.open(&tmp).map_err(io(&tmp))?;
-    f.write_all(data).map_err(io(&tmp))?;
-    f.sync_all().map_err(io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io(path))
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".alibi-")
+        .tempfile_in(dir)
+        .map_err(io(dir))?;
+    tmp.write_all(data).map_err(io(path))?;
+    tmp.as_file().sync_all().map_err(io(path))?;
+    tmp.persist(path).map(drop).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        error: e.error,
+    })
 }
 
 fn random_bytes<const N: usize>() -> Zeroizing<[u8; N]> {
@@ -1003,6 +1015,26 @@ impl Messenger {
         &self.inner.client
     }
 
+    /// What the store holds (for [`crate::fuzzing`]'s callers, the tests): whether there is a
+    /// session with and an identity pinned for `(account, device)`, and whether the one-time
+    /// prekeys `one_time` (EC) and `kem` (ML-KEM) are still unused.
+    pub(crate) fn stored(
+        &self,
+        account: Uuid,
+        device: u8,
+        one_time: u32,
+        kem: u32,
+    ) -> (bool, Option<IdentityKey>, bool, bool) {
+        let store = self.store();
+        let addr = address(account, device);
+        (
+            store.load_session(&addr).ok().flatten().is_some(),
+            store.get_identity(&addr).ok().flatten(),
+            store.get_pre_key(one_time).ok().flatten().is_some(),
+            store.get_kyber_pre_key(kem).ok().flatten().is_some(),
+        )
+    }
+
     /// [`Self::process`], true if it delivers (for [`crate::fuzzing`]).
     pub(crate) fn process_for_fuzzing(&self, env: &Envelope) -> bool {
         matches!(self.process(env), Outcome::Deliver(_))
@@ -1069,42 +1101,51 @@ impl Messenger {
         self.open_content(&contact, device, &addr, Kind::Direct, &plaintext)
     }
 
+    /// A sealed envelope. Its outer layer opens with our identity key alone; the sender it names
+    /// is then checked against the cards (a contact, under the key its card pins, from a device
+    /// the card lists) before the inner message is decrypted, since that can build a session,
+    /// pin an identity and use up a one-time prekey: a stranger, or a relay forging certificates
+    /// under its trust root, touches nothing in the store.
     fn process_sealed(&self, env: &Envelope) -> core::result::Result<Outcome, Drop> {
+        let usmc = sealed_sender::decrypt_to_usmc(env.content(), &self.inner.identity)
+            .map_err(Drop::from)?;
+        let cert = &usmc.sender;
+        let contact = self
+            .contact_by_account(&cert.sender_uuid)
+            .ok_or(Drop::UnknownSender)?;
+        let pinned = contact.identity().ok();
+        if Some(IdentityKey(cert.key)) != pinned {
+            return Err(Drop::IdentityMismatch(contact.name));
+        }
+        let device = u8::try_from(cert.device_id).map_err(|_| Drop::Unexpected)?;
+        if !contact.devices.iter().any(|d| d.id == device) {
+            return Err(Drop::UnlistedDevice(contact.name, device));
+        }
+        if usmc.msg_type == ContentType::PreKey {
+            let m =
+                CiphertextMessage::deserialize(3, &usmc.contents).map_err(|_| Drop::Malformed)?;
+            let CiphertextMessage::PreKey(p) = m else {
+                return Err(Drop::Malformed);
+            };
+            if Some(p.identity_key) != pinned || contact.handshake != Handshake::Pqxdh {
+                return Err(Drop::IdentityMismatch(contact.name));
+            }
+            self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
+        }
+        // A contact's message that cannot be decrypted yet (Drop::Later) waits; only contacts
+        // get this far, so strangers cannot fill the waiting room.
         let opened = {
             let mut store = self.store();
-            sealed_sender::decrypt(
-                env.content(),
+            sealed_sender::decrypt_usmc(
+                &usmc,
                 &[self.inner.trust_root],
                 now_ms(),
                 &self.own_address(),
                 &mut **store,
                 &mut UnwrapErr(SysRng),
             )
-            .map_err(Drop::from)
+            .map_err(Drop::from)?
         };
-        let opened = match opened {
-            Ok(o) => o,
-            // Kept for later only if a contact sent it: anyone with a certificate could
-            // otherwise fill the waiting room and push real messages out of it.
-            Err(Drop::Later) => {
-                let sender = sealed_sender::decrypt_to_usmc(env.content(), &self.inner.identity)
-                    .map_err(|_| Drop::Malformed)?
-                    .sender
-                    .sender_uuid;
-                return Err(match self.contact_by_account(&sender) {
-                    Some(_) => Drop::Later,
-                    None => Drop::UnknownSender,
-                });
-            }
-            Err(d) => return Err(d),
-        };
-        let contact = self
-            .contact_by_account(&opened.sender_uuid)
-            .ok_or(Drop::UnknownSender)?;
-        if Some(IdentityKey(opened.sender_key)) != contact.identity().ok() {
-            return Err(Drop::IdentityMismatch(contact.name));
-        }
-        let device = u8::try_from(opened.device_id).map_err(|_| Drop::Unexpected)?;
         let addr = address(contact.account, device);
         let kind = match (opened.msg_type, opened.distribution_id) {
             (ContentType::SenderKey, Some(id)) => Kind::Group(id),
@@ -1170,7 +1211,8 @@ async fn new_account(
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let mut endpoint = Endpoint::new(relay_url);
+    let mut endpoint = Endpoint::new(relay_url).allow_insecure_http(options.insecure_http);
+    endpoint.check()?;
     if let Some(ca) = &options.relay_ca {
         endpoint = endpoint.with_ca(ca)?;
     }
@@ -1189,6 +1231,7 @@ async fn new_account(
         name: name.to_string(),
         relay: endpoint.nodes(),
         relay_ca: options.relay_ca.clone().unwrap_or_default(),
+        insecure_http: options.insecure_http,
         account: client.account,
         device: client.device,
         registration_id,
@@ -1245,6 +1288,8 @@ enum Drop {
     Later,
     UnknownSender,
     IdentityMismatch(String),
+    /// A certificate for a device the contact's card does not list (contact, device).
+    UnlistedDevice(String, u8),
     Malformed,
     Unexpected,
     Protocol(String),
@@ -1258,6 +1303,7 @@ impl core::fmt::Display for Drop {
             Drop::IdentityMismatch(c) => {
                 write!(f, "identity of contact {c} does not match its card")
             }
+            Drop::UnlistedDevice(c, d) => write!(f, "device {d} of contact {c} is not on its card"),
             Drop::Malformed => f.write_str("malformed"),
             Drop::Unexpected => f.write_str("unexpected envelope"),
             Drop::Protocol(e) => write!(f, "does not decrypt: {e}"),

@@ -23,6 +23,11 @@ pub(crate) struct Profile {
     /// PEM CA certificates trusted for the relay instead of the public roots; empty for none.
     #[serde(default, with = "alibi_relay_api::b64")]
     pub relay_ca: Vec<u8>,
+    /// Plain http to relay nodes that are not loopback was allowed at registration
+    /// (`--insecure-http`); later opens keep that choice.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    #[zeroize(skip)]
+    pub insecure_http: bool,
     #[zeroize(skip)]
     pub account: Uuid,
     pub device: u8,
@@ -47,7 +52,7 @@ pub(crate) struct Profile {
 impl Profile {
     /// The relay's nodes with the TLS trust pinned at registration.
     pub fn endpoint(&self) -> Result<crate::Endpoint> {
-        let e = crate::Endpoint::new(&self.relay);
+        let e = crate::Endpoint::new(&self.relay).allow_insecure_http(self.insecure_http);
         if self.relay_ca.is_empty() {
             Ok(e)
         } else {
@@ -110,6 +115,7 @@ impl Profile {
             name: "A".into(),
             relay: "https://a.invalid,https://b.invalid:8443".into(),
             relay_ca: vec![],
+            insecure_http: false,
             account: Uuid::from_u128(1),
             device: 1,
             registration_id: 7,

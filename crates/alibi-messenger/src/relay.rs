@@ -151,6 +151,7 @@ impl RelayClient {
         &self,
         build: impl Fn(&reqwest::Client, &str) -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response> {
+        self.endpoint.check()?;
         let mut last = None;
         for _ in 0..self.endpoint.len() {
             let (node, turn) = self.endpoint.current();
@@ -342,6 +343,9 @@ impl RelayClient {
         tx: mpsc::Sender<Envelope>,
         mut acks: mpsc::UnboundedReceiver<Uuid>,
     ) {
+        if self.endpoint.check().is_err() {
+            return; // never a password in clear, not even on the socket
+        }
         let mut backoff = Duration::from_millis(50);
         loop {
             let (node, turn) = self.endpoint.current();

@@ -249,6 +249,72 @@ async fn on_disk_messenger_reopens() {
     );
 }
 
+/// Symlinks planted in the messenger's directory at the temporary names its private files were
+/// written through (`identity.tmp`, `contacts.tmp`) are not followed: the files they point at
+/// keep their contents, and the identity and contacts land in regular files of their own.
+#[cfg(unix)]
+#[tokio::test]
+async fn symlinks_planted_at_temporary_names_are_not_followed() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("a");
+    std::fs::create_dir(&path).expect("mkdir");
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"not yours").expect("victim");
+    for name in ["identity.tmp", "contacts.tmp"] {
+        std::os::unix::fs::symlink(&victim, path.join(name)).expect("symlink");
+    }
+    let options = Options {
+        kdf: alibi_keyfile::Params::TEST,
+        ..Options::default()
+    };
+    let a = Messenger::register(&path, &relay.url, "A", b"pass phrase", &options)
+        .await
+        .expect("register");
+    let b = party(&relay.url, "B").await;
+    a.import(&b.card()).expect("import");
+    assert_eq!(std::fs::read(&victim).expect("victim"), b"not yours");
+    for f in ["identity.sealed", "contacts.json"] {
+        let meta = std::fs::symlink_metadata(path.join(f)).expect(f);
+        assert!(meta.file_type().is_file(), "{f} is a regular file");
+    }
+    drop(a);
+    let a = Messenger::open(&path, b"pass phrase")
+        .await
+        .expect("reopen");
+    assert_eq!(a.contact_cards().len(), 1);
+}
+
+/// Plain http to a relay that is not on loopback would carry the device password (HTTP Basic)
+/// in clear: refused with a typed error before any connection is tried; loopback is fine.
+#[tokio::test]
+async fn plain_http_to_a_remote_relay_is_refused_before_any_connection() {
+    match Messenger::ephemeral("http://example.invalid", "A", &Options::default()).await {
+        Err(Error::InsecureRelay(node)) => assert_eq!(node, "http://example.invalid"),
+        Err(e) => panic!("expected the relay refused as insecure, got {e}"),
+        Ok(_) => panic!("expected the relay refused as insecure"),
+    }
+    let key = alibi_handshake::IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
+    let r = alibi_messenger::RelayClient::register(
+        "https://a.invalid,http://example.invalid:8080",
+        &key.identity.serialize(),
+        7,
+        "a-device-secret-000000",
+    )
+    .await;
+    assert!(matches!(r, Err(Error::InsecureRelay(_))), "{:?}", r.err());
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    assert!(relay.url.starts_with("http://127."), "{}", relay.url);
+    party(&relay.url, "B").await;
+    let opted_in = Options {
+        insecure_http: true,
+        ..Options::default()
+    };
+    Messenger::ephemeral(&relay.url, "C", &opted_in)
+        .await
+        .expect("opting in changes nothing for loopback");
+}
+
 /// Only contacts are heard, and only their messages wait for a missing sender key: a stranger's
 /// group message is given up on at once, so strangers cannot fill the waiting room.
 #[tokio::test]

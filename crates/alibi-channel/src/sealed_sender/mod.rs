@@ -236,6 +236,20 @@ pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized>(
     rng: &mut impl CryptoRng,
 ) -> Result<Decrypted> {
     let usmc = decrypt_to_usmc(ciphertext, &store.identity_key_pair()?)?;
+    decrypt_usmc(&usmc, trust_roots, now_ms, local, store, rng)
+}
+
+/// [`decrypt`] on a message already opened with [`decrypt_to_usmc`]: a caller that must check
+/// the sender (against its contacts) before anything of it reaches the store opens the outer
+/// layer, checks, and only then decrypts the inner message here.
+pub fn decrypt_usmc<S: ProtocolStore + SenderKeyStore + ?Sized>(
+    usmc: &UnidentifiedSenderMessageContent,
+    trust_roots: &[alibi_handshake::PublicKey],
+    now_ms: u64,
+    local: &Address,
+    store: &mut S,
+    rng: &mut impl CryptoRng,
+) -> Result<Decrypted> {
     if !usmc.sender.validate(trust_roots, now_ms) {
         return Err(Error::Certificate(
             "not valid under the trust root, or expired",
