@@ -213,3 +213,8 @@ impl<T: Transport, R: CryptoRng> Run<'_, T, R> {
             .collect()
     }
 }
+
+/// Decodes `data` as an agreement step's body (for the fuzz target).
+pub(crate) fn fuzz_decoders(data: &[u8]) {
+    let _ = decode::<Vec<Chain>>(data);
+}

@@ -235,6 +235,7 @@ pub mod fuzzing {
         let _ = crate::decode::<crate::engine::Packet>(data);
         let _ = crate::decode::<super::SignedBroadcast>(data);
         crate::run::fuzz_decoders(data);
+        crate::agreement::fuzz_decoders(data);
         let _ = crate::bls::g1_decodes(data);
         let _ = crate::bls::g2_decodes(data);
         crate::sign::fuzz_decoders(data, rng);

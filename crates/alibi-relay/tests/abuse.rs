@@ -1,6 +1,8 @@
 //! The relay under abuse (issue 21): each test is an attack that worked on the relay before its
 //! defence, and checks the defence holds.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,31 +15,9 @@ use alibi_relay::store::redb::RedbRelayStore;
 use alibi_relay_api::accounts::CreateAccount;
 use alibi_relay_api::messages::OutgoingMessage;
 use alibi_relay_api::{access, b64, paths};
+use common::clients::{basic, cheap, identity, median, register, PASSWORD};
 use futures_util::StreamExt;
 use uuid::Uuid;
-
-const PASSWORD: &str = "a-long-device-secret-123";
-
-/// Argon2id at its smallest, where a test is not about its cost.
-fn cheap() -> Config {
-    Config {
-        password_params: argon2::Params::new(256, 1, 1, None).unwrap(),
-        ..Config::default()
-    }
-}
-
-fn identity() -> Vec<u8> {
-    IdentityKeyPair::generate(&mut rand_core::UnwrapErr(getrandom::SysRng))
-        .identity
-        .serialize()
-        .to_vec()
-}
-
-async fn register(relay: &LocalRelay, reg: u16) -> RelayClient {
-    RelayClient::register(&relay.url, &identity(), reg, PASSWORD)
-        .await
-        .unwrap()
-}
 
 fn message(reg: u16, bytes: usize) -> OutgoingMessage {
     OutgoingMessage {
@@ -159,7 +139,7 @@ async fn a_full_mailbox_refuses_and_loses_nothing() {
     })
     .await
     .unwrap();
-    let (sender, receiver) = (register(&relay, 1).await, register(&relay, 2).await);
+    let (sender, receiver) = (register(&relay.url, 1).await, register(&relay.url, 2).await);
     for _ in 0..5 {
         sender
             .send(receiver.account, vec![message(2, 100)])
@@ -194,7 +174,7 @@ async fn a_full_mailbox_refuses_and_loses_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_linked_device_cannot_add_or_replace_devices() {
     let relay = LocalRelay::start(cheap()).await.unwrap();
-    let primary = register(&relay, 1).await;
+    let primary = register(&relay.url, 1).await;
     let linked = primary
         .add_device(2, 2, "second-device-secret-12")
         .await
@@ -241,13 +221,6 @@ async fn connect(
     tokio_tungstenite::connect_async(req).await
 }
 
-fn basic(account: Uuid, device: u8, password: &str) -> String {
-    format!(
-        "Basic {}",
-        b64::encode(format!("{account}.{device}:{password}").as_bytes())
-    )
-}
-
 /// The time of one authenticated request (`GET /v2/keys`) with these credentials, and its status.
 async fn login(http: &reqwest::Client, url: &str, auth: &str) -> (Duration, u16) {
     let start = Instant::now();
@@ -258,11 +231,6 @@ async fn login(http: &reqwest::Client, url: &str, auth: &str) -> (Duration, u16)
         .await
         .unwrap();
     (start.elapsed(), r.status().as_u16())
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -280,7 +248,7 @@ async fn login_time_does_not_tell_whether_an_account_exists() {
         start.elapsed()
     };
     let relay = LocalRelay::start(config).await.unwrap();
-    let known = register(&relay, 1).await;
+    let known = register(&relay.url, 1).await;
     let http = reqwest::Client::new();
     // Up to three measurements: the other tests of this binary run in parallel on this 2-core
     // machine and can slow one side's samples; a real difference shows in every measurement.
@@ -333,7 +301,7 @@ async fn wrong_passwords_wait_and_are_limited_per_address() {
     })
     .await
     .unwrap();
-    let device = register(&relay, 1).await;
+    let device = register(&relay.url, 1).await;
     let http = reqwest::Client::new();
     let wrong = basic(device.account, 1, "wrong-password-0123");
     for _ in 0..5 {
@@ -371,7 +339,7 @@ async fn one_account_cannot_drain_another_accounts_one_time_prekeys() {
     let mut store = alibi_channel::InMemoryStore::new(id, 1);
     let keys = alibi_messenger::generate_keys(&mut store, 10, 10, &mut rng).unwrap();
     target.upload_keys(&keys).await.unwrap();
-    let attacker = register(&relay, 2).await;
+    let attacker = register(&relay.url, 2).await;
     let mut refused = 0;
     for _ in 0..10 {
         match attacker.fetch_bundles(target.account, Some(1)).await {
@@ -393,7 +361,7 @@ async fn a_slow_reader_is_cut_off_and_loses_nothing() {
     })
     .await
     .unwrap();
-    let (sender, receiver) = (register(&relay, 1).await, register(&relay, 2).await);
+    let (sender, receiver) = (register(&relay.url, 1).await, register(&relay.url, 2).await);
     // A socket that reads nothing: the kernel's buffers fill, then the relay's writes stall.
     let (mut slow, _) = connect(&relay, &receiver).await.unwrap();
     const N: usize = 30;
@@ -438,9 +406,9 @@ async fn sockets_are_bounded_per_device_and_in_total() {
     .await
     .unwrap();
     let (a, b, c) = (
-        register(&relay, 1).await,
-        register(&relay, 2).await,
-        register(&relay, 3).await,
+        register(&relay.url, 1).await,
+        register(&relay.url, 2).await,
+        register(&relay.url, 3).await,
     );
     let (mut first, _) = connect(&relay, &a).await.unwrap();
     // A second socket of the same device replaces the first, which is closed.
@@ -467,7 +435,7 @@ async fn an_idle_socket_is_closed_and_undelivered_mail_expires() {
     })
     .await
     .unwrap();
-    let (sender, receiver) = (register(&relay, 1).await, register(&relay, 2).await);
+    let (sender, receiver) = (register(&relay.url, 1).await, register(&relay.url, 2).await);
     // A raw TCP peer that completes the handshake, then never answers a ping.
     let addr = relay.url.trim_start_matches("http://").to_string();
     let mut tcp = tokio::net::TcpStream::connect(&addr).await.unwrap();

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use alibi_handshake::IdentityKeyPair;
 use alibi_messenger::relay::RelayClient;
 use alibi_messenger::Error as ClientError;
 use alibi_relay::local::LocalRelay;
@@ -20,44 +19,15 @@ use alibi_relay::store::postgres::PgRelayStore;
 use alibi_relay::store::redb::RedbRelayStore;
 use alibi_relay::store::RelayStore;
 use alibi_relay_api::accounts::{AddDevice, CreateAccount};
-use alibi_relay_api::{b64, paths};
+use alibi_relay_api::paths;
+use common::clients::{basic, cheap, identity, median, register, PASSWORD};
 use futures_util::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use uuid::Uuid;
 
-const PASSWORD: &str = "a-long-device-secret-123";
-
 /// Another client address than the tests' usual 127.0.0.1.
 const OTHER: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
-
-/// Argon2id at its smallest, where a test is not about its cost.
-fn cheap() -> Config {
-    Config {
-        password_params: argon2::Params::new(256, 1, 1, None).unwrap(),
-        ..Config::default()
-    }
-}
-
-fn identity() -> Vec<u8> {
-    IdentityKeyPair::generate(&mut rand_core::UnwrapErr(getrandom::SysRng))
-        .identity
-        .serialize()
-        .to_vec()
-}
-
-async fn register(url: &str, reg: u16) -> RelayClient {
-    RelayClient::register(url, &identity(), reg, PASSWORD)
-        .await
-        .unwrap()
-}
-
-fn basic(account: Uuid, device: u8, password: &str) -> String {
-    format!(
-        "Basic {}",
-        b64::encode(format!("{account}.{device}:{password}").as_bytes())
-    )
-}
 
 fn host(relay: &LocalRelay) -> SocketAddr {
     relay.url.trim_start_matches("http://").parse().unwrap()
@@ -249,11 +219,6 @@ async fn time_account_creation(http: &reqwest::Client, url: &str) -> Duration {
         .unwrap();
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap_or_default());
     start.elapsed()
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,7 +2,8 @@
 //! worked before its defence, and checks the defence holds. The tests run one at a time (the
 //! allocator below counts the whole process, so a memory measurement must run alone).
 
-use std::alloc::{GlobalAlloc, Layout, System};
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,48 +19,17 @@ use alibi_relay_api::access::AccessKey;
 use alibi_relay_api::messages::{OutgoingMessage, OutgoingMessages};
 use alibi_relay_api::proto::Envelope;
 use alibi_relay_api::{access, b64, paths};
+use alibi_testkit::alloc::Counting;
+use common::clients::{cheap, PASSWORD};
 use uuid::Uuid;
 
-/// The system allocator, counting the bytes in use and their peak.
-struct Counting;
-
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        // SAFETY: forwarded unchanged to the system allocator.
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = IN_USE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(p, l) };
-        IN_USE.fetch_sub(l.size(), Ordering::Relaxed);
-    }
-}
-
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: Counting = Counting::new();
 
 /// One test at a time (see the module comment).
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-const PASSWORD: &str = "a-long-device-secret-123";
 const KEY: AccessKey = [0x3C; 16];
-
-/// Argon2id at its smallest: these tests are not about its cost.
-fn cheap() -> Config {
-    Config {
-        password_params: argon2::Params::new(256, 1, 1, None).unwrap(),
-        ..Config::default()
-    }
-}
 
 /// A new account (registration id `reg`) with the access key [`KEY`].
 async fn register(relay: &LocalRelay, reg: u16) -> RelayClient {
@@ -140,12 +110,11 @@ async fn duplicate_devices_in_multi_recipient_are_refused_400_in_bounded_memory(
     assert!(body.len() <= MAX_BODY, "{}", body.len());
     // Warm up the connection path, then measure from here.
     let _ = put_multi(&relay.url, &KEY, sent_message(&[])).await;
-    let base = IN_USE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    let base = ALLOC.start();
     let start = Instant::now();
     let (status, text) = put_multi(&relay.url, &KEY, body).await;
     let took = start.elapsed();
-    let grew = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    let grew = ALLOC.grown_since(base);
     println!(
         "{n} duplicate device entries: {status} in {took:?}, peak memory +{:.1} MiB",
         grew as f64 / f64::from(1 << 20)

@@ -3,8 +3,6 @@
 //! built 127 full copies, +240 MB). Alone in its test binary: the allocator below counts the
 //! whole process, so nothing else may run beside it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use alibi_handshake::IdentityKeyPair;
@@ -15,32 +13,10 @@ use alibi_relay_api::access::AccessKey;
 use alibi_relay_api::{b64, paths};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// The system allocator, counting the bytes in use and their peak.
-struct Counting;
-
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        // SAFETY: forwarded unchanged to the system allocator.
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = IN_USE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(p, l) };
-        IN_USE.fetch_sub(l.size(), Ordering::Relaxed);
-    }
-}
+use alibi_testkit::alloc::Counting;
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: Counting = Counting::new();
 
 const PASSWORD: &str = "a-long-device-secret-123";
 const DEVICES: u8 = 127;
@@ -126,8 +102,7 @@ async fn a_127_device_fan_out_takes_memory_for_one_copy_not_127() {
     // Every socket connected and told its queue is empty; then the baseline.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let http = reqwest::Client::new();
-    let base = IN_USE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    let base = ALLOC.start();
     let r = http
         .put(format!("{}{}", relay.url, paths::MULTI_RECIPIENT))
         .header("content-type", paths::MRM_CONTENT_TYPE)
@@ -144,7 +119,7 @@ async fn a_127_device_fan_out_takes_memory_for_one_copy_not_127() {
             .unwrap();
         assert!(got >= shared, "a device got {got} of {shared} bytes");
     }
-    let grew = PEAK.load(Ordering::Relaxed) - base;
+    let grew = ALLOC.grown_since(base);
     let copies_per_device = u64::from(DEVICES) * shared as u64;
     println!(
         "peak growth {:.1} MiB for a {:.1} MiB shared part to {DEVICES} devices",

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+pub mod alloc;
 pub mod ct;
 pub mod node;
 pub mod pki;

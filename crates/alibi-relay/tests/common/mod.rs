@@ -2,6 +2,8 @@
 //! and the conformance suite every backend must pass.
 #![allow(dead_code)]
 
+pub mod clients;
+
 use std::sync::Arc;
 
 use alibi_relay::store::{
@@ -11,6 +13,8 @@ use alibi_relay::Error;
 use alibi_relay_api::proto::{envelope, Envelope};
 use uuid::Uuid;
 
+// Not every test binary that shares this module starts PostgreSQL.
+#[allow(unused_imports)]
 pub use alibi_testkit::postgres::fresh_postgres;
 
 /// The sender of a test's sends where the per-sender share is not the point.
