@@ -615,7 +615,7 @@ fn note_named(g: &GroupFile, dir: &Path, what: &str, e: &alibi_mpc::Error) {
     let named: Vec<(PartyIndex, String)> = match e {
         alibi_mpc::Error::Aborted { blamed, .. } => blamed
             .iter()
-            .map(|b| (b.party, format!("named {:?} in {what}", b.fault)))
+            .map(|b| (b.party, format!("named in {what}: {}", b.fault)))
             .collect(),
         alibi_mpc::Error::Stopped { stopped } => stopped
             .iter()

@@ -140,6 +140,24 @@ pub enum Fault {
     BadPartial,
 }
 
+impl core::fmt::Display for Fault {
+    /// The fault in words, for reports and records (never `Debug` text).
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        match self {
+            Fault::Silent { round } => write!(f, "silent in round {round}"),
+            Fault::Malformed { round } => write!(f, "malformed message in round {round}"),
+            Fault::Equivocation { round } => write!(f, "equivocated in round {round}"),
+            Fault::BadDecommitment => f.write_str("decommitment does not open its commitment"),
+            Fault::BadShare => f.write_str("dealt a bad share"),
+            Fault::FailedReveal => f.write_str("did not reveal a share complained about"),
+            Fault::FalseComplaint => f.write_str("complained falsely"),
+            Fault::BadProof => f.write_str("bad proof of its share"),
+            Fault::WrongOutcome => f.write_str("announced another outcome"),
+            Fault::BadPartial => f.write_str("bad partial signature"),
+        }
+    }
+}
+
 /// A named party and its fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Blame {
