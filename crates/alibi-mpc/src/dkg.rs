@@ -92,6 +92,9 @@ pub enum Misbehaviour {
     /// honest parties stop), then in the closing round send this party alone the proof of the
     /// other's equivocation (the last moment: nobody echoes the closing round).
     ReleaseLateTo(PartyIndex),
+    /// A colluder of [`Misbehaviour::SecretVersionTo`]: in the confirm round, send this party
+    /// alone the proof of the other's equivocation, so that it alone confirms again.
+    ShowInConfirmTo(PartyIndex),
     /// Broadcast random bytes (validly signed) instead of the round's message.
     Garbage {
         /// The round.
@@ -271,7 +274,11 @@ pub async fn keygen<T: Transport>(
     }
     if let Some(Misbehaviour::ReleaseLateTo(v)) = cheat {
         run.equivocate_to = Some(v);
-        run.release_late = true;
+        run.release_late = Some(R_CLOSE);
+    }
+    if let Some(Misbehaviour::ShowInConfirmTo(v)) = cheat {
+        run.equivocate_to = Some(v);
+        run.release_late = Some(R_CONFIRM);
     }
     let everyone: Vec<PartyIndex> = config
         .parties
@@ -639,10 +646,28 @@ pub async fn keygen<T: Transport>(
         if let Some(Misbehaviour::ReleaseLateTo(_)) = cheat {
             confirm.outcome[0] ^= 1;
         }
+        if let Some(Misbehaviour::ShowInConfirmTo(_)) = cheat {
+            run.await_unread_version().await;
+        }
         let before: Vec<PartyIndex> = run.blamed.iter().map(|b| b.party).collect();
         let r6 = run
             .broadcast_round(confirm_round, garble(R_CONFIRM, encode(&confirm)))
             .await?;
+        // Parties this party heard nothing from in this round closed the run instead: a cheater
+        // showed this party alone other evidence (a proof, or its confirmation only to the
+        // others), so it would confirm again alone. They are no more silent than it is.
+        let went_on = run.went_on(confirm_round, R_CLOSE);
+        if !went_on.is_empty() {
+            let mut blamed = run.blamed;
+            blamed.sort_by_key(|b| b.party);
+            return Err(Error::Aborted {
+                reason: format!(
+                    "parties {went_on:?} closed the run after round {confirm_round}, which this \
+                     party was shown differently; it stops without a share"
+                ),
+                blamed,
+            });
+        }
         let newly_out = qualified
             .iter()
             .any(|q| run.is_blamed(*q) && !before.contains(q));
@@ -683,7 +708,7 @@ pub async fn keygen<T: Transport>(
         // Another outcome is no evidence against anyone (an honest party may have been shown
         // less): name only whom the stopping parties agree is proven to have cheated.
         let steps = (n - t) as u16;
-        let blamed = run.agree_on_cheaters(steps).await;
+        let blamed = run.agree(steps, &[], &config.parties).await.blames();
         return Err(Error::Aborted {
             reason: format!(
                 "parties {disagree:?} confirmed another outcome (qualified set, key or named \

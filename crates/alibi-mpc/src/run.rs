@@ -33,6 +33,11 @@ struct Envelope {
     attest: Vec<Attestation>,
 }
 
+/// The protocol's body inside a broadcast's signed body (an [`Envelope`]), if it decodes.
+pub(crate) fn envelope_body(signed: &[u8]) -> Option<Vec<u8>> {
+    decode::<Envelope>(signed).ok().map(|e| e.body)
+}
+
 /// That `sender` signed a body with this digest for `round` (the signature proves it).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Attestation {
@@ -64,9 +69,9 @@ pub(crate) struct Run<'a, T: Transport, R: CryptoRng> {
     /// Test hook: the party that gets the other version when this party equivocates (the
     /// lowest-numbered other party when unset), or the late release of [`Run::release_late`].
     pub equivocate_to: Option<PartyIndex>,
-    /// Test hook (a colluder): in the closing round, send `equivocate_to` alone a broadcast that
-    /// carries every second version of another party's broadcast this party holds unread.
-    pub release_late: bool,
+    /// Test hook (a colluder): in this round, send `equivocate_to` alone a broadcast that carries
+    /// every second version of another party's broadcast this party holds unread.
+    pub release_late: Option<u16>,
     /// In the closing round: the outcome is settled, so neither a failed send nor a stop notice
     /// ends the run (a party that stopped now would disagree with those that finished).
     closing: bool,
@@ -123,7 +128,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             want_after: want_after(timeout),
             withhold_from: None,
             equivocate_to: None,
-            release_late: false,
+            release_late: None,
             closing: false,
         }
     }
@@ -189,6 +194,27 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         self.blamed.iter().any(|b| b.party == party)
     }
 
+    /// The parties named `Silent` in `round` whose signed broadcast of the later round `next` is
+    /// here: they went on to `next` instead of falling silent. They are no longer named.
+    pub fn went_on(&mut self, round: u16, next: u16) -> Vec<PartyIndex> {
+        let silent: Vec<PartyIndex> = self
+            .blamed
+            .iter()
+            .filter(|b| b.fault == Fault::Silent { round })
+            .map(|b| b.party)
+            .collect();
+        let went: Vec<PartyIndex> = self
+            .transport
+            .mailbox()
+            .snapshot(self.session, next, &silent)
+            .into_iter()
+            .filter(|(_, i)| !i.broadcasts.is_empty())
+            .map(|(p, _)| p)
+            .collect();
+        self.blamed.retain(|b| !went.contains(&b.party));
+        went
+    }
+
     /// The error for a run that cannot go on: [`Error::Unreachable`] when only silence brought it
     /// there (the relay or the parties failed; no one is blamed), [`Error::Aborted`] otherwise.
     pub fn too_few(self, reason: String) -> Error {
@@ -228,6 +254,16 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                 })
             })
             .collect()
+    }
+
+    /// Test hook of a colluder: waits (at most a round's timeout) until a second version of
+    /// another party's broadcast is in this party's mailbox unread.
+    pub async fn await_unread_version(&self) {
+        let mailbox = self.transport.mailbox().clone();
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        while self.unread_versions().is_empty() && tokio::time::Instant::now() < deadline {
+            let _ = tokio::time::timeout_at(deadline, mailbox.notify().notified()).await;
+        }
     }
 
     /// Test hook of a colluder: attestations of every second version of another party's broadcast
@@ -293,7 +329,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                         encode(&Envelope { body, attest }),
                     )
                 };
-                let late = (self.release_late && self.closing).then(|| {
+                let late = (self.release_late == Some(round)).then(|| {
                     let mut all = attest.clone();
                     all.extend(self.unread_versions());
                     sign(body.clone(), all)

@@ -8,7 +8,9 @@
 //! and forwarded, and an invalid one is named by everyone on the same signed bytes. A closing
 //! round settles the partials' attestations, so a signer that sent a valid partial to some and
 //! an invalid one to others is named for equivocating by all. Since a BLS threshold signature is
-//! unique, any t+1 valid partials give every signer the same signature.
+//! unique, any t+1 valid partials give every signer the same signature. A signer left with t or
+//! fewer runs the agreement steps (`src/agreement.rs`) with the others that stop, over the
+//! partials themselves, so that all of them sign or all name the same parties.
 
 use std::time::Duration;
 
@@ -18,7 +20,7 @@ use rand_core::CryptoRng;
 use crate::dkg::{KeyShare, Misbehaviour};
 use crate::engine::Transport;
 use crate::poly::interpolate_g2;
-use crate::run::{Run, BROADCAST};
+use crate::run::{envelope_body, Run, BROADCAST};
 use crate::{bls, check_indices, Blame, Error, Fault, Party, PartyIndex, Result, SessionId};
 
 const R_PARTIAL: u16 = 1;
@@ -172,24 +174,105 @@ pub async fn sign<T: Transport>(
             run.blame(*p, Fault::BadPartial);
         }
     }
-    valid.sort_by_key(|(p, _)| *p);
     if valid.len() <= t {
-        return Err(run.too_few(format!(
-            "{} valid partial signatures, {} needed",
-            valid.len(),
-            t + 1
-        )));
+        return stop_alike(run, share, &config.signers, message, mine).await;
     }
-    valid.truncate(t + 1);
-    let signature = G2Affine::from(interpolate_g2(&valid)).to_compressed();
-    if bls::verify(&share.group_key, message, &signature).is_err() {
+    let Some((signature, combined)) = combine(share, message, valid) else {
         return Err(run.too_few("the combined signature does not verify".into()));
-    }
+    };
     let mut blamed = run.blamed;
     blamed.sort_by_key(|b| b.party);
     Ok(Signed {
         signature,
-        combined: valid.iter().map(|(p, _)| *p).collect(),
+        combined,
+        blamed,
+    })
+}
+
+/// The first t+1 of `valid` (by index) combined, and their signers, if the result verifies
+/// under the group key.
+fn combine(
+    share: &KeyShare,
+    message: &[u8],
+    mut valid: Vec<(PartyIndex, G2Projective)>,
+) -> Option<([u8; 96], Vec<PartyIndex>)> {
+    valid.sort_by_key(|(p, _)| *p);
+    valid.truncate(share.threshold + 1);
+    let signature = G2Affine::from(interpolate_g2(&valid)).to_compressed();
+    bls::verify(&share.group_key, message, &signature).ok()?;
+    Some((signature, valid.iter().map(|(p, _)| *p).collect()))
+}
+
+/// Signing that cannot finish on the partials this party holds. Before stopping, the signers
+/// that stop agree ([`crate::agreement`]) on every partial any of them holds, so that a partial
+/// shown to one of them alone at the last moment counts for all of them or for none; judged on
+/// that alone, they all finish with the same signature or all stop naming the same parties.
+async fn stop_alike<T: Transport, R: CryptoRng>(
+    mut run: Run<'_, T, R>,
+    share: &KeyShare,
+    signers: &[PartyIndex],
+    message: &[u8],
+    mine: [u8; 96],
+) -> Result<Signed> {
+    let me = run.party.index;
+    let t = share.threshold;
+    let steps = (share.parties.len() - t) as u16;
+    let agreed = run.agree(steps, &[R_PARTIAL], signers).await;
+    let mut blamed = agreed.blames();
+    let mut valid = vec![(me, point(&mine)?)];
+    for &s in signers.iter().filter(|&&s| s != me) {
+        if agreed.equivocated(s).is_some() {
+            continue;
+        }
+        let Some(signed) = agreed.said(R_PARTIAL, s) else {
+            blamed.push(Blame {
+                party: s,
+                fault: Fault::Silent { round: R_PARTIAL },
+            });
+            continue;
+        };
+        let Some(body) = envelope_body(signed) else {
+            blamed.push(Blame {
+                party: s,
+                fault: Fault::Malformed { round: R_PARTIAL },
+            });
+            continue;
+        };
+        let checked = <[u8; 96]>::try_from(body).ok().and_then(|p| {
+            let vk = share.verification_keys.get(&s)?;
+            bls::verify(vk, message, &p).ok()?;
+            point(&p).ok()
+        });
+        match checked {
+            Some(sig) => valid.push((s, sig)),
+            None => blamed.push(Blame {
+                party: s,
+                fault: Fault::BadPartial,
+            }),
+        }
+    }
+    blamed.sort_by_key(|b| b.party);
+    if valid.len() > t {
+        if let Some((signature, combined)) = combine(share, message, valid.clone()) {
+            return Ok(Signed {
+                signature,
+                combined,
+                blamed,
+            });
+        }
+    }
+    if !blamed.is_empty()
+        && blamed
+            .iter()
+            .all(|b| matches!(b.fault, Fault::Silent { .. }))
+    {
+        return Err(Error::Unreachable {
+            round: R_PARTIAL,
+            parties: blamed.iter().map(|b| b.party).collect(),
+        });
+    }
+    Err(Error::Aborted {
+        reason: format!("{} valid partial signatures, {} needed", valid.len(), t + 1),
         blamed,
     })
 }

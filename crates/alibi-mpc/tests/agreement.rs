@@ -464,3 +464,81 @@ async fn stoppers_are_named_alike_by_every_honest_party() {
         }
     }
 }
+
+/// A network under two colluding signers' control (n = 6, t = 3, signers 1, 2, 5 and 6):
+/// party 5's messages reach party 1 alone and party 6's party 2 alone, and nobody's forward of
+/// a partial arrives. Party 1 then holds the partials of 1, 2 and 5, party 2 those of 1, 2 and
+/// 6: three each, one short. Before, each stopped naming a different party silent (party 1
+/// party 6, party 2 party 5). Now the signers that stop agree on every partial any of them
+/// holds (Dolev-Strong, `alibi_mpc::agreement`), hold four, and finish with the same signature
+/// naming nobody.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partials_shown_to_one_signer_alone_count_for_every_signer_that_stops() {
+    let ps = parties(6);
+    let shares = run_keygen(&ps, 3, &[]).await;
+    let lose: Adversary = Arc::new(|d: &Delivery| {
+        let cheater_to_other = (d.from == 5 && d.to != 1) || (d.from == 6 && d.to != 2);
+        !(cheater_to_other || (d.kind == 2 && d.round == 1))
+    });
+    let signed = sign_all(&ps, &shares, &[1, 2, 5, 6], b"m", &[], lose).await;
+    let honest: Vec<_> = signed.into_iter().filter(|(p, _)| *p <= 2).collect();
+    let mut signatures = BTreeSet::new();
+    for (p, s) in &honest {
+        let s = s.as_ref().unwrap_or_else(|e| panic!("signer {p}: {e}"));
+        assert_eq!(s.blamed, vec![], "signer {p}");
+        signatures.insert(s.signature);
+    }
+    assert_eq!(signatures.len(), 1, "one signature");
+    let signature = signatures.into_iter().next().unwrap();
+    assert!(blst_verifies(&shares[0].group_key, b"m", &signature));
+}
+
+/// The same network, but party 5 says nothing at all: the honest signers hold three partials
+/// even together. Before, party 1 (shown party 6's partial) named party 5 silent and party 2
+/// named parties 5 and 6; now both name party 5 alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signers_that_stop_name_the_same_silent_parties() {
+    let ps = parties(6);
+    let shares = run_keygen(&ps, 3, &[]).await;
+    let lose: Adversary = Arc::new(|d: &Delivery| {
+        let cheater_to_other = d.from == 5 || (d.from == 6 && d.to != 1);
+        !(cheater_to_other || (d.kind == 2 && d.round == 1))
+    });
+    let signed = sign_all(&ps, &shares, &[1, 2, 5, 6], b"m", &[], lose).await;
+    for (p, s) in signed.into_iter().filter(|(p, _)| *p <= 2) {
+        match s {
+            Err(Error::Unreachable { parties, .. }) => assert_eq!(parties, vec![5], "signer {p}"),
+            Err(e) => panic!("signer {p}: {e}"),
+            Ok(_) => panic!("signer {p} signed with three partials"),
+        }
+    }
+}
+
+/// Two colluders in key generation (n = 5, t = 2): party 4 signs a second round-2 broadcast and
+/// hands it to party 5 alone; party 5 shows party 1 alone, in its confirmation, the proof of
+/// party 4's equivocation. Party 1 alone then confirms again (round 7) while the others close
+/// the run. Before, party 1 named parties 2, 3 and 5 silent in round 7 (and stopped on too few
+/// parties): honest parties named. Now it sees their closing broadcasts, names them nothing,
+/// and stops without a share naming only party 4, proven; the others finish alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_party_shown_a_proof_alone_in_the_confirm_round_names_no_honest_party() {
+    let ps = parties(5);
+    let cheat = [
+        (4, Misbehaviour::SecretVersionTo(5)),
+        (5, Misbehaviour::ShowInConfirmTo(1)),
+    ];
+    let results = keygen_all(&ps, 2, &cheat, reliable(), Duration::from_secs(1)).await;
+    let v = agreed(&results, &[2, 3], "the others");
+    assert!(v.starts_with("key "), "{v}");
+    match &results.iter().find(|(p, _)| *p == 1).expect("party 1").1 {
+        Err(Error::Aborted { blamed, reason }) => assert_eq!(
+            blamed,
+            &vec![Blame {
+                party: 4,
+                fault: Fault::Equivocation { round: 2 }
+            }],
+            "{reason}"
+        ),
+        r => panic!("party 1: {}", verdict(r)),
+    }
+}
