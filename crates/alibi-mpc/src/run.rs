@@ -217,7 +217,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
 
     /// The error for a run that cannot go on: [`Error::Unreachable`] when only silence brought it
     /// there (the relay or the parties failed; no one is blamed), [`Error::Aborted`] otherwise.
-    pub fn too_few(self, reason: String) -> Error {
+    pub fn too_few(&mut self, reason: String) -> Error {
         let silent: Vec<(u16, PartyIndex)> = self
             .blamed
             .iter()
@@ -234,7 +234,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                 parties,
             };
         }
-        let mut blamed = self.blamed;
+        let mut blamed = std::mem::take(&mut self.blamed);
         blamed.sort_by_key(|b| b.party);
         Error::Aborted { reason, blamed }
     }

@@ -1,0 +1,141 @@
+//! One party's result of key generation, and its file (JSON, bytes in hex, the secret
+//! included: kept sealed by the CLI).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::{bls, check_indices, Blame, Error, PartyIndex, Result};
+
+/// One party's result of key generation.
+#[derive(Clone)]
+pub struct KeyShare {
+    /// This party's index.
+    pub index: PartyIndex,
+    /// t.
+    pub threshold: usize,
+    /// All parties of the run.
+    pub parties: Vec<PartyIndex>,
+    /// The parties whose dealings make up the key.
+    pub qualified: Vec<PartyIndex>,
+    /// The group public key (G1, compressed).
+    pub group_key: Vec<u8>,
+    /// Every party's verification key g1^x_j (G1, compressed).
+    pub verification_keys: BTreeMap<PartyIndex, Vec<u8>>,
+    /// Who was named during key generation (they are not asked to sign).
+    pub blamed: Vec<Blame>,
+    pub(super) secret: Zeroizing<[u8; 32]>,
+}
+
+impl core::fmt::Debug for KeyShare {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        f.debug_struct("KeyShare")
+            .field("index", &self.index)
+            .field("threshold", &self.threshold)
+            .field("group_key", &self.group_key)
+            .field("blamed", &self.blamed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl KeyShare {
+    /// This party's secret share x_i (32 bytes, big-endian).
+    pub fn secret(&self) -> &[u8; 32] {
+        &self.secret
+    }
+
+    /// The parties that may sign: all but the blamed.
+    pub fn eligible_signers(&self) -> Vec<PartyIndex> {
+        self.parties
+            .iter()
+            .copied()
+            .filter(|p| !self.blamed.iter().any(|b| b.party == *p))
+            .collect()
+    }
+}
+
+/// A key share as a file holds it: JSON, bytes in hex.
+#[derive(Serialize, Deserialize)]
+struct KeyShareFile {
+    index: PartyIndex,
+    threshold: usize,
+    parties: Vec<PartyIndex>,
+    qualified: Vec<PartyIndex>,
+    group_key: String,
+    verification_keys: BTreeMap<PartyIndex, String>,
+    blamed: Vec<Blame>,
+    secret: String,
+}
+
+fn from_hex(s: &str) -> Result<Vec<u8>> {
+    hex::decode(s).map_err(|_| Error::Malformed("hex"))
+}
+
+impl KeyShare {
+    /// The share as JSON (the secret included: keep the file private).
+    pub fn to_json(&self) -> Zeroizing<String> {
+        let file = KeyShareFile {
+            index: self.index,
+            threshold: self.threshold,
+            parties: self.parties.clone(),
+            qualified: self.qualified.clone(),
+            group_key: hex::encode(&self.group_key),
+            verification_keys: self
+                .verification_keys
+                .iter()
+                .map(|(p, k)| (*p, hex::encode(k)))
+                .collect(),
+            blamed: self.blamed.clone(),
+            secret: hex::encode(self.secret.as_ref()),
+        };
+        let json = serde_json::to_string_pretty(&file).expect("in-memory JSON");
+        let mut file = file;
+        file.secret.zeroize();
+        Zeroizing::new(json)
+    }
+
+    /// Reads a share written by [`KeyShare::to_json`], checking that every key decodes and that
+    /// the secret matches this party's verification key.
+    pub fn from_json(json: &str) -> Result<Self> {
+        let f: KeyShareFile =
+            serde_json::from_str(json).map_err(|_| Error::Malformed("key share file"))?;
+        let secret: [u8; 32] = from_hex(&f.secret)?
+            .try_into()
+            .map_err(|_| Error::Malformed("secret: 32 bytes"))?;
+        let secret = Zeroizing::new(secret);
+        let group_key = from_hex(&f.group_key)?;
+        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = f
+            .verification_keys
+            .iter()
+            .map(|(p, k)| Ok((*p, from_hex(k)?)))
+            .collect::<Result<_>>()?;
+        if !bls::g1_decodes(&group_key) || !verification_keys.values().all(|k| bls::g1_decodes(k)) {
+            return Err(Error::Malformed("key share file: a key is not a G1 point"));
+        }
+        let mine = verification_keys
+            .get(&f.index)
+            .ok_or(Error::Malformed("key share file: no own key"))?;
+        if bls::public_key(&secret)?.as_slice() != mine.as_slice() {
+            return Err(Error::Malformed(
+                "key share file: the secret does not match its key",
+            ));
+        }
+        if f.threshold == 0 || f.threshold >= f.parties.len() {
+            return Err(Error::Malformed("key share file: threshold"));
+        }
+        if check_indices(&f.parties).is_err() || !f.parties.contains(&f.index) {
+            return Err(Error::Malformed("key share file: party indices"));
+        }
+        Ok(KeyShare {
+            index: f.index,
+            threshold: f.threshold,
+            parties: f.parties,
+            qualified: f.qualified,
+            group_key,
+            verification_keys,
+            blamed: f.blamed,
+            secret,
+        })
+    }
+}

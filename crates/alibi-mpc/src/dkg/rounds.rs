@@ -1,0 +1,759 @@
+//! The rounds of key generation, one function each, in the order of docs/mpc.md's table:
+//! [`keygen`] reads as that table.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use blstrs::{G1Affine, G1Projective, Scalar};
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::Curve;
+use group::Group;
+use rand_core::CryptoRng;
+use zeroize::Zeroizing;
+
+use super::config::{KeygenConfig, Misbehaviour};
+use super::key_share::KeyShare;
+use super::messages::{
+    commit_digest, outcome_digest, proof_context, share_transcript, Complaint, Complaints, Confirm,
+    Decommit, Reveal, SignedShare,
+};
+use crate::engine::{Expect, Transport};
+use crate::poly::{random_weight, scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
+use crate::run::{Got, Run, BROADCAST};
+use crate::share_proof::{self, ShareProof};
+use crate::{check_indices, decode, encode, Error, Fault, Party, PartyIndex, Result};
+
+const R_COMMIT: u16 = 1;
+const R_DECOMMIT: u16 = 2;
+const R_SHARES: u16 = 3;
+const R_COMPLAIN: u16 = 4;
+const R_REVEAL: u16 = 5;
+const R_CONFIRM: u16 = 6;
+/// After the confirmations (6, and 7 and 8 should a confirmation be repeated).
+const R_CLOSE: u16 = 10;
+
+/// Runs key generation as `party` over `transport`.
+pub async fn keygen<T: Transport>(
+    party: &Party,
+    config: &KeygenConfig,
+    transport: &mut T,
+    rng: &mut impl CryptoRng,
+) -> Result<KeyShare> {
+    let n = config.parties.len();
+    let t = config.threshold;
+    check_indices(&config.parties)?;
+    if t == 0 || t >= n || !config.parties.contains(&party.index) {
+        return Err(Error::Parameters(format!(
+            "need 1 <= t < n and this party among the parties (t = {t}, n = {n})"
+        )));
+    }
+    let run = Run::new(
+        party,
+        config.session,
+        transport,
+        config.timeout,
+        rng,
+        config.parties.iter().copied(),
+    );
+    let mut k = Keygen::new(run, config).await?;
+    let opening = k.commit().await?;
+    k.decommit(opening).await?;
+    let complaints = k.deal().await?;
+    let disputes = k.complain(complaints).await?;
+    k.reveal(disputes).await?;
+    let confirmed = k.confirm().await?;
+    k.close(confirmed).await
+}
+
+/// One party's key generation in progress: what the rounds so far have settled.
+struct Keygen<'a, T: Transport, R: CryptoRng> {
+    run: Run<'a, T, R>,
+    config: &'a KeygenConfig,
+    cheat: Option<Misbehaviour>,
+    /// This party's polynomial f_i.
+    f: Polynomial,
+    /// Round 1: each party's commitment digest.
+    commits: BTreeMap<PartyIndex, [u8; 32]>,
+    /// Round 2: each party's opened Feldman commitment, this party's own included.
+    commitments: BTreeMap<PartyIndex, Commitment>,
+    /// Rounds 3 and 5: the shares this party holds, by dealer, its own included.
+    shares: BTreeMap<PartyIndex, Scalar>,
+}
+
+/// Round 4's complaints, to be settled in round 5.
+struct Disputes {
+    /// Without evidence, (dealer, accuser): the dealer reveals that share.
+    pending: BTreeSet<(PartyIndex, PartyIndex)>,
+    /// With evidence, (dealer, accuser, the signed share).
+    evidenced: Vec<(PartyIndex, PartyIndex, SignedShare)>,
+}
+
+/// What a party computes from the qualified set, and confirms.
+struct Outcome {
+    qualified: Vec<PartyIndex>,
+    joint: Commitment,
+    group_key: Vec<u8>,
+    secret: Zeroizing<[u8; 32]>,
+    digest: [u8; 32],
+}
+
+/// The outcome this party confirmed, its proof, and the others' confirmations.
+struct Confirmed {
+    outcome: Outcome,
+    round: u16,
+    proof: ShareProof,
+    confirms: BTreeMap<PartyIndex, Got>,
+}
+
+impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
+    /// Sets the test hooks and draws the polynomial (or stops at once, as a false stopper).
+    async fn new(mut run: Run<'a, T, R>, config: &'a KeygenConfig) -> Result<Self> {
+        let cheat = config.misbehaviour;
+        if let Some(Misbehaviour::WithholdBroadcastFrom(v)) = cheat {
+            run.withhold_from = Some(v);
+        }
+        if cheat == Some(Misbehaviour::Stop) {
+            return Err(run.stop_falsely().await);
+        }
+        if let Some(Misbehaviour::ReleaseLateTo(v)) = cheat {
+            run.equivocate_to = Some(v);
+            run.release_late = Some(R_CLOSE);
+        }
+        if let Some(Misbehaviour::ShowInConfirmTo(v)) = cheat {
+            run.equivocate_to = Some(v);
+            run.release_late = Some(R_CONFIRM);
+        }
+        let f = Polynomial::random(config.threshold, &mut *run.rng);
+        Ok(Keygen {
+            run,
+            config,
+            cheat,
+            f,
+            commits: BTreeMap::new(),
+            commitments: BTreeMap::new(),
+            shares: BTreeMap::new(),
+        })
+    }
+
+    fn me(&self) -> PartyIndex {
+        self.run.party.index
+    }
+
+    /// Test hook: the round's body replaced by random bytes.
+    fn garble(&self, round: u16, body: Vec<u8>) -> Vec<u8> {
+        match self.cheat {
+            Some(Misbehaviour::Garbage { round: r }) if r == round => {
+                let mut junk = vec![0u8; body.len().max(8)];
+                rand_core::Rng::fill_bytes(&mut rand_core::UnwrapErr(getrandom::SysRng), &mut junk);
+                junk
+            }
+            _ => body,
+        }
+    }
+
+    /// Round 1: commit to the Feldman commitment A_i; returns its opening for round 2.
+    async fn commit(&mut self) -> Result<Decommit> {
+        let me = self.me();
+        let mut points = self.f.commitment();
+        if self.cheat == Some(Misbehaviour::TorsionCommitment) && points.len() > 3 {
+            let tor = crate::poly::torsion_of_order_3();
+            for (k, sign) in [(1, -tor), (3, tor)] {
+                if let Some(a) =
+                    Option::<G1Affine>::from(G1Affine::from_uncompressed_unchecked(&points[k]))
+                {
+                    points[k] = G1Affine::from(G1Projective::from(a) + sign).to_uncompressed();
+                }
+            }
+        }
+        let commitment: Vec<Vec<u8>> = points.iter().map(|p| p.to_vec()).collect();
+        let mut nonce = [0u8; 32];
+        self.run.rng.fill_bytes(&mut nonce);
+        let my_commit = commit_digest(&self.config.session, me, &commitment, &nonce);
+        let equivocate = (self.cheat == Some(Misbehaviour::EquivocateCommit)).then(|| {
+            let mut other = my_commit;
+            other[0] ^= 1;
+            encode(&other)
+        });
+        let everyone: Vec<PartyIndex> = self
+            .config
+            .parties
+            .iter()
+            .copied()
+            .filter(|&p| p != me)
+            .collect();
+        let body = self.garble(R_COMMIT, encode(&my_commit));
+        let r1 = self
+            .run
+            .round(
+                R_COMMIT,
+                Some(body),
+                vec![],
+                &everyone,
+                BROADCAST,
+                equivocate,
+            )
+            .await?;
+        for (p, g) in r1 {
+            match g.body.as_deref().map(decode::<[u8; 32]>) {
+                Some(Ok(c)) => {
+                    self.commits.insert(p, c);
+                }
+                _ => self.run.blame(p, Fault::Malformed { round: R_COMMIT }),
+            }
+        }
+        self.commitments.insert(me, Commitment::decode(&points)?);
+        Ok(Decommit { commitment, nonce })
+    }
+
+    /// Round 2: open the commitments. Its attestations settle round 1: an equivocator is
+    /// named here.
+    async fn decommit(&mut self, opening: Decommit) -> Result<()> {
+        let body = self.garble(R_DECOMMIT, encode(&opening));
+        let r2 = self.run.broadcast_round(R_DECOMMIT, body).await?;
+        let t = self.config.threshold;
+        for (p, g) in r2 {
+            let Some(Ok(d)) = g.body.as_deref().map(decode::<Decommit>) else {
+                self.run.blame(p, Fault::Malformed { round: R_DECOMMIT });
+                continue;
+            };
+            let opened = commit_digest(&self.config.session, p, &d.commitment, &d.nonce);
+            let opens = self.commits.get(&p) == Some(&opened);
+            let decoded = (d.commitment.len() == t + 1)
+                .then(|| {
+                    let pts: Option<Vec<[u8; 96]>> = d
+                        .commitment
+                        .iter()
+                        .map(|c| c.as_slice().try_into().ok())
+                        .collect();
+                    pts.and_then(|p| Commitment::decode(&p).ok())
+                })
+                .flatten();
+            match (opens, decoded) {
+                (true, Some(c)) => {
+                    self.commitments.insert(p, c);
+                }
+                _ => self.run.blame(p, Fault::BadDecommitment),
+            }
+        }
+        Ok(())
+    }
+
+    /// Round 3: signed shares, point-to-point, to everyone still in; returns the complaints
+    /// about the shares received.
+    async fn deal(&mut self) -> Result<Vec<Complaint>> {
+        let dealt = self.dealings();
+        let dealers: Vec<PartyIndex> = self.run.active.iter().copied().collect();
+        let expect = Expect {
+            broadcast: false,
+            p2p: true,
+            required: false,
+        };
+        let r3 = self
+            .run
+            .round(R_SHARES, None, dealt, &dealers, expect, None)
+            .await?;
+        if let Some(Misbehaviour::OffsetShareThenSilent(..)) = self.cheat {
+            return Err(Error::Aborted {
+                reason: "test: fell silent after dealing".into(),
+                blamed: vec![],
+            });
+        }
+        let me = self.me();
+        self.shares.insert(me, self.f.eval(me));
+        let mut complaints = vec![];
+        let mut candidates: BTreeMap<PartyIndex, (Scalar, SignedShare)> = BTreeMap::new();
+        for &d in &dealers {
+            let signed = r3
+                .get(&d)
+                .and_then(|g| g.p2p.as_deref())
+                .and_then(|b| decode::<SignedShare>(b).ok())
+                .filter(|s| self.signed_share(d, me, s));
+            let value = signed
+                .as_ref()
+                .and_then(|s| scalar_from_bytes(&s.value).ok());
+            match (value, signed) {
+                (Some(v), Some(s)) if self.commitments.contains_key(&d) => {
+                    candidates.insert(d, (v, s));
+                }
+                (_, evidence) => complaints.push(Complaint {
+                    dealer: d,
+                    evidence,
+                }),
+            }
+        }
+        // One check for all shares with random weights, so that bad shares cannot cancel out;
+        // each share alone only if it fails, to find the bad ones.
+        let all_good = shares_pass(&self.commitments, &candidates, me, &mut *self.run.rng);
+        for (d, (v, s)) in candidates {
+            if all_good || self.commitments[&d].verify_share(me, &v).is_ok() {
+                self.shares.insert(d, v);
+            } else {
+                complaints.push(Complaint {
+                    dealer: d,
+                    evidence: Some(s),
+                });
+            }
+        }
+        Ok(complaints)
+    }
+
+    /// Whether `s` is the share `dealer` signed for `to`.
+    fn signed_share(&self, dealer: PartyIndex, to: PartyIndex, s: &SignedShare) -> bool {
+        let m = share_transcript(&self.config.session, dealer, to, &s.value);
+        self.run
+            .party
+            .roster
+            .get(&dealer)
+            .is_some_and(|k| k.verify(&m, &s.sig).is_ok())
+    }
+
+    /// The share f_i(j) for each party j still in, signed, as round 3 sends them.
+    fn dealings(&mut self) -> Vec<(PartyIndex, Vec<u8>)> {
+        let (me, session, cheat) = (self.me(), self.config.session, self.cheat);
+        let to: Vec<PartyIndex> = self.run.active.iter().copied().collect();
+        to.into_iter()
+            .filter(|&j| cheat != Some(Misbehaviour::WithholdShareFrom(j)))
+            .map(|j| {
+                let mut value = self.f.eval(j);
+                match cheat {
+                    Some(Misbehaviour::BadShareTo(v)) if v == j => value += Scalar::ONE,
+                    Some(
+                        Misbehaviour::OffsetShareTo(v, by)
+                        | Misbehaviour::OffsetShareThenSilent(v, by),
+                    ) if v == j => {
+                        let off = Scalar::from(by.unsigned_abs());
+                        value = if by < 0 { value - off } else { value + off };
+                    }
+                    _ => {}
+                }
+                let value = *scalar_to_bytes(&value);
+                let sig = self
+                    .run
+                    .party
+                    .identity
+                    .sign(
+                        &share_transcript(&session, me, j, &value),
+                        &mut *self.run.rng,
+                    )
+                    .to_vec();
+                (j, encode(&SignedShare { value, sig }))
+            })
+            .collect()
+    }
+
+    /// Round 4: complaints. Its attestations settle round 2.
+    async fn complain(&mut self, complaints: Vec<Complaint>) -> Result<Disputes> {
+        let mine = Complaints {
+            against: complaints,
+        };
+        // A victim of a withheld share waited a whole timeout in round 3 before complaining:
+        // give it that long again here, so that nobody names it silent for having waited.
+        self.run.timeout = self.config.timeout * 2;
+        let body = self.garble(R_COMPLAIN, encode(&mine));
+        let r4 = self.run.broadcast_round(R_COMPLAIN, body).await?;
+        self.run.timeout = self.config.timeout;
+        let mut all: Vec<(PartyIndex, Complaints)> = vec![(self.me(), mine)];
+        for (p, g) in r4 {
+            match g.body.as_deref().map(decode::<Complaints>) {
+                Some(Ok(c)) => all.push((p, c)),
+                _ => self.run.blame(p, Fault::Malformed { round: R_COMPLAIN }),
+            }
+        }
+        let mut disputes = Disputes {
+            pending: BTreeSet::new(),
+            evidenced: vec![],
+        };
+        for (accuser, c) in all {
+            for complaint in c.against {
+                match complaint.evidence {
+                    None => {
+                        disputes.pending.insert((complaint.dealer, accuser));
+                    }
+                    Some(ev) => disputes.evidenced.push((complaint.dealer, accuser, ev)),
+                }
+            }
+        }
+        Ok(disputes)
+    }
+
+    /// Round 5: every party broadcasts the shares it was asked to reveal (often none), and
+    /// every complaint is judged. Its attestations settle round 4, so a complaint shown to some
+    /// parties only is void.
+    async fn reveal(&mut self, disputes: Disputes) -> Result<()> {
+        let (me, session) = (self.me(), self.config.session);
+        let asked: Vec<PartyIndex> = disputes
+            .pending
+            .iter()
+            .filter(|(d, _)| *d == me)
+            .map(|&(_, a)| a)
+            .collect();
+        let mut shares = vec![];
+        for a in asked {
+            let value = *scalar_to_bytes(&self.f.eval(a));
+            let transcript = share_transcript(&session, me, a, &value);
+            let sig = self
+                .run
+                .party
+                .identity
+                .sign(&transcript, &mut *self.run.rng);
+            let sig = sig.to_vec();
+            shares.push((a, SignedShare { value, sig }));
+        }
+        let body = self.garble(R_REVEAL, encode(&Reveal { shares }));
+        let r5 = self.run.broadcast_round(R_REVEAL, body).await?;
+        let mut reveals: BTreeMap<PartyIndex, Reveal> = BTreeMap::new();
+        for (p, g) in r5 {
+            match g.body.as_deref().map(decode::<Reveal>) {
+                Some(Ok(r)) => {
+                    reveals.insert(p, r);
+                }
+                _ => self.run.blame(p, Fault::Malformed { round: R_REVEAL }),
+            }
+        }
+        self.judge_evidence(disputes.evidenced);
+        self.judge_reveals(disputes.pending, &reveals);
+        Ok(())
+    }
+
+    /// Complaints with evidence: a signed share that fails the dealer's commitment names the
+    /// dealer, anything else the accuser. Judged by everyone on the same signed bytes.
+    fn judge_evidence(&mut self, evidenced: Vec<(PartyIndex, PartyIndex, SignedShare)>) {
+        for (d, accuser, ev) in evidenced {
+            if self.run.is_blamed(accuser) || accuser == d {
+                continue;
+            }
+            let Some(cm) = self.commitments.get(&d) else {
+                continue;
+            };
+            let valid =
+                scalar_from_bytes(&ev.value).is_ok_and(|v| cm.verify_share(accuser, &v).is_ok());
+            if self.signed_share(d, accuser, &ev) && !valid {
+                self.run.blame(d, Fault::BadShare);
+            } else {
+                self.run.blame(accuser, Fault::FalseComplaint);
+            }
+        }
+    }
+
+    /// Complaints without evidence: the dealer must have revealed a valid signed share, or it is
+    /// named. A share revealed for this party is taken.
+    fn judge_reveals(
+        &mut self,
+        pending: BTreeSet<(PartyIndex, PartyIndex)>,
+        reveals: &BTreeMap<PartyIndex, Reveal>,
+    ) {
+        let me = self.me();
+        for (d, a) in pending {
+            if d == me || d == a || self.run.is_blamed(a) || self.run.is_blamed(d) {
+                continue;
+            }
+            let Some(cm) = self.commitments.get(&d) else {
+                continue;
+            };
+            let revealed = reveals
+                .get(&d)
+                .and_then(|r| r.shares.iter().find(|(x, _)| *x == a))
+                .map(|(_, s)| s);
+            let ok = revealed.and_then(|s| {
+                let v = scalar_from_bytes(&s.value).ok()?;
+                (self.signed_share(d, a, s) && cm.verify_share(a, &v).is_ok()).then_some(v)
+            });
+            match ok {
+                Some(v) if a == me => {
+                    self.shares.insert(d, v);
+                }
+                Some(_) => {}
+                None => self.run.blame(d, Fault::FailedReveal),
+            }
+        }
+    }
+
+    /// Test hook: the second version of round 2 reaches the colluder only now, long after it.
+    async fn send_secret_version(&mut self) {
+        if let Some(Misbehaviour::SecretVersionTo(c)) = self.cheat {
+            let session = self.config.session;
+            let secret = self
+                .run
+                .party
+                .sign_broadcast(&session, R_DECOMMIT, b"secret".to_vec());
+            let packet = crate::engine::Packet::Round {
+                broadcast: Some(secret),
+                p2p: None,
+            };
+            let _ = self
+                .run
+                .transport
+                .send_packet(session, R_DECOMMIT, c, packet)
+                .await;
+        }
+    }
+
+    /// Round 6: confirm the outcome (qualified set, group key, who was named) with the
+    /// verification key and a proof of the share. Its attestations settle round 5; should they
+    /// name a qualified party, everyone confirms again without it (rounds 7, 8).
+    async fn confirm(&mut self) -> Result<Confirmed> {
+        self.send_secret_version().await;
+        let mut round = R_CONFIRM;
+        loop {
+            let Some(outcome) = self.outcome()? else {
+                continue;
+            };
+            let before: Vec<PartyIndex> = self.run.blamed.iter().map(|b| b.party).collect();
+            let (proof, confirms) = self.confirm_round(round, &outcome).await?;
+            let newly_out = outcome
+                .qualified
+                .iter()
+                .any(|q| self.run.is_blamed(*q) && !before.contains(q));
+            if newly_out && round < R_CONFIRM + 2 {
+                round += 1;
+                continue;
+            }
+            return Ok(Confirmed {
+                outcome,
+                round,
+                proof,
+                confirms,
+            });
+        }
+    }
+
+    /// The outcome of the parties still qualified: their joint commitment, the group key and
+    /// this party's share. `None` when a dealer committed outside G1 (it is named: compute
+    /// again without it).
+    fn outcome(&mut self) -> Result<Option<Outcome>> {
+        let t = self.config.threshold;
+        let qualified: Vec<PartyIndex> = self
+            .config
+            .parties
+            .iter()
+            .copied()
+            .filter(|p| !self.run.is_blamed(*p) && self.commitments.contains_key(p))
+            .collect();
+        if qualified.len() <= t {
+            let reason = format!(
+                "only {} qualified parties left for t = {t}",
+                qualified.len()
+            );
+            return Err(self.run.too_few(reason));
+        }
+        if qualified.iter().any(|d| !self.shares.contains_key(d)) {
+            let reason = "a qualified dealer's share is missing".into();
+            return Err(self.run.too_few(reason));
+        }
+        let joint =
+            Commitment::sum(qualified.iter().map(|d| &self.commitments[d])).expect("not empty");
+        if !joint.in_g1() {
+            // A dealer committed to points outside G1 (decoding checked the curve only): find
+            // it, name it and leave it out. Every party sees the same commitments, so all name
+            // the same dealers.
+            for d in &qualified {
+                if !self.commitments[d].in_g1() {
+                    self.run.blame(*d, Fault::BadDecommitment);
+                }
+            }
+            return Ok(None);
+        }
+        let group_key = G1Affine::from(joint.0[0]).to_compressed().to_vec();
+        let x = qualified
+            .iter()
+            .fold(Scalar::ZERO, |acc, d| acc + self.shares[d]);
+        // The share against the final qualified set's joint commitment: the batch check
+        // covered every dealer, this covers the sum actually kept.
+        if joint.verify_share(self.me(), &x).is_err() {
+            return Err(Error::Verification(
+                "this party's share does not match the joint commitment",
+            ));
+        }
+        let secret = scalar_to_bytes(&x);
+        let digest = outcome_digest(&qualified, &group_key, &self.run.blamed);
+        Ok(Some(Outcome {
+            qualified,
+            joint,
+            group_key,
+            secret,
+            digest,
+        }))
+    }
+
+    /// One confirm round: this party's proof of its share for `outcome`, and everyone's
+    /// confirmations. Stops without a share when the others closed the run instead.
+    async fn confirm_round(
+        &mut self,
+        round: u16,
+        outcome: &Outcome,
+    ) -> Result<(ShareProof, BTreeMap<PartyIndex, Got>)> {
+        let context = proof_context(&self.config.session, round, &outcome.digest);
+        let mut x = crate::poly::scalar_from_bytes(&outcome.secret)?;
+        if self.cheat == Some(Misbehaviour::WrongShareProof) {
+            x += Scalar::ONE;
+        }
+        let proof = ShareProof::generate(&context, self.me(), &x, &mut *self.run.rng);
+        x = Scalar::ZERO;
+        std::hint::black_box(&x);
+        let mut confirm = Confirm {
+            proof: proof.to_bytes().to_vec(),
+            outcome: outcome.digest,
+        };
+        if let Some(Misbehaviour::ReleaseLateTo(_)) = self.cheat {
+            confirm.outcome[0] ^= 1;
+        }
+        if let Some(Misbehaviour::ShowInConfirmTo(_)) = self.cheat {
+            self.run.await_unread_version().await;
+        }
+        let body = self.garble(R_CONFIRM, encode(&confirm));
+        let confirms = self.run.broadcast_round(round, body).await?;
+        // Parties this party heard nothing from in this round closed the run instead: a
+        // cheater showed this party alone other evidence (a proof, or its confirmation only to
+        // the others), so it would confirm again alone. They are no more silent than it is.
+        let went_on = self.run.went_on(round, R_CLOSE);
+        if !went_on.is_empty() {
+            let mut blamed = std::mem::take(&mut self.run.blamed);
+            blamed.sort_by_key(|b| b.party);
+            return Err(Error::Aborted {
+                reason: format!(
+                    "parties {went_on:?} closed the run after round {round}, which this party \
+                     was shown differently; it stops without a share"
+                ),
+                blamed,
+            });
+        }
+        Ok((proof, confirms))
+    }
+
+    /// Round 10, the closing round: its attestations settle the confirmations, so a party that
+    /// confirmed differently to different parties is named by all. Finishes if every
+    /// confirmation announced this party's outcome.
+    async fn close(mut self, confirmed: Confirmed) -> Result<KeyShare> {
+        self.run.closing_round(R_CLOSE).await?;
+        let mut confirms_ok = BTreeMap::new();
+        for (p, g) in &confirmed.confirms {
+            if self.run.is_blamed(*p) {
+                continue;
+            }
+            match g.body.as_deref().map(decode::<Confirm>) {
+                Some(Ok(c)) => {
+                    confirms_ok.insert(*p, c);
+                }
+                _ => self.run.blame(
+                    *p,
+                    Fault::Malformed {
+                        round: confirmed.round,
+                    },
+                ),
+            }
+        }
+        // A party whose outcome differs saw another run: finishing would leave the parties with
+        // different keys, so nobody finishes.
+        let disagree: Vec<PartyIndex> = confirms_ok
+            .iter()
+            .filter(|(_, c)| c.outcome != confirmed.outcome.digest)
+            .map(|(p, _)| *p)
+            .collect();
+        if !disagree.is_empty() {
+            // Another outcome is no evidence against anyone (an honest party may have been
+            // shown less): name only whom the stopping parties agree is proven to have cheated.
+            let steps = (self.config.parties.len() - self.config.threshold) as u16;
+            let parties = &self.config.parties;
+            let blamed = self.run.agree(steps, &[], parties).await.blames();
+            return Err(Error::Aborted {
+                reason: format!(
+                    "parties {disagree:?} confirmed another outcome (qualified set, key or named \
+                     parties); named: the parties proven to have cheated"
+                ),
+                blamed,
+            });
+        }
+        Ok(self.finish(confirmed, confirms_ok))
+    }
+
+    /// The key share: every announced verification key and proof checked in one batch against
+    /// the joint commitment (each alone only if that fails, [`share_proof::verify_batch`]);
+    /// the joint commitment's value for anyone else.
+    fn finish(mut self, confirmed: Confirmed, confirms: BTreeMap<PartyIndex, Confirm>) -> KeyShare {
+        let Confirmed {
+            outcome,
+            round,
+            proof: my_proof,
+            ..
+        } = confirmed;
+        let me = self.me();
+        let context = proof_context(&self.config.session, round, &outcome.digest);
+        let mut proofs: Vec<(PartyIndex, ShareProof)> = vec![];
+        for (p, c) in &confirms {
+            match ShareProof::from_bytes(&c.proof) {
+                Ok(proof) => proofs.push((*p, proof)),
+                Err(_) => self.run.blame(*p, Fault::BadProof),
+            }
+        }
+        let refs: Vec<(PartyIndex, &ShareProof)> = proofs.iter().map(|(p, q)| (*p, q)).collect();
+        let joint = &outcome.joint;
+        for p in share_proof::verify_batch(&context, joint, &refs, &mut *self.run.rng) {
+            self.run.blame(p, Fault::BadProof);
+        }
+        let mut checked: BTreeMap<PartyIndex, G1Projective> = proofs
+            .iter()
+            .filter(|(p, _)| !self.run.is_blamed(*p))
+            .map(|(p, q)| (*p, G1Projective::from(*q.key())))
+            .collect();
+        if self.cheat != Some(Misbehaviour::WrongShareProof) {
+            checked.insert(me, G1Projective::from(*my_proof.key()));
+        }
+        let parties = &self.config.parties;
+        let vks: Vec<G1Projective> = parties
+            .iter()
+            .map(|j| checked.get(j).copied().unwrap_or_else(|| joint.eval(*j)))
+            .collect();
+        let mut affine = vec![G1Affine::identity(); vks.len()];
+        G1Projective::batch_normalize(&vks, &mut affine);
+        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = parties
+            .iter()
+            .zip(&affine)
+            .map(|(&j, a)| (j, a.to_compressed().to_vec()))
+            .collect();
+        // The received shares are summed into the secret; wipe them.
+        for v in self.shares.values_mut() {
+            *v = Scalar::ZERO;
+        }
+        let mut blamed = std::mem::take(&mut self.run.blamed);
+        blamed.sort_by_key(|b| b.party);
+        KeyShare {
+            index: me,
+            threshold: self.config.threshold,
+            parties: parties.clone(),
+            qualified: outcome.qualified,
+            group_key: outcome.group_key,
+            verification_keys,
+            blamed,
+            secret: outcome.secret,
+        }
+    }
+}
+
+/// Whether every candidate share passes its dealer's commitment, checked at once: with random
+/// 128-bit weights w_d, g1^(sum w_d s_d) = sum_d w_d C_d(i), where C_d(i) is dealer d's commitment
+/// evaluated at this party's index by Horner's rule (i is small, so each step is a few doublings:
+/// cheaper than one multi-scalar multiplication over every coefficient by the full-size w_d i^k,
+/// see `benches/keygen_party.rs`). Without the weights two dealers' errors could cancel; with them
+/// a batch containing a bad share passes with probability about 2^-128.
+fn shares_pass(
+    commitments: &BTreeMap<PartyIndex, Commitment>,
+    candidates: &BTreeMap<PartyIndex, (Scalar, SignedShare)>,
+    me: PartyIndex,
+    rng: &mut impl CryptoRng,
+) -> bool {
+    if candidates.is_empty() {
+        return true;
+    }
+    let mut points = vec![];
+    let mut scalars = vec![];
+    let mut on_g = Scalar::ZERO;
+    for (d, (v, _)) in candidates {
+        let w = random_weight(rng);
+        on_g += w * v;
+        points.push(commitments[d].eval(me));
+        scalars.push(-w);
+    }
+    points.push(G1Projective::generator());
+    scalars.push(on_g);
+    bool::from(G1Projective::multi_exp(&points, &scalars).is_identity())
+}
