@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use alibi_messenger::{ContactCard, Messenger, Options};
 use alibi_mpc::bench::{measure, Timing};
-use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig, Misbehaviour};
+#[cfg(adversary)]
+use alibi_mpc::dkg::Misbehaviour;
+use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig};
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::sign::{sign as run_sign, SignConfig};
@@ -99,12 +101,13 @@ pub enum Cmd {
         /// count as this run's [default: the group's first key generation]
         #[arg(long, value_name = "ID")]
         session: Option<String>,
-        /// Test hook: cheat as SPEC says (bad-share:J, offset-share:J:D,
+        /// Test builds only: cheat as SPEC says (bad-share:J, offset-share:J:D,
         /// offset-share-then-silent:J:D, withhold-share:J, withhold-broadcast:J,
         /// equivocate-commit, wrong-share-proof, stop), so that tests can run cheaters as
         /// processes
+        #[cfg(adversary)]
         #[arg(long, value_name = "SPEC", hide = true)]
-        misbehave: Option<String>,
+        misbehave: Option<Misbehaviour>,
         #[command(flatten)]
         run: RunArgs,
         /// Replace this party's share of this group if it has one
@@ -332,6 +335,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             group,
             pk_out,
             session,
+            #[cfg(adversary)]
             misbehave,
             run,
             force,
@@ -342,7 +346,8 @@ pub fn run(cmd: Cmd) -> CmdResult {
             &group,
             &pk_out,
             session.as_deref(),
-            misbehave.as_deref().map(misbehaviour).transpose()?,
+            #[cfg(adversary)]
+            misbehave,
             &run,
             force,
             &passphrase,
@@ -756,7 +761,7 @@ fn keygen(
     group_path: &Path,
     pk_out: &Path,
     session: Option<&str>,
-    cheat: Option<Misbehaviour>,
+    #[cfg(adversary)] cheat: Option<Misbehaviour>,
     run: &RunArgs,
     force: bool,
     pass: &PassphraseArgs,
@@ -784,16 +789,17 @@ fn keygen(
         let mode = Mode::from(run.transport);
         let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
             .map_err(usage)?;
-        let config = KeygenConfig {
-            session: match session {
-                None => group.keygen_session(),
-                Some(id) => group.session("keygen", id),
-            },
-            threshold: group.threshold,
-            parties: group.run_parties(),
-            timeout: Duration::from_secs(run.timeout_s),
-            misbehaviour: cheat,
+        let session = match session {
+            None => group.keygen_session(),
+            Some(id) => group.session("keygen", id),
         };
+        let timeout = Duration::from_secs(run.timeout_s);
+        #[allow(unused_mut)]
+        let mut config = KeygenConfig::new(session, group.threshold, group.run_parties(), timeout);
+        #[cfg(adversary)]
+        {
+            config.misbehaviour = cheat;
+        }
         let start = Instant::now();
         let share = run_keygen(&party.party(), &config, &mut party, &mut os_rng())
             .await
@@ -859,34 +865,6 @@ fn keygen(
                    "qualified": qualified, "excluded": excluded, "strays": strays,
                    "share": share_file.to_string_lossy(), "public_key": pk_out.to_string_lossy()}),
         )
-    })
-}
-
-/// The test hook's cheating strategy from its spec (see `mpc keygen --misbehave`).
-fn misbehaviour(spec: &str) -> Result<Misbehaviour, Failure> {
-    let bad = || Failure::Usage(format!("--misbehave {spec}: unknown"));
-    let mut parts = spec.split(':');
-    let kind = parts.next().unwrap_or_default();
-    let mut num =
-        || -> Result<i64, Failure> { parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad) };
-    let mut party =
-        || -> Result<PartyIndex, Failure> { PartyIndex::try_from(num()?).map_err(|_| bad()) };
-    Ok(match kind {
-        "bad-share" => Misbehaviour::BadShareTo(party()?),
-        "withhold-share" => Misbehaviour::WithholdShareFrom(party()?),
-        "withhold-broadcast" => Misbehaviour::WithholdBroadcastFrom(party()?),
-        "equivocate-commit" => Misbehaviour::EquivocateCommit,
-        "wrong-share-proof" => Misbehaviour::WrongShareProof,
-        "stop" => Misbehaviour::Stop,
-        "offset-share" | "offset-share-then-silent" => {
-            let (j, d) = (party()?, num()?);
-            if kind == "offset-share" {
-                Misbehaviour::OffsetShareTo(j, d)
-            } else {
-                Misbehaviour::OffsetShareThenSilent(j, d)
-            }
-        }
-        _ => return Err(bad()),
     })
 }
 
@@ -990,12 +968,8 @@ fn sign(
         let mode = Mode::from(run.transport);
         let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
             .map_err(usage)?;
-        let config = SignConfig {
-            session: group.sign_session(session),
-            signers: signers.clone(),
-            timeout: Duration::from_secs(run.timeout_s),
-            misbehaviour: None,
-        };
+        let timeout = Duration::from_secs(run.timeout_s);
+        let config = SignConfig::new(group.sign_session(session), signers.clone(), timeout);
         let start = Instant::now();
         let signed = run_sign(&party.party(), &share, &config, &msg, &mut party, &mut os_rng())
             .await

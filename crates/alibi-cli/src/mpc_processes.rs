@@ -190,13 +190,9 @@ pub fn party(relay: &str, index: PartyIndex, mode: Mode, timeout_s: u64) -> CmdR
             let mut report = Report::default();
             match order {
                 Order::Keygen(r) => {
-                    let config = KeygenConfig {
-                        session: group.session("bench keygen", &r.to_string()),
-                        threshold: group.threshold,
-                        parties: group.indices(),
-                        timeout,
-                        misbehaviour: None,
-                    };
+                    let session = group.session("bench keygen", &r.to_string());
+                    let config =
+                        KeygenConfig::new(session, group.threshold, group.indices(), timeout);
                     match keygen(&party.party(), &config, &mut party, &mut os_rng()).await {
                         Ok(s) => {
                             report.eligible = s.eligible_signers();
@@ -207,12 +203,8 @@ pub fn party(relay: &str, index: PartyIndex, mode: Mode, timeout_s: u64) -> CmdR
                 }
                 Order::Sign(r, signers) => match &share {
                     Some(s) if signers.contains(&index) => {
-                        let config = SignConfig {
-                            session: group.session("bench sign", &r.to_string()),
-                            signers,
-                            timeout,
-                            misbehaviour: None,
-                        };
+                        let session = group.session("bench sign", &r.to_string());
+                        let config = SignConfig::new(session, signers, timeout);
                         let msg = b"alibi bench";
                         if let Err(e) =
                             sign(&party.party(), s, &config, msg, &mut party, &mut os_rng()).await

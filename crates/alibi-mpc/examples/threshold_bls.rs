@@ -24,24 +24,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let relay = alibi_relay::local::LocalRelay::start(Default::default()).await?;
     let indices: Vec<u16> = (1..=n).collect();
     let parties = register_parties(&relay.url, &indices, mode).await?;
-    let config = KeygenConfig {
-        session: [1; 16],
-        threshold: t,
-        parties: indices.clone(),
-        timeout: Duration::from_secs(60),
-        misbehaviour: None,
-    };
+    let config = KeygenConfig::new([1; 16], t, indices.clone(), Duration::from_secs(60));
     let (mut parties, shares, took) = keygen_all(parties, &config).await?;
     println!("keygen, n = {n}, t = {t}, {mode}: {took:?}");
     for run in 0..runs {
         let mut session = [2; 16];
         session[..8].copy_from_slice(&(run as u64).to_be_bytes());
-        let config = SignConfig {
-            session,
-            signers: indices.clone(),
-            timeout: Duration::from_secs(60),
-            misbehaviour: None,
-        };
+        let config = SignConfig::new(session, indices.clone(), Duration::from_secs(60));
         let msg = format!("message {run}");
         let (back, signed, took) = sign_all(parties, &shares, &config, msg.as_bytes()).await?;
         parties = back;

@@ -163,24 +163,15 @@ pub async fn keygen_and_sign(
     timeout: Duration,
 ) -> Result<(Vec<RelayParty>, Vec<KeyShare>, [u8; 96], Timing)> {
     let before: u64 = parties.iter().map(RelayParty::requests).sum();
-    let config = KeygenConfig {
-        session: session(1),
-        threshold: t,
-        parties: parties.iter().map(crate::engine::Transport::me).collect(),
-        timeout,
-        misbehaviour: None,
-    };
+    let everyone = parties.iter().map(crate::engine::Transport::me).collect();
+    let config = KeygenConfig::new(session(1), t, everyone, timeout);
     let (parties, shares, keygen_time) = keygen_all(parties, &config).await?;
-    let config = SignConfig {
-        session: session(2),
-        signers: shares[0]
-            .eligible_signers()
-            .into_iter()
-            .take(t + 1)
-            .collect(),
-        timeout,
-        misbehaviour: None,
-    };
+    let signers = shares[0]
+        .eligible_signers()
+        .into_iter()
+        .take(t + 1)
+        .collect();
+    let config = SignConfig::new(session(2), signers, timeout);
     let (parties, signed, sign_time) = sign_all(parties, &shares, &config, message).await?;
     if bls::verify(&shares[0].group_key, message, &signed.signature).is_err() {
         return Err(Error::Aborted {

@@ -273,7 +273,7 @@ impl Mailbox {
     }
 
     /// Test hook: whether this party answers wants (a cheater may not).
-    #[doc(hidden)]
+    #[cfg(feature = "adversary")]
     pub fn set_answers(&self, answers: bool) {
         self.answers.store(answers, Ordering::Relaxed);
     }

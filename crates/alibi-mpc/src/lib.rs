@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+mod adversary;
 mod agreement;
 pub mod bench;
 pub mod bls;

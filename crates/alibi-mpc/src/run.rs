@@ -20,6 +20,7 @@ use std::time::Duration;
 use rand_core::CryptoRng;
 use serde::{Deserialize, Serialize};
 
+use crate::adversary;
 use crate::engine::{Broadcast, Expect, Incoming, Outgoing, Packet, Transport};
 use crate::{
     decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
@@ -40,11 +41,11 @@ pub(crate) fn envelope_body(signed: &[u8]) -> Option<Vec<u8>> {
 
 /// That `sender` signed a body with this digest for `round` (the signature proves it).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct Attestation {
-    round: u16,
-    sender: PartyIndex,
-    digest: [u8; 32],
-    sig: Vec<u8>,
+pub(crate) struct Attestation {
+    pub(crate) round: u16,
+    pub(crate) sender: PartyIndex,
+    pub(crate) digest: [u8; 32],
+    pub(crate) sig: Vec<u8>,
 }
 
 /// The protocol state of one party, shared by key generation and signing.
@@ -64,14 +65,8 @@ pub(crate) struct Run<'a, T: Transport, R: CryptoRng> {
     last: Option<u16>,
     /// How long to wait before asking for a missing message (doubling after each ask).
     want_after: Duration,
-    /// Test hook: send no broadcast to this party (and answer no wants).
-    pub withhold_from: Option<PartyIndex>,
-    /// Test hook: the party that gets the other version when this party equivocates (the
-    /// lowest-numbered other party when unset), or the late release of [`Run::release_late`].
-    pub equivocate_to: Option<PartyIndex>,
-    /// Test hook (a colluder): in this round, send `equivocate_to` alone a broadcast that carries
-    /// every second version of another party's broadcast this party holds unread.
-    pub release_late: Option<u16>,
+    /// What a cheater does besides the protocol (nothing without the feature `adversary`).
+    pub(crate) hooks: adversary::Hooks,
     /// In the closing round: the outcome is settled, so neither a failed send nor a stop notice
     /// ends the run (a party that stopped now would disagree with those that finished).
     closing: bool,
@@ -126,9 +121,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             known: BTreeMap::new(),
             last: None,
             want_after: want_after(timeout),
-            withhold_from: None,
-            equivocate_to: None,
-            release_late: None,
+            hooks: adversary::Hooks::default(),
             closing: false,
         }
     }
@@ -140,7 +133,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         body: Vec<u8>,
     ) -> Result<BTreeMap<PartyIndex, Got>> {
         let from: Vec<PartyIndex> = self.active.iter().copied().collect();
-        self.round(round, Some(body), vec![], &from, BROADCAST, None)
+        self.round(round, Some(body), vec![], &from, BROADCAST)
             .await
     }
 
@@ -163,7 +156,6 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
                     p2p: false,
                     required: false,
                 },
-                None,
             )
             .await;
         self.timeout = timeout;
@@ -241,7 +233,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
 
     /// The attestations this party's next broadcast carries: everything it received in its last
     /// broadcast round, and every proof of equivocation it knows.
-    fn attestations(&self) -> Vec<Attestation> {
+    pub(crate) fn attestations(&self) -> Vec<Attestation> {
         self.known
             .iter()
             .filter(|((r, _), ds)| Some(*r) == self.last || ds.len() > 1)
@@ -256,42 +248,21 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             .collect()
     }
 
-    /// Test hook of a colluder: waits (at most a round's timeout) until a second version of
-    /// another party's broadcast is in this party's mailbox unread.
-    pub async fn await_unread_version(&self) {
-        let mailbox = self.transport.mailbox().clone();
-        let deadline = tokio::time::Instant::now() + self.timeout;
-        while self.unread_versions().is_empty() && tokio::time::Instant::now() < deadline {
-            let _ = tokio::time::timeout_at(deadline, mailbox.notify().notified()).await;
-        }
+    /// The last round this party broadcast in (for the hooks).
+    #[cfg(feature = "adversary")]
+    pub(crate) fn last(&self) -> Option<u16> {
+        self.last
     }
 
-    /// Test hook of a colluder: attestations of every second version of another party's broadcast
-    /// that reached this party's mailbox after it read the round (so it never passed them on).
-    fn unread_versions(&self) -> Vec<Attestation> {
-        let mailbox = self.transport.mailbox();
-        let parties: Vec<PartyIndex> = self.party.roster.keys().copied().collect();
-        let mut out = vec![];
-        for round in 1..=self.last.unwrap_or(0) {
-            for (sender, i) in mailbox.snapshot(self.session, round, &parties) {
-                if i.broadcasts.len() < 2 {
-                    continue;
-                }
-                for sb in i
-                    .broadcasts
-                    .iter()
-                    .filter_map(|w| decode::<SignedBroadcast>(w).ok())
-                {
-                    out.push(Attestation {
-                        round,
-                        sender,
-                        digest: digest(&sb.body),
-                        sig: sb.sig,
-                    });
-                }
-            }
-        }
-        out
+    /// A broadcast of `body` for `round` with these attestations, signed.
+    pub(crate) fn sign_envelope(
+        &self,
+        round: u16,
+        body: Vec<u8>,
+        attest: Vec<Attestation>,
+    ) -> Vec<u8> {
+        self.party
+            .sign_broadcast(&self.session, round, encode(&Envelope { body, attest }))
     }
 
     /// Records that `sender` signed the body with this digest in `round`; names it if that is a
@@ -314,63 +285,19 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
         p2p: Vec<(PartyIndex, Vec<u8>)>,
         from: &[PartyIndex],
         expect: Expect,
-        equivocate: Option<Vec<u8>>,
     ) -> Result<BTreeMap<PartyIndex, Got>> {
         let me = self.party.index;
         let recipients: Vec<PartyIndex> = self.active.iter().copied().collect();
         let broadcast = match body {
             None => Broadcast::None,
             Some(body) => {
-                let attest = self.attestations();
-                let sign = |body: Vec<u8>, attest: Vec<Attestation>| {
-                    self.party.sign_broadcast(
-                        &self.session,
-                        round,
-                        encode(&Envelope { body, attest }),
-                    )
-                };
-                let late = (self.release_late == Some(round)).then(|| {
-                    let mut all = attest.clone();
-                    all.extend(self.unread_versions());
-                    sign(body.clone(), all)
-                });
-                let wire = sign(body, attest.clone());
-                let alt = equivocate.map(|other| sign(other, attest)).or(late);
+                let wire = self.sign_envelope(round, body.clone(), self.attestations());
+                let shaped = adversary::shape(self, round, &body, &recipients, wire.clone());
                 if let Ok(sb) = decode::<SignedBroadcast>(&wire) {
                     self.learn(round, me, digest(&sb.body), sb.sig);
                 }
                 self.last = Some(round);
-                let victim = self.equivocate_to.or(recipients.first().copied());
-                match (alt, victim) {
-                    (Some(alt), Some(victim)) => Broadcast::PerRecipient(
-                        recipients
-                            .iter()
-                            .map(|&r| {
-                                (
-                                    r,
-                                    if r == victim {
-                                        alt.clone()
-                                    } else {
-                                        wire.clone()
-                                    },
-                                )
-                            })
-                            .collect(),
-                    ),
-                    _ => match self.withhold_from {
-                        Some(victim) => {
-                            self.transport.mailbox().set_answers(false);
-                            Broadcast::PerRecipient(
-                                recipients
-                                    .iter()
-                                    .filter(|&&r| r != victim)
-                                    .map(|&r| (r, wire.clone()))
-                                    .collect(),
-                            )
-                        }
-                        None => Broadcast::All(wire),
-                    },
-                }
+                shaped
             }
         };
         let out = Outgoing {
@@ -521,7 +448,7 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
     /// signed stop notice, sent to each on its own, best effort (the contact that failed will not
     /// get it; the others pass it on). Without it the others would go on and name this party
     /// silent, while it stopped for a fault that is not its own.
-    async fn stop(&mut self, reason: &str) {
+    pub(crate) async fn stop(&mut self, reason: &str) {
         let notice =
             self.party
                 .sign_broadcast(&self.session, ROUND_STOP, reason.as_bytes().to_vec());
@@ -534,14 +461,6 @@ impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
             },
         )
         .await;
-    }
-
-    /// Test hook ([`crate::dkg::Misbehaviour::Stop`]): stops the run with a signed notice though
-    /// nothing failed.
-    pub async fn stop_falsely(&mut self) -> Error {
-        let reason = "transport: test: no fault at all";
-        self.stop(reason).await;
-        Error::Transport(reason.into())
     }
 
     /// The error for the stop notices that reached this party: each is passed on to everyone

@@ -17,7 +17,8 @@ use std::time::Duration;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective};
 use rand_core::CryptoRng;
 
-use crate::dkg::{KeyShare, Misbehaviour};
+use crate::adversary;
+use crate::dkg::KeyShare;
 use crate::engine::Transport;
 use crate::poly::interpolate_g2;
 use crate::run::{envelope_body, Run, BROADCAST};
@@ -36,8 +37,21 @@ pub struct SignConfig {
     /// How long to wait for the partial signatures.
     pub timeout: Duration,
     /// Test hook: how this party cheats.
-    #[doc(hidden)]
-    pub misbehaviour: Option<Misbehaviour>,
+    #[cfg(feature = "adversary")]
+    pub misbehaviour: Option<crate::adversary::Misbehaviour>,
+}
+
+impl SignConfig {
+    /// A signing by `signers`, waiting `timeout` for the partial signatures.
+    pub fn new(session: SessionId, signers: Vec<PartyIndex>, timeout: Duration) -> Self {
+        SignConfig {
+            session,
+            signers,
+            timeout,
+            #[cfg(feature = "adversary")]
+            misbehaviour: None,
+        }
+    }
 }
 
 /// The outcome of signing.
@@ -93,11 +107,6 @@ pub async fn sign<T: Transport>(
             t + 1
         )));
     }
-    let mut key = *share.secret();
-    if config.misbehaviour == Some(Misbehaviour::BadPartial) {
-        key = *bls::keygen(&[7u8; 32])?;
-    }
-    let mine = bls::sign(&key, message)?;
     let mut run = Run::new(
         party,
         config.session,
@@ -106,28 +115,17 @@ pub async fn sign<T: Transport>(
         rng,
         config.signers.iter().copied(),
     );
-    if let Some(Misbehaviour::WithholdBroadcastFrom(v)) = config.misbehaviour {
-        run.withhold_from = Some(v);
+    run.hooks = adversary::sign_hooks(config);
+    if let Some(e) = adversary::stop_falsely(&mut run).await {
+        return Err(e);
     }
-    if config.misbehaviour == Some(Misbehaviour::Stop) {
-        return Err(run.stop_falsely().await);
-    }
+    let key = adversary::partial_key(&run.hooks, *share.secret())?;
+    let mine = bls::sign(&key, message)?;
+    adversary::equivocate_partial(&mut run.hooks, message)?;
     let others: Vec<PartyIndex> = run.active.iter().copied().collect();
-    let equivocate = if config.misbehaviour == Some(Misbehaviour::EquivocatePartial) {
-        let wrong = bls::keygen(&[9u8; 32])?;
-        Some(bls::sign(&wrong, message)?.to_vec())
-    } else {
-        None
-    };
+    let body = Some(mine.to_vec());
     let got = run
-        .round(
-            R_PARTIAL,
-            Some(mine.to_vec()),
-            vec![],
-            &others,
-            BROADCAST,
-            equivocate,
-        )
+        .round(R_PARTIAL, body, vec![], &others, BROADCAST)
         .await?;
     run.closing_round(R_CLOSE).await?;
     let got: Vec<_> = got

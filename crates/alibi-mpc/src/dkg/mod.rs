@@ -36,7 +36,9 @@ mod key_share;
 mod messages;
 mod rounds;
 
-pub use config::{KeygenConfig, Misbehaviour};
+#[cfg(feature = "adversary")]
+pub use crate::adversary::Misbehaviour;
+pub use config::KeygenConfig;
 pub use key_share::KeyShare;
 pub use rounds::keygen;
 

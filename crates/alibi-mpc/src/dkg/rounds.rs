@@ -11,12 +11,13 @@ use group::Group;
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
-use super::config::{KeygenConfig, Misbehaviour};
+use super::config::KeygenConfig;
 use super::key_share::KeyShare;
 use super::messages::{
     commit_digest, outcome_digest, proof_context, share_transcript, Complaint, Complaints, Confirm,
     Decommit, Reveal, SignedShare,
 };
+use crate::adversary;
 use crate::engine::{Expect, Transport};
 use crate::poly::{random_weight, scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
 use crate::run::{Got, Run, BROADCAST};
@@ -69,7 +70,6 @@ pub async fn keygen<T: Transport>(
 struct Keygen<'a, T: Transport, R: CryptoRng> {
     run: Run<'a, T, R>,
     config: &'a KeygenConfig,
-    cheat: Option<Misbehaviour>,
     /// This party's polynomial f_i.
     f: Polynomial,
     /// Round 1: each party's commitment digest.
@@ -106,28 +106,16 @@ struct Confirmed {
 }
 
 impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
-    /// Sets the test hooks and draws the polynomial (or stops at once, as a false stopper).
+    /// Draws the polynomial (a cheater sets its hooks, or stops at once).
     async fn new(mut run: Run<'a, T, R>, config: &'a KeygenConfig) -> Result<Self> {
-        let cheat = config.misbehaviour;
-        if let Some(Misbehaviour::WithholdBroadcastFrom(v)) = cheat {
-            run.withhold_from = Some(v);
-        }
-        if cheat == Some(Misbehaviour::Stop) {
-            return Err(run.stop_falsely().await);
-        }
-        if let Some(Misbehaviour::ReleaseLateTo(v)) = cheat {
-            run.equivocate_to = Some(v);
-            run.release_late = Some(R_CLOSE);
-        }
-        if let Some(Misbehaviour::ShowInConfirmTo(v)) = cheat {
-            run.equivocate_to = Some(v);
-            run.release_late = Some(R_CONFIRM);
+        run.hooks = adversary::keygen_hooks(config);
+        if let Some(e) = adversary::stop_falsely(&mut run).await {
+            return Err(e);
         }
         let f = Polynomial::random(config.threshold, &mut *run.rng);
         Ok(Keygen {
             run,
             config,
-            cheat,
             f,
             commits: BTreeMap::new(),
             commitments: BTreeMap::new(),
@@ -139,41 +127,21 @@ impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
         self.run.party.index
     }
 
-    /// Test hook: the round's body replaced by random bytes.
+    /// The round's body, as a cheater may garble it.
     fn garble(&self, round: u16, body: Vec<u8>) -> Vec<u8> {
-        match self.cheat {
-            Some(Misbehaviour::Garbage { round: r }) if r == round => {
-                let mut junk = vec![0u8; body.len().max(8)];
-                rand_core::Rng::fill_bytes(&mut rand_core::UnwrapErr(getrandom::SysRng), &mut junk);
-                junk
-            }
-            _ => body,
-        }
+        adversary::garble(&self.run.hooks, round, body)
     }
 
     /// Round 1: commit to the Feldman commitment A_i; returns its opening for round 2.
     async fn commit(&mut self) -> Result<Decommit> {
         let me = self.me();
         let mut points = self.f.commitment();
-        if self.cheat == Some(Misbehaviour::TorsionCommitment) && points.len() > 3 {
-            let tor = crate::poly::torsion_of_order_3();
-            for (k, sign) in [(1, -tor), (3, tor)] {
-                if let Some(a) =
-                    Option::<G1Affine>::from(G1Affine::from_uncompressed_unchecked(&points[k]))
-                {
-                    points[k] = G1Affine::from(G1Projective::from(a) + sign).to_uncompressed();
-                }
-            }
-        }
+        adversary::commitment(&self.run.hooks, &mut points);
         let commitment: Vec<Vec<u8>> = points.iter().map(|p| p.to_vec()).collect();
         let mut nonce = [0u8; 32];
         self.run.rng.fill_bytes(&mut nonce);
         let my_commit = commit_digest(&self.config.session, me, &commitment, &nonce);
-        let equivocate = (self.cheat == Some(Misbehaviour::EquivocateCommit)).then(|| {
-            let mut other = my_commit;
-            other[0] ^= 1;
-            encode(&other)
-        });
+        adversary::equivocate_commit(&mut self.run.hooks, &my_commit);
         let everyone: Vec<PartyIndex> = self
             .config
             .parties
@@ -184,14 +152,7 @@ impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
         let body = self.garble(R_COMMIT, encode(&my_commit));
         let r1 = self
             .run
-            .round(
-                R_COMMIT,
-                Some(body),
-                vec![],
-                &everyone,
-                BROADCAST,
-                equivocate,
-            )
+            .round(R_COMMIT, Some(body), vec![], &everyone, BROADCAST)
             .await?;
         for (p, g) in r1 {
             match g.body.as_deref().map(decode::<[u8; 32]>) {
@@ -250,13 +211,10 @@ impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
         };
         let r3 = self
             .run
-            .round(R_SHARES, None, dealt, &dealers, expect, None)
+            .round(R_SHARES, None, dealt, &dealers, expect)
             .await?;
-        if let Some(Misbehaviour::OffsetShareThenSilent(..)) = self.cheat {
-            return Err(Error::Aborted {
-                reason: "test: fell silent after dealing".into(),
-                blamed: vec![],
-            });
+        if let Some(e) = adversary::silent_after_dealing(&self.run.hooks) {
+            return Err(e);
         }
         let me = self.me();
         self.shares.insert(me, self.f.eval(me));
@@ -309,23 +267,12 @@ impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
 
     /// The share f_i(j) for each party j still in, signed, as round 3 sends them.
     fn dealings(&mut self) -> Vec<(PartyIndex, Vec<u8>)> {
-        let (me, session, cheat) = (self.me(), self.config.session, self.cheat);
+        let (me, session) = (self.me(), self.config.session);
         let to: Vec<PartyIndex> = self.run.active.iter().copied().collect();
         to.into_iter()
-            .filter(|&j| cheat != Some(Misbehaviour::WithholdShareFrom(j)))
+            .filter(|&j| adversary::deals_to(&self.run.hooks, j))
             .map(|j| {
-                let mut value = self.f.eval(j);
-                match cheat {
-                    Some(Misbehaviour::BadShareTo(v)) if v == j => value += Scalar::ONE,
-                    Some(
-                        Misbehaviour::OffsetShareTo(v, by)
-                        | Misbehaviour::OffsetShareThenSilent(v, by),
-                    ) if v == j => {
-                        let off = Scalar::from(by.unsigned_abs());
-                        value = if by < 0 { value - off } else { value + off };
-                    }
-                    _ => {}
-                }
+                let value = adversary::share_for(&self.run.hooks, j, self.f.eval(j));
                 let value = *scalar_to_bytes(&value);
                 let sig = self
                     .run
@@ -468,31 +415,11 @@ impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
         }
     }
 
-    /// Test hook: the second version of round 2 reaches the colluder only now, long after it.
-    async fn send_secret_version(&mut self) {
-        if let Some(Misbehaviour::SecretVersionTo(c)) = self.cheat {
-            let session = self.config.session;
-            let secret = self
-                .run
-                .party
-                .sign_broadcast(&session, R_DECOMMIT, b"secret".to_vec());
-            let packet = crate::engine::Packet::Round {
-                broadcast: Some(secret),
-                p2p: None,
-            };
-            let _ = self
-                .run
-                .transport
-                .send_packet(session, R_DECOMMIT, c, packet)
-                .await;
-        }
-    }
-
     /// Round 6: confirm the outcome (qualified set, group key, who was named) with the
     /// verification key and a proof of the share. Its attestations settle round 5; should they
     /// name a qualified party, everyone confirms again without it (rounds 7, 8).
     async fn confirm(&mut self) -> Result<Confirmed> {
-        self.send_secret_version().await;
+        adversary::send_secret_version(&mut self.run).await;
         let mut round = R_CONFIRM;
         loop {
             let Some(outcome) = self.outcome()? else {
@@ -583,10 +510,8 @@ impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
         outcome: &Outcome,
     ) -> Result<(ShareProof, BTreeMap<PartyIndex, Got>)> {
         let context = proof_context(&self.config.session, round, &outcome.digest);
-        let mut x = crate::poly::scalar_from_bytes(&outcome.secret)?;
-        if self.cheat == Some(Misbehaviour::WrongShareProof) {
-            x += Scalar::ONE;
-        }
+        let x = scalar_from_bytes(&outcome.secret)?;
+        let mut x = adversary::proven_share(&self.run.hooks, x);
         let proof = ShareProof::generate(&context, self.me(), &x, &mut *self.run.rng);
         x = Scalar::ZERO;
         std::hint::black_box(&x);
@@ -594,12 +519,7 @@ impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
             proof: proof.to_bytes().to_vec(),
             outcome: outcome.digest,
         };
-        if let Some(Misbehaviour::ReleaseLateTo(_)) = self.cheat {
-            confirm.outcome[0] ^= 1;
-        }
-        if let Some(Misbehaviour::ShowInConfirmTo(_)) = self.cheat {
-            self.run.await_unread_version().await;
-        }
+        adversary::before_confirm(&mut self.run, &mut confirm.outcome).await;
         let body = self.garble(R_CONFIRM, encode(&confirm));
         let confirms = self.run.broadcast_round(round, body).await?;
         // Parties this party heard nothing from in this round closed the run instead: a
@@ -695,7 +615,7 @@ impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
             .filter(|(p, _)| !self.run.is_blamed(*p))
             .map(|(p, q)| (*p, G1Projective::from(*q.key())))
             .collect();
-        if self.cheat != Some(Misbehaviour::WrongShareProof) {
+        if adversary::proves_own_key(&self.run.hooks) {
             checked.insert(me, G1Projective::from(*my_proof.key()));
         }
         let parties = &self.config.parties;
