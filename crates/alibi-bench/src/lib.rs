@@ -19,6 +19,7 @@
 pub mod machine;
 pub mod measure;
 pub mod plot;
+pub mod relay_load;
 mod seed000_ring;
 mod seed001_akem;
 mod seed002_mpc;

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use alibi_mpc::bench::{measure, Timing};
+use alibi_mpc::local::{measure, Timing};
 use alibi_mpc::relay::Mode;
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;

@@ -29,7 +29,7 @@ pub fn run() -> CmdResult {
 /// channels, checked by plain BLS verification; then the same over pairwise channels against
 /// group ones with a 50 ms delay per relay request.
 fn mpc() -> CmdResult {
-    use alibi_mpc::bench::{keygen_and_sign, prepare_all, register_parties};
+    use alibi_mpc::local::{keygen_and_sign, prepare_all, register_parties};
     use alibi_mpc::relay::Mode;
     use alibi_relay::local::LocalRelay;
     use alibi_relay::server::Config;

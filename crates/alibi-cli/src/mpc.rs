@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use alibi_messenger::{ContactCard, Messenger, Options};
-use alibi_mpc::bench::{measure, Timing};
 #[cfg(adversary)]
 use alibi_mpc::dkg::Misbehaviour;
 use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig};
 use alibi_mpc::group::GroupFile;
+use alibi_mpc::local::{measure, Timing};
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::sign::{sign as run_sign, SignConfig};
 use alibi_mpc::{bls, Blame, PartyIndex};

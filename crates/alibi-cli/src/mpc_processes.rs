@@ -11,9 +11,9 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use alibi_messenger::{ContactCard, Messenger, Options};
-use alibi_mpc::bench::Timing;
 use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig};
 use alibi_mpc::group::GroupFile;
+use alibi_mpc::local::Timing;
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::sign::{sign, SignConfig};
 use alibi_mpc::PartyIndex;

@@ -505,10 +505,10 @@ fn bench(
             say("|---|---|---|---|---|")?;
         }
         let per = (messages / pairs).max(1);
-        let mut rows = vec![alibi_messenger::bench::one_to_one(&nodes, pairs, per, 8)
+        let mut rows = vec![alibi_bench::relay_load::one_to_one(&nodes, pairs, per, 8)
             .await
             .map_err(usage)?];
-        let row = |r: &alibi_messenger::bench::Row| -> CmdResult {
+        let row = |r: &alibi_bench::relay_load::Row| -> CmdResult {
             if format.json {
                 return Ok(());
             }
@@ -523,7 +523,7 @@ fn bench(
         };
         row(&rows[0])?;
         for n in recipients {
-            let r = alibi_messenger::bench::multi_recipient(&nodes[0], n, sends)
+            let r = alibi_bench::relay_load::multi_recipient(&nodes[0], n, sends)
                 .await
                 .map_err(usage)?;
             row(&r)?;

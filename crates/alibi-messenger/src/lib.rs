@@ -22,7 +22,6 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
-pub mod bench;
 mod card;
 mod content;
 mod endpoint;

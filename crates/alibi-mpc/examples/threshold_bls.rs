@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use alibi_mpc::bench::{keygen_all, register_parties, sign_all};
 use alibi_mpc::dkg::KeygenConfig;
+use alibi_mpc::local::{keygen_all, register_parties, sign_all};
 use alibi_mpc::relay::Mode;
 use alibi_mpc::sign::SignConfig;
 

@@ -24,11 +24,11 @@
 
 mod adversary;
 mod agreement;
-pub mod bench;
 pub mod bls;
 pub mod dkg;
 pub mod engine;
 pub mod group;
+pub mod local;
 pub mod poly;
 pub mod relay;
 mod run;

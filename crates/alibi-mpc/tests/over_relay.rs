@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use alibi_mpc::bench::{keygen_and_sign, prepare_all, register_parties};
 use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
 use alibi_mpc::engine::Packet;
+use alibi_mpc::local::{keygen_and_sign, prepare_all, register_parties};
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::{bls, Blame, Fault};
 use alibi_relay::local::LocalRelay;

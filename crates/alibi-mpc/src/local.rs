@@ -1,4 +1,6 @@
-//! The paper's experiment (seed 002, section 4): n parties on one relay run key generation and
+//! Parties in one process on one relay, for examples, tests and measurement: registering them,
+//! preparing their sessions, and running key generation and signing with all of them at once.
+//! [`measure`] is the paper's experiment (seed 002, section 4): n parties on one relay run key generation and
 //! then t+1 of them sign, over pairwise or group channels; the time is that of the slowest party
 //! (all start together). The first run includes the one-time steps (fetching bundles, opening
 //! PQXDH sessions, handing out sender keys); later runs reuse the sessions. The parties' own

@@ -14,9 +14,8 @@ use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
 use tokio::sync::Mutex;
 
-use crate::relay::{Endpoint, RelayClient};
-
-use crate::Result;
+use alibi_messenger::relay::{Endpoint, RelayClient};
+use alibi_messenger::{Error, Result};
 use alibi_relay_api::access::{combine, derive_access_key, AccessKey};
 use alibi_relay_api::messages::OutgoingMessage;
 
@@ -80,7 +79,7 @@ pub async fn one_to_one(
 ) -> Result<Row> {
     let n = nodes.len();
     if n == 0 {
-        return Err(crate::Error::Relay("no relay node to measure".into()));
+        return Err(Error::Relay("no relay node to measure".into()));
     }
     let mut senders = vec![];
     let mut receivers = vec![];
@@ -191,12 +190,12 @@ pub async fn multi_recipient(relay: &Endpoint, recipients: usize, sends: usize) 
     let mut busy = Duration::ZERO;
     for _ in 0..sends {
         let sent = v2::encrypt(&usmc, &sid, &rs, &[], &mut UnwrapErr(SysRng))
-            .map_err(|e| crate::Error::Relay(e.to_string()))?;
+            .map_err(|e| Error::Relay(e.to_string()))?;
         let t = Instant::now();
         sender
             .multi_send(sent, &combine(&keys))
             .await?
-            .map_err(|e| crate::Error::Relay(format!("{e:?}")))?;
+            .map_err(|e| Error::Relay(format!("{e:?}")))?;
         let d = t.elapsed();
         busy += d;
         lat.push(d.as_secs_f64() * 1e3);
