@@ -14,6 +14,12 @@ pub mod pki;
 pub mod postgres;
 pub mod proxy;
 
+// The README's Rust snippets, compiled and run as doctests of this crate (its dev-dependencies are
+// the crates they use), so that `cargo test --workspace` keeps them true to the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+mod readme {}
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
