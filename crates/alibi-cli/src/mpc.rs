@@ -676,7 +676,7 @@ fn exclude(
 /// The frames each party sent that this party did not file (of sessions it did not run), by
 /// name.
 fn strays(g: &GroupFile, party: &RelayParty) -> BTreeMap<String, u64> {
-    use alibi_mpc::engine::Transport as _;
+    use alibi_mpc::transport::Transport as _;
     party
         .mailbox()
         .strays()

@@ -37,8 +37,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand_core::CryptoRng;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Packet, Transport};
-use crate::run::Run;
+use crate::echo::Run;
+use crate::transport::{Packet, Transport};
 use crate::{decode, digest, encode, Blame, Fault, PartyIndex, SessionId, SignedBroadcast};
 
 /// Agreement step k is broadcast as round `ROUND_AGREE + k`, above every protocol's rounds and

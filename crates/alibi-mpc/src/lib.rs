@@ -5,8 +5,10 @@
 //! * [`bls`]: the single-signer primitive (blst), checked against the ethereum/bls12-381-tests
 //!   vectors.
 //! * [`poly`]: Shamir shares, Feldman commitments, Lagrange interpolation.
-//! * [`engine`]: the round-based engine, its [`engine::Transport`] trait and the in-memory
-//!   transport.
+//! * [`transport`]: how a round's parts travel: the [`transport::Transport`] trait, each
+//!   party's mailbox (wants, forwarding, caps), and the in-memory transport. Above it, the
+//!   crate-private `echo` (signed broadcasts echoed by attestations, who is named) and
+//!   `agreement` (Dolev-Strong among the parties that stop).
 //! * [`relay`]: the transports over the relay, an adapter onto `alibi-messenger`: pairwise (a
 //!   broadcast is n-1 Double Ratchet messages, one after another or all at once) and group (a
 //!   round is one sender-key message in one multi-recipient request).
@@ -16,7 +18,8 @@
 //! * [`share_proof`]: the proof of the share that closes key generation (Schnorr in G1, checked
 //!   in one batch against the joint commitment).
 //! * [`sign`]: one-round threshold signing with per-partial checks.
-//! * [`bench`]: the paper's experiment, pairwise against group.
+//! * [`local`]: parties in one process on one relay; the paper's experiment, pairwise against
+//!   group.
 
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
@@ -26,14 +29,14 @@ mod adversary;
 mod agreement;
 pub mod bls;
 pub mod dkg;
-pub mod engine;
+mod echo;
 pub mod group;
 pub mod local;
 pub mod poly;
 pub mod relay;
-mod run;
 pub mod share_proof;
 pub mod sign;
+pub mod transport;
 
 use std::collections::BTreeMap;
 
@@ -251,9 +254,9 @@ pub mod fuzzing {
         if let Ok(text) = core::str::from_utf8(data) {
             let _ = crate::group::GroupFile::from_json(text);
         }
-        let _ = crate::decode::<crate::engine::Packet>(data);
+        let _ = crate::decode::<crate::transport::Packet>(data);
         let _ = crate::decode::<super::SignedBroadcast>(data);
-        crate::run::fuzz_decoders(data);
+        crate::echo::fuzz_decoders(data);
         crate::agreement::fuzz_decoders(data);
         let _ = crate::bls::g1_decodes(data);
         let _ = crate::bls::g2_decodes(data);

@@ -124,7 +124,7 @@ pub async fn sign_all(
     let mut tasks = vec![];
     let mut done = vec![];
     for mut p in parties {
-        let me = crate::engine::Transport::me(&p);
+        let me = crate::transport::Transport::me(&p);
         let share = shares.iter().find(|s| s.index == me).cloned();
         let Some(share) = share.filter(|_| config.signers.contains(&me)) else {
             done.push(p);
@@ -151,7 +151,7 @@ pub async fn sign_all(
         signed = Some(r?);
         slowest = slowest.max(took);
     }
-    done.sort_by_key(crate::engine::Transport::me);
+    done.sort_by_key(crate::transport::Transport::me);
     let signed = signed.ok_or_else(|| Error::Parameters("no signer among the parties".into()))?;
     Ok((done, signed, slowest))
 }
@@ -165,7 +165,10 @@ pub async fn keygen_and_sign(
     timeout: Duration,
 ) -> Result<(Vec<RelayParty>, Vec<KeyShare>, [u8; 96], Timing)> {
     let before: u64 = parties.iter().map(RelayParty::requests).sum();
-    let everyone = parties.iter().map(crate::engine::Transport::me).collect();
+    let everyone = parties
+        .iter()
+        .map(crate::transport::Transport::me)
+        .collect();
     let config = KeygenConfig::new(session(1), t, everyone, timeout);
     let (parties, shares, keygen_time) = keygen_all(parties, &config).await?;
     let signers = shares[0]

@@ -24,7 +24,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::engine::{Broadcast, Mailbox, Outgoing, Packet, Transport};
+use crate::transport::{Broadcast, Mailbox, Outgoing, Packet, Transport};
 use crate::{decode, encode, Error, Party, PartyIndex, Result, SessionId};
 
 /// How broadcasts travel.

@@ -4,7 +4,7 @@
 //! valid partials combine by Lagrange interpolation in G2 into a signature that plain BLS
 //! verification accepts under the group key.
 //!
-//! Partials are signed broadcasts ([`crate::run`]): one withheld from some signers is asked for
+//! Partials are signed broadcasts ([`crate::echo`]): one withheld from some signers is asked for
 //! and forwarded, and an invalid one is named by everyone on the same signed bytes. A closing
 //! round settles the partials' attestations, so a signer that sent a valid partial to some and
 //! an invalid one to others is named for equivocating by all. Since a BLS threshold signature is
@@ -19,9 +19,9 @@ use rand_core::CryptoRng;
 
 use crate::adversary;
 use crate::dkg::KeyShare;
-use crate::engine::Transport;
+use crate::echo::{envelope_body, Run, BROADCAST};
 use crate::poly::interpolate_g2;
-use crate::run::{envelope_body, Run, BROADCAST};
+use crate::transport::Transport;
 use crate::{bls, check_indices, Blame, Error, Fault, Party, PartyIndex, Result, SessionId};
 
 const R_PARTIAL: u16 = 1;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alibi_mpc::dkg::{KeyShare, Misbehaviour};
-use alibi_mpc::engine::{Adversary, Delivery, MemoryTransport, Packet, Transport};
+use alibi_mpc::transport::{Adversary, Delivery, MemoryTransport, Packet, Transport};
 use alibi_mpc::{Blame, Error, Fault, PartyIndex, Result};
 use common::{blst_verifies, keygen_all, keygen_over, parties, reliable, run_keygen, sign_all};
 use rand_chacha::rand_core::{Rng, SeedableRng};

@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
-use alibi_mpc::engine::Packet;
 use alibi_mpc::local::{keygen_and_sign, prepare_all, register_parties};
 use alibi_mpc::relay::{Mode, RelayParty};
+use alibi_mpc::transport::Packet;
 use alibi_mpc::{bls, Blame, Fault};
 use alibi_relay::local::LocalRelay;
 use getrandom::SysRng;
@@ -72,7 +72,7 @@ async fn a_cheater_is_named_over_each_transport() {
                 threshold: 2,
                 parties: vec![1, 2, 3, 4],
                 timeout: Duration::from_secs(3),
-                misbehaviour: (alibi_mpc::engine::Transport::me(&p) == 4).then_some(cheat),
+                misbehaviour: (alibi_mpc::transport::Transport::me(&p) == 4).then_some(cheat),
             };
             tasks.push(tokio::spawn(async move {
                 let party = p.party();
@@ -156,7 +156,7 @@ async fn keygen_round(
 ) -> (Vec<RelayParty>, Vec<(u16, alibi_mpc::Result<KeyShare>)>) {
     let indices: Vec<u16> = parties
         .iter()
-        .map(alibi_mpc::engine::Transport::me)
+        .map(alibi_mpc::transport::Transport::me)
         .collect();
     let mut tasks = vec![];
     for mut p in parties {
@@ -256,7 +256,7 @@ async fn a_flood_of_made_up_sessions_over_the_relay_leaves_the_victim_in() {
     let (parties, _) = prepare_all(parties).await.unwrap();
     let flooder = parties[3].messenger().clone();
     let victim_name = parties[3].name_of(1).unwrap().to_string();
-    let victim_box = alibi_mpc::engine::Transport::mailbox(&parties[0]).clone();
+    let victim_box = alibi_mpc::transport::Transport::mailbox(&parties[0]).clone();
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flood = {
         let done = done.clone();

@@ -7,7 +7,7 @@
 //! at `x = k`: the first chunks are the message itself, later ones are redundancy, and any
 //! `ceil(n / 16)` distinct chunks give the message back (Lagrange interpolation).
 
-use crate::gf16;
+use crate::gf2_16;
 
 /// Bytes of data in one chunk.
 pub const CHUNK_SIZE: usize = 32;
@@ -31,9 +31,9 @@ pub(crate) fn interpolate(pts: &[(u16, u16)]) -> Vec<u16> {
     master[0] = 1;
     for (deg, &(xi, _)) in pts.iter().enumerate() {
         for k in (1..=deg + 1).rev() {
-            master[k] = gf16::add(master[k - 1], gf16::mul(master[k], xi));
+            master[k] = gf2_16::add(master[k - 1], gf2_16::mul(master[k], xi));
         }
-        master[0] = gf16::mul(master[0], xi);
+        master[0] = gf2_16::mul(master[0], xi);
     }
     let mut out = vec![0u16; n];
     let mut q = vec![0u16; n];
@@ -41,13 +41,13 @@ pub(crate) fn interpolate(pts: &[(u16, u16)]) -> Vec<u16> {
         // q = master / (x - x_i) by synthetic division; q(x_i) = prod_{j != i} (x_i - x_j).
         let mut carry = 0u16;
         for k in (0..n).rev() {
-            carry = gf16::add(master[k + 1], gf16::mul(carry, xi));
+            carry = gf2_16::add(master[k + 1], gf2_16::mul(carry, xi));
             q[k] = carry;
         }
         let denom = eval(&q, xi);
-        let scale = gf16::div(yi, denom).unwrap_or(0);
+        let scale = gf2_16::div(yi, denom).unwrap_or(0);
         for (o, c) in out.iter_mut().zip(&q) {
-            *o = gf16::add(*o, gf16::mul(*c, scale));
+            *o = gf2_16::add(*o, gf2_16::mul(*c, scale));
         }
     }
     out
@@ -58,7 +58,7 @@ pub(crate) fn eval(coeffs: &[u16], x: u16) -> u16 {
     coeffs
         .iter()
         .rev()
-        .fold(0u16, |acc, &c| gf16::add(gf16::mul(acc, x), c))
+        .fold(0u16, |acc, &c| gf2_16::add(gf2_16::mul(acc, x), c))
 }
 
 fn to_values(msg: &[u8]) -> Vec<u16> {

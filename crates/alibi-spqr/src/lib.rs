@@ -3,7 +3,7 @@
 //!
 //! * [`braid`]: the ML-KEM Braid, the sparse continuous key agreement that emits one
 //!   post-quantum secret per epoch (Signal's ML-KEM Braid specification).
-//! * [`erasure_code`] over [`gf16`]: how its 1-kilobyte keys and ciphertexts travel 32 bytes per
+//! * [`erasure_code`] over [`gf2_16`]: how its 1-kilobyte keys and ciphertexts travel 32 bytes per
 //!   message, any large-enough set of chunks being enough.
 //! * [`incremental_ml_kem`]: ML-KEM-768 cut into header, vector, `ct1` and `ct2`.
 //! * [`authenticator`]: the MACs that bind the Braid to the handshake.
@@ -25,7 +25,7 @@ pub mod authenticator;
 pub mod braid;
 pub mod chain;
 pub mod erasure_code;
-pub mod gf16;
+pub mod gf2_16;
 pub mod incremental_ml_kem;
 mod kdf;
 pub mod message;

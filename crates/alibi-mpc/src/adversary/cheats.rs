@@ -5,9 +5,9 @@ use ff::Field;
 use rand_core::CryptoRng;
 
 use crate::dkg::KeygenConfig;
-use crate::engine::{Broadcast, Packet, Transport};
-use crate::run::{Attestation, Run};
+use crate::echo::{Attestation, Run};
 use crate::sign::SignConfig;
+use crate::transport::{Broadcast, Packet, Transport};
 use crate::{bls, decode, digest, encode, Error, PartyIndex, SignedBroadcast};
 
 /// Deliberate misbehaviour, for the tests that check a cheater is named.

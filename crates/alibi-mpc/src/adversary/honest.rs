@@ -3,9 +3,9 @@
 use blstrs::Scalar;
 
 use crate::dkg::KeygenConfig;
-use crate::engine::{Broadcast, Transport};
-use crate::run::Run;
+use crate::echo::Run;
 use crate::sign::SignConfig;
+use crate::transport::{Broadcast, Transport};
 use crate::{Error, PartyIndex};
 
 /// What a party does besides the protocol: nothing.

@@ -19,7 +19,7 @@
 //! 10. **Close** (broadcast, empty): settles the confirmations.
 //!
 //! Every broadcast is signed and carries the attestations of the sender's previous broadcast
-//! round ([`crate::run`]): round r's equivocators are named when round r+1 (or the next
+//! round ([`crate::echo`]): round r's equivocators are named when round r+1 (or the next
 //! broadcast round) is read, by every party alike. A missing message is asked for, from its
 //! sender and then from everyone, before anyone is named silent.
 //!

@@ -18,10 +18,10 @@ use super::messages::{
     Decommit, Reveal, SignedShare,
 };
 use crate::adversary;
-use crate::engine::{Expect, Transport};
+use crate::echo::{Got, Run, BROADCAST};
 use crate::poly::{random_weight, scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
-use crate::run::{Got, Run, BROADCAST};
 use crate::share_proof::{self, ShareProof};
+use crate::transport::{Expect, Transport};
 use crate::{check_indices, decode, encode, Error, Fault, Party, PartyIndex, Result};
 
 const R_COMMIT: u16 = 1;

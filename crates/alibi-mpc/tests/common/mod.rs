@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use alibi_handshake::IdentityKeyPair;
 use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
-use alibi_mpc::engine::{Adversary, Delivery, MemoryTransport};
 use alibi_mpc::sign::{sign, SignConfig, Signed};
+use alibi_mpc::transport::{Adversary, Delivery, MemoryTransport};
 use alibi_mpc::{Party, PartyIndex, Result};
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
@@ -114,7 +114,7 @@ pub async fn sign_all(
     let nets = MemoryTransport::network_with(&ps[0].roster, adversary);
     let mut tasks = vec![];
     for mut net in nets {
-        let s = alibi_mpc::engine::Transport::me(&net);
+        let s = alibi_mpc::transport::Transport::me(&net);
         if !signers.contains(&s) {
             continue;
         }

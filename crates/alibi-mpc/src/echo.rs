@@ -1,4 +1,5 @@
-//! One party's view of a protocol run, shared by key generation and signing: who is still in,
+//! Signed broadcasts echoed by attestations: one party's view of a protocol run ([`Run`]), shared
+//! by key generation and signing: who is still in,
 //! who has been named, and what each party is known to have signed.
 //!
 //! Agreement rests on evidence every party can check, never on one party's word:
@@ -11,7 +12,7 @@
 //!   ([`Fault::Equivocation`]) at every party that sees them, and an attestation whose signature
 //!   fails names the party that sent it;
 //! * a party that lacks a round's message asks its sender again and then everyone
-//!   ([`crate::engine::Packet::Want`]) before naming the sender silent; whoever holds it
+//!   ([`crate::transport::Packet::Want`]) before naming the sender silent; whoever holds it
 //!   forwards it.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,7 +22,7 @@ use rand_core::CryptoRng;
 use serde::{Deserialize, Serialize};
 
 use crate::adversary;
-use crate::engine::{Broadcast, Expect, Incoming, Outgoing, Packet, Transport};
+use crate::transport::{Broadcast, Expect, Incoming, Outgoing, Packet, Transport};
 use crate::{
     decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
     SignedBroadcast, ROUND_STOP,

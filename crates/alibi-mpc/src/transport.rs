@@ -1,4 +1,4 @@
-//! The round-based engine: a protocol runs round after round; in each, every party sends a
+//! How a round's parts travel between parties: a protocol runs round after round; in each, every party sends a
 //! broadcast part and point-to-point parts, then waits for the round's messages from the others.
 //! Transports carry the bytes and say who sent them (the channel authenticates the sender); the
 //! protocols sign what a third party may later have to judge.
