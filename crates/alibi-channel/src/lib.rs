@@ -30,6 +30,7 @@ pub mod ringxkem;
 pub mod sealed_sender;
 pub mod sender_keys;
 pub mod session;
+mod state_cipher;
 pub mod store;
 
 pub use cipher::{decrypt, encrypt, encrypt_with_rng, process_prekey_bundle, CiphertextMessage};
