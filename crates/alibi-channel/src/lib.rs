@@ -28,6 +28,7 @@ mod proto;
 pub mod ratchet;
 pub mod ringxkem;
 pub mod sealed_sender;
+mod sender_key_record;
 pub mod sender_keys;
 pub mod session;
 mod state_cipher;
