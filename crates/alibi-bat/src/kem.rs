@@ -6,7 +6,7 @@ use crate::codec::{decode_c1, decode_h, encode_c1, encode_h, trim_decode, trim_e
 use crate::decrypt::{decrypt, Basis, DecryptKey};
 use crate::encrypt::encrypt;
 use crate::hash::{expand_b, hash_m, kdf_seed_bad, LABEL_S, LABEL_SECRET_BAD};
-use crate::keygen::{self, check_basis, compute_w, make_fg, make_rr, BIG_FG_LIMIT};
+use crate::keygen::{self, check_basis, compute_w, make_fg, make_rr, KeyParts, BIG_FG_LIMIT};
 use crate::modq::{Ntt257, Poly};
 use crate::{
     Error, CIPHERTEXT_LEN, MESSAGE_LEN, N, PUBLIC_KEY_LEN, SECRET_KEY_LEN, SEED_LEN,
@@ -113,7 +113,7 @@ impl SecretKey {
     /// NTRUSolve returns the artifact's F. The artifact's solver gives up on some (f, g) that ours
     /// solves (its `SOLVE_ERR_REDUCE`), and then this key comes from an earlier seed.
     pub fn generate_from_seed(rng_seed: &[u8; 32]) -> Self {
-        keygen::keygen(rng_seed)
+        Self::from_parts(keygen::keygen(rng_seed))
     }
 
     /// The key of one 32-byte key seed (the seed stored in the secret key), or `None` when key
@@ -122,7 +122,7 @@ impl SecretKey {
     /// (w) too long. The artifact's solver can reject a seed ours accepts (and rarely the
     /// reverse), so [`Self::generate_from_seed`] may settle on an earlier seed than the artifact.
     pub fn from_key_seed(seed: &[u8; SEED_LEN]) -> Option<Self> {
-        keygen::from_key_seed(seed)
+        keygen::from_key_seed(seed).map(Self::from_parts)
     }
 
     /// The public key.
@@ -211,6 +211,11 @@ impl SecretKey {
             *w,
             h,
         ))
+    }
+
+    /// The key of a key seed that key generation accepted (see [`Self::assemble`]).
+    fn from_parts(p: KeyParts) -> SecretKey {
+        Self::assemble(p.seed, p.rr, *p.f, *p.g, *p.big_f, *p.big_g, *p.w, p.h)
     }
 
     /// The key from its parts, already checked, with its decryption precomputation.

@@ -15,7 +15,6 @@
 
 use crate::fxp::{self, Fxr};
 use crate::hash::{expand_b, Prng, LABEL_FG, LABEL_RR};
-use crate::kem::SecretKey;
 use crate::modq::{mul_exact, Ntt257, Poly, QP};
 use crate::{N, Q};
 use zeroize::{Zeroize, Zeroizing};
@@ -251,8 +250,21 @@ pub(crate) fn make_rr(seed: &[u8; 32]) -> [u8; 32] {
     rr
 }
 
+/// What key generation makes of an accepted key seed; `SecretKey` is assembled from it in kem.rs
+/// (which imports this module, so this one does not name the key type).
+pub(crate) struct KeyParts {
+    pub(crate) seed: [u8; 32],
+    pub(crate) rr: [u8; 32],
+    pub(crate) f: SmallPoly,
+    pub(crate) g: SmallPoly,
+    pub(crate) big_f: SmallPoly,
+    pub(crate) big_g: SmallPoly,
+    pub(crate) w: Zeroizing<[i32; N]>,
+    pub(crate) h: [u16; N],
+}
+
 /// The key of one key seed, or `None` when the seed is rejected.
-pub(crate) fn from_key_seed(seed: &[u8; 32]) -> Option<SecretKey> {
+pub(crate) fn from_key_seed(seed: &[u8; 32]) -> Option<KeyParts> {
     let (f, g, h) = make_fg(seed)?;
     // Most (f, g) that reach this point fail the final norm test; that test's value is at least
     // dnorm_floor(f, g) for every (F, G, w), so those are refused here, before NTRUSolve. The
@@ -265,21 +277,21 @@ pub(crate) fn from_key_seed(seed: &[u8; 32]) -> Option<SecretKey> {
     if dnorm(&f, &g, &big_f, &big_g, &w) > DNORM_BOUND {
         return None;
     }
-    Some(SecretKey::assemble(
-        *seed,
-        make_rr(seed),
-        *f,
-        *g,
-        *big_f,
-        *big_g,
-        *w,
+    Some(KeyParts {
+        seed: *seed,
+        rr: make_rr(seed),
+        f,
+        g,
+        big_f,
+        big_g,
+        w,
         h,
-    ))
+    })
 }
 
 /// `kem_keygen` with `rng_seed` as its OS randomness: key seeds are drawn from the PRNG keyed by
 /// rng_seed (label 0), 32 bytes per attempt, until one passes every step.
-pub(crate) fn keygen(rng_seed: &[u8; 32]) -> SecretKey {
+pub(crate) fn keygen(rng_seed: &[u8; 32]) -> KeyParts {
     let mut prng = Prng::new(rng_seed, 0);
     loop {
         let mut seed = Zeroizing::new([0u8; 32]);

@@ -13,65 +13,22 @@
 //! Decryption works on a copy of the session record and stores it only on success, so a tampered,
 //! replayed or truncated message leaves the stored state as it was.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use alibi_handshake::x3dh::{self, ResponderKeys, VERSION_X3DH};
 use alibi_handshake::{KeyPair, PreKeyBundle};
 use rand_core::CryptoRng;
 
 use crate::message::{PreKeySignalMessage, SignalMessage};
-use crate::ratchet::{ChainKey, MessageKeys, RootKey};
-use crate::session::{
-    PendingPreKey, SessionRecord, SessionState, SkippedKey, MAX_FORWARD_JUMPS, MAX_MESSAGE_KEYS,
-};
+use crate::ratchet::{ChainKey, RootKey};
+use crate::session::{PendingPreKey, SessionState, MAX_FORWARD_JUMPS, MAX_MESSAGE_KEYS};
+use crate::state_cipher::{decrypt_with_record, encrypt_on_state, unix_secs};
 use crate::store::{Address, Direction, ProtocolStore};
 use crate::{Error, Result};
 
-/// How long an unanswered session may keep sending PreKey messages (libsignal: 30 days).
-pub const MAX_UNACKNOWLEDGED_SESSION_AGE: Duration = Duration::from_secs(60 * 60 * 24 * 30);
-
-/// libsignal's ciphertext message types (`CiphertextMessageType`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CiphertextMessage {
-    /// Type 2 ("Whisper"): a message on an established session.
-    Signal(SignalMessage),
-    /// Type 3: a first message, carrying the handshake.
-    PreKey(PreKeySignalMessage),
-    /// Type 5 (alibi's own): a first message of a RingXKEM session, carrying its handshake.
-    RingXkem(crate::ringxkem::RingXkemMessage),
-}
-
-impl CiphertextMessage {
-    /// libsignal's type number: 2 or 3 (5 for RingXKEM, which libsignal does not have).
-    pub fn message_type(&self) -> u8 {
-        match self {
-            Self::Signal(_) => 2,
-            Self::PreKey(_) => 3,
-            Self::RingXkem(_) => crate::ringxkem::MESSAGE_TYPE,
-        }
-    }
-
-    /// The bytes on the wire.
-    pub fn serialize(&self) -> &[u8] {
-        match self {
-            Self::Signal(m) => m.serialized(),
-            Self::PreKey(m) => m.serialized(),
-            Self::RingXkem(m) => m.serialized(),
-        }
-    }
-
-    /// Parses a message of libsignal type 2 or 3.
-    pub fn deserialize(message_type: u8, b: &[u8]) -> Result<Self> {
-        match message_type {
-            2 => Ok(Self::Signal(SignalMessage::deserialize(b)?)),
-            3 => Ok(Self::PreKey(PreKeySignalMessage::deserialize(b)?)),
-            crate::ringxkem::MESSAGE_TYPE => Ok(Self::RingXkem(
-                crate::ringxkem::RingXkemMessage::deserialize(b)?,
-            )),
-            _ => Err(Error::Malformed("message type (2, 3 or 5 expected)")),
-        }
-    }
-}
+// Moved below both cipher.rs and ringxkem.rs (which use them); their paths here stay.
+pub use crate::message::CiphertextMessage;
+pub use crate::state_cipher::MAX_UNACKNOWLEDGED_SESSION_AGE;
 
 /// The lowest SPQR version a new session accepts from its peer: version 0, so that a peer
 /// without SPQR (libsignal before 0.92) settles the session on the classical Double Ratchet with
@@ -96,14 +53,6 @@ pub(crate) fn new_spqr(
         }),
         None => alibi_spqr::State::default(),
     }
-}
-
-fn spqr_error(e: alibi_spqr::Error) -> Error {
-    Error::PostQuantumRatchet(e)
-}
-
-pub(crate) fn unix_secs(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs()
 }
 
 /// Alice's side of the handshake: checks the bundle, runs X3DH or PQXDH and stores a new current
@@ -199,62 +148,6 @@ pub fn encrypt_with_rng<S: ProtocolStore + ?Sized>(
     }
     store.save_identity(addr, &remote)?;
     store.store_session(addr, &record)?;
-    Ok(out)
-}
-
-/// One message on a session state: SPQR's step, the message keys, the message (wrapped as a
-/// PreKey or RingXKEM message until the peer answers), and the chain's step.
-pub(crate) fn encrypt_on_state(
-    state: &mut SessionState,
-    plaintext: &[u8],
-    now: SystemTime,
-    rng: &mut impl CryptoRng,
-) -> Result<CiphertextMessage> {
-    let chain = state.sender_chain.clone();
-    let pq = state.spqr.send(rng).map_err(spqr_error)?;
-    let keys = MessageKeys::derive(&chain.seed()[..], pq.key.as_deref(), chain.index);
-    let body = keys.encrypt(plaintext);
-    let message = SignalMessage::new(
-        state.version,
-        &keys.mac_key,
-        state.sender_ratchet.public,
-        chain.index,
-        state.previous_counter,
-        body,
-        &state.local_identity,
-        &state.remote_identity,
-        &pq.message,
-    );
-    let out = match (&state.pending_pre_key, &state.pending_ringxkem) {
-        (_, Some(p)) => {
-            if unix_secs(now) > p.timestamp + MAX_UNACKNOWLEDGED_SESSION_AGE.as_secs() {
-                return Err(Error::StaleSession);
-            }
-            CiphertextMessage::RingXkem(crate::ringxkem::RingXkemMessage::new(
-                state.local_registration_id,
-                p.initiator.clone(),
-                p.handshake.clone(),
-                message,
-            ))
-        }
-        (Some(p), None) => {
-            if unix_secs(now) > p.timestamp + MAX_UNACKNOWLEDGED_SESSION_AGE.as_secs() {
-                return Err(Error::StaleSession);
-            }
-            CiphertextMessage::PreKey(PreKeySignalMessage::new(
-                state.version,
-                state.local_registration_id,
-                p.pre_key_id,
-                p.signed_pre_key_id,
-                p.kyber.clone(),
-                p.base_key,
-                state.local_identity,
-                message,
-            ))
-        }
-        (None, None) => CiphertextMessage::Signal(message),
-    };
-    state.sender_chain = chain.next();
     Ok(out)
 }
 
@@ -380,121 +273,4 @@ pub fn decrypt_signal<S: ProtocolStore + ?Sized>(
     store.save_identity(addr, &remote)?;
     store.store_session(addr, &record)?;
     Ok(plaintext)
-}
-
-pub(crate) fn decrypt_with_record(
-    record: &mut SessionRecord,
-    message: &SignalMessage,
-    prekey: bool,
-    rng: &mut impl CryptoRng,
-) -> Result<Vec<u8>> {
-    let mut first_error = None;
-    if let Some(current) = &record.current {
-        let mut state = current.clone();
-        match decrypt_with_state(&mut state, message, rng) {
-            Ok(pt) => {
-                record.current = Some(state);
-                return Ok(pt);
-            }
-            Err(e @ Error::Duplicate { .. }) => return Err(e),
-            Err(e) if prekey => return Err(e),
-            Err(e) => first_error = Some(e),
-        }
-    }
-    for i in 0..record.previous.len() {
-        let mut state = record.previous[i].clone();
-        match decrypt_with_state(&mut state, message, rng) {
-            Ok(pt) => {
-                record.previous.remove(i);
-                record.promote_state(state);
-                return Ok(pt);
-            }
-            Err(e @ Error::Duplicate { .. }) => return Err(e),
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
-        }
-    }
-    Err(first_error.unwrap_or(Error::InvalidMessage("no session to decrypt with")))
-}
-
-fn decrypt_with_state(
-    state: &mut SessionState,
-    message: &SignalMessage,
-    rng: &mut impl CryptoRng,
-) -> Result<Vec<u8>> {
-    if message.version() != state.version {
-        return Err(Error::VersionMismatch {
-            message: message.version(),
-            session: state.version,
-        });
-    }
-    let theirs = *message.ratchet_key();
-    if state.receiver_chain(&theirs).is_none() {
-        // A new ratchet key: one step to receive on it, one to send on a fresh key of ours.
-        let (root, receiving) = state
-            .root_key
-            .create_chain(&theirs, &state.sender_ratchet.private);
-        let ours = KeyPair::generate(rng);
-        let (root, sending) = root.create_chain(&theirs, &ours.private);
-        state.root_key = root;
-        state.add_receiver_chain(theirs, receiving);
-        state.previous_counter = state.sender_chain.index.saturating_sub(1);
-        state.sender_ratchet = ours;
-        state.sender_chain = sending;
-    }
-    let seed = message_keys(state, &theirs, message.counter())?;
-    let pq_key = state.spqr.recv(message.pq_ratchet()).map_err(spqr_error)?;
-    let keys = seed.keys(pq_key.as_deref())?;
-    if !message.verify_mac(&state.remote_identity, &state.local_identity, &keys.mac_key) {
-        return Err(Error::InvalidMessage("MAC verification failed"));
-    }
-    let plaintext = keys
-        .decrypt(message.ciphertext())
-        .ok_or(Error::InvalidMessage("bad padding or length"))?;
-    state.pending_pre_key = None;
-    state.pending_ringxkem = None;
-    Ok(plaintext)
-}
-
-/// The key material for `counter` on the chain of `theirs`: a stored skipped key, or the chain
-/// advanced to it (keeping the seeds it skips, up to 2,000).
-fn message_keys(
-    state: &mut SessionState,
-    theirs: &alibi_handshake::PublicKey,
-    counter: u32,
-) -> Result<SkippedKey> {
-    let chain = state.receiver_chain(theirs).expect("chain exists");
-    let index = chain.chain_key.index;
-    if index > counter {
-        let pos = chain
-            .message_keys
-            .iter()
-            .position(|k| k.counter() == counter)
-            .ok_or(Error::Duplicate {
-                chain_index: index,
-                counter,
-            })?;
-        return Ok(chain.message_keys.remove(pos).expect("position found"));
-    }
-    let jump = counter - index;
-    if jump > MAX_FORWARD_JUMPS {
-        return Err(Error::TooFarAhead(jump));
-    }
-    let mut ck = chain.chain_key.clone();
-    while ck.index < counter {
-        chain.message_keys.push_back(SkippedKey::Seed {
-            counter: ck.index,
-            seed: ck.seed(),
-        });
-        if chain.message_keys.len() > MAX_MESSAGE_KEYS {
-            chain.message_keys.pop_front();
-        }
-        ck = ck.next();
-    }
-    chain.chain_key = ck.next();
-    Ok(SkippedKey::Seed {
-        counter: ck.index,
-        seed: ck.seed(),
-    })
 }

@@ -28,8 +28,10 @@ mod proto;
 pub mod ratchet;
 pub mod ringxkem;
 pub mod sealed_sender;
+mod sender_key_record;
 pub mod sender_keys;
 pub mod session;
+mod state_cipher;
 pub mod store;
 
 pub use cipher::{decrypt, encrypt, encrypt_with_rng, process_prekey_bundle, CiphertextMessage};

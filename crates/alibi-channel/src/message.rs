@@ -2,7 +2,8 @@
 //!
 //! Both begin with a version byte `(session_version << 4) | 4`. A `SignalMessage` ends with
 //! `HMAC-SHA256(mac_key, IK_sender(33) || IK_receiver(33) || version || protobuf)` truncated to 8
-//! bytes; a `PreKeySignalMessage` wraps one and has no MAC of its own.
+//! bytes; a `PreKeySignalMessage` wraps one and has no MAC of its own. alibi's `RingXkemMessage`
+//! (type 5, session version 5) wraps one too, and `CiphertextMessage` is any of the three.
 
 use alibi_handshake::{IdentityKey, PublicKey};
 use hmac::{Hmac, KeyInit, Mac};
@@ -21,6 +22,8 @@ pub const PRE_KYBER_VERSION: u8 = 3;
 pub const RINGXKEM_VERSION: u8 = 5;
 /// Length of the truncated MAC.
 pub const MAC_LEN: usize = 8;
+/// The ciphertext message type of RingXKEM first messages (public as `ringxkem::MESSAGE_TYPE`).
+pub(crate) const RINGXKEM_MESSAGE_TYPE: u8 = 5;
 
 /// The session version in a message's first byte, between 3 and `max`.
 pub(crate) fn version_of(b: &[u8], max: u8) -> Result<u8> {
@@ -282,5 +285,112 @@ impl PreKeySignalMessage {
     /// The bytes on the wire.
     pub fn serialized(&self) -> &[u8] {
         &self.serialized
+    }
+}
+
+/// A RingXKEM session's first message (type 5): `0x54 || protobuf(registration id, initiator's PQ
+/// identity, RingXKEM message, SignalMessage)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RingXkemMessage {
+    /// The initiator's registration id.
+    pub registration_id: u32,
+    /// The initiator's PQ identity (public bytes).
+    pub initiator: Vec<u8>,
+    /// The RingXKEM handshake message.
+    pub handshake: Vec<u8>,
+    /// The first Double Ratchet message.
+    pub message: SignalMessage,
+    serialized: Vec<u8>,
+}
+
+impl RingXkemMessage {
+    pub(crate) fn new(
+        registration_id: u32,
+        initiator: Vec<u8>,
+        handshake: Vec<u8>,
+        message: SignalMessage,
+    ) -> Self {
+        let pb = proto::RingXkemMessage {
+            registration_id,
+            initiator: initiator.clone(),
+            handshake: handshake.clone(),
+            message: message.serialized().to_vec(),
+        };
+        let mut serialized = vec![(RINGXKEM_VERSION << 4) | CURRENT_VERSION];
+        pb.encode(&mut serialized).expect("Vec grows");
+        Self {
+            registration_id,
+            initiator,
+            handshake,
+            message,
+            serialized,
+        }
+    }
+
+    /// Parses a first message.
+    pub fn deserialize(b: &[u8]) -> Result<Self> {
+        if version_of(b, RINGXKEM_VERSION)? != RINGXKEM_VERSION {
+            return Err(Error::Malformed("RingXKEM message with another version"));
+        }
+        let pb: proto::RingXkemMessage = proto::decode(&b[1..], "RingXKEM message protobuf")?;
+        let message = SignalMessage::deserialize(&pb.message)?;
+        if message.version() != RINGXKEM_VERSION {
+            return Err(Error::Malformed(
+                "RingXKEM message carrying another version",
+            ));
+        }
+        Ok(Self {
+            registration_id: pb.registration_id,
+            initiator: pb.initiator,
+            handshake: pb.handshake,
+            message,
+            serialized: b.to_vec(),
+        })
+    }
+
+    /// The bytes on the wire.
+    pub fn serialized(&self) -> &[u8] {
+        &self.serialized
+    }
+}
+
+/// libsignal's ciphertext message types (`CiphertextMessageType`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CiphertextMessage {
+    /// Type 2 ("Whisper"): a message on an established session.
+    Signal(SignalMessage),
+    /// Type 3: a first message, carrying the handshake.
+    PreKey(PreKeySignalMessage),
+    /// Type 5 (alibi's own): a first message of a RingXKEM session, carrying its handshake.
+    RingXkem(RingXkemMessage),
+}
+
+impl CiphertextMessage {
+    /// libsignal's type number: 2 or 3 (5 for RingXKEM, which libsignal does not have).
+    pub fn message_type(&self) -> u8 {
+        match self {
+            Self::Signal(_) => 2,
+            Self::PreKey(_) => 3,
+            Self::RingXkem(_) => RINGXKEM_MESSAGE_TYPE,
+        }
+    }
+
+    /// The bytes on the wire.
+    pub fn serialize(&self) -> &[u8] {
+        match self {
+            Self::Signal(m) => m.serialized(),
+            Self::PreKey(m) => m.serialized(),
+            Self::RingXkem(m) => m.serialized(),
+        }
+    }
+
+    /// Parses a message of libsignal type 2 or 3.
+    pub fn deserialize(message_type: u8, b: &[u8]) -> Result<Self> {
+        match message_type {
+            2 => Ok(Self::Signal(SignalMessage::deserialize(b)?)),
+            3 => Ok(Self::PreKey(PreKeySignalMessage::deserialize(b)?)),
+            RINGXKEM_MESSAGE_TYPE => Ok(Self::RingXkem(RingXkemMessage::deserialize(b)?)),
+            _ => Err(Error::Malformed("message type (2, 3 or 5 expected)")),
+        }
     }
 }

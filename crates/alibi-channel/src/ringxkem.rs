@@ -28,16 +28,19 @@ use prost::Message as _;
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
 
-use crate::cipher::{decrypt_with_record, encrypt_on_state, unix_secs, CiphertextMessage};
-use crate::message::{version_of, SignalMessage, CURRENT_VERSION, RINGXKEM_VERSION};
+use crate::message::{CiphertextMessage, SignalMessage, RINGXKEM_MESSAGE_TYPE, RINGXKEM_VERSION};
 use crate::ratchet::{ChainKey, RootKey};
 use crate::session::{PendingRingXkem, SessionRecord, SessionState};
 use crate::session::{MAX_FORWARD_JUMPS, MAX_MESSAGE_KEYS};
+use crate::state_cipher::{decrypt_with_record, encrypt_on_state, unix_secs};
 use crate::store::{Address, Direction, ProtocolStore};
 use crate::{proto, Error, Result};
 
+// Defined in message.rs with the other wire messages; its path here stays.
+pub use crate::message::RingXkemMessage;
+
 /// The ciphertext message type of a RingXKEM session's first messages.
-pub const MESSAGE_TYPE: u8 = 5;
+pub const MESSAGE_TYPE: u8 = RINGXKEM_MESSAGE_TYPE;
 
 const RATCHET_LABEL: &[u8] = b"alibi RingXKEM ratchet key";
 const HANDSHAKE_ID_LABEL: &[u8] = b"alibi RingXKEM handshake";
@@ -194,72 +197,6 @@ impl RingXkemPreKey {
             ratchet_signature: self.ratchet_signature.clone(),
             registration_id,
         }
-    }
-}
-
-/// A RingXKEM session's first message (type 5): `0x54 || protobuf(registration id, initiator's PQ
-/// identity, RingXKEM message, SignalMessage)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RingXkemMessage {
-    /// The initiator's registration id.
-    pub registration_id: u32,
-    /// The initiator's PQ identity (public bytes).
-    pub initiator: Vec<u8>,
-    /// The RingXKEM handshake message.
-    pub handshake: Vec<u8>,
-    /// The first Double Ratchet message.
-    pub message: SignalMessage,
-    serialized: Vec<u8>,
-}
-
-impl RingXkemMessage {
-    pub(crate) fn new(
-        registration_id: u32,
-        initiator: Vec<u8>,
-        handshake: Vec<u8>,
-        message: SignalMessage,
-    ) -> Self {
-        let pb = proto::RingXkemMessage {
-            registration_id,
-            initiator: initiator.clone(),
-            handshake: handshake.clone(),
-            message: message.serialized().to_vec(),
-        };
-        let mut serialized = vec![(RINGXKEM_VERSION << 4) | CURRENT_VERSION];
-        pb.encode(&mut serialized).expect("Vec grows");
-        Self {
-            registration_id,
-            initiator,
-            handshake,
-            message,
-            serialized,
-        }
-    }
-
-    /// Parses a first message.
-    pub fn deserialize(b: &[u8]) -> Result<Self> {
-        if version_of(b, RINGXKEM_VERSION)? != RINGXKEM_VERSION {
-            return Err(Error::Malformed("RingXKEM message with another version"));
-        }
-        let pb: proto::RingXkemMessage = proto::decode(&b[1..], "RingXKEM message protobuf")?;
-        let message = SignalMessage::deserialize(&pb.message)?;
-        if message.version() != RINGXKEM_VERSION {
-            return Err(Error::Malformed(
-                "RingXKEM message carrying another version",
-            ));
-        }
-        Ok(Self {
-            registration_id: pb.registration_id,
-            initiator: pb.initiator,
-            handshake: pb.handshake,
-            message,
-            serialized: b.to_vec(),
-        })
-    }
-
-    /// The bytes on the wire.
-    pub fn serialized(&self) -> &[u8] {
-        &self.serialized
     }
 }
 

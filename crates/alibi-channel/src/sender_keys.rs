@@ -11,25 +11,22 @@
 
 use std::collections::VecDeque;
 
-use alibi_handshake::{xeddsa, KeyPair, PrivateKey, PublicKey};
-use hkdf::Hkdf;
-use hmac::{Hmac, KeyInit, Mac};
+use alibi_handshake::{xeddsa, KeyPair, PublicKey};
 use prost::Message as _;
 use rand_core::CryptoRng;
-use sha2::Sha256;
 use uuid::Uuid;
-use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use crate::proto;
-use crate::ratchet::MessageKeys;
+use crate::sender_key_record::{SenderChainKey, SenderKeyState, SenderMessageKey};
 use crate::session::{MAX_FORWARD_JUMPS, MAX_MESSAGE_KEYS};
 use crate::store::Address;
 use crate::{Error, Result};
 
-/// The version nibble of sender-key messages (both halves of the byte: `0x33`).
-pub const SENDER_KEY_VERSION: u8 = 3;
-/// States kept per (sender, distribution id).
-pub const MAX_SENDER_KEY_STATES: usize = 5;
+// The record is in sender_key_record.rs (below store.rs) and its store trait in store.rs with
+// the others, so that this file and store.rs do not import each other; their paths here stay.
+pub use crate::sender_key_record::{SenderKeyRecord, MAX_SENDER_KEY_STATES, SENDER_KEY_VERSION};
+pub use crate::store::SenderKeyStore;
+
 const SIGNATURE_LEN: usize = 64;
 
 fn version_byte() -> u8 {
@@ -174,174 +171,6 @@ impl SenderKeyMessage {
             .split_at(self.serialized.len() - SIGNATURE_LEN);
         xeddsa::verify(key, &[content], sig).is_ok()
     }
-}
-
-/// A sender chain key and its iteration.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
-struct SenderChainKey {
-    iteration: u32,
-    key: [u8; 32],
-}
-
-impl SenderChainKey {
-    fn hmac(&self, byte: u8) -> [u8; 32] {
-        let mut m = Hmac::<Sha256>::new_from_slice(&self.key).expect("any key length");
-        m.update(&[byte]);
-        m.finalize().into_bytes().into()
-    }
-    fn next(&self) -> Result<Self> {
-        Ok(Self {
-            iteration: self
-                .iteration
-                .checked_add(1)
-                .ok_or(Error::InvalidMessage("sender chain exhausted"))?,
-            key: self.hmac(0x02),
-        })
-    }
-    fn message_key(&self) -> SenderMessageKey {
-        SenderMessageKey {
-            iteration: self.iteration,
-            seed: self.hmac(0x01),
-        }
-    }
-}
-
-/// A message key kept by its seed (as libsignal stores skipped sender keys).
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
-struct SenderMessageKey {
-    iteration: u32,
-    seed: [u8; 32],
-}
-
-impl SenderMessageKey {
-    /// `HKDF(seed, "WhisperGroup", 48)`: IV first, then the AES key (libsignal's order).
-    fn keys(&self) -> MessageKeys {
-        let mut okm = Zeroizing::new([0u8; 48]);
-        Hkdf::<Sha256>::new(None, &self.seed)
-            .expand(b"WhisperGroup", &mut okm[..])
-            .expect("valid HKDF length");
-        let mut k = MessageKeys {
-            cipher_key: [0; 32],
-            mac_key: [0; 32],
-            iv: [0; 16],
-            counter: self.iteration,
-        };
-        k.iv.copy_from_slice(&okm[..16]);
-        k.cipher_key.copy_from_slice(&okm[16..]);
-        k
-    }
-}
-
-#[derive(Clone)]
-struct SenderKeyState {
-    chain_id: u32,
-    chain_key: SenderChainKey,
-    signing_public: PublicKey,
-    signing_private: Option<PrivateKey>,
-    message_keys: VecDeque<SenderMessageKey>,
-}
-
-/// Every state known for one (sender, distribution id).
-#[derive(Clone, Default)]
-pub struct SenderKeyRecord {
-    states: VecDeque<SenderKeyState>,
-}
-
-impl SenderKeyRecord {
-    fn add_state(&mut self, state: SenderKeyState) {
-        // A repeated distribution (same chain, same key) keeps its progress; a chain id reused
-        // with another key replaces the old state.
-        let existing = self
-            .states
-            .iter()
-            .position(|s| s.chain_id == state.chain_id && s.signing_public == state.signing_public)
-            .and_then(|i| self.states.remove(i));
-        self.states.retain(|s| s.chain_id != state.chain_id);
-        while self.states.len() >= MAX_SENDER_KEY_STATES {
-            self.states.pop_back();
-        }
-        self.states.push_front(existing.unwrap_or(state));
-    }
-
-    /// Serializes the record (our own protobuf layout).
-    pub fn serialize(&self) -> Vec<u8> {
-        proto::SenderKeyRecord {
-            states: self
-                .states
-                .iter()
-                .map(|s| proto::SenderKeyState {
-                    version: SENDER_KEY_VERSION.into(),
-                    chain_id: s.chain_id,
-                    iteration: s.chain_key.iteration,
-                    chain_key: s.chain_key.key.to_vec(),
-                    signing_public: s.signing_public.serialize().to_vec(),
-                    signing_private: s.signing_private.as_ref().map(|k| k.to_bytes().to_vec()),
-                    message_keys: s
-                        .message_keys
-                        .iter()
-                        .map(|k| proto::SenderMessageKey {
-                            iteration: k.iteration,
-                            seed: k.seed.to_vec(),
-                        })
-                        .collect(),
-                })
-                .collect(),
-        }
-        .encode_to_vec()
-    }
-
-    /// Restores a record.
-    pub fn deserialize(b: &[u8]) -> Result<Self> {
-        const BAD: Error = Error::Malformed("sender key record");
-        let pb: proto::SenderKeyRecord = proto::decode(b, "sender key record")?;
-        if pb.states.len() > MAX_SENDER_KEY_STATES {
-            return Err(BAD);
-        }
-        let mut states = VecDeque::new();
-        for s in pb.states {
-            if s.version != u32::from(SENDER_KEY_VERSION) {
-                return Err(BAD);
-            }
-            let mut message_keys = VecDeque::new();
-            for k in s.message_keys {
-                message_keys.push_back(SenderMessageKey {
-                    iteration: k.iteration,
-                    seed: k.seed.as_slice().try_into().map_err(|_| BAD)?,
-                });
-            }
-            states.push_back(SenderKeyState {
-                chain_id: s.chain_id,
-                chain_key: SenderChainKey {
-                    iteration: s.iteration,
-                    key: s.chain_key.as_slice().try_into().map_err(|_| BAD)?,
-                },
-                signing_public: PublicKey::deserialize(&s.signing_public)?,
-                signing_private: s
-                    .signing_private
-                    .map(|k| PrivateKey::deserialize(&k))
-                    .transpose()?,
-                message_keys,
-            });
-        }
-        Ok(Self { states })
-    }
-}
-
-/// Storage of sender-key records, by sender address and distribution id.
-pub trait SenderKeyStore {
-    /// The record for (sender, distribution).
-    fn load_sender_key(
-        &self,
-        sender: &Address,
-        distribution_id: Uuid,
-    ) -> Result<Option<SenderKeyRecord>>;
-    /// Saves the record for (sender, distribution).
-    fn store_sender_key(
-        &mut self,
-        sender: &Address,
-        distribution_id: Uuid,
-        record: &SenderKeyRecord,
-    ) -> Result<()>;
 }
 
 /// Our distribution message for `distribution_id`, creating our sending chain on first use (a

@@ -1,6 +1,7 @@
 //! Stores behind traits, as libsignal's `storage/traits.rs` divides them: our identity and
 //! registration id and the peers' identities; one-time EC prekeys; signed prekeys; KEM prekeys
-//! (one-time or last-resort); sessions. [`InMemoryStore`] and [`RedbStore`] implement all of them.
+//! (one-time or last-resort); sessions; sender keys ([`SenderKeyStore`]). [`InMemoryStore`] and
+//! [`RedbStore`] implement all of them.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,7 +13,7 @@ use prost::Message as _;
 use redb::{ReadableDatabase, TableDefinition, TableHandle};
 
 use crate::proto;
-use crate::sender_keys::{SenderKeyRecord, SenderKeyStore};
+use crate::sender_key_record::SenderKeyRecord;
 use crate::session::SessionRecord;
 use crate::{Error, Result};
 
@@ -117,6 +118,23 @@ pub trait ProtocolStore {
     fn load_session(&self, addr: &Address) -> Result<Option<SessionRecord>>;
     /// Saves the session record with `addr`.
     fn store_session(&mut self, addr: &Address, rec: &SessionRecord) -> Result<()>;
+}
+
+/// Storage of sender-key records, by sender address and distribution id.
+pub trait SenderKeyStore {
+    /// The record for (sender, distribution).
+    fn load_sender_key(
+        &self,
+        sender: &Address,
+        distribution_id: uuid::Uuid,
+    ) -> Result<Option<SenderKeyRecord>>;
+    /// Saves the record for (sender, distribution).
+    fn store_sender_key(
+        &mut self,
+        sender: &Address,
+        distribution_id: uuid::Uuid,
+        record: &SenderKeyRecord,
+    ) -> Result<()>;
 }
 
 fn encode_signed(rec: &SignedPreKeyRecord) -> Vec<u8> {

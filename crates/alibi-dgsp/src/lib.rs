@@ -468,6 +468,14 @@ pub fn csr(user: &UserKey, b: usize, rng: &mut impl CryptoRng) -> (Vec<WotsSeed>
     (seeds, pks)
 }
 
+// Here rather than in params.rs: the SPHINCS+ length comes from spx.rs, which builds on params.rs.
+impl Params {
+    /// Group signature bytes: WOTS+ signature (len n), rho (n), zeta (16), SPHINCS+ signature, tau (n).
+    pub fn signature_len(self) -> usize {
+        self.wots_len() * self.n() + self.n() + 16 + spx::signature_len(self) + self.n()
+    }
+}
+
 /// A group signature: WOTS+ signature, rho, zeta, the certificate's SPHINCS+ signature, tau.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupSignature {

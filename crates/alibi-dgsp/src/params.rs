@@ -104,11 +104,6 @@ impl Params {
     pub fn from_tag(t: u8) -> Option<Params> {
         Params::ALL.get((t as usize).checked_sub(1)?).copied()
     }
-
-    /// Group signature bytes: WOTS+ signature (len n), rho (n), zeta (16), SPHINCS+ signature, tau (n).
-    pub fn signature_len(self) -> usize {
-        self.wots_len() * self.n() + self.n() + 16 + crate::spx::signature_len(self) + self.n()
-    }
 }
 
 impl core::fmt::Display for Params {

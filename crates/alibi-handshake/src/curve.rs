@@ -157,12 +157,6 @@ impl IdentityKey {
     pub fn deserialize(b: &[u8]) -> Result<Self> {
         PublicKey::deserialize(b).map(Self)
     }
-
-    /// Checks an XEdDSA signature on `msg` made by this identity ([`Error::BadSignature`] or
-    /// [`Error::Length`] when it does not verify).
-    pub fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<()> {
-        crate::xeddsa::verify(&self.0, &[msg], sig)
-    }
 }
 
 /// A long-term identity key pair.
@@ -184,10 +178,5 @@ impl IdentityKeyPair {
     pub fn from_private(private: PrivateKey) -> Self {
         let identity = IdentityKey(private.public_key());
         Self { private, identity }
-    }
-
-    /// An XEdDSA signature on `msg`.
-    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> [u8; 64] {
-        crate::xeddsa::sign(&self.private, &[msg], rng)
     }
 }

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha512};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
-use crate::curve::{PrivateKey, PublicKey};
+use crate::curve::{IdentityKey, IdentityKeyPair, PrivateKey, PublicKey};
 use crate::{Error, Result};
 
 /// Length of an XEdDSA signature.
@@ -123,6 +123,23 @@ pub fn verify(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> Result<()> {
         Ok(())
     } else {
         Err(BAD)
+    }
+}
+
+// The identity keys' signatures are here, not in curve.rs with the types: this file builds on
+// curve.rs, which then needs nothing from it.
+impl IdentityKey {
+    /// Checks an XEdDSA signature on `msg` made by this identity ([`Error::BadSignature`] or
+    /// [`Error::Length`] when it does not verify).
+    pub fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<()> {
+        verify(&self.0, &[msg], sig)
+    }
+}
+
+impl IdentityKeyPair {
+    /// An XEdDSA signature on `msg`.
+    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> [u8; 64] {
+        sign(&self.private, &[msg], rng)
     }
 }
 

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use zeroize::Zeroizing;
 
 use super::limits::ClientAddress;
-use super::{accounts, ApiError, ApiResult, AppState, Shared};
+use super::{account_cache, ApiError, ApiResult, AppState, Shared};
 use crate::Error;
 use alibi_relay_api::now_ms;
 
@@ -78,7 +78,7 @@ pub(crate) async fn authenticate_device(
     };
     let account = Uuid::parse_str(account).map_err(|_| unauthorized())?;
     let who = (account, device);
-    let devices = accounts::devices(s, account).await?;
+    let devices = account_cache::devices(s, account).await?;
     let stored = devices
         .iter()
         .find(|d| d.device_id == device)

@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::{Extension, Json};
 use uuid::Uuid;
 
-use super::accounts::account;
+use super::account_cache::account;
 use super::auth::{authenticate, check_access_key};
 use super::delivery::{self, Outgoing};
 use super::limits::ClientAddress;
@@ -298,7 +298,7 @@ pub(crate) async fn multi_recipient(
 async fn recipient_accounts(
     s: &AppState,
     sent: &SentMessage<'_>,
-) -> ApiResult<std::collections::HashMap<Uuid, super::accounts::CachedAccount>> {
+) -> ApiResult<std::collections::HashMap<Uuid, super::account_cache::CachedAccount>> {
     let mut accounts = std::collections::HashMap::new();
     let mut unknown = vec![];
     for r in sent.recipients.iter().filter(|r| !r.devices.is_empty()) {

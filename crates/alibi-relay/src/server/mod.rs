@@ -4,7 +4,8 @@
 //! * [`auth`]: who is asking (HTTP Basic, access keys), sender certificates;
 //! * [`credentials`]: device passwords (Argon2id);
 //! * [`limits`]: rate limits per client address, per account and per device;
-//! * [`accounts`]: accounts, devices and their attributes;
+//! * [`accounts`]: accounts, devices and their attributes; `account_cache`: the short-lived view
+//!   of an account that authentication and sends check against;
 //! * [`keys`]: the prekey directory;
 //! * [`messages`]: sends, one account or many recipients in one request;
 //! * [`delivery`]: the WebSocket that pushes each device's mail until acknowledged;
@@ -32,6 +33,7 @@ use uuid::Uuid;
 use crate::store::RelayStore;
 use crate::Error;
 
+mod account_cache;
 pub mod accounts;
 pub mod auth;
 mod connections;
@@ -189,7 +191,7 @@ pub(crate) struct AppState {
     /// Device passwords.
     pub(crate) credentials: credentials::Credentials,
     /// Per account: its devices and access key, recently read.
-    pub(crate) device_cache: Mutex<HashMap<Uuid, accounts::CachedAccount>>,
+    pub(crate) device_cache: Mutex<HashMap<Uuid, account_cache::CachedAccount>>,
     /// Per connected device: its socket task.
     pub(crate) live: Mutex<HashMap<(Uuid, u8), delivery::LiveSocket>>,
     /// Numbers sockets (so a closing socket removes only itself).

@@ -1,0 +1,51 @@
+//! The short-lived in-memory view of an account that authentication and sends check against:
+//! below both accounts.rs (whose handlers authenticate) and auth.rs (which reads it), so that
+//! neither imports the other.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use alibi_relay_api::access::AccessKey;
+use uuid::Uuid;
+
+use super::{ApiResult, AppState};
+use crate::store::DeviceInfo;
+
+/// What a send checks of an account: its devices and access key, and when they were read.
+#[derive(Clone)]
+pub(crate) struct CachedAccount {
+    pub(crate) devices: Arc<Vec<DeviceInfo>>,
+    pub(crate) access_key: Option<AccessKey>,
+    at: Instant,
+}
+
+/// How long an account's device list is trusted from memory. Another relay on the same database
+/// may add a device; within this time a send may still be checked against the old list (the
+/// sender then learns of the device on its next send).
+const DEVICE_CACHE_TTL: Duration = Duration::from_secs(1);
+
+/// The account's devices and access key, from memory when fresh (no devices: no account).
+pub(crate) async fn account(s: &AppState, account: Uuid) -> ApiResult<CachedAccount> {
+    if let Some(a) = s.device_cache.lock().expect("cache lock").get(&account) {
+        if a.at.elapsed() < DEVICE_CACHE_TTL {
+            return Ok(a.clone());
+        }
+    }
+    let a = CachedAccount {
+        devices: Arc::new(s.store.devices(account).await?),
+        access_key: s.store.access_key(account).await?,
+        at: Instant::now(),
+    };
+    if !a.devices.is_empty() {
+        s.device_cache
+            .lock()
+            .expect("cache lock")
+            .insert(account, a.clone());
+    }
+    Ok(a)
+}
+
+/// The account's devices, from memory when fresh.
+pub(crate) async fn devices(s: &AppState, a: Uuid) -> ApiResult<Arc<Vec<DeviceInfo>>> {
+    Ok(account(s, a).await?.devices)
+}
