@@ -410,8 +410,10 @@ fn take_place(s: &AppState, account: Uuid, device: u8, credential: [u8; 32]) -> 
 
 /// Closes the device's socket if it was opened under other credentials than `current` (the
 /// device was replaced: its old holder must stop receiving, and acknowledging, the new one's
-/// mail at once).
+/// mail at once), and forgets the account's cached devices, so that its old password stops
+/// working here too, whichever path (a signal, or the recheck after a lost one) brought the news.
 pub(crate) fn close_replaced(s: &AppState, account: Uuid, device: u8, current: [u8; 32]) {
+    s.device_cache.lock().expect("cache lock").remove(&account);
     let mut l = s.live.lock().expect("live lock");
     if l.get(&(account, device))
         .is_some_and(|x| x.credential != current)

@@ -344,8 +344,6 @@ async fn wake_on_signals(
         let Some(signal) = signal else { return };
         let Some(s) = state.upgrade() else { return };
         if let crate::store::MailSignal::DeviceReplaced(account, device, credential) = signal {
-            // Its old password must stop working here too, not only after the cache expires.
-            s.device_cache.lock().expect("cache lock").remove(&account);
             delivery::close_replaced(&s, account, device, credential);
             continue;
         }
