@@ -654,7 +654,7 @@ impl Messenger {
                         Ok(OutgoingMessage {
                             // A RingXKEM first message travels as a PreKey envelope; its
                             // version byte (0x54) tells it apart on receipt.
-                            kind: if m.message_type() == 2 { 1 } else { 3 },
+                            kind: envelope::Type::of_pairwise(m.message_type()) as u32,
                             destination_device_id: d,
                             destination_registration_id: reg,
                             content: m.serialize().to_vec(),
@@ -1065,8 +1065,7 @@ impl Messenger {
             {
                 alibi_channel::ringxkem::MESSAGE_TYPE
             }
-            envelope::Type::PrekeyBundle => 3,
-            _ => 2,
+            t => t.pairwise_message_type(),
         };
         let m = CiphertextMessage::deserialize(kind, env.content()).map_err(|_| Drop::Malformed)?;
         let addr = address(contact.account, device);

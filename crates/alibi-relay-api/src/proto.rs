@@ -54,3 +54,42 @@ impl Envelope {
             .and_then(|s| uuid::Uuid::parse_str(s).ok())
     }
 }
+
+/// The one mapping between envelope types and what they carry, for the relay and its clients.
+impl envelope::Type {
+    /// The envelope type a client may send a message as (an [`crate::messages::OutgoingMessage`]'s
+    /// `kind`): a SignalMessage, a PreKey message, sealed sender or plaintext content; `None` for
+    /// any other number.
+    pub fn sendable(kind: u32) -> Option<Self> {
+        match i32::try_from(kind)
+            .ok()
+            .and_then(|k| Self::try_from(k).ok())?
+        {
+            t @ (Self::Ciphertext | Self::PrekeyBundle | Self::UnidentifiedSender) => Some(t),
+            t @ Self::PlaintextContent => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The envelope type of a pairwise message of libsignal's `CiphertextMessageType`: 2 (a
+    /// SignalMessage) travels as CIPHERTEXT, a session's first message (3, a PreKey message, or
+    /// RingXKEM's first message) as PREKEY_BUNDLE.
+    pub fn of_pairwise(message_type: u8) -> Self {
+        if message_type == 2 {
+            Self::Ciphertext
+        } else {
+            Self::PrekeyBundle
+        }
+    }
+
+    /// The `CiphertextMessageType` a pairwise envelope of this type carries: 3 for PREKEY_BUNDLE,
+    /// 2 otherwise (RingXKEM's first message, also PREKEY_BUNDLE, is told apart by its version
+    /// byte, which only the channel knows).
+    pub fn pairwise_message_type(self) -> u8 {
+        if self == Self::PrekeyBundle {
+            3
+        } else {
+            2
+        }
+    }
+}

@@ -132,10 +132,10 @@ pub(crate) async fn send(
         return Err(ApiError::new(StatusCode::NOT_FOUND, "no such account"));
     }
     for m in &req.messages {
-        if ![1, 3, 6, 8].contains(&m.kind) {
+        let Some(kind) = envelope::Type::sendable(m.kind) else {
             return Err(ApiError::new(StatusCode::BAD_REQUEST, "type: 1, 3, 6 or 8"));
-        }
-        if unidentified && m.kind != 6 {
+        };
+        if unidentified && kind != envelope::Type::UnidentifiedSender {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "an unidentified send carries sealed-sender messages only (type 6)",
@@ -154,7 +154,7 @@ pub(crate) async fn send(
         .messages
         .into_iter()
         .map(|m| {
-            let sealed = m.kind == 6;
+            let sealed = m.kind == envelope::Type::UnidentifiedSender as u32;
             (
                 target,
                 m.destination_device_id,
