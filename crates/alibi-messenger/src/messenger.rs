@@ -1045,19 +1045,19 @@ impl Messenger {
         let r = match env.r#type() {
             envelope::Type::Ciphertext | envelope::Type::PrekeyBundle => self.process_pairwise(env),
             envelope::Type::UnidentifiedSender => self.process_sealed(env),
-            _ => Err(Drop::Unexpected),
+            _ => Err(Discard::Unexpected),
         };
         r.unwrap_or_else(|d| match d {
-            Drop::Later => Outcome::Later,
+            Discard::Later => Outcome::Later,
             d => Outcome::Dropped(d),
         })
     }
 
-    fn process_pairwise(&self, env: &Envelope) -> core::result::Result<Outcome, Drop> {
+    fn process_pairwise(&self, env: &Envelope) -> core::result::Result<Outcome, Discard> {
         let contact = self
             .contact_by_account(env.source_service_id())
-            .ok_or(Drop::UnknownSender)?;
-        let device = u8::try_from(env.source_device()).map_err(|_| Drop::Unexpected)?;
+            .ok_or(Discard::UnknownSender)?;
+        let device = u8::try_from(env.source_device()).map_err(|_| Discard::Unexpected)?;
         let ringxkem_version = alibi_channel::message::RINGXKEM_VERSION;
         let kind = match env.r#type() {
             envelope::Type::PrekeyBundle
@@ -1067,7 +1067,8 @@ impl Messenger {
             }
             t => t.pairwise_message_type(),
         };
-        let m = CiphertextMessage::deserialize(kind, env.content()).map_err(|_| Drop::Malformed)?;
+        let m =
+            CiphertextMessage::deserialize(kind, env.content()).map_err(|_| Discard::Malformed)?;
         let addr = address(contact.account, device);
         let plaintext = match &m {
             CiphertextMessage::RingXkem(r) => {
@@ -1076,25 +1077,25 @@ impl Messenger {
                     .then(|| contact.pq().ok())
                     .flatten();
                 if pinned.map(|p| p.to_bytes()) != Some(r.initiator.clone()) {
-                    return Err(Drop::IdentityMismatch(contact.name));
+                    return Err(Discard::IdentityMismatch(contact.name));
                 }
-                let (ours, pk) = self.inner.ringxkem.as_ref().ok_or(Drop::Unexpected)?;
+                let (ours, pk) = self.inner.ringxkem.as_ref().ok_or(Discard::Unexpected)?;
                 self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
                 let mut store = self.store();
                 ringxkem::accept(&addr, &mut **store, ours, pk, r, &mut UnwrapErr(SysRng))
-                    .map_err(Drop::from)?
+                    .map_err(Discard::from)?
             }
             _ => {
                 if let CiphertextMessage::PreKey(p) = &m {
                     if Some(p.identity_key) != contact.identity().ok()
                         || contact.handshake != Handshake::Pqxdh
                     {
-                        return Err(Drop::IdentityMismatch(contact.name));
+                        return Err(Discard::IdentityMismatch(contact.name));
                     }
                     self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
                 }
                 let mut store = self.store();
-                decrypt(&addr, &mut **store, &m, &mut UnwrapErr(SysRng)).map_err(Drop::from)?
+                decrypt(&addr, &mut **store, &m, &mut UnwrapErr(SysRng)).map_err(Discard::from)?
             }
         };
         self.open_content(&contact, device, &addr, Kind::Direct, &plaintext)
@@ -1105,33 +1106,33 @@ impl Messenger {
     /// the card lists) before the inner message is decrypted, since that can build a session,
     /// pin an identity and use up a one-time prekey: a stranger, or a relay forging certificates
     /// under its trust root, touches nothing in the store.
-    fn process_sealed(&self, env: &Envelope) -> core::result::Result<Outcome, Drop> {
+    fn process_sealed(&self, env: &Envelope) -> core::result::Result<Outcome, Discard> {
         let usmc = sealed_sender::decrypt_to_usmc(env.content(), &self.inner.identity)
-            .map_err(Drop::from)?;
+            .map_err(Discard::from)?;
         let cert = &usmc.sender;
         let contact = self
             .contact_by_account(&cert.sender_uuid)
-            .ok_or(Drop::UnknownSender)?;
+            .ok_or(Discard::UnknownSender)?;
         let pinned = contact.identity().ok();
         if Some(IdentityKey(cert.key)) != pinned {
-            return Err(Drop::IdentityMismatch(contact.name));
+            return Err(Discard::IdentityMismatch(contact.name));
         }
-        let device = u8::try_from(cert.device_id).map_err(|_| Drop::Unexpected)?;
+        let device = u8::try_from(cert.device_id).map_err(|_| Discard::Unexpected)?;
         if !contact.devices.iter().any(|d| d.id == device) {
-            return Err(Drop::UnlistedDevice(contact.name, device));
+            return Err(Discard::UnlistedDevice(contact.name, device));
         }
         if usmc.msg_type == ContentType::PreKey {
-            let m =
-                CiphertextMessage::deserialize(3, &usmc.contents).map_err(|_| Drop::Malformed)?;
+            let m = CiphertextMessage::deserialize(3, &usmc.contents)
+                .map_err(|_| Discard::Malformed)?;
             let CiphertextMessage::PreKey(p) = m else {
-                return Err(Drop::Malformed);
+                return Err(Discard::Malformed);
             };
             if Some(p.identity_key) != pinned || contact.handshake != Handshake::Pqxdh {
-                return Err(Drop::IdentityMismatch(contact.name));
+                return Err(Discard::IdentityMismatch(contact.name));
             }
             self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
         }
-        // A contact's message that cannot be decrypted yet (Drop::Later) waits; only contacts
+        // A contact's message that cannot be decrypted yet (Discard::Later) waits; only contacts
         // get this far, so strangers cannot fill the waiting room.
         let opened = {
             let mut store = self.store();
@@ -1143,7 +1144,7 @@ impl Messenger {
                 &mut **store,
                 &mut UnwrapErr(SysRng),
             )
-            .map_err(Drop::from)?
+            .map_err(Discard::from)?
         };
         let addr = address(contact.account, device);
         let kind = match (opened.msg_type, opened.distribution_id) {
@@ -1160,12 +1161,13 @@ impl Messenger {
         addr: &Address,
         kind: Kind,
         plaintext: &[u8],
-    ) -> core::result::Result<Outcome, Drop> {
-        let content = Content::decode(plaintext).map_err(|_| Drop::Malformed)?;
+    ) -> core::result::Result<Outcome, Discard> {
+        let content = Content::decode(plaintext).map_err(|_| Discard::Malformed)?;
         if let Some(b) = &content.sender_key_distribution_message {
-            let skdm = SenderKeyDistributionMessage::deserialize(b).map_err(|_| Drop::Malformed)?;
+            let skdm =
+                SenderKeyDistributionMessage::deserialize(b).map_err(|_| Discard::Malformed)?;
             let mut store = self.store();
-            process_distribution_message(addr, &skdm, &mut **store).map_err(Drop::from)?;
+            process_distribution_message(addr, &skdm, &mut **store).map_err(Discard::from)?;
         }
         let Some(data) = content.data else {
             return Ok(Outcome::Consumed);
@@ -1278,12 +1280,12 @@ enum Outcome {
     /// Not decryptable yet: kept, tried again after the next progress.
     Later,
     /// Given up on.
-    Dropped(Drop),
+    Dropped(Discard),
 }
 
 /// Why an envelope was given up on.
 #[derive(Debug)]
-enum Drop {
+enum Discard {
     Later,
     UnknownSender,
     IdentityMismatch(String),
@@ -1294,18 +1296,20 @@ enum Drop {
     Protocol(String),
 }
 
-impl core::fmt::Display for Drop {
+impl core::fmt::Display for Discard {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            Drop::Later => f.write_str("not decryptable yet"),
-            Drop::UnknownSender => f.write_str("from no contact"),
-            Drop::IdentityMismatch(c) => {
+            Discard::Later => f.write_str("not decryptable yet"),
+            Discard::UnknownSender => f.write_str("from no contact"),
+            Discard::IdentityMismatch(c) => {
                 write!(f, "identity of contact {c} does not match its card")
             }
-            Drop::UnlistedDevice(c, d) => write!(f, "device {d} of contact {c} is not on its card"),
-            Drop::Malformed => f.write_str("malformed"),
-            Drop::Unexpected => f.write_str("unexpected envelope"),
-            Drop::Protocol(e) => write!(f, "does not decrypt: {e}"),
+            Discard::UnlistedDevice(c, d) => {
+                write!(f, "device {d} of contact {c} is not on its card")
+            }
+            Discard::Malformed => f.write_str("malformed"),
+            Discard::Unexpected => f.write_str("unexpected envelope"),
+            Discard::Protocol(e) => write!(f, "does not decrypt: {e}"),
         }
     }
 }
@@ -1318,7 +1322,7 @@ struct Rejected {
 }
 
 impl Rejected {
-    fn note(&mut self, why: Drop) {
+    fn note(&mut self, why: Discard) {
         self.count += 1;
         if self.reasons.len() == 16 {
             self.reasons.pop_front();
@@ -1327,15 +1331,15 @@ impl Rejected {
     }
 }
 
-impl From<alibi_channel::Error> for Drop {
+impl From<alibi_channel::Error> for Discard {
     fn from(e: alibi_channel::Error) -> Self {
         match e {
             // The sender key or the session comes in a message the relay has not delivered yet.
             alibi_channel::Error::NoSenderKey(_) | alibi_channel::Error::NoSession(_) => {
-                Drop::Later
+                Discard::Later
             }
-            alibi_channel::Error::UntrustedIdentity(a) => Drop::IdentityMismatch(a),
-            e => Drop::Protocol(e.to_string()),
+            alibi_channel::Error::UntrustedIdentity(a) => Discard::IdentityMismatch(a),
+            e => Discard::Protocol(e.to_string()),
         }
     }
 }
@@ -1382,7 +1386,7 @@ impl futures_util::Stream for Inbox {
     }
 }
 
-impl core::ops::Drop for Inbox {
+impl Drop for Inbox {
     fn drop(&mut self) {
         self.task.abort();
     }
