@@ -794,12 +794,12 @@ fn keygen(
             Some(id) => group.session("keygen", id),
         };
         let timeout = Duration::from_secs(run.timeout_s);
-        #[allow(unused_mut)]
-        let mut config = KeygenConfig::new(session, group.threshold, group.run_parties(), timeout);
+        let config = KeygenConfig::new(session, group.threshold, group.run_parties(), timeout);
         #[cfg(adversary)]
-        {
-            config.misbehaviour = cheat;
-        }
+        let config = KeygenConfig {
+            misbehaviour: cheat,
+            ..config
+        };
         let start = Instant::now();
         let share = run_keygen(&party.party(), &config, &mut party, &mut os_rng())
             .await

@@ -65,8 +65,10 @@ impl envelope::Type {
             .ok()
             .and_then(|k| Self::try_from(k).ok())?
         {
-            t @ (Self::Ciphertext | Self::PrekeyBundle | Self::UnidentifiedSender) => Some(t),
-            t @ Self::PlaintextContent => Some(t),
+            t @ (Self::Ciphertext
+            | Self::PrekeyBundle
+            | Self::UnidentifiedSender
+            | Self::PlaintextContent) => Some(t),
             _ => None,
         }
     }
