@@ -15,7 +15,7 @@ fn fixture() -> &'static ([Ring; 2], Vec<Vec<u8>>) {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
         let a = SigningKey::generate(Level::Falcon512, &mut rng);
         let b = SigningKey::generate(Level::Falcon512, &mut rng);
-        let ring = Ring::new(vec![a.verifying_key(), b.verifying_key()]).expect("two keys");
+        let ring = Ring::new(vec![a.verifying_key().clone(), b.verifying_key().clone()]).expect("two keys");
         let sig = ring.sign(&a.expand(), b"fuzz", &mut rng).expect("a member");
         let c = alibi_mitaka::SigningKey::generate(&mut rng);
         let d = alibi_mitaka::SigningKey::generate(&mut rng);

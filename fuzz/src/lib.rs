@@ -70,7 +70,7 @@ pub mod falcon {
             };
             for level in [Level::Falcon512, Level::Falcon1024] {
                 let sk = SigningKey::generate(level, &mut rng);
-                let vk = sk.verifying_key();
+                let vk = sk.verifying_key().clone();
                 f.public_keys.push(vk.to_bytes());
                 f.secret_keys.push(sk.to_bytes().to_vec());
                 f.signatures.push(sk.sign(b"fuzz", &mut rng).to_bytes());

@@ -118,7 +118,7 @@ fn benches(c: &mut Criterion) {
     });
     let a = SigningKey::generate(Level::Falcon512, &mut rng);
     let bk = SigningKey::generate(Level::Falcon512, &mut rng);
-    let ring = Ring::new(vec![a.verifying_key(), bk.verifying_key()]).unwrap();
+    let ring = Ring::new(vec![a.verifying_key().clone(), bk.verifying_key().clone()]).unwrap();
     let ea = a.expand();
     g.bench_function("gandalf/sign", |b| {
         b.iter(|| ring.sign(&ea, b"message", &mut rng).unwrap())

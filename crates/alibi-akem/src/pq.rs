@@ -217,10 +217,10 @@ impl MemberKey {
         }
     }
 
-    fn verifying_key(&self) -> VerifyingKey {
+    fn verifying_key(&self) -> &VerifyingKey {
         match self {
             MemberKey::Falcon { key, .. } => key.verifying_key(),
-            MemberKey::Mitaka { key, .. } => key.verifying_key().lattice_key().clone(),
+            MemberKey::Mitaka { key, .. } => key.verifying_key().lattice_key(),
         }
     }
 }
@@ -250,7 +250,7 @@ impl PqSecretKey {
         let public = PqPublicKey {
             suite,
             ek,
-            vk: member.verifying_key(),
+            vk: member.verifying_key().clone(),
         };
         PqSecretKey {
             suite,

@@ -43,7 +43,7 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
     let a = FalconKey::generate(Level::Falcon512, &mut rng);
     let other = FalconKey::generate(Level::Falcon512, &mut rng);
     let (ea, vk) = (a.expand(), a.verifying_key());
-    let ring = op("ring", Ring::new(vec![vk.clone(), other.verifying_key()]))?;
+    let ring = op("ring", Ring::new(vec![vk.clone(), other.verifying_key().clone()]))?;
     ctx.step("Falcon-512 sign");
     let sd = time(b, || ea.sign(MSG, &mut rng));
     ctx.step("FalconRS ring sign");

@@ -113,7 +113,7 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
     ] {
         let sk = alibi_falcon::SigningKey::generate(level, &mut rng);
         let esk = sk.expand();
-        let vk = sk.verifying_key();
+        let vk = sk.verifying_key().clone();
         let sig = esk.sign(MSG, &mut rng);
         let sizes = [
             vk.to_bytes().len(),

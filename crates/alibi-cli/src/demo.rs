@@ -112,7 +112,7 @@ fn ring() -> CmdResult {
     let bob = SigningKey::generate(Level::Falcon512, &mut os_rng());
     let carol = SigningKey::generate(Level::Falcon512, &mut os_rng());
     for members in [vec![&alice, &bob], vec![&alice, &bob, &carol]] {
-        let ring = Ring::new(members.iter().map(|k| k.verifying_key()).collect()).map_err(fail)?;
+        let ring = Ring::new(members.iter().map(|k| k.verifying_key().clone()).collect()).map_err(fail)?;
         let msg = b"meet at the usual place";
         let t = Instant::now();
         let sig = ring.sign(&bob.expand(), msg, &mut os_rng()).map_err(fail)?;

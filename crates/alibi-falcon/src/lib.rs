@@ -97,7 +97,9 @@ pub struct SigningKey {
     g: Vec<i8>,
     big_f: Vec<i8>,
     big_g: Vec<i8>,
-    h: Vec<u16>,
+    /// The public key h = g / f mod q (with its NTT and encoding), so `verifying_key` can lend it.
+    #[zeroize(skip)]
+    vk: VerifyingKey,
 }
 
 impl core::fmt::Debug for SigningKey {
@@ -150,7 +152,7 @@ impl SigningKey {
             g: k.g,
             big_f: k.big_f,
             big_g: k.big_g,
-            h: k.h,
+            vk: VerifyingKey::from_h(level, k.h, None),
         }
     }
 
@@ -164,7 +166,7 @@ impl SigningKey {
             g,
             big_f,
             big_g,
-            h,
+            vk: VerifyingKey::from_h(level, h, None),
         })
     }
 
@@ -193,7 +195,7 @@ impl SigningKey {
             g: g.to_vec(),
             big_f: big_f.to_vec(),
             big_g: big_g.to_vec(),
-            h,
+            vk: VerifyingKey::from_h(level, h, None),
         })
     }
 
@@ -220,12 +222,12 @@ impl SigningKey {
 
     /// The public polynomial h = g / f mod q.
     pub fn h(&self) -> &[u16] {
-        &self.h
+        &self.vk.h
     }
 
     /// The matching public key.
-    pub fn verifying_key(&self) -> VerifyingKey {
-        VerifyingKey::from_h(self.level, self.h.clone(), None)
+    pub fn verifying_key(&self) -> &VerifyingKey {
+        &self.vk
     }
 
     /// Precomputes the FFT basis and the Falcon tree (spec §3.8.3) for fast repeated signing.
@@ -255,7 +257,7 @@ impl SigningKey {
             b10,
             b11,
             tree,
-            h: self.h.clone(),
+            vk: self.vk.clone(),
         }
     }
 
@@ -291,7 +293,8 @@ pub struct ExpandedSigningKey {
     b10: Vec<f64>,
     b11: Vec<f64>,
     tree: Vec<f64>,
-    h: Vec<u16>,
+    #[zeroize(skip)]
+    vk: VerifyingKey,
 }
 
 impl core::fmt::Debug for ExpandedSigningKey {
@@ -308,12 +311,12 @@ impl ExpandedSigningKey {
 
     /// The public polynomial h = g / f mod q.
     pub fn h(&self) -> &[u16] {
-        &self.h
+        &self.vk.h
     }
 
     /// The matching public key.
-    pub fn verifying_key(&self) -> VerifyingKey {
-        VerifyingKey::from_h(self.level, self.h.clone(), None)
+    pub fn verifying_key(&self) -> &VerifyingKey {
+        &self.vk
     }
 
     /// The smallest and largest leaf sigma' of the Falcon tree; both lie in [sigma_min, sigma_max]
@@ -746,22 +749,15 @@ impl signature::Verifier<Signature> for VerifyingKey {
     }
 }
 
-/// Adapts a fallible RNG to the infallible one signing needs: a 32-byte seed is drawn from it (the
-/// only call that can fail, its error reported as `signature::Error`) and keys ChaCha20.
-fn seeded_rng<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<ChaCha20Rng, signature::Error> {
-    let mut seed = Zeroizing::new([0u8; 32]);
-    rng.try_fill_bytes(&mut seed[..])
-        .map_err(|_| signature::Error::new())?;
-    Ok(ChaCha20Rng::from_seed(*seed))
-}
-
 impl signature::RandomizedSigner<Signature> for SigningKey {
     fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(msg, &mut seeded_rng(rng)?))
+        // Signing needs an infallible RNG: one seed from the caller's keys ChaCha20.
+        let mut rng = ChaCha20Rng::try_from_rng(rng).map_err(|_| signature::Error::new())?;
+        Ok(self.sign(msg, &mut rng))
     }
 }
 
@@ -771,7 +767,9 @@ impl signature::RandomizedSigner<Signature> for ExpandedSigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(msg, &mut seeded_rng(rng)?))
+        // Signing needs an infallible RNG: one seed from the caller's keys ChaCha20.
+        let mut rng = ChaCha20Rng::try_from_rng(rng).map_err(|_| signature::Error::new())?;
+        Ok(self.sign(msg, &mut rng))
     }
 }
 

@@ -36,7 +36,7 @@ macro_rules! interop {
                 assert_eq!(their_vk.to_bytes(), pq_pk.as_bytes());
                 let their_sk = SigningKey::from_bytes(pq_sk.as_bytes()).unwrap();
                 assert_eq!(&their_sk.to_bytes()[..], pq_sk.as_bytes());
-                assert_eq!(their_sk.verifying_key(), their_vk);
+                assert_eq!(their_sk.verifying_key(), &their_vk);
                 let their_esk = their_sk.expand();
 
                 // Our key pair, encoded, loads into theirs.

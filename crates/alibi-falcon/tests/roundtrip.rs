@@ -18,7 +18,7 @@ fn sign_verify_and_encodings() {
         let vk = sk.verifying_key();
         let vkb = vk.to_bytes();
         assert_eq!(vkb.len(), level.public_key_len());
-        assert_eq!(VerifyingKey::from_bytes(&vkb).unwrap(), vk);
+        assert_eq!(VerifyingKey::from_bytes(&vkb).unwrap(), *vk);
         let esk = sk2.expand();
         for i in 0..50u32 {
             let msg = i.to_le_bytes();

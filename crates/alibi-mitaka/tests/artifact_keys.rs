@@ -135,5 +135,5 @@ fn lattice_keys_convert_at_falcon_512_only() {
     );
     let mut rng = rand_chacha::ChaCha20Rng::from_seed([6; 32]);
     let big = alibi_falcon::SigningKey::generate(alibi_falcon::Level::Falcon1024, &mut rng);
-    assert!(VerifyingKey::from_lattice_key(big.verifying_key()).is_err());
+    assert!(VerifyingKey::from_lattice_key(big.verifying_key().clone()).is_err());
 }

@@ -15,7 +15,7 @@ use rand_core::SeedableRng;
 fn ring_sign_512(runner: &mut CtRunner, rng: &mut BenchRng) {
     let a = SigningKey::generate(Level::Falcon512, rng);
     let b = SigningKey::generate(Level::Falcon512, rng);
-    let ring = Ring::new(vec![a.verifying_key(), b.verifying_key()]).expect("two keys");
+    let ring = Ring::new(vec![a.verifying_key().clone(), b.verifying_key().clone()]).expect("two keys");
     ring_sign(runner, rng, &ring, &a.expand(), &b.expand());
 }
 
@@ -45,7 +45,7 @@ fn ring_sign<K: RingSigningKey>(
 fn verify_encoded_invalid_512(runner: &mut CtRunner, rng: &mut BenchRng) {
     let a = SigningKey::generate(Level::Falcon512, rng);
     let b = SigningKey::generate(Level::Falcon512, rng);
-    let ring = Ring::new(vec![a.verifying_key(), b.verifying_key()]).expect("two keys");
+    let ring = Ring::new(vec![a.verifying_key().clone(), b.verifying_key().clone()]).expect("two keys");
     let a = a.expand();
     verify_encoded_invalid(runner, rng, &ring, |m, rng| {
         ring.sign(&a, m, rng).expect("a member").to_bytes()

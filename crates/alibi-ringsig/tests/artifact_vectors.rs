@@ -99,7 +99,7 @@ fn artifact_secret_keys_load_and_sign() {
         .unwrap();
         assert_eq!(key.verifying_key().h_bytes(), &pk[800..]);
         let ring = Ring::new(vec![
-            key.verifying_key(),
+            key.verifying_key().clone(),
             VerifyingKey::from_h_bytes(Level::Falcon512, &rpk[800..]).unwrap(),
         ])
         .unwrap();

@@ -78,7 +78,7 @@ fn bound_is_the_artifacts() {
     // Falcon-1024 keys are refused.
     let mut rng = ChaCha20Rng::seed_from_u64(1);
     let k = |rng: &mut ChaCha20Rng| {
-        alibi_falcon::SigningKey::generate(Level::Falcon1024, rng).verifying_key()
+        alibi_falcon::SigningKey::generate(Level::Falcon1024, rng).verifying_key().clone()
     };
     let members = vec![k(&mut rng), k(&mut rng)];
     assert_eq!(
@@ -139,7 +139,7 @@ fn fresh_rings_of_two_and_n_members() {
     let mixed = Ring::with_trapdoor(
         Trapdoor::AntragMitaka,
         vec![
-            falcon.verifying_key(),
+            falcon.verifying_key().clone(),
             keys[0].verifying_key().lattice_key().clone(),
         ],
     )

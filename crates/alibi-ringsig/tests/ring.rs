@@ -16,7 +16,7 @@ fn keys(level: Level, count: usize, seed: u64) -> Vec<SigningKey> {
 }
 
 fn ring_of(keys: &[SigningKey]) -> Ring {
-    Ring::new(keys.iter().map(|k| k.verifying_key()).collect()).unwrap()
+    Ring::new(keys.iter().map(|k| k.verifying_key().clone()).collect()).unwrap()
 }
 
 #[test]
@@ -64,9 +64,9 @@ fn wrong_ring_member_order_or_tampering_is_rejected() {
     let bytes = sig.to_bytes();
     // Reordered members.
     let swapped = Ring::new(vec![
-        ks[1].verifying_key(),
-        ks[0].verifying_key(),
-        ks[2].verifying_key(),
+        ks[1].verifying_key().clone(),
+        ks[0].verifying_key().clone(),
+        ks[2].verifying_key().clone(),
     ])
     .unwrap();
     let s = RingSignature::from_bytes(&swapped, &bytes).unwrap();
@@ -74,7 +74,7 @@ fn wrong_ring_member_order_or_tampering_is_rejected() {
     // A substituted member (the signer's place, or another's).
     for pos in 0..3 {
         let mut m: Vec<VerifyingKey> = ring.members().to_vec();
-        m[pos] = ks[3].verifying_key();
+        m[pos] = ks[3].verifying_key().clone();
         let other = Ring::new(m).unwrap();
         let s = RingSignature::from_bytes(&other, &bytes).unwrap();
         assert!(other.verify(b"m", &s).is_err(), "substituted member {pos}");
@@ -135,7 +135,7 @@ fn malformed_rings_have_typed_errors() {
         Err(Error::DuplicateMember(1))
     );
     assert_eq!(
-        Ring::new(vec![a.clone(), k1024[0].verifying_key()]),
+        Ring::new(vec![a.clone(), k1024[0].verifying_key().clone()]),
         Err(Error::MixedLevels)
     );
     assert!(matches!(

@@ -281,6 +281,10 @@ pub struct SigningKey {
     gck: Arc<Gck>,
     /// The signer pre-computation of §5.2: every x_i, cached (t * mu * N bits).
     cache: Option<Vec<u8>>,
+    /// The public key, computed on first use (t evaluations of F) so that signing with a key read
+    /// from a file does not pay for it.
+    #[zeroize(skip)]
+    vk: std::sync::OnceLock<VerifyingKey>,
 }
 
 impl core::fmt::Debug for SigningKey {
@@ -291,7 +295,7 @@ impl core::fmt::Debug for SigningKey {
 
 impl SigningKey {
     /// A fresh signing key; its public key comes from [`SigningKey::verifying_key`] (t
-    /// evaluations of F, milliseconds).
+    /// evaluations of F, milliseconds, on the first call).
     pub fn generate<R: CryptoRng + ?Sized>(level: Level, rng: &mut R) -> Self {
         let mut key = vec![0u8; level.prf_key_len()];
         rng.fill_bytes(&mut key);
@@ -307,11 +311,16 @@ impl SigningKey {
             seed,
             gck: Arc::new(Gck::new(level, &seed)),
             cache: None,
+            vk: std::sync::OnceLock::new(),
         }
     }
 
-    /// The public key: y_i = F(x_i) for every i < t.
-    pub fn verifying_key(&self) -> VerifyingKey {
+    /// The public key: y_i = F(x_i) for every i < t, computed on the first call.
+    pub fn verifying_key(&self) -> &VerifyingKey {
+        self.vk.get_or_init(|| self.compute_verifying_key())
+    }
+
+    fn compute_verifying_key(&self) -> VerifyingKey {
         let mut bits = Zeroizing::new(vec![0u32; INPUT]);
         let y = (0..self.level.t())
             .map(|i| {
@@ -499,12 +508,10 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        // Signing needs an infallible RNG: one 32-byte seed from the caller's (the only fallible
-        // call) keys a ChaCha20 stream for the rejection loop.
-        let mut seed = Zeroizing::new([0u8; 32]);
-        rng.try_fill_bytes(&mut seed[..])
-            .map_err(|_| signature::Error::new())?;
-        Ok(self.sign(msg, &mut ChaCha20Rng::from_seed(*seed)))
+        // Signing needs an infallible RNG: one seed from the caller's (the only fallible call)
+        // keys a ChaCha20 stream for the rejection loop.
+        let mut rng = ChaCha20Rng::try_from_rng(rng).map_err(|_| signature::Error::new())?;
+        Ok(self.sign(msg, &mut rng))
     }
 }
 

@@ -16,7 +16,7 @@ fn every_level_signs_and_verifies() {
         let vkb = vk.to_bytes();
         assert_eq!(vkb.len(), level.public_key_len());
         let vk2 = VerifyingKey::from_bytes(&vkb).unwrap();
-        assert_eq!(vk2, vk);
+        assert_eq!(&vk2, vk);
         let sk2 = SigningKey::from_bytes(&sk.to_bytes()).unwrap();
         assert_eq!(sk2.verifying_key(), vk);
         assert_eq!(sk2.precomputation_len(), 0);
@@ -46,10 +46,10 @@ fn every_level_signs_and_verifies() {
 fn another_key_or_level_does_not_verify() {
     let mut rng = ChaCha20Rng::seed_from_u64(2);
     let sk = SigningKey::generate(Level::T128, &mut rng);
-    let other = SigningKey::generate(Level::T128, &mut rng).verifying_key();
+    let other = SigningKey::generate(Level::T128, &mut rng).verifying_key().clone();
     let sig = sk.sign(b"m", &mut rng);
     assert!(other.verify(b"m", &sig).is_err());
-    let vk192 = SigningKey::generate(Level::T192, &mut rng).verifying_key();
+    let vk192 = SigningKey::generate(Level::T192, &mut rng).verifying_key().clone();
     assert!(vk192.verify(b"m", &sig).is_err());
 }
 
@@ -92,7 +92,7 @@ fn fixture() -> &'static (VerifyingKey, Vec<u8>) {
     F.get_or_init(|| {
         let mut rng = ChaCha20Rng::seed_from_u64(4);
         let sk = SigningKey::generate(Level::T128, &mut rng);
-        let vk = sk.verifying_key();
+        let vk = sk.verifying_key().clone();
         let sig = sk.sign(b"fixture", &mut rng).to_bytes();
         (vk, sig)
     })
@@ -132,7 +132,7 @@ proptest! {
             b.truncate(c % (b.len() + 1));
         }
         let key = VerifyingKey::from_bytes(&b);
-        let _ = SigningKey::from_bytes(&b).map(|k| k.verifying_key());
+        let _ = SigningKey::from_bytes(&b).map(|k| k.verifying_key().clone());
         for l in Level::ALL {
             let _ = Signature::from_bytes(l, &b);
         }
