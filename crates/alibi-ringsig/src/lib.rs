@@ -3,8 +3,8 @@
 //! Deniable ring signatures, for two members as published and for rings of N members (our
 //! extension):
 //!
-//! - **GANDALF** ([`gandalf`], its types also at the crate root): GANDALF[Falcon] as the SHADOWFAX
-//!   authors' code builds it (Gajland, Janneck, Kiltz, CRYPTO 2024; the artifact of "SHADOWFAX",
+//! - **GANDALF** ([`gandalf`], its types also at the crate root): GANDALF over Falcon keys as the
+//!   SHADOWFAX authors' code builds it (Gajland, Janneck, Kiltz, CRYPTO 2024; the artifact of "SHADOWFAX",
 //!   USENIX Security 2026) at Falcon-512 and Falcon-1024, and GANDALF[Antrag, Mitaka] on
 //!   Falcon-512's lattice; the FalconRS row of Katsumata, Niot, Tucker and Wiggers.
 //! - **MAYO-RS** ([`mayo_rs`]): the ring signature on MAYO's open preimage sampler (`alibi-mayo`)

@@ -66,7 +66,7 @@ impl Scheme {
         }
     }
 
-    /// The Falcon level of GANDALF[Falcon]'s schemes.
+    /// The Falcon level of the schemes of GANDALF over Falcon keys.
     pub fn falcon_level(self) -> Option<Level> {
         match self {
             Scheme::Falcon512 => Some(Level::Falcon512),
