@@ -98,7 +98,10 @@ fn packed_vectors_decode_strictly() {
 proptest! {
     /// Whatever decodes re-encodes to the same bytes.
     #[test]
-    fn packed_vectors_round_trip(bytes in proptest::collection::vec(any::<u8>(), 0..40), odd: bool) {
+    fn packed_vectors_round_trip(
+        bytes in proptest::collection::vec(any::<u8>(), 0..40),
+        odd: bool,
+    ) {
         let len = (2 * bytes.len()).saturating_sub(usize::from(odd));
         if let Ok(v) = alibi_mayo::decode_vector(&bytes, len) {
             prop_assert_eq!(v.len(), len);

@@ -4,9 +4,9 @@
 //! extension):
 //!
 //! - **GANDALF** ([`gandalf`], its types also at the crate root): GANDALF over Falcon keys as the
-//!   SHADOWFAX authors' code builds it (Gajland, Janneck, Kiltz, CRYPTO 2024; the artifact of "SHADOWFAX",
-//!   USENIX Security 2026) at Falcon-512 and Falcon-1024, and GANDALF[Antrag, Mitaka] on
-//!   Falcon-512's lattice; the FalconRS row of Katsumata, Niot, Tucker and Wiggers.
+//!   SHADOWFAX authors' code builds it (Gajland, Janneck, Kiltz, CRYPTO 2024; the artifact of
+//!   "SHADOWFAX", USENIX Security 2026) at Falcon-512 and Falcon-1024, and GANDALF[Antrag, Mitaka]
+//!   on Falcon-512's lattice; the FalconRS row of Katsumata, Niot, Tucker and Wiggers.
 //! - **MAYO-RS** ([`mayo_rs`]): the ring signature on MAYO's open preimage sampler (`alibi-mayo`)
 //!   of Katsumata, Niot, Tucker and Wiggers (USENIX Security 2025, ePrint 2025/1090), at MAYO_1
 //!   and MAYO_2.
