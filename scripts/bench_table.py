@@ -134,7 +134,9 @@ def dgsp(group="dgsp-shake256f"):
 
 
 def mayo():
-    """MAYO next to liboqs, and MAYO-RS against MAYO in the same run."""
+    """MAYO next to liboqs (alibi-mayo's `mayo` bench), and MAYO-RS against MAYO in the same run
+    (alibi-ringsig's `mayo_rs` bench, which writes its own sign-expanded and verify-expanded rows
+    into the same groups: run it after the `mayo` bench)."""
     show = lambda v: fmt(v) if v >= 1e3 else f"{v:.0f} ns"
     print("| level | operation | alibi (median) | liboqs (median) | ratio alibi / liboqs |")
     print("|---|---|---|---|---|")

@@ -6,7 +6,7 @@
 
 use alibi_falcon::{Level, Signature as FalconSignature, SigningKey as FalconKey};
 use alibi_mayo::{Params, SigningKey as MayoKey};
-use alibi_ringsig::{Ring, RingSignature};
+use alibi_ringsig::{mayo_rs, Ring, RingSignature};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -76,7 +76,7 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         let other = MayoKey::generate(p, &mut rng);
         let ring = op(
             "MAYO ring",
-            alibi_mayo::ring::Ring::new(vec![vk.clone(), other.verifying_key()]),
+            mayo_rs::Ring::new(vec![vk.clone(), other.verifying_key()]),
         )?;
         ctx.step(format!("{name} sign"));
         let sd = time(b, || sk.sign(MSG, &mut rng));

@@ -138,8 +138,8 @@ fn ring() -> CmdResult {
 
 /// The same with MAYO keys (MAYO-RS), at MAYO_1 and MAYO_2.
 fn mayo_ring() -> CmdResult {
-    use alibi_mayo::ring::{Ring as MayoRing, RingSignature as MayoSig};
     use alibi_mayo::{Params, SigningKey as MayoKey};
+    use alibi_ringsig::mayo_rs::{Ring as MayoRing, RingSignature as MayoSig};
     for p in [Params::Mayo1, Params::Mayo2] {
         let alice = MayoKey::generate(p, &mut os_rng());
         let bob = MayoKey::generate(p, &mut os_rng());

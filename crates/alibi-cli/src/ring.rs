@@ -8,11 +8,9 @@
 
 use std::path::PathBuf;
 
-use alibi_falcon::{Level, SigningKey};
-use alibi_mayo::ring::{Ring as MayoRing, RingSignature as MayoRingSignature};
-use alibi_mayo::Params as Mayo;
-use alibi_ringsig::{Ring, RingSignature, Trapdoor};
-use clap::{Subcommand, ValueEnum};
+use alibi_ringsig::{AnyRing, AnySigningKey, Error, Scheme};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::Subcommand;
 use serde_json::json;
 
 use crate::failure::{malformed, usage, CmdResult, Failure};
@@ -27,7 +25,7 @@ pub enum Cmd {
     /// Generate a ring member's key pair (Falcon keys are plain Falcon keys)
     Keygen {
         /// The ring signature scheme
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = scheme_parser())]
         scheme: Scheme,
         #[command(flatten)]
         out: KeyPairOut,
@@ -76,113 +74,33 @@ pub struct RingArgs {
     )]
     ring: Vec<PathBuf>,
     /// The scheme; by default the one the first key's length names
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = scheme_parser())]
     scheme: Option<Scheme>,
 }
 
-/// The ring signatures.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scheme {
-    /// GANDALF over Falcon-512 keys
-    Falcon512,
-    /// GANDALF over Falcon-1024 keys
-    Falcon1024,
-    /// GANDALF[Antrag, Mitaka] over Antrag keys at Falcon-512's lattice (the SHADOWFAX artifact's)
-    Mitaka512,
-    /// MAYO-RS over MAYO_1 keys
-    Mayo1,
-    /// MAYO-RS over MAYO_2 keys
-    Mayo2,
-}
-
-impl Scheme {
-    fn name(self) -> &'static str {
-        match self {
-            Scheme::Falcon512 => "falcon512",
-            Scheme::Falcon1024 => "falcon1024",
-            Scheme::Mitaka512 => "mitaka512",
-            Scheme::Mayo1 => "mayo1",
-            Scheme::Mayo2 => "mayo2",
-        }
-    }
-
-    fn falcon(self) -> Option<Level> {
-        match self {
-            Scheme::Falcon512 => Some(Level::Falcon512),
-            Scheme::Falcon1024 => Some(Level::Falcon1024),
-            _ => None,
-        }
-    }
-
-    fn mayo(self) -> Option<Mayo> {
-        match self {
-            Scheme::Mayo1 => Some(Mayo::Mayo1),
-            Scheme::Mayo2 => Some(Mayo::Mayo2),
-            _ => None,
-        }
-    }
-
-    /// The scheme whose public keys have this length.
-    fn of_public_key(len: usize) -> Option<Scheme> {
-        Scheme::value_variants().iter().copied().find(|s| {
-            s.falcon().map(|l| l.public_key_len()) == Some(len)
-                || s.mayo().map(|p| p.public_key_bytes()) == Some(len)
-                || (*s == Scheme::Mitaka512 && len == alibi_mitaka::PUBLIC_KEY_LEN)
-        })
-    }
-}
-
-/// A ring of either kind, from its key files.
-enum AnyRing {
-    Falcon(Ring),
-    Mayo(MayoRing),
+/// `--scheme`: alibi-ringsig's schemes by their names, each with its description in `--help`.
+fn scheme_parser() -> impl TypedValueParser<Value = Scheme> {
+    PossibleValuesParser::new(
+        Scheme::ALL.map(|s| PossibleValue::new(s.name()).help(s.description())),
+    )
+    .try_map(|name| Scheme::from_name(&name).ok_or(format!("no ring scheme is named {name}")))
 }
 
 impl RingArgs {
-    /// The ring, of the scheme `--scheme` names or the first key's length implies.
-    fn load(&self) -> Result<(AnyRing, Scheme), Failure> {
+    /// The ring, of the scheme `--scheme` names or the first key's length implies
+    /// (alibi-ringsig tells the schemes apart).
+    fn load(&self) -> Result<AnyRing, Failure> {
         let keys = self
             .ring
             .iter()
             .map(|p| read_input(p, "a ring member's public key"))
             .collect::<Result<Vec<Vec<u8>>, Failure>>()?;
-        let first = &self.ring[0];
-        let implied = Scheme::of_public_key(keys[0].len());
-        let scheme = match (self.scheme, implied) {
-            (Some(s), Some(i)) if s != i => {
-                return Err(Failure::Usage(format!(
-                    "--scheme is {} but {} is a {} key",
-                    s.name(),
-                    first.display(),
-                    i.name()
-                )))
+        AnyRing::from_public_keys(self.scheme, &keys).map_err(|e| match e {
+            Error::SchemeMismatch { .. } | Error::UnknownPublicKey(_) => {
+                Failure::Usage(format!("{}: {e}", self.ring[0].display()))
             }
-            (Some(s), _) | (None, Some(s)) => s,
-            (None, None) => {
-                return Err(Failure::Usage(format!(
-                    "{} ({} bytes) is no ring member's public key (falcon512, falcon1024, mitaka512, mayo1, mayo2)",
-                    first.display(),
-                    keys[0].len()
-                )))
-            }
-        };
-        let ring = match scheme.mayo() {
-            None if scheme == Scheme::Mitaka512 => keys
-                .iter()
-                .map(|k| alibi_mitaka::VerifyingKey::from_bytes(k))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(alibi_ringsig::Error::from)
-                .and_then(|m| Ring::mitaka(&m))
-                .map(AnyRing::Falcon)
-                .map_err(|e| malformed("ring", e))?,
-            None => Ring::from_public_keys(&keys)
-                .map(AnyRing::Falcon)
-                .map_err(|e| malformed("ring", e))?,
-            Some(p) => MayoRing::from_public_keys(p, &keys)
-                .map(AnyRing::Mayo)
-                .map_err(|e| malformed("ring", e))?,
-        };
-        Ok((ring, scheme))
+            e => malformed("ring", e),
+        })
     }
 }
 
@@ -195,54 +113,20 @@ pub fn run(cmd: Cmd) -> CmdResult {
             format,
         } => {
             out.check()?;
-            let (pk, sk) = match (scheme.falcon(), scheme.mayo()) {
-                _ if scheme == Scheme::Mitaka512 => {
-                    let k = alibi_mitaka::SigningKey::generate(&mut os_rng());
-                    (k.verifying_key().to_bytes(), k.to_bytes())
-                }
-                (Some(level), _) => {
-                    let k = SigningKey::generate(level, &mut os_rng());
-                    (k.verifying_key().to_bytes(), k.to_bytes())
-                }
-                (_, Some(p)) => {
-                    let k = alibi_mayo::SigningKey::generate(p, &mut os_rng());
-                    (k.public_key_bytes().to_vec(), k.to_bytes())
-                }
-                (None, None) => unreachable!("every scheme is Falcon, Mitaka or MAYO"),
-            };
+            let (pk, sk) = scheme.generate(&mut os_rng());
             out.write(scheme.name(), &pk, &sk, format)
         }
         Cmd::Sign { sk, ring, msg, out } => {
-            let (ring, _) = ring.load()?;
+            let ring = ring.load()?;
             let skb = read_secret(&sk, "a ring member's secret key")?;
             let msg = read(&msg)?;
-            let sig = match ring {
-                AnyRing::Falcon(ring) if ring.trapdoor() == Trapdoor::AntragMitaka => {
-                    let key = alibi_mitaka::SigningKey::from_bytes(&skb).map_err(|e| {
-                        malformed(&format!("Antrag secret key in {}", sk.display()), e)
-                    })?;
-                    ring.sign(&key.expand(), &msg, &mut os_rng())
-                        .map_err(usage)?
-                        .to_bytes()
-                }
-                AnyRing::Falcon(ring) => {
-                    let key = SigningKey::from_bytes(&skb).map_err(|e| {
-                        malformed(&format!("Falcon secret key in {}", sk.display()), e)
-                    })?;
-                    ring.sign(&key.expand(), &msg, &mut os_rng())
-                        .map_err(usage)?
-                        .to_bytes()
-                }
-                AnyRing::Mayo(ring) => {
-                    let key =
-                        alibi_mayo::SigningKey::from_bytes(ring.params(), &skb).map_err(|e| {
-                            malformed(&format!("MAYO secret key in {}", sk.display()), e)
-                        })?;
-                    ring.sign(&key, &msg, &mut os_rng())
-                        .map_err(usage)?
-                        .to_bytes()
-                }
-            };
+            let key = AnySigningKey::from_bytes(ring.scheme(), &skb).map_err(|e| {
+                malformed(
+                    &format!("{} secret key in {}", ring.scheme(), sk.display()),
+                    e,
+                )
+            })?;
+            let sig = ring.sign(&key, &msg, &mut os_rng()).map_err(usage)?;
             write("--out", &out, Kind::Data, &sig, false)
         }
         Cmd::Verify {
@@ -251,27 +135,20 @@ pub fn run(cmd: Cmd) -> CmdResult {
             sig,
             format,
         } => {
-            let (ring, scheme) = ring.load()?;
+            let ring = ring.load()?;
             let msg = read(&msg)?;
             let sigb = read_input(&sig, "a ring signature")?;
-            let bad = |e: &dyn std::fmt::Display| {
-                malformed(&format!("ring signature in {}", sig.display()), e)
-            };
-            let ok = match &ring {
-                AnyRing::Falcon(r) => {
-                    let s = RingSignature::from_bytes(r, &sigb).map_err(|e| bad(&e))?;
-                    r.verify(&msg, &s).is_ok()
-                }
-                AnyRing::Mayo(r) => {
-                    let s = MayoRingSignature::from_bytes(r, &sigb).map_err(|e| bad(&e))?;
-                    r.verify(&msg, &s).is_ok()
+            let ok = match ring.verify(&msg, &sigb) {
+                Ok(()) => true,
+                Err(Error::InvalidSignature) => false,
+                Err(e) => {
+                    return Err(malformed(
+                        &format!("ring signature in {}", sig.display()),
+                        e,
+                    ))
                 }
             };
-            let members = match &ring {
-                AnyRing::Falcon(r) => r.len(),
-                AnyRing::Mayo(r) => r.len(),
-            };
-            let fields = json!({"scheme": scheme.name(), "members": members});
+            let fields = json!({"scheme": ring.scheme().name(), "members": ring.len()});
             format.verdict(
                 if ok {
                     Ok(None)

@@ -1,13 +1,11 @@
 //! Dudect-style timing tests of MAYO (see `alibi-akem/benches/ct.rs` for the method). Signing
 //! is claimed constant time in the secret key, as the reference's is:
 //!
-//! - `sign_mayo1`, `sign_mayo2`: signatures of random messages under two different keys;
-//! - `ring_sign_mayo1`: MAYO-RS signatures by the first against the second member of one
-//!   two-member ring (a difference would tell which member signed, breaking the ring's
-//!   anonymity for a timing observer).
+//! - `sign_mayo1`, `sign_mayo2`: signatures of random messages under two different keys.
+//!
+//! MAYO-RS signing (`ring_sign_mayo1`) is timed in `alibi-ringsig`'s `benches/ct.rs`.
 //!
 //!   cargo bench -p alibi-mayo --bench ct            (or scripts/ct.sh)
-use alibi_mayo::ring::Ring;
 use alibi_mayo::{Params, SigningKey};
 use alibi_testkit::ct::{inputs, BenchRng, Class, CtRunner};
 use dudect_bencher::ctbench_main;
@@ -66,21 +64,9 @@ fn sign_mayo2(runner: &mut CtRunner, rng: &mut BenchRng) {
     sign(runner, rng, Params::Mayo2);
 }
 
-fn ring_sign_mayo1(runner: &mut CtRunner, rng: &mut BenchRng) {
-    let a = SigningKey::generate(Params::Mayo1, rng);
-    let b = SigningKey::generate(Params::Mayo1, rng);
-    let ring = Ring::new(vec![a.verifying_key(), b.verifying_key()]).expect("two keys");
-    let _ = (a.sign(b"", &mut *rng), b.sign(b"", &mut *rng));
-    for (class, (first, m)) in messages(4_000, rng) {
-        let key = if first { &a } else { &b };
-        runner.run_one(class, || ring.sign(key, &m, &mut ChaCha20Rng::from_seed(m)));
-    }
-}
-
 ctbench_main!(
     sign_mayo1,
     sign_mayo1_same_key,
     sign_mayo2,
-    sign_mayo2_same_key,
-    ring_sign_mayo1
+    sign_mayo2_same_key
 );

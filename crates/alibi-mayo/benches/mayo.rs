@@ -1,4 +1,5 @@
-//! MAYO and MAYO-RS, with liboqs's MAYO in the same run when built with `--features liboqs`.
+//! MAYO, with liboqs's MAYO in the same run when built with `--features liboqs`. MAYO-RS, built on
+//! it in `alibi-ringsig`, has its rows in that crate's `mayo_rs` bench.
 //!
 //! `cargo bench -p alibi-mayo --bench mayo --features liboqs`
 //!
@@ -6,7 +7,6 @@
 //! public key (both expand P1 and P2 from their seeds every time); the "-expanded" rows reuse
 //! expanded keys, as MAYO-RS does with its ring.
 
-use alibi_mayo::ring::Ring;
 use alibi_mayo::{Params, Signature, SigningKey, VerifyingKey};
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand_chacha::ChaCha20Rng;
@@ -49,15 +49,6 @@ fn ours(c: &mut Criterion) {
         let vk = sk.verifying_key();
         g.bench_function("verify-expanded/alibi", |b| {
             b.iter(|| vk.verify(MSG, &sig).unwrap())
-        });
-        let other = SigningKey::generate(p, &mut rng);
-        let ring = Ring::new(vec![vk.clone(), other.verifying_key()]).unwrap();
-        g.bench_function("ring-sign/alibi", |b| {
-            b.iter(|| ring.sign(&sk, MSG, &mut rng).unwrap())
-        });
-        let rsig = ring.sign(&sk, MSG, &mut rng).unwrap();
-        g.bench_function("ring-verify/alibi", |b| {
-            b.iter(|| ring.verify(MSG, &rsig).unwrap())
         });
         g.finish();
     }

@@ -4,8 +4,9 @@
 //! additional signatures (MAYO_1, MAYO_2, MAYO_3, MAYO_5), byte-compatible with the reference code
 //! (the round-2 known-answer files are reproduced in `tests/kat.rs`), with the one operation the
 //! reference code keeps private: the **open preimage sampler** ([`SigningKey::sample_preimage`]),
-//! a solution s of P*(s) = t for any target t. On it sits MAYO-RS ([`ring`]), the deniable ring
-//! signature of Katsumata, Niot, Tucker and Wiggers (USENIX Security 2025).
+//! a solution s of P*(s) = t for any target t. `alibi-ringsig` builds MAYO-RS on it, the deniable
+//! ring signature of Katsumata, Niot, Tucker and Wiggers (USENIX Security 2025), with
+//! [`target`], [`encode_vector`] and [`decode_vector`].
 //!
 //! Keys and signatures are the specification's compact encodings: a secret key is its 24 to 40-byte
 //! seed, a public key is seed_pk || upper(P3), a signature is the packed s || salt.
@@ -32,7 +33,6 @@ mod gf16;
 mod kernels;
 mod map;
 pub mod params;
-pub mod ring;
 mod solve;
 
 pub use params::Params;
@@ -240,9 +240,28 @@ fn split_randomness(p: Params, bytes: &[u8]) -> Zeroizing<Vec<u8>> {
     out
 }
 
-/// t = Decode(SHAKE256(digest || salt, m_bytes)).
-fn target(p: Params, digest: &[u8], salt: &[u8]) -> Vec<u8> {
+/// t = Decode(SHAKE256(digest || salt, m_bytes)): the target of signing (§3.3 step 8), m elements
+/// of F16, one per byte. Public for constructions on the open sampler that hash their own digest
+/// (MAYO-RS binds the ring into it).
+pub fn target(p: Params, digest: &[u8], salt: &[u8]) -> Vec<u8> {
     gf16::decode(&map::shake256(&[digest, salt], p.m_bytes()), p.m())
+}
+
+/// Encode (§2.1.1): elements of F16, one per byte, packed two per byte, low nibble first (an odd
+/// count leaves the last high nibble zero). Only the low four bits of each element are used.
+pub fn encode_vector(elems: &[u8]) -> Vec<u8> {
+    gf16::encode(elems)
+}
+
+/// Decode (§2.1.1): `len` elements of F16, one per byte, from exactly `len.div_ceil(2)` packed
+/// bytes; for an odd `len` the last byte's high nibble is padding and must be zero, so that every
+/// vector has one encoding.
+pub fn decode_vector(bytes: &[u8], len: usize) -> Result<Vec<u8>, Error> {
+    Error::check_len("F16 vector", len.div_ceil(2), bytes.len())?;
+    if len % 2 == 1 && bytes[len / 2] >> 4 != 0 {
+        return Err(Error::Malformed);
+    }
+    Ok(gf16::decode(bytes, len))
 }
 
 fn check_field_vector(v: &[u8], len: usize) -> Result<(), Error> {

@@ -2,6 +2,7 @@
 //! tampering is rejected and malformed input gets typed errors.
 
 use alibi_mayo::{Error, Params, Signature, SigningKey, VerifyingKey};
+use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 
@@ -68,6 +69,44 @@ fn the_open_sampler_hits_any_target() {
             Err(Error::Malformed)
         );
         assert_eq!(vk.evaluate(&[0; 3]), Err(Error::Malformed));
+    }
+}
+
+/// The packed vectors MAYO-RS (in alibi-ringsig) encodes its parts with: one encoding per
+/// vector, a wrong length or a set padding nibble refused.
+#[test]
+fn packed_vectors_decode_strictly() {
+    assert_eq!(alibi_mayo::encode_vector(&[1, 2, 3]), [0x21, 0x03]);
+    assert_eq!(
+        alibi_mayo::decode_vector(&[0x21, 0x03], 3),
+        Ok(vec![1, 2, 3])
+    );
+    assert_eq!(
+        alibi_mayo::decode_vector(&[0x21, 0x13], 3),
+        Err(Error::Malformed)
+    );
+    assert_eq!(
+        alibi_mayo::decode_vector(&[0x21, 0x13], 4),
+        Ok(vec![1, 2, 3, 1])
+    );
+    assert!(matches!(
+        alibi_mayo::decode_vector(&[0x21], 3),
+        Err(Error::Length(_))
+    ));
+}
+
+proptest! {
+    /// Whatever decodes re-encodes to the same bytes.
+    #[test]
+    fn packed_vectors_round_trip(
+        bytes in proptest::collection::vec(any::<u8>(), 0..40),
+        odd: bool,
+    ) {
+        let len = (2 * bytes.len()).saturating_sub(usize::from(odd));
+        if let Ok(v) = alibi_mayo::decode_vector(&bytes, len) {
+            prop_assert_eq!(v.len(), len);
+            prop_assert_eq!(alibi_mayo::encode_vector(&v), bytes);
+        }
     }
 }
 

@@ -2,8 +2,9 @@
 //! a middle and the last member of rings of 16 and 64; every tampering
 //! is rejected; malformed input gets typed errors; the signer's part looks like the others'.
 
-use alibi_mayo::ring::{signature_len, Error, Ring, RingSignature, RingSigner};
 use alibi_mayo::{Params, SigningKey};
+use alibi_ringsig::mayo_rs::{signature_len, Ring, RingSignature, RingSigner};
+use alibi_ringsig::Error;
 use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};

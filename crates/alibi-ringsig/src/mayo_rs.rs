@@ -8,7 +8,8 @@
 //!    pk_{N-1} || msg), the length of MAYO's message digest: the whole ring is bound into the target;
 //!    t = Decode(SHAKE256(digest || salt)), as in MAYO's signing;
 //! 2. for every other member i, s_i uniformly random in F16^(k n);
-//! 3. s_j = the signer's preimage of t - sum_{i != j} P*_i(s_i) ([`crate::SigningKey::sample_preimage`]);
+//! 3. s_j = the signer's preimage of t - sum_{i != j} P*_i(s_i)
+//!    ([`alibi_mayo::SigningKey::sample_preimage`]);
 //! 4. signature = Encode(s_0) || ... || Encode(s_{N-1}) || salt: for two members 884 bytes at
 //!    MAYO_1 and 348 at MAYO_2.
 //!
@@ -17,61 +18,48 @@
 //! What it guarantees is deniability in the paper's sense, not classical anonymity: a member's
 //! MAYO preimage and a uniformly random vector are close in distribution (the paper bounds the
 //! distinguishing advantage), not identical.
+//!
+//! ```
+//! use alibi_mayo::{Params, SigningKey};
+//! use alibi_ringsig::mayo_rs::{Ring, RingSignature};
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
+//! let alice = SigningKey::generate(Params::Mayo2, &mut rng);
+//! let bob = SigningKey::generate(Params::Mayo2, &mut rng);
+//! let ring = Ring::new(vec![alice.verifying_key(), bob.verifying_key()])?;
+//! let sig = ring.sign(&bob, b"we met", &mut rng)?;
+//! let bytes = sig.to_bytes();
+//! assert_eq!(bytes.len(), 348);
+//! ring.verify(b"we met", &RingSignature::from_bytes(&ring, &bytes)?)?;
+//! # Ok::<(), alibi_ringsig::Error>(())
+//! ```
 
-use crate::seeded_rng;
-use crate::{gf16, map, Params, SigningKey, VerifyingKey};
 use alibi_encoding::LengthChecked;
+use alibi_mayo::{Params, SigningKey, VerifyingKey};
 use rand_core::{CryptoRng, TryCryptoRng};
 use shake::digest::{ExtendableOutput, Update, XofReader};
 
-/// The largest ring this crate signs for or verifies.
-pub const MAX_MEMBERS: usize = 1024;
-
-/// Errors of ring construction, signing and verification.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum Error {
-    /// A ring needs at least two members.
-    #[error("a ring needs at least 2 members, got {0}")]
-    RingTooSmall(usize),
-    /// More members than [`MAX_MEMBERS`].
-    #[error("a ring holds at most {MAX_MEMBERS} members, got {0}")]
-    RingTooLarge(usize),
-    /// Members of different parameter sets.
-    #[error("ring members use different MAYO parameter sets")]
-    MixedParams,
-    /// The same public key appears twice.
-    #[error("member {0} appears twice in the ring")]
-    DuplicateMember(usize),
-    /// The signing key is not a member of the ring.
-    #[error("the signing key is not a member of the ring")]
-    SignerNotInRing,
-    /// An input has the wrong length.
-    #[error(transparent)]
-    Length(#[from] alibi_encoding::LengthError),
-    /// A part has a non-zero padding nibble.
-    #[error("malformed part {0} of the signature")]
-    Encoding(usize),
-    /// The signature does not verify.
-    #[error("invalid ring signature")]
-    InvalidSignature,
-    /// An error of the underlying MAYO keys.
-    #[error("mayo: {0}")]
-    Mayo(#[from] crate::Error),
-}
-
-/// The length check, written once in `alibi-encoding`.
-impl alibi_encoding::LengthChecked for Error {}
+use crate::ring::{Member, Members};
+use crate::{seeded_rng, Error};
 
 /// Signature length for a ring of `members`: one packed s per member and the salt.
 pub const fn signature_len(params: Params, members: usize) -> usize {
     members * params.s_bytes() + params.salt_bytes()
 }
 
+/// MAYO keys share a ring by parameter set.
+impl Member for VerifyingKey {
+    type Params = Params;
+    const MIXED: Error = Error::MixedParams;
+    fn params(&self) -> Params {
+        self.params()
+    }
+}
+
 /// An ordered ring of MAYO public keys of one parameter set. Order matters: it is hashed.
 #[derive(Clone)]
 pub struct Ring {
     params: Params,
-    members: Vec<VerifyingKey>,
+    members: Members<VerifyingKey>,
     /// SHAKE256 after "MAYO-RS" || N || pk_0 || ... || pk_{N-1}: the digest's prefix, the same
     /// for every signature of the ring (2.8 KB at MAYO_1, 9.8 KB at MAYO_2 for two members),
     /// absorbed once here rather than on every sign and verify.
@@ -97,27 +85,14 @@ impl core::fmt::Debug for Ring {
 }
 
 impl Ring {
-    /// A ring of 2 to [`MAX_MEMBERS`] distinct keys of one parameter set.
+    /// A ring of 2 to [`MAX_MEMBERS`](crate::MAX_MEMBERS) distinct keys of one parameter set.
     pub fn new(members: Vec<VerifyingKey>) -> Result<Ring, Error> {
-        if members.len() < 2 {
-            return Err(Error::RingTooSmall(members.len()));
-        }
-        if members.len() > MAX_MEMBERS {
-            return Err(Error::RingTooLarge(members.len()));
-        }
-        let params = members[0].params();
-        if members.iter().any(|m| m.params() != params) {
-            return Err(Error::MixedParams);
-        }
-        for (i, m) in members.iter().enumerate() {
-            if members[..i].contains(m) {
-                return Err(Error::DuplicateMember(i));
-            }
-        }
+        let members = Members::new(members, |_| Ok(()))?;
+        let params = members.params();
         let mut prefix = shake::Shake256::default();
         prefix.update(b"MAYO-RS");
         prefix.update(&(members.len() as u16).to_be_bytes());
-        for m in &members {
+        for m in members.keys() {
             prefix.update(m.as_bytes());
         }
         Ok(Ring {
@@ -148,17 +123,22 @@ impl Ring {
 
     /// Never true: a ring has at least two members.
     pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
+        self.members.len() == 0
     }
 
     /// The members, in order.
     pub fn members(&self) -> &[VerifyingKey] {
-        &self.members
+        self.members.keys()
     }
 
     /// Where `vk` sits in the ring.
     pub fn position(&self, vk: &VerifyingKey) -> Option<usize> {
-        self.members.iter().position(|m| m == vk)
+        self.members.position(|m| m == vk)
+    }
+
+    /// Where the member whose compact public key is `pk` sits.
+    fn position_of(&self, pk: &[u8]) -> Option<usize> {
+        self.members.position(|m| m.as_bytes() == pk)
     }
 
     /// Signature length for this ring.
@@ -173,7 +153,7 @@ impl Ring {
         h.update(msg);
         let mut digest = vec![0u8; p.digest_bytes()];
         h.finalize_xof().read(&mut digest);
-        gf16::decode(&map::shake256(&[&digest, salt], p.m_bytes()), p.m())
+        alibi_mayo::target(p, &digest, salt)
     }
 
     /// Signs `msg` for this ring with the key of one of its members.
@@ -188,23 +168,26 @@ impl Ring {
             return Err(Error::SignerNotInRing);
         }
         let j = self
-            .members
-            .iter()
-            .position(|m| m.as_bytes() == signer.public_key_bytes())
+            .position_of(signer.public_key_bytes())
             .ok_or(Error::SignerNotInRing)?;
         let len = p.k() * p.n();
         let mut salt = vec![0u8; p.salt_bytes()];
         rng.fill_bytes(&mut salt);
         let mut t = self.target(msg, &salt);
         let mut parts: Vec<Vec<u8>> = Vec::with_capacity(self.len());
-        for (i, member) in self.members.iter().enumerate() {
+        for (i, member) in self.members().iter().enumerate() {
             if i == j {
                 parts.push(Vec::new());
                 continue;
             }
             let mut bytes = vec![0u8; p.s_bytes()];
             rng.fill_bytes(&mut bytes);
-            let s = gf16::decode(&bytes, len);
+            // An odd k n leaves a padding nibble, which is not part of s: cleared so that the
+            // strict decoder takes the random bytes.
+            if len % 2 == 1 {
+                bytes[len / 2] &= 0x0f;
+            }
+            let s = alibi_mayo::decode_vector(&bytes, len)?;
             for (a, b) in t.iter_mut().zip(member.evaluate(&s)?) {
                 *a ^= b;
             }
@@ -224,7 +207,7 @@ impl Ring {
             return Err(Error::InvalidSignature);
         }
         let mut sum = vec![0u8; self.params.m()];
-        for (member, s) in self.members.iter().zip(&sig.parts) {
+        for (member, s) in self.members().iter().zip(&sig.parts) {
             for (a, b) in sum.iter_mut().zip(member.evaluate(s)?) {
                 *a ^= b;
             }
@@ -269,12 +252,7 @@ impl RingSignature {
         let parts = bytes[..ring.len() * p.s_bytes()]
             .chunks_exact(p.s_bytes())
             .enumerate()
-            .map(|(i, c)| {
-                if len % 2 == 1 && c[c.len() - 1] >> 4 != 0 {
-                    return Err(Error::Encoding(i));
-                }
-                Ok(gf16::decode(c, len))
-            })
+            .map(|(i, c)| alibi_mayo::decode_vector(c, len).map_err(|_| Error::Encoding(i)))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(RingSignature {
             params: p,
@@ -285,7 +263,11 @@ impl RingSignature {
 
     /// The encoding: the packed parts in ring order, then the salt.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out: Vec<u8> = self.parts.iter().flat_map(|s| gf16::encode(s)).collect();
+        let mut out: Vec<u8> = self
+            .parts
+            .iter()
+            .flat_map(|s| alibi_mayo::encode_vector(s))
+            .collect();
         out.extend_from_slice(&self.salt);
         out
     }
@@ -315,13 +297,8 @@ pub struct RingSigner {
 impl RingSigner {
     /// Binds `key` to `ring`; fails if it is not a member.
     pub fn new(ring: Ring, key: SigningKey) -> Result<Self, Error> {
-        if !ring
-            .members
-            .iter()
-            .any(|m| m.as_bytes() == key.public_key_bytes())
-        {
-            return Err(Error::SignerNotInRing);
-        }
+        ring.position_of(key.public_key_bytes())
+            .ok_or(Error::SignerNotInRing)?;
         Ok(RingSigner { ring, key })
     }
 
