@@ -29,11 +29,11 @@ fn fixture() -> &'static Fixture {
             samples.push(sk.verifying_key().to_bytes());
             samples.push(sk.to_bytes().to_vec());
             samples.push(sk.sign(b"fuzz", &mut rng).to_bytes());
-            keys.push(sk.verifying_key());
+            keys.push(sk.verifying_key().clone());
         }
         let a = SigningKey::generate(Params::Mayo2, &mut rng);
         let b = SigningKey::generate(Params::Mayo2, &mut rng);
-        let ring = Ring::new(vec![a.verifying_key(), b.verifying_key()]).expect("two keys");
+        let ring = Ring::new(vec![a.verifying_key().clone(), b.verifying_key().clone()]).expect("two keys");
         samples.push(
             ring.sign(&a, b"fuzz", &mut rng)
                 .expect("a member")

@@ -26,7 +26,7 @@ fn fixture() -> &'static Fixture {
             f.samples.push(vk.to_bytes());
             f.samples.push(sk.to_bytes().to_vec());
             f.samples.push(sk.sign(b"fuzz", &mut rng).to_bytes());
-            f.keys.push((level, vk));
+            f.keys.push((level, vk.clone()));
         }
         f
     })

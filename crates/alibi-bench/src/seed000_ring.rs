@@ -43,7 +43,10 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
     let a = FalconKey::generate(Level::Falcon512, &mut rng);
     let other = FalconKey::generate(Level::Falcon512, &mut rng);
     let (ea, vk) = (a.expand(), a.verifying_key());
-    let ring = op("ring", Ring::new(vec![vk.clone(), other.verifying_key().clone()]))?;
+    let ring = op(
+        "ring",
+        Ring::new(vec![vk.clone(), other.verifying_key().clone()]),
+    )?;
     ctx.step("Falcon-512 sign");
     let sd = time(b, || ea.sign(MSG, &mut rng));
     ctx.step("FalconRS ring sign");
@@ -76,7 +79,7 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         let other = MayoKey::generate(p, &mut rng);
         let ring = op(
             "MAYO ring",
-            mayo_rs::Ring::new(vec![vk.clone(), other.verifying_key()]),
+            mayo_rs::Ring::new(vec![vk.clone(), other.verifying_key().clone()]),
         )?;
         ctx.step(format!("{name} sign"));
         let sd = time(b, || sk.sign(MSG, &mut rng));

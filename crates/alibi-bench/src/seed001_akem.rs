@@ -122,7 +122,10 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
                 let other = SigningKey::generate(Level::Falcon512, &mut rng);
                 let ring = op(
                     "ring",
-                    Ring::new(vec![a.verifying_key().clone(), other.verifying_key().clone()]),
+                    Ring::new(vec![
+                        a.verifying_key().clone(),
+                        other.verifying_key().clone(),
+                    ]),
                 )?;
                 let ea = a.expand();
                 ctx.step(format!("{name} sign"));

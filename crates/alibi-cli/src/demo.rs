@@ -112,7 +112,8 @@ fn ring() -> CmdResult {
     let bob = SigningKey::generate(Level::Falcon512, &mut os_rng());
     let carol = SigningKey::generate(Level::Falcon512, &mut os_rng());
     for members in [vec![&alice, &bob], vec![&alice, &bob, &carol]] {
-        let ring = Ring::new(members.iter().map(|k| k.verifying_key().clone()).collect()).map_err(fail)?;
+        let ring =
+            Ring::new(members.iter().map(|k| k.verifying_key().clone()).collect()).map_err(fail)?;
         let msg = b"meet at the usual place";
         let t = Instant::now();
         let sig = ring.sign(&bob.expand(), msg, &mut os_rng()).map_err(fail)?;
@@ -143,7 +144,11 @@ fn mayo_ring() -> CmdResult {
     for p in [Params::Mayo1, Params::Mayo2] {
         let alice = MayoKey::generate(p, &mut os_rng());
         let bob = MayoKey::generate(p, &mut os_rng());
-        let ring = MayoRing::new(vec![alice.verifying_key(), bob.verifying_key()]).map_err(fail)?;
+        let ring = MayoRing::new(vec![
+            alice.verifying_key().clone(),
+            bob.verifying_key().clone(),
+        ])
+        .map_err(fail)?;
         let msg = b"meet at the usual place";
         let t = Instant::now();
         let sig = ring.sign(&alice, msg, &mut os_rng()).map_err(fail)?;

@@ -39,7 +39,7 @@ pub use params::Params;
 
 use alibi_encoding::LengthChecked;
 use map::{PublicMap, SecretMap};
-use rand_core::{CryptoRng, TryCryptoRng};
+use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
 use zeroize::Zeroizing;
 
 /// Errors of this crate.
@@ -122,6 +122,8 @@ pub struct SigningKey {
     map: std::sync::OnceLock<Secret>,
     /// The compact public key, computed on first use.
     public: std::sync::OnceLock<Vec<u8>>,
+    /// The decoded public key, built from `public` on first use so it can be lent.
+    verifying: std::sync::OnceLock<VerifyingKey>,
 }
 
 impl SigningKey {
@@ -140,6 +142,7 @@ impl SigningKey {
             seed: Zeroizing::new(seed.to_vec()),
             map: std::sync::OnceLock::new(),
             public: std::sync::OnceLock::new(),
+            verifying: std::sync::OnceLock::new(),
         })
     }
 
@@ -178,8 +181,10 @@ impl SigningKey {
     }
 
     /// The matching public key.
-    pub fn verifying_key(&self) -> VerifyingKey {
-        VerifyingKey::from_bytes(self.params, self.public_key_bytes()).expect("own encoding")
+    pub fn verifying_key(&self) -> &VerifyingKey {
+        self.verifying.get_or_init(|| {
+            VerifyingKey::from_bytes(self.params, self.public_key_bytes()).expect("own encoding")
+        })
     }
 
     /// Signs `msg` (Sign, §3.3): R from `rng`, salt = SHAKE256(digest || R || seed_sk),
@@ -449,7 +454,11 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(msg, &mut seeded_rng(rng)?))
+        Ok(self.sign(
+            msg,
+            &mut rand_chacha::ChaCha20Rng::try_from_rng(rng)
+                .map_err(|_| signature::Error::new())?,
+        ))
     }
 }
 
@@ -457,16 +466,4 @@ impl signature::Verifier<Signature> for VerifyingKey {
     fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), signature::Error> {
         VerifyingKey::verify(self, msg, sig).map_err(|_| signature::Error::new())
     }
-}
-
-/// Adapts a fallible RNG to the infallible one signing needs: a 32-byte seed drawn from it (the
-/// only call that can fail, reported as `signature::Error`) keys a ChaCha20 stream.
-pub(crate) fn seeded_rng<R: rand_core::TryCryptoRng + ?Sized>(
-    rng: &mut R,
-) -> Result<rand_chacha::ChaCha20Rng, signature::Error> {
-    use rand_core::SeedableRng;
-    let mut seed = zeroize::Zeroizing::new([0u8; 32]);
-    rng.try_fill_bytes(&mut seed[..])
-        .map_err(|_| signature::Error::new())?;
-    Ok(rand_chacha::ChaCha20Rng::from_seed(*seed))
 }

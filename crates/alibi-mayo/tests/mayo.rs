@@ -31,13 +31,13 @@ fn sign_verify_and_reject_tampering() {
             }
         }
         // Another key does not verify it.
-        let other = SigningKey::generate(p, &mut rng).verifying_key();
+        let other = SigningKey::generate(p, &mut rng).verifying_key().clone();
         let sig = sk.sign(b"m", &mut rng);
         assert!(other.verify(b"m", &sig).is_err());
         // Keys round-trip through their encodings.
         let sk2 = SigningKey::from_bytes(p, &sk.to_bytes()).unwrap();
         assert_eq!(sk2.verifying_key(), vk);
-        assert_eq!(VerifyingKey::from_bytes(p, &vk.to_bytes()).unwrap(), vk);
+        assert_eq!(VerifyingKey::from_bytes(p, &vk.to_bytes()).unwrap(), *vk);
     }
 }
 
@@ -137,7 +137,7 @@ fn malformed_encodings_get_typed_errors() {
         };
         let mut rng = ChaCha20Rng::seed_from_u64(3);
         let sk = SigningKey::generate(q, &mut rng);
-        let vk = SigningKey::generate(p, &mut rng).verifying_key();
+        let vk = SigningKey::generate(p, &mut rng).verifying_key().clone();
         assert_eq!(
             vk.verify(b"x", &sk.sign(b"x", &mut rng)),
             Err(Error::InvalidSignature)
@@ -150,7 +150,7 @@ fn rustcrypto_signature_traits() {
     use signature::{RandomizedSigner, Verifier};
     let mut rng = ChaCha20Rng::seed_from_u64(4);
     let sk = SigningKey::generate(Params::Mayo2, &mut rng);
-    let vk = sk.verifying_key();
+    let vk = sk.verifying_key().clone();
     let sig: Signature = sk.sign_with_rng(&mut rng, b"traits");
     assert!(Verifier::verify(&vk, b"traits", &sig).is_ok());
     let decoded = Signature::try_from(&sig.to_bytes()[..]).unwrap();

@@ -16,7 +16,8 @@ use rand_core::SeedableRng;
 fn ring_sign_512(runner: &mut CtRunner, rng: &mut BenchRng) {
     let a = SigningKey::generate(Level::Falcon512, rng);
     let b = SigningKey::generate(Level::Falcon512, rng);
-    let ring = Ring::new(vec![a.verifying_key().clone(), b.verifying_key().clone()]).expect("two keys");
+    let ring =
+        Ring::new(vec![a.verifying_key().clone(), b.verifying_key().clone()]).expect("two keys");
     ring_sign(runner, rng, &ring, &a.expand(), &b.expand());
 }
 
@@ -46,7 +47,8 @@ fn ring_sign<K: RingSigningKey>(
 fn verify_encoded_invalid_512(runner: &mut CtRunner, rng: &mut BenchRng) {
     let a = SigningKey::generate(Level::Falcon512, rng);
     let b = SigningKey::generate(Level::Falcon512, rng);
-    let ring = Ring::new(vec![a.verifying_key().clone(), b.verifying_key().clone()]).expect("two keys");
+    let ring =
+        Ring::new(vec![a.verifying_key().clone(), b.verifying_key().clone()]).expect("two keys");
     let a = a.expand();
     verify_encoded_invalid(runner, rng, &ring, |m, rng| {
         ring.sign(&a, m, rng).expect("a member").to_bytes()
@@ -105,8 +107,11 @@ fn ring_sign_mayo1(runner: &mut CtRunner, rng: &mut BenchRng) {
     use alibi_mayo::{Params, SigningKey};
     let a = SigningKey::generate(Params::Mayo1, rng);
     let b = SigningKey::generate(Params::Mayo1, rng);
-    let ring = alibi_ringsig::mayo_rs::Ring::new(vec![a.verifying_key(), b.verifying_key()])
-        .expect("two keys");
+    let ring = alibi_ringsig::mayo_rs::Ring::new(vec![
+        a.verifying_key().clone(),
+        b.verifying_key().clone(),
+    ])
+    .expect("two keys");
     // A key expands its map on first use, which would otherwise be one slow sample in each class.
     let _ = (a.sign(b"", &mut *rng), b.sign(b"", &mut *rng));
     let msgs = inputs(4_000, rng, |first, rng| {

@@ -29,7 +29,7 @@ fn ours(c: &mut Criterion) {
             b.iter(|| vk.verify(MSG, &sig).unwrap())
         });
         let other = SigningKey::generate(p, &mut rng);
-        let ring = Ring::new(vec![vk.clone(), other.verifying_key()]).unwrap();
+        let ring = Ring::new(vec![vk.clone(), other.verifying_key().clone()]).unwrap();
         g.bench_function("ring-sign/alibi", |b| {
             b.iter(|| ring.sign(&sk, MSG, &mut rng).unwrap())
         });

@@ -35,7 +35,13 @@ fn bench_level(c: &mut Criterion, level: Level, sizes: &[usize]) {
         })
     });
     for &n in sizes {
-        let ring = Ring::new(keys[..n].iter().map(|k| k.verifying_key().clone()).collect()).unwrap();
+        let ring = Ring::new(
+            keys[..n]
+                .iter()
+                .map(|k| k.verifying_key().clone())
+                .collect(),
+        )
+        .unwrap();
         g.bench_function(format!("sign/{n}"), |b| {
             b.iter(|| ring.sign(&esk, MSG, &mut rng).unwrap())
         });

@@ -59,11 +59,11 @@ use alibi_falcon::{
     compress_padded, norm_sq, sub_centered, sum_mul_h, DiscreteGaussian, ExpandedSigningKey, Level,
     Preimage, VerifyingKey, Q,
 };
-use rand_core::{CryptoRng, TryCryptoRng};
+use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
 use std::sync::OnceLock;
 
 use crate::ring::{Member, Members};
-use crate::{seeded_rng, Error};
+use crate::Error;
 
 /// Length of the per-signature salt.
 pub const SALT_LEN: usize = 24;
@@ -559,7 +559,12 @@ impl<K: RingSigningKey> signature::RandomizedSigner<RingSignature> for RingSigne
         msg: &[u8],
     ) -> Result<RingSignature, signature::Error> {
         self.ring
-            .sign(&self.key, msg, &mut seeded_rng(rng)?)
+            .sign(
+                &self.key,
+                msg,
+                &mut rand_chacha::ChaCha20Rng::try_from_rng(rng)
+                    .map_err(|_| signature::Error::new())?,
+            )
             .map_err(|_| signature::Error::new())
     }
 }

@@ -116,15 +116,3 @@ pub enum Error {
 
 /// The length check, written once in `alibi-encoding`.
 impl alibi_encoding::LengthChecked for Error {}
-
-/// Adapts a fallible RNG to the infallible one signing needs: a 32-byte seed drawn from it (the
-/// only call that can fail, reported as `signature::Error`) keys a ChaCha20 stream.
-pub(crate) fn seeded_rng<R: rand_core::TryCryptoRng + ?Sized>(
-    rng: &mut R,
-) -> Result<rand_chacha::ChaCha20Rng, signature::Error> {
-    use rand_core::SeedableRng;
-    let mut seed = zeroize::Zeroizing::new([0u8; 32]);
-    rng.try_fill_bytes(&mut seed[..])
-        .map_err(|_| signature::Error::new())?;
-    Ok(rand_chacha::ChaCha20Rng::from_seed(*seed))
-}

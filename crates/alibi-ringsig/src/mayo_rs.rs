@@ -35,11 +35,11 @@
 
 use alibi_encoding::LengthChecked;
 use alibi_mayo::{Params, SigningKey, VerifyingKey};
-use rand_core::{CryptoRng, TryCryptoRng};
+use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
 use shake::digest::{ExtendableOutput, Update, XofReader};
 
 use crate::ring::{Member, Members};
-use crate::{seeded_rng, Error};
+use crate::Error;
 
 /// Signature length for a ring of `members`: one packed s per member and the salt.
 pub const fn signature_len(params: Params, members: usize) -> usize {
@@ -315,7 +315,12 @@ impl signature::RandomizedSigner<RingSignature> for RingSigner {
         msg: &[u8],
     ) -> Result<RingSignature, signature::Error> {
         self.ring
-            .sign(&self.key, msg, &mut seeded_rng(rng)?)
+            .sign(
+                &self.key,
+                msg,
+                &mut rand_chacha::ChaCha20Rng::try_from_rng(rng)
+                    .map_err(|_| signature::Error::new())?,
+            )
             .map_err(|_| signature::Error::new())
     }
 }

@@ -11,7 +11,7 @@ use rand_core::{Rng, SeedableRng};
 
 fn keys(p: Params, n: usize, rng: &mut ChaCha20Rng) -> (Vec<SigningKey>, Ring) {
     let sks: Vec<SigningKey> = (0..n).map(|_| SigningKey::generate(p, rng)).collect();
-    let ring = Ring::new(sks.iter().map(|k| k.verifying_key()).collect()).unwrap();
+    let ring = Ring::new(sks.iter().map(|k| k.verifying_key().clone()).collect()).unwrap();
     (sks, ring)
 }
 
@@ -94,7 +94,7 @@ fn tampering_is_rejected() {
         Err(Error::InvalidSignature)
     );
     members.swap(0, 2);
-    members[0] = SigningKey::generate(p, &mut rng).verifying_key();
+    members[0] = SigningKey::generate(p, &mut rng).verifying_key().clone();
     let substituted = Ring::new(members).unwrap();
     let s = RingSignature::from_bytes(&substituted, &bytes).unwrap();
     assert_eq!(substituted.verify(b"msg", &s), Err(Error::InvalidSignature));
@@ -110,13 +110,15 @@ fn tampering_is_rejected() {
 fn typed_errors() {
     let mut rng = ChaCha20Rng::seed_from_u64(12);
     let (sks, ring) = keys(Params::Mayo2, 2, &mut rng);
-    let vk0 = sks[0].verifying_key();
+    let vk0 = sks[0].verifying_key().clone();
     assert_eq!(Ring::new(vec![vk0.clone()]), Err(Error::RingTooSmall(1)));
     assert_eq!(
         Ring::new(vec![vk0.clone(), vk0.clone()]),
         Err(Error::DuplicateMember(1))
     );
-    let other = SigningKey::generate(Params::Mayo1, &mut rng).verifying_key();
+    let other = SigningKey::generate(Params::Mayo1, &mut rng)
+        .verifying_key()
+        .clone();
     assert_eq!(Ring::new(vec![vk0, other]), Err(Error::MixedParams));
     let outsider = SigningKey::generate(Params::Mayo2, &mut rng);
     assert_eq!(
@@ -181,7 +183,7 @@ proptest! {
     fn decoder_round_trips(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         let mut rng = ChaCha20Rng::seed_from_u64(15);
         let sks: Vec<SigningKey> = (0..2).map(|_| SigningKey::generate(Params::Mayo2, &mut rng)).collect();
-        let ring = Ring::new(sks.iter().map(|k| k.verifying_key()).collect()).unwrap();
+        let ring = Ring::new(sks.iter().map(|k| k.verifying_key().clone()).collect()).unwrap();
         if let Ok(sig) = RingSignature::from_bytes(&ring, &bytes) {
             prop_assert_eq!(sig.to_bytes(), bytes.clone());
             let _ = ring.verify(b"p", &sig);

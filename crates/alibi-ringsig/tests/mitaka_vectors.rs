@@ -78,7 +78,9 @@ fn bound_is_the_artifacts() {
     // Falcon-1024 keys are refused.
     let mut rng = ChaCha20Rng::seed_from_u64(1);
     let k = |rng: &mut ChaCha20Rng| {
-        alibi_falcon::SigningKey::generate(Level::Falcon1024, rng).verifying_key().clone()
+        alibi_falcon::SigningKey::generate(Level::Falcon1024, rng)
+            .verifying_key()
+            .clone()
     };
     let members = vec![k(&mut rng), k(&mut rng)];
     assert_eq!(

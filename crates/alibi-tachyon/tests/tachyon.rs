@@ -46,10 +46,14 @@ fn every_level_signs_and_verifies() {
 fn another_key_or_level_does_not_verify() {
     let mut rng = ChaCha20Rng::seed_from_u64(2);
     let sk = SigningKey::generate(Level::T128, &mut rng);
-    let other = SigningKey::generate(Level::T128, &mut rng).verifying_key().clone();
+    let other = SigningKey::generate(Level::T128, &mut rng)
+        .verifying_key()
+        .clone();
     let sig = sk.sign(b"m", &mut rng);
     assert!(other.verify(b"m", &sig).is_err());
-    let vk192 = SigningKey::generate(Level::T192, &mut rng).verifying_key().clone();
+    let vk192 = SigningKey::generate(Level::T192, &mut rng)
+        .verifying_key()
+        .clone();
     assert!(vk192.verify(b"m", &sig).is_err());
 }
 
