@@ -28,7 +28,7 @@
 //! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let alice = SigningKey::generate(Level::Falcon512, &mut rng);
 //! let bob = SigningKey::generate(Level::Falcon512, &mut rng);
-//! let ring = Ring::new(vec![alice.verifying_key(), bob.verifying_key()]).unwrap();
+//! let ring = Ring::new(vec![alice.verifying_key().clone(), bob.verifying_key().clone()]).unwrap();
 //! let sig = ring.sign(&bob.expand(), b"we met", &mut rng).unwrap();
 //! let bytes = sig.to_bytes();
 //! assert_eq!(bytes.len(), 1276);

@@ -25,7 +25,7 @@
 //! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
 //! let alice = SigningKey::generate(Params::Mayo2, &mut rng);
 //! let bob = SigningKey::generate(Params::Mayo2, &mut rng);
-//! let ring = Ring::new(vec![alice.verifying_key(), bob.verifying_key()])?;
+//! let ring = Ring::new(vec![alice.verifying_key().clone(), bob.verifying_key().clone()])?;
 //! let sig = ring.sign(&bob, b"we met", &mut rng)?;
 //! let bytes = sig.to_bytes();
 //! assert_eq!(bytes.len(), 348);
