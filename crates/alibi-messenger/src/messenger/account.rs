@@ -145,6 +145,8 @@ impl Messenger {
                 requests: AtomicU64::new(0),
                 prekey_messages: AtomicU64::new(0),
                 ringxkem: profile.ringxkem()?,
+                #[cfg(test)]
+                counts: Default::default(),
             }),
         })
     }

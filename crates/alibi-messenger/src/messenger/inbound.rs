@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use alibi_channel::cipher::{decrypt, CiphertextMessage};
 use alibi_channel::ringxkem;
-use alibi_channel::sealed_sender::{self, ContentType};
+use alibi_channel::sealed_sender::{self, ContentType, UnidentifiedSenderMessageContent};
 use alibi_channel::sender_keys::{process_distribution_message, SenderKeyDistributionMessage};
 use alibi_channel::Address;
 use alibi_handshake::IdentityKey;
@@ -14,22 +14,54 @@ use alibi_relay_api::proto::{envelope, Envelope};
 use getrandom::SysRng;
 use prost::Message as _;
 use rand_core::UnwrapErr;
+use uuid::Uuid;
 
 use super::{address, Kind, Messenger, Received};
 use crate::card::{ContactCard, Handshake};
 use crate::content::Content;
 
+/// An envelope on its way in, with what has been decrypted of it so far. A sealed envelope's
+/// outer layer is opened the first time the envelope is processed and kept with it: one that
+/// must wait for its sender key or session is tried again after every progress, and only its
+/// inner message, which is what could not be decrypted, is tried again.
+pub(super) struct Incoming {
+    envelope: Envelope,
+    /// The sealed outer layer, once opened (it depends on nothing but the bytes and our
+    /// identity key, so opening it again could only give the same).
+    sealed: Option<UnidentifiedSenderMessageContent>,
+}
+
+impl Incoming {
+    /// An envelope as the relay delivered it, nothing decrypted yet.
+    pub(super) fn new(envelope: Envelope) -> Self {
+        Self {
+            envelope,
+            sealed: None,
+        }
+    }
+
+    /// The relay's id of the envelope (what acknowledges it).
+    pub(super) fn guid(&self) -> Option<Uuid> {
+        self.envelope.guid()
+    }
+}
+
 impl Messenger {
     /// [`Self::process`], true if it delivers (for [`crate::fuzzing`]).
     pub(crate) fn process_for_fuzzing(&self, env: &Envelope) -> bool {
-        matches!(self.process(env), Outcome::Deliver(_))
+        matches!(
+            self.process(&mut Incoming::new(env.clone())),
+            Outcome::Deliver(_)
+        )
     }
 
-    /// Decrypts one envelope and decides its fate.
-    pub(super) fn process(&self, env: &Envelope) -> Outcome {
-        let r = match env.r#type() {
-            envelope::Type::Ciphertext | envelope::Type::PrekeyBundle => self.process_pairwise(env),
-            envelope::Type::UnidentifiedSender => self.process_sealed(env),
+    /// Decrypts one envelope (what is left of it to decrypt) and decides its fate.
+    pub(super) fn process(&self, incoming: &mut Incoming) -> Outcome {
+        let r = match incoming.envelope.r#type() {
+            envelope::Type::Ciphertext | envelope::Type::PrekeyBundle => {
+                self.process_pairwise(&incoming.envelope)
+            }
+            envelope::Type::UnidentifiedSender => self.process_sealed(incoming),
             _ => Err(Discard::Unexpected),
         };
         r.unwrap_or_else(|d| match d {
@@ -90,10 +122,22 @@ impl Messenger {
     /// is then checked against the cards (a contact, under the key its card pins, from a device
     /// the card lists) before the inner message is decrypted, since that can build a session,
     /// pin an identity and use up a one-time prekey: a stranger, or a relay forging certificates
-    /// under its trust root, touches nothing in the store.
-    fn process_sealed(&self, env: &Envelope) -> core::result::Result<Outcome, Discard> {
-        let usmc = sealed_sender::decrypt_to_usmc(env.content(), &self.inner.identity)
-            .map_err(Discard::from)?;
+    /// under its trust root, touches nothing in the store. On a retry the outer layer opened
+    /// the first time is used, and the checks are made again (a card may have changed since).
+    fn process_sealed(&self, incoming: &mut Incoming) -> core::result::Result<Outcome, Discard> {
+        #[cfg(test)]
+        self.inner.counts.sealed.fetch_add(1, Ordering::Relaxed);
+        let usmc = match &mut incoming.sealed {
+            Some(usmc) => &*usmc,
+            none => {
+                #[cfg(test)]
+                self.inner.counts.opened.fetch_add(1, Ordering::Relaxed);
+                let content = incoming.envelope.content();
+                let usmc = sealed_sender::decrypt_to_usmc(content, &self.inner.identity)
+                    .map_err(Discard::from)?;
+                &*none.insert(usmc)
+            }
+        };
         let cert = &usmc.sender;
         let contact = self
             .contact_by_account(&cert.sender_uuid)
@@ -122,7 +166,7 @@ impl Messenger {
         let opened = {
             let mut store = self.store();
             sealed_sender::decrypt_usmc(
-                &usmc,
+                usmc,
                 &[self.inner.trust_root],
                 now_ms(),
                 &self.own_address(),
@@ -237,4 +281,13 @@ impl From<alibi_channel::Error> for Discard {
             e => Discard::Protocol(e.to_string()),
         }
     }
+}
+
+/// What the inbound path did (tests only): sealed envelopes processed, counting every retry of
+/// one that waited, and outer layers opened.
+#[cfg(test)]
+#[derive(Default)]
+pub(super) struct Counts {
+    pub(super) sealed: std::sync::atomic::AtomicU64,
+    pub(super) opened: std::sync::atomic::AtomicU64,
 }

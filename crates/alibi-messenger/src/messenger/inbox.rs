@@ -5,11 +5,10 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use alibi_relay_api::proto::Envelope;
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
-use super::inbound::{Discard, Outcome};
+use super::inbound::{Discard, Incoming, Outcome};
 use super::{Messenger, Received};
 use crate::relay::Acker;
 
@@ -31,7 +30,7 @@ impl Messenger {
         let rejected = Arc::new(Mutex::new(Rejected::default()));
         let task_rejected = rejected.clone();
         let task = tokio::spawn(async move {
-            let mut pending: VecDeque<Envelope> = VecDeque::new();
+            let mut pending: VecDeque<Incoming> = VecDeque::new();
             // The count is checked as the inbox starts and then every TOP_UP_EVERY: others'
             // fetches take one-time prekeys without any message arriving here.
             let mut check = tokio::time::interval(TOP_UP_EVERY);
@@ -53,25 +52,25 @@ impl Messenger {
                 {
                     continue;
                 }
-                let mut queue = VecDeque::from([env]);
-                while let Some(env) = queue.pop_front() {
-                    match me.process(&env) {
+                let mut queue = VecDeque::from([Incoming::new(env)]);
+                while let Some(mut incoming) = queue.pop_front() {
+                    match me.process(&mut incoming) {
                         Outcome::Deliver(r) => {
-                            if tx.send((r, env.guid())).await.is_err() {
+                            if tx.send((r, incoming.guid())).await.is_err() {
                                 return;
                             }
                         }
-                        Outcome::Consumed => task_acker.ack(env.guid()),
+                        Outcome::Consumed => task_acker.ack(incoming.guid()),
                         Outcome::Dropped(why) => {
                             task_rejected
                                 .lock()
                                 .unwrap_or_else(|e| e.into_inner())
                                 .note(why);
-                            task_acker.ack(env.guid());
+                            task_acker.ack(incoming.guid());
                             continue;
                         }
                         Outcome::Later => {
-                            pending.push_back(env);
+                            pending.push_back(incoming);
                             if pending.len() > PENDING_MAX {
                                 if let Some(old) = pending.pop_front() {
                                     task_acker.ack(old.guid());
@@ -163,5 +162,65 @@ impl futures_util::Stream for Inbox {
 impl Drop for Inbox {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+    use std::time::Duration;
+
+    use alibi_relay::local::LocalRelay;
+    use alibi_relay::server::Config;
+    use alibi_testkit::proxy::Proxy;
+    use uuid::Uuid;
+
+    use crate::{Group, Kind, Messenger, Options};
+
+    /// A group message that reaches B ahead of its sender key waits and is tried again once the
+    /// key has come, and its sealed outer layer is opened once: the first opening is kept with
+    /// the waiting envelope rather than redone on every try.
+    #[tokio::test]
+    async fn a_waiting_sealed_message_is_decrypted_once() {
+        let relay = LocalRelay::start(Config::default()).await.expect("relay");
+        let proxy = Proxy::start(&relay.url).await;
+        let options = Options::default();
+        let a = Messenger::ephemeral(&proxy.url, "A", &options)
+            .await
+            .expect("register A");
+        let b = Messenger::ephemeral(&proxy.url, "B", &options)
+            .await
+            .expect("register B");
+        a.import(&b.card()).expect("import B");
+        b.import(&a.card()).expect("import A");
+        let mut ib = b.receive();
+        // The relay holds B's pairwise mail (the sender key) back while the sealed group message
+        // goes straight through.
+        proxy.rules.lock().expect("rules").delay =
+            Some((format!("/v1/messages/{}", b.account()), 700));
+        let group = Group {
+            id: Uuid::new_v4(),
+            members: vec!["B".into()],
+        };
+        a.send_group(&group, b"early", &[]).await.expect("send");
+        let r = tokio::time::timeout(Duration::from_secs(10), ib.next())
+            .await
+            .expect("a message within 10 s")
+            .expect("inbox open");
+        assert_eq!(
+            (r.kind, r.data.as_slice()),
+            (Kind::Group(group.id), &b"early"[..])
+        );
+        let counts = &b.inner.counts;
+        assert_eq!(
+            counts.sealed.load(Ordering::Relaxed),
+            2,
+            "the group message was tried, waited, and was tried again"
+        );
+        assert_eq!(
+            counts.opened.load(Ordering::Relaxed),
+            1,
+            "its sealed outer layer was opened once"
+        );
     }
 }

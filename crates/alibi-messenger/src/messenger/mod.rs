@@ -113,6 +113,9 @@ struct Inner {
     prekey_messages: AtomicU64,
     /// The PQ identity and RingXKEM prekey (absent in profiles made before RingXKEM).
     ringxkem: Option<(alibi_handshake::ringxkem::Identity, RingXkemPreKey)>,
+    /// What the inbound path did, for the tests that check it.
+    #[cfg(test)]
+    counts: inbound::Counts,
 }
 
 /// A Signal-style client on one relay (cheap to clone: clones share everything).
