@@ -1,0 +1,293 @@
+//! One envelope on its way in: decrypted, checked against the pinned contacts, its content
+//! opened, and its fate decided (delivered, consumed, kept for later, or given up on).
+
+use std::sync::atomic::Ordering;
+
+use alibi_channel::cipher::{decrypt, CiphertextMessage};
+use alibi_channel::ringxkem;
+use alibi_channel::sealed_sender::{self, ContentType, UnidentifiedSenderMessageContent};
+use alibi_channel::sender_keys::{process_distribution_message, SenderKeyDistributionMessage};
+use alibi_channel::Address;
+use alibi_handshake::IdentityKey;
+use alibi_relay_api::now_ms;
+use alibi_relay_api::proto::{envelope, Envelope};
+use getrandom::SysRng;
+use prost::Message as _;
+use rand_core::UnwrapErr;
+use uuid::Uuid;
+
+use super::{address, Kind, Messenger, Received};
+use crate::card::{ContactCard, Handshake};
+use crate::content::Content;
+
+/// An envelope on its way in, with what has been decrypted of it so far. A sealed envelope's
+/// outer layer is opened the first time the envelope is processed and kept with it: one that
+/// must wait for its sender key or session is tried again after every progress, and only its
+/// inner message, which is what could not be decrypted, is tried again.
+pub(super) struct Incoming {
+    envelope: Envelope,
+    /// The sealed outer layer, once opened (it depends on nothing but the bytes and our
+    /// identity key, so opening it again could only give the same).
+    sealed: Option<UnidentifiedSenderMessageContent>,
+}
+
+impl Incoming {
+    /// An envelope as the relay delivered it, nothing decrypted yet.
+    pub(super) fn new(envelope: Envelope) -> Self {
+        Self {
+            envelope,
+            sealed: None,
+        }
+    }
+
+    /// The relay's id of the envelope (what acknowledges it).
+    pub(super) fn guid(&self) -> Option<Uuid> {
+        self.envelope.guid()
+    }
+}
+
+impl Messenger {
+    /// [`Self::process`], true if it delivers (for [`crate::fuzzing`]).
+    pub(crate) fn process_for_fuzzing(&self, env: &Envelope) -> bool {
+        matches!(
+            self.process(&mut Incoming::new(env.clone())),
+            Outcome::Deliver(_)
+        )
+    }
+
+    /// Decrypts one envelope (what is left of it to decrypt) and decides its fate.
+    pub(super) fn process(&self, incoming: &mut Incoming) -> Outcome {
+        let r = match incoming.envelope.r#type() {
+            envelope::Type::Ciphertext | envelope::Type::PrekeyBundle => {
+                self.process_pairwise(&incoming.envelope)
+            }
+            envelope::Type::UnidentifiedSender => self.process_sealed(incoming),
+            _ => Err(Discard::Unexpected),
+        };
+        r.unwrap_or_else(|d| match d {
+            Discard::Later => Outcome::Later,
+            d => Outcome::Dropped(d),
+        })
+    }
+
+    fn process_pairwise(&self, env: &Envelope) -> core::result::Result<Outcome, Discard> {
+        let contact = self
+            .contact_by_account(env.source_service_id())
+            .ok_or(Discard::UnknownSender)?;
+        let device = u8::try_from(env.source_device()).map_err(|_| Discard::Unexpected)?;
+        let ringxkem_version = alibi_channel::message::RINGXKEM_VERSION;
+        let kind = match env.r#type() {
+            envelope::Type::PrekeyBundle
+                if env.content().first().map(|b| b >> 4) == Some(ringxkem_version) =>
+            {
+                alibi_channel::ringxkem::MESSAGE_TYPE
+            }
+            t => t.pairwise_message_type(),
+        };
+        let m =
+            CiphertextMessage::deserialize(kind, env.content()).map_err(|_| Discard::Malformed)?;
+        let addr = address(contact.account, device);
+        let plaintext = match &m {
+            CiphertextMessage::RingXkem(r) => {
+                // Only from a contact set to RingXKEM, and only with the PQ identity pinned.
+                let pinned = (contact.handshake == Handshake::Ringxkem)
+                    .then(|| contact.pq().ok())
+                    .flatten();
+                if pinned.map(|p| p.to_bytes()) != Some(r.initiator.clone()) {
+                    return Err(Discard::IdentityMismatch(contact.name));
+                }
+                let (ours, pk) = self.inner.ringxkem.as_ref().ok_or(Discard::Unexpected)?;
+                self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
+                let mut store = self.store();
+                ringxkem::accept(&addr, &mut **store, ours, pk, r, &mut UnwrapErr(SysRng))
+                    .map_err(Discard::from)?
+            }
+            _ => {
+                if let CiphertextMessage::PreKey(p) = &m {
+                    if Some(p.identity_key) != contact.identity().ok()
+                        || contact.handshake != Handshake::Pqxdh
+                    {
+                        return Err(Discard::IdentityMismatch(contact.name));
+                    }
+                    self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
+                }
+                let mut store = self.store();
+                decrypt(&addr, &mut **store, &m, &mut UnwrapErr(SysRng)).map_err(Discard::from)?
+            }
+        };
+        self.open_content(&contact, device, &addr, Kind::Direct, &plaintext)
+    }
+
+    /// A sealed envelope. Its outer layer opens with our identity key alone; the sender it names
+    /// is then checked against the cards (a contact, under the key its card pins, from a device
+    /// the card lists) before the inner message is decrypted, since that can build a session,
+    /// pin an identity and use up a one-time prekey: a stranger, or a relay forging certificates
+    /// under its trust root, touches nothing in the store. On a retry the outer layer opened
+    /// the first time is used, and the checks are made again (a card may have changed since).
+    fn process_sealed(&self, incoming: &mut Incoming) -> core::result::Result<Outcome, Discard> {
+        #[cfg(test)]
+        self.inner.counts.sealed.fetch_add(1, Ordering::Relaxed);
+        let usmc = match &mut incoming.sealed {
+            Some(usmc) => &*usmc,
+            none => {
+                #[cfg(test)]
+                self.inner.counts.opened.fetch_add(1, Ordering::Relaxed);
+                let content = incoming.envelope.content();
+                let usmc = sealed_sender::decrypt_to_usmc(content, &self.inner.identity)
+                    .map_err(Discard::from)?;
+                &*none.insert(usmc)
+            }
+        };
+        let cert = &usmc.sender;
+        let contact = self
+            .contact_by_account(&cert.sender_uuid)
+            .ok_or(Discard::UnknownSender)?;
+        let pinned = contact.identity().ok();
+        if Some(IdentityKey(cert.key)) != pinned {
+            return Err(Discard::IdentityMismatch(contact.name));
+        }
+        let device = u8::try_from(cert.device_id).map_err(|_| Discard::Unexpected)?;
+        if !contact.devices.iter().any(|d| d.id == device) {
+            return Err(Discard::UnlistedDevice(contact.name, device));
+        }
+        if usmc.msg_type == ContentType::PreKey {
+            let m = CiphertextMessage::deserialize(3, &usmc.contents)
+                .map_err(|_| Discard::Malformed)?;
+            let CiphertextMessage::PreKey(p) = m else {
+                return Err(Discard::Malformed);
+            };
+            if Some(p.identity_key) != pinned || contact.handshake != Handshake::Pqxdh {
+                return Err(Discard::IdentityMismatch(contact.name));
+            }
+            self.inner.prekey_messages.fetch_add(1, Ordering::Relaxed);
+        }
+        // A contact's message that cannot be decrypted yet (Discard::Later) waits; only contacts
+        // get this far, so strangers cannot fill the waiting room.
+        let opened = {
+            let mut store = self.store();
+            sealed_sender::decrypt_usmc(
+                usmc,
+                &[self.inner.trust_root],
+                now_ms(),
+                &self.own_address(),
+                &mut **store,
+                &mut UnwrapErr(SysRng),
+            )
+            .map_err(Discard::from)?
+        };
+        let addr = address(contact.account, device);
+        let kind = match (opened.msg_type, opened.distribution_id) {
+            (ContentType::SenderKey, Some(id)) => Kind::Group(id),
+            _ => Kind::Direct,
+        };
+        self.open_content(&contact, device, &addr, kind, &opened.plaintext)
+    }
+
+    fn open_content(
+        &self,
+        contact: &ContactCard,
+        device: u8,
+        addr: &Address,
+        kind: Kind,
+        plaintext: &[u8],
+    ) -> core::result::Result<Outcome, Discard> {
+        let content = Content::decode(plaintext).map_err(|_| Discard::Malformed)?;
+        if let Some(b) = &content.sender_key_distribution_message {
+            let skdm =
+                SenderKeyDistributionMessage::deserialize(b).map_err(|_| Discard::Malformed)?;
+            let mut store = self.store();
+            process_distribution_message(addr, &skdm, &mut **store).map_err(Discard::from)?;
+        }
+        let Some(data) = content.data else {
+            return Ok(Outcome::Consumed);
+        };
+        let me = self.account().to_string();
+        let own_device = u32::from(self.inner.client.device);
+        let private = content
+            .private_parts
+            .iter()
+            .find(|p| p.account == me && p.device == own_device)
+            .and_then(|p| {
+                let m = CiphertextMessage::deserialize(p.r#type as u8, &p.ciphertext).ok()?;
+                if let CiphertextMessage::PreKey(pk) = &m {
+                    if Some(pk.identity_key) != contact.identity().ok() {
+                        return None;
+                    }
+                }
+                let mut store = self.store();
+                decrypt(addr, &mut **store, &m, &mut UnwrapErr(SysRng)).ok()
+            });
+        Ok(Outcome::Deliver(Received {
+            sender: contact.name.clone(),
+            device,
+            kind,
+            data,
+            private,
+        }))
+    }
+}
+
+/// What became of an envelope.
+pub(super) enum Outcome {
+    /// A message for the application.
+    Deliver(Received),
+    /// Handled inside the messenger (a sender key).
+    Consumed,
+    /// Not decryptable yet: kept, tried again after the next progress.
+    Later,
+    /// Given up on.
+    Dropped(Discard),
+}
+
+/// Why an envelope was given up on.
+#[derive(Debug)]
+pub(super) enum Discard {
+    Later,
+    UnknownSender,
+    IdentityMismatch(String),
+    /// A certificate for a device the contact's card does not list (contact, device).
+    UnlistedDevice(String, u8),
+    Malformed,
+    Unexpected,
+    Protocol(String),
+}
+
+impl core::fmt::Display for Discard {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Discard::Later => f.write_str("not decryptable yet"),
+            Discard::UnknownSender => f.write_str("from no contact"),
+            Discard::IdentityMismatch(c) => {
+                write!(f, "identity of contact {c} does not match its card")
+            }
+            Discard::UnlistedDevice(c, d) => {
+                write!(f, "device {d} of contact {c} is not on its card")
+            }
+            Discard::Malformed => f.write_str("malformed"),
+            Discard::Unexpected => f.write_str("unexpected envelope"),
+            Discard::Protocol(e) => write!(f, "does not decrypt: {e}"),
+        }
+    }
+}
+
+impl From<alibi_channel::Error> for Discard {
+    fn from(e: alibi_channel::Error) -> Self {
+        match e {
+            // The sender key or the session comes in a message the relay has not delivered yet.
+            alibi_channel::Error::NoSenderKey(_) | alibi_channel::Error::NoSession(_) => {
+                Discard::Later
+            }
+            alibi_channel::Error::UntrustedIdentity(a) => Discard::IdentityMismatch(a),
+            e => Discard::Protocol(e.to_string()),
+        }
+    }
+}
+
+/// What the inbound path did (tests only): sealed envelopes processed, counting every retry of
+/// one that waited, and outer layers opened.
+#[cfg(test)]
+#[derive(Default)]
+pub(super) struct Counts {
+    pub(super) sealed: std::sync::atomic::AtomicU64,
+    pub(super) opened: std::sync::atomic::AtomicU64,
+}

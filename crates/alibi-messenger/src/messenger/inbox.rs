@@ -1,0 +1,226 @@
+//! The inbox: the task that takes the relay's envelopes, has each decrypted, keeps those that
+//! cannot be yet and tries them again after progress, and hands the messages out.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+use uuid::Uuid;
+
+use super::inbound::{Discard, Incoming, Outcome};
+use super::{Messenger, Received};
+use crate::relay::Acker;
+
+/// How often a receiving messenger checks how many one-time prekeys the relay has left.
+const TOP_UP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
+/// Undecryptable-yet envelopes kept at most (below the relay's window of 64 unacknowledged, so
+/// the relay keeps delivering); beyond it the oldest is given up.
+const PENDING_MAX: usize = 48;
+
+impl Messenger {
+    /// Starts receiving: the relay's envelopes are decrypted in the background and handed out by
+    /// the returned [`Inbox`]. Call once per messenger.
+    pub fn receive(&self) -> Inbox {
+        let (tx, rx) = mpsc::channel(256);
+        let mut relay = self.inner.client.receive();
+        let acker = relay.acker();
+        let me = self.clone();
+        let task_acker = acker.clone();
+        let rejected = Arc::new(Mutex::new(Rejected::default()));
+        let task_rejected = rejected.clone();
+        let task = tokio::spawn(async move {
+            let mut pending: VecDeque<Incoming> = VecDeque::new();
+            // The count is checked as the inbox starts and then every TOP_UP_EVERY: others'
+            // fetches take one-time prekeys without any message arriving here.
+            let mut check = tokio::time::interval(TOP_UP_EVERY);
+            loop {
+                let env = tokio::select! {
+                    env = relay.next() => env,
+                    _ = check.tick() => {
+                        let m = me.clone();
+                        tokio::spawn(async move {
+                            let _ = m.top_up_prekeys().await;
+                        });
+                        continue;
+                    }
+                };
+                let Some(env) = env else { break };
+                if env
+                    .guid()
+                    .is_some_and(|g| pending.iter().any(|p| p.guid() == Some(g)))
+                {
+                    continue;
+                }
+                let mut queue = VecDeque::from([Incoming::new(env)]);
+                while let Some(mut incoming) = queue.pop_front() {
+                    match me.process(&mut incoming) {
+                        Outcome::Deliver(r) => {
+                            if tx.send((r, incoming.guid())).await.is_err() {
+                                return;
+                            }
+                        }
+                        Outcome::Consumed => task_acker.ack(incoming.guid()),
+                        Outcome::Dropped(why) => {
+                            task_rejected
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .note(why);
+                            task_acker.ack(incoming.guid());
+                            continue;
+                        }
+                        Outcome::Later => {
+                            pending.push_back(incoming);
+                            if pending.len() > PENDING_MAX {
+                                if let Some(old) = pending.pop_front() {
+                                    task_acker.ack(old.guid());
+                                }
+                            }
+                            continue;
+                        }
+                    }
+                    // Progress: what waited may decrypt now.
+                    queue.extend(pending.drain(..));
+                }
+                if me.inner.prekey_messages.load(Ordering::Relaxed) >= 10 {
+                    me.inner.prekey_messages.store(0, Ordering::Relaxed);
+                    let m = me.clone();
+                    tokio::spawn(async move {
+                        let _ = m.top_up_prekeys().await;
+                    });
+                }
+            }
+        });
+        Inbox {
+            rx,
+            acker,
+            task,
+            rejected,
+        }
+    }
+}
+
+/// The envelopes an inbox gave up on: how many, and the latest reasons.
+#[derive(Default)]
+struct Rejected {
+    count: u64,
+    reasons: VecDeque<String>,
+}
+
+impl Rejected {
+    fn note(&mut self, why: Discard) {
+        self.count += 1;
+        if self.reasons.len() == 16 {
+            self.reasons.pop_front();
+        }
+        self.reasons.push_back(why.to_string());
+    }
+}
+
+/// The messages a messenger receives, in arrival order (after any that had to wait).
+pub struct Inbox {
+    rx: mpsc::Receiver<(Received, Option<Uuid>)>,
+    acker: Acker,
+    task: tokio::task::JoinHandle<()>,
+    rejected: Arc<Mutex<Rejected>>,
+}
+
+impl Inbox {
+    /// The next message; its envelope is acknowledged to the relay (and deleted there) as it is
+    /// handed over. `None` once the messenger stopped.
+    pub async fn next(&mut self) -> Option<Received> {
+        let (r, guid) = self.rx.recv().await?;
+        self.acker.ack(guid);
+        Some(r)
+    }
+
+    /// How many envelopes were given up on so far (unknown senders, identities that disagree
+    /// with a card, bytes that do not decrypt), and why the latest (up to 16) were.
+    pub fn rejected(&self) -> (u64, Vec<String>) {
+        let r = self.rejected.lock().unwrap_or_else(|e| e.into_inner());
+        (r.count, r.reasons.iter().cloned().collect())
+    }
+}
+
+/// The inbox as a stream of messages, each acknowledged as it is yielded (as [`Inbox::next`]).
+impl futures_util::Stream for Inbox {
+    type Item = Received;
+
+    fn poll_next(
+        mut self: core::pin::Pin<&mut Self>,
+        cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<Option<Received>> {
+        self.rx.poll_recv(cx).map(|got| {
+            got.map(|(r, guid)| {
+                self.acker.ack(guid);
+                r
+            })
+        })
+    }
+}
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+    use std::time::Duration;
+
+    use alibi_relay::local::LocalRelay;
+    use alibi_relay::server::Config;
+    use alibi_testkit::proxy::Proxy;
+    use uuid::Uuid;
+
+    use crate::{Group, Kind, Messenger, Options};
+
+    /// A group message that reaches B ahead of its sender key waits and is tried again once the
+    /// key has come, and its sealed outer layer is opened once: the first opening is kept with
+    /// the waiting envelope rather than redone on every try.
+    #[tokio::test]
+    async fn a_waiting_sealed_message_is_decrypted_once() {
+        let relay = LocalRelay::start(Config::default()).await.expect("relay");
+        let proxy = Proxy::start(&relay.url).await;
+        let options = Options::default();
+        let a = Messenger::ephemeral(&proxy.url, "A", &options)
+            .await
+            .expect("register A");
+        let b = Messenger::ephemeral(&proxy.url, "B", &options)
+            .await
+            .expect("register B");
+        a.import(&b.card()).expect("import B");
+        b.import(&a.card()).expect("import A");
+        let mut ib = b.receive();
+        // The relay holds B's pairwise mail (the sender key) back while the sealed group message
+        // goes straight through.
+        proxy.rules.lock().expect("rules").delay =
+            Some((format!("/v1/messages/{}", b.account()), 700));
+        let group = Group {
+            id: Uuid::new_v4(),
+            members: vec!["B".into()],
+        };
+        a.send_group(&group, b"early", &[]).await.expect("send");
+        let r = tokio::time::timeout(Duration::from_secs(10), ib.next())
+            .await
+            .expect("a message within 10 s")
+            .expect("inbox open");
+        assert_eq!(
+            (r.kind, r.data.as_slice()),
+            (Kind::Group(group.id), &b"early"[..])
+        );
+        let counts = &b.inner.counts;
+        assert_eq!(
+            counts.sealed.load(Ordering::Relaxed),
+            2,
+            "the group message was tried, waited, and was tried again"
+        );
+        assert_eq!(
+            counts.opened.load(Ordering::Relaxed),
+            1,
+            "its sealed outer layer was opened once"
+        );
+    }
+}
