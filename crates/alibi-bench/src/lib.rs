@@ -3,6 +3,9 @@
 //! own figures quoted and marked as quoted, and a report (Markdown, one CSV and one SVG plot per
 //! table, the machine's description) that docs/BENCHMARKS.md includes.
 //!
+//! The harnesses of `alibi mpc bench` ([`mpc`], [`mpc_processes`]) and `alibi relay bench`
+//! ([`relay_load`]) live here too, with their tables, CSVs and plots: one home for measurement.
+//!
 //! Seeds: 000 ring signatures (KNTW25, Table 3), 001 SHADOWFAX (Table 1), 002 MPC over Signal-style
 //! channels (the paper's section 4), 003 DGSP (its README's tables), 004 TACHYON (Table 2).
 //!
@@ -18,6 +21,8 @@
 
 pub mod machine;
 pub mod measure;
+pub mod mpc;
+pub mod mpc_processes;
 pub mod plot;
 pub mod relay_load;
 mod seed000_ring;
@@ -48,6 +53,22 @@ pub enum Error {
     /// The document to update has no block to replace.
     #[error("no `{BEGIN}` ... `{END}` block to replace")]
     NoBlock,
+    /// A relay, a party (task or process) or a protocol run that a harness drives failed; the
+    /// message is the failing layer's.
+    #[error("{0}")]
+    Run(String),
+    /// The relay client of the relay load failed.
+    #[error(transparent)]
+    Messenger(#[from] alibi_messenger::Error),
+    /// A relay load with nothing to measure.
+    #[error("a relay load needs at least one pair, message, send and recipient per scenario")]
+    EmptyLoad,
+    /// Not a CSV that [`mpc::csv`] wrote.
+    #[error("not a CSV written by `alibi mpc bench`")]
+    NotMpcCsv,
+    /// A CSV of [`mpc::csv`]'s shape without rows.
+    #[error("no measurements in it")]
+    NoMeasurements,
 }
 
 /// The seeds, in report order.

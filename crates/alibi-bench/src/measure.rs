@@ -42,6 +42,14 @@ impl Stats {
     }
 }
 
+/// The middle element of `v` by `key` (of the two middle ones, the later), or `None` for none:
+/// a whole run picked as the median, where a mean of two would mix two runs' parts.
+pub fn median_by<T, K: Ord>(mut v: Vec<T>, key: impl FnMut(&T) -> K) -> Option<T> {
+    v.sort_by_key(key);
+    let middle = v.len() / 2;
+    v.into_iter().nth(middle)
+}
+
 /// Ours and a peer's, measured alternately, and their ratio per pair of batches.
 #[derive(Clone, Debug)]
 pub struct Pair {
@@ -128,6 +136,16 @@ mod tests {
         let s = Stats::of(&[3.0, 1.0, 2.0]);
         assert_eq!((s.median, s.min, s.max, s.samples), (2.0, 1.0, 3.0, 3));
         assert_eq!(Stats::of(&[4.0, 1.0, 2.0, 3.0]).median, 2.5);
+    }
+
+    #[test]
+    fn the_median_element_is_a_whole_one() {
+        assert_eq!(median_by(Vec::<(u8, u8)>::new(), |x| x.0), None);
+        assert_eq!(
+            median_by(vec![(3, 0), (1, 1), (2, 2)], |x| x.0),
+            Some((2, 2))
+        );
+        assert_eq!(median_by(vec![(3, 0), (1, 1)], |x| x.0), Some((3, 0)));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! SVG grouped bar charts of a table's figures (plotters' SVG backend, no system fonts needed
-//! beyond what it embeds as text).
+//! Every SVG plot of the benchmarks: grouped bar charts of a report table's figures ([`svg`]) and
+//! line charts of a measure against a count ([`lines`], `alibi mpc bench`); plotters' SVG
+//! backend, no system fonts needed beyond what it embeds as text.
 
 use plotters::prelude::*;
 
@@ -97,6 +98,98 @@ pub fn svg(plot: &Plot, title: &str) -> Result<String, Error> {
     Ok(out)
 }
 
+/// Colours of the lines of [`lines`], in order.
+const LINE_COLOURS: [RGBColor; 6] = [RED, BLUE, MAGENTA, CYAN, GREEN, BLACK];
+
+/// One panel of a line chart.
+#[derive(Clone, Debug, Default)]
+pub struct Panel {
+    /// Its caption.
+    pub title: String,
+    /// Its lines, in legend order.
+    pub series: Vec<Series>,
+}
+
+/// One line: (x, y) points, both positive (both axes are logarithmic).
+#[derive(Clone, Debug, Default)]
+pub struct Series {
+    /// Its legend entry.
+    pub label: String,
+    /// The points, in drawing order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Draws `panels` side by side as an SVG document, 550 pixels wide each: lines with a dot at each
+/// point, x in powers of two and y logarithmic, axes described by `(x, y)`.
+pub fn lines(panels: &[Panel], (x_desc, y_desc): (&str, &str)) -> Result<String, Error> {
+    let mut out = String::new();
+    {
+        let width = 550 * panels.len().max(1) as u32;
+        let root = SVGBackend::with_string(&mut out, (width, 480)).into_drawing_area();
+        let draw = |e: &dyn std::fmt::Display| Error::Plot(e.to_string());
+        root.fill(&WHITE).map_err(|e| draw(&e))?;
+        let areas = root.split_evenly((1, panels.len().max(1)));
+        let all = || {
+            panels
+                .iter()
+                .flat_map(|p| &p.series)
+                .flat_map(|s| &s.points)
+        };
+        let max_x = all().map(|p| p.0).reduce(f64::max).unwrap_or(2.0);
+        for (area, panel) in areas.iter().zip(panels) {
+            let ys = || {
+                panel
+                    .series
+                    .iter()
+                    .flat_map(|s| s.points.iter().map(|p| p.1))
+            };
+            let max_y = ys().fold(1.0, f64::max);
+            let min_y = ys().fold(max_y, f64::min).max(0.1);
+            let mut chart = ChartBuilder::on(area)
+                .caption(&panel.title, ("sans-serif", 18))
+                .margin(12)
+                .x_label_area_size(36)
+                .y_label_area_size(56)
+                .build_cartesian_2d(
+                    1f64..(max_x.log2() + 0.3),
+                    (min_y * 0.8..max_y * 1.25).log_scale(),
+                )
+                .map_err(|e| draw(&e))?;
+            chart
+                .configure_mesh()
+                .x_desc(x_desc)
+                .y_desc(y_desc)
+                .x_label_formatter(&|x| format!("{:.0}", 2f64.powf(*x)))
+                .draw()
+                .map_err(|e| draw(&e))?;
+            for (k, series) in panel.series.iter().enumerate() {
+                let colour = LINE_COLOURS[k % LINE_COLOURS.len()];
+                let pts: Vec<(f64, f64)> =
+                    series.points.iter().map(|&(x, y)| (x.log2(), y)).collect();
+                chart
+                    .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))
+                    .map_err(|e| draw(&e))?
+                    .label(series.label.as_str())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
+                    });
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                    .map_err(|e| draw(&e))?;
+            }
+            chart
+                .configure_series_labels()
+                .border_style(BLACK)
+                .background_style(WHITE.mix(0.9))
+                .position(SeriesLabelPosition::UpperLeft)
+                .draw()
+                .map_err(|e| draw(&e))?;
+        }
+        root.present().map_err(|e| draw(&e))?;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +208,27 @@ mod tests {
         assert!(s.starts_with("<svg") && s.contains("alibi") && s.contains("peer"));
         // Three bars and two legend swatches.
         assert!(s.matches("<rect").count() >= 5, "{s}");
+    }
+
+    #[test]
+    fn draws_every_line() {
+        let panel = |title: &str| Panel {
+            title: title.into(),
+            series: vec![
+                Series {
+                    label: "fast".into(),
+                    points: vec![(3.0, 10.0), (16.0, 40.0)],
+                },
+                Series {
+                    label: "slow".into(),
+                    points: vec![(3.0, 100.0)],
+                },
+            ],
+        };
+        let s = lines(&[panel("left"), panel("right")], ("n", "ms")).unwrap();
+        assert!(s.starts_with("<svg") && s.contains("left") && s.contains("right"));
+        assert!(s.contains("fast") && s.contains("slow"));
+        // A dot per point.
+        assert_eq!(s.matches("<circle").count(), 2 * 3, "{s}");
     }
 }

@@ -1,6 +1,8 @@
 //! `alibi relay bench`: N clients (the messenger's relay client) over loopback against a relay,
 //! 1:1 and multi-recipient sends;
-//! messages per second and delivery latency percentiles.
+//! messages per second and delivery latency percentiles. A [`Load`] names the scenarios, [`start`]
+//! runs the measured relay in this process when there is no remote one, [`measure`] gives a
+//! scenario's [`Row`], and [`head`] and [`Row::markdown`] print the table row by row.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,11 +17,126 @@ use rand_core::{Rng, UnwrapErr};
 use tokio::sync::Mutex;
 
 use alibi_messenger::relay::{Endpoint, RelayClient};
-use alibi_messenger::{Error, Result};
+use alibi_relay::local::LocalRelay;
+use alibi_relay::server::{AddressLimits, Config, Rate};
+use alibi_relay::store::RelayStore;
 use alibi_relay_api::access::{combine, derive_access_key, AccessKey};
 use alibi_relay_api::messages::OutgoingMessage;
 
-/// One row of the report.
+use crate::table::{self, Cell};
+use crate::Error;
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct Load {
+    /// Sender/receiver pairs of the 1:1 scenario.
+    pub pairs: usize,
+    /// Messages of the 1:1 scenario, split among the pairs.
+    pub messages: usize,
+    /// Recipient counts of the multi-recipient scenarios.
+    pub recipients: Vec<usize>,
+    /// Sends per multi-recipient scenario.
+    pub sends: usize,
+}
+
+/// One scenario of a [`Load`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scenario {
+    /// [`one_to_one`], 8 requests in flight per sender.
+    OneToOne {
+        /// Pairs.
+        pairs: usize,
+        /// Messages each sender sends.
+        per_sender: usize,
+    },
+    /// [`multi_recipient`] to the first node.
+    MultiRecipient {
+        /// Recipients of each send.
+        recipients: usize,
+        /// Sends.
+        sends: usize,
+    },
+}
+
+impl Load {
+    /// Its scenarios, in order: 1:1, then multi-recipient per recipient count. Every count must
+    /// be at least 1.
+    pub fn scenarios(&self) -> Result<Vec<Scenario>> {
+        if self.pairs == 0 || self.messages == 0 || self.sends == 0 || self.recipients.contains(&0)
+        {
+            return Err(Error::EmptyLoad);
+        }
+        let mut v = vec![Scenario::OneToOne {
+            pairs: self.pairs,
+            per_sender: (self.messages / self.pairs).max(1),
+        }];
+        v.extend(
+            self.recipients
+                .iter()
+                .map(|&recipients| Scenario::MultiRecipient {
+                    recipients,
+                    sends: self.sends,
+                }),
+        );
+        Ok(v)
+    }
+}
+
+/// The relay configuration the bench measures: every account is created, and every socket
+/// opened, from this one address, and the per-device rate is what is measured; the other limits
+/// stay as `alibi relay serve` sets them.
+pub fn config() -> Config {
+    Config {
+        rate_per_device: 1e9,
+        max_connections_per_address: usize::MAX,
+        per_address: AddressLimits {
+            account_creations: Rate::new(u32::MAX, 1e9),
+            ..AddressLimits::default()
+        },
+        ..Config::default()
+    }
+}
+
+/// A relay in this process with the bench's [`config`], on `store` or a temporary redb store.
+pub async fn start(store: Option<Arc<dyn RelayStore>>) -> Result<LocalRelay> {
+    let started = match store {
+        Some(s) => LocalRelay::start_on(s, config()).await,
+        None => LocalRelay::start(config()).await,
+    };
+    started.map_err(|e| Error::Run(e.to_string()))
+}
+
+/// Measures one scenario against `nodes` (relays on one store; at least one).
+pub async fn measure(nodes: &[Endpoint], scenario: Scenario) -> Result<Row> {
+    match scenario {
+        Scenario::OneToOne { pairs, per_sender } => one_to_one(nodes, pairs, per_sender, 8).await,
+        Scenario::MultiRecipient { recipients, sends } => {
+            let first = nodes.first().ok_or_else(no_node)?;
+            multi_recipient(first, recipients, sends).await
+        }
+    }
+}
+
+fn no_node() -> Error {
+    relay_error("no relay node to measure".into())
+}
+
+/// A relay failure, in the relay client's words.
+fn relay_error(m: String) -> Error {
+    Error::Messenger(alibi_messenger::Error::Relay(m))
+}
+
+/// The columns of the table.
+pub const COLUMNS: [&str; 5] = ["scenario", "messages", "messages/s", "p50 (ms)", "p99 (ms)"];
+
+/// The table's heading and rule, to print before its rows.
+pub fn head() -> String {
+    table::markdown_head(&COLUMNS.map(String::from))
+}
+
+/// One row of the table.
 #[derive(Clone, Debug)]
 pub struct Row {
     /// What was measured.
@@ -33,6 +150,22 @@ pub struct Row {
     pub p50_ms: f64,
     /// 99th percentile latency, in milliseconds.
     pub p99_ms: f64,
+}
+
+impl Row {
+    /// The row as a line of the Markdown table under [`head`].
+    pub fn markdown(&self) -> String {
+        table::markdown_row(
+            &[
+                self.name.clone(),
+                self.messages.to_string(),
+                format!("{:.0}", self.per_second),
+                format!("{:.1}", self.p50_ms),
+                format!("{:.1}", self.p99_ms),
+            ]
+            .map(Cell::from),
+        )
+    }
 }
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
@@ -79,7 +212,7 @@ pub async fn one_to_one(
 ) -> Result<Row> {
     let n = nodes.len();
     if n == 0 {
-        return Err(Error::Relay("no relay node to measure".into()));
+        return Err(no_node());
     }
     let mut senders = vec![];
     let mut receivers = vec![];
@@ -190,12 +323,12 @@ pub async fn multi_recipient(relay: &Endpoint, recipients: usize, sends: usize) 
     let mut busy = Duration::ZERO;
     for _ in 0..sends {
         let sent = v2::encrypt(&usmc, &sid, &rs, &[], &mut UnwrapErr(SysRng))
-            .map_err(|e| Error::Relay(e.to_string()))?;
+            .map_err(|e| relay_error(e.to_string()))?;
         let t = Instant::now();
         sender
             .multi_send(sent, &combine(&keys))
             .await?
-            .map_err(|e| Error::Relay(format!("{e:?}")))?;
+            .map_err(|e| relay_error(format!("{e:?}")))?;
         let d = t.elapsed();
         busy += d;
         lat.push(d.as_secs_f64() * 1e3);
@@ -208,4 +341,72 @@ pub async fn multi_recipient(relay: &Endpoint, recipients: usize, sends: usize) 
         p50_ms: percentile(&mut lat, 0.5),
         p99_ms: percentile(&mut lat, 0.99),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_load_is_its_scenarios_in_order() {
+        let load = Load {
+            pairs: 16,
+            messages: 20_000,
+            recipients: vec![1, 10],
+            sends: 20,
+        };
+        assert_eq!(
+            load.scenarios().unwrap(),
+            [
+                Scenario::OneToOne {
+                    pairs: 16,
+                    per_sender: 1250
+                },
+                Scenario::MultiRecipient {
+                    recipients: 1,
+                    sends: 20
+                },
+                Scenario::MultiRecipient {
+                    recipients: 10,
+                    sends: 20
+                },
+            ]
+        );
+        for empty in [
+            Load {
+                pairs: 0,
+                ..load.clone()
+            },
+            Load {
+                messages: 0,
+                ..load.clone()
+            },
+            Load {
+                sends: 0,
+                ..load.clone()
+            },
+            Load {
+                recipients: vec![3, 0],
+                ..load.clone()
+            },
+        ] {
+            assert!(matches!(empty.scenarios(), Err(Error::EmptyLoad)));
+        }
+    }
+
+    #[test]
+    fn rows_print_under_the_head() {
+        assert_eq!(
+            head(),
+            "| scenario | messages | messages/s | p50 (ms) | p99 (ms) |\n|---|---|---|---|---|"
+        );
+        let row = Row {
+            name: "1:1, 4 pairs".into(),
+            messages: 400,
+            per_second: 1234.56,
+            p50_ms: 1.25,
+            p99_ms: 9.99,
+        };
+        assert_eq!(row.markdown(), "| 1:1, 4 pairs | 400 | 1235 | 1.2 | 10.0 |");
+    }
 }

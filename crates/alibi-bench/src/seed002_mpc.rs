@@ -6,15 +6,9 @@
 
 use std::time::Duration;
 
-use alibi_mpc::local::{measure, Timing};
-use alibi_mpc::relay::Mode;
-use alibi_relay::local::LocalRelay;
-use alibi_relay::server::Config;
-
+use crate::mpc::{self, Grid, Parties, Progress, Timing, MODES};
 use crate::table::{Cell, Plot, Table};
 use crate::{op, Ctx, Error, Scale, Seed};
-
-const MODES: [Mode; 3] = [Mode::Pairwise, Mode::PairwiseConcurrent, Mode::Group];
 
 /// One (n, delay) cell: per mode, the first run and the median of the later ones.
 struct Measured {
@@ -24,67 +18,67 @@ struct Measured {
     later: [Timing; 3],
 }
 
-fn median(mut v: Vec<Timing>) -> Option<Timing> {
-    v.sort_by_key(|t| t.keygen + t.sign);
-    v.get(v.len() / 2).copied()
-}
-
-pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
-    let (ns, delays, later): (&[u16], &[u64], usize) = match ctx.scale {
+/// The grid of each scale.
+fn grid(scale: Scale) -> Grid {
+    let (ns, delays, later): (&[u16], &[u64], usize) = match scale {
         Scale::Tiny => (&[3], &[0], 1),
         Scale::Quick => (&[3, 4, 5], &[0, 50], 2),
         Scale::Full => (&[3, 4, 5, 8, 16], &[0, 50], 4),
     };
-    ctx.begin(Seed::Mpc, ns.len() * delays.len() * MODES.len());
+    Grid {
+        ns: ns.to_vec(),
+        delays: delays.to_vec(),
+        modes: MODES.to_vec(),
+        later,
+        timeout: Duration::from_secs(120),
+    }
+}
+
+/// The grid's cells grouped by (delay, n), the transports in [`MODES`] order.
+fn measured(cells: &[mpc::Cell]) -> Result<Vec<Measured>, Error> {
+    let mut out = vec![];
+    for c in cells.chunks(MODES.len()) {
+        let of = |mode| {
+            c.iter()
+                .find(|x| x.mode == mode)
+                .ok_or(Error::Operation("MPC run", format!("no {mode} cell")))
+        };
+        let [p, pc, g] = [of(MODES[0])?, of(MODES[1])?, of(MODES[2])?];
+        out.push(Measured {
+            n: p.n,
+            delay: p.delay,
+            first: [p.first, pc.first, g.first],
+            later: [p.later, pc.later, g.later],
+        });
+    }
+    Ok(out)
+}
+
+pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
+    let grid = grid(ctx.scale);
+    let later = grid.later;
+    ctx.begin(Seed::Mpc, grid.cells());
     let runtime = op(
         "tokio runtime",
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build(),
     )?;
-    let timeout = Duration::from_secs(120);
-    let mut cells = vec![];
-    for &delay in delays {
-        for &n in ns {
-            let mut first = vec![];
-            let mut rest = vec![];
-            for mode in MODES {
-                ctx.step(format!("MPC n = {n}, {mode}, {delay} ms"));
-                let (f, l) = runtime.block_on(async {
-                    // A fresh relay per cell, so that no cell inherits another's accounts.
-                    let relay = op(
-                        "local relay",
-                        LocalRelay::start(Config {
-                            delay: Duration::from_millis(delay),
-                            ..Config::default()
-                        })
-                        .await,
-                    )?;
-                    op(
-                        "MPC run",
-                        measure(&relay.url, n, usize::from(n) - 1, mode, later, timeout).await,
-                    )
-                })?;
-                first.push(f);
-                rest.push(median(l).ok_or(Error::Operation("MPC run", "no later run".into()))?);
-            }
-            let arr = |v: Vec<Timing>| -> [Timing; 3] { [v[0], v[1], v[2]] };
-            cells.push(Measured {
-                n,
-                delay,
-                first: arr(first),
-                later: arr(rest),
-            });
+    let mut progress = |p| {
+        if let Progress::Cell { n, mode, delay } = p {
+            ctx.step(format!("MPC n = {n}, {mode}, {delay} ms"));
         }
-    }
+    };
+    let cells = runtime
+        .block_on(mpc::measure(&grid, Parties::Tasks, &mut progress))
+        .map_err(|e| match e {
+            Error::Run(m) => Error::Operation("MPC run", m),
+            e => e,
+        })?;
+    let cells = measured(&cells)?;
 
     let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1e3);
-    let faster = |base: Duration, group: Duration| {
-        format!(
-            "{:.0}%",
-            100.0 * (1.0 - group.as_secs_f64() / base.as_secs_f64())
-        )
-    };
+    let faster = |base: Duration, group: Duration| format!("{:.0}%", mpc::faster(base, group));
     let mut rows = vec![];
     let mut plot = Plot {
         unit: "ms".into(),

@@ -7,7 +7,7 @@
 use crate::measure::{Pair, Stats};
 
 /// One table of the report (one per seed), with the notes that go under it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Table {
     /// File stem of its CSV and plot, e.g. `seed000-ring-signatures`.
     pub id: String,
@@ -91,11 +91,11 @@ impl Table {
             s.push_str(p);
             s.push_str("\n\n");
         }
-        s.push_str(&format!("| {} |\n", self.columns.join(" | ")));
-        s.push_str(&format!("|{}\n", "---|".repeat(self.columns.len())));
+        s.push_str(&markdown_head(&self.columns));
+        s.push('\n');
         for r in &self.rows {
-            let cells: Vec<String> = r.iter().map(|c| c.markdown().replace('|', "\\|")).collect();
-            s.push_str(&format!("| {} |\n", cells.join(" | ")));
+            s.push_str(&markdown_row(r));
+            s.push('\n');
         }
         for p in &self.notes {
             s.push('\n');
@@ -147,6 +147,25 @@ impl Table {
         }
         s
     }
+}
+
+/// A Markdown table's heading line and the rule under it (two lines, no final newline): for a
+/// table printed row by row as it is measured.
+pub fn markdown_head(columns: &[String]) -> String {
+    format!(
+        "| {} |\n|{}",
+        columns.join(" | "),
+        "---|".repeat(columns.len())
+    )
+}
+
+/// One Markdown table row (no final newline), `|` in cells escaped.
+pub fn markdown_row(cells: &[Cell]) -> String {
+    let cells: Vec<String> = cells
+        .iter()
+        .map(|c| c.markdown().replace('|', "\\|"))
+        .collect();
+    format!("| {} |", cells.join(" | "))
 }
 
 /// A duration in ns, in the unit that suits it.

@@ -94,7 +94,7 @@ fn mpc() -> CmdResult {
             )?;
             figures.push(timing);
         }
-        let gain = |p: Duration, g: Duration| 100.0 * (1.0 - g.as_secs_f64() / p.as_secs_f64());
+        let gain = alibi_bench::mpc::faster;
         say!(
             "   group is {:.0}% faster at key generation and {:.0}% at signing (`alibi mpc bench` for the full grid)\n",
             gain(figures[0].keygen, figures[1].keygen),

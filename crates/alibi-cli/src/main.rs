@@ -14,7 +14,6 @@ mod files;
 mod group;
 mod keys;
 mod mpc;
-mod mpc_processes;
 mod net;
 mod relay;
 mod report;

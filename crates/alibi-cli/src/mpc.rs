@@ -6,17 +6,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use alibi_bench::mpc::{Cell, Comparison, Grid, Parties, Progress};
+use alibi_bench::mpc_processes::PartyArgs;
 use alibi_messenger::{ContactCard, Messenger, Options};
 #[cfg(adversary)]
 use alibi_mpc::dkg::Misbehaviour;
 use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig};
 use alibi_mpc::group::GroupFile;
-use alibi_mpc::local::{measure, Timing};
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::sign::{sign as run_sign, SignConfig};
 use alibi_mpc::{bls, Blame, PartyIndex};
-use alibi_relay::local::LocalRelay;
-use alibi_relay::server::Config;
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 use zeroize::Zeroizing;
@@ -392,23 +391,16 @@ pub fn run(cmd: Cmd) -> CmdResult {
             replot,
             format,
         } => match replot {
-            Some(from) => {
-                // Table and plot again from a CSV this command wrote, without measuring.
-                let cells = read_csv(&from)?;
-                let mut ds: Vec<u64> = cells.iter().map(|c| c.delay).collect();
-                ds.dedup();
-                print_table(&cells, format)?;
-                draw(&cells, &ds, &plot)
-            }
+            Some(from) => replot_csv(&from, &plot, format),
             None => bench(
                 &Grid {
                     ns: parties,
                     delays,
                     modes: transports.into_iter().map(Mode::from).collect(),
-                    later,
-                    processes,
-                    timeout_s,
+                    later: usize::from(later),
+                    timeout: Duration::from_secs(timeout_s),
                 },
+                processes,
                 &csv,
                 &plot,
                 format,
@@ -419,7 +411,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
             index,
             transport,
             timeout_s,
-        } => crate::mpc_processes::party(&relay, index, transport.into(), timeout_s),
+        } => alibi_bench::mpc_processes::party(
+            &relay,
+            index,
+            transport.into(),
+            Duration::from_secs(timeout_s),
+        )
+        .map_err(usage),
     }
 }
 
@@ -1030,106 +1028,38 @@ fn verify(pk: &Path, msg: &Path, sig: &Path, format: Format) -> CmdResult {
     }
 }
 
-/// One measured cell of the experiment.
-struct Cell {
-    n: u16,
-    t: usize,
-    delay: u64,
-    mode: Mode,
-    first: Timing,
-    later: Timing,
-}
-
-fn median(mut v: Vec<Timing>) -> Option<Timing> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by_key(|t| t.keygen + t.sign);
-    Some(v[v.len() / 2])
-}
-
-/// How much less time `group` took than `baseline`, in percent.
-fn faster(baseline: Duration, group: Duration) -> f64 {
-    100.0 * (1.0 - group.as_secs_f64() / baseline.as_secs_f64())
-}
-
-/// What `bench` measures.
-pub(crate) struct Grid {
-    pub ns: Vec<u16>,
-    pub delays: Vec<u64>,
-    pub modes: Vec<Mode>,
-    pub later: u16,
-    pub processes: bool,
-    pub timeout_s: u64,
-}
-
 /// Measures every cell of the grid (t = n-1), then prints the table and writes the CSV and the
 /// plot.
-fn bench(grid: &Grid, csv: &Path, plot: &Path, format: Format) -> CmdResult {
-    let timeout = Duration::from_secs(grid.timeout_s);
-    let total = grid.ns.len() * grid.delays.len() * grid.modes.len();
-    let bar = crate::report::progress_bar(total as u64)?;
-    let cells = runtime()?.block_on(async {
-        let mut cells = vec![];
-        for &delay in &grid.delays {
-            for &n in &grid.ns {
-                let t = usize::from(n) - 1;
-                for &mode in &grid.modes {
-                    // A fresh relay per cell: what earlier cells left in a relay (their parties'
-                    // accounts, keys and last unacknowledged envelopes) would otherwise slow the
-                    // transports measured later, at n = 64 by about 1 s.
-                    // Every party connects from loopback: no per-address connection cap.
-                    let relay = LocalRelay::start(Config {
-                        delay: Duration::from_millis(delay),
-                        max_connections_per_address: usize::MAX,
-                        ..Config::default()
-                    })
-                    .await
-                    .map_err(usage)?;
-                    let how = if grid.processes { "processes" } else { "tasks" };
-                    bar.set_message(format!("n = {n}, {mode}, {delay} ms delay, {how}"));
-                    let later = usize::from(grid.later);
-                    let (first, rest) = if grid.processes {
-                        crate::mpc_processes::measure(&relay.url, n, t, mode, later, timeout)
-                            .await?
-                    } else {
-                        measure(&relay.url, n, t, mode, later, timeout)
-                            .await
-                            .map_err(usage)?
-                    };
-                    let later = median(rest)
-                        .ok_or_else(|| Failure::Usage("no later run measured".into()))?;
-                    cells.push(Cell {
-                        n,
-                        t,
-                        delay,
-                        mode,
-                        first,
-                        later,
-                    });
-                    bar.inc(1);
-                }
-            }
+fn bench(grid: &Grid, processes: bool, csv: &Path, plot: &Path, format: Format) -> CmdResult {
+    let bar = crate::report::progress_bar(grid.cells() as u64)?;
+    let how = if processes { "processes" } else { "tasks" };
+    let mut progress = |p| match p {
+        Progress::Cell { n, mode, delay } => {
+            bar.set_message(format!("n = {n}, {mode}, {delay} ms delay, {how}"))
         }
-        Ok::<_, Failure>(cells)
-    })?;
+        Progress::Done => bar.inc(1),
+    };
+    // Party processes are this binary again, as `alibi mpc bench-party`.
+    let exe = std::env::current_exe().map_err(usage)?;
+    let launch = |p: &PartyArgs| {
+        let mut c = std::process::Command::new(&exe);
+        c.args(["mpc", "bench-party", "--relay", p.relay, "--index"])
+            .arg(p.index.to_string())
+            .args(["--transport", &p.mode.to_string(), "--timeout-s"])
+            .arg(p.timeout.as_secs().to_string());
+        c
+    };
+    let parties = if processes {
+        Parties::Processes(&launch)
+    } else {
+        Parties::Tasks
+    };
+    let cells = runtime()?
+        .block_on(alibi_bench::mpc::measure(grid, parties, &mut progress))
+        .map_err(usage)?;
     bar.finish_and_clear();
     print_table(&cells, format)?;
-    let mut text = format!("{CSV_HEADER}\n");
-    for c in &cells {
-        for (run, tm) in [("first", c.first), ("later", c.later)] {
-            text.push_str(&format!(
-                "{},{},{},{run},{},{:.1},{:.1},{}\n",
-                c.n,
-                c.t,
-                c.delay,
-                c.mode,
-                ms(tm.keygen),
-                ms(tm.sign),
-                tm.requests
-            ));
-        }
-    }
+    let text = alibi_bench::mpc::csv(&cells);
     write("--csv", csv, Kind::Data, text.as_bytes(), false)?;
     draw(&cells, &grid.delays, plot)?;
     if !format.json {
@@ -1138,209 +1068,49 @@ fn bench(grid: &Grid, csv: &Path, plot: &Path, format: Format) -> CmdResult {
     Ok(())
 }
 
-/// The header line of the CSV `bench` writes.
-const CSV_HEADER: &str = "n,t,delay_ms,run,transport,keygen_ms,sign_ms,requests";
-
-const MODES: [Mode; 3] = [Mode::Pairwise, Mode::PairwiseConcurrent, Mode::Group];
-
-/// Reads a CSV `bench` wrote; anything else (another header, no rows) is refused rather than
-/// drawn as an empty table.
-fn read_csv(path: &Path) -> Result<Vec<Cell>, Failure> {
-    let bad = || {
-        Failure::Usage(format!(
-            "{}: not a CSV written by `alibi mpc bench`",
-            path.display()
-        ))
-    };
-    let text = String::from_utf8(read(path)?).map_err(|_| bad())?;
-    if text.lines().next().map(str::trim) != Some(CSV_HEADER) {
-        return Err(bad());
-    }
-    // (delay, n, transport) -> (t, first run, later runs)
-    type Row = (usize, Option<Timing>, Option<Timing>);
-    let mut rows: BTreeMap<(u64, u16, String), Row> = BTreeMap::new();
-    for line in text.lines().skip(1).filter(|l| !l.is_empty()) {
-        let f: Vec<&str> = line.split(',').collect();
-        if f.len() != 8 {
-            return Err(bad());
-        }
-        let num = |i: usize| f[i].parse::<f64>().map_err(|_| bad());
-        let timing = Timing {
-            keygen: Duration::from_secs_f64(num(5)? / 1e3),
-            sign: Duration::from_secs_f64(num(6)? / 1e3),
-            requests: num(7)? as u64,
-        };
-        let key = (num(2)? as u64, num(0)? as u16, f[4].to_string());
-        let row = rows.entry(key).or_insert((num(1)? as usize, None, None));
-        match f[3] {
-            "first" => row.1 = Some(timing),
-            "later" => row.2 = Some(timing),
-            _ => return Err(bad()),
-        }
-    }
-    if rows.is_empty() {
-        return Err(Failure::Usage(format!(
-            "{}: no measurements in it",
-            path.display()
-        )));
-    }
-    rows.into_iter()
-        .map(|((delay, n, mode), (t, first, later))| {
-            let mode = MODES
-                .into_iter()
-                .find(|m| m.to_string() == mode)
-                .ok_or_else(bad)?;
-            Ok(Cell {
-                n,
-                t,
-                delay,
-                mode,
-                first: first.ok_or_else(bad)?,
-                later: later.ok_or_else(bad)?,
-            })
-        })
-        .collect()
+/// `--replot`: the table and the plot again from a CSV `bench` wrote, without measuring.
+fn replot_csv(from: &Path, plot: &Path, format: Format) -> CmdResult {
+    let cells = alibi_bench::mpc::parse_csv(&read(from)?)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", from.display())))?;
+    let mut delays: Vec<u64> = cells.iter().map(|c| c.delay).collect();
+    delays.dedup();
+    print_table(&cells, format)?;
+    draw(&cells, &delays, plot)
 }
 
 /// The table: per (n, delay, run), each transport's times and how much faster group is than
 /// each pairwise baseline; or the same as JSON rows.
 fn print_table(cells: &[Cell], format: Format) -> CmdResult {
-    let mut rows = vec![];
+    let rows = alibi_bench::mpc::comparison(cells);
     if !format.json {
-        say("| n | t | delay | run | keygen pairwise | keygen concurrent | keygen group | group vs pairwise | group vs concurrent | sign pairwise | sign concurrent | sign group | group vs pairwise | group vs concurrent |")?;
-        say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")?;
+        let table = alibi_bench::mpc::comparison_table(&rows).markdown();
+        return say(table.trim_end());
     }
-    let mut keys: Vec<(u64, u16, usize)> = cells.iter().map(|c| (c.delay, c.n, c.t)).collect();
-    keys.dedup();
-    let cell = |mode: Mode, delay: u64, n: u16| {
-        cells
-            .iter()
-            .find(|c| c.mode == mode && c.delay == delay && c.n == n)
-    };
-    let shown = |d: Option<Duration>| d.map_or("-".to_string(), |d| format!("{:.0} ms", ms(d)));
-    let pct = |b: Option<Duration>, g: Option<Duration>| match (b, g) {
-        (Some(b), Some(g)) => format!("{:.1}%", faster(b, g)),
-        _ => "-".into(),
-    };
-    for (delay, n, t) in keys {
-        let (p, c, g) = (
-            cell(Mode::Pairwise, delay, n),
-            cell(Mode::PairwiseConcurrent, delay, n),
-            cell(Mode::Group, delay, n),
-        );
-        for run in ["first", "later"] {
-            let pick = |c: Option<&Cell>| c.map(|c| if run == "first" { c.first } else { c.later });
-            let (p, c, g) = (pick(p), pick(c), pick(g));
-            let kg = |x: Option<Timing>| x.map(|x| x.keygen);
-            let sg = |x: Option<Timing>| x.map(|x| x.sign);
-            if format.json {
-                let msv = |d: Option<Duration>| d.map(ms);
-                let pctv =
-                    |b: Option<Duration>, g: Option<Duration>| b.zip(g).map(|(b, g)| faster(b, g));
-                rows.push(json!({
-                    "n": n, "t": t, "delay_ms": delay, "run": run,
-                    "keygen_pairwise_ms": msv(kg(p)), "keygen_concurrent_ms": msv(kg(c)),
-                    "keygen_group_ms": msv(kg(g)),
-                    "keygen_group_vs_pairwise_pct": pctv(kg(p), kg(g)),
-                    "keygen_group_vs_concurrent_pct": pctv(kg(c), kg(g)),
-                    "sign_pairwise_ms": msv(sg(p)), "sign_concurrent_ms": msv(sg(c)),
-                    "sign_group_ms": msv(sg(g)),
-                    "sign_group_vs_pairwise_pct": pctv(sg(p), sg(g)),
-                    "sign_group_vs_concurrent_pct": pctv(sg(c), sg(g)),
-                }));
-                continue;
-            }
-            say!(
-                "| {n} | {t} | {delay} ms | {run} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                shown(kg(p)),
-                shown(kg(c)),
-                shown(kg(g)),
-                pct(kg(p), kg(g)),
-                pct(kg(c), kg(g)),
-                shown(sg(p)),
-                shown(sg(c)),
-                shown(sg(g)),
-                pct(sg(p), sg(g)),
-                pct(sg(c), sg(g)),
-            )?;
-        }
-    }
-    if format.json {
-        say(json!({ "rows": rows }))?;
-    }
-    Ok(())
+    let msv = |d: Option<Duration>| d.map(ms);
+    let rows: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            let (k, s) = (&r.keygen, &r.sign);
+            let (kf, sf) = (Comparison::group_faster(k), Comparison::group_faster(s));
+            json!({
+                "n": r.n, "t": r.t, "delay_ms": r.delay, "run": r.run,
+                "keygen_pairwise_ms": msv(k[0]), "keygen_concurrent_ms": msv(k[1]),
+                "keygen_group_ms": msv(k[2]),
+                "keygen_group_vs_pairwise_pct": kf[0],
+                "keygen_group_vs_concurrent_pct": kf[1],
+                "sign_pairwise_ms": msv(s[0]), "sign_concurrent_ms": msv(s[1]),
+                "sign_group_ms": msv(s[2]),
+                "sign_group_vs_pairwise_pct": sf[0],
+                "sign_group_vs_concurrent_pct": sf[1],
+            })
+        })
+        .collect();
+    say(json!({ "rows": rows }))
 }
 
-/// Two panels (key generation, signing): time of later runs against n, one line per transport
-/// and delay.
+/// The plot, atomically (data: an existing file is replaced, as `--replot` redraws the old one).
 fn draw(cells: &[Cell], delays: &[u64], path: &Path) -> CmdResult {
-    use plotters::prelude::*;
-    let fail = |e: &dyn std::fmt::Display| Failure::Usage(format!("{}: {e}", path.display()));
-    let root = SVGBackend::new(path, (1100, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let panels = root.split_evenly((1, 2));
-    let max_n = cells.iter().map(|c| c.n).max().unwrap_or(2) as f64;
-    for (panel, (title, pick)) in panels.iter().zip([
-        (
-            "key generation (later runs)",
-            (|t: &Timing| t.keygen) as fn(&Timing) -> Duration,
-        ),
-        ("signing, t+1 = n signers (later runs)", |t: &Timing| t.sign),
-    ]) {
-        let values = || cells.iter().map(|c| ms(pick(&c.later)));
-        let max_ms = values().fold(1.0, f64::max);
-        let min_ms = values().fold(max_ms, f64::min).max(0.1);
-        let mut chart = ChartBuilder::on(panel)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(56)
-            .build_cartesian_2d(
-                1f64..(max_n.log2() + 0.3),
-                (min_ms * 0.8..max_ms * 1.25).log_scale(),
-            )
-            .map_err(|e| fail(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc("parties n (log scale)")
-            .y_desc("ms (log scale)")
-            .x_label_formatter(&|x| format!("{:.0}", 2f64.powf(*x)))
-            .draw()
-            .map_err(|e| fail(&e))?;
-        let colors = [RED, BLUE, MAGENTA, CYAN, GREEN, BLACK];
-        let mut k = 0;
-        for &delay in delays {
-            for mode in MODES {
-                let pts: Vec<(f64, f64)> = cells
-                    .iter()
-                    .filter(|c| c.mode == mode && c.delay == delay)
-                    .map(|c| ((c.n as f64).log2(), ms(pick(&c.later))))
-                    .collect();
-                if pts.is_empty() {
-                    continue;
-                }
-                let color = colors[k % colors.len()];
-                k += 1;
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                    .map_err(|e| fail(&e))?
-                    .label(format!("{mode}, {delay} ms delay"))
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                    });
-                chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                    .map_err(|e| fail(&e))?;
-            }
-        }
-        chart
-            .configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.9))
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(|e| fail(&e))?;
-    }
-    root.present().map_err(|e| fail(&e))?;
-    Ok(())
+    let svg = alibi_bench::mpc::svg(cells, delays)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    write("--plot", path, Kind::Data, svg.as_bytes(), false)
 }

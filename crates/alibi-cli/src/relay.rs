@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use alibi_relay::local::LocalRelay;
+use alibi_bench::relay_load::{self, Load};
 use alibi_relay::server::{self, AddressLimits, Config, Rate};
 use alibi_relay::store::redb::RedbRelayStore;
 use alibi_relay::store::RelayStore;
@@ -285,17 +285,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let ca = ca
                 .map(|f| read_input(&f, "PEM CA certificates"))
                 .transpose()?;
-            bench(
-                url,
-                ca,
-                insecure_http,
-                store,
+            let load = Load {
                 pairs,
                 messages,
                 recipients,
                 sends,
-                format,
-            )
+            };
+            bench(url, ca, insecure_http, store, &load, format)
         }
     }
 }
@@ -432,23 +428,21 @@ fn serve(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
+/// `alibi relay bench`: the load `alibi_bench::relay_load` measures, against the relays at
+/// `urls` or one it starts in this process, printed row by row as measured.
 fn bench(
     urls: Vec<String>,
     ca: Option<Vec<u8>>,
     insecure_http: bool,
     store: BenchStore,
-    pairs: usize,
-    messages: usize,
-    recipients: Vec<usize>,
-    sends: usize,
+    load: &Load,
     format: Format,
 ) -> CmdResult {
-    if pairs == 0 || messages == 0 || sends == 0 || recipients.contains(&0) {
-        return Err(Failure::Usage(
+    let scenarios = load.scenarios().map_err(|_| {
+        Failure::Usage(
             "--pairs, --messages, --sends and every --recipients count must be at least 1".into(),
-        ));
-    }
+        )
+    })?;
     let endpoint = |u: &str| -> Result<alibi_messenger::Endpoint, Failure> {
         let e = alibi_messenger::Endpoint::new(u).allow_insecure_http(insecure_http);
         match &ca {
@@ -463,35 +457,20 @@ fn bench(
         .map(|u| endpoint(u))
         .collect::<Result<Vec<_>, _>>()?;
     runtime()?.block_on(async move {
-        // Every account of the bench is created, and every socket opened, from this one
-        // address, and the per-device rate is what is measured; the other limits stay as
-        // `serve` sets them.
-        let config = Config {
-            rate_per_device: 1e9,
-            max_connections_per_address: usize::MAX,
-            per_address: AddressLimits {
-                account_creations: Rate::new(u32::MAX, 1e9),
-                ..AddressLimits::default()
-            },
-            ..Config::default()
-        };
         let mut created = Created::default();
         // The in-process relay, if any, lives until the bench is done.
         let (base, kind, _local) = match (urls.first(), &store.db, &store.postgres) {
             (Some(_), _, _) => (urls.join(","), "remote".to_string(), None),
-            (None, None, None) => {
-                let r = LocalRelay::start(config).await.map_err(usage)?;
-                (r.url.clone(), "redb, temporary".to_string(), Some(r))
-            }
             (None, db, pg) => {
                 let (s, kind) = match (db, pg) {
-                    (_, Some(u)) => (open_postgres(u).await?, "postgresql".to_string()),
-                    (Some(d), None) => {
-                        (open_redb(d, &mut created)?, format!("redb {}", d.display()))
-                    }
-                    (None, None) => unreachable!("handled above"),
+                    (_, Some(u)) => (Some(open_postgres(u).await?), "postgresql".to_string()),
+                    (Some(d), None) => (
+                        Some(open_redb(d, &mut created)?),
+                        format!("redb {}", d.display()),
+                    ),
+                    (None, None) => (None, "redb, temporary".to_string()),
                 };
-                let r = LocalRelay::start_on(s, config).await.map_err(usage)?;
+                let r = relay_load::start(s).await.map_err(usage)?;
                 (r.url.clone(), kind, Some(r))
             }
         };
@@ -501,32 +480,14 @@ fn bench(
         }
         if !format.json {
             say!("relay bench against {base} (store: {kind})")?;
-            say("| scenario | messages | messages/s | p50 (ms) | p99 (ms) |")?;
-            say("|---|---|---|---|---|")?;
+            say(relay_load::head())?;
         }
-        let per = (messages / pairs).max(1);
-        let mut rows = vec![alibi_bench::relay_load::one_to_one(&nodes, pairs, per, 8)
-            .await
-            .map_err(usage)?];
-        let row = |r: &alibi_bench::relay_load::Row| -> CmdResult {
-            if format.json {
-                return Ok(());
+        let mut rows = vec![];
+        for scenario in scenarios {
+            let r = relay_load::measure(&nodes, scenario).await.map_err(usage)?;
+            if !format.json {
+                say(r.markdown())?;
             }
-            say!(
-                "| {} | {} | {:.0} | {:.1} | {:.1} |",
-                r.name,
-                r.messages,
-                r.per_second,
-                r.p50_ms,
-                r.p99_ms
-            )
-        };
-        row(&rows[0])?;
-        for n in recipients {
-            let r = alibi_bench::relay_load::multi_recipient(&nodes[0], n, sends)
-                .await
-                .map_err(usage)?;
-            row(&r)?;
             rows.push(r);
         }
         if format.json {

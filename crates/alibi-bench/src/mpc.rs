@@ -1,0 +1,477 @@
+//! Threshold BLS key generation (t = n - 1) and signing by n parties over a relay in this process,
+//! the experiment of seed 002 (Yang, Zhang 2023, section 4): one [`Grid`] of party counts, relay
+//! delays and transports, every party a task of this process or its own OS process
+//! ([`crate::mpc_processes`]); per cell the first run (sessions and sender keys set up) and the
+//! median of the later ones. `alibi bench` reports it as seed 002; `alibi mpc bench` prints the
+//! [`comparison`] table, writes the [`csv`] and draws the [`svg`] plot.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+pub use alibi_mpc::local::Timing;
+pub use alibi_mpc::relay::Mode;
+use alibi_relay::local::LocalRelay;
+use alibi_relay::server::Config;
+
+use crate::measure::median_by;
+use crate::mpc_processes::{self, Launch};
+use crate::plot::{self, Panel, Series};
+use crate::table::{self, Table};
+use crate::Error;
+
+/// The transports, in the order of tables and plots.
+pub const MODES: [Mode; 3] = [Mode::Pairwise, Mode::PairwiseConcurrent, Mode::Group];
+
+/// What to measure: every (delay, n, transport), in that nesting, with t = n - 1.
+#[derive(Clone, Debug)]
+pub struct Grid {
+    /// Party counts.
+    pub ns: Vec<u16>,
+    /// Relay delays per request, in milliseconds.
+    pub delays: Vec<u64>,
+    /// Transports.
+    pub modes: Vec<Mode>,
+    /// Runs after the first, of which the median is kept.
+    pub later: usize,
+    /// Give up on one run after this long.
+    pub timeout: Duration,
+}
+
+impl Grid {
+    /// How many cells it has.
+    pub fn cells(&self) -> usize {
+        self.ns.len() * self.delays.len() * self.modes.len()
+    }
+}
+
+/// How the parties of a cell run.
+#[derive(Clone, Copy)]
+pub enum Parties<'a> {
+    /// Each a task of this process.
+    Tasks,
+    /// Each its own OS process, started by the launcher.
+    Processes(&'a Launch<'a>),
+}
+
+/// Progress through the grid.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress {
+    /// A cell is about to be measured.
+    Cell {
+        /// Parties.
+        n: u16,
+        /// Transport.
+        mode: Mode,
+        /// Relay delay, ms.
+        delay: u64,
+    },
+    /// The cell announced last is measured.
+    Done,
+}
+
+/// One measured cell.
+#[derive(Clone, Copy, Debug)]
+pub struct Cell {
+    /// Parties.
+    pub n: u16,
+    /// Threshold (n - 1 in the grid).
+    pub t: usize,
+    /// Relay delay, ms.
+    pub delay: u64,
+    /// Transport.
+    pub mode: Mode,
+    /// The first run.
+    pub first: Timing,
+    /// The median of the later runs.
+    pub later: Timing,
+}
+
+/// Measures every cell of `grid`, reporting progress to `progress`.
+pub async fn measure(
+    grid: &Grid,
+    parties: Parties<'_>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Vec<Cell>, Error> {
+    if let Some(n) = grid.ns.iter().find(|&&n| n < 2) {
+        return Err(Error::Run(format!("{n} parties: a cell needs at least 2")));
+    }
+    let mut cells = vec![];
+    for &delay in &grid.delays {
+        for &n in &grid.ns {
+            let t = usize::from(n) - 1;
+            for &mode in &grid.modes {
+                // A fresh relay per cell: what earlier cells left in a relay (their parties'
+                // accounts, keys and last unacknowledged envelopes) would otherwise slow the
+                // transports measured later, at n = 64 by about 1 s.
+                // Every party connects from loopback: no per-address connection cap.
+                let relay = LocalRelay::start(Config {
+                    delay: Duration::from_millis(delay),
+                    max_connections_per_address: usize::MAX,
+                    ..Config::default()
+                })
+                .await
+                .map_err(run)?;
+                progress(Progress::Cell { n, mode, delay });
+                let (first, rest) = match parties {
+                    Parties::Processes(launch) => {
+                        let url = &relay.url;
+                        mpc_processes::measure(launch, url, n, t, mode, grid.later, grid.timeout)
+                            .await?
+                    }
+                    Parties::Tasks => {
+                        alibi_mpc::local::measure(&relay.url, n, t, mode, grid.later, grid.timeout)
+                            .await
+                            .map_err(run)?
+                    }
+                };
+                let later = median(rest).ok_or(Error::Run("no later run measured".into()))?;
+                cells.push(Cell {
+                    n,
+                    t,
+                    delay,
+                    mode,
+                    first,
+                    later,
+                });
+                progress(Progress::Done);
+            }
+        }
+    }
+    Ok(cells)
+}
+
+fn run(e: impl std::fmt::Display) -> Error {
+    Error::Run(e.to_string())
+}
+
+/// The run whose key generation and signing took the median time together (the later of the
+/// two middle ones for an even count); `None` for none.
+pub fn median(v: Vec<Timing>) -> Option<Timing> {
+    median_by(v, |t| t.keygen + t.sign)
+}
+
+/// How much less time `group` took than `baseline`, in percent.
+pub fn faster(baseline: Duration, group: Duration) -> f64 {
+    100.0 * (1.0 - group.as_secs_f64() / baseline.as_secs_f64())
+}
+
+/// A duration in milliseconds.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The columns of the CSV [`csv`] writes: one row per cell and run.
+pub const CSV_COLUMNS: [&str; 8] = [
+    "n",
+    "t",
+    "delay_ms",
+    "run",
+    "transport",
+    "keygen_ms",
+    "sign_ms",
+    "requests",
+];
+
+/// The cells as CSV, one row per cell and run (first, later), in the cells' order.
+pub fn csv(cells: &[Cell]) -> String {
+    let mut rows = vec![];
+    for c in cells {
+        for (run, tm) in [("first", c.first), ("later", c.later)] {
+            rows.push(
+                [
+                    c.n.to_string(),
+                    c.t.to_string(),
+                    c.delay.to_string(),
+                    run.to_string(),
+                    c.mode.to_string(),
+                    format!("{:.1}", ms(tm.keygen)),
+                    format!("{:.1}", ms(tm.sign)),
+                    tm.requests.to_string(),
+                ]
+                .into_iter()
+                .map(table::Cell::from)
+                .collect(),
+            );
+        }
+    }
+    Table {
+        columns: CSV_COLUMNS.map(String::from).to_vec(),
+        rows,
+        ..Table::default()
+    }
+    .csv()
+}
+
+/// The cells of a CSV [`csv`] wrote, ordered by (delay, n, transport name); anything else
+/// (another header, no rows) is refused rather than read as an empty grid.
+pub fn parse_csv(bytes: &[u8]) -> Result<Vec<Cell>, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|_| Error::NotMpcCsv)?;
+    if text.lines().next().map(str::trim) != Some(CSV_COLUMNS.join(",").as_str()) {
+        return Err(Error::NotMpcCsv);
+    }
+    // (delay, n, transport) -> (t, first run, later runs)
+    type Row = (usize, Option<Timing>, Option<Timing>);
+    let mut rows: BTreeMap<(u64, u16, String), Row> = BTreeMap::new();
+    for line in text.lines().skip(1).filter(|l| !l.is_empty()) {
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() != CSV_COLUMNS.len() {
+            return Err(Error::NotMpcCsv);
+        }
+        let num = |i: usize| f[i].parse::<f64>().map_err(|_| Error::NotMpcCsv);
+        let timing = Timing {
+            keygen: Duration::try_from_secs_f64(num(5)? / 1e3).map_err(|_| Error::NotMpcCsv)?,
+            sign: Duration::try_from_secs_f64(num(6)? / 1e3).map_err(|_| Error::NotMpcCsv)?,
+            requests: num(7)? as u64,
+        };
+        let key = (num(2)? as u64, num(0)? as u16, f[4].to_string());
+        let row = rows.entry(key).or_insert((num(1)? as usize, None, None));
+        match f[3] {
+            "first" => row.1 = Some(timing),
+            "later" => row.2 = Some(timing),
+            _ => return Err(Error::NotMpcCsv),
+        }
+    }
+    if rows.is_empty() {
+        return Err(Error::NoMeasurements);
+    }
+    rows.into_iter()
+        .map(|((delay, n, mode), (t, first, later))| {
+            let mode = MODES
+                .into_iter()
+                .find(|m| m.to_string() == mode)
+                .ok_or(Error::NotMpcCsv)?;
+            Ok(Cell {
+                n,
+                t,
+                delay,
+                mode,
+                first: first.ok_or(Error::NotMpcCsv)?,
+                later: later.ok_or(Error::NotMpcCsv)?,
+            })
+        })
+        .collect()
+}
+
+/// One row of the [`comparison`] table: per (delay, n, run), each transport's times (in
+/// [`MODES`] order; `None` where the transport was not measured).
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// Parties.
+    pub n: u16,
+    /// Threshold.
+    pub t: usize,
+    /// Relay delay, ms.
+    pub delay: u64,
+    /// "first" or "later".
+    pub run: &'static str,
+    /// Key generation: pairwise, pairwise concurrent, group.
+    pub keygen: [Option<Duration>; 3],
+    /// Signing: pairwise, pairwise concurrent, group.
+    pub sign: [Option<Duration>; 3],
+}
+
+impl Comparison {
+    /// How much faster group was than each pairwise baseline (sequential, concurrent), in
+    /// percent, for the key generation or signing times `x`.
+    pub fn group_faster(x: &[Option<Duration>; 3]) -> [Option<f64>; 2] {
+        [0, 1].map(|b| x[b].zip(x[2]).map(|(b, g)| faster(b, g)))
+    }
+}
+
+/// The rows of the table that compares the transports: per (delay, n) as the cells come, the
+/// first run and the later ones.
+pub fn comparison(cells: &[Cell]) -> Vec<Comparison> {
+    let mut keys: Vec<(u64, u16, usize)> = cells.iter().map(|c| (c.delay, c.n, c.t)).collect();
+    keys.dedup();
+    let mut rows = vec![];
+    for (delay, n, t) in keys {
+        let of = |mode: Mode| {
+            cells
+                .iter()
+                .find(|c| c.mode == mode && c.delay == delay && c.n == n)
+        };
+        let measured = MODES.map(of);
+        for run in ["first", "later"] {
+            let pick = |c: Option<&Cell>| c.map(|c| if run == "first" { c.first } else { c.later });
+            let timings = measured.map(pick);
+            rows.push(Comparison {
+                n,
+                t,
+                delay,
+                run,
+                keygen: timings.map(|x| x.map(|x| x.keygen)),
+                sign: timings.map(|x| x.map(|x| x.sign)),
+            });
+        }
+    }
+    rows
+}
+
+/// The [`comparison`] rows as a table: times in whole ms, percentages to a tenth.
+pub fn comparison_table(rows: &[Comparison]) -> Table {
+    let shown = |d: Option<Duration>| d.map_or("-".to_string(), |d| format!("{:.0} ms", ms(d)));
+    let pct = |p: Option<f64>| p.map_or("-".to_string(), |p| format!("{p:.1}%"));
+    let mut cells = vec![];
+    for r in rows {
+        let mut row = vec![
+            r.n.to_string(),
+            r.t.to_string(),
+            format!("{} ms", r.delay),
+            r.run.to_string(),
+        ];
+        for x in [&r.keygen, &r.sign] {
+            row.extend(x.map(shown));
+            row.extend(Comparison::group_faster(x).map(pct));
+        }
+        cells.push(row.into_iter().map(table::Cell::from).collect());
+    }
+    let mut columns: Vec<String> = ["n", "t", "delay", "run"].map(String::from).to_vec();
+    for what in ["keygen", "sign"] {
+        columns.extend([
+            format!("{what} pairwise"),
+            format!("{what} concurrent"),
+            format!("{what} group"),
+            "group vs pairwise".into(),
+            "group vs concurrent".into(),
+        ]);
+    }
+    Table {
+        columns,
+        rows: cells,
+        ..Table::default()
+    }
+}
+
+/// Two panels (key generation, signing): the later runs' time against n, one line per
+/// transport and delay (`delays` in order, each with the transports in [`MODES`] order).
+pub fn svg(cells: &[Cell], delays: &[u64]) -> Result<String, Error> {
+    let panel = |title: &str, pick: fn(&Timing) -> Duration| {
+        let mut series = vec![];
+        for &delay in delays {
+            for mode in MODES {
+                let points: Vec<(f64, f64)> = cells
+                    .iter()
+                    .filter(|c| c.mode == mode && c.delay == delay)
+                    .map(|c| (f64::from(c.n), ms(pick(&c.later))))
+                    .collect();
+                if !points.is_empty() {
+                    series.push(Series {
+                        label: format!("{mode}, {delay} ms delay"),
+                        points,
+                    });
+                }
+            }
+        }
+        Panel {
+            title: title.to_string(),
+            series,
+        }
+    };
+    plot::lines(
+        &[
+            panel("key generation (later runs)", |t| t.keygen),
+            panel("signing, t+1 = n signers (later runs)", |t| t.sign),
+        ],
+        ("parties n (log scale)", "ms (log scale)"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing(keygen: u64, sign: u64) -> Timing {
+        Timing {
+            keygen: Duration::from_millis(keygen),
+            sign: Duration::from_millis(sign),
+            requests: 7,
+        }
+    }
+
+    fn cells() -> Vec<Cell> {
+        MODES
+            .into_iter()
+            .zip([(100, 40), (50, 20), (25, 10)])
+            .map(|(mode, (k, s))| Cell {
+                n: 3,
+                t: 2,
+                delay: 50,
+                mode,
+                first: timing(2 * k, 2 * s),
+                later: timing(k, s),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_median_run_is_the_later_middle_one() {
+        assert!(median(vec![]).is_none());
+        let m = median(vec![timing(30, 0), timing(10, 0), timing(20, 1)]).unwrap();
+        assert_eq!(m.keygen, Duration::from_millis(20));
+        let m = median(vec![timing(30, 0), timing(10, 0)]).unwrap();
+        assert_eq!(m.keygen, Duration::from_millis(30));
+    }
+
+    #[test]
+    fn the_csv_reads_back_as_written() {
+        let text = csv(&cells());
+        assert!(text.starts_with("n,t,delay_ms,run,transport,keygen_ms,sign_ms,requests\n"));
+        assert!(
+            text.contains("3,2,50,later,pairwise-concurrent,50.0,20.0,7\n"),
+            "{text}"
+        );
+        let back = parse_csv(text.as_bytes()).unwrap();
+        assert_eq!(csv(&back).lines().count(), text.lines().count());
+        // Read back ordered by transport name: group, pairwise, pairwise-concurrent.
+        assert_eq!(back[0].mode, Mode::Group);
+        assert_eq!(back[2].later.sign, Duration::from_millis(20));
+    }
+
+    #[test]
+    fn other_csvs_are_refused() {
+        let header = CSV_COLUMNS.join(",");
+        for bad in [
+            "hello,world\n1,2\n".to_string(),
+            format!("{header}\n3,2,0,first,group,1.0,2.0\n"),
+            format!("{header}\n3,2,0,third,group,1.0,2.0,3\n"),
+            format!("{header}\n3,2,0,first,carrier-pigeon,1.0,2.0,3\n"),
+            format!("{header}\n3,2,0,first,group,-1.0,2.0,3\n"),
+            format!("{header}\n3,2,0,first,group,1.0,2.0,3\n"),
+        ] {
+            assert!(
+                matches!(parse_csv(bad.as_bytes()), Err(Error::NotMpcCsv)),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            parse_csv(format!("{header}\n").as_bytes()),
+            Err(Error::NoMeasurements)
+        ));
+        assert!(matches!(parse_csv(&[0xff, 0xfe]), Err(Error::NotMpcCsv)));
+    }
+
+    #[test]
+    fn the_comparison_puts_group_against_both_baselines() {
+        let rows = comparison(&cells());
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1].run, "later");
+        assert_eq!(
+            Comparison::group_faster(&rows[1].keygen),
+            [Some(75.0), Some(50.0)]
+        );
+        let md = comparison_table(&rows).markdown();
+        assert!(md.starts_with("| n | t | delay | run | keygen pairwise | keygen concurrent | keygen group | group vs pairwise | group vs concurrent | sign pairwise |"), "{md}");
+        assert!(
+            md.contains("| 3 | 2 | 50 ms | later | 100 ms | 50 ms | 25 ms | 75.0% | 50.0% | 40 ms | 20 ms | 10 ms | 75.0% | 50.0% |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn the_plot_has_a_line_per_transport_and_delay() {
+        let s = svg(&cells(), &[50]).unwrap();
+        assert!(s.starts_with("<svg"));
+        assert!(s.contains("pairwise-concurrent, 50 ms delay"), "{s}");
+        assert!(s.contains("signing, t+1 = n signers (later runs)"));
+    }
+}

@@ -1,0 +1,276 @@
+//! One cell of the MPC grid with every party its own OS process, as the paper ran them. The bench
+//! starts n party processes (the CLI: itself, `alibi mpc bench-party`, through a [`Launch`]) and
+//! drives them over their stdin and stdout, one JSON line at a time:
+//!
+//! 1. each party registers (a messenger in memory) and prints its contact card;
+//! 2. the bench sends every party the group file;
+//! 3. per run, the bench sends `{"keygen": r}` to all at once and reads each party's time, then
+//!    `{"sign": [r, [signers]]}` likewise; the run's time is the slowest party's.
+//!
+//! [`party`] is the other end, what a party process runs.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use alibi_messenger::{ContactCard, Messenger, Options};
+use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig};
+use alibi_mpc::group::GroupFile;
+use alibi_mpc::local::Timing;
+use alibi_mpc::relay::{Mode, RelayParty};
+use alibi_mpc::sign::{sign, SignConfig};
+use alibi_mpc::PartyIndex;
+use getrandom::SysRng;
+use rand_core::{Rng, UnwrapErr};
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+use crate::Error;
+
+/// What one party process is started for.
+#[derive(Clone, Copy, Debug)]
+pub struct PartyArgs<'a> {
+    /// The relay's URL.
+    pub relay: &'a str,
+    /// The party's index, 1 to n.
+    pub index: PartyIndex,
+    /// The transport.
+    pub mode: Mode,
+    /// Round timeout.
+    pub timeout: Duration,
+}
+
+/// How to start one party process: a command that runs [`party`] with these arguments (its
+/// standard streams are set by the bench). The CLI passes its own binary, so that this crate
+/// needs no path to it.
+pub type Launch<'a> = dyn Fn(&PartyArgs) -> std::process::Command + 'a;
+
+/// What the bench tells a party.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Order {
+    Keygen(u32),
+    Sign(u32, Vec<PartyIndex>),
+}
+
+/// What a party answers.
+#[derive(Serialize, Deserialize, Default)]
+struct Report {
+    ms: f64,
+    requests: u64,
+    eligible: Vec<PartyIndex>,
+    error: Option<String>,
+}
+
+struct Party {
+    _child: Child,
+    stdin: ChildStdin,
+    stdout: Lines<BufReader<ChildStdout>>,
+}
+
+impl Party {
+    async fn line(&mut self, who: PartyIndex) -> Result<String, Error> {
+        self.stdout
+            .next_line()
+            .await
+            .map_err(run)?
+            .ok_or_else(|| Error::Run(format!("bench party {who} exited")))
+    }
+
+    async fn send(&mut self, line: &str) -> Result<(), Error> {
+        self.stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .map_err(run)
+    }
+}
+
+fn run(e: impl std::fmt::Display) -> Error {
+    Error::Run(e.to_string())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// One cell with every party a process: a first run and `later` more.
+pub async fn measure(
+    launch: &Launch<'_>,
+    url: &str,
+    n: u16,
+    t: usize,
+    mode: Mode,
+    later: usize,
+    timeout: Duration,
+) -> Result<(Timing, Vec<Timing>), Error> {
+    let mut parties = vec![];
+    for index in 1..=n {
+        let args = PartyArgs {
+            relay: url,
+            index,
+            mode,
+            timeout,
+        };
+        let mut child = tokio::process::Command::from(launch(&args))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(run)?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(Error::Run("bench party without pipes".into()));
+        };
+        parties.push(Party {
+            _child: child,
+            stdin,
+            stdout: BufReader::new(stdout).lines(),
+        });
+    }
+    let mut cards = vec![];
+    for (i, p) in parties.iter_mut().enumerate() {
+        let line = p.line(i as PartyIndex + 1).await?;
+        cards.push(ContactCard::from_json(&line).map_err(run)?);
+    }
+    let mut id = [0u8; 16];
+    UnwrapErr(SysRng).fill_bytes(&mut id);
+    let group = GroupFile::new(t, cards, uuid::Uuid::from_bytes(id)).map_err(run)?;
+    let group_line = serde_json::to_string(&group).map_err(run)?;
+    for p in &mut parties {
+        p.send(&group_line).await?;
+    }
+    let mut runs = vec![];
+    for r in 0..=later as u32 {
+        let reports = phase(&mut parties, &Order::Keygen(r)).await?;
+        let keygen = slowest(&reports);
+        let mut requests: u64 = reports.iter().map(|x| x.requests).sum();
+        let signers: Vec<PartyIndex> = reports[0].eligible.iter().copied().take(t + 1).collect();
+        let reports = phase(&mut parties, &Order::Sign(r, signers)).await?;
+        requests += reports.iter().map(|x| x.requests).sum::<u64>();
+        runs.push(Timing {
+            keygen,
+            sign: slowest(&reports),
+            requests,
+        });
+    }
+    let first = runs.remove(0);
+    Ok((first, runs))
+}
+
+fn slowest(reports: &[Report]) -> Duration {
+    Duration::from_secs_f64(reports.iter().map(|r| r.ms).fold(0.0, f64::max) / 1e3)
+}
+
+/// Sends `order` to every party at once and collects their reports.
+async fn phase(parties: &mut [Party], order: &Order) -> Result<Vec<Report>, Error> {
+    let line = serde_json::to_string(order).map_err(run)?;
+    for p in parties.iter_mut() {
+        p.send(&line).await?;
+    }
+    let mut out = vec![];
+    for (i, p) in parties.iter_mut().enumerate() {
+        let who = i as PartyIndex + 1;
+        let r: Report = serde_json::from_str(&p.line(who).await?).map_err(run)?;
+        if let Some(e) = r.error {
+            return Err(Error::Run(format!("bench party {who}: {e}")));
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// One party process: registers on `relay`, prints its card, reads the group file, then answers
+/// orders on stdin until it closes. Returns when the bench closes stdin.
+pub fn party(relay: &str, index: PartyIndex, mode: Mode, timeout: Duration) -> Result<(), Error> {
+    // One thread per party: n processes share the machine's cores.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(run)?;
+    rt.block_on(async {
+        let messenger = Messenger::ephemeral(relay, &format!("party-{index}"), &Options::default())
+            .await
+            .map_err(run)?;
+        let mut out = tokio::io::stdout();
+        let mut input = BufReader::new(tokio::io::stdin()).lines();
+        say(
+            &mut out,
+            serde_json::to_string(&messenger.card()).map_err(run)?,
+        )
+        .await?;
+        let Some(line) = input.next_line().await.map_err(run)? else {
+            return Ok(());
+        };
+        let group: GroupFile = serde_json::from_str(&line).map_err(run)?;
+        let mut party = RelayParty::new(messenger, index, &group.members(), group.group_id, mode)
+            .map_err(run)?;
+        let mut share: Option<KeyShare> = None;
+        while let Some(line) = input.next_line().await.map_err(run)? {
+            let order: Order = serde_json::from_str(&line).map_err(run)?;
+            let report = obey(&mut party, index, &group, &mut share, order, timeout).await;
+            say(&mut out, serde_json::to_string(&report).map_err(run)?).await?;
+        }
+        Ok(())
+    })
+}
+
+/// One order carried out, as its report.
+async fn obey(
+    party: &mut RelayParty,
+    index: PartyIndex,
+    group: &GroupFile,
+    share: &mut Option<KeyShare>,
+    order: Order,
+    timeout: Duration,
+) -> Report {
+    let before = party.requests();
+    let start = Instant::now();
+    let mut report = Report::default();
+    match order {
+        Order::Keygen(r) => {
+            let session = group.session("bench keygen", &r.to_string());
+            let config = KeygenConfig::new(session, group.threshold, group.indices(), timeout);
+            match keygen(&party.party(), &config, party, &mut UnwrapErr(SysRng)).await {
+                Ok(s) => {
+                    report.eligible = s.eligible_signers();
+                    *share = Some(s);
+                }
+                Err(e) => report.error = Some(e.to_string()),
+            }
+        }
+        Order::Sign(r, signers) => match share {
+            Some(s) if signers.contains(&index) => {
+                let session = group.session("bench sign", &r.to_string());
+                let config = SignConfig::new(session, signers, timeout);
+                let msg = b"alibi bench";
+                if let Err(e) = sign(
+                    &party.party(),
+                    s,
+                    &config,
+                    msg,
+                    party,
+                    &mut UnwrapErr(SysRng),
+                )
+                .await
+                {
+                    report.error = Some(e.to_string());
+                }
+            }
+            Some(_) => {}
+            None => report.error = Some("no share to sign with".into()),
+        },
+    }
+    if report.error.is_none() {
+        report.ms = ms(start.elapsed());
+    }
+    report.requests = party.requests() - before;
+    report
+}
+
+/// Writes one line to the bench and flushes it.
+async fn say(out: &mut tokio::io::Stdout, line: String) -> Result<(), Error> {
+    out.write_all(format!("{line}\n").as_bytes())
+        .await
+        .map_err(run)?;
+    out.flush().await.map_err(run)
+}
