@@ -247,7 +247,7 @@ mod with_liboqs {
             let keys: Vec<(SigningKey, VerifyingKey, Vec<u8>)> = (0..KEYS)
                 .map(|_| {
                     let sk = SigningKey::generate(params, &mut rng);
-                    let vk = sk.verifying_key();
+                    let vk = sk.verifying_key().clone();
                     let pk = vk.to_bytes();
                     (sk, vk, pk)
                 })
