@@ -763,7 +763,7 @@ impl Messenger {
         }
         self.inner.requests.fetch_add(1, Ordering::Relaxed);
         let bytes = self.inner.client.sender_certificate().await?;
-        let cert = SenderCertificate::deserialize(&bytes)?;
+        let cert = SenderCertificate::deserialize(&bytes).map_err(alibi_channel::Error::from)?;
         if !cert.validate(&[self.inner.trust_root], now_ms()) {
             return Err(Error::TrustRoot(
                 "the relay's sender certificate does not chain to the pinned trust root".into(),
@@ -904,7 +904,8 @@ impl Messenger {
                     &recipients,
                     &[],
                     &mut UnwrapErr(SysRng),
-                )?
+                )
+                .map_err(alibi_channel::Error::from)?
             };
             let keys: Vec<AccessKey> = members
                 .iter()
@@ -1108,7 +1109,7 @@ impl Messenger {
     /// under its trust root, touches nothing in the store.
     fn process_sealed(&self, env: &Envelope) -> core::result::Result<Outcome, Discard> {
         let usmc = sealed_sender::decrypt_to_usmc(env.content(), &self.inner.identity)
-            .map_err(Discard::from)?;
+            .map_err(|e| Discard::from(alibi_channel::Error::from(e)))?;
         let cert = &usmc.sender;
         let contact = self
             .contact_by_account(&cert.sender_uuid)
