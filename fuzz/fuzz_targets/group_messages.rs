@@ -5,15 +5,15 @@
 #![no_main]
 use std::sync::OnceLock;
 
-use alibi_channel::sealed_sender::v2::SentMessage;
-use alibi_channel::sealed_sender::{
-    self, SenderCertificate, ServerCertificate, UnidentifiedSenderMessageContent,
-};
 use alibi_channel::sender_keys::{
     group_decrypt, SenderKeyDistributionMessage, SenderKeyMessage, SenderKeyRecord,
 };
 use alibi_channel::{Address, InMemoryStore};
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
+use alibi_sealed_sender::v2::SentMessage;
+use alibi_sealed_sender::{
+    self as sealed_sender, SenderCertificate, ServerCertificate, UnidentifiedSenderMessageContent,
+};
 use libfuzzer_sys::fuzz_target;
 use rand_chacha::rand_core::SeedableRng;
 
@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = UnidentifiedSenderMessageContent::deserialize(data);
     let _ = sealed_sender::decrypt_to_usmc(data, identity());
-    let _ = alibi_channel::sealed_sender::v2::announced_recipients(data);
+    let _ = sealed_sender::v2::announced_recipients(data);
     if let Ok(sent) = SentMessage::parse(data) {
         for r in &sent.recipients {
             if let Some(m) = sent.received_message(r) {

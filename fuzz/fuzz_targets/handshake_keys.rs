@@ -4,7 +4,7 @@
 #![no_main]
 use alibi_akem::pq::Suite;
 use alibi_handshake::ringxkem::Message;
-use alibi_handshake::{xeddsa, KemPublicKey, KemSecretKey, PrivateKey, PublicKey};
+use alibi_identity::{xeddsa, KemPublicKey, KemSecretKey, PrivateKey, PublicKey};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,8 +4,9 @@
 //! tag. No panic; an accepted encapsulation key re-encodes to the same bytes. Inputs edit valid
 //! encapsulation keys and (decapsulation key, ciphertext) pairs of every set (`alibi_fuzz::input`).
 #![no_main]
-use alibi_akem::mlkem::{self, EncapsulationKey, MlKem, ParameterSet};
-use alibi_akem::{confirm, dh::DhKeyPair};
+use alibi_akem::confirm;
+use alibi_mlkem::{self as mlkem, EncapsulationKey, MlKem, ParameterSet};
+use alibi_x25519::DhKeyPair;
 use kem::{KeyExport, TryKeyInit};
 use libfuzzer_sys::fuzz_target;
 use rand_chacha::rand_core::SeedableRng;

@@ -3,73 +3,22 @@
 //! * [`artifact`]: the SHADOWFAX artifact's HPKE-shaped variant, one SHA3-256 over labelled parts.
 //!
 //! Keys are raw 32-byte X25519 scalars (unclamped as stored; clamped inside X25519) and
-//! u-coordinates, as RFC 7748 encodes them. [`DhKeyPair`] is the workspace's one X25519 key type:
-//! the handshake crate's `PrivateKey` / `PublicKey` are libsignal's encoding (clamped scalar,
-//! `0x05 || u`) and XEdDSA on top of it.
+//! u-coordinates, as RFC 7748 encodes them. [`DhKeyPair`] is the workspace's one X25519 key type
+//! (crate `alibi-x25519`): `alibi-identity`'s `PrivateKey` / `PublicKey` are libsignal's encoding
+//! (clamped scalar, `0x05 || u`) and XEdDSA on top of it.
 
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
-use crate::primitives::{x25519_batch, x25519_public};
+use crate::primitives::x25519_batch;
 use crate::Error;
 
 /// Length of keys, ciphertexts (the ephemeral public key) and shared keys.
 pub const LEN: usize = 32;
 
-/// An X25519 key pair for DH-AKEM.
-#[derive(Clone)]
-pub struct DhKeyPair {
-    sk: Zeroizing<[u8; 32]>,
-    pk: [u8; 32],
-}
-
-impl DhKeyPair {
-    /// A fresh key pair.
-    pub fn generate(rng: &mut impl CryptoRng) -> Self {
-        let mut sk = Zeroizing::new([0u8; 32]);
-        rng.fill_bytes(&mut sk[..]);
-        Self::from_secret(*sk)
-    }
-
-    /// The key pair of a raw secret scalar.
-    pub fn from_secret(sk: [u8; 32]) -> Self {
-        DhKeyPair {
-            pk: x25519_public(&sk),
-            sk: Zeroizing::new(sk),
-        }
-    }
-
-    /// Decodes a 32-byte secret scalar ([`Error::Length`] otherwise).
-    pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
-        Ok(Self::from_secret(array32(b, "X25519 secret key")?))
-    }
-
-    /// The 32-byte secret scalar, as stored.
-    pub fn to_bytes(&self) -> Zeroizing<[u8; 32]> {
-        self.sk.clone()
-    }
-
-    /// The secret scalar, as stored.
-    pub fn secret(&self) -> &[u8; 32] {
-        &self.sk
-    }
-
-    /// The public u-coordinate.
-    pub fn public(&self) -> &[u8; 32] {
-        &self.pk
-    }
-
-    /// The public u-coordinate (the accessor name every key type in the workspace uses).
-    pub fn public_key(&self) -> &[u8; 32] {
-        &self.pk
-    }
-
-    /// X25519 with `their` u-coordinate, without the all-zero check of [`crate::primitives::x25519`]
-    /// (Signal's handshakes compute their DH terms unvalidated, as libsignal does).
-    pub fn agree(&self, their: &[u8; 32]) -> Zeroizing<[u8; 32]> {
-        crate::primitives::x25519_raw(&self.sk, their)
-    }
-}
+/// The workspace's one X25519 key type, from `alibi-x25519` (re-exported where the AKEMs have
+/// always had it).
+pub use alibi_x25519::DhKeyPair;
 
 /// Reads a 32-byte key or ciphertext.
 pub fn array32(b: &[u8], what: &'static str) -> Result<[u8; 32], Error> {
@@ -131,9 +80,10 @@ pub mod rfc9180 {
         sender: &DhKeyPair,
         receiver_pk: &[u8; 32],
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        let [dh1, dh2] = x25519_batch([(&eph.sk, receiver_pk), (&sender.sk, receiver_pk)])?;
-        let enc = eph.pk;
-        let ss = extract_and_expand(&[&dh1[..], &dh2[..]], &[&enc, receiver_pk, &sender.pk]);
+        let [dh1, dh2] =
+            x25519_batch([(eph.secret(), receiver_pk), (sender.secret(), receiver_pk)])?;
+        let enc = *eph.public();
+        let ss = extract_and_expand(&[&dh1[..], &dh2[..]], &[&enc, receiver_pk, sender.public()]);
         Ok((enc, ss))
     }
 
@@ -154,9 +104,15 @@ pub mod rfc9180 {
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = DhKeyPair::generate(rng);
-        let [dh1, dh2] = x25519_batch([(&eph.sk, &receiver.pk), (&receiver.sk, sender_pk)])?;
-        let ss = extract_and_expand(&[&dh1[..], &dh2[..]], &[&eph.pk, &receiver.pk, sender_pk]);
-        Ok((eph.pk, ss))
+        let [dh1, dh2] = x25519_batch([
+            (eph.secret(), receiver.public()),
+            (receiver.secret(), sender_pk),
+        ])?;
+        let ss = extract_and_expand(
+            &[&dh1[..], &dh2[..]],
+            &[eph.public(), receiver.public(), sender_pk],
+        );
+        Ok((*eph.public(), ss))
     }
 
     /// AuthDecap(enc, skR, pkS).
@@ -165,10 +121,10 @@ pub mod rfc9180 {
         sender_pk: &[u8; 32],
         enc: &[u8; 32],
     ) -> Result<Zeroizing<[u8; 32]>, Error> {
-        let [dh1, dh2] = x25519_batch([(&receiver.sk, enc), (&receiver.sk, sender_pk)])?;
+        let [dh1, dh2] = x25519_batch([(receiver.secret(), enc), (receiver.secret(), sender_pk)])?;
         Ok(extract_and_expand(
             &[&dh1[..], &dh2[..]],
-            &[enc, &receiver.pk, sender_pk],
+            &[enc, receiver.public(), sender_pk],
         ))
     }
 }
@@ -199,9 +155,9 @@ pub mod artifact {
         sender: &DhKeyPair,
         receiver_pk: &[u8; 32],
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        let [s, e] = x25519_batch([(&sender.sk, receiver_pk), (&eph.sk, receiver_pk)])?;
-        let k = key(&s[..], &e[..], &eph.pk, receiver_pk, &sender.pk);
-        Ok((eph.pk, Zeroizing::new(k)))
+        let [s, e] = x25519_batch([(sender.secret(), receiver_pk), (eph.secret(), receiver_pk)])?;
+        let k = key(&s[..], &e[..], eph.public(), receiver_pk, sender.public());
+        Ok((*eph.public(), Zeroizing::new(k)))
     }
 
     /// Encapsulation with a fresh ephemeral key; returns (ct = epk, K).
@@ -220,9 +176,12 @@ pub mod artifact {
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = DhKeyPair::generate(rng);
-        let [s, e] = x25519_batch([(&receiver.sk, sender_pk), (&eph.sk, &receiver.pk)])?;
-        let k = key(&s[..], &e[..], &eph.pk, &receiver.pk, sender_pk);
-        Ok((eph.pk, Zeroizing::new(k)))
+        let [s, e] = x25519_batch([
+            (receiver.secret(), sender_pk),
+            (eph.secret(), receiver.public()),
+        ])?;
+        let k = key(&s[..], &e[..], eph.public(), receiver.public(), sender_pk);
+        Ok((*eph.public(), Zeroizing::new(k)))
     }
 
     /// Decapsulation of ct = epk.
@@ -231,12 +190,12 @@ pub mod artifact {
         sender_pk: &[u8; 32],
         ct: &[u8; 32],
     ) -> Result<Zeroizing<[u8; 32]>, Error> {
-        let [s, e] = x25519_batch([(&receiver.sk, sender_pk), (&receiver.sk, ct)])?;
+        let [s, e] = x25519_batch([(receiver.secret(), sender_pk), (receiver.secret(), ct)])?;
         Ok(Zeroizing::new(key(
             &s[..],
             &e[..],
             ct,
-            &receiver.pk,
+            receiver.public(),
             sender_pk,
         )))
     }

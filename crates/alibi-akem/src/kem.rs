@@ -68,7 +68,7 @@ impl Kem {
     /// Checks an encapsulation key's encoding.
     pub fn check_ek(self, ek: &[u8]) -> Result<(), Error> {
         match self {
-            Kem::MlKem(k) => k.check_ek(ek),
+            Kem::MlKem(k) => Ok(k.check_ek(ek)?),
             Kem::Bat257 => alibi_bat::PublicKey::from_bytes(ek)
                 .map(|_| ())
                 .map_err(bat),
@@ -82,7 +82,7 @@ impl Kem {
         rng: &mut R,
     ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
         match self {
-            Kem::MlKem(k) => k.encapsulate(ek, rng),
+            Kem::MlKem(k) => Ok(k.encapsulate(ek, rng)?),
             Kem::Bat257 => {
                 alibi_bat::encapsulate(&alibi_bat::PublicKey::from_bytes(ek).map_err(bat)?, rng)
                     .map_err(bat)
@@ -93,7 +93,7 @@ impl Kem {
     /// The 32-byte shared secret of `ct` under the decapsulation key `dk`.
     pub fn decapsulate(self, dk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>, Error> {
         match self {
-            Kem::MlKem(k) => k.decapsulate(dk, ct),
+            Kem::MlKem(k) => Ok(k.decapsulate(dk, ct)?),
             Kem::Bat257 => {
                 let sk = alibi_bat::SecretKey::from_bytes(dk).map_err(bat)?;
                 alibi_bat::decapsulate(&sk, ct).map_err(bat)

@@ -41,7 +41,7 @@
 pub mod confirm;
 pub mod dh;
 pub mod kem;
-pub mod mlkem;
+pub use alibi_mlkem as mlkem;
 pub mod pq;
 pub mod primitives;
 pub mod shadowfax;
@@ -97,3 +97,22 @@ pub enum Error {
 
 /// The length check, written once in `alibi-encoding`.
 impl alibi_encoding::LengthChecked for Error {}
+
+/// The ML-KEM wrapper's errors, under the names the AKEMs have always given them.
+impl From<alibi_mlkem::Error> for Error {
+    fn from(e: alibi_mlkem::Error) -> Self {
+        match e {
+            alibi_mlkem::Error::Length(l) => Error::Length(l),
+            alibi_mlkem::Error::Malformed(what) => Error::Malformed(what),
+        }
+    }
+}
+
+/// The X25519 layer's errors, under the names the AKEMs have always given them.
+impl From<alibi_x25519::Error> for Error {
+    fn from(e: alibi_x25519::Error) -> Self {
+        match e {
+            alibi_x25519::Error::Length(l) => Error::Length(l),
+        }
+    }
+}

@@ -10,7 +10,8 @@
 //! * [`ringxkem`]: fully post-quantum, deniable sessions: the RingXKEM handshake starting the
 //!   Double Ratchet with SPQR.
 //! * [`sender_keys`]: group messaging with sender keys (distribution messages, group messages).
-//! * [`sealed_sender`]: sender certificates, sealed sender v1, and v2 (multi-recipient).
+//! * [`sealed_sender`]: sender certificates, sealed sender v1, and v2 (multi-recipient), from
+//!   `alibi-sealed-sender`, and decrypting what they carry.
 //!
 //! PQXDH sessions run libsignal's Sparse Post-Quantum Ratchet (SPQR, crate `alibi-spqr`), so
 //! current libsignal (0.92 and later, which require it) accepts them, while older peers settle on
@@ -118,6 +119,28 @@ pub enum Error {
 
 /// The crate's result type.
 pub type Result<T> = core::result::Result<T, Error>;
+
+/// The key layer's errors, as handshake errors (as they were when the keys were
+/// `alibi-handshake`'s).
+impl From<alibi_identity::Error> for Error {
+    fn from(e: alibi_identity::Error) -> Self {
+        Error::Handshake(e.into())
+    }
+}
+
+/// Sealed sender's errors, under the names they had when sealed sender was this crate's.
+impl From<alibi_sealed_sender::Error> for Error {
+    fn from(e: alibi_sealed_sender::Error) -> Self {
+        use alibi_sealed_sender::Error as E;
+        match e {
+            E::Key(k) => k.into(),
+            E::Malformed(what) => Error::Malformed(what),
+            E::TooShort(n) => Error::TooShort(n),
+            E::SealedSender(what) => Error::SealedSender(what),
+            E::Certificate(what) => Error::Certificate(what),
+        }
+    }
+}
 
 /// Entry points for the fuzz targets.
 #[doc(hidden)]

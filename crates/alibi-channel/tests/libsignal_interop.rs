@@ -378,7 +378,7 @@ fn golden_transcript() {
 /// libsignal's Node builds, 0.90.0 and 0.103.0 alike, refuse a bundle whose KEM prekey is
 /// ML-KEM-1024 (type 0x0A; libsignal compiles that type only behind a Rust feature its packages do
 /// not enable), so our 0x0A prekeys are checked against RustCrypto's ml-kem only
-/// (`alibi-handshake/tests/kem_peer.rs`). Should a release accept them, this fails and the interop
+/// (`alibi-identity/tests/kem_peer.rs`). Should a release accept them, this fails and the interop
 /// belongs beside the Kyber1024 one.
 #[test]
 fn libsignal_refuses_ml_kem_1024_prekeys() {

@@ -1,10 +1,15 @@
 //! Signal-style handshakes, as libsignal speaks them on the wire.
 //!
+//! The keys come from `alibi-identity`, re-exported here under their old paths:
+//!
 //! * [`curve`]: X25519 keys in libsignal's 33-byte encoding (type byte `0x05`), identity keys.
 //! * [`xeddsa`]: XEdDSA signatures made and checked with X25519 keys (the Signal XEdDSA
 //!   specification, with libsignal's sign bit carried in the signature's last byte).
 //! * [`kem`]: the KEM prekeys of PQXDH: pre-standard Kyber1024 (type byte `0x08`, what libsignal
 //!   uses in production) and ML-KEM-1024 (`0x0A`).
+//!
+//! The handshakes are this crate's own:
+//!
 //! * [`bundle`]: the prekey bundle a responder publishes and the checks an initiator makes on it.
 //! * [`x3dh`]: X3DH (session version 3, info `"WhisperText"`) and PQXDH (version 4), both sides.
 //! * [`ringxkem`]: RingXKEM, the fully post-quantum deniable handshake of Hashimoto, Katsumata and
@@ -18,12 +23,10 @@
 #![deny(clippy::unwrap_used)]
 
 pub mod bundle;
-pub mod curve;
-pub mod kem;
 pub mod ringxkem;
 pub mod x3dh;
-pub mod xeddsa;
 
+pub use alibi_identity::{curve, kem, xeddsa};
 pub use bundle::PreKeyBundle;
 pub use curve::{IdentityKey, IdentityKeyPair, KeyPair, PrivateKey, PublicKey};
 pub use kem::{KemKeyPair, KemKeyType, KemPublicKey, KemSecretKey};
@@ -70,9 +73,19 @@ pub enum Error {
 /// The crate's result type.
 pub type Result<T> = core::result::Result<T, Error>;
 
-pub(crate) fn exact<const N: usize>(b: &[u8], what: &'static str) -> Result<[u8; N]> {
-    Ok(alibi_encoding::array(what, b)?)
-}
-
 /// The length check, written once in `alibi-encoding`.
 impl alibi_encoding::LengthChecked for Error {}
+
+/// The key layer's errors, under the names the handshakes have always given them.
+impl From<alibi_identity::Error> for Error {
+    fn from(e: alibi_identity::Error) -> Self {
+        use alibi_identity::Error as E;
+        match e {
+            E::Length(l) => Error::Length(l),
+            E::KeyType { what, byte } => Error::KeyType { what, byte },
+            E::Empty(what) => Error::Empty(what),
+            E::KemMismatch { key, ciphertext } => Error::KemMismatch { key, ciphertext },
+            E::BadSignature(what) => Error::BadSignature(what),
+        }
+    }
+}

@@ -134,7 +134,7 @@ impl Messenger {
                 self.inner.counts.opened.fetch_add(1, Ordering::Relaxed);
                 let content = incoming.envelope.content();
                 let usmc = sealed_sender::decrypt_to_usmc(content, &self.inner.identity)
-                    .map_err(Discard::from)?;
+                    .map_err(|e| Discard::from(alibi_channel::Error::from(e)))?;
                 &*none.insert(usmc)
             }
         };

@@ -107,7 +107,7 @@ impl Messenger {
         }
         self.inner.requests.fetch_add(1, Ordering::Relaxed);
         let bytes = self.inner.client.sender_certificate().await?;
-        let cert = SenderCertificate::deserialize(&bytes)?;
+        let cert = SenderCertificate::deserialize(&bytes).map_err(alibi_channel::Error::from)?;
         if !cert.validate(&[self.inner.trust_root], now_ms()) {
             return Err(Error::TrustRoot(
                 "the relay's sender certificate does not chain to the pinned trust root".into(),
@@ -289,6 +289,7 @@ impl Messenger {
             recipients,
             &[],
             &mut UnwrapErr(SysRng),
-        )?)
+        )
+        .map_err(alibi_channel::Error::from)?)
     }
 }

@@ -2,7 +2,7 @@
 //! in-memory view of an account that authentication and sends check against is in
 //! `account_cache.rs`.
 
-use alibi_handshake::PublicKey;
+use alibi_identity::PublicKey;
 use alibi_relay_api::access::AccessKey;
 use alibi_relay_api::accounts::{
     AccountAttributes, AccountCreated, AddDevice, CreateAccount, MIN_PASSWORD,

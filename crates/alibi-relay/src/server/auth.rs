@@ -2,11 +2,11 @@
 //! unidentified-access keys for sealed sends, and the sender certificates the relay signs for
 //! authenticated devices.
 
-use alibi_channel::sealed_sender::SenderCertificate;
-use alibi_handshake::{PrivateKey, PublicKey};
+use alibi_identity::{PrivateKey, PublicKey};
 use alibi_relay_api::access::{self, AccessKey};
 use alibi_relay_api::b64;
 use alibi_relay_api::certificates::{DeliveryCertificate, TrustRoot};
+use alibi_sealed_sender::SenderCertificate;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::{Extension, Json};

@@ -12,11 +12,11 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use alibi_channel::sealed_sender::v2::RECEIVED_VERSION;
 use alibi_relay_api::paths;
 use alibi_relay_api::proto::{
     web_socket_message, Envelope, WebSocketMessage, WebSocketRequestMessage,
 };
+use alibi_sealed_sender::v2::RECEIVED_VERSION;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -689,9 +689,7 @@ mod tests {
             (42, "PUT", paths::WS_MESSAGE)
         );
         let mut want = env;
-        want.content = Some(alibi_channel::sealed_sender::v2::received_message(
-            &[7; 48], &shared,
-        ));
+        want.content = Some(alibi_sealed_sender::v2::received_message(&[7; 48], &shared));
         assert_eq!(Envelope::decode(req.body()).unwrap(), want);
         assert!(head.len() < 200, "the head is short: {}", head.len());
     }

@@ -1,7 +1,7 @@
 //! The prekey directory: uploads (signatures checked), counts, and bundle fetches that consume
 //! one-time prekeys.
 
-use alibi_handshake::{xeddsa, KemPublicKey, PublicKey};
+use alibi_identity::{xeddsa, KemPublicKey, PublicKey};
 use alibi_relay_api::keys::{
     KeyCounts, KeysUpload, PreKeyResponse, MAX_KEYS_PER_UPLOAD, MAX_RINGXKEM_BUNDLE,
 };

@@ -2,11 +2,11 @@
 //! key), and multi-recipient sealed-sender v2 sends; Signal-Server's device checks (409, 410);
 //! each stored envelope handed to its device's socket if it is connected here.
 
-use alibi_channel::sealed_sender::v2::{self, SentMessage};
 use alibi_relay_api::access::{self, AccessKey};
 use alibi_relay_api::messages::{MultiRecipientResponse, OutgoingMessages, SendResponse};
 use alibi_relay_api::proto::{envelope, Envelope};
 use alibi_relay_api::ErrorBody;
+use alibi_sealed_sender::v2::{self, SentMessage};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -204,7 +204,7 @@ pub(crate) async fn multi_recipient(
 ) -> ApiResult<Json<MultiRecipientResponse>> {
     s.limits.unidentified_sends.check(&from)?;
     // Bounded before any work proportional to the count.
-    let bad = |e: alibi_channel::Error| {
+    let bad = |e: alibi_sealed_sender::Error| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             format!("multi-recipient body: {e}"),

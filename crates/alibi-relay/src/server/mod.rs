@@ -17,9 +17,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use alibi_channel::sealed_sender::ServerCertificate;
-use alibi_handshake::PrivateKey;
+use alibi_identity::PrivateKey;
 use alibi_relay_api::{paths, ErrorBody};
+use alibi_sealed_sender::ServerCertificate;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

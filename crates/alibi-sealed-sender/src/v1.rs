@@ -11,7 +11,7 @@
 //! The receiver checks that the identity key it decrypted is the one the sender certificate names.
 
 use aes::cipher::{KeyIvInit, StreamCipher};
-use alibi_handshake::{IdentityKeyPair, KeyPair, PublicKey};
+use alibi_identity::{IdentityKeyPair, KeyPair, PublicKey};
 use hkdf::Hkdf;
 use hmac::{Hmac, KeyInit, Mac};
 use prost::Message as _;

@@ -1,9 +1,9 @@
 //! X25519 keys as libsignal encodes them: a public key is `0x05 || u` (33 bytes), a private key
-//! the 32 clamped scalar bytes. The key itself is [`alibi_akem::dh::DhKeyPair`], the workspace's
-//! one X25519 key type; this module is libsignal's encoding and clamping on top of it. An identity key is a public key used for XEdDSA signatures and the
-//! handshakes' static Diffie-Hellman.
+//! the 32 clamped scalar bytes. The key itself is [`alibi_x25519::DhKeyPair`], the workspace's
+//! one X25519 key type; this module is libsignal's encoding and clamping on top of it. An identity
+//! key is a public key used for XEdDSA signatures and the handshakes' static Diffie-Hellman.
 
-use alibi_akem::dh::DhKeyPair;
+use alibi_x25519::DhKeyPair;
 use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::clamp_integer;
 use rand_core::CryptoRng;

@@ -2,8 +2,8 @@
 //! tests: Alice's identity key pair, the signature on her 33-byte ephemeral key) and RFC 7748
 //! section 6.1.
 
-use alibi_handshake::curve::{PrivateKey, PublicKey};
-use alibi_handshake::xeddsa;
+use alibi_identity::curve::{PrivateKey, PublicKey};
+use alibi_identity::xeddsa;
 
 fn h(s: &str) -> Vec<u8> {
     hex::decode(s).unwrap()

@@ -2,7 +2,7 @@
 //! (key id, server key); the server key signs short-lived sender certificates (sender UUID, device,
 //! identity key, expiry in milliseconds). Signatures are XEdDSA over the inner protobuf bytes.
 
-use alibi_handshake::{xeddsa, PrivateKey, PublicKey};
+use alibi_identity::{xeddsa, PrivateKey, PublicKey};
 use prost::Message as _;
 use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeEq};

@@ -2,7 +2,7 @@
 //! the typed encodings' checks. (Kyber1024, 0x08, is checked against libsignal itself in
 //! alibi-channel's interop tests.)
 
-use alibi_handshake::{KemKeyPair, KemKeyType, KemPublicKey, KemSecretKey};
+use alibi_identity::{KemKeyPair, KemKeyType, KemPublicKey, KemSecretKey};
 use ml_kem::{
     Decapsulate, DecapsulationKey, Encapsulate, EncapsulationKey, KeyExport, MlKem1024, TryKeyInit,
 };

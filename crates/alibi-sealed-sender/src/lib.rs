@@ -1,29 +1,84 @@
-//! Sealed sender (libsignal `sealed_sender.rs`): the sender's identity travels inside the
-//! encryption, vouched for by a [`SenderCertificate`], so the server sees only the recipient.
+//! # alibi-sealed-sender
 //!
+//! Sealed sender as libsignal speaks it (`sealed_sender.rs`): the sender's identity travels
+//! inside the encryption, vouched for by a [`SenderCertificate`], so the server sees only the
+//! recipient.
+//!
+//! * [`certificate`]: server certificates (signed by a trust root) and the short-lived sender
+//!   certificates a server key signs, XEdDSA over their protobuf bytes.
 //! * [`v1`]: one recipient, `0x11 || protobuf`; keys from the "UnidentifiedDelivery" schedule,
 //!   AES-256-CTR with 10-byte HMAC-SHA256 tags.
 //! * [`v2`]: many recipients in one request; the content is encrypted once (AES-256-GCM-SIV) and
-//!   each recipient gets a 32-byte wrapped key and a 16-byte authentication tag.
+//!   each recipient gets a 32-byte wrapped key and a 16-byte authentication tag. Also the server's
+//!   side: parsing a multi-recipient `SentMessage` and cutting each recipient's
+//!   `ReceivedMessage`.
 //!
 //! Both carry an [`UnidentifiedSenderMessageContent`] (USMC): the inner message's type, the sender
-//! certificate, the inner message, a content hint and an optional group id.
+//! certificate, the inner message, a content hint and an optional group id. Opening a message
+//! yields its USMC ([`decrypt_to_usmc`]); decrypting the inner message with the sender's session
+//! or sender key is `alibi-channel`'s (`alibi_channel::sealed_sender::decrypt`), which re-exports
+//! this crate under that module.
+//!
+//! The crate stands on `alibi-identity` alone among alibi crates, so the relay, which issues
+//! certificates and splits multi-recipient requests but never decrypts, links no session code and
+//! no post-quantum scheme.
+//!
+//! ```
+//! use alibi_identity::{IdentityKeyPair, PrivateKey};
+//! use alibi_sealed_sender::{v1, ContentType, SenderCertificate, ServerCertificate};
+//! use alibi_sealed_sender::{decrypt_to_usmc, UnidentifiedSenderMessageContent};
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
+//! let (root, server) = (PrivateKey::generate(&mut rng), PrivateKey::generate(&mut rng));
+//! let (alice, bob) = (IdentityKeyPair::generate(&mut rng), IdentityKeyPair::generate(&mut rng));
+//! let signer = ServerCertificate::new(1, server.public_key(), &root, &mut rng);
+//! let uuid = "aaaaaaaa-7000-11eb-b32a-33b8a8a48700".to_string();
+//! let expires = 1_900_000_000_000;
+//! let cert = SenderCertificate::new(
+//!     uuid, None, alice.identity.0, 1, expires, signer, &server, &mut rng,
+//! );
+//! let usmc = UnidentifiedSenderMessageContent::new(ContentType::Whisper, cert, vec![7], 0, None);
+//! let sealed = v1::encrypt(&usmc, &alice, &bob.identity.0, &mut rng);
+//! let opened = decrypt_to_usmc(&sealed, &bob).unwrap();
+//! assert!(opened.sender.validate(&[root.public_key()], expires - 1));
+//! assert_eq!(opened.contents, [7]);
+//! ```
+
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 pub mod certificate;
+mod proto;
 pub mod v1;
 pub mod v2;
 
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use prost::Message as _;
-use rand_core::CryptoRng;
 
 pub use certificate::{SenderCertificate, ServerCertificate};
 
-use crate::cipher::{decrypt_prekey, decrypt_signal};
-use crate::message::{PreKeySignalMessage, SignalMessage};
-use crate::sender_keys::{group_decrypt, SenderKeyMessage, SenderKeyStore};
-use crate::store::{Address, ProtocolStore};
-use crate::{proto, Error, Result};
+/// Errors of sealed sender.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A key that does not decode, or a signature that does not verify.
+    #[error(transparent)]
+    Key(#[from] alibi_identity::Error),
+    /// Bytes that do not parse as the named structure.
+    #[error("malformed {0}")]
+    Malformed(&'static str),
+    /// A message shorter than its fixed parts.
+    #[error("message too short ({0} bytes)")]
+    TooShort(usize),
+    /// A sealed-sender message that fails to open or authenticate.
+    #[error("sealed sender: {0}")]
+    SealedSender(&'static str),
+    /// A sender certificate that is malformed, not signed through the trust root, or expired.
+    #[error("sender certificate: {0}")]
+    Certificate(&'static str),
+}
+
+/// The crate's result type.
+pub type Result<T> = core::result::Result<T, Error>;
 
 /// A service id: an account UUID, as an ACI or a PNI, in libsignal's 17-byte fixed-width form
 /// (`0x00` or `0x01`, then the UUID) and its string form (`uuid` or `PNI:uuid`).
@@ -204,91 +259,4 @@ pub fn decrypt_to_usmc(
         Some(_) => Err(Error::SealedSender("unknown sealed sender version")),
         None => Err(Error::TooShort(0)),
     }
-}
-
-/// What a sealed-sender message turned out to hold.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Decrypted {
-    /// The sender's UUID, from its certificate.
-    pub sender_uuid: String,
-    /// The sender's device.
-    pub device_id: u32,
-    /// The sender's identity key, from its certificate (callers that pinned the sender's
-    /// identity compare it).
-    pub sender_key: alibi_handshake::PublicKey,
-    /// The inner message's type.
-    pub msg_type: ContentType,
-    /// For a sender-key message: its distribution id (which group it belongs to).
-    pub distribution_id: Option<uuid::Uuid>,
-    /// The plaintext.
-    pub plaintext: Vec<u8>,
-}
-
-/// Opens a sealed-sender message addressed to us (`local`), checks the sender certificate against
-/// the trust roots at `now_ms`, refuses our own messages, and decrypts the inner message: pairwise
-/// (Whisper, PreKey) from the sender's session, or a sender-key group message.
-pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized>(
-    ciphertext: &[u8],
-    trust_roots: &[alibi_handshake::PublicKey],
-    now_ms: u64,
-    local: &Address,
-    store: &mut S,
-    rng: &mut impl CryptoRng,
-) -> Result<Decrypted> {
-    let usmc = decrypt_to_usmc(ciphertext, &store.identity_key_pair()?)?;
-    decrypt_usmc(&usmc, trust_roots, now_ms, local, store, rng)
-}
-
-/// [`decrypt`] on a message already opened with [`decrypt_to_usmc`]: a caller that must check
-/// the sender (against its contacts) before anything of it reaches the store opens the outer
-/// layer, checks, and only then decrypts the inner message here.
-pub fn decrypt_usmc<S: ProtocolStore + SenderKeyStore + ?Sized>(
-    usmc: &UnidentifiedSenderMessageContent,
-    trust_roots: &[alibi_handshake::PublicKey],
-    now_ms: u64,
-    local: &Address,
-    store: &mut S,
-    rng: &mut impl CryptoRng,
-) -> Result<Decrypted> {
-    if !usmc.sender.validate(trust_roots, now_ms) {
-        return Err(Error::Certificate(
-            "not valid under the trust root, or expired",
-        ));
-    }
-    let sender = Address::new(usmc.sender.sender_uuid.clone(), usmc.sender.device_id);
-    if &sender == local {
-        return Err(Error::SelfSend);
-    }
-    let plaintext = match usmc.msg_type {
-        ContentType::Whisper => decrypt_signal(
-            &sender,
-            store,
-            &SignalMessage::deserialize(&usmc.contents)?,
-            rng,
-        )?,
-        ContentType::PreKey => decrypt_prekey(
-            &sender,
-            store,
-            &PreKeySignalMessage::deserialize(&usmc.contents)?,
-            rng,
-        )?,
-        ContentType::SenderKey => group_decrypt(&usmc.contents, store, &sender)?,
-        ContentType::Plaintext => {
-            return Err(Error::SealedSender("plaintext content is not handled"))
-        }
-    };
-    let distribution_id = match usmc.msg_type {
-        ContentType::SenderKey => {
-            Some(SenderKeyMessage::deserialize(&usmc.contents)?.distribution_id)
-        }
-        _ => None,
-    };
-    Ok(Decrypted {
-        sender_uuid: usmc.sender.sender_uuid.clone(),
-        device_id: usmc.sender.device_id,
-        sender_key: usmc.sender.key,
-        msg_type: usmc.msg_type,
-        distribution_id,
-        plaintext,
-    })
 }

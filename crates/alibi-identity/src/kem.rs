@@ -3,10 +3,10 @@
 //! libsignal uses pre-standard (round 3) Kyber1024, type `0x08`, in production and has FIPS 203
 //! ML-KEM-1024, type `0x0A`, behind a feature. Public keys and ciphertexts are 1568 bytes (1569
 //! with the type byte), secret keys 3168. This module is only that encoding: the KEMs themselves
-//! are [`alibi_akem::mlkem`] (on `libcrux-ml-kem`, as in libsignal).
+//! are [`alibi_mlkem`]'s (on `libcrux-ml-kem`, as in libsignal).
 
-use alibi_akem::mlkem::MlKem;
 use alibi_encoding::LengthChecked;
+use alibi_mlkem::MlKem;
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 

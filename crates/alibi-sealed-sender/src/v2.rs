@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use aes_gcm_siv::aead::{Aead, KeyInit};
 use aes_gcm_siv::{Aes256GcmSiv, Nonce};
-use alibi_handshake::{IdentityKey, IdentityKeyPair, KeyPair, PrivateKey, PublicKey};
+use alibi_identity::{IdentityKey, IdentityKeyPair, KeyPair, PrivateKey, PublicKey};
 use hkdf::Hkdf;
 use rand_core::CryptoRng;
 use rayon::prelude::*;

@@ -1,6 +1,11 @@
+//! # alibi-mlkem
+//!
 //! ML-KEM (FIPS 203), and the round-3 Kyber1024 that libsignal's PQXDH still uses, through
 //! `libcrux-ml-kem` (formally verified, with AVX2 code selected at run time). This is the one
-//! ML-KEM wrapper of the workspace: the handshake crate's PQXDH prekeys are its type-byte encoding.
+//! ML-KEM wrapper of the workspace: `alibi-akem`'s KEMs use it (as `alibi_akem::mlkem`), and
+//! `alibi-identity`'s PQXDH prekeys are its type-byte encoding. It stands low, on
+//! `alibi-encoding` alone, so that checking a KEM prekey (as the relay does) links no
+//! post-quantum signature scheme.
 //!
 //! Two faces over the same code:
 //! * [`MlKem`], a parameter set chosen at run time, on byte strings (FIPS 203's expanded
@@ -11,6 +16,18 @@
 //!   64-byte seed d || z.
 //!
 //! The tests check both against RustCrypto's `ml-kem` in both directions.
+//!
+//! ```
+//! use alibi_mlkem::MlKem;
+//! let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
+//! let (dk, ek) = MlKem::K768.generate(&mut rng);
+//! let (ct, ss) = MlKem::K768.encapsulate(&ek, &mut rng).unwrap();
+//! assert_eq!(*MlKem::K768.decapsulate(&dk, &ct).unwrap(), *ss);
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
 
 use alibi_encoding::LengthChecked;
 use core::fmt;
@@ -26,7 +43,19 @@ use libcrux_ml_kem::{kyber1024, mlkem1024, mlkem512, mlkem768};
 use rand_core::{CryptoRng, TryCryptoRng};
 use zeroize::Zeroizing;
 
-use crate::Error;
+/// Errors of the ML-KEM wrapper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// An input has the wrong length.
+    #[error(transparent)]
+    Length(#[from] alibi_encoding::LengthError),
+    /// An input of the right length that does not decode (FIPS 203's input checks).
+    #[error("malformed {0}")]
+    Malformed(&'static str),
+}
+
+/// The length check, written once in `alibi-encoding`.
+impl LengthChecked for Error {}
 
 /// A parameter set, chosen at run time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
