@@ -1,7 +1,10 @@
-//! AKEM key decoders (PQ-AKEM and SHADOWFAX, public and secret, every suite) and the DH-AKEM key
-//! pair encoding: no panic; accepted keys re-encode to the same bytes. Inputs edit valid keys of
-//! every kind (`alibi_fuzz::input`).
+//! AKEM key decoders (PQ-AKEM and SHADOWFAX, public and secret, every suite), the DH-AKEM key
+//! pair encoding, and keys of any configuration (`alibi_akem::any`) at the configuration the
+//! input's length names (`alibi_akem::detect`): no panic; accepted keys re-encode to the same
+//! bytes. Inputs edit valid keys of every kind (`alibi_fuzz::input`).
 #![no_main]
+use alibi_akem::any;
+use alibi_akem::detect::{Half, Scheme};
 use alibi_akem::dh::DhKeyPair;
 use alibi_akem::pq::{PqPublicKey, PqSecretKey, Suite};
 use alibi_akem::shadowfax;
@@ -49,6 +52,27 @@ fuzz_target!(|data: &[u8]| {
         }
         if let Ok(k) = shadowfax::SecretKey::from_bytes(suite, data) {
             assert_eq!(&k.to_bytes()[..], data);
+        }
+    }
+    for scheme in Scheme::ALL {
+        for half in [Half::Public, Half::Secret] {
+            let Ok(akem) = scheme.detect(half, data.len()) else {
+                continue;
+            };
+            match half {
+                Half::Public => {
+                    if let Ok(k) = any::PublicKey::from_bytes(akem, data) {
+                        assert_eq!(k.akem(), akem);
+                        assert_eq!(k.to_bytes(), data);
+                    }
+                }
+                Half::Secret => {
+                    if let Ok(k) = any::SecretKey::from_bytes(akem, data) {
+                        assert_eq!(k.akem(), akem);
+                        assert_eq!(&k.to_bytes()[..], data);
+                    }
+                }
+            }
         }
     }
 });

@@ -8,7 +8,9 @@
 //! * [`pq`]: PQ-AKEM[ML-KEM, GANDALF[Falcon]] and PQ-AKEM[BAT, GANDALF[Antrag, Mitaka]];
 //! * [`shadowfax`]: the hybrid SHADOWFAX[X25519, ML-KEM, GANDALF[Falcon]] and
 //!   SHADOWFAX[X25519, BAT, GANDALF[Antrag, Mitaka]];
-//! * [`kem`]: the KEM inside them, ML-KEM ([`mlkem`]) or BAT-257 (`alibi-bat`).
+//! * [`kem`]: the KEM inside them, ML-KEM ([`mlkem`]) or BAT-257 (`alibi-bat`);
+//! * [`detect`]: which configuration (AKEM and suite) a key's length names, and [`any`]: keys of
+//!   a configuration chosen at run time.
 //!
 //! The post-quantum parts follow the authors' code byte for byte (checked against their vectors):
 //! their SHA3 "HMAC" (not RFC 2104), their hashed NIKE, AES-128-CTR with a zero counter block, their
@@ -38,7 +40,9 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+pub mod any;
 pub mod confirm;
+pub mod detect;
 pub mod dh;
 pub mod kem;
 pub mod mlkem;
@@ -75,6 +79,9 @@ pub enum Error {
     /// Keys of different suites.
     #[error("keys belong to different suites")]
     SuiteMismatch,
+    /// Keys of different AKEMs.
+    #[error("keys belong to different AKEMs")]
+    SchemeMismatch,
     /// ML-KEM failed.
     #[error("ML-KEM operation failed")]
     Kem,

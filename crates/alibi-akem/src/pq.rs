@@ -34,6 +34,22 @@ pub enum Suite {
 }
 
 impl Suite {
+    /// Every suite, the authors' instantiation first.
+    pub const ALL: [Suite; 3] = [
+        Suite::MlKem512Falcon512,
+        Suite::MlKem768Falcon1024,
+        Suite::Bat257Mitaka512,
+    ];
+
+    /// The lower-case name, e.g. "mlkem512-falcon512" (the command line's `--suite`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::MlKem512Falcon512 => "mlkem512-falcon512",
+            Suite::MlKem768Falcon1024 => "mlkem768-falcon1024",
+            Suite::Bat257Mitaka512 => "bat257-mitaka512",
+        }
+    }
+
     /// The KEM.
     pub fn kem(self) -> Kem {
         match self {
@@ -89,6 +105,12 @@ impl Suite {
     /// PQ-AKEM ciphertext: ct || c_sigma (2,044 bytes for the standard suite, 1,749 with BAT).
     pub fn pq_ciphertext_len(self) -> usize {
         self.kem().ct_len() + self.ring_sig_len()
+    }
+}
+
+impl core::fmt::Display for Suite {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
