@@ -5,8 +5,8 @@
 #![no_main]
 use alibi_akem::any;
 use alibi_akem::detect::{Half, Scheme};
-use alibi_akem::dh::DhKeyPair;
-use alibi_akem::pq::{PqPublicKey, PqSecretKey, Suite};
+use alibi_akem::dh;
+use alibi_akem::pq::{self, Suite};
 use alibi_akem::shadowfax;
 use libfuzzer_sys::fuzz_target;
 use rand_chacha::rand_core::SeedableRng;
@@ -22,9 +22,9 @@ fn samples() -> &'static Vec<Vec<u8>> {
     static S: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     S.get_or_init(|| {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1);
-        let mut v = vec![DhKeyPair::generate(&mut rng).to_bytes().to_vec()];
+        let mut v = vec![dh::SecretKey::generate(&mut rng).to_bytes().to_vec()];
         for s in SUITES {
-            let k = PqSecretKey::generate(s, &mut rng);
+            let k = pq::SecretKey::generate(s, &mut rng);
             v.push(k.public_key().to_bytes());
             v.push(k.to_bytes().to_vec());
             let k = shadowfax::SecretKey::generate(s, &mut rng);
@@ -37,14 +37,14 @@ fn samples() -> &'static Vec<Vec<u8>> {
 
 fuzz_target!(|data: &[u8]| {
     let data = &alibi_fuzz::input(data, samples())[..];
-    if let Ok(k) = DhKeyPair::from_bytes(data) {
+    if let Ok(k) = dh::SecretKey::from_bytes(data) {
         assert_eq!(&k.to_bytes()[..], data);
     }
     for suite in SUITES {
-        if let Ok(k) = PqPublicKey::from_bytes(suite, data) {
+        if let Ok(k) = pq::PublicKey::from_bytes(suite, data) {
             assert_eq!(k.to_bytes(), data);
         }
-        if let Ok(k) = PqSecretKey::from_bytes(suite, data) {
+        if let Ok(k) = pq::SecretKey::from_bytes(suite, data) {
             assert_eq!(&k.to_bytes()[..], data);
         }
         if let Ok(k) = shadowfax::PublicKey::from_bytes(suite, data) {

@@ -5,7 +5,7 @@
 //! encapsulation keys and (decapsulation key, ciphertext) pairs of every set (`alibi_fuzz::input`).
 #![no_main]
 use alibi_akem::mlkem::{self, EncapsulationKey, MlKem, ParameterSet};
-use alibi_akem::{confirm, dh::DhKeyPair};
+use alibi_akem::{confirm, dh};
 use kem::{KeyExport, TryKeyInit};
 use libfuzzer_sys::fuzz_target;
 use rand_chacha::rand_core::SeedableRng;
@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
         let cut = set.dk_len().min(data.len());
         let _ = set.decapsulate(&data[..cut], &data[cut..]);
     }
-    if let Ok(k) = DhKeyPair::from_bytes(data) {
+    if let Ok(k) = dh::SecretKey::from_bytes(data) {
         assert_eq!(&k.to_bytes()[..], data);
     }
     if data.len() >= 32 {

@@ -18,17 +18,15 @@ use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
 use crate::detect::Akem;
-use crate::dh::{array32, rfc9180, DhKeyPair};
-use crate::pq::{self, PqPublicKey, PqSecretKey};
-use crate::{shadowfax, Error};
+use crate::{dh, pq, shadowfax, Error};
 
 /// A secret key of any configuration (the post-quantum keys boxed: they are large, DH-AKEM's
 /// is 64 bytes).
 pub enum SecretKey {
     /// DH-AKEM.
-    Dh(DhKeyPair),
+    Dh(dh::SecretKey),
     /// PQ-AKEM.
-    Pq(Box<PqSecretKey>),
+    Pq(Box<pq::SecretKey>),
     /// SHADOWFAX.
     Shadowfax(Box<shadowfax::SecretKey>),
 }
@@ -37,9 +35,9 @@ pub enum SecretKey {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PublicKey {
     /// DH-AKEM: the X25519 u-coordinate.
-    Dh([u8; 32]),
+    Dh(dh::PublicKey),
     /// PQ-AKEM.
-    Pq(PqPublicKey),
+    Pq(pq::PublicKey),
     /// SHADOWFAX.
     Shadowfax(shadowfax::PublicKey),
 }
@@ -48,8 +46,8 @@ impl SecretKey {
     /// A fresh key of `akem`.
     pub fn generate(akem: Akem, rng: &mut impl CryptoRng) -> Self {
         match akem {
-            Akem::Dh => SecretKey::Dh(DhKeyPair::generate(rng)),
-            Akem::Pq(s) => SecretKey::Pq(Box::new(PqSecretKey::generate(s, rng))),
+            Akem::Dh => SecretKey::Dh(dh::SecretKey::generate(rng)),
+            Akem::Pq(s) => SecretKey::Pq(Box::new(pq::SecretKey::generate(s, rng))),
             Akem::Shadowfax(s) => {
                 SecretKey::Shadowfax(Box::new(shadowfax::SecretKey::generate(s, rng)))
             }
@@ -59,8 +57,8 @@ impl SecretKey {
     /// Decodes a secret key of `akem`.
     pub fn from_bytes(akem: Akem, b: &[u8]) -> Result<Self, Error> {
         Ok(match akem {
-            Akem::Dh => SecretKey::Dh(DhKeyPair::from_bytes(b)?),
-            Akem::Pq(s) => SecretKey::Pq(Box::new(PqSecretKey::from_bytes(s, b)?)),
+            Akem::Dh => SecretKey::Dh(dh::SecretKey::from_bytes(b)?),
+            Akem::Pq(s) => SecretKey::Pq(Box::new(pq::SecretKey::from_bytes(s, b)?)),
             Akem::Shadowfax(s) => {
                 SecretKey::Shadowfax(Box::new(shadowfax::SecretKey::from_bytes(s, b)?))
             }
@@ -99,8 +97,8 @@ impl PublicKey {
     /// Decodes a public key of `akem`.
     pub fn from_bytes(akem: Akem, b: &[u8]) -> Result<Self, Error> {
         Ok(match akem {
-            Akem::Dh => PublicKey::Dh(array32(b, "X25519 public key")?),
-            Akem::Pq(s) => PublicKey::Pq(PqPublicKey::from_bytes(s, b)?),
+            Akem::Dh => PublicKey::Dh(dh::array32(b, "X25519 public key")?),
+            Akem::Pq(s) => PublicKey::Pq(pq::PublicKey::from_bytes(s, b)?),
             Akem::Shadowfax(s) => PublicKey::Shadowfax(shadowfax::PublicKey::from_bytes(s, b)?),
         })
     }
@@ -133,7 +131,7 @@ pub fn encap(
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     match (sender, receiver) {
         (SecretKey::Dh(s), PublicKey::Dh(r)) => {
-            rfc9180::auth_encap(s, r, rng).map(|(c, k)| (c.to_vec(), k))
+            dh::rfc9180::encap(s, r, rng).map(|(c, k)| (c.to_vec(), k))
         }
         (SecretKey::Pq(s), PublicKey::Pq(r)) => pq::encap(s, r, rng),
         (SecretKey::Shadowfax(s), PublicKey::Shadowfax(r)) => shadowfax::encap(s, r, rng),
@@ -149,9 +147,7 @@ pub fn decap(
     c: &[u8],
 ) -> Result<Zeroizing<[u8; 32]>, Error> {
     match (receiver, sender) {
-        (SecretKey::Dh(r), PublicKey::Dh(s)) => {
-            rfc9180::auth_decap(r, s, &array32(c, "DH-AKEM ciphertext")?)
-        }
+        (SecretKey::Dh(r), PublicKey::Dh(s)) => dh::rfc9180::decap(r, s, c),
         (SecretKey::Pq(r), PublicKey::Pq(s)) => pq::decap(r, s, c),
         (SecretKey::Shadowfax(r), PublicKey::Shadowfax(s)) => shadowfax::decap(r, s, c),
         _ => Err(Error::SchemeMismatch),

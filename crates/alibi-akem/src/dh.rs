@@ -1,11 +1,13 @@
-//! DH-AKEM over X25519 in two forms:
-//! * [`rfc9180`]: DHKEM(X25519, HKDF-SHA256), AuthEncap / AuthDecap of RFC 9180 §4.1;
+//! DH-AKEM over X25519 in two forms, each with `encap(sender, receiver_pk, rng)` and
+//! `decap(receiver, sender_pk, c)` as [`crate::pq`] and [`crate::shadowfax`] have them:
+//! * [`rfc9180`]: DHKEM(X25519, HKDF-SHA256), where [`rfc9180::encap`] / [`rfc9180::decap`] are
+//!   RFC 9180 §4.1's AuthEncap / AuthDecap;
 //! * [`artifact`]: the SHADOWFAX artifact's HPKE-shaped variant, one SHA3-256 over labelled parts.
 //!
 //! Keys are raw 32-byte X25519 scalars (unclamped as stored; clamped inside X25519) and
-//! u-coordinates, as RFC 7748 encodes them. [`DhKeyPair`] is the workspace's one X25519 key type:
-//! the handshake crate's `PrivateKey` / `PublicKey` are libsignal's encoding (clamped scalar,
-//! `0x05 || u`) and XEdDSA on top of it.
+//! u-coordinates, as RFC 7748 encodes them; a ciphertext is the ephemeral u-coordinate.
+//! [`SecretKey`] is the workspace's one X25519 key type: the handshake crate's `PrivateKey` /
+//! `PublicKey` are libsignal's encoding (clamped scalar, `0x05 || u`) and XEdDSA on top of it.
 
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
@@ -16,14 +18,19 @@ use crate::Error;
 /// Length of keys, ciphertexts (the ephemeral public key) and shared keys.
 pub const LEN: usize = 32;
 
-/// An X25519 key pair for DH-AKEM.
+/// A DH-AKEM public key: the X25519 u-coordinate as RFC 7748 encodes it. Every 32 bytes are one,
+/// so it needs no decoding; a low-order point is refused where it is used
+/// ([`Error::LowOrderPoint`]).
+pub type PublicKey = [u8; LEN];
+
+/// A DH-AKEM secret key: an X25519 scalar with its public key.
 #[derive(Clone)]
-pub struct DhKeyPair {
+pub struct SecretKey {
     sk: Zeroizing<[u8; 32]>,
     pk: [u8; 32],
 }
 
-impl DhKeyPair {
+impl SecretKey {
     /// A fresh key pair.
     pub fn generate(rng: &mut impl CryptoRng) -> Self {
         let mut sk = Zeroizing::new([0u8; 32]);
@@ -33,7 +40,7 @@ impl DhKeyPair {
 
     /// The key pair of a raw secret scalar.
     pub fn from_secret(sk: [u8; 32]) -> Self {
-        DhKeyPair {
+        SecretKey {
             pk: x25519_public(&sk),
             sk: Zeroizing::new(sk),
         }
@@ -55,12 +62,12 @@ impl DhKeyPair {
     }
 
     /// The public u-coordinate.
-    pub fn public(&self) -> &[u8; 32] {
+    pub fn public(&self) -> &PublicKey {
         &self.pk
     }
 
     /// The public u-coordinate (the accessor name every key type in the workspace uses).
-    pub fn public_key(&self) -> &[u8; 32] {
+    pub fn public_key(&self) -> &PublicKey {
         &self.pk
     }
 
@@ -113,9 +120,9 @@ pub mod rfc9180 {
     }
 
     /// DeriveKeyPair(ikm) for X25519 (RFC 9180 §7.1.3).
-    pub fn derive_key_pair(ikm: &[u8]) -> DhKeyPair {
+    pub fn derive_key_pair(ikm: &[u8]) -> SecretKey {
         let prk = labeled_extract(b"", b"dkp_prk", &[ikm]);
-        DhKeyPair::from_secret(*labeled_expand(&prk, b"sk", &[]))
+        SecretKey::from_secret(*labeled_expand(&prk, b"sk", &[]))
     }
 
     /// ExtractAndExpand(dh, kem_context) (RFC 9180 §4.1).
@@ -124,12 +131,12 @@ pub mod rfc9180 {
         labeled_expand(&prk, b"shared_secret", ctx)
     }
 
-    /// AuthEncap(pkR, skS) with a given ephemeral key (for known-answer tests; use
-    /// [`auth_encap`] otherwise). Returns (enc, shared_secret).
-    pub fn auth_encap_with_ephemeral(
-        eph: &DhKeyPair,
-        sender: &DhKeyPair,
-        receiver_pk: &[u8; 32],
+    /// AuthEncap(pkR, skS) with a given ephemeral key (for known-answer tests; use [`encap`]
+    /// otherwise). Returns (enc, shared_secret).
+    pub fn encap_with_ephemeral(
+        eph: &SecretKey,
+        sender: &SecretKey,
+        receiver_pk: &PublicKey,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let [dh1, dh2] = x25519_batch([(&eph.sk, receiver_pk), (&sender.sk, receiver_pk)])?;
         let enc = eph.pk;
@@ -138,37 +145,38 @@ pub mod rfc9180 {
     }
 
     /// AuthEncap(pkR, skS): a fresh ephemeral key; returns (enc, shared_secret).
-    pub fn auth_encap(
-        sender: &DhKeyPair,
-        receiver_pk: &[u8; 32],
+    pub fn encap(
+        sender: &SecretKey,
+        receiver_pk: &PublicKey,
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        auth_encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
+        encap_with_ephemeral(&SecretKey::generate(rng), sender, receiver_pk)
     }
 
-    /// Deniability: the receiver alone makes (enc, shared_secret) that [`auth_decap`] accepts as
+    /// Deniability: the receiver alone makes (enc, shared_secret) that [`decap`] accepts as
     /// coming from `sender_pk`, since DH(skS, pkR) = DH(skR, pkS) and it picks the ephemeral key.
-    pub fn fake_auth_encap(
-        receiver: &DhKeyPair,
-        sender_pk: &[u8; 32],
+    pub fn fake_encap(
+        receiver: &SecretKey,
+        sender_pk: &PublicKey,
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        let eph = DhKeyPair::generate(rng);
+        let eph = SecretKey::generate(rng);
         let [dh1, dh2] = x25519_batch([(&eph.sk, &receiver.pk), (&receiver.sk, sender_pk)])?;
         let ss = extract_and_expand(&[&dh1[..], &dh2[..]], &[&eph.pk, &receiver.pk, sender_pk]);
         Ok((eph.pk, ss))
     }
 
-    /// AuthDecap(enc, skR, pkS).
-    pub fn auth_decap(
-        receiver: &DhKeyPair,
-        sender_pk: &[u8; 32],
-        enc: &[u8; 32],
+    /// AuthDecap(enc, skR, pkS); `enc` must be 32 bytes ([`Error::Length`] otherwise).
+    pub fn decap(
+        receiver: &SecretKey,
+        sender_pk: &PublicKey,
+        enc: &[u8],
     ) -> Result<Zeroizing<[u8; 32]>, Error> {
-        let [dh1, dh2] = x25519_batch([(&receiver.sk, enc), (&receiver.sk, sender_pk)])?;
+        let enc = array32(enc, "DH-AKEM ciphertext")?;
+        let [dh1, dh2] = x25519_batch([(&receiver.sk, &enc), (&receiver.sk, sender_pk)])?;
         Ok(extract_and_expand(
             &[&dh1[..], &dh2[..]],
-            &[enc, &receiver.pk, sender_pk],
+            &[&enc, &receiver.pk, sender_pk],
         ))
     }
 }
@@ -195,9 +203,9 @@ pub mod artifact {
 
     /// Encapsulation with a given ephemeral key; returns (ct = epk, K).
     pub fn encap_with_ephemeral(
-        eph: &DhKeyPair,
-        sender: &DhKeyPair,
-        receiver_pk: &[u8; 32],
+        eph: &SecretKey,
+        sender: &SecretKey,
+        receiver_pk: &PublicKey,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let [s, e] = x25519_batch([(&sender.sk, receiver_pk), (&eph.sk, receiver_pk)])?;
         let k = key(&s[..], &e[..], &eph.pk, receiver_pk, &sender.pk);
@@ -206,36 +214,37 @@ pub mod artifact {
 
     /// Encapsulation with a fresh ephemeral key; returns (ct = epk, K).
     pub fn encap(
-        sender: &DhKeyPair,
-        receiver_pk: &[u8; 32],
+        sender: &SecretKey,
+        receiver_pk: &PublicKey,
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
+        encap_with_ephemeral(&SecretKey::generate(rng), sender, receiver_pk)
     }
 
     /// Deniability: the receiver alone makes (ct, K) that [`decap`] accepts as `sender_pk`'s.
     pub fn fake_encap(
-        receiver: &DhKeyPair,
-        sender_pk: &[u8; 32],
+        receiver: &SecretKey,
+        sender_pk: &PublicKey,
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        let eph = DhKeyPair::generate(rng);
+        let eph = SecretKey::generate(rng);
         let [s, e] = x25519_batch([(&receiver.sk, sender_pk), (&eph.sk, &receiver.pk)])?;
         let k = key(&s[..], &e[..], &eph.pk, &receiver.pk, sender_pk);
         Ok((eph.pk, Zeroizing::new(k)))
     }
 
-    /// Decapsulation of ct = epk.
+    /// Decapsulation of ct = epk; `ct` must be 32 bytes ([`Error::Length`] otherwise).
     pub fn decap(
-        receiver: &DhKeyPair,
-        sender_pk: &[u8; 32],
-        ct: &[u8; 32],
+        receiver: &SecretKey,
+        sender_pk: &PublicKey,
+        ct: &[u8],
     ) -> Result<Zeroizing<[u8; 32]>, Error> {
-        let [s, e] = x25519_batch([(&receiver.sk, sender_pk), (&receiver.sk, ct)])?;
+        let ct = array32(ct, "DH-AKEM ciphertext")?;
+        let [s, e] = x25519_batch([(&receiver.sk, sender_pk), (&receiver.sk, &ct)])?;
         Ok(Zeroizing::new(key(
             &s[..],
             &e[..],
-            ct,
+            &ct,
             &receiver.pk,
             sender_pk,
         )))

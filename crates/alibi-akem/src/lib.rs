@@ -12,6 +12,12 @@
 //! * [`detect`]: which configuration (AKEM and suite) a key's length names, and [`any`]: keys of
 //!   a configuration chosen at run time.
 //!
+//! Each AKEM has the same shape: a `SecretKey` and a `PublicKey` (DH-AKEM's is the raw
+//! u-coordinate), `encap(&sender_sk, &receiver_pk, rng) -> (C, K)` and
+//! `decap(&receiver_sk, &sender_pk, &C) -> K`, with `fake_encap` beside them for deniability. They
+//! are [`pq`]'s, [`shadowfax`]'s and [`any`]'s, and [`dh::rfc9180`]'s (RFC 9180's AuthEncap /
+//! AuthDecap) and [`dh::artifact`]'s, whose keys are [`dh::SecretKey`] and [`dh::PublicKey`].
+//!
 //! The post-quantum parts follow the authors' code byte for byte (checked against their vectors):
 //! their SHA3 "HMAC" (not RFC 2104), their hashed NIKE, AES-128-CTR with a zero counter block, their
 //! key and ciphertext layouts. With the standard suite (ML-KEM-512, Falcon-512) a SHADOWFAX public

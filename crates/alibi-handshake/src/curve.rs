@@ -1,9 +1,9 @@
 //! X25519 keys as libsignal encodes them: a public key is `0x05 || u` (33 bytes), a private key
-//! the 32 clamped scalar bytes. The key itself is [`alibi_akem::dh::DhKeyPair`], the workspace's
+//! the 32 clamped scalar bytes. The key itself is [`alibi_akem::dh::SecretKey`], the workspace's
 //! one X25519 key type; this module is libsignal's encoding and clamping on top of it. An identity key is a public key used for XEdDSA signatures and the
 //! handshakes' static Diffie-Hellman.
 
-use alibi_akem::dh::DhKeyPair;
+use alibi_akem::dh;
 use curve25519_dalek::montgomery::MontgomeryPoint;
 use curve25519_dalek::scalar::clamp_integer;
 use rand_core::CryptoRng;
@@ -76,7 +76,7 @@ impl PublicKey {
 
 /// An X25519 private key (clamped, as libsignal stores it), zeroized on drop.
 #[derive(Clone)]
-pub struct PrivateKey(DhKeyPair);
+pub struct PrivateKey(dh::SecretKey);
 
 impl PrivateKey {
     /// A fresh random key.
@@ -88,7 +88,7 @@ impl PrivateKey {
 
     /// The key from 32 bytes, clamped as libsignal does.
     pub fn from_bytes(b: [u8; 32]) -> Self {
-        Self(DhKeyPair::from_secret(clamp_integer(b)))
+        Self(dh::SecretKey::from_secret(clamp_integer(b)))
     }
 
     /// Decodes a 32-byte private key.
@@ -112,7 +112,7 @@ impl PrivateKey {
     }
 
     /// The underlying X25519 key pair.
-    pub fn key_pair(&self) -> &DhKeyPair {
+    pub fn key_pair(&self) -> &dh::SecretKey {
         &self.0
     }
 
