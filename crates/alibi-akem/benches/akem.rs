@@ -6,7 +6,7 @@
 //!
 //! `cargo bench -p alibi-akem --bench akem`
 
-use alibi_akem::dh::{artifact, rfc9180, DhKeyPair};
+use alibi_akem::dh::{self, artifact, rfc9180};
 use alibi_akem::pq::{self, Suite};
 use alibi_akem::shadowfax;
 use alibi_falcon::{Level, SigningKey};
@@ -26,20 +26,22 @@ fn benches(c: &mut Criterion) {
     let suite = Suite::MlKem512Falcon512;
 
     // DH-AKEM, RFC 9180 form, and the hpke crate on the same keys.
-    let s = DhKeyPair::generate(&mut rng);
-    let r = DhKeyPair::generate(&mut rng);
+    let s = dh::SecretKey::generate(&mut rng);
+    let r = dh::SecretKey::generate(&mut rng);
     g.bench_function("x25519/alibi", |b| b.iter(|| s.agree(r.public_key())));
     let sk = [7u8; 32];
     g.bench_function("x25519/x25519-dalek ladder", |b| {
         b.iter(|| x25519_dalek::x25519(sk, *r.public_key()))
     });
-    g.bench_function("dh-akem/gen", |b| b.iter(|| DhKeyPair::generate(&mut rng)));
-    g.bench_function("dh-akem/enc", |b| {
-        b.iter(|| rfc9180::auth_encap(&s, r.public(), &mut rng).unwrap())
+    g.bench_function("dh-akem/gen", |b| {
+        b.iter(|| dh::SecretKey::generate(&mut rng))
     });
-    let (enc, _) = rfc9180::auth_encap(&s, r.public(), &mut rng).unwrap();
+    g.bench_function("dh-akem/enc", |b| {
+        b.iter(|| rfc9180::encap(&s, r.public(), &mut rng).unwrap())
+    });
+    let (enc, _) = rfc9180::encap(&s, r.public(), &mut rng).unwrap();
     g.bench_function("dh-akem/dec", |b| {
-        b.iter(|| rfc9180::auth_decap(&r, s.public(), &enc).unwrap())
+        b.iter(|| rfc9180::decap(&r, s.public(), &enc).unwrap())
     });
     g.bench_function("dh-akem-artifact/enc", |b| {
         b.iter(|| artifact::encap(&s, r.public(), &mut rng).unwrap())
@@ -85,10 +87,10 @@ fn benches(c: &mut Criterion) {
     for (tag, suite) in [("", suite), ("-bat", Suite::Bat257Mitaka512)] {
         // PQ-AKEM.
         g.bench_function(format!("pq-akem{tag}/gen"), |b| {
-            b.iter(|| pq::PqSecretKey::generate(suite, &mut rng))
+            b.iter(|| pq::SecretKey::generate(suite, &mut rng))
         });
-        let ps = pq::PqSecretKey::generate(suite, &mut rng);
-        let pr = pq::PqSecretKey::generate(suite, &mut rng);
+        let ps = pq::SecretKey::generate(suite, &mut rng);
+        let pr = pq::SecretKey::generate(suite, &mut rng);
         g.bench_function(format!("pq-akem{tag}/enc"), |b| {
             b.iter(|| pq::encap(&ps, pr.public_key(), &mut rng).unwrap())
         });

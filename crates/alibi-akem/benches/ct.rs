@@ -23,7 +23,7 @@
 //! - `pq_akem_decap`, `shadowfax_decap`: valid ciphertexts against ones with the ML-KEM part
 //!   flipped. The second class returns an error, so the outcome is public anyway; this shows how
 //!   much of the work the error path skips, and is expected to differ.
-use alibi_akem::pq::{self, PqSecretKey, Suite};
+use alibi_akem::pq::{self, Suite};
 use alibi_akem::{confirm, mlkem::MlKem, shadowfax};
 use alibi_testkit::ct::{inputs, BenchRng, Class, CtRunner};
 use dudect_bencher::ctbench_main;
@@ -107,7 +107,10 @@ fn kem_bytes(s: Suite, start: usize) -> core::ops::Range<usize> {
 }
 
 fn pq_akem(runner: &mut CtRunner, rng: &mut BenchRng, pair: Pair, s: Suite) {
-    let (a, b) = (PqSecretKey::generate(s, rng), PqSecretKey::generate(s, rng));
+    let (a, b) = (
+        pq::SecretKey::generate(s, rng),
+        pq::SecretKey::generate(s, rng),
+    );
     let cts = akem_inputs(20_000, pair, kem_bytes(s, 0), rng, |rng| {
         pq::encap(&a, b.public_key(), rng).expect("valid keys").0
     });

@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p alibi-akem --example shadowfax`
 
-use alibi_akem::dh::{rfc9180, DhKeyPair};
+use alibi_akem::dh::{self, rfc9180};
 use alibi_akem::pq::Suite;
 use alibi_akem::{confirm, shadowfax};
 use getrandom::SysRng;
@@ -38,14 +38,14 @@ fn main() -> Result<(), alibi_akem::Error> {
 
     // DH-AKEM (RFC 9180 AuthEncap/AuthDecap): a wrong sender key still "works", with a different
     // key; a confirmation tag makes the receiver notice at once.
-    let alice = DhKeyPair::generate(&mut rng);
-    let bob = DhKeyPair::generate(&mut rng);
-    let eve = DhKeyPair::generate(&mut rng);
-    let (enc, key) = rfc9180::auth_encap(&alice, bob.public(), &mut rng)?;
+    let alice = dh::SecretKey::generate(&mut rng);
+    let bob = dh::SecretKey::generate(&mut rng);
+    let eve = dh::SecretKey::generate(&mut rng);
+    let (enc, key) = rfc9180::encap(&alice, bob.public(), &mut rng)?;
     let tag = confirm::tag(&key, &enc);
-    let k_bob = rfc9180::auth_decap(&bob, alice.public(), &enc)?;
+    let k_bob = rfc9180::decap(&bob, alice.public(), &enc)?;
     confirm::verify(&k_bob, &enc, &tag)?;
-    let k_wrong = rfc9180::auth_decap(&bob, eve.public(), &enc)?;
+    let k_wrong = rfc9180::decap(&bob, eve.public(), &enc)?;
     assert_ne!(k_wrong, key);
     assert!(confirm::verify(&k_wrong, &enc, &tag).is_err());
     println!("DH-AKEM: the tag confirms Alice's key and exposes a wrong sender key");

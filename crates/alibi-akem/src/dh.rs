@@ -1,11 +1,14 @@
-//! DH-AKEM over X25519 in two forms:
-//! * [`rfc9180`]: DHKEM(X25519, HKDF-SHA256), AuthEncap / AuthDecap of RFC 9180 §4.1;
+//! DH-AKEM over X25519 in two forms, each with `encap(sender, receiver_pk, rng)` and
+//! `decap(receiver, sender_pk, c)` as [`crate::pq`] and [`crate::shadowfax`] have them:
+//! * [`rfc9180`]: DHKEM(X25519, HKDF-SHA256), where [`rfc9180::encap`] / [`rfc9180::decap`] are
+//!   RFC 9180 §4.1's AuthEncap / AuthDecap;
 //! * [`artifact`]: the SHADOWFAX artifact's HPKE-shaped variant, one SHA3-256 over labelled parts.
 //!
 //! Keys are raw 32-byte X25519 scalars (unclamped as stored; clamped inside X25519) and
-//! u-coordinates, as RFC 7748 encodes them. [`DhKeyPair`] is the workspace's one X25519 key type
-//! (crate `alibi-x25519`): `alibi-identity`'s `PrivateKey` / `PublicKey` are libsignal's encoding
-//! (clamped scalar, `0x05 || u`) and XEdDSA on top of it.
+//! u-coordinates, as RFC 7748 encodes them; a ciphertext is the ephemeral u-coordinate.
+//! [`SecretKey`] is the workspace's one X25519 key type (crate `alibi-x25519`): `alibi-identity`'s
+//! `PrivateKey` / `PublicKey` are libsignal's encoding (clamped scalar, `0x05 || u`) and XEdDSA on
+//! top of it.
 
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
@@ -16,9 +19,14 @@ use crate::Error;
 /// Length of keys, ciphertexts (the ephemeral public key) and shared keys.
 pub const LEN: usize = 32;
 
-/// The workspace's one X25519 key type, from `alibi-x25519` (re-exported where the AKEMs have
-/// always had it).
-pub use alibi_x25519::DhKeyPair;
+/// A DH-AKEM public key: the X25519 u-coordinate as RFC 7748 encodes it. Every 32 bytes are one,
+/// so it needs no decoding; a low-order point is refused where it is used
+/// ([`Error::LowOrderPoint`]).
+pub type PublicKey = [u8; LEN];
+
+/// A DH-AKEM secret key: an X25519 scalar with its public key. It is the workspace's one X25519
+/// key type, `alibi-x25519`'s `DhKeyPair`, under the name every AKEM module uses.
+pub use alibi_x25519::DhKeyPair as SecretKey;
 
 /// Reads a 32-byte key or ciphertext.
 pub fn array32(b: &[u8], what: &'static str) -> Result<[u8; 32], Error> {
@@ -62,9 +70,9 @@ pub mod rfc9180 {
     }
 
     /// DeriveKeyPair(ikm) for X25519 (RFC 9180 §7.1.3).
-    pub fn derive_key_pair(ikm: &[u8]) -> DhKeyPair {
+    pub fn derive_key_pair(ikm: &[u8]) -> SecretKey {
         let prk = labeled_extract(b"", b"dkp_prk", &[ikm]);
-        DhKeyPair::from_secret(*labeled_expand(&prk, b"sk", &[]))
+        SecretKey::from_secret(*labeled_expand(&prk, b"sk", &[]))
     }
 
     /// ExtractAndExpand(dh, kem_context) (RFC 9180 §4.1).
@@ -73,12 +81,12 @@ pub mod rfc9180 {
         labeled_expand(&prk, b"shared_secret", ctx)
     }
 
-    /// AuthEncap(pkR, skS) with a given ephemeral key (for known-answer tests; use
-    /// [`auth_encap`] otherwise). Returns (enc, shared_secret).
-    pub fn auth_encap_with_ephemeral(
-        eph: &DhKeyPair,
-        sender: &DhKeyPair,
-        receiver_pk: &[u8; 32],
+    /// AuthEncap(pkR, skS) with a given ephemeral key (for known-answer tests; use [`encap`]
+    /// otherwise). Returns (enc, shared_secret).
+    pub fn encap_with_ephemeral(
+        eph: &SecretKey,
+        sender: &SecretKey,
+        receiver_pk: &PublicKey,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let [dh1, dh2] =
             x25519_batch([(eph.secret(), receiver_pk), (sender.secret(), receiver_pk)])?;
@@ -88,22 +96,22 @@ pub mod rfc9180 {
     }
 
     /// AuthEncap(pkR, skS): a fresh ephemeral key; returns (enc, shared_secret).
-    pub fn auth_encap(
-        sender: &DhKeyPair,
-        receiver_pk: &[u8; 32],
+    pub fn encap(
+        sender: &SecretKey,
+        receiver_pk: &PublicKey,
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        auth_encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
+        encap_with_ephemeral(&SecretKey::generate(rng), sender, receiver_pk)
     }
 
-    /// Deniability: the receiver alone makes (enc, shared_secret) that [`auth_decap`] accepts as
+    /// Deniability: the receiver alone makes (enc, shared_secret) that [`decap`] accepts as
     /// coming from `sender_pk`, since DH(skS, pkR) = DH(skR, pkS) and it picks the ephemeral key.
-    pub fn fake_auth_encap(
-        receiver: &DhKeyPair,
-        sender_pk: &[u8; 32],
+    pub fn fake_encap(
+        receiver: &SecretKey,
+        sender_pk: &PublicKey,
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        let eph = DhKeyPair::generate(rng);
+        let eph = SecretKey::generate(rng);
         let [dh1, dh2] = x25519_batch([
             (eph.secret(), receiver.public()),
             (receiver.secret(), sender_pk),
@@ -115,16 +123,17 @@ pub mod rfc9180 {
         Ok((*eph.public(), ss))
     }
 
-    /// AuthDecap(enc, skR, pkS).
-    pub fn auth_decap(
-        receiver: &DhKeyPair,
-        sender_pk: &[u8; 32],
-        enc: &[u8; 32],
+    /// AuthDecap(enc, skR, pkS); `enc` must be 32 bytes ([`Error::Length`] otherwise).
+    pub fn decap(
+        receiver: &SecretKey,
+        sender_pk: &PublicKey,
+        enc: &[u8],
     ) -> Result<Zeroizing<[u8; 32]>, Error> {
-        let [dh1, dh2] = x25519_batch([(receiver.secret(), enc), (receiver.secret(), sender_pk)])?;
+        let enc = array32(enc, "DH-AKEM ciphertext")?;
+        let [dh1, dh2] = x25519_batch([(receiver.secret(), &enc), (receiver.secret(), sender_pk)])?;
         Ok(extract_and_expand(
             &[&dh1[..], &dh2[..]],
-            &[enc, receiver.public(), sender_pk],
+            &[&enc, receiver.public(), sender_pk],
         ))
     }
 }
@@ -151,9 +160,9 @@ pub mod artifact {
 
     /// Encapsulation with a given ephemeral key; returns (ct = epk, K).
     pub fn encap_with_ephemeral(
-        eph: &DhKeyPair,
-        sender: &DhKeyPair,
-        receiver_pk: &[u8; 32],
+        eph: &SecretKey,
+        sender: &SecretKey,
+        receiver_pk: &PublicKey,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let [s, e] = x25519_batch([(sender.secret(), receiver_pk), (eph.secret(), receiver_pk)])?;
         let k = key(&s[..], &e[..], eph.public(), receiver_pk, sender.public());
@@ -162,20 +171,20 @@ pub mod artifact {
 
     /// Encapsulation with a fresh ephemeral key; returns (ct = epk, K).
     pub fn encap(
-        sender: &DhKeyPair,
-        receiver_pk: &[u8; 32],
+        sender: &SecretKey,
+        receiver_pk: &PublicKey,
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        encap_with_ephemeral(&DhKeyPair::generate(rng), sender, receiver_pk)
+        encap_with_ephemeral(&SecretKey::generate(rng), sender, receiver_pk)
     }
 
     /// Deniability: the receiver alone makes (ct, K) that [`decap`] accepts as `sender_pk`'s.
     pub fn fake_encap(
-        receiver: &DhKeyPair,
-        sender_pk: &[u8; 32],
+        receiver: &SecretKey,
+        sender_pk: &PublicKey,
         rng: &mut impl CryptoRng,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
-        let eph = DhKeyPair::generate(rng);
+        let eph = SecretKey::generate(rng);
         let [s, e] = x25519_batch([
             (receiver.secret(), sender_pk),
             (eph.secret(), receiver.public()),
@@ -184,17 +193,18 @@ pub mod artifact {
         Ok((*eph.public(), Zeroizing::new(k)))
     }
 
-    /// Decapsulation of ct = epk.
+    /// Decapsulation of ct = epk; `ct` must be 32 bytes ([`Error::Length`] otherwise).
     pub fn decap(
-        receiver: &DhKeyPair,
-        sender_pk: &[u8; 32],
-        ct: &[u8; 32],
+        receiver: &SecretKey,
+        sender_pk: &PublicKey,
+        ct: &[u8],
     ) -> Result<Zeroizing<[u8; 32]>, Error> {
-        let [s, e] = x25519_batch([(receiver.secret(), sender_pk), (receiver.secret(), ct)])?;
+        let ct = array32(ct, "DH-AKEM ciphertext")?;
+        let [s, e] = x25519_batch([(receiver.secret(), sender_pk), (receiver.secret(), &ct)])?;
         Ok(Zeroizing::new(key(
             &s[..],
             &e[..],
-            ct,
+            &ct,
             receiver.public(),
             sender_pk,
         )))

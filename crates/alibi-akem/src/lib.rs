@@ -8,7 +8,15 @@
 //! * [`pq`]: PQ-AKEM[ML-KEM, GANDALF[Falcon]] and PQ-AKEM[BAT, GANDALF[Antrag, Mitaka]];
 //! * [`shadowfax`]: the hybrid SHADOWFAX[X25519, ML-KEM, GANDALF[Falcon]] and
 //!   SHADOWFAX[X25519, BAT, GANDALF[Antrag, Mitaka]];
-//! * [`kem`]: the KEM inside them, ML-KEM ([`mlkem`]) or BAT-257 (`alibi-bat`).
+//! * [`kem`]: the KEM inside them, ML-KEM ([`mlkem`]) or BAT-257 (`alibi-bat`);
+//! * [`detect`]: which configuration (AKEM and suite) a key's length names, and [`any`]: keys of
+//!   a configuration chosen at run time.
+//!
+//! Each AKEM has the same shape: a `SecretKey` and a `PublicKey` (DH-AKEM's is the raw
+//! u-coordinate), `encap(&sender_sk, &receiver_pk, rng) -> (C, K)` and
+//! `decap(&receiver_sk, &sender_pk, &C) -> K`, with `fake_encap` beside them for deniability. They
+//! are [`pq`]'s, [`shadowfax`]'s and [`any`]'s, and [`dh::rfc9180`]'s (RFC 9180's AuthEncap /
+//! AuthDecap) and [`dh::artifact`]'s, whose keys are [`dh::SecretKey`] and [`dh::PublicKey`].
 //!
 //! The post-quantum parts follow the authors' code byte for byte (checked against their vectors):
 //! their SHA3 "HMAC" (not RFC 2104), their hashed NIKE, AES-128-CTR with a zero counter block, their
@@ -38,7 +46,9 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+pub mod any;
 pub mod confirm;
+pub mod detect;
 pub mod dh;
 pub mod kem;
 pub use alibi_mlkem as mlkem;
@@ -75,6 +85,9 @@ pub enum Error {
     /// Keys of different suites.
     #[error("keys belong to different suites")]
     SuiteMismatch,
+    /// Keys of different AKEMs.
+    #[error("keys belong to different AKEMs")]
+    SchemeMismatch,
     /// ML-KEM failed.
     #[error("ML-KEM operation failed")]
     Kem,

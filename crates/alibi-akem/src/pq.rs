@@ -34,6 +34,22 @@ pub enum Suite {
 }
 
 impl Suite {
+    /// Every suite, the authors' instantiation first.
+    pub const ALL: [Suite; 3] = [
+        Suite::MlKem512Falcon512,
+        Suite::MlKem768Falcon1024,
+        Suite::Bat257Mitaka512,
+    ];
+
+    /// The lower-case name, e.g. "mlkem512-falcon512" (the command line's `--suite`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::MlKem512Falcon512 => "mlkem512-falcon512",
+            Suite::MlKem768Falcon1024 => "mlkem768-falcon1024",
+            Suite::Bat257Mitaka512 => "bat257-mitaka512",
+        }
+    }
+
     /// The KEM.
     pub fn kem(self) -> Kem {
         match self {
@@ -92,20 +108,26 @@ impl Suite {
     }
 }
 
+impl core::fmt::Display for Suite {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The post-quantum public key: a KEM encapsulation key and a ring member's public key h.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PqPublicKey {
+pub struct PublicKey {
     suite: Suite,
     pub(crate) ek: EncapsulationKey,
     vk: VerifyingKey,
 }
 
-impl PqPublicKey {
+impl PublicKey {
     /// Decodes ek || h.
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self, Error> {
         Error::check_len("PQ-AKEM public key", suite.pq_public_len(), b.len())?;
         let (ek, h) = b.split_at(suite.kem().ek_len());
-        Ok(PqPublicKey {
+        Ok(PublicKey {
             suite,
             ek: EncapsulationKey::from_bytes(suite.kem(), ek)?,
             vk: VerifyingKey::from_h_bytes(suite.falcon(), h)?,
@@ -132,7 +154,7 @@ impl PqPublicKey {
         &self.vk
     }
 
-    /// Verifies a plain signature by this identity ([`PqSecretKey::sign`]): a Falcon signature
+    /// Verifies a plain signature by this identity ([`SecretKey::sign`]): a Falcon signature
     /// for the Falcon suites, a Mitaka signature for BAT's.
     pub fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<(), Error> {
         match self.suite.trapdoor() {
@@ -226,14 +248,14 @@ impl MemberKey {
 }
 
 /// The post-quantum secret key: a KEM decapsulation key and a ring member's basis (f, g, F, G).
-pub struct PqSecretKey {
+pub struct SecretKey {
     suite: Suite,
     dk: DecapsulationKey,
     member: MemberKey,
-    public: PqPublicKey,
+    public: PublicKey,
 }
 
-impl PqSecretKey {
+impl SecretKey {
     /// A fresh key.
     pub fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Self {
         let (dk, ek) = DecapsulationKey::generate(suite.kem(), rng);
@@ -247,12 +269,12 @@ impl PqSecretKey {
         ek: EncapsulationKey,
         member: MemberKey,
     ) -> Self {
-        let public = PqPublicKey {
+        let public = PublicKey {
             suite,
             ek,
             vk: member.verifying_key().clone(),
         };
-        PqSecretKey {
+        SecretKey {
             suite,
             dk,
             member,
@@ -279,13 +301,13 @@ impl PqSecretKey {
     }
 
     /// The matching public key.
-    pub fn public_key(&self) -> &PqPublicKey {
+    pub fn public_key(&self) -> &PublicKey {
         &self.public
     }
 
     /// A plain signature by the identity's key, for protocols that also sign with it outside a
     /// ring (RingXKEM's prekey and ratchet-key signatures): Falcon's for the Falcon suites,
-    /// Mitaka's (650 bytes) for BAT's. [`PqPublicKey::verify`] checks it.
+    /// Mitaka's (650 bytes) for BAT's. [`PublicKey::verify`] checks it.
     pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> Vec<u8> {
         match &self.member {
             MemberKey::Falcon { expanded, .. } => expanded.sign(msg, rng).to_bytes(),
@@ -304,7 +326,7 @@ impl PqSecretKey {
 }
 
 /// The ring of an AKEM session: (sender, receiver), in that order.
-pub(crate) fn session_ring(sender: &PqPublicKey, receiver: &PqPublicKey) -> Result<Ring, Error> {
+pub(crate) fn session_ring(sender: &PublicKey, receiver: &PublicKey) -> Result<Ring, Error> {
     if sender.suite != receiver.suite {
         return Err(Error::SuiteMismatch);
     }
@@ -317,7 +339,7 @@ pub(crate) fn session_ring(sender: &PqPublicKey, receiver: &PqPublicKey) -> Resu
 /// Signs `m` for the session ring with `signer` (the sender, or the receiver when faking) and
 /// encrypts the signature under `aes_key`.
 pub(crate) fn sign_and_encrypt(
-    signer: &PqSecretKey,
+    signer: &SecretKey,
     ring: &Ring,
     m: &[u8],
     aes_key: &[u8; 16],
@@ -347,16 +369,11 @@ pub(crate) fn decrypt_and_verify(
         .map_err(|_| Error::InvalidCiphertext)
 }
 
-fn signed_message(ct: &[u8], sender: &PqPublicKey, receiver: &PqPublicKey) -> Vec<u8> {
+fn signed_message(ct: &[u8], sender: &PublicKey, receiver: &PublicKey) -> Vec<u8> {
     [ct, sender.ek(), receiver.ek(), receiver.vk.h_bytes()].concat()
 }
 
-fn session_key(
-    kk: &[u8; 48],
-    c_sigma: &[u8],
-    sender: &PqPublicKey,
-    m: &[u8],
-) -> Zeroizing<[u8; 32]> {
+fn session_key(kk: &[u8; 48], c_sigma: &[u8], sender: &PublicKey, m: &[u8]) -> Zeroizing<[u8; 32]> {
     Zeroizing::new(
         Sha3_256::new()
             .chain_update(&kk[16..])
@@ -370,9 +387,9 @@ fn session_key(
 
 /// Encapsulation for `signer`, who is the sender (honest) or the receiver (deniability).
 fn encap_signed_by(
-    signer: &PqSecretKey,
-    sender: &PqPublicKey,
-    receiver: &PqPublicKey,
+    signer: &SecretKey,
+    sender: &PublicKey,
+    receiver: &PublicKey,
     rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     let ring = session_ring(sender, receiver)?;
@@ -386,8 +403,8 @@ fn encap_signed_by(
 
 /// AuthEncap: a ciphertext for `receiver` authenticated by `sender`; returns (C, K).
 pub fn encap(
-    sender: &PqSecretKey,
-    receiver: &PqPublicKey,
+    sender: &SecretKey,
+    receiver: &PublicKey,
     rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_signed_by(sender, &sender.public, receiver, rng)
@@ -396,8 +413,8 @@ pub fn encap(
 /// AuthDecap: K from C, if it is authenticated by `sender` (or by the receiver itself: the ring
 /// signature cannot tell, which is the point).
 pub fn decap(
-    receiver: &PqSecretKey,
-    sender: &PqPublicKey,
+    receiver: &SecretKey,
+    sender: &PublicKey,
     c: &[u8],
 ) -> Result<Zeroizing<[u8; 32]>, Error> {
     let suite = receiver.suite;
@@ -414,8 +431,8 @@ pub fn decap(
 /// Deniability: the receiver alone (its secret key and the sender's public key) makes a ciphertext
 /// and key that [`decap`] accepts as coming from `sender`.
 pub fn fake_encap(
-    receiver: &PqSecretKey,
-    sender: &PqPublicKey,
+    receiver: &SecretKey,
+    sender: &PublicKey,
     rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_signed_by(receiver, sender, &receiver.public, rng)

@@ -17,10 +17,8 @@ use alibi_encoding::LengthChecked;
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
-use crate::dh::{array32, DhKeyPair};
-use crate::pq::{
-    decrypt_and_verify, session_ring, sign_and_encrypt, PqPublicKey, PqSecretKey, Suite,
-};
+use crate::dh::{self, array32};
+use crate::pq::{self, decrypt_and_verify, session_ring, sign_and_encrypt, Suite};
 use crate::primitives::{aes_key, halves, hm, nike_batch};
 use crate::Error;
 
@@ -45,7 +43,7 @@ pub fn ciphertext_len(suite: Suite) -> usize {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublicKey {
     x: [u8; 32],
-    pq: PqPublicKey,
+    pq: pq::PublicKey,
 }
 
 impl PublicKey {
@@ -54,7 +52,7 @@ impl PublicKey {
         Error::check_len("SHADOWFAX public key", public_len(suite), b.len())?;
         Ok(PublicKey {
             x: array32(&b[..32], "X25519 public key")?,
-            pq: PqPublicKey::from_bytes(suite, &b[32..])?,
+            pq: pq::PublicKey::from_bytes(suite, &b[32..])?,
         })
     }
 
@@ -71,18 +69,21 @@ impl PublicKey {
 
 /// A SHADOWFAX secret key.
 pub struct SecretKey {
-    x: DhKeyPair,
-    pq: PqSecretKey,
+    x: dh::SecretKey,
+    pq: pq::SecretKey,
     public: PublicKey,
 }
 
 impl SecretKey {
     /// A fresh key.
     pub fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Self {
-        Self::assemble(DhKeyPair::generate(rng), PqSecretKey::generate(suite, rng))
+        Self::assemble(
+            dh::SecretKey::generate(rng),
+            pq::SecretKey::generate(suite, rng),
+        )
     }
 
-    fn assemble(x: DhKeyPair, pq: PqSecretKey) -> Self {
+    fn assemble(x: dh::SecretKey, pq: pq::SecretKey) -> Self {
         let public = PublicKey {
             x: *x.public(),
             pq: pq.public_key().clone(),
@@ -93,8 +94,11 @@ impl SecretKey {
     /// Decodes x25519 || dk || f || g || F || G (the artifact's layout).
     pub fn from_bytes(suite: Suite, b: &[u8]) -> Result<Self, Error> {
         Error::check_len("SHADOWFAX secret key", secret_len(suite), b.len())?;
-        let x = DhKeyPair::from_secret(array32(&b[..32], "X25519 secret key")?);
-        Ok(Self::assemble(x, PqSecretKey::from_bytes(suite, &b[32..])?))
+        let x = dh::SecretKey::from_secret(array32(&b[..32], "X25519 secret key")?);
+        Ok(Self::assemble(
+            x,
+            pq::SecretKey::from_bytes(suite, &b[32..])?,
+        ))
     }
 
     /// x25519 || dk || f || g || F || G.
@@ -121,7 +125,7 @@ fn encap_by(
     rng: &mut impl CryptoRng,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     let ring = session_ring(&sender.pq, &receiver.pq)?;
-    let eph = DhKeyPair::generate(rng);
+    let eph = dh::SecretKey::generate(rng);
     let [nk0, nke] = nike_batch([
         (signer.x.secret(), static_peer),
         (eph.secret(), &receiver.x),

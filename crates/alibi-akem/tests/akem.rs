@@ -1,7 +1,7 @@
 //! Round trips at both suites, interop with the `hpke` crate for RFC 9180 DHKEM, rejection of
 //! tampered ciphertexts, keys and identities, typed errors, and deniability as an executable test.
 
-use alibi_akem::dh::{artifact, rfc9180, DhKeyPair};
+use alibi_akem::dh::{self, artifact, rfc9180};
 use alibi_akem::pq::{self, Suite};
 use alibi_akem::{shadowfax, Error};
 use hpke::{Deserializable, Kem as _, Serializable};
@@ -16,8 +16,8 @@ const SUITES: [Suite; 2] = [Suite::MlKem512Falcon512, Suite::MlKem768Falcon1024]
 fn dh_akem_interoperates_with_the_hpke_crate() {
     let mut rng = ChaCha20Rng::seed_from_u64(1);
     for _ in 0..20 {
-        let s = DhKeyPair::generate(&mut rng);
-        let r = DhKeyPair::generate(&mut rng);
+        let s = dh::SecretKey::generate(&mut rng);
+        let r = dh::SecretKey::generate(&mut rng);
         let their_s_sk = <HpkeKem as hpke::Kem>::PrivateKey::from_bytes(s.secret()).unwrap();
         let their_s_pk = <HpkeKem as hpke::Kem>::PublicKey::from_bytes(s.public()).unwrap();
         let their_r_sk = <HpkeKem as hpke::Kem>::PrivateKey::from_bytes(r.secret()).unwrap();
@@ -27,27 +27,22 @@ fn dh_akem_interoperates_with_the_hpke_crate() {
             HpkeKem::encap_with_rng(&their_r_pk, Some((&their_s_sk, &their_s_pk)), &mut rng)
                 .unwrap();
         let enc: [u8; 32] = enc.to_bytes().as_slice().try_into().unwrap();
-        let ours = rfc9180::auth_decap(&r, s.public(), &enc).unwrap();
+        let ours = rfc9180::decap(&r, s.public(), &enc).unwrap();
         assert_eq!(ours[..], ss.0[..]);
         // Ours encapsulates, theirs decapsulates.
-        let (enc, ss) = rfc9180::auth_encap(&s, r.public(), &mut rng).unwrap();
+        let (enc, ss) = rfc9180::encap(&s, r.public(), &mut rng).unwrap();
         let enc = <HpkeKem as hpke::Kem>::EncappedKey::from_bytes(&enc).unwrap();
         let theirs = HpkeKem::decap(&their_r_sk, Some(&their_s_pk), &enc).unwrap();
         assert_eq!(theirs.0[..], ss[..]);
         // A wrong sender identity gives a different key (implicit authentication).
-        let other = DhKeyPair::generate(&mut rng);
-        let wrong = rfc9180::auth_decap(
-            &r,
-            other.public(),
-            enc.to_bytes().as_slice().try_into().unwrap(),
-        )
-        .unwrap();
+        let other = dh::SecretKey::generate(&mut rng);
+        let wrong = rfc9180::decap(&r, other.public(), enc.to_bytes().as_slice()).unwrap();
         assert_ne!(wrong[..], ss[..]);
     }
     // Low-order points are refused.
-    let r = DhKeyPair::generate(&mut rng);
+    let r = dh::SecretKey::generate(&mut rng);
     assert_eq!(
-        rfc9180::auth_decap(&r, &[0; 32], &[9; 32]).unwrap_err(),
+        rfc9180::decap(&r, &[0; 32], &[9; 32]).unwrap_err(),
         Error::LowOrderPoint
     );
 }
@@ -55,19 +50,19 @@ fn dh_akem_interoperates_with_the_hpke_crate() {
 #[test]
 fn dh_akems_round_trip_and_deny() {
     let mut rng = ChaCha20Rng::seed_from_u64(2);
-    let s = DhKeyPair::generate(&mut rng);
-    let r = DhKeyPair::generate(&mut rng);
+    let s = dh::SecretKey::generate(&mut rng);
+    let r = dh::SecretKey::generate(&mut rng);
     let (c, k) = artifact::encap(&s, r.public(), &mut rng).unwrap();
     assert_eq!(artifact::decap(&r, s.public(), &c).unwrap(), k);
-    let (enc, ss) = rfc9180::auth_encap(&s, r.public(), &mut rng).unwrap();
-    assert_eq!(rfc9180::auth_decap(&r, s.public(), &enc).unwrap(), ss);
+    let (enc, ss) = rfc9180::encap(&s, r.public(), &mut rng).unwrap();
+    assert_eq!(rfc9180::decap(&r, s.public(), &enc).unwrap(), ss);
     // Deniability: the receiver alone makes ciphertexts that decapsulate as the sender's.
     let (fc, fk) = artifact::fake_encap(&r, s.public(), &mut rng).unwrap();
     assert_eq!(artifact::decap(&r, s.public(), &fc).unwrap(), fk);
-    let (fenc, fss) = rfc9180::fake_auth_encap(&r, s.public(), &mut rng).unwrap();
-    assert_eq!(rfc9180::auth_decap(&r, s.public(), &fenc).unwrap(), fss);
+    let (fenc, fss) = rfc9180::fake_encap(&r, s.public(), &mut rng).unwrap();
+    assert_eq!(rfc9180::decap(&r, s.public(), &fenc).unwrap(), fss);
     // ... and only as that sender's.
-    let other = DhKeyPair::generate(&mut rng);
+    let other = dh::SecretKey::generate(&mut rng);
     assert_ne!(artifact::decap(&r, other.public(), &fc).unwrap(), fk);
 }
 
@@ -75,16 +70,16 @@ fn dh_akems_round_trip_and_deny() {
 fn pq_akem_round_trips_rejects_and_denies() {
     let mut rng = ChaCha20Rng::seed_from_u64(3);
     for suite in SUITES {
-        let s = pq::PqSecretKey::generate(suite, &mut rng);
-        let r = pq::PqSecretKey::generate(suite, &mut rng);
+        let s = pq::SecretKey::generate(suite, &mut rng);
+        let r = pq::SecretKey::generate(suite, &mut rng);
         let (c, k) = pq::encap(&s, r.public_key(), &mut rng).unwrap();
         assert_eq!(c.len(), suite.pq_ciphertext_len());
         assert_eq!(pq::decap(&r, s.public_key(), &c).unwrap(), k);
         // Keys round-trip through their encodings.
-        let r2 = pq::PqSecretKey::from_bytes(suite, &r.to_bytes()).unwrap();
+        let r2 = pq::SecretKey::from_bytes(suite, &r.to_bytes()).unwrap();
         assert_eq!(pq::decap(&r2, s.public_key(), &c).unwrap(), k);
         // Wrong claimed sender: rejected explicitly.
-        let stranger = pq::PqSecretKey::generate(suite, &mut rng);
+        let stranger = pq::SecretKey::generate(suite, &mut rng);
         assert_eq!(
             pq::decap(&r, stranger.public_key(), &c).unwrap_err(),
             Error::InvalidCiphertext
@@ -108,12 +103,12 @@ fn pq_akem_round_trips_rejects_and_denies() {
             Err(Error::Length(_))
         ));
         assert!(matches!(
-            pq::PqPublicKey::from_bytes(suite, &[0; 10]),
+            pq::PublicKey::from_bytes(suite, &[0; 10]),
             Err(Error::Length(_))
         ));
     }
-    let a = pq::PqSecretKey::generate(Suite::MlKem512Falcon512, &mut rng);
-    let b = pq::PqSecretKey::generate(Suite::MlKem768Falcon1024, &mut rng);
+    let a = pq::SecretKey::generate(Suite::MlKem512Falcon512, &mut rng);
+    let b = pq::SecretKey::generate(Suite::MlKem768Falcon1024, &mut rng);
     assert_eq!(
         pq::encap(&a, b.public_key(), &mut rng).unwrap_err(),
         Error::SuiteMismatch

@@ -47,11 +47,11 @@ fn artifact_pq_akem_bat_vectors() {
     assert_eq!(lines.len(), 15);
     let (mut good, mut bad) = (0, 0);
     for v in &lines {
-        let r = pq::PqSecretKey::from_bytes(SUITE, &hex(v, "receiver_sk")).unwrap();
+        let r = pq::SecretKey::from_bytes(SUITE, &hex(v, "receiver_sk")).unwrap();
         assert_eq!(r.public_key().to_bytes(), hex(v, "receiver_pk"));
         assert_eq!(&r.to_bytes()[..], &hex(v, "receiver_sk")[..]);
-        let sender = pq::PqSecretKey::from_bytes(SUITE, &hex(v, "sender_sk")).unwrap();
-        let s = pq::PqPublicKey::from_bytes(SUITE, &hex(v, "sender_pk")).unwrap();
+        let sender = pq::SecretKey::from_bytes(SUITE, &hex(v, "sender_sk")).unwrap();
+        let s = pq::PublicKey::from_bytes(SUITE, &hex(v, "sender_pk")).unwrap();
         assert_eq!(sender.public_key(), &s);
         let c = hex(v, "ct");
         assert_eq!(c.len(), 1749);
@@ -105,8 +105,8 @@ fn bat_suite_round_trips_and_fakes() {
         return;
     };
     let v = &lines[0];
-    let s = pq::PqSecretKey::from_bytes(SUITE, &hex(v, "sender_sk")).unwrap();
-    let r = pq::PqSecretKey::from_bytes(SUITE, &hex(v, "receiver_sk")).unwrap();
+    let s = pq::SecretKey::from_bytes(SUITE, &hex(v, "sender_sk")).unwrap();
+    let r = pq::SecretKey::from_bytes(SUITE, &hex(v, "receiver_sk")).unwrap();
     let (c, k) = pq::encap(&s, r.public_key(), &mut rng).unwrap();
     assert_eq!(c.len(), 1749);
     assert_eq!(pq::decap(&r, s.public_key(), &c).unwrap(), k);
@@ -136,7 +136,7 @@ fn bat_suite_round_trips_and_fakes() {
 #[test]
 fn bat_identity_signs_with_mitaka() {
     let mut rng = ChaCha20Rng::seed_from_u64(28);
-    let id = pq::PqSecretKey::generate(SUITE, &mut rng);
+    let id = pq::SecretKey::generate(SUITE, &mut rng);
     let sig = id.sign(b"prekey", &mut rng);
     assert_eq!(sig.len(), 650);
     assert!(id.public_key().verify(b"prekey", &sig).is_ok());

@@ -3,7 +3,7 @@
 //! SHADOWFAX authors' vectors (vectors/shadowfax-artifact): decapsulating each of their
 //! ciphertexts with their keys gives their key.
 
-use alibi_akem::dh::{artifact, rfc9180, DhKeyPair};
+use alibi_akem::dh::{self, artifact, rfc9180};
 use alibi_akem::{pq, shadowfax, Error};
 use serde_json::Value;
 
@@ -32,10 +32,10 @@ fn rfc9180_auth_mode_vectors() {
         assert_eq!(s.secret(), &h32(v, "skSm"));
         assert_eq!(s.public(), &h32(v, "pkSm"));
         assert_eq!(r.public(), &h32(v, "pkRm"));
-        let (enc, ss) = rfc9180::auth_encap_with_ephemeral(&e, &s, r.public()).unwrap();
+        let (enc, ss) = rfc9180::encap_with_ephemeral(&e, &s, r.public()).unwrap();
         assert_eq!(enc, h32(v, "enc"));
         assert_eq!(ss[..], hex(v, "shared_secret")[..]);
-        let ss2 = rfc9180::auth_decap(&r, s.public(), &enc).unwrap();
+        let ss2 = rfc9180::decap(&r, s.public(), &enc).unwrap();
         assert_eq!(ss2[..], hex(v, "shared_secret")[..]);
     }
 }
@@ -47,9 +47,9 @@ fn artifact_dh_akem_vectors() {
     };
     assert_eq!(lines.len(), 20);
     for v in &lines {
-        let r = DhKeyPair::from_secret(h32(v, "receiver_sk"));
+        let r = dh::SecretKey::from_secret(h32(v, "receiver_sk"));
         assert_eq!(r.public(), &h32(v, "receiver_pk"));
-        let s = DhKeyPair::from_secret(h32(v, "sender_sk"));
+        let s = dh::SecretKey::from_secret(h32(v, "sender_sk"));
         assert_eq!(s.public(), &h32(v, "sender_pk"));
         let k = artifact::decap(&r, s.public(), &h32(v, "ct")).unwrap();
         assert_eq!(k[..], hex(v, "key")[..]);
@@ -64,10 +64,10 @@ fn artifact_pq_akem_vectors() {
     assert_eq!(lines.len(), 20);
     let suite = pq::Suite::MlKem512Falcon512;
     for v in &lines {
-        let r = pq::PqSecretKey::from_bytes(suite, &hex(v, "receiver_sk")).unwrap();
+        let r = pq::SecretKey::from_bytes(suite, &hex(v, "receiver_sk")).unwrap();
         assert_eq!(r.public_key().to_bytes(), hex(v, "receiver_pk"));
         assert_eq!(&r.to_bytes()[..], &hex(v, "receiver_sk")[..]);
-        let s = pq::PqPublicKey::from_bytes(suite, &hex(v, "sender_pk")).unwrap();
+        let s = pq::PublicKey::from_bytes(suite, &hex(v, "sender_pk")).unwrap();
         let c = hex(v, "ct");
         assert_eq!(c.len(), 2044);
         let k = pq::decap(&r, &s, &c).unwrap();

@@ -4,7 +4,7 @@
 //! is its own DH-AKEM; ours is the `hpke` crate's DHKEM(X25519), which we do not write, measured
 //! alternately with each row.
 
-use alibi_akem::dh::{rfc9180, DhKeyPair};
+use alibi_akem::dh::{self, rfc9180};
 use alibi_akem::pq::{self, Suite};
 use alibi_akem::shadowfax;
 use alibi_falcon::{Level, SigningKey};
@@ -75,8 +75,8 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         };
 
     // The peer, on the same X25519 keys as our DH-AKEM.
-    let s = DhKeyPair::generate(&mut rng);
-    let r = DhKeyPair::generate(&mut rng);
+    let s = dh::SecretKey::generate(&mut rng);
+    let r = dh::SecretKey::generate(&mut rng);
     let hs = op(
         "hpke key",
         <HpkeKem as hpke::Kem>::PrivateKey::from_bytes(s.secret()),
@@ -95,10 +95,7 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
     )?;
     let mut hrng = ChaCha20Rng::seed_from_u64(2);
     // hpke decapsulates our encapsulation: the same bytes on both sides.
-    let (enc, _) = op(
-        "DH-AKEM encap",
-        rfc9180::auth_encap(&s, r.public(), &mut rng),
-    )?;
+    let (enc, _) = op("DH-AKEM encap", rfc9180::encap(&s, r.public(), &mut rng))?;
     let henc = op(
         "hpke encapped key",
         <HpkeKem as hpke::Kem>::EncappedKey::from_bytes(&enc),
@@ -182,13 +179,9 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
     let (gen, enc, dec) = akem(
         ctx,
         "DH-AKEM",
-        || DhKeyPair::generate(&mut g).public().len() == 32,
-        || {
-            rfc9180::auth_encap(&s, r.public(), &mut e)
-                .ok()
-                .map(|(c, _)| c)
-        },
-        |c| rfc9180::auth_decap(&r, s.public(), c).is_ok(),
+        || dh::SecretKey::generate(&mut g).public().len() == 32,
+        || rfc9180::encap(&s, r.public(), &mut e).ok().map(|(c, _)| c),
+        |c| rfc9180::decap(&r, s.public(), c).is_ok(),
         &mut hpke_enc,
         hpke_dec,
     )?;
@@ -202,14 +195,14 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
         .enumerate()
     {
         let (ps, pr) = (
-            pq::PqSecretKey::generate(suite, &mut rng),
-            pq::PqSecretKey::generate(suite, &mut rng),
+            pq::SecretKey::generate(suite, &mut rng),
+            pq::SecretKey::generate(suite, &mut rng),
         );
         let (gen, enc, dec) = akem(
             ctx,
             PAPER[3 + 2 * k].0,
             || {
-                !pq::PqSecretKey::generate(suite, &mut g)
+                !pq::SecretKey::generate(suite, &mut g)
                     .public_key()
                     .to_bytes()
                     .is_empty()

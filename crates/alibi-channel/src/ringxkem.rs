@@ -21,7 +21,7 @@
 
 use std::time::SystemTime;
 
-use alibi_akem::pq::PqPublicKey;
+use alibi_akem::pq;
 use alibi_handshake::ringxkem::{self, Identity, IdentityPublic};
 use alibi_handshake::{IdentityKey, KeyPair, PublicKey};
 use prost::Message as _;
@@ -119,7 +119,7 @@ impl RingXkemBundle {
         }
         Ok(Self {
             handshake: ringxkem::Bundle {
-                identity: PqPublicKey::from_bytes(suite, &pb.identity).map_err(|_| BAD)?,
+                identity: pq::PublicKey::from_bytes(suite, &pb.identity).map_err(|_| BAD)?,
                 pre_key_id: pb.pre_key_id,
                 pre_key: pb.pre_key,
                 pre_key_signature: pb.pre_key_signature,
@@ -276,8 +276,8 @@ pub fn initiate<S: ProtocolStore + ?Sized>(
     store.store_session(addr, &record)
 }
 
-fn initiator_of(ours: &Identity, msg: &RingXkemMessage) -> Result<PqPublicKey> {
-    PqPublicKey::from_bytes(ours.suite(), &msg.initiator)
+fn initiator_of(ours: &Identity, msg: &RingXkemMessage) -> Result<pq::PublicKey> {
+    pq::PublicKey::from_bytes(ours.suite(), &msg.initiator)
         .map_err(|_| Error::Malformed("RingXKEM initiator identity"))
 }
 

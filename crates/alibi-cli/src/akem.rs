@@ -2,16 +2,17 @@
 //! SHADOWFAX at every suite the library has (ML-KEM with GANDALF[Falcon], BAT-257 with
 //! GANDALF[Antrag, Mitaka]; `pq-bat` and `shadowfax-bat` name the latter), keys and ciphertexts in
 //! the layouts of the SHADOWFAX authors' code, and an optional key-confirmation tag
-//! ([`alibi_akem::confirm`]).
+//! ([`alibi_akem::confirm`]). Which suite a key file is, and what a wrong one holds, comes from
+//! its length ([`alibi_akem::detect`]).
 
 use std::path::{Path, PathBuf};
 
-use alibi_akem::dh::{array32, rfc9180, DhKeyPair};
-use alibi_akem::pq::{self, Suite};
-use alibi_akem::{confirm, shadowfax, Error};
+use alibi_akem::any::{self, PublicKey, SecretKey};
+use alibi_akem::detect::{Akem, Half, KeyError, Scheme};
+use alibi_akem::pq::Suite;
+use alibi_akem::{confirm, Error};
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
-use zeroize::Zeroizing;
 
 use crate::failure::{malformed, CmdResult, Failure};
 use crate::files::{check_outputs, read_input, read_secret, write_outputs, Kind, Output};
@@ -133,20 +134,12 @@ impl SchemeArg {
             (Some(f), Some(s)) if f != s => Err(Failure::Usage(format!(
                 "--scheme {}-bat uses the suite bat257-mitaka512, not {}",
                 scheme.name(),
-                suite_name(s.into())
+                Suite::from(s).name()
             ))),
             (Some(f), _) => Ok((scheme, Some(f))),
             (None, s) => Ok((scheme, s)),
         }
     }
-}
-
-/// The AKEMs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Scheme {
-    Dh,
-    Pq,
-    Shadowfax,
 }
 
 /// The suites of PQ-AKEM and SHADOWFAX.
@@ -173,119 +166,55 @@ impl From<SuiteArg> for Suite {
     }
 }
 
-const SUITES: [Suite; 3] = [
-    Suite::MlKem512Falcon512,
-    Suite::MlKem768Falcon1024,
-    Suite::Bat257Mitaka512,
-];
-
-fn suite_name(s: Suite) -> &'static str {
-    match s {
-        Suite::MlKem512Falcon512 => "mlkem512-falcon512",
-        Suite::MlKem768Falcon1024 => "mlkem768-falcon1024",
-        Suite::Bat257Mitaka512 => "bat257-mitaka512",
+/// The configuration: `--suite` (refused for dh), else the one the secret key's length names.
+fn configuration(
+    scheme: Scheme,
+    arg: Option<SuiteArg>,
+    sk_path: &Path,
+    sk: &[u8],
+) -> Result<Akem, Failure> {
+    match (scheme, arg) {
+        (Scheme::Dh, Some(_)) => Err(Failure::Usage(
+            "--suite applies to pq and shadowfax, not dh".into(),
+        )),
+        (_, Some(a)) => Ok(scheme.at(a.into())),
+        (_, None) => scheme
+            .detect(Half::Secret, sk.len())
+            .map_err(|e| wrong_key(sk_path, e)),
     }
 }
 
-impl Scheme {
-    fn name(self) -> &'static str {
-        match self {
-            Scheme::Dh => "dh",
-            Scheme::Pq => "pq",
-            Scheme::Shadowfax => "shadowfax",
-        }
-    }
-
-    /// The length of this scheme's `half` key at suite `s`.
-    fn len(self, half: Half, s: Suite) -> usize {
-        match (self, half) {
-            (Scheme::Dh, _) => 32,
-            (Scheme::Pq, Half::Public) => s.pq_public_len(),
-            (Scheme::Pq, Half::Secret) => s.pq_secret_len(),
-            (Scheme::Shadowfax, Half::Public) => shadowfax::public_len(s),
-            (Scheme::Shadowfax, Half::Secret) => shadowfax::secret_len(s),
-        }
-    }
-
-    /// The suite: `--suite` (refused for dh), else the one whose secret-key length `sk` has.
-    fn suite(self, arg: Option<SuiteArg>, sk_path: &Path, sk: &[u8]) -> Result<Suite, Failure> {
-        match (self, arg) {
-            (Scheme::Dh, Some(_)) => Err(Failure::Usage(
-                "--suite applies to pq and shadowfax, not dh".into(),
-            )),
-            (Scheme::Dh, None) => Ok(Suite::MlKem512Falcon512),
-            (_, Some(a)) => Ok(a.into()),
-            (_, None) => SUITES
-                .into_iter()
-                .find(|&s| self.len(Half::Secret, s) == sk.len())
-                .ok_or_else(|| self.wrong_key(sk_path, sk.len(), Half::Secret, None)),
-        }
-    }
-
-    /// Checks a key file's length before decoding, so that a wrong file is named (the other half
-    /// of a key pair, a key of the other suite) rather than reported as a decoding error.
-    fn check_key(self, suite: Suite, path: &Path, b: &[u8], half: Half) -> CmdResult {
-        if b.len() == self.len(half, suite) {
-            Ok(())
-        } else {
-            Err(self.wrong_key(path, b.len(), half, Some(suite)))
-        }
-    }
-
-    /// What a key file of `len` bytes that should be this scheme's `half` key at `suite` is.
-    fn wrong_key(self, path: &Path, len: usize, half: Half, suite: Option<Suite>) -> Failure {
-        let p = path.display();
-        let name = self.name();
-        let found = [half, half.other()]
-            .into_iter()
-            .flat_map(|h| SUITES.into_iter().map(move |s| (h, s)))
-            .find(|&(h, s)| self != Scheme::Dh && self.len(h, s) == len);
-        Failure::Usage(match (found, suite) {
-            (Some((h, s)), Some(want)) if h == half => format!(
-                "{p} is a {} {half} key, but the other key is {}: both must use one suite",
-                suite_name(s),
-                suite_name(want)
-            ),
-            (Some((h, s)), _) => format!(
-                "{p} holds a {name} {h} key ({}), not a {half} key",
-                suite_name(s)
-            ),
-            (None, _) => {
-                let mut lens: Vec<usize> = SUITES.iter().map(|&s| self.len(half, s)).collect();
-                lens.dedup();
-                let lens: Vec<String> = lens.iter().map(usize::to_string).collect();
-                format!(
-                    "{p} ({len} bytes) is no {name} {half} key ({} bytes)",
-                    lens.join(" or ")
-                )
-            }
-        })
-    }
+/// Checks the key files' lengths before decoding, so that a wrong file is named (the other half
+/// of a key pair, a key of the other suite) rather than reported as a decoding error.
+fn check_keys(akem: Akem, sk_path: &Path, sk: &[u8], pk_path: &Path, pk: &[u8]) -> CmdResult {
+    akem.check_key_len(Half::Secret, sk.len())
+        .map_err(|e| wrong_key(sk_path, e))?;
+    akem.check_key_len(Half::Public, pk.len())
+        .map_err(|e| wrong_key(pk_path, e))
 }
 
-/// The two halves of a key pair, for length checks and messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Half {
-    Public,
-    Secret,
-}
-
-impl Half {
-    fn other(self) -> Half {
-        match self {
-            Half::Public => Half::Secret,
-            Half::Secret => Half::Public,
-        }
-    }
-}
-
-impl std::fmt::Display for Half {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Half::Public => "public",
-            Half::Secret => "secret",
-        })
-    }
+/// A key file of the wrong length, named by what it holds.
+fn wrong_key(path: &Path, e: KeyError) -> Failure {
+    let p = path.display();
+    Failure::Usage(match e {
+        KeyError::OtherSuite {
+            half,
+            found,
+            expected,
+        } => format!(
+            "{p} is a {found} {half} key, but the other key is {expected}: both must use one suite"
+        ),
+        KeyError::OtherHalf {
+            scheme,
+            found,
+            suite,
+            expected,
+        } => format!("{p} holds a {scheme} {found} key ({suite}), not a {expected} key"),
+        KeyError::Length { scheme, half, len } => format!(
+            "{p} ({len} bytes) is no {scheme} {half} key ({} bytes)",
+            scheme.key_lens_text(half)
+        ),
+    })
 }
 
 /// Runs `alibi akem <verb>`.
@@ -304,27 +233,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 ));
             }
             out.check()?;
-            let suite: Suite = suite.unwrap_or(SuiteArg::MlKem512Falcon512).into();
-            let rng = &mut os_rng();
-            let (pk, sk): (Vec<u8>, Zeroizing<Vec<u8>>) = match scheme {
-                Scheme::Dh => {
-                    let k = DhKeyPair::generate(rng);
-                    (k.public().to_vec(), Zeroizing::new(k.secret().to_vec()))
-                }
-                Scheme::Pq => {
-                    let k = pq::PqSecretKey::generate(suite, rng);
-                    (k.public_key().to_bytes(), k.to_bytes())
-                }
-                Scheme::Shadowfax => {
-                    let k = shadowfax::SecretKey::generate(suite, rng);
-                    (k.public_key().to_bytes(), k.to_bytes())
-                }
+            let akem = scheme.at(suite.unwrap_or(SuiteArg::MlKem512Falcon512).into());
+            let k = SecretKey::generate(akem, &mut os_rng());
+            let name = match akem.suite() {
+                None => "DH-AKEM (X25519)".to_string(),
+                Some(s) => format!("{} {}", scheme.name(), s.name()),
             };
-            let name = match scheme {
-                Scheme::Dh => "DH-AKEM (X25519)".to_string(),
-                s => format!("{} {}", s.name(), suite_name(suite)),
-            };
-            out.write(&name, &pk, &sk, format)
+            out.write(&name, &k.public_key().to_bytes(), &k.to_bytes(), format)
         }
         Cmd::Encap {
             alg: SchemeArgs { scheme, suite },
@@ -346,34 +261,19 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let sk = read_secret(&sender_sk, "the sender's secret key")?;
             let pk = read_input(&receiver_pk, "the receiver's public key")?;
             let (scheme, suite) = scheme.resolve(suite)?;
-            let suite = scheme.suite(suite, &sender_sk, &sk)?;
-            scheme.check_key(suite, &sender_sk, &sk, Half::Secret)?;
-            scheme.check_key(suite, &receiver_pk, &pk, Half::Public)?;
-            let rng = &mut os_rng();
-            let (c, k) = match scheme {
-                Scheme::Dh => {
-                    let sender = DhKeyPair::from_bytes(&sk)
-                        .map_err(|e| malformed("sender secret key", e))?;
-                    let r = array32(&pk, "receiver public key").map_err(|e| malformed("key", e))?;
-                    let (enc, k) = rfc9180::auth_encap(&sender, &r, rng)
-                        .map_err(|e| malformed("receiver key", e))?;
-                    (enc.to_vec(), k)
-                }
-                Scheme::Pq => {
-                    let s = pq::PqSecretKey::from_bytes(suite, &sk)
-                        .map_err(|e| malformed("sender secret key", e))?;
-                    let r = pq::PqPublicKey::from_bytes(suite, &pk)
-                        .map_err(|e| malformed("receiver public key", e))?;
-                    pq::encap(&s, &r, rng).map_err(|e| malformed("input", e))?
-                }
-                Scheme::Shadowfax => {
-                    let s = shadowfax::SecretKey::from_bytes(suite, &sk)
-                        .map_err(|e| malformed("sender secret key", e))?;
-                    let r = shadowfax::PublicKey::from_bytes(suite, &pk)
-                        .map_err(|e| malformed("receiver public key", e))?;
-                    shadowfax::encap(&s, &r, rng).map_err(|e| malformed("input", e))?
-                }
+            let akem = configuration(scheme, suite, &sender_sk, &sk)?;
+            check_keys(akem, &sender_sk, &sk, &receiver_pk, &pk)?;
+            let s =
+                SecretKey::from_bytes(akem, &sk).map_err(|e| malformed("sender secret key", e))?;
+            let r = PublicKey::from_bytes(akem, &pk)
+                .map_err(|e| malformed("receiver public key", e))?;
+            // DH-AKEM's one failure is a low-order receiver key.
+            let what = if akem == Akem::Dh {
+                "receiver key"
+            } else {
+                "input"
             };
+            let (c, k) = any::encap(&s, &r, &mut os_rng()).map_err(|e| malformed(what, e))?;
             let tag = confirm::tag(&k, &c);
             let mut files = vec![
                 Output {
@@ -414,14 +314,9 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let pk = read_input(&sender_pk, "the sender's public key")?;
             let c = read_input(&ct, "a ciphertext")?;
             let (scheme, suite) = scheme.resolve(suite)?;
-            let suite = scheme.suite(suite, &receiver_sk, &sk)?;
-            scheme.check_key(suite, &receiver_sk, &sk, Half::Secret)?;
-            scheme.check_key(suite, &sender_pk, &pk, Half::Public)?;
-            let want = match scheme {
-                Scheme::Dh => 32,
-                Scheme::Pq => suite.pq_ciphertext_len(),
-                Scheme::Shadowfax => shadowfax::ciphertext_len(suite),
-            };
+            let akem = configuration(scheme, suite, &receiver_sk, &sk)?;
+            check_keys(akem, &receiver_sk, &sk, &sender_pk, &pk)?;
+            let want = akem.ciphertext_len();
             if c.len() != want {
                 return Err(Failure::Usage(format!(
                     "{} ({} bytes) is no {} ciphertext ({want} bytes)",
@@ -430,29 +325,11 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     scheme.name()
                 )));
             }
-            let k = match scheme {
-                Scheme::Dh => {
-                    let r = DhKeyPair::from_bytes(&sk)
-                        .map_err(|e| malformed("receiver secret key", e))?;
-                    let s = array32(&pk, "sender public key").map_err(|e| malformed("key", e))?;
-                    let enc = array32(&c, "ciphertext").map_err(|e| malformed("ciphertext", e))?;
-                    rfc9180::auth_decap(&r, &s, &enc)
-                }
-                Scheme::Pq => {
-                    let r = pq::PqSecretKey::from_bytes(suite, &sk)
-                        .map_err(|e| malformed("receiver secret key", e))?;
-                    let s = pq::PqPublicKey::from_bytes(suite, &pk)
-                        .map_err(|e| malformed("sender public key", e))?;
-                    pq::decap(&r, &s, &c)
-                }
-                Scheme::Shadowfax => {
-                    let r = shadowfax::SecretKey::from_bytes(suite, &sk)
-                        .map_err(|e| malformed("receiver secret key", e))?;
-                    let s = shadowfax::PublicKey::from_bytes(suite, &pk)
-                        .map_err(|e| malformed("sender public key", e))?;
-                    shadowfax::decap(&r, &s, &c)
-                }
-            };
+            let r = SecretKey::from_bytes(akem, &sk)
+                .map_err(|e| malformed("receiver secret key", e))?;
+            let s =
+                PublicKey::from_bytes(akem, &pk).map_err(|e| malformed("sender public key", e))?;
+            let k = any::decap(&r, &s, &c);
             let reject = |reason: String| -> CmdResult {
                 if format.json {
                     say(

@@ -2,7 +2,7 @@
 //! `manager.pk`) and its redb database (`members.redb`: members, counters, revocations), all but
 //! the public key readable by the owner only.
 //!
-//! Member files: a credential (`join`: params tag, id, cid*), a secret key (params tag, id, seed),
+//! Member files (their layouts are `alibi_dgsp::member`'s): a credential (`join`), a secret key,
 //! pending WOTS+ seeds and certificates; `sign` uses and removes the first pending key, so a
 //! one-time key is never used twice through the CLI.
 
@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use alibi_dgsp::storage::{MemoryRevokedList, RedbStore};
 use alibi_dgsp::{
-    csr, judge, verify, Certificate, Error, GroupSignature, Manager, ManagerPublicKey,
-    ManagerSecretKey, OneTimeKey, Params, UserKey, WotsSeed,
+    csr, judge, verify, CertificateList, CertificateRequest, Credential, Error, GroupSignature,
+    Manager, ManagerPublicKey, ManagerSecretKey, OneTimeKey, Params, PendingKeys, UserKey,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Subcommand;
@@ -208,9 +208,9 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 }
                 e => malformed("manager state", e),
             })?;
-            let p = m.public_key().params();
-            let c = [&[p.tag()][..], &id.to_be_bytes(), &cid_star].concat();
-            write("--cred", &cred, Kind::Secret, &c, force)?;
+            let c = Credential::new(m.public_key().params(), id, &cid_star)
+                .map_err(|e| malformed("credential", e))?;
+            write("--cred", &cred, Kind::Secret, &c.to_bytes(), force)?;
             format.report(id, json!({"id": id, "username": username}))
         }
         Cmd::Csr {
@@ -228,12 +228,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 ],
                 force,
             )?;
-            let (p, id, cid_star) = credential(&cred)?;
+            let credential = credential(&cred)?;
+            let (p, id) = (credential.params(), credential.id());
             let (user, new_key) = match user_sk.symlink_metadata() {
                 Ok(_) => (user_key(&user_sk)?, None),
                 Err(_) => {
                     let u = UserKey::generate(p, id, &mut os_rng());
-                    let b = [&[p.tag()][..], &id.to_be_bytes(), u.seed()].concat();
+                    let b = u.to_bytes();
                     (u, Some(b))
                 }
             };
@@ -247,11 +248,12 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 )));
             }
             let (seeds, pks) = csr(&user, usize::from(count), &mut os_rng());
-            let mut r = [&[p.tag()][..], &id.to_be_bytes(), &cid_star].concat();
-            for pk in &pks {
-                r.extend_from_slice(pk);
-            }
-            let pend: Vec<u8> = seeds.iter().flat_map(|s| s.as_bytes().to_vec()).collect();
+            let r = CertificateRequest::new(credential, pks)
+                .map_err(|e| malformed("certificate request", e))?
+                .to_bytes();
+            let pend = PendingKeys::new(p, seeds)
+                .map_err(|e| malformed("pending keys", e))?
+                .to_bytes();
             let mut outs = vec![];
             if let Some(b) = &new_key {
                 outs.push(Output {
@@ -279,36 +281,39 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let m = manager(&dir)?;
             let r = read_input(&req, "a certificate request")?;
             let p = m.public_key().params();
-            let n = p.n();
             let bad = |why: &str| {
                 Failure::Usage(format!(
                     "{} is no certificate request: {why}",
                     req.display()
                 ))
             };
-            if Params::from_tag(r[0]) != Some(p) {
+            // The parameter set first: a request of another group is named as such, whatever its
+            // length.
+            if Params::of_encoding(&r).ok() != Some(p) {
                 return Err(bad(&format!(
                     "not for this group's {} parameters",
                     p.name()
                 )));
             }
-            // A credential is the request's head without any key: it certifies nothing.
-            if r.len() == 9 + n {
-                return Err(bad("it holds no one-time key (is it a credential?)"));
-            }
-            if r.len() < 9 + 2 * n || (r.len() - 9 - n) % n != 0 {
-                return Err(bad(&format!("{} bytes", r.len())));
-            }
-            let id = u64::from_be_bytes(r[1..9].try_into().map_err(|_| bad("short"))?);
-            let pks: Vec<Vec<u8>> = r[9 + n..].chunks(n).map(<[u8]>::to_vec).collect();
-            let issued = m.gen_cert(id, &r[9..9 + n], &pks).map_err(|e| match e {
-                Error::Revoked => Failure::Usage(format!("member {id} is revoked")),
-                Error::UnknownId(_) | Error::BadCid | Error::CounterExhausted => {
-                    Failure::Usage(format!("{e} (request for member {id})"))
-                }
+            let r = CertificateRequest::from_bytes(&r).map_err(|e| match e {
+                // A credential is the request's head without any key: it certifies nothing.
+                Error::NoOneTimeKey => bad("it holds no one-time key (is it a credential?)"),
+                Error::ListLength { got, .. } => bad(&format!("{got} bytes")),
                 e => malformed("certificate request", e),
             })?;
-            let out: Vec<u8> = issued.iter().flat_map(|c| c.to_bytes()).collect();
+            let id = r.id();
+            let issued = m
+                .gen_cert(id, r.credential().cid_star(), r.public_keys())
+                .map_err(|e| match e {
+                    Error::Revoked => Failure::Usage(format!("member {id} is revoked")),
+                    Error::UnknownId(_) | Error::BadCid | Error::CounterExhausted => {
+                        Failure::Usage(format!("{e} (request for member {id})"))
+                    }
+                    e => malformed("certificate request", e),
+                })?;
+            let out = CertificateList::new(p, issued)
+                .map_err(|e| malformed("certificates", e))?
+                .to_bytes();
             write("--certs", &certs, Kind::Data, &out, false)
         }
         Cmd::Sign {
@@ -322,18 +327,16 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let user = user_key(&user_sk)?;
             let p = user.params();
             let pkm = manager_pk(&pk)?;
-            let pend = read_secret(&pending, "pending one-time seeds")?;
-            let cs = read(&certs)?;
-            let cl = Certificate::encoded_len(p);
-            if pend.len() < p.n() || cs.len() < cl {
+            let mut pend =
+                PendingKeys::from_bytes(p, &read_secret(&pending, "pending one-time seeds")?)
+                    .map_err(|e| malformed("pending keys", e))?;
+            let mut cs = CertificateList::from_bytes(p, &read(&certs)?)
+                .map_err(|e| malformed("certificates", e))?;
+            let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
                 return Err(Failure::Usage(
                     "no pending one-time key left: run csr and cert".into(),
                 ));
-            }
-            let seed =
-                WotsSeed::from_bytes(p, &pend[..p.n()]).map_err(|e| malformed("pending key", e))?;
-            let cert =
-                Certificate::from_bytes(p, &cs[..cl]).map_err(|e| malformed("certificate", e))?;
+            };
             let mut keys: Vec<OneTimeKey> =
                 user.accept(vec![seed], vec![cert], &pkm)
                     .map_err(|e| match e {
@@ -354,13 +357,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
                         flag: "--pending",
                         path: &pending,
                         kind: Kind::Secret,
-                        data: &pend[p.n()..],
+                        data: &pend.to_bytes(),
                     },
                     Output {
                         flag: "--certs",
                         path: &certs,
                         kind: Kind::Data,
-                        data: &cs[cl..],
+                        data: &cs.to_bytes(),
                     },
                 ],
                 true,
@@ -524,45 +527,35 @@ fn manager_pk(path: &Path) -> Result<ManagerPublicKey, Failure> {
         .map_err(|e| malformed(&format!("manager public key {}", path.display()), e))
 }
 
-/// The parameter set a member file's first byte names.
-fn params_of(path: &Path, b: &[u8], what: &str) -> Result<Params, Failure> {
-    Params::from_tag(b[0]).ok_or_else(|| {
-        Failure::Usage(format!(
+/// A member file (a credential or a member secret key) decoded by `decode`, its bytes read into
+/// memory that is wiped; a wrong file is named by what is wrong with it.
+fn member_file<T>(
+    path: &Path,
+    what: &str,
+    decode: impl FnOnce(&[u8]) -> Result<T, Error>,
+) -> Result<T, Failure> {
+    let b = read_secret(path, &format!("a DGSP {what}"))?;
+    decode(&b).map_err(|e| match e {
+        Error::UnknownParams => Failure::Usage(format!(
             "{} is no {what}: its first byte names no DGSP parameter set",
             path.display()
-        ))
+        )),
+        Error::Length(l) => Failure::Usage(format!(
+            "{} is no {what}: {} bytes, expected {}",
+            path.display(),
+            l.got,
+            l.expected
+        )),
+        e => malformed(what, e),
     })
 }
 
-/// A member file (a credential or a member secret key): params tag, id, then n bytes (cid* or
-/// the seed), read into memory that is wiped.
-fn member_file(
-    path: &Path,
-    what: &str,
-) -> Result<(Params, u64, zeroize::Zeroizing<Vec<u8>>), Failure> {
-    let b = read_secret(path, &format!("a DGSP {what}"))?;
-    let p = params_of(path, &b, what)?;
-    if b.len() != 9 + p.n() {
-        return Err(Failure::Usage(format!(
-            "{} is no {what}: {} bytes, expected {}",
-            path.display(),
-            b.len(),
-            9 + p.n()
-        )));
-    }
-    let id = u64::from_be_bytes(b[1..9].try_into().map_err(|e| malformed(what, e))?);
-    Ok((p, id, zeroize::Zeroizing::new(b[9..].to_vec())))
-}
-
-/// A credential: (params, id, cid*).
-fn credential(path: &Path) -> Result<(Params, u64, Vec<u8>), Failure> {
-    let (p, id, cid_star) = member_file(path, "credential")?;
-    Ok((p, id, cid_star.to_vec()))
+fn credential(path: &Path) -> Result<Credential, Failure> {
+    member_file(path, "credential", Credential::from_bytes)
 }
 
 fn user_key(path: &Path) -> Result<UserKey, Failure> {
-    let (p, id, seed) = member_file(path, "member secret key")?;
-    UserKey::from_parts(p, id, &seed).map_err(|e| malformed("member secret key", e))
+    member_file(path, "member secret key", UserKey::from_bytes)
 }
 
 fn load_sig(p: Params, path: &Path) -> Result<GroupSignature, Failure> {

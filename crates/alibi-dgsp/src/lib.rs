@@ -10,6 +10,10 @@
 //! opening or judging, updates the certificate counter atomically ([`storage`]), and consumes each
 //! one-time key by value when signing.
 //!
+//! What a member stores and sends the manager (its credential, secret key, certificate requests,
+//! pending one-time seeds and certificates) are typed values with their byte layouts in
+//! [`member`].
+//!
 //! ```
 //! use alibi_dgsp::{csr, verify, Manager, Params, UserKey};
 //! use alibi_dgsp::storage::{MemoryPlm, MemoryRevokedList};
@@ -34,6 +38,7 @@
 #![deny(clippy::unwrap_used)]
 
 pub(crate) mod hash;
+pub mod member;
 pub mod params;
 pub mod sphincs;
 pub mod spx;
@@ -65,6 +70,7 @@ use rayon::prelude::*;
 use storage::{Plm, RevokedList};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
+pub use member::{CertificateList, CertificateRequest, Credential, PendingKeys};
 pub use params::Params;
 
 /// Errors of DGSP.
@@ -103,6 +109,18 @@ pub enum Error {
     /// Unknown parameter-set tag.
     #[error("unknown parameter set")]
     UnknownParams,
+    /// A certificate request holds no one-time key (it is a credential's bytes alone).
+    #[error("the certificate request holds no one-time key")]
+    NoOneTimeKey,
+    /// A list's bytes are not whole entries (a certificate request's public keys, pending seeds,
+    /// certificates).
+    #[error("{what}: {got} bytes are not whole entries")]
+    ListLength {
+        /// What was being decoded.
+        what: &'static str,
+        /// Its length.
+        got: usize,
+    },
     /// A storage backend failed.
     #[error("storage: {0}")]
     Storage(String),
@@ -130,8 +148,7 @@ impl ManagerPublicKey {
 
     /// Decodes tag || SPHINCS+ public key.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
-        let p = Params::from_tag(*b.first().ok_or(Error::UnknownParams)?)
-            .ok_or(Error::UnknownParams)?;
+        let p = Params::of_encoding(b)?;
         Error::check_len("manager public key", 1 + spx::public_key_len(p), b.len())?;
         Ok(ManagerPublicKey {
             params: p,
@@ -190,8 +207,7 @@ impl ManagerSecretKey {
 
     /// Decodes a manager secret key; the public key is the tail of PQClean's SPHINCS+ secret key.
     pub fn from_bytes(b: &[u8]) -> Result<Self, Error> {
-        let p = Params::from_tag(*b.first().ok_or(Error::UnknownParams)?)
-            .ok_or(Error::UnknownParams)?;
+        let p = Params::of_encoding(b)?;
         let n = p.n();
         Error::check_len(
             "manager secret key",
@@ -470,6 +486,14 @@ pub fn csr(user: &UserKey, b: usize, rng: &mut impl CryptoRng) -> (Vec<WotsSeed>
 
 // Here rather than in params.rs: the SPHINCS+ length comes from spx.rs, which builds on params.rs.
 impl Params {
+    /// The set a tagged encoding (manager keys, member values) names by its first byte:
+    /// [`Error::UnknownParams`] for an empty input or an unknown tag.
+    pub fn of_encoding(b: &[u8]) -> Result<Params, Error> {
+        b.first()
+            .and_then(|&t| Params::from_tag(t))
+            .ok_or(Error::UnknownParams)
+    }
+
     /// Group signature bytes: WOTS+ signature (len n), rho (n), zeta (16), SPHINCS+ signature, tau (n).
     pub fn signature_len(self) -> usize {
         self.wots_len() * self.n() + self.n() + 16 + spx::signature_len(self) + self.n()

@@ -18,7 +18,7 @@
 //! deniability argument: a transcript proves nothing to a judge that the responder could not have
 //! produced.
 
-use alibi_akem::pq::{self, PqPublicKey, PqSecretKey, Suite};
+use alibi_akem::pq::{self, Suite};
 use alibi_encoding::LengthChecked;
 use hkdf::Hkdf;
 use rand_core::CryptoRng;
@@ -31,9 +31,9 @@ const PREKEY_LABEL: &[u8] = b"alibi RingXKEM prekey";
 const TRANSCRIPT_LABEL: &[u8] = b"alibi RingXKEM v1";
 
 /// A party's long-term RingXKEM identity (ML-KEM and Falcon keys).
-pub type Identity = PqSecretKey;
+pub type Identity = pq::SecretKey;
 /// The public half of an identity.
-pub type IdentityPublic = PqPublicKey;
+pub type IdentityPublic = pq::PublicKey;
 
 /// A responder's ephemeral prekey (secret half kept by the responder).
 pub struct PreKey {

@@ -115,8 +115,8 @@ impl ContactCard {
     }
 
     /// The post-quantum identity (RingXKEM).
-    pub fn pq(&self) -> Result<alibi_akem::pq::PqPublicKey> {
-        alibi_akem::pq::PqPublicKey::from_bytes(PQ_SUITE, &self.pq_identity).map_err(|_| {
+    pub fn pq(&self) -> Result<alibi_akem::pq::PublicKey> {
+        alibi_akem::pq::PublicKey::from_bytes(PQ_SUITE, &self.pq_identity).map_err(|_| {
             Error::Card(format!(
                 "{}: pqIdentity: an ML-KEM-768 + Falcon-1024 public key (RingXKEM needs it)",
                 self.name
