@@ -44,7 +44,7 @@ pub enum PublicKey {
 
 impl SecretKey {
     /// A fresh key of `akem`.
-    pub fn generate(akem: Akem, rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(akem: Akem, rng: &mut R) -> Self {
         match akem {
             Akem::Dh => SecretKey::Dh(dh::SecretKey::generate(rng)),
             Akem::Pq(s) => SecretKey::Pq(Box::new(pq::SecretKey::generate(s, rng))),
@@ -124,10 +124,10 @@ impl PublicKey {
 
 /// AuthEncap: (C, K) for `receiver`, authenticated by `sender`; [`Error::SchemeMismatch`] for
 /// keys of two AKEMs, [`Error::SuiteMismatch`] for keys of two suites.
-pub fn encap(
+pub fn encap<R: CryptoRng + ?Sized>(
     sender: &SecretKey,
     receiver: &PublicKey,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     match (sender, receiver) {
         (SecretKey::Dh(s), PublicKey::Dh(r)) => {

@@ -96,20 +96,20 @@ pub mod rfc9180 {
     }
 
     /// AuthEncap(pkR, skS): a fresh ephemeral key; returns (enc, shared_secret).
-    pub fn encap(
+    pub fn encap<R: CryptoRng + ?Sized>(
         sender: &SecretKey,
         receiver_pk: &PublicKey,
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         encap_with_ephemeral(&SecretKey::generate(rng), sender, receiver_pk)
     }
 
     /// Deniability: the receiver alone makes (enc, shared_secret) that [`decap`] accepts as
     /// coming from `sender_pk`, since DH(skS, pkR) = DH(skR, pkS) and it picks the ephemeral key.
-    pub fn fake_encap(
+    pub fn fake_encap<R: CryptoRng + ?Sized>(
         receiver: &SecretKey,
         sender_pk: &PublicKey,
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = SecretKey::generate(rng);
         let [dh1, dh2] = x25519_batch([
@@ -170,19 +170,19 @@ pub mod artifact {
     }
 
     /// Encapsulation with a fresh ephemeral key; returns (ct = epk, K).
-    pub fn encap(
+    pub fn encap<R: CryptoRng + ?Sized>(
         sender: &SecretKey,
         receiver_pk: &PublicKey,
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         encap_with_ephemeral(&SecretKey::generate(rng), sender, receiver_pk)
     }
 
     /// Deniability: the receiver alone makes (ct, K) that [`decap`] accepts as `sender_pk`'s.
-    pub fn fake_encap(
+    pub fn fake_encap<R: CryptoRng + ?Sized>(
         receiver: &SecretKey,
         sender_pk: &PublicKey,
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> Result<([u8; 32], Zeroizing<[u8; 32]>), Error> {
         let eph = SecretKey::generate(rng);
         let [s, e] = x25519_batch([

@@ -185,7 +185,7 @@ enum MemberKey {
 }
 
 impl MemberKey {
-    fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Self {
+    fn generate<R: CryptoRng + ?Sized>(suite: Suite, rng: &mut R) -> Self {
         match suite.trapdoor() {
             Trapdoor::Falcon => {
                 let key = SigningKey::generate(suite.falcon(), rng);
@@ -257,7 +257,7 @@ pub struct SecretKey {
 
 impl SecretKey {
     /// A fresh key.
-    pub fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(suite: Suite, rng: &mut R) -> Self {
         let (dk, ek) = DecapsulationKey::generate(suite.kem(), rng);
         let member = MemberKey::generate(suite, rng);
         Self::assemble(suite, dk, ek, member)
@@ -308,7 +308,7 @@ impl SecretKey {
     /// A plain signature by the identity's key, for protocols that also sign with it outside a
     /// ring (RingXKEM's prekey and ratchet-key signatures): Falcon's for the Falcon suites,
     /// Mitaka's (650 bytes) for BAT's. [`PublicKey::verify`] checks it.
-    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> Vec<u8> {
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Vec<u8> {
         match &self.member {
             MemberKey::Falcon { expanded, .. } => expanded.sign(msg, rng).to_bytes(),
             MemberKey::Mitaka { expanded, .. } => expanded.sign(msg, rng).to_bytes(),
@@ -338,12 +338,12 @@ pub(crate) fn session_ring(sender: &PublicKey, receiver: &PublicKey) -> Result<R
 
 /// Signs `m` for the session ring with `signer` (the sender, or the receiver when faking) and
 /// encrypts the signature under `aes_key`.
-pub(crate) fn sign_and_encrypt(
+pub(crate) fn sign_and_encrypt<R: CryptoRng + ?Sized>(
     signer: &SecretKey,
     ring: &Ring,
     m: &[u8],
     aes_key: &[u8; 16],
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>, Error> {
     let mut sig = match &signer.member {
         MemberKey::Falcon { expanded, .. } => ring.sign(expanded, m, rng)?,
@@ -386,11 +386,11 @@ fn session_key(kk: &[u8; 48], c_sigma: &[u8], sender: &PublicKey, m: &[u8]) -> Z
 }
 
 /// Encapsulation for `signer`, who is the sender (honest) or the receiver (deniability).
-fn encap_signed_by(
+fn encap_signed_by<R: CryptoRng + ?Sized>(
     signer: &SecretKey,
     sender: &PublicKey,
     receiver: &PublicKey,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     let ring = session_ring(sender, receiver)?;
     let mut kk = Zeroizing::new([0u8; 48]);
@@ -402,10 +402,10 @@ fn encap_signed_by(
 }
 
 /// AuthEncap: a ciphertext for `receiver` authenticated by `sender`; returns (C, K).
-pub fn encap(
+pub fn encap<R: CryptoRng + ?Sized>(
     sender: &SecretKey,
     receiver: &PublicKey,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_signed_by(sender, &sender.public, receiver, rng)
 }
@@ -430,10 +430,10 @@ pub fn decap(
 
 /// Deniability: the receiver alone (its secret key and the sender's public key) makes a ciphertext
 /// and key that [`decap`] accepts as coming from `sender`.
-pub fn fake_encap(
+pub fn fake_encap<R: CryptoRng + ?Sized>(
     receiver: &SecretKey,
     sender: &PublicKey,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_signed_by(receiver, sender, &receiver.public, rng)
 }

@@ -76,7 +76,7 @@ pub struct SecretKey {
 
 impl SecretKey {
     /// A fresh key.
-    pub fn generate(suite: Suite, rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(suite: Suite, rng: &mut R) -> Self {
         Self::assemble(
             dh::SecretKey::generate(rng),
             pq::SecretKey::generate(suite, rng),
@@ -117,12 +117,12 @@ impl SecretKey {
 /// Encapsulation in the name of `sender`, computed by `signer`, who holds either the sender's
 /// secret key (honest) or the receiver's (deniability: every value below is then recomputed from
 /// the receiver's side of each key exchange).
-fn encap_by(
+fn encap_by<R: CryptoRng + ?Sized>(
     signer: &SecretKey,
     static_peer: &[u8; 32],
     sender: &PublicKey,
     receiver: &PublicKey,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     let ring = session_ring(&sender.pq, &receiver.pq)?;
     let eph = dh::SecretKey::generate(rng);
@@ -158,10 +158,10 @@ fn derive_key(
 }
 
 /// AuthEncap: (C, K) for `receiver`, authenticated by `sender`.
-pub fn encap(
+pub fn encap<R: CryptoRng + ?Sized>(
     sender: &SecretKey,
     receiver: &PublicKey,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_by(sender, &receiver.x, &sender.public, receiver, rng)
 }
@@ -198,10 +198,10 @@ pub fn decap(
 
 /// Deniability: the receiver, with only its own secret key and the sender's public key, makes a
 /// (C, K) that [`decap`] accepts as sent by `sender`.
-pub fn fake_encap(
+pub fn fake_encap<R: CryptoRng + ?Sized>(
     receiver: &SecretKey,
     sender: &PublicKey,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
     encap_by(receiver, &sender.x, sender, &receiver.public, rng)
 }

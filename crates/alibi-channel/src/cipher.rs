@@ -57,12 +57,12 @@ pub(crate) fn new_spqr(
 
 /// Alice's side of the handshake: checks the bundle, runs X3DH or PQXDH and stores a new current
 /// session for `addr` whose messages are PreKey messages until Bob answers.
-pub fn process_prekey_bundle<S: ProtocolStore + ?Sized>(
+pub fn process_prekey_bundle<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     addr: &Address,
     store: &mut S,
     bundle: &PreKeyBundle,
     now: SystemTime,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<()> {
     if !store.is_trusted_identity(addr, &bundle.identity_key, Direction::Sending)? {
         return Err(Error::UntrustedIdentity(addr.to_string()));
@@ -127,12 +127,12 @@ pub fn encrypt<S: ProtocolStore + ?Sized>(
 
 /// Encrypts `plaintext` for `addr` on the current session; `rng` feeds SPQR's key generation
 /// and encapsulation.
-pub fn encrypt_with_rng<S: ProtocolStore + ?Sized>(
+pub fn encrypt_with_rng<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     addr: &Address,
     store: &mut S,
     plaintext: &[u8],
     now: SystemTime,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<CiphertextMessage> {
     let mut record = store
         .load_session(addr)?
@@ -152,11 +152,11 @@ pub fn encrypt_with_rng<S: ProtocolStore + ?Sized>(
 }
 
 /// Decrypts a message of either type from `addr`.
-pub fn decrypt<S: ProtocolStore + ?Sized>(
+pub fn decrypt<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     addr: &Address,
     store: &mut S,
     message: &CiphertextMessage,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>> {
     match message {
         CiphertextMessage::Signal(m) => decrypt_signal(addr, store, m, rng),
@@ -167,11 +167,11 @@ pub fn decrypt<S: ProtocolStore + ?Sized>(
 
 /// Bob's side: builds the session from a PreKey message (or finds the one already built from it),
 /// then decrypts the message inside. Used prekeys are consumed only once decryption succeeds.
-pub fn decrypt_prekey<S: ProtocolStore + ?Sized>(
+pub fn decrypt_prekey<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     addr: &Address,
     store: &mut S,
     message: &PreKeySignalMessage,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>> {
     if !store.is_trusted_identity(addr, &message.identity_key, Direction::Receiving)? {
         return Err(Error::UntrustedIdentity(addr.to_string()));
@@ -252,11 +252,11 @@ pub fn decrypt_prekey<S: ProtocolStore + ?Sized>(
 
 /// Decrypts a message on an existing session (the current one, else an archived one, which then
 /// becomes current).
-pub fn decrypt_signal<S: ProtocolStore + ?Sized>(
+pub fn decrypt_signal<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     addr: &Address,
     store: &mut S,
     message: &SignalMessage,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>> {
     let mut record = store
         .load_session(addr)?

@@ -151,7 +151,7 @@ pub mod fuzzing {
     }
 
     /// Valid records, plain and sealed, to edit.
-    pub fn store_samples(rng: &mut impl rand_core::CryptoRng) -> Vec<Vec<u8>> {
+    pub fn store_samples<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> Vec<Vec<u8>> {
         crate::store::fuzz_samples(rng)
     }
 }

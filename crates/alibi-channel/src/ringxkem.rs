@@ -155,7 +155,7 @@ pub struct RingXkemPreKey {
 
 impl RingXkemPreKey {
     /// A fresh prekey and ratchet key, signed by `identity`.
-    pub fn generate(identity: &Identity, id: u32, rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(identity: &Identity, id: u32, rng: &mut R) -> Self {
         let handshake = ringxkem::PreKey::generate(identity, id, rng);
         let ratchet = KeyPair::generate(rng);
         let ratchet_signature = identity.sign(&ratchet_message(id, &ratchet.public), rng);
@@ -202,14 +202,14 @@ impl RingXkemPreKey {
 
 /// The initiator's session state from the handshake's keys (also what [`simulate`] builds).
 #[allow(clippy::too_many_arguments)]
-fn initiator_state(
+fn initiator_state<R: CryptoRng + ?Sized>(
     keys: &ringxkem::SessionKeys,
     initiator: &IdentityPublic,
     bundle: &RingXkemBundle,
     handshake: Vec<u8>,
     local_registration_id: u32,
     now: SystemTime,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> SessionState {
     let sending_ratchet = KeyPair::generate(rng);
     let (root, sending_chain) =
@@ -247,13 +247,13 @@ fn initiator_state(
 /// The initiator's side: checks the bundle and the responder's pinned identity, runs RingXKEM and
 /// stores a new current session for `addr`, whose messages are [`RingXkemMessage`]s until the
 /// responder answers.
-pub fn initiate<S: ProtocolStore + ?Sized>(
+pub fn initiate<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     addr: &Address,
     store: &mut S,
     ours: &Identity,
     bundle: &RingXkemBundle,
     now: SystemTime,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<()> {
     bundle.verify()?;
     let theirs = fingerprint(&bundle.handshake.identity);
@@ -284,13 +284,13 @@ fn initiator_of(ours: &Identity, msg: &RingXkemMessage) -> Result<pq::PublicKey>
 /// The responder's side of a first message: checks the initiator's PQ identity against the one
 /// pinned for `addr`, runs RingXKEM's response with `pre_key` (unless a session from this very
 /// handshake exists), and decrypts the message inside. Delete `pre_key` afterwards.
-pub fn accept<S: ProtocolStore + ?Sized>(
+pub fn accept<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     addr: &Address,
     store: &mut S,
     ours: &Identity,
     pre_key: &RingXkemPreKey,
     msg: &RingXkemMessage,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>> {
     let initiator = initiator_of(ours, msg)?;
     let theirs = fingerprint(&initiator);
@@ -325,13 +325,13 @@ pub fn accept<S: ProtocolStore + ?Sized>(
     finish(addr, store, record, &theirs, &msg.message, rng)
 }
 
-fn finish<S: ProtocolStore + ?Sized>(
+fn finish<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     addr: &Address,
     store: &mut S,
     mut record: SessionRecord,
     theirs: &IdentityKey,
     message: &SignalMessage,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>> {
     let plaintext = decrypt_with_record(&mut record, message, true, rng)?;
     store.save_identity(addr, theirs)?;
@@ -341,11 +341,11 @@ fn finish<S: ProtocolStore + ?Sized>(
 
 /// A first message for a session [`accept`] already built (the initiator sends them until it
 /// hears back); without one, the caller must use [`accept`] with the prekey.
-pub(crate) fn decrypt_known<S: ProtocolStore + ?Sized>(
+pub(crate) fn decrypt_known<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     addr: &Address,
     store: &mut S,
     msg: &RingXkemMessage,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>> {
     let mut record = store
         .load_session(addr)?
@@ -374,14 +374,14 @@ pub(crate) fn decrypt_known<S: ProtocolStore + ?Sized>(
 /// Deniability, executable: the responder alone (its own keys and prekey, and only the
 /// initiator's public identity and registration id) makes a first message carrying `plaintext`
 /// that [`accept`] takes as the initiator's.
-pub fn simulate(
+pub fn simulate<R: CryptoRng + ?Sized>(
     responder: &Identity,
     pre_key: &RingXkemPreKey,
     initiator: &IdentityPublic,
     registration_id: u32,
     plaintext: &[u8],
     now: SystemTime,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<RingXkemMessage> {
     let (hs, keys) = ringxkem::simulate(responder, &pre_key.handshake, initiator, rng)?;
     let bundle = pre_key.bundle(responder, 0);

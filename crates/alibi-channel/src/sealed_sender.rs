@@ -49,13 +49,13 @@ pub struct Decrypted {
 /// Opens a sealed-sender message addressed to us (`local`), checks the sender certificate against
 /// the trust roots at `now_ms`, refuses our own messages, and decrypts the inner message: pairwise
 /// (Whisper, PreKey) from the sender's session, or a sender-key group message.
-pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized>(
+pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?Sized>(
     ciphertext: &[u8],
     trust_roots: &[alibi_handshake::PublicKey],
     now_ms: u64,
     local: &Address,
     store: &mut S,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Decrypted> {
     let usmc = decrypt_to_usmc(ciphertext, &store.identity_key_pair()?)?;
     decrypt_usmc(&usmc, trust_roots, now_ms, local, store, rng)
@@ -64,13 +64,13 @@ pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized>(
 /// [`decrypt`] on a message already opened with [`decrypt_to_usmc`]: a caller that must check
 /// the sender (against its contacts) before anything of it reaches the store opens the outer
 /// layer, checks, and only then decrypts the inner message here.
-pub fn decrypt_usmc<S: ProtocolStore + SenderKeyStore + ?Sized>(
+pub fn decrypt_usmc<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?Sized>(
     usmc: &UnidentifiedSenderMessageContent,
     trust_roots: &[alibi_handshake::PublicKey],
     now_ms: u64,
     local: &Address,
     store: &mut S,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Decrypted> {
     if !usmc.sender.validate(trust_roots, now_ms) {
         return Err(Error::Certificate(

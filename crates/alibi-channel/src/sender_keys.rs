@@ -175,11 +175,11 @@ impl SenderKeyMessage {
 
 /// Our distribution message for `distribution_id`, creating our sending chain on first use (a
 /// random 31-bit chain id, a random chain key, a fresh signing key).
-pub fn create_distribution_message<S: SenderKeyStore + ?Sized>(
+pub fn create_distribution_message<S: SenderKeyStore + ?Sized, R: CryptoRng + ?Sized>(
     us: &Address,
     distribution_id: Uuid,
     store: &mut S,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<SenderKeyDistributionMessage> {
     let record = match store.load_sender_key(us, distribution_id)? {
         Some(r) if !r.states.is_empty() => r,
@@ -233,12 +233,12 @@ pub fn process_distribution_message<S: SenderKeyStore + ?Sized>(
 }
 
 /// Encrypts a group message on our chain for `distribution_id` (once, for every member).
-pub fn group_encrypt<S: SenderKeyStore + ?Sized>(
+pub fn group_encrypt<S: SenderKeyStore + ?Sized, R: CryptoRng + ?Sized>(
     store: &mut S,
     us: &Address,
     distribution_id: Uuid,
     plaintext: &[u8],
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<SenderKeyMessage> {
     let mut record = store
         .load_sender_key(us, distribution_id)?

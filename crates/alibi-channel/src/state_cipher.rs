@@ -28,11 +28,11 @@ pub(crate) fn unix_secs(t: SystemTime) -> u64 {
 
 /// One message on a session state: SPQR's step, the message keys, the message (wrapped as a
 /// PreKey or RingXKEM message until the peer answers), and the chain's step.
-pub(crate) fn encrypt_on_state(
+pub(crate) fn encrypt_on_state<R: CryptoRng + ?Sized>(
     state: &mut SessionState,
     plaintext: &[u8],
     now: SystemTime,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<CiphertextMessage> {
     let chain = state.sender_chain.clone();
     let pq = state.spqr.send(rng).map_err(spqr_error)?;
@@ -84,11 +84,11 @@ pub(crate) fn encrypt_on_state(
 
 /// Decrypts with the record's current state, else an archived one (which then becomes current);
 /// each try runs on a copy, so a failure leaves the record as it was.
-pub(crate) fn decrypt_with_record(
+pub(crate) fn decrypt_with_record<R: CryptoRng + ?Sized>(
     record: &mut SessionRecord,
     message: &SignalMessage,
     prekey: bool,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>> {
     let mut first_error = None;
     if let Some(current) = &record.current {
@@ -120,10 +120,10 @@ pub(crate) fn decrypt_with_record(
     Err(first_error.unwrap_or(Error::InvalidMessage("no session to decrypt with")))
 }
 
-fn decrypt_with_state(
+fn decrypt_with_state<R: CryptoRng + ?Sized>(
     state: &mut SessionState,
     message: &SignalMessage,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>> {
     if message.version() != state.version {
         return Err(Error::VersionMismatch {

@@ -211,7 +211,7 @@ pub(crate) fn fuzz_decoders(data: &[u8]) {
 
 /// Valid stored values to start a campaign from: a signed and a KEM prekey record, plain and
 /// sealed under [`fuzz_decoders`]' store key.
-pub(crate) fn fuzz_samples(rng: &mut impl rand_core::CryptoRng) -> Vec<Vec<u8>> {
+pub(crate) fn fuzz_samples<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> Vec<Vec<u8>> {
     let identity = IdentityKeyPair::generate(rng);
     let spk = KeyPair::generate(rng);
     let signed = encode_signed(&SignedPreKeyRecord {

@@ -176,7 +176,7 @@ pub struct ManagerSecretKey {
 
 impl ManagerSecretKey {
     /// A fresh key (keygen_manager).
-    pub fn generate(params: Params, rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(params: Params, rng: &mut R) -> Self {
         let n = params.n();
         let mut hash_secret = vec![0u8; n];
         let mut aes_key = vec![0u8; n];
@@ -381,7 +381,7 @@ pub struct UserKey {
 
 impl UserKey {
     /// keygen_user: a random n-byte seed for member `id`.
-    pub fn generate(params: Params, id: u64, rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(params: Params, id: u64, rng: &mut R) -> Self {
         let mut seed_u = vec![0u8; params.n()];
         rng.fill_bytes(&mut seed_u);
         UserKey { params, id, seed_u }
@@ -471,7 +471,11 @@ impl UserKey {
 }
 
 /// csr: `b` fresh WOTS+ keys; the seeds stay with the member, the public keys go to the manager.
-pub fn csr(user: &UserKey, b: usize, rng: &mut impl CryptoRng) -> (Vec<WotsSeed>, Vec<Vec<u8>>) {
+pub fn csr<R: CryptoRng + ?Sized>(
+    user: &UserKey,
+    b: usize,
+    rng: &mut R,
+) -> (Vec<WotsSeed>, Vec<Vec<u8>>) {
     // The seeds come from the caller's RNG in order; the keys are then computed in parallel.
     let seeds: Vec<WotsSeed> = (0..b)
         .map(|_| {
@@ -612,7 +616,12 @@ pub struct Manager<P: Plm, R: RevokedList> {
 
 impl<P: Plm, R: RevokedList> Manager<P, R> {
     /// A manager with a fresh key (keygen_manager) over the given stores.
-    pub fn generate(params: Params, plm: P, revoked: R, rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<Rg: CryptoRng + ?Sized>(
+        params: Params,
+        plm: P,
+        revoked: R,
+        rng: &mut Rg,
+    ) -> Self {
         Manager {
             sk: ManagerSecretKey::generate(params, rng),
             plm,

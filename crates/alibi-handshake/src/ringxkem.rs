@@ -46,7 +46,7 @@ pub struct PreKey {
 
 impl PreKey {
     /// A fresh prekey signed by `identity`.
-    pub fn generate(identity: &Identity, id: u32, rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(identity: &Identity, id: u32, rng: &mut R) -> Self {
         let (dk, ek) = identity.suite().kem().generate(rng);
         let signature = identity.sign(&prekey_message(id, &ek), rng);
         Self {
@@ -214,10 +214,10 @@ fn map_akem(e: alibi_akem::Error) -> Error {
 }
 
 /// The initiator's side: checks the bundle and makes the message and the session keys.
-pub fn initiate(
+pub fn initiate<R: CryptoRng + ?Sized>(
     ours: &Identity,
     bundle: &Bundle,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<(Message, SessionKeys)> {
     if ours.suite() != bundle.identity.suite() {
         return Err(Error::RingXKem("suite mismatch"));
@@ -266,11 +266,11 @@ pub fn respond(
 
 /// Deniability: the responder alone (its own keys and the initiator's public key) makes a message
 /// and session keys that [`respond`] accepts as the initiator's.
-pub fn simulate(
+pub fn simulate<R: CryptoRng + ?Sized>(
     responder: &Identity,
     pre_key: &PreKey,
     initiator: &IdentityPublic,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<(Message, SessionKeys)> {
     let bundle = pre_key.bundle(responder);
     let (c_prekey, k_prekey) = responder

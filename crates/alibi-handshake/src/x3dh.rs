@@ -76,10 +76,10 @@ pub struct Initiation {
 
 /// Alice's side: checks the bundle's signatures, draws a base key and derives the keys. A bundle
 /// with a KEM prekey gives PQXDH; one without gives X3DH (which libsignal 0.75 and later refuse).
-pub fn initiate(
+pub fn initiate<R: CryptoRng + ?Sized>(
     ours: &IdentityKeyPair,
     bundle: &PreKeyBundle,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Initiation> {
     bundle.verify()?;
     let base_key = KeyPair::generate(rng);

@@ -80,7 +80,7 @@ pub struct PrivateKey(DhKeyPair);
 
 impl PrivateKey {
     /// A fresh random key.
-    pub fn generate(rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         let mut b = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(&mut b[..]);
         Self::from_bytes(*b)
@@ -132,7 +132,7 @@ pub struct KeyPair {
 
 impl KeyPair {
     /// A fresh random key pair.
-    pub fn generate(rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         Self::from_private(PrivateKey::generate(rng))
     }
 
@@ -170,7 +170,7 @@ pub struct IdentityKeyPair {
 
 impl IdentityKeyPair {
     /// A fresh identity.
-    pub fn generate(rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         Self::from_private(PrivateKey::generate(rng))
     }
 

@@ -30,7 +30,7 @@ const HASH1_PREFIX: [u8; 32] = {
 };
 
 /// Signs the concatenation of `msg` parts with `key`; 64 random bytes `Z` come from `rng`.
-pub fn sign(key: &PrivateKey, msg: &[&[u8]], rng: &mut impl CryptoRng) -> [u8; 64] {
+pub fn sign<R: CryptoRng + ?Sized>(key: &PrivateKey, msg: &[&[u8]], rng: &mut R) -> [u8; 64] {
     let mut z = Zeroizing::new([0u8; 64]);
     rng.fill_bytes(&mut z[..]);
     let k = key.scalar_bytes();
@@ -138,7 +138,7 @@ impl IdentityKey {
 
 impl IdentityKeyPair {
     /// An XEdDSA signature on `msg`.
-    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> [u8; 64] {
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> [u8; 64] {
         sign(&self.private, &[msg], rng)
     }
 }

@@ -227,12 +227,12 @@ pub fn is_keyfile(bytes: &[u8]) -> bool {
 /// [`Error::Parameters`] if `params` fails [`Params::check`] (a file [`open`] would refuse),
 /// [`Error::EmptyPassphrase`] for an empty passphrase, [`Error::Kdf`] if Argon2id cannot run,
 /// [`Error::TooLarge`] for a plaintext beyond XChaCha20-Poly1305's limit.
-pub fn seal(
+pub fn seal<R: rand_core::CryptoRng + ?Sized>(
     purpose: &str,
     plaintext: &[u8],
     passphrase: &[u8],
     params: Params,
-    rng: &mut impl rand_core::CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>, Error> {
     params.check()?;
     if passphrase.is_empty() {

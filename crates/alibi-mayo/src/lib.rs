@@ -128,7 +128,7 @@ pub struct SigningKey {
 
 impl SigningKey {
     /// A fresh key: seed_sk from `rng` (CompactKeyGen, §3.2).
-    pub fn generate(params: Params, rng: &mut impl CryptoRng) -> SigningKey {
+    pub fn generate<R: CryptoRng + ?Sized>(params: Params, rng: &mut R) -> SigningKey {
         let mut seed = Zeroizing::new(vec![0u8; params.sk_seed_bytes()]);
         rng.fill_bytes(&mut seed);
         SigningKey::from_bytes(params, &seed).expect("right length")
@@ -190,7 +190,7 @@ impl SigningKey {
     /// Signs `msg` (Sign, §3.3): R from `rng`, salt = SHAKE256(digest || R || seed_sk),
     /// t = SHAKE256(digest || salt), vinegar and randomizer from SHAKE256(digest || salt ||
     /// seed_sk || ctr).
-    pub fn sign(&self, msg: &[u8], rng: &mut impl CryptoRng) -> Signature {
+    pub fn sign<R: CryptoRng + ?Sized>(&self, msg: &[u8], rng: &mut R) -> Signature {
         let p = self.params;
         let digest = map::shake256(&[msg], p.digest_bytes());
         let mut r = Zeroizing::new(vec![0u8; p.salt_bytes()]);
@@ -213,7 +213,11 @@ impl SigningKey {
     /// The open sampler: s (k n elements of F16, one per byte) with P*(s) = t, for any target t
     /// (m elements), with vinegar and randomizer from `rng`. This is MAYO's signing without the
     /// hashing of a message, for constructions such as MAYO-RS.
-    pub fn sample_preimage(&self, t: &[u8], rng: &mut impl CryptoRng) -> Result<Vec<u8>, Error> {
+    pub fn sample_preimage<R: CryptoRng + ?Sized>(
+        &self,
+        t: &[u8],
+        rng: &mut R,
+    ) -> Result<Vec<u8>, Error> {
         let p = self.params;
         check_field_vector(t, p.m())?;
         self.preimage_with(t, |_| {

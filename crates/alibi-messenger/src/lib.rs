@@ -153,7 +153,7 @@ pub mod fuzzing {
     }
 
     /// A valid profile's JSON (fresh keys, a RingXKEM identity), to edit.
-    pub fn credential_sample(rng: &mut impl rand_core::CryptoRng) -> Vec<u8> {
+    pub fn credential_sample<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> Vec<u8> {
         crate::profile::Profile::sample(rng)
     }
 

@@ -18,18 +18,18 @@ pub const SIGNED_PRE_KEY_ID: u32 = 1;
 pub const LAST_RESORT_ID: u32 = 2;
 
 /// A fresh one-time prekey id: random in 3..2^24 (Signal's id space), so top-ups need no counter.
-fn fresh_id(rng: &mut impl CryptoRng) -> u32 {
+fn fresh_id<R: CryptoRng + ?Sized>(rng: &mut R) -> u32 {
     3 + rng.next_u32() % ((1 << 24) - 3)
 }
 
 /// Generates a signed prekey, a last-resort Kyber1024 prekey and `n_ec` one-time EC and `n_pq`
 /// one-time Kyber1024 prekeys, all signed by the store's identity key; saves the private halves in
 /// `store` and returns the upload (`PUT /v2/keys`).
-pub fn generate_keys<S: ProtocolStore + ?Sized>(
+pub fn generate_keys<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     store: &mut S,
     n_ec: u32,
     n_pq: u32,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<KeysUpload> {
     let id = store.identity_key_pair()?;
     let spk = KeyPair::generate(rng);
@@ -50,11 +50,11 @@ pub fn generate_keys<S: ProtocolStore + ?Sized>(
 }
 
 /// `n_ec` one-time EC and `n_pq` one-time Kyber1024 prekeys under fresh ids (the top-up upload).
-pub fn one_time_keys<S: ProtocolStore + ?Sized>(
+pub fn one_time_keys<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     store: &mut S,
     n_ec: u32,
     n_pq: u32,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<KeysUpload> {
     let mut keys = KeysUpload::default();
     while keys.pre_keys.len() < n_ec as usize {
@@ -79,11 +79,11 @@ pub fn one_time_keys<S: ProtocolStore + ?Sized>(
     Ok(keys)
 }
 
-fn kem_key<S: ProtocolStore + ?Sized>(
+fn kem_key<S: ProtocolStore + ?Sized, R: CryptoRng + ?Sized>(
     store: &mut S,
     kid: u32,
     last_resort: bool,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<SignedKey> {
     let id = store.identity_key_pair()?;
     let k = KemKeyPair::generate(KemKeyType::Kyber1024, rng);

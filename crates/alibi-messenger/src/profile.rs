@@ -106,7 +106,7 @@ impl Profile {
     }
 
     /// A profile with fresh keys and made-up relay details, as JSON (for [`crate::fuzzing`]).
-    pub(crate) fn sample(rng: &mut impl rand_core::CryptoRng) -> Vec<u8> {
+    pub(crate) fn sample<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> Vec<u8> {
         let identity = PrivateKey::generate(rng);
         let root = PrivateKey::generate(rng);
         let pq = alibi_handshake::ringxkem::Identity::generate(crate::card::PQ_SUITE, rng);
@@ -134,11 +134,11 @@ impl Profile {
         Error::Corrupt("identity.sealed".into())
     }
 
-    pub fn seal(
+    pub fn seal<R: rand_core::CryptoRng + ?Sized>(
         &self,
         passphrase: &[u8],
         params: alibi_keyfile::Params,
-        rng: &mut impl rand_core::CryptoRng,
+        rng: &mut R,
     ) -> Result<Vec<u8>> {
         let json = Zeroizing::new(serde_json::to_vec(self).map_err(|_| self.corrupt())?);
         Ok(alibi_keyfile::seal(

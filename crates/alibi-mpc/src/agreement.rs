@@ -166,7 +166,7 @@ impl Agreed {
     }
 }
 
-impl<T: Transport, R: CryptoRng> Run<'_, T, R> {
+impl<T: Transport, R: CryptoRng + ?Sized> Run<'_, T, R> {
     /// The proofs of equivocation this party holds: the earliest round per party.
     fn own_proofs(&self) -> Vec<Proof> {
         let mut out: BTreeMap<PartyIndex, Proof> = BTreeMap::new();

@@ -149,17 +149,17 @@ pub fn hash_to_g2(msg: &[u8], dst: &[u8]) -> [u8; 192] {
     blstrs::G2Affine::from(blstrs::G2Projective::hash_to_curve(msg, dst, &[])).to_uncompressed()
 }
 
-fn random_scalar(rng: &mut impl rand_core::CryptoRng) -> blst::blst_scalar {
+fn random_scalar<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> blst::blst_scalar {
     // 128 random bits: a batch that holds one invalid triple passes with probability 2^-128.
     let mut b = [0u8; 32];
     rng.fill_bytes(&mut b[..16]);
     blst::blst_scalar { b }
 }
 
-fn batch_under(
+fn batch_under<R: rand_core::CryptoRng + ?Sized>(
     dst: &[u8],
     items: &[(&[u8], &[u8], &[u8])],
-    rng: &mut impl rand_core::CryptoRng,
+    rng: &mut R,
 ) -> Result<()> {
     if items.is_empty() {
         return Err(Error::Malformed("batch: empty"));
@@ -186,17 +186,17 @@ fn batch_under(
 
 /// Verifies many (public key, message, signature) triples at once with a random linear
 /// combination (blst's multi-verification): `Ok` only if every one would verify alone.
-pub fn batch_verify(
+pub fn batch_verify<R: rand_core::CryptoRng + ?Sized>(
     items: &[(&[u8], &[u8], &[u8])],
-    rng: &mut impl rand_core::CryptoRng,
+    rng: &mut R,
 ) -> Result<()> {
     batch_under(DST_SIG, items, rng)
 }
 
 /// Verifies many (public key, proof of possession) pairs at once, as [`batch_verify`] does.
-pub fn batch_pop_verify(
+pub fn batch_pop_verify<R: rand_core::CryptoRng + ?Sized>(
     items: &[(&[u8], &[u8])],
-    rng: &mut impl rand_core::CryptoRng,
+    rng: &mut R,
 ) -> Result<()> {
     let triples: Vec<(&[u8], &[u8], &[u8])> = items.iter().map(|(p, s)| (*p, *p, *s)).collect();
     batch_under(DST_POP, &triples, rng)
@@ -205,10 +205,10 @@ pub fn batch_pop_verify(
 /// Verifies signatures by many keys on one message at once: with H = H(m) hashed once and random
 /// r_i, e(g1, sum r_i sig_i) = e(sum r_i pk_i, H); it succeeds only if every one would verify alone
 /// (up to 2^-128): `Ok` only then. The keys must be valid (KeyValidate) and the signatures in G2.
-pub fn batch_verify_one_message(
+pub fn batch_verify_one_message<R: rand_core::CryptoRng + ?Sized>(
     items: &[(&[u8], &[u8])],
     msg: &[u8],
-    rng: &mut impl rand_core::CryptoRng,
+    rng: &mut R,
 ) -> Result<()> {
     use blstrs::{G1Affine, G2Affine};
     let mut points = Vec::with_capacity(items.len());
@@ -230,10 +230,10 @@ pub fn batch_verify_one_message(
 
 /// [`batch_verify_one_message`] on decoded points (keys in G1, not the identity; signatures in
 /// G2), for callers that keep the points, as threshold signing does to combine them after.
-pub fn batch_verify_points(
+pub fn batch_verify_points<R: rand_core::CryptoRng + ?Sized>(
     items: &[(blstrs::G1Projective, blstrs::G2Projective)],
     msg: &[u8],
-    rng: &mut impl rand_core::CryptoRng,
+    rng: &mut R,
 ) -> Result<()> {
     use blstrs::{G1Projective, G2Projective, Scalar};
     use group::{Curve, Group};

@@ -50,7 +50,7 @@ pub(crate) struct Attestation {
 }
 
 /// The protocol state of one party, shared by key generation and signing.
-pub(crate) struct Run<'a, T: Transport, R: CryptoRng> {
+pub(crate) struct Run<'a, T: Transport, R: CryptoRng + ?Sized> {
     pub party: &'a Party,
     pub session: SessionId,
     pub transport: &'a mut T,
@@ -99,7 +99,7 @@ fn complete(i: Option<&Incoming>, expect: Expect) -> bool {
     })
 }
 
-impl<'a, T: Transport, R: CryptoRng> Run<'a, T, R> {
+impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
     /// A run with `others` as the other parties.
     pub fn new(
         party: &'a Party,

@@ -248,7 +248,7 @@ pub mod fuzzing {
     /// Runs every decoder that reads bytes another party (or a file) controls on `data`: protocol
     /// messages, transport frames, signed broadcasts, key share files, BLS encodings.
     /// `rng` draws the batch check's coefficients; a seeded one keeps a crash reproducible.
-    pub fn decoders(data: &[u8], rng: &mut impl rand_core::CryptoRng) {
+    pub fn decoders<R: rand_core::CryptoRng + ?Sized>(data: &[u8], rng: &mut R) {
         crate::dkg::fuzz_decoders(data);
         crate::relay::fuzz_decoders(data);
         if let Ok(text) = core::str::from_utf8(data) {

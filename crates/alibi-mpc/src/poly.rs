@@ -27,7 +27,7 @@ impl Drop for Polynomial {
 
 impl Polynomial {
     /// A random polynomial of degree `t`.
-    pub fn random(t: usize, rng: &mut impl CryptoRng) -> Self {
+    pub fn random<R: CryptoRng + ?Sized>(t: usize, rng: &mut R) -> Self {
         Self {
             coefficients: (0..=t).map(|_| random_scalar(&mut *rng)).collect(),
         }

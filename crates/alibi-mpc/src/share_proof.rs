@@ -61,11 +61,11 @@ fn point(bytes: &[u8]) -> Result<G1Affine> {
 impl ShareProof {
     /// Party `index` proves knowledge of its share `share` under `context` (which binds the
     /// proof to the run and its outcome).
-    pub fn generate(
+    pub fn generate<R: CryptoRng + ?Sized>(
         context: &[u8],
         index: PartyIndex,
         share: &Scalar,
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> Self {
         let g = G1Projective::generator();
         let key = (g * share).to_affine();
@@ -127,11 +127,11 @@ impl ShareProof {
 /// as one multi-scalar multiplication, which holds (up to 2^-128) only if every proof would pass
 /// [`ShareProof::verify`]. When it fails, each is checked alone; returns the parties whose proofs
 /// fail (empty when all pass).
-pub fn verify_batch(
+pub fn verify_batch<R: CryptoRng + ?Sized>(
     context: &[u8],
     joint: &Commitment,
     proofs: &[(PartyIndex, &ShareProof)],
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Vec<PartyIndex> {
     if proofs.is_empty() {
         return vec![];

@@ -74,7 +74,7 @@ fn point(sig: &[u8; 96]) -> Result<G2Projective> {
 /// The checks a received partial signature goes through, on untrusted bytes (the fuzz target
 /// `mpc_messages`): a verification key (48 bytes, compressed G1) and a partial (96 bytes), decoded
 /// as signing decodes them, then the batch check and the single check.
-pub(crate) fn fuzz_decoders(data: &[u8], rng: &mut impl CryptoRng) {
+pub(crate) fn fuzz_decoders<R: CryptoRng + ?Sized>(data: &[u8], rng: &mut R) {
     let (Some(vk), Some(partial)) = (data.get(..48), data.get(48..144)) else {
         return;
     };
@@ -90,13 +90,13 @@ pub(crate) fn fuzz_decoders(data: &[u8], rng: &mut impl CryptoRng) {
 }
 
 /// Signs `message` with `share` together with the other signers.
-pub async fn sign<T: Transport>(
+pub async fn sign<T: Transport, R: CryptoRng + ?Sized>(
     party: &Party,
     share: &KeyShare,
     config: &SignConfig,
     message: &[u8],
     transport: &mut T,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Signed> {
     let me = party.index;
     let t = share.threshold;
@@ -205,7 +205,7 @@ fn combine(
 /// that stop agree ([`crate::agreement`]) on every partial any of them holds, so that a partial
 /// shown to one of them alone at the last moment counts for all of them or for none; judged on
 /// that alone, they all finish with the same signature or all stop naming the same parties.
-async fn stop_alike<T: Transport, R: CryptoRng>(
+async fn stop_alike<T: Transport, R: CryptoRng + ?Sized>(
     mut run: Run<'_, T, R>,
     share: &KeyShare,
     signers: &[PartyIndex],

@@ -157,11 +157,11 @@ impl Ring {
     }
 
     /// Signs `msg` for this ring with the key of one of its members.
-    pub fn sign(
+    pub fn sign<R: CryptoRng + ?Sized>(
         &self,
         signer: &SigningKey,
         msg: &[u8],
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> Result<RingSignature, Error> {
         let p = self.params;
         if signer.params() != p {

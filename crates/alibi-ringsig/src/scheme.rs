@@ -123,7 +123,7 @@ impl Scheme {
 
     /// A fresh member key pair: its public-key and secret-key encodings (as
     /// [`AnyRing::from_public_keys`] and [`AnySigningKey::from_bytes`] take them).
-    pub fn generate(self, rng: &mut impl CryptoRng) -> (Vec<u8>, Zeroizing<Vec<u8>>) {
+    pub fn generate<R: CryptoRng + ?Sized>(self, rng: &mut R) -> (Vec<u8>, Zeroizing<Vec<u8>>) {
         match (self.falcon_level(), self.mayo_params()) {
             (Some(level), _) => {
                 let k = alibi_falcon::SigningKey::generate(level, rng);
@@ -247,11 +247,11 @@ impl AnyRing {
 
     /// Signs `msg` for this ring with a member's key: the signature's encoding.
     /// [`Error::SignerNotInRing`] for a key of another scheme.
-    pub fn sign(
+    pub fn sign<R: CryptoRng + ?Sized>(
         &self,
         key: &AnySigningKey,
         msg: &[u8],
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> Result<Vec<u8>, Error> {
         let sig = match (self, key) {
             (AnyRing::Gandalf(r), AnySigningKey::Falcon(k)) => r.sign(k, msg, rng)?.to_bytes(),

@@ -27,11 +27,11 @@ pub struct ServerCertificate {
 
 impl ServerCertificate {
     /// Signs a certificate for `key` with the trust root.
-    pub fn new(
+    pub fn new<R: CryptoRng + ?Sized>(
         key_id: u32,
         key: PublicKey,
         trust_root: &PrivateKey,
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> Self {
         let certificate = proto::ServerCertificateBody {
             id: Some(key_id),
@@ -103,7 +103,7 @@ pub struct SenderCertificate {
 impl SenderCertificate {
     /// Issues a certificate (what the relay's `GET /v1/certificate/delivery` does).
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
+    pub fn new<R: CryptoRng + ?Sized>(
         sender_uuid: String,
         sender_e164: Option<String>,
         key: PublicKey,
@@ -111,7 +111,7 @@ impl SenderCertificate {
         expiration: u64,
         signer: ServerCertificate,
         signer_key: &PrivateKey,
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> Self {
         let certificate = proto::SenderCertificateBody {
             sender_e164: sender_e164.clone(),

@@ -96,11 +96,11 @@ pub(crate) fn open(sealed: &[u8], cipher: &[u8; 32], mac: &[u8; 32]) -> Option<V
 }
 
 /// Seals `usmc` from `ours` to the identity key `recipient`.
-pub fn encrypt(
+pub fn encrypt<R: CryptoRng + ?Sized>(
     usmc: &UnidentifiedSenderMessageContent,
     ours: &IdentityKeyPair,
     recipient: &PublicKey,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Vec<u8> {
     let e = KeyPair::generate(rng);
     let eph = ephemeral_keys(recipient, &e.public, &e.private.agree(recipient)[..]);

@@ -125,12 +125,12 @@ pub struct Recipient {
 
 /// Encrypts `usmc` once for all `recipients`; `excluded` accounts are listed without keys (the
 /// server then knows not to expect them). Returns the `SentMessage` (`0x23`).
-pub fn encrypt(
+pub fn encrypt<R: CryptoRng + ?Sized>(
     usmc: &UnidentifiedSenderMessageContent,
     ours: &IdentityKeyPair,
     recipients: &[Recipient],
     excluded: &[ServiceId],
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<Vec<u8>> {
     for r in recipients {
         if r.devices.is_empty() {

@@ -207,7 +207,7 @@ impl Braid {
     /// samples its key pair on its first send of an epoch, the ciphertext sender encapsulates on
     /// its first send after the header (emitting the epoch's secret); every other send is the
     /// next chunk of whatever the state is sending.
-    pub fn send(self, rng: &mut impl CryptoRng) -> (Self, Sent) {
+    pub fn send<R: CryptoRng + ?Sized>(self, rng: &mut R) -> (Self, Sent) {
         let epoch = self.epoch();
         let (next, payload, secret) = match self {
             Braid::KeysUnsampled { epoch, auth } => {

@@ -32,7 +32,7 @@ pub struct Keys {
 }
 
 /// Key generation from 64 random bytes (`d || z`).
-pub fn generate(rng: &mut impl CryptoRng) -> Keys {
+pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Keys {
     let mut seed = Zeroizing::new([0u8; libcrux_ml_kem::KEY_GENERATION_SEED_SIZE]);
     rng.fill_bytes(&mut seed[..]);
     let kp = inc::KeyPairCompressedBytes::from_seed(*seed);
@@ -49,9 +49,9 @@ pub fn ek_matches_header(ek: &[u8], header: &[u8]) -> bool {
 }
 
 /// The first half of encapsulation: `ct1`, the state kept for `ct2`, and the shared secret.
-pub fn encaps1(
+pub fn encaps1<R: CryptoRng + ?Sized>(
     header: &[u8],
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> (Vec<u8>, Zeroizing<Vec<u8>>, Zeroizing<Vec<u8>>) {
     let mut m = Zeroizing::new([0u8; libcrux_ml_kem::SHARED_SECRET_SIZE]);
     rng.fill_bytes(&mut m[..]);

@@ -225,7 +225,7 @@ impl State {
 
     /// The next message's `pq_ratchet` field and key. Before the peer has answered, a session
     /// that may still drop to version 0 sends without keys (counter 0).
-    pub fn send(&mut self, rng: &mut impl CryptoRng) -> Result<Sent, Error> {
+    pub fn send<R: CryptoRng + ?Sized>(&mut self, rng: &mut R) -> Result<Sent, Error> {
         let Some(braid) = self.braid.clone() else {
             return Ok(Sent {
                 message: Vec::new(),

@@ -52,7 +52,7 @@ pub struct DhKeyPair {
 
 impl DhKeyPair {
     /// A fresh key pair.
-    pub fn generate(rng: &mut impl CryptoRng) -> Self {
+    pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         let mut sk = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(&mut sk[..]);
         Self::from_secret(*sk)

@@ -8,9 +8,9 @@ use rand_core::CryptoRng;
 
 /// Publishes a signed prekey (id 7), a one-time prekey (id 3) if asked, and a KEM prekey (id 11)
 /// of the given type if asked, into `store`; returns the bundle.
-pub fn publish<S: ProtocolStore>(
+pub fn publish<S: ProtocolStore, R: CryptoRng + ?Sized>(
     store: &mut S,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
     one_time: bool,
     kem: Option<KemKeyType>,
 ) -> PreKeyBundle {
@@ -54,7 +54,7 @@ pub fn publish<S: ProtocolStore>(
     }
 }
 
-pub fn party(rng: &mut impl CryptoRng, registration_id: u32) -> InMemoryStore {
+pub fn party<R: CryptoRng + ?Sized>(rng: &mut R, registration_id: u32) -> InMemoryStore {
     InMemoryStore::new(IdentityKeyPair::generate(rng), registration_id)
 }
 
@@ -69,7 +69,7 @@ pub struct Authority {
 }
 
 impl Authority {
-    pub fn new(rng: &mut impl CryptoRng) -> Self {
+    pub fn new<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         let root = PrivateKey::generate(rng);
         let server_key = PrivateKey::generate(rng);
         let server = ServerCertificate::new(1, server_key.public_key(), &root, rng);
@@ -81,13 +81,13 @@ impl Authority {
     }
 
     /// A sender certificate for (uuid, device) and the store's identity, valid until `expires`.
-    pub fn certify<S: ProtocolStore>(
+    pub fn certify<S: ProtocolStore, R: CryptoRng + ?Sized>(
         &self,
         store: &S,
         uuid: &str,
         device: u32,
         expires: u64,
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> SenderCertificate {
         SenderCertificate::new(
             uuid.to_string(),
@@ -156,7 +156,7 @@ pub fn bundle_from_json(v: &Value) -> PreKeyBundle {
 }
 
 /// A Fisher-Yates shuffle driven by the test's generator.
-pub fn shuffle<T>(v: &mut [T], rng: &mut impl CryptoRng) {
+pub fn shuffle<T, R: CryptoRng + ?Sized>(v: &mut [T], rng: &mut R) {
     for i in (1..v.len()).rev() {
         v.swap(i, rng.next_u32() as usize % (i + 1));
     }

@@ -106,7 +106,7 @@ pub(crate) fn sign_hooks(config: &SignConfig) -> Hooks {
 }
 
 /// [`Misbehaviour::Stop`]: stops the run with a signed notice though nothing failed.
-pub(crate) async fn stop_falsely<T: Transport, R: CryptoRng>(
+pub(crate) async fn stop_falsely<T: Transport, R: CryptoRng + ?Sized>(
     run: &mut Run<'_, T, R>,
 ) -> Option<Error> {
     if run.hooks.cheat != Some(Misbehaviour::Stop) {
@@ -119,7 +119,7 @@ pub(crate) async fn stop_falsely<T: Transport, R: CryptoRng>(
 
 /// Who gets which version of this round's broadcast `wire` (of `body`): an equivocator's
 /// second body or a late release to its victim, or nothing to a party it withholds from.
-pub(crate) fn shape<T: Transport, R: CryptoRng>(
+pub(crate) fn shape<T: Transport, R: CryptoRng + ?Sized>(
     run: &mut Run<'_, T, R>,
     round: u16,
     body: &[u8],
@@ -164,7 +164,7 @@ pub(crate) fn shape<T: Transport, R: CryptoRng>(
 
 /// Attestations of every second version of another party's broadcast that reached this
 /// party's mailbox after it read the round (so it never passed them on).
-fn unread_versions<T: Transport, R: CryptoRng>(run: &Run<'_, T, R>) -> Vec<Attestation> {
+fn unread_versions<T: Transport, R: CryptoRng + ?Sized>(run: &Run<'_, T, R>) -> Vec<Attestation> {
     let mailbox = run.transport.mailbox();
     let parties: Vec<PartyIndex> = run.party.roster.keys().copied().collect();
     let mut out = vec![];
@@ -258,7 +258,9 @@ pub(crate) fn silent_after_dealing(h: &Hooks) -> Option<Error> {
 
 /// [`Misbehaviour::SecretVersionTo`]: the second version of round 2 reaches the colluder only
 /// now, long after it.
-pub(crate) async fn send_secret_version<T: Transport, R: CryptoRng>(run: &mut Run<'_, T, R>) {
+pub(crate) async fn send_secret_version<T: Transport, R: CryptoRng + ?Sized>(
+    run: &mut Run<'_, T, R>,
+) {
     if let Some(Misbehaviour::SecretVersionTo(c)) = run.hooks.cheat {
         let session = run.session;
         let secret = run
@@ -286,7 +288,7 @@ pub(crate) fn proven_share(h: &Hooks, x: Scalar) -> Scalar {
 
 /// Before a confirmation goes out: [`Misbehaviour::ReleaseLateTo`] confirms a wrong outcome,
 /// [`Misbehaviour::ShowInConfirmTo`] waits until the colluder's second version is here.
-pub(crate) async fn before_confirm<T: Transport, R: CryptoRng>(
+pub(crate) async fn before_confirm<T: Transport, R: CryptoRng + ?Sized>(
     run: &mut Run<'_, T, R>,
     outcome: &mut [u8; 32],
 ) {

@@ -22,13 +22,13 @@ pub(crate) fn sign_hooks(_: &SignConfig) -> Hooks {
     Hooks::default()
 }
 
-pub(crate) async fn stop_falsely<T: Transport, R: rand_core::CryptoRng>(
+pub(crate) async fn stop_falsely<T: Transport, R: rand_core::CryptoRng + ?Sized>(
     _: &mut Run<'_, T, R>,
 ) -> Option<Error> {
     None
 }
 
-pub(crate) fn shape<T: Transport, R: rand_core::CryptoRng>(
+pub(crate) fn shape<T: Transport, R: rand_core::CryptoRng + ?Sized>(
     _: &mut Run<'_, T, R>,
     _: u16,
     _: &[u8],
@@ -58,7 +58,7 @@ pub(crate) fn silent_after_dealing(_: &Hooks) -> Option<Error> {
     None
 }
 
-pub(crate) async fn send_secret_version<T: Transport, R: rand_core::CryptoRng>(
+pub(crate) async fn send_secret_version<T: Transport, R: rand_core::CryptoRng + ?Sized>(
     _: &mut Run<'_, T, R>,
 ) {
 }
@@ -67,7 +67,7 @@ pub(crate) fn proven_share(_: &Hooks, x: Scalar) -> Scalar {
     x
 }
 
-pub(crate) async fn before_confirm<T: Transport, R: rand_core::CryptoRng>(
+pub(crate) async fn before_confirm<T: Transport, R: rand_core::CryptoRng + ?Sized>(
     _: &mut Run<'_, T, R>,
     _: &mut [u8; 32],
 ) {

@@ -34,11 +34,11 @@ const R_CONFIRM: u16 = 6;
 const R_CLOSE: u16 = 10;
 
 /// Runs key generation as `party` over `transport`.
-pub async fn keygen<T: Transport>(
+pub async fn keygen<T: Transport, R: CryptoRng + ?Sized>(
     party: &Party,
     config: &KeygenConfig,
     transport: &mut T,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> Result<KeyShare> {
     let n = config.parties.len();
     let t = config.threshold;
@@ -67,7 +67,7 @@ pub async fn keygen<T: Transport>(
 }
 
 /// One party's key generation in progress: what the rounds so far have settled.
-struct Keygen<'a, T: Transport, R: CryptoRng> {
+struct Keygen<'a, T: Transport, R: CryptoRng + ?Sized> {
     run: Run<'a, T, R>,
     config: &'a KeygenConfig,
     /// This party's polynomial f_i.
@@ -105,7 +105,7 @@ struct Confirmed {
     confirms: BTreeMap<PartyIndex, Got>,
 }
 
-impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
+impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     /// Draws the polynomial (a cheater sets its hooks, or stops at once).
     async fn new(mut run: Run<'a, T, R>, config: &'a KeygenConfig) -> Result<Self> {
         run.hooks = adversary::keygen_hooks(config);
@@ -655,11 +655,11 @@ impl<'a, T: Transport, R: CryptoRng> Keygen<'a, T, R> {
 /// cheaper than one multi-scalar multiplication over every coefficient by the full-size w_d i^k,
 /// see `benches/keygen_party.rs`). Without the weights two dealers' errors could cancel; with them
 /// a batch containing a bad share passes with probability about 2^-128.
-fn shares_pass(
+fn shares_pass<R: CryptoRng + ?Sized>(
     commitments: &BTreeMap<PartyIndex, Commitment>,
     candidates: &BTreeMap<PartyIndex, (Scalar, SignedShare)>,
     me: PartyIndex,
-    rng: &mut impl CryptoRng,
+    rng: &mut R,
 ) -> bool {
     if candidates.is_empty() {
         return true;

@@ -18,7 +18,7 @@ impl Party {
 }
 
 /// A party with a fresh identity (the registration id only mirrors alibi-channel's helper).
-pub fn party(rng: &mut impl CryptoRng, _registration_id: u32) -> Party {
+pub fn party<R: CryptoRng + ?Sized>(rng: &mut R, _registration_id: u32) -> Party {
     Party {
         identity: IdentityKeyPair::generate(rng),
     }
@@ -32,7 +32,7 @@ pub struct Authority {
 }
 
 impl Authority {
-    pub fn new(rng: &mut impl CryptoRng) -> Self {
+    pub fn new<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         let root = PrivateKey::generate(rng);
         let server_key = PrivateKey::generate(rng);
         let server = ServerCertificate::new(1, server_key.public_key(), &root, rng);
@@ -44,13 +44,13 @@ impl Authority {
     }
 
     /// A sender certificate for (uuid, device) and the party's identity, valid until `expires`.
-    pub fn certify(
+    pub fn certify<R: CryptoRng + ?Sized>(
         &self,
         party: &Party,
         uuid: &str,
         device: u32,
         expires: u64,
-        rng: &mut impl CryptoRng,
+        rng: &mut R,
     ) -> SenderCertificate {
         SenderCertificate::new(
             uuid.to_string(),
