@@ -124,7 +124,8 @@ pub enum Cmd {
         /// The group signature
         #[arg(long, value_name = "FILE")]
         sig: PathBuf,
-        /// A manager directory whose revocation list to check
+        /// The directory of --pk's manager, whose revocation list to check (another group's
+        /// directory is refused)
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
         #[command(flatten)]
@@ -384,6 +385,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let msg = read(&msg)?;
             let (res, note) = match &dir {
                 Some(d) => {
+                    same_group(&pkm, &pk, d)?;
                     let store = RedbStore::open(&d.join("members.redb"))
                         .map_err(|e| malformed("members database", e))?;
                     (verify(&pkm, &msg, &s, &store), None)
@@ -519,6 +521,28 @@ fn manager(dir: &Path) -> Result<Mgr, Failure> {
             .map_err(|e| malformed("members database", e))?,
     );
     Ok(Manager::new(sk, store.clone(), store))
+}
+
+/// Refuses a `--dir` whose manager is not the one of `--pk`: another group's revocation list
+/// would say nothing about this group's members (a revoked member would verify as valid).
+fn same_group(pkm: &ManagerPublicKey, pk: &Path, dir: &Path) -> Result<(), Failure> {
+    let theirs = dir.join(MANAGER_FILES[1]);
+    if !theirs.exists() {
+        return Err(Failure::Usage(format!(
+            "{} holds no group manager ({} is missing)",
+            dir.display(),
+            theirs.display()
+        )));
+    }
+    if manager_pk(&theirs)?.to_bytes() != pkm.to_bytes() {
+        return Err(Failure::Usage(format!(
+            "{} belongs to another group: its manager public key {} is not --pk {}",
+            dir.display(),
+            theirs.display(),
+            pk.display()
+        )));
+    }
+    Ok(())
 }
 
 fn manager_pk(path: &Path) -> Result<ManagerPublicKey, Failure> {

@@ -100,3 +100,74 @@ fn manager_and_member_on_files() {
     );
     assert_eq!(code(&alibi(&["group"])), 2);
 }
+
+/// `verify --dir` checks revocation against the directory's list: a directory of another group
+/// (whose list does not hold this group's revocations) is refused with exit 2, naming both keys,
+/// not answered "valid" for a member revoked in its own group.
+#[test]
+fn verify_refuses_another_groups_directory() {
+    let d = common::scratch("group-dir");
+    let p = |f: &str| d.join(f).to_str().unwrap().to_string();
+    let (mgr, mgr2) = (p("mgr"), p("mgr2"));
+    let pk = format!("{mgr}/manager.pk");
+    let run = |args: &[&str]| alibi(&[&["group"][..], args].concat());
+    for dir in [&mgr, &mgr2] {
+        let keygen = ["manager-keygen", "--params", "shake-128f", "--dir", dir];
+        assert_eq!(code(&run(&keygen)), 0);
+    }
+    let cred = p("cred");
+    let join = ["join", "--dir", &mgr, "--username", "bob", "--cred", &cred];
+    assert_eq!(code(&run(&join)), 0);
+    let (usk, req, pend, certs) = (p("user.sk"), p("req"), p("pending"), p("certs"));
+    let csr = [
+        "csr",
+        "--cred",
+        &cred,
+        "--user-sk",
+        &usk,
+        "--count",
+        "1",
+        "--req",
+        &req,
+        "--pending",
+        &pend,
+    ];
+    assert_eq!(code(&run(&csr)), 0);
+    let cert = ["cert", "--dir", &mgr, "--req", &req, "--certs", &certs];
+    assert_eq!(code(&run(&cert)), 0);
+    let (msg, sig) = (p("msg"), p("sig"));
+    std::fs::write(&msg, b"hi").unwrap();
+    let sign = [
+        "sign",
+        "--user-sk",
+        &usk,
+        "--pending",
+        &pend,
+        "--certs",
+        &certs,
+        "--pk",
+        &pk,
+        "--msg",
+        &msg,
+        "--out",
+        &sig,
+    ];
+    assert_eq!(code(&run(&sign)), 0);
+    assert_eq!(code(&run(&["revoke", "--dir", &mgr, "--id", "0"])), 0);
+    let verify = |dir: &str| {
+        run(&[
+            "verify", "--pk", &pk, "--msg", &msg, "--sig", &sig, "--dir", dir,
+        ])
+    };
+    assert_eq!(code(&verify(&mgr)), 1, "revoked in its own group");
+    let o = verify(&mgr2);
+    assert_eq!(code(&o), 2, "another group's directory");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("another group") && err.contains("mgr2") && err.contains(&pk),
+        "{err}"
+    );
+    // A directory without a manager is refused as well.
+    std::fs::create_dir_all(p("empty")).unwrap();
+    assert_eq!(code(&verify(&p("empty"))), 2);
+}
