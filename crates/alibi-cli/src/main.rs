@@ -26,7 +26,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::failure::{CmdResult, Failure};
 
@@ -175,10 +175,25 @@ fn fail(f: &Failure) -> ExitCode {
     ExitCode::from(f.code())
 }
 
+/// Names every command `alibi` for `--version`: clap would print a subcommand's version under a
+/// name joined from its path ("alibi-falcon-keygen 0.1.0"), which is no program a user can run.
+fn named_alibi(cmd: clap::Command) -> clap::Command {
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    names.iter().fold(cmd.display_name("alibi"), |c, n| {
+        c.mut_subcommand(n, named_alibi)
+    })
+}
+
 fn main() -> ExitCode {
     default_sigpipe();
     let argv: Vec<OsString> = std::env::args_os().collect();
-    let cli = match Cli::try_parse_from(&argv) {
+    let parsed = named_alibi(Cli::command())
+        .try_get_matches_from(&argv)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             // Help and version go to stdout, whose failure (a full disk) is reported, not a panic.
