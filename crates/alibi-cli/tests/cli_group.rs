@@ -4,6 +4,80 @@
 mod common;
 use common::{alibi, code};
 
+/// A member's files in a scratch directory: its secret key, certificate request, pending
+/// one-time keys and certificates.
+struct Member {
+    usk: String,
+    req: String,
+    pend: String,
+    certs: String,
+}
+
+impl Member {
+    fn in_dir(d: &std::path::Path) -> Self {
+        let p = |f: &str| d.join(f).to_str().unwrap().to_string();
+        Member {
+            usk: p("user.sk"),
+            req: p("req"),
+            pend: p("pending"),
+            certs: p("certs"),
+        }
+    }
+
+    /// `group csr` for `count` one-time keys with credential `cred`, then `group cert` by the
+    /// manager in `dir`: the two exit codes.
+    fn enrol(&self, dir: &str, cred: &str, count: usize) -> (i32, i32) {
+        let n = count.to_string();
+        let (usk, req, pend) = (&self.usk, &self.req, &self.pend);
+        let csr = [
+            "group",
+            "csr",
+            "--cred",
+            cred,
+            "--user-sk",
+            usk,
+            "--count",
+            &n,
+            "--req",
+            req,
+            "--pending",
+            pend,
+        ];
+        let cert = [
+            "group",
+            "cert",
+            "--dir",
+            dir,
+            "--req",
+            req,
+            "--certs",
+            &self.certs,
+        ];
+        (code(&alibi(&csr)), code(&alibi(&cert)))
+    }
+
+    /// `group sign` of `msg` into `out` under the group key `pk`: the exit code.
+    fn sign(&self, pk: &str, msg: &str, out: &str) -> i32 {
+        let (usk, pend, certs) = (&self.usk, &self.pend, &self.certs);
+        code(&alibi(&[
+            "group",
+            "sign",
+            "--user-sk",
+            usk,
+            "--pending",
+            pend,
+            "--certs",
+            certs,
+            "--pk",
+            pk,
+            "--msg",
+            msg,
+            "--out",
+            out,
+        ]))
+    }
+}
+
 #[test]
 fn manager_and_member_on_files() {
     let d = common::scratch("group");
@@ -22,44 +96,9 @@ fn manager_and_member_on_files() {
     assert_eq!(code(&o), 0);
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0");
     assert_eq!(code(&join("alice", &p("x"))), 2);
-    let (usk, req, pend, certs) = (p("user.sk"), p("req"), p("pending"), p("certs"));
-    let csr = [
-        "csr",
-        "--cred",
-        &p("cred"),
-        "--user-sk",
-        &usk,
-        "--count",
-        "2",
-        "--req",
-        &req,
-        "--pending",
-        &pend,
-    ];
-    assert_eq!(code(&run(&csr)), 0);
-    assert_eq!(
-        code(&run(&[
-            "cert", "--dir", &dir, "--req", &req, "--certs", &certs
-        ])),
-        0
-    );
-    let sign = |out: &str| {
-        code(&run(&[
-            "sign",
-            "--user-sk",
-            &usk,
-            "--pending",
-            &pend,
-            "--certs",
-            &certs,
-            "--pk",
-            &pk,
-            "--msg",
-            &msg,
-            "--out",
-            out,
-        ]))
-    };
+    let m = Member::in_dir(&d);
+    assert_eq!(m.enrol(&dir, &p("cred"), 2), (0, 0));
+    let sign = |out: &str| m.sign(&pk, &msg, out);
     assert_eq!(sign(&sig), 0);
     assert_eq!(sign(&p("sig2")), 0);
     // Two one-time keys, two signatures: the third attempt has no key left.
@@ -118,41 +157,11 @@ fn verify_refuses_another_groups_directory() {
     let cred = p("cred");
     let join = ["join", "--dir", &mgr, "--username", "bob", "--cred", &cred];
     assert_eq!(code(&run(&join)), 0);
-    let (usk, req, pend, certs) = (p("user.sk"), p("req"), p("pending"), p("certs"));
-    let csr = [
-        "csr",
-        "--cred",
-        &cred,
-        "--user-sk",
-        &usk,
-        "--count",
-        "1",
-        "--req",
-        &req,
-        "--pending",
-        &pend,
-    ];
-    assert_eq!(code(&run(&csr)), 0);
-    let cert = ["cert", "--dir", &mgr, "--req", &req, "--certs", &certs];
-    assert_eq!(code(&run(&cert)), 0);
+    let m = Member::in_dir(&d);
+    assert_eq!(m.enrol(&mgr, &cred, 1), (0, 0));
     let (msg, sig) = (p("msg"), p("sig"));
     std::fs::write(&msg, b"hi").unwrap();
-    let sign = [
-        "sign",
-        "--user-sk",
-        &usk,
-        "--pending",
-        &pend,
-        "--certs",
-        &certs,
-        "--pk",
-        &pk,
-        "--msg",
-        &msg,
-        "--out",
-        &sig,
-    ];
-    assert_eq!(code(&run(&sign)), 0);
+    assert_eq!(m.sign(&pk, &msg, &sig), 0);
     assert_eq!(code(&run(&["revoke", "--dir", &mgr, "--id", "0"])), 0);
     let verify = |dir: &str| {
         run(&[
