@@ -328,7 +328,7 @@ pub async fn multi_recipient(relay: &Endpoint, recipients: usize, sends: usize) 
         sender
             .multi_send(sent, &combine(&keys))
             .await?
-            .map_err(|e| relay_error(format!("{e:?}")))?;
+            .map_err(|e| relay_error(e.to_string()))?;
         let d = t.elapsed();
         busy += d;
         lat.push(d.as_secs_f64() * 1e3);
