@@ -79,6 +79,9 @@ pub(crate) struct Got {
     pub p2p: Option<Vec<u8>>,
 }
 
+/// What ends a round's wait early: a test of what has arrived so far.
+pub(crate) type Enough<'e> = dyn FnMut(&BTreeMap<PartyIndex, Incoming>) -> bool + Send + 'e;
+
 /// A round that expects a broadcast from everyone still in.
 pub(crate) const BROADCAST: Expect = Expect {
     broadcast: true,
@@ -287,6 +290,20 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
         from: &[PartyIndex],
         expect: Expect,
     ) -> Result<BTreeMap<PartyIndex, Got>> {
+        self.round_until(round, body, p2p, from, expect, None).await
+    }
+
+    /// [`Run::round`] whose wait also ends as soon as `enough` says what has arrived suffices
+    /// (a signing that needs any t+1 partials, not all of them).
+    pub async fn round_until(
+        &mut self,
+        round: u16,
+        body: Option<Vec<u8>>,
+        p2p: Vec<(PartyIndex, Vec<u8>)>,
+        from: &[PartyIndex],
+        expect: Expect,
+        enough: Option<&mut Enough<'_>>,
+    ) -> Result<BTreeMap<PartyIndex, Got>> {
         let me = self.party.index;
         let recipients: Vec<PartyIndex> = self.active.iter().copied().collect();
         let broadcast = match body {
@@ -324,7 +341,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
             .copied()
             .filter(|p| self.active.contains(p))
             .collect();
-        let mut got = self.gather(round, &from, expect).await?;
+        let mut got = self.gather(round, &from, expect, enough).await?;
         let mut out = BTreeMap::new();
         let mut silent = vec![];
         let mut attestations = vec![];
@@ -384,6 +401,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
         round: u16,
         from: &[PartyIndex],
         expect: Expect,
+        mut enough: Option<&mut Enough<'_>>,
     ) -> Result<BTreeMap<PartyIndex, Incoming>> {
         let mailbox = self.transport.mailbox().clone();
         let start = tokio::time::Instant::now();
@@ -407,7 +425,8 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
                 .filter(|f| !complete(snap.get(f), expect))
                 .collect();
             let now = tokio::time::Instant::now();
-            if missing.is_empty() || now >= deadline {
+            let suffices = enough.as_mut().is_some_and(|e| e(&snap));
+            if missing.is_empty() || now >= deadline || suffices {
                 return Ok(snap);
             }
             let arrived: usize = snap

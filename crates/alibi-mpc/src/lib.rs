@@ -62,7 +62,7 @@ pub enum Error {
     #[error("bad parameters: {0}")]
     Parameters(String),
     /// Too few honest parties were left to finish; the named ones cheated or went silent.
-    #[error("aborted: {reason}; blamed: {blamed:?}")]
+    #[error("aborted: {reason}; blamed: {}", list(blamed))]
     Aborted {
         /// Why.
         reason: String,
@@ -96,6 +96,23 @@ pub enum Error {
     /// A signature, proof of possession or share does not verify.
     #[error("does not verify: {0}")]
     Verification(&'static str),
+    /// Too few signers signed what this one signs: the others hold another message, or a share
+    /// of another key generation. No party is blamed: nothing shows who is out of date.
+    #[error("signers disagree: {}", disagreements(disagreeing))]
+    Disagreed {
+        /// Each signer whose partial was for something else, and what.
+        disagreeing: Vec<(PartyIndex, sign::Disagreement)>,
+    },
+}
+
+fn list<T: core::fmt::Display>(items: &[T]) -> String {
+    let each: Vec<String> = items.iter().map(T::to_string).collect();
+    each.join(", ")
+}
+
+fn disagreements(d: &[(PartyIndex, sign::Disagreement)]) -> String {
+    let each: Vec<String> = d.iter().map(|(p, how)| format!("party {p}: {how}")).collect();
+    each.join("; ")
 }
 
 fn stoppers(stopped: &[(PartyIndex, String)]) -> String {
@@ -169,6 +186,12 @@ pub struct Blame {
     pub party: PartyIndex,
     /// What.
     pub fault: Fault,
+}
+
+impl core::fmt::Display for Blame {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        write!(f, "party {} ({})", self.party, self.fault)
+    }
 }
 
 /// A participant: its index, its long-term identity key (the Signal identity key that also signs

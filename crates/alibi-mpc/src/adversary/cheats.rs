@@ -6,7 +6,7 @@ use rand_core::CryptoRng;
 
 use crate::dkg::KeygenConfig;
 use crate::echo::{Attestation, Run};
-use crate::sign::SignConfig;
+use crate::sign::{Binding, SignConfig};
 use crate::transport::{Broadcast, Packet, Transport};
 use crate::{bls, decode, digest, encode, Error, PartyIndex, SignedBroadcast};
 
@@ -319,10 +319,14 @@ pub(crate) fn partial_key(h: &Hooks, key: [u8; 32]) -> crate::Result<[u8; 32]> {
 }
 
 /// [`Misbehaviour::EquivocatePartial`]: a second, invalid partial of `message`.
-pub(crate) fn equivocate_partial(h: &mut Hooks, message: &[u8]) -> crate::Result<()> {
+pub(crate) fn equivocate_partial(
+    h: &mut Hooks,
+    message: &[u8],
+    binding: &Binding,
+) -> crate::Result<()> {
     if h.cheat == Some(Misbehaviour::EquivocatePartial) {
         let wrong = bls::keygen(&[9u8; 32])?;
-        h.other_body = Some((1, bls::sign(&wrong, message)?.to_vec()));
+        h.other_body = Some((1, binding.body(&bls::sign(&wrong, message)?)));
     }
     Ok(())
 }

@@ -4,7 +4,7 @@ use blstrs::Scalar;
 
 use crate::dkg::KeygenConfig;
 use crate::echo::Run;
-use crate::sign::SignConfig;
+use crate::sign::{Binding, SignConfig};
 use crate::transport::{Broadcast, Transport};
 use crate::{Error, PartyIndex};
 
@@ -81,6 +81,6 @@ pub(crate) fn partial_key(_: &Hooks, key: [u8; 32]) -> crate::Result<[u8; 32]> {
     Ok(key)
 }
 
-pub(crate) fn equivocate_partial(_: &mut Hooks, _: &[u8]) -> crate::Result<()> {
+pub(crate) fn equivocate_partial(_: &mut Hooks, _: &[u8], _: &Binding) -> crate::Result<()> {
     Ok(())
 }

@@ -128,6 +128,7 @@ pub async fn sign_all(
             session: [2; 16],
             signers: signers.to_vec(),
             timeout: Duration::from_secs(2),
+            first_t_plus_1: false,
             misbehaviour: cheat_of(cheat, s),
         };
         let msg = msg.to_vec();
