@@ -14,7 +14,7 @@ use alibi_mpc::dkg::Misbehaviour;
 use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig};
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::relay::{Mode, RelayParty};
-use alibi_mpc::sign::{sign as run_sign, SignConfig};
+use alibi_mpc::sign::{sign as run_sign, Disagreement, SignConfig};
 use alibi_mpc::{bls, Blame, PartyIndex};
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
@@ -118,7 +118,8 @@ pub enum Cmd {
         format: Format,
     },
     /// Threshold signing, as one signer (t+1 or more run this, each in its own process, with the
-    /// same --session and --signers); each writes the same signature, checked under the group key
+    /// same --session): it finishes as soon as t+1 valid partial signatures are in hand and
+    /// writes the signature, checked under the group key (the same whichever t+1 signed)
     Sign {
         /// The party's directory
         #[arg(long, value_name = "DIR")]
@@ -135,7 +136,9 @@ pub enum Cmd {
         /// Where to write the 96-byte signature
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
-        /// The signers, by name [default: every party key generation did not exclude]
+        /// Exactly who must sign, by name (each of them must run this; the others are not
+        /// waited for) [default: any t+1 of the parties key generation did not exclude, the
+        /// first to answer; those not heard from are not named]
         #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
         signers: Option<Vec<String>>,
         #[command(flatten)]
@@ -697,7 +700,14 @@ fn strays_line(strays: &BTreeMap<String, u64>) -> String {
 fn named(g: &GroupFile, blamed: &[Blame]) -> Vec<String> {
     blamed
         .iter()
-        .map(|b| format!("{} ({:?})", g.name_of(b.party), b.fault))
+        .map(|b| format!("{} ({})", g.name_of(b.party), b.fault))
+        .collect()
+}
+
+/// Signers whose partials were for something else, by name with how, for reports.
+fn disagreeing(g: &GroupFile, d: &[(PartyIndex, Disagreement)]) -> Vec<String> {
+    d.iter()
+        .map(|(p, how)| format!("{}: {how}", g.name_of(*p)))
         .collect()
 }
 
@@ -749,6 +759,11 @@ fn protocol_failure(
                 names.join(", ")
             ))
         }
+        alibi_mpc::Error::Disagreed { disagreeing: d } => Failure::Invalid(format!(
+            "{what} stopped, no party blamed: the signers do not sign the same thing: {} \
+             (every signer needs the same --msg file and the share of the latest key generation)",
+            disagreeing(g, &d).join("; ")
+        )),
         e => Failure::Invalid(format!("{what} failed closed: {e}")),
     }
 }
@@ -919,6 +934,7 @@ fn sign(
             me,
         } = member(dir, group, &passphrase).await?;
         let share = load_share(dir, &group, &passphrase, me)?;
+        let exact = signers.is_some();
         let signers: Vec<PartyIndex> = match signers {
             Some(names) => names
                 .iter()
@@ -958,8 +974,9 @@ fn sign(
         }
         if signers.len() <= share.threshold {
             return Err(Failure::Usage(format!(
-                "{} signers; t+1 = {} are needed",
+                "{} signer{}; t+1 = {} are needed",
                 signers.len(),
+                if signers.len() == 1 { "" } else { "s" },
                 share.threshold + 1
             )));
         }
@@ -967,7 +984,12 @@ fn sign(
         let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
             .map_err(usage)?;
         let timeout = Duration::from_secs(run.timeout_s);
-        let config = SignConfig::new(group.sign_session(session), signers.clone(), timeout);
+        let session = group.sign_session(session);
+        let config = if exact {
+            SignConfig::new(session, signers.clone(), timeout)
+        } else {
+            SignConfig::any_t_plus_1(session, signers.clone(), timeout)
+        };
         let start = Instant::now();
         let signed = run_sign(&party.party(), &share, &config, &msg, &mut party, &mut os_rng())
             .await
@@ -982,6 +1004,7 @@ fn sign(
         write("--out", out, Kind::Data, &signed.signature, false)?;
         let combined: Vec<String> = signed.combined.iter().map(|&p| group.name_of(p)).collect();
         let blamed = named(&group, &signed.blamed);
+        let disagreeing = disagreeing(&group, &signed.disagreeing);
         let mut text = format!(
             "signed by {} over {mode} channels in {:.0} ms; the signature verifies under the group key; wrote {}",
             combined.join(", "),
@@ -991,13 +1014,17 @@ fn sign(
         if !blamed.is_empty() {
             text.push_str(&format!("\nnamed: {}", blamed.join(", ")));
         }
+        if !disagreeing.is_empty() {
+            text.push_str(&format!("\nnot combined: {}", disagreeing.join("; ")));
+        }
         if !strays.is_empty() {
             text.push_str(&format!("\n{}", strays_line(&strays)));
         }
         format.report(
             text,
             json!({"signers": combined, "transport": mode.to_string(), "ms": ms(took),
-                   "blamed": blamed, "strays": strays, "signature": out.to_string_lossy()}),
+                   "blamed": blamed, "disagreeing": disagreeing, "strays": strays,
+                   "signature": out.to_string_lossy()}),
         )
     })
 }

@@ -75,7 +75,10 @@ pub enum Error {
     Transport(String),
     /// Too few parties were heard from to go on, though the relay was asked again and the others
     /// were asked to forward: the relay or these parties failed. No party is blamed.
-    #[error("unreachable: nothing heard from parties {parties:?} in round {round}")]
+    #[error(
+        "unreachable: nothing heard from parties {} in round {round}",
+        list(parties)
+    )]
     Unreachable {
         /// The round.
         round: u16,
@@ -105,13 +108,17 @@ pub enum Error {
     },
 }
 
-fn list<T: core::fmt::Display>(items: &[T]) -> String {
+/// Items in words, comma-separated (never `Debug` text).
+pub(crate) fn list<T: core::fmt::Display>(items: &[T]) -> String {
     let each: Vec<String> = items.iter().map(T::to_string).collect();
     each.join(", ")
 }
 
 fn disagreements(d: &[(PartyIndex, sign::Disagreement)]) -> String {
-    let each: Vec<String> = d.iter().map(|(p, how)| format!("party {p}: {how}")).collect();
+    let each: Vec<String> = d
+        .iter()
+        .map(|(p, how)| format!("party {p}: {how}"))
+        .collect();
     each.join("; ")
 }
 

@@ -380,7 +380,9 @@ fn sort_partials<R: CryptoRng + ?Sized>(
                 continue;
             }
             Heard::Malformed => {
-                sorted.faults.push((p, Fault::Malformed { round: R_PARTIAL }));
+                sorted
+                    .faults
+                    .push((p, Fault::Malformed { round: R_PARTIAL }));
                 continue;
             }
         };
@@ -456,7 +458,12 @@ async fn stop_alike<T: Transport, R: CryptoRng + ?Sized>(
         }
     }
     let sorted = sort_partials(share, binding, message, (me, mine), heard, &mut *run.rng);
-    blamed.extend(sorted.faults.iter().map(|&(party, fault)| Blame { party, fault }));
+    blamed.extend(
+        sorted
+            .faults
+            .iter()
+            .map(|&(party, fault)| Blame { party, fault }),
+    );
     blamed.sort_by_key(|b| b.party);
     if sorted.valid.len() > t {
         if let Some((signature, combined)) = combine(share, message, sorted.valid.clone()) {

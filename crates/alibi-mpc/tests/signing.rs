@@ -57,7 +57,10 @@ async fn any_t_plus_1_finish_without_waiting_for_the_rest() {
         .to_vec();
     let start = Instant::now();
     let signed = sign_each(&ps, jobs, &config).await;
-    assert!(start.elapsed() < Duration::from_secs(20), "waited for the absent");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "waited for the absent"
+    );
     for (p, r) in &signed {
         let s = r.as_ref().unwrap_or_else(|e| panic!("signer {p}: {e}"));
         assert!(s.blamed.is_empty(), "signer {p} named {:?}", s.blamed);
@@ -80,7 +83,11 @@ async fn another_message_is_reported_as_a_disagreement() {
         let other = 3 - p;
         match r {
             Err(Error::Disagreed { disagreeing }) => {
-                assert_eq!(disagreeing, [(other, Disagreement::OtherMessage)], "signer {p}")
+                assert_eq!(
+                    disagreeing,
+                    [(other, Disagreement::OtherMessage)],
+                    "signer {p}"
+                )
             }
             other => panic!("signer {p}: {other:?}"),
         }

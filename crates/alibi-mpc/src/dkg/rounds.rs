@@ -531,8 +531,9 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             blamed.sort_by_key(|b| b.party);
             return Err(Error::Aborted {
                 reason: format!(
-                    "parties {went_on:?} closed the run after round {round}, which this party \
-                     was shown differently; it stops without a share"
+                    "parties {} closed the run after round {round}, which this party was \
+                     shown differently; it stops without a share",
+                    crate::list(&went_on)
                 ),
                 blamed,
             });
@@ -577,8 +578,9 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             let blamed = self.run.agree(steps, &[], parties).await.blames();
             return Err(Error::Aborted {
                 reason: format!(
-                    "parties {disagree:?} confirmed another outcome (qualified set, key or named \
-                     parties); named: the parties proven to have cheated"
+                    "parties {} confirmed another outcome (qualified set, key or named \
+                     parties); named: the parties proven to have cheated",
+                    crate::list(&disagree)
                 ),
                 blamed,
             });
