@@ -433,9 +433,32 @@ fn passphrase(args: &PassphraseArgs) -> Result<Zeroizing<Vec<u8>>, Failure> {
     alibi_keyfile::passphrase(args.passphrase_file.as_deref()).map_err(usage)
 }
 
-/// A messenger failure as a command failure: its setup (passphrase, files, usage) exits 2.
+/// A messenger failure as a command failure: the relay or the network (unreachable, refusing,
+/// handing out what the pinned cards contradict) exits 3, with a hint where the cause is known;
+/// the user's own input (passphrase, files, usage) exits 2.
 fn setup(e: alibi_messenger::Error) -> Failure {
-    Failure::Usage(e.to_string())
+    use alibi_messenger::Error as E;
+    match e {
+        E::Refused { status: 401, .. } => Failure::Transport(format!(
+            "{e}: the relay no longer knows this party's account (its database was reset, or this \
+             is another relay); register again with `alibi mpc init` and make a new group file"
+        )),
+        E::Relay(_)
+        | E::Refused { .. }
+        | E::Send { .. }
+        | E::IdentityMismatch { .. }
+        | E::Downgrade(_)
+        | E::TrustRoot(_) => Failure::Transport(e.to_string()),
+        e => Failure::Usage(e.to_string()),
+    }
+}
+
+/// An MPC setup failure: a transport fault exits 3, anything else is the user's input (exit 2).
+fn mpc_setup(e: alibi_mpc::Error) -> Failure {
+    match e {
+        alibi_mpc::Error::Transport(m) => Failure::Transport(m),
+        e => usage(e),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -561,8 +584,15 @@ fn read_group(path: &Path) -> Result<GroupFile, Failure> {
     GroupFile::from_json(&text).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
 }
 
-async fn member(dir: &Path, group: GroupFile, passphrase: &[u8]) -> Result<Member, Failure> {
-    let messenger = Messenger::open(dir, passphrase)
+/// This party of `group` from its directory; requests that reach no relay are tried again for
+/// up to `patience` (the round timeout: a relay back within it loses nothing).
+async fn member(
+    dir: &Path,
+    group: GroupFile,
+    passphrase: &[u8],
+    patience: Duration,
+) -> Result<Member, Failure> {
+    let messenger = Messenger::open_patient(dir, passphrase, patience)
         .await
         .map_err(|e| match e {
             alibi_messenger::Error::Keyfile(k) => Failure::Usage(format!(
@@ -790,7 +820,7 @@ fn keygen(
             group,
             messenger,
             me,
-        } = member(dir, group, &passphrase).await?;
+        } = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
         let share_file = share_path(dir, &group);
         check_outputs(
             &[
@@ -801,7 +831,7 @@ fn keygen(
         )?;
         let mode = Mode::from(run.transport);
         let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
-            .map_err(usage)?;
+            .map_err(mpc_setup)?;
         let session = match session {
             None => group.keygen_session(),
             Some(id) => group.session("keygen", id),
@@ -932,7 +962,7 @@ fn sign(
             group,
             messenger,
             me,
-        } = member(dir, group, &passphrase).await?;
+        } = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
         let share = load_share(dir, &group, &passphrase, me)?;
         let exact = signers.is_some();
         let signers: Vec<PartyIndex> = match signers {
@@ -982,7 +1012,7 @@ fn sign(
         }
         let mode = Mode::from(run.transport);
         let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
-            .map_err(usage)?;
+            .map_err(mpc_setup)?;
         let timeout = Duration::from_secs(run.timeout_s);
         let session = group.sign_session(session);
         let config = if exact {

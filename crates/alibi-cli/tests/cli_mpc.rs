@@ -26,12 +26,17 @@ impl Drop for Relay {
 }
 
 fn relay(dir: &Path) -> Relay {
-    use std::io::BufRead;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
+    relay_on(&dir.join("relay.redb"), port)
+}
+
+/// A relay process on `port` with its database at `db` (to restart one where it was).
+fn relay_on(db: &Path, port: u16) -> Relay {
+    use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_alibi"))
         .args([
             "relay",
@@ -40,7 +45,7 @@ fn relay(dir: &Path) -> Relay {
             &format!("127.0.0.1:{port}"),
             "--db",
         ])
-        .arg(dir.join("relay.redb"))
+        .arg(db)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -882,4 +887,52 @@ fn t_plus_1_of_n_sign_at_once_and_a_different_message_is_named_as_such() {
         );
         assert!(!err.contains("bad partial"), "{err}");
     }
+}
+
+/// Relay faults follow the exit-code contract: a relay killed and back within the round timeout
+/// loses nothing (the signers started while it was down finish, exit 0); a relay that stays down
+/// is a transport fault (exit 3, not 2); a relay on a fresh database answers 401, reported as a
+/// transport fault with the hint to register again. Before, the first two exited 2 at once
+/// ("Connection refused") and the third 2 ("relay refused (401)").
+#[test]
+fn relay_faults_are_retried_then_exit_3_with_a_hint() {
+    let d = common::scratch("mpc-relay-faults");
+    let relay = relay(&d);
+    let port: u16 = relay.url.rsplit(':').next().unwrap().parse().unwrap();
+    let (dirs, group) = setup(&d, &relay, &["ann", "bo", "cy"], 1);
+    let children: Vec<Child> = (0..3)
+        .map(|i| keygen(&dirs[i], &group, &d.join(format!("{i}.pk")), "60"))
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+    }
+    let msg = d.join("msg");
+    std::fs::write(&msg, b"pay 1").unwrap();
+    drop(relay);
+    let signing = std::thread::spawn({
+        let (dirs, group, msg) = (dirs.clone(), group.clone(), msg.clone());
+        move || sign_processes(&dirs, &group, &[(0, &msg), (2, &msg)], "back", &[])
+    });
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let relay = relay_on(&d.join("relay.redb"), port);
+    for o in signing.join().unwrap() {
+        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+    }
+    drop(relay);
+    let o = &sign_processes(&dirs, &group, &[(0, &msg)], "down", &["--timeout-s", "2"])[0];
+    assert_eq!(code(o), 3, "{}", common::stderr(o));
+    assert!(
+        common::stderr(o).contains("Connection refused"),
+        "{}",
+        common::stderr(o)
+    );
+    let _fresh = relay_on(&d.join("fresh.redb"), port);
+    let o = &sign_processes(&dirs, &group, &[(0, &msg)], "fresh", &["--timeout-s", "2"])[0];
+    assert_eq!(code(o), 3, "{}", common::stderr(o));
+    assert!(
+        common::stderr(o).contains("register again"),
+        "{}",
+        common::stderr(o)
+    );
 }

@@ -5,8 +5,9 @@
 //! so a client that cannot reach one node may use any other: requests that could not connect and
 //! a delivery socket that dropped move on to the next node.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::CertificateDer;
@@ -25,6 +26,9 @@ pub struct Endpoint {
     plain_remote: Option<Arc<str>>,
     /// Plain http to such a node was allowed explicitly ([`Endpoint::allow_insecure_http`]).
     insecure_http: bool,
+    /// How long, in milliseconds, a request that reaches no node is tried again
+    /// ([`Endpoint::set_patience`]); shared by every clone.
+    patience_ms: Arc<AtomicU64>,
 }
 
 impl core::fmt::Debug for Endpoint {
@@ -96,7 +100,22 @@ impl Endpoint {
             tls: Arc::new(tls_config(roots).expect("ring supports the default TLS versions")),
             ca: None,
             insecure_http: false,
+            patience_ms: Arc::default(),
         }
+    }
+
+    /// Keeps trying, for up to `patience`, a request that could not connect to any node (a relay
+    /// restarting, a network blip), with backoff from 100 ms to 2 s. Such a request never
+    /// reached a relay, so sending it again cannot duplicate it. Zero (the default): fail at once.
+    /// Shared by every clone of this endpoint.
+    pub fn set_patience(&self, patience: Duration) {
+        let ms = u64::try_from(patience.as_millis()).unwrap_or(u64::MAX);
+        self.patience_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// How long a request that reaches no node is tried again.
+    pub fn patience(&self) -> Duration {
+        Duration::from_millis(self.patience_ms.load(Ordering::Relaxed))
     }
 
     /// Allows (or not) plain `http://` to nodes that are not loopback, which sends the device's

@@ -146,25 +146,36 @@ impl RelayClient {
     }
 
     /// Sends the request `build` makes for the node in use. One that could not connect never
-    /// reached a relay, so it is sent again to the next node, each node tried once.
+    /// reached a relay, so it is sent again to the next node, each node tried once per pass; when
+    /// a pass reaches none, passes repeat with backoff for the endpoint's patience
+    /// ([`Endpoint::set_patience`]).
     async fn request(
         &self,
         build: impl Fn(&reqwest::Client, &str) -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response> {
         self.endpoint.check()?;
-        let mut last = None;
-        for _ in 0..self.endpoint.len() {
-            let (node, turn) = self.endpoint.current();
-            match build(&self.http, node).send().await {
-                Ok(r) => return Ok(r),
-                Err(e) if e.is_connect() => {
-                    self.endpoint.failed(turn);
-                    last = Some(e);
+        let until = tokio::time::Instant::now() + self.endpoint.patience();
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            let mut last = None;
+            for _ in 0..self.endpoint.len() {
+                let (node, turn) = self.endpoint.current();
+                match build(&self.http, node).send().await {
+                    Ok(r) => return Ok(r),
+                    Err(e) if e.is_connect() => {
+                        self.endpoint.failed(turn);
+                        last = Some(e);
+                    }
+                    Err(e) => return Err(client_err(e)),
                 }
-                Err(e) => return Err(client_err(e)),
             }
+            let now = tokio::time::Instant::now();
+            if now >= until {
+                return Err(client_err(last.expect("an endpoint has a node")));
+            }
+            tokio::time::sleep(backoff.min(until - now)).await;
+            backoff = (backoff * 2).min(Duration::from_secs(2));
         }
-        Err(client_err(last.expect("an endpoint has a node")))
     }
 
     /// Adds device `device_id` to this account (as this device); returns its client.

@@ -79,6 +79,16 @@ impl Messenger {
 
     /// Opens the messenger in `dir` with its passphrase, and tops its prekeys up.
     pub async fn open(dir: &Path, passphrase: &[u8]) -> Result<Self> {
+        Self::open_patient(dir, passphrase, std::time::Duration::ZERO).await
+    }
+
+    /// [`Messenger::open`], with requests that reach no relay node tried again for up to
+    /// `patience` from then on, this first one included ([`Messenger::set_patience`]).
+    pub async fn open_patient(
+        dir: &Path,
+        passphrase: &[u8],
+        patience: std::time::Duration,
+    ) -> Result<Self> {
         let identity_path = dir.join(IDENTITY_FILE);
         let sealed = std::fs::read(&identity_path).map_err(io(&identity_path))?;
         let profile = Profile::open(&sealed, passphrase)?;
@@ -106,6 +116,7 @@ impl Messenger {
                 c.insert(card.name.clone(), card);
             }
         }
+        m.set_patience(patience);
         m.top_up_prekeys().await?;
         Ok(m)
     }

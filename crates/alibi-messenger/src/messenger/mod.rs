@@ -188,6 +188,12 @@ impl Messenger {
         self.inner.requests.load(Ordering::Relaxed)
     }
 
+    /// Keeps trying, for up to `patience`, a request that reaches no relay node (a relay
+    /// restarting): see [`crate::Endpoint::set_patience`]. Zero, the default, fails at once.
+    pub fn set_patience(&self, patience: std::time::Duration) {
+        self.inner.client.endpoint().set_patience(patience);
+    }
+
     fn own_address(&self) -> Address {
         address(self.account(), self.inner.client.device)
     }
