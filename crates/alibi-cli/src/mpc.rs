@@ -3,6 +3,7 @@
 //! over pinned Signal channels; and the paper's experiment comparing the transports.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -13,8 +14,9 @@ use alibi_messenger::{ContactCard, Messenger, Options};
 use alibi_mpc::dkg::Misbehaviour;
 use alibi_mpc::dkg::{keygen as run_keygen, KeyShare, KeygenConfig};
 use alibi_mpc::group::GroupFile;
-use alibi_mpc::relay::{Mode, RelayParty};
+use alibi_mpc::relay::{Mode, OnWaiting, RelayParty};
 use alibi_mpc::sign::{sign as run_sign, Disagreement, SignConfig};
+use alibi_mpc::transport::Waiting;
 use alibi_mpc::{bls, Blame, PartyIndex};
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
@@ -734,6 +736,39 @@ fn named(g: &GroupFile, blamed: &[Blame]) -> Vec<String> {
         .collect()
 }
 
+/// What a party prints while a run waits (every few seconds, on stderr): the round and whom it
+/// waits for, in words, or with `--json` one JSON object per line.
+fn waiting_reporter(g: &GroupFile, what: &'static str, format: Format) -> OnWaiting {
+    let names: BTreeMap<PartyIndex, String> =
+        g.indices().into_iter().map(|p| (p, g.name_of(p))).collect();
+    Box::new(move |w: &Waiting| {
+        let name = |p: &PartyIndex| names.get(p).cloned().unwrap_or_else(|| p.to_string());
+        let waiting_for: Vec<String> = w.waiting_for.iter().map(name).collect();
+        let heard: Vec<String> = w.heard.iter().map(name).collect();
+        let line = if format.json {
+            json!({"event": "waiting", "run": what, "round": w.round,
+                   "waiting_for": waiting_for, "heard": heard,
+                   "elapsed_s": w.elapsed.as_secs(), "timeout_s": w.timeout.as_secs()})
+            .to_string()
+        } else {
+            let heard = if heard.is_empty() {
+                "nothing yet".to_string()
+            } else {
+                format!("heard from {}", heard.join(", "))
+            };
+            format!(
+                "alibi: {what}: round {}: waiting for {} ({heard}); {} s of {} s",
+                w.round,
+                waiting_for.join(", "),
+                w.elapsed.as_secs(),
+                w.timeout.as_secs()
+            )
+        };
+        // Best effort: a closed stderr must not stop the run.
+        let _ = writeln!(std::io::stderr(), "{line}");
+    })
+}
+
 /// Signers whose partials were for something else, by name with how, for reports.
 fn disagreeing(g: &GroupFile, d: &[(PartyIndex, Disagreement)]) -> Vec<String> {
     d.iter()
@@ -783,9 +818,9 @@ fn protocol_failure(
         alibi_mpc::Error::Unreachable { round, parties } => {
             let names: Vec<String> = parties.iter().map(|&p| g.name_of(p)).collect();
             Failure::Transport(format!(
-                "{what} stopped, no party blamed: nothing heard from {} in round {round} through \
-                 the relay {relay}, though asked again and the others asked to forward: the relay \
-                 or those parties failed",
+                "{what} stopped, no party blamed: nothing heard from {} in round {round} (asked \
+                 again, and the others asked to forward): not started, on another --session or \
+                 --handshake, or the relay {relay} failed",
                 names.join(", ")
             ))
         }
@@ -832,6 +867,7 @@ fn keygen(
         let mode = Mode::from(run.transport);
         let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
             .map_err(mpc_setup)?;
+        party.on_waiting(waiting_reporter(&group, "key generation", format));
         let session = match session {
             None => group.keygen_session(),
             Some(id) => group.session("keygen", id),
@@ -1013,6 +1049,7 @@ fn sign(
         let mode = Mode::from(run.transport);
         let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
             .map_err(mpc_setup)?;
+        party.on_waiting(waiting_reporter(&group, "signing", format));
         let timeout = Duration::from_secs(run.timeout_s);
         let session = group.sign_session(session);
         let config = if exact {

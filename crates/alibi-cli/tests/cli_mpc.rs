@@ -936,3 +936,49 @@ fn relay_faults_are_retried_then_exit_3_with_a_hint() {
         common::stderr(o)
     );
 }
+
+/// Every wait explains itself: a signer waiting for a party that was never started says so on
+/// stderr every few seconds (the round, whom it waits for, whom it heard), in words or as JSON
+/// lines with `--json`, and ends naming whom nothing was heard from, exit 3, blaming nobody.
+/// Before, it was silent until the timeout.
+#[test]
+fn a_wait_for_a_party_not_started_is_reported_while_it_lasts() {
+    let d = common::scratch("mpc-waits");
+    let relay = relay(&d);
+    let (dirs, group) = setup(&d, &relay, &["al", "bea", "cal"], 1);
+    let children: Vec<Child> = (0..3)
+        .map(|i| keygen(&dirs[i], &group, &d.join(format!("{i}.pk")), "60"))
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+    }
+    let msg = d.join("msg");
+    std::fs::write(&msg, b"pay 1").unwrap();
+    let more = ["--signers", "al,bea", "--timeout-s", "7"];
+    let o = &sign_processes(&dirs, &group, &[(0, &msg)], "alone", &more)[0];
+    let err = common::stderr(o);
+    assert_eq!(code(o), 3, "{err}");
+    assert!(
+        err.contains("signing: round 1: waiting for bea (nothing yet); 5 s of 7 s"),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .last()
+            .unwrap()
+            .contains("nothing heard from bea"),
+        "{err}"
+    );
+    let mut json = more.to_vec();
+    json.push("--json");
+    let o = &sign_processes(&dirs, &group, &[(0, &msg)], "alone-json", &json)[0];
+    let line = common::stderr(o)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let v: serde_json::Value = serde_json::from_str(&line).expect(&line);
+    assert_eq!(v["event"], "waiting", "{line}");
+    assert_eq!(v["waiting_for"], serde_json::json!(["bea"]), "{line}");
+}

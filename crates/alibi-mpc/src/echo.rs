@@ -22,7 +22,9 @@ use rand_core::CryptoRng;
 use serde::{Deserialize, Serialize};
 
 use crate::adversary;
-use crate::transport::{Broadcast, Expect, Incoming, Outgoing, Packet, Transport};
+use crate::transport::{
+    Broadcast, Expect, Incoming, Outgoing, Packet, Transport, Waiting, REPORT_EVERY,
+};
 use crate::{
     decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
     SignedBroadcast, ROUND_STOP,
@@ -410,6 +412,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
         let mut quiet_since = start;
         let mut asked = false;
         let mut seen = 0;
+        let mut report_at = start + REPORT_EVERY;
         loop {
             let notify = mailbox.notify();
             let notified = notify.notified();
@@ -428,6 +431,22 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
             let suffices = enough.as_mut().is_some_and(|e| e(&snap));
             if missing.is_empty() || now >= deadline || suffices {
                 return Ok(snap);
+            }
+            if now >= report_at {
+                let waiting = Waiting {
+                    session: self.session,
+                    round,
+                    heard: from
+                        .iter()
+                        .copied()
+                        .filter(|p| !missing.contains(p))
+                        .collect(),
+                    waiting_for: missing.clone(),
+                    elapsed: now - start,
+                    timeout: self.timeout,
+                };
+                self.transport.waiting(&waiting);
+                report_at = now + REPORT_EVERY;
             }
             let arrived: usize = snap
                 .values()
@@ -460,7 +479,8 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
                 quiet_since = tokio::time::Instant::now();
                 continue;
             }
-            let _ = tokio::time::timeout_at(deadline.min(due), notified).await;
+            let wake = deadline.min(due).min(report_at);
+            let _ = tokio::time::timeout_at(wake, notified).await;
         }
     }
 

@@ -24,7 +24,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::transport::{Broadcast, Mailbox, Outgoing, Packet, Transport};
+use crate::transport::{Broadcast, Mailbox, Outgoing, Packet, Transport, Waiting};
 use crate::{decode, encode, Error, Party, PartyIndex, Result, SessionId};
 
 /// How broadcasts travel.
@@ -77,7 +77,12 @@ pub struct RelayParty {
     receiver: tokio::task::JoinHandle<()>,
     /// How broadcasts travel.
     pub mode: Mode,
+    /// Told of every wait ([`RelayParty::on_waiting`]).
+    on_waiting: Option<OnWaiting>,
 }
+
+/// What a [`RelayParty`] tells of a run's wait (see [`Transport::waiting`]).
+pub type OnWaiting = Box<dyn Fn(&Waiting) + Send + Sync>;
 
 impl Drop for RelayParty {
     fn drop(&mut self) {
@@ -183,7 +188,14 @@ impl RelayParty {
             mailbox,
             receiver,
             mode,
+            on_waiting: None,
         })
+    }
+
+    /// Tells `report` of every wait of a run, every few seconds while it lasts (the CLI prints
+    /// whom it waits for).
+    pub fn on_waiting(&mut self, report: OnWaiting) {
+        self.on_waiting = Some(report);
     }
 
     /// The messenger underneath.
@@ -308,6 +320,12 @@ impl RelayParty {
 impl Transport for RelayParty {
     fn me(&self) -> PartyIndex {
         self.me
+    }
+
+    fn waiting(&mut self, waiting: &Waiting) {
+        if let Some(report) = &self.on_waiting {
+            report(waiting);
+        }
     }
 
     async fn send(&mut self, out: Outgoing) -> Result<()> {

@@ -114,6 +114,27 @@ pub struct Expect {
     pub required: bool,
 }
 
+/// A run's wait for a round, reported every [`REPORT_EVERY`] while it lasts
+/// ([`Transport::waiting`]), so that a person can tell whom the run waits for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    /// The run.
+    pub session: SessionId,
+    /// The round waited for.
+    pub round: u16,
+    /// The parties whose part of the round has not arrived.
+    pub waiting_for: Vec<PartyIndex>,
+    /// The parties whose part has arrived.
+    pub heard: Vec<PartyIndex>,
+    /// How long this round has been waited for.
+    pub elapsed: std::time::Duration,
+    /// How long it will be waited for at most.
+    pub timeout: std::time::Duration,
+}
+
+/// How often a wait is reported.
+pub const REPORT_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A way for the parties to talk. The receiving side files what arrives in [`Transport::mailbox`]
 /// and answers other parties' [`Packet::Want`]s from it ([`Mailbox::answer`]).
 #[async_trait]
@@ -132,6 +153,9 @@ pub trait Transport: Send {
         to: PartyIndex,
         packet: Packet,
     ) -> Result<()>;
+    /// Hears, every [`REPORT_EVERY`] of a round's wait, whom the run waits for (to tell the
+    /// user); by default nobody is told.
+    fn waiting(&mut self, _: &Waiting) {}
 }
 
 /// How often one party answers another's wants for one round, at most: enough for a lost answer
