@@ -15,9 +15,11 @@ use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
-use crate::files::{check_outputs, read_input, read_secret, write_outputs, Kind, Output};
+use crate::files::{
+    check_json, check_outputs, place_outputs, read_input, read_secret, Kind, Output, Own,
+};
 use crate::keys::KeyPairOut;
-use crate::report::{say, Format};
+use crate::report::{file_json, say, Format};
 use crate::rng::os_rng;
 
 /// `alibi akem <verb>`.
@@ -47,18 +49,22 @@ pub enum Cmd {
         /// The receiver's public key
         #[arg(long, value_name = "FILE")]
         receiver_pk: PathBuf,
-        /// Where to write the ciphertext
+        /// Where to write the ciphertext (- for stdout)
         #[arg(long, value_name = "FILE")]
         ct: PathBuf,
-        /// Where to write the 32-byte shared key (created with mode 0600)
+        /// Where to write the 32-byte shared key (created with mode 0600; never stdout)
         #[arg(long, value_name = "FILE")]
         key: PathBuf,
         /// Also write a 32-byte key-confirmation tag here, for `decap --confirm`
         #[arg(long, value_name = "FILE")]
         confirm: Option<PathBuf>,
-        /// Replace a shared-key file that already exists
+        /// Replace output files that already exist: a shared key only over an earlier shared key,
+        /// the others only over a file that holds no secret (never a secret key, a keyfile, a
+        /// store or a manager's or party's state, nor an input)
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        format: Format,
     },
     /// Decapsulate a ciphertext from a sender: exit 1 if it does not authenticate.
     ///
@@ -76,16 +82,17 @@ pub enum Cmd {
         /// The sender's public key
         #[arg(long, value_name = "FILE")]
         sender_pk: PathBuf,
-        /// The ciphertext
+        /// The ciphertext (- for stdin)
         #[arg(long, value_name = "FILE")]
         ct: PathBuf,
-        /// Where to write the 32-byte shared key (created with mode 0600)
+        /// Where to write the 32-byte shared key (created with mode 0600; never stdout)
         #[arg(long, value_name = "FILE")]
         key: PathBuf,
         /// A key-confirmation tag from `encap --confirm`: the key must match it
         #[arg(long, value_name = "FILE")]
         confirm: Option<PathBuf>,
-        /// Replace a shared-key file that already exists
+        /// Replace a shared-key file that already exists (only an earlier shared key: never a
+        /// secret key, a keyfile, a store or a manager's or party's state, nor an input)
         #[arg(long)]
         force: bool,
         #[command(flatten)]
@@ -249,15 +256,22 @@ pub fn run(cmd: Cmd) -> CmdResult {
             key,
             confirm: tag_path,
             force,
+            format,
         } => {
             let mut outs = vec![
-                ("--ct", ct.as_path(), Kind::Data),
-                ("--key", &key, Kind::Secret),
+                ("--ct", ct.as_path(), CIPHERTEXT),
+                ("--key", &key, SHARED_KEY),
             ];
             if let Some(t) = &tag_path {
-                outs.push(("--confirm", t, Kind::Data));
+                outs.push(("--confirm", t, TAG));
             }
-            check_outputs(&outs, force)?;
+            let to_stdout: Vec<_> = outs.iter().map(|&(f, p, _)| (f, p)).collect();
+            check_json(format.json, &to_stdout)?;
+            let inputs = [
+                ("--sender-sk", sender_sk.as_path()),
+                ("--receiver-pk", &receiver_pk),
+            ];
+            check_outputs(&outs, &inputs, force)?;
             let sk = read_secret(&sender_sk, "the sender's secret key")?;
             let pk = read_input(&receiver_pk, "the receiver's public key")?;
             let (scheme, suite) = scheme.resolve(suite)?;
@@ -279,13 +293,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 Output {
                     flag: "--key",
                     path: &key,
-                    kind: Kind::Secret,
+                    kind: SHARED_KEY,
                     data: &k[..],
                 },
                 Output {
                     flag: "--ct",
                     path: &ct,
-                    kind: Kind::Data,
+                    kind: CIPHERTEXT,
                     data: &c,
                 },
             ];
@@ -293,11 +307,19 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 files.push(Output {
                     flag: "--confirm",
                     path: t,
-                    kind: Kind::Data,
+                    kind: TAG,
                     data: &tag,
                 });
             }
-            write_outputs(&files, force)
+            let written = place_outputs(&files, force)?;
+            format.wrote(json!({
+                "scheme": scheme.name(),
+                "ciphertext": file_json(&ct, c.len()),
+                "key": file_json(&key, k.len()),
+                "confirm": tag_path.as_ref().map(|t| file_json(t, tag.len())),
+            }))?;
+            written.keep();
+            Ok(())
         }
         Cmd::Decap {
             alg: SchemeArgs { scheme, suite },
@@ -309,7 +331,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
             force,
             format,
         } => {
-            check_outputs(&[("--key", &key, Kind::Secret)], force)?;
+            let mut inputs = vec![
+                ("--receiver-sk", receiver_sk.as_path()),
+                ("--sender-pk", &sender_pk),
+                ("--ct", &ct),
+            ];
+            inputs.extend(tag_path.as_deref().map(|t| ("--confirm", t)));
+            check_outputs(&[("--key", &key, SHARED_KEY)], &inputs, force)?;
             let sk = read_secret(&receiver_sk, "the receiver's secret key")?;
             let pk = read_input(&sender_pk, "the sender's public key")?;
             let c = read_input(&ct, "a ciphertext")?;
@@ -358,11 +386,11 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     Err(e) => return Err(malformed(&format!("tag in {}", t.display()), e)),
                 }
             }
-            write_outputs(
+            let written = place_outputs(
                 &[Output {
                     flag: "--key",
                     path: &key,
-                    kind: Kind::Secret,
+                    kind: SHARED_KEY,
                     data: &k[..],
                 }],
                 force,
@@ -382,10 +410,24 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     "authenticated": authenticated,
                     "note": how,
                 }),
-            )
+            )?;
+            written.keep();
+            Ok(())
         }
     }
 }
+
+/// A shared key: 32 bytes, secret; `--force` replaces only an earlier one.
+const SHARED_KEY: Kind = Kind::Private(Own {
+    what: "a shared key",
+    same: |b| b.len() == 32,
+});
+
+/// A ciphertext.
+const CIPHERTEXT: Kind = Kind::Data("a ciphertext");
+
+/// A key-confirmation tag.
+const TAG: Kind = Kind::Data("a confirmation tag");
 
 /// The rejection message of a ciphertext that does not authenticate.
 fn rejected(e: Error) -> String {

@@ -20,9 +20,10 @@ use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
 use crate::files::{
-    check_outputs, owner_only, read, read_input, read_secret, write, write_outputs, Kind, Output,
+    check_json, check_outputs, owner_only, place_outputs, read, read_input, read_secret,
+    rewrite_outputs, write, write_outputs, Kind, NewDir, Output, Own,
 };
-use crate::report::Format;
+use crate::report::{file_json, Format};
 use crate::rng::os_rng;
 
 /// `alibi group <verb>`.
@@ -48,10 +49,11 @@ pub enum Cmd {
         /// The member's unique name
         #[arg(long)]
         username: String,
-        /// Where to write the member's credential (mode 0600)
+        /// Where to write the member's credential (mode 0600; never stdout)
         #[arg(long, value_name = "FILE")]
         cred: PathBuf,
-        /// Replace a credential file that already exists
+        /// Replace a credential file that already exists (only an earlier credential: never a
+        /// secret key, a keyfile, a store or a manager's or party's state)
         #[arg(long)]
         force: bool,
         #[command(flatten)]
@@ -69,27 +71,37 @@ pub enum Cmd {
         /// How many one-time keys to request (1 to 1024)
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
         count: u16,
-        /// Where to write the request for the manager
+        /// Where to write the request for the manager (- for stdout)
         #[arg(long, value_name = "FILE")]
         req: PathBuf,
-        /// Where to write the pending one-time seeds (mode 0600)
+        /// Where to write the pending one-time seeds (mode 0600; never stdout)
         #[arg(long, value_name = "FILE")]
         pending: PathBuf,
-        /// Replace a pending file that already exists (its unused keys are lost)
+        /// Replace a request or pending file that already exists (a pending file's unused keys
+        /// are lost; only an earlier pending file is replaced, never a secret key, a keyfile, a
+        /// store or a manager's or party's state, nor an input)
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        format: Format,
     },
     /// Certify a member's request (manager side)
     Cert {
         /// The manager's directory
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
-        /// The member's certificate request
+        /// The member's certificate request (- for stdin)
         #[arg(long, value_name = "FILE")]
         req: PathBuf,
-        /// Where to write the certificates
+        /// Where to write the certificates (- for stdout)
         #[arg(long, value_name = "FILE")]
         certs: PathBuf,
+        /// Replace a file that already exists at --certs (never one that holds a secret key, a
+        /// keyfile, a store or a manager's or party's state, nor an input)
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        format: Format,
     },
     /// Sign a file with the next pending one-time key, which is removed from the files first
     Sign {
@@ -105,12 +117,18 @@ pub enum Cmd {
         /// The manager's public key
         #[arg(long, value_name = "FILE")]
         pk: PathBuf,
-        /// The message
+        /// The message (- for stdin)
         #[arg(long, value_name = "FILE")]
         msg: PathBuf,
-        /// Where to write the group signature
+        /// Where to write the group signature (- for stdout)
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// Replace a file that already exists at --out (never one that holds a secret key, a
+        /// keyfile, a store or a manager's or party's state, nor an input)
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        format: Format,
     },
     /// Verify a group signature: exit 0 if valid, 1 if not (or revoked), 2 if malformed.
     /// Revocation is checked only against a manager directory given with --dir
@@ -173,6 +191,8 @@ pub enum Cmd {
         /// The member id
         #[arg(long)]
         id: u64,
+        #[command(flatten)]
+        format: Format,
     },
 }
 
@@ -201,7 +221,8 @@ pub fn run(cmd: Cmd) -> CmdResult {
             force,
             format,
         } => {
-            check_outputs(&[("--cred", &cred, Kind::Secret)], force)?;
+            let state = manager_files(&dir);
+            check_outputs(&[("--cred", &cred, CREDENTIAL)], &dir_inputs(&state), force)?;
             let m = manager(&dir)?;
             let (id, cid_star) = m.join(&username).map_err(|e| match e {
                 Error::UsernameTaken => {
@@ -211,8 +232,23 @@ pub fn run(cmd: Cmd) -> CmdResult {
             })?;
             let c = Credential::new(m.public_key().params(), id, &cid_star)
                 .map_err(|e| malformed("credential", e))?;
-            write("--cred", &cred, Kind::Secret, &c.to_bytes(), force)?;
-            format.report(id, json!({"id": id, "username": username}))
+            let bytes = c.to_bytes();
+            let written = place_outputs(
+                &[Output {
+                    flag: "--cred",
+                    path: &cred,
+                    kind: CREDENTIAL,
+                    data: &bytes,
+                }],
+                force,
+            )?;
+            let credential = file_json(&cred, bytes.len());
+            format.report(
+                id,
+                json!({"id": id, "username": username, "credential": credential}),
+            )?;
+            written.keep();
+            Ok(())
         }
         Cmd::Csr {
             cred,
@@ -221,12 +257,14 @@ pub fn run(cmd: Cmd) -> CmdResult {
             req,
             pending,
             force,
+            format,
         } => {
+            check_json(format.json, &[("--req", &req)])?;
+            // The member key is an input if it exists, else an output: either way no other
+            // output may be it.
             check_outputs(
-                &[
-                    ("--req", &req, Kind::Data),
-                    ("--pending", &pending, Kind::Secret),
-                ],
+                &[("--req", &req, REQUEST), ("--pending", &pending, PENDING)],
+                &[("--cred", &cred), ("--user-sk", &user_sk)],
                 force,
             )?;
             let credential = credential(&cred)?;
@@ -267,18 +305,38 @@ pub fn run(cmd: Cmd) -> CmdResult {
             outs.push(Output {
                 flag: "--pending",
                 path: &pending,
-                kind: Kind::Secret,
+                kind: PENDING,
                 data: &pend,
             });
             outs.push(Output {
                 flag: "--req",
                 path: &req,
-                kind: Kind::Data,
+                kind: REQUEST,
                 data: &r,
             });
-            write_outputs(&outs, force)
+            let written = place_outputs(&outs, force)?;
+            format.wrote(json!({
+                "id": id,
+                "count": count,
+                "request": file_json(&req, r.len()),
+                "pending": file_json(&pending, pend.len()),
+                "user_sk": new_key.as_ref().map(|k| file_json(&user_sk, k.len())),
+            }))?;
+            written.keep();
+            Ok(())
         }
-        Cmd::Cert { dir, req, certs } => {
+        Cmd::Cert {
+            dir,
+            req,
+            certs,
+            force,
+            format,
+        } => {
+            check_json(format.json, &[("--certs", &certs)])?;
+            let state = manager_files(&dir);
+            let mut inputs = dir_inputs(&state);
+            inputs.push(("--req", &req));
+            check_outputs(&[("--certs", &certs, CERTIFICATES)], &inputs, force)?;
             let m = manager(&dir)?;
             let r = read_input(&req, "a certificate request")?;
             let p = m.public_key().params();
@@ -312,10 +370,26 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     }
                     e => malformed("certificate request", e),
                 })?;
+            let count = issued.len();
             let out = CertificateList::new(p, issued)
                 .map_err(|e| malformed("certificates", e))?
                 .to_bytes();
-            write("--certs", &certs, Kind::Data, &out, false)
+            let written = place_outputs(
+                &[Output {
+                    flag: "--certs",
+                    path: &certs,
+                    kind: CERTIFICATES,
+                    data: &out,
+                }],
+                force,
+            )?;
+            format.wrote(json!({
+                "id": id,
+                "count": count,
+                "certificates": file_json(&certs, out.len()),
+            }))?;
+            written.keep();
+            Ok(())
         }
         Cmd::Sign {
             user_sk,
@@ -324,7 +398,22 @@ pub fn run(cmd: Cmd) -> CmdResult {
             pk,
             msg,
             out,
+            force,
+            format,
         } => {
+            check_json(format.json, &[("--out", &out)])?;
+            // Checked before the one-time key leaves the files: a refused --out costs no key.
+            check_outputs(
+                &[("--out", &out, SIGNATURE)],
+                &[
+                    ("--user-sk", &user_sk),
+                    ("--pending", &pending),
+                    ("--certs", &certs),
+                    ("--pk", &pk),
+                    ("--msg", &msg),
+                ],
+                force,
+            )?;
             let user = user_key(&user_sk)?;
             let p = user.params();
             let pkm = manager_pk(&pk)?;
@@ -352,26 +441,28 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
             // The key leaves the files before it signs anything, so a crash cannot reuse it;
             // both files change together or neither does, so keys and certificates stay paired.
-            write_outputs(
-                &[
-                    Output {
-                        flag: "--pending",
-                        path: &pending,
-                        kind: Kind::Secret,
-                        data: &pend.to_bytes(),
-                    },
-                    Output {
-                        flag: "--certs",
-                        path: &certs,
-                        kind: Kind::Data,
-                        data: &cs.to_bytes(),
-                    },
-                ],
-                true,
-            )?;
+            rewrite_outputs(&[
+                Output {
+                    flag: "--pending",
+                    path: &pending,
+                    kind: PENDING,
+                    data: &pend.to_bytes(),
+                },
+                Output {
+                    flag: "--certs",
+                    path: &certs,
+                    kind: CERTIFICATES,
+                    data: &cs.to_bytes(),
+                },
+            ])?;
             let msg = read(&msg)?;
-            let sig = user.sign(key, &msg);
-            write("--out", &out, Kind::Data, &sig.to_bytes(), false)
+            let sig = user.sign(key, &msg).to_bytes();
+            write("--out", &out, SIGNATURE, &sig, force)?;
+            format.wrote(json!({
+                "params": p.name(),
+                "signature": file_json(&out, sig.len()),
+                "pending_left": pend.len(),
+            }))
         }
         Cmd::Verify {
             pk,
@@ -446,12 +537,16 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 Err(e) => Err(malformed("input", e)),
             }
         }
-        Cmd::Revoke { dir, id } => {
+        Cmd::Revoke { dir, id, format } => {
             let m = manager(&dir)?;
             m.revoke(&[id]).map_err(|e| match e {
                 Error::UnknownId(_) => Failure::Usage(format!("no member {id}")),
                 e => malformed("manager state", e),
-            })
+            })?;
+            format.wrote(json!({
+                "revoked": id,
+                "database": dir.join(MANAGER_FILES[2]).to_string_lossy(),
+            }))
         }
     }
 }
@@ -460,6 +555,42 @@ type Mgr = Manager<Arc<RedbStore>, Arc<RedbStore>>;
 
 const MANAGER_FILES: [&str; 3] = ["manager.sk", "manager.pk", "members.redb"];
 
+/// The files of a manager's directory, which a command reading it must not write over.
+fn manager_files(dir: &Path) -> [PathBuf; 3] {
+    MANAGER_FILES.map(|f| dir.join(f))
+}
+
+/// A manager's files as the inputs of `--dir`.
+fn dir_inputs(files: &[PathBuf; 3]) -> Vec<(&'static str, &Path)> {
+    files.iter().map(|p| ("--dir", p.as_path())).collect()
+}
+
+/// What `cert` and `sign` write.
+const CERTIFICATES: Kind = Kind::Data("certificates");
+/// What `csr` writes for the manager.
+const REQUEST: Kind = Kind::Data("a certificate request");
+/// What `sign` writes.
+const SIGNATURE: Kind = Kind::Data("a group signature");
+
+/// A member's credential: secret; `--force` replaces only an earlier one (a credential's
+/// layout, which a member key shares: a file named like a key is refused by its name).
+const CREDENTIAL: Kind = Kind::Private(Own {
+    what: "a credential",
+    same: |b| Credential::from_bytes(b).is_ok(),
+});
+
+/// A member's pending one-time seeds: secret; `--force` replaces only an earlier pending file
+/// (whole seeds of one parameter set, and not a credential's or member key's length).
+const PENDING: Kind = Kind::Private(Own {
+    what: "pending one-time keys",
+    same: |b| {
+        Credential::from_bytes(b).is_err()
+            && Params::ALL
+                .into_iter()
+                .any(|p| PendingKeys::from_bytes(p, b).is_ok_and(|k| !k.is_empty()))
+    },
+});
+
 fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
     if let Some(f) = MANAGER_FILES.iter().find(|f| dir.join(f).exists()) {
         return Err(Failure::Usage(format!(
@@ -467,8 +598,7 @@ fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
             dir.display()
         )));
     }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", dir.display())))?;
+    let new_dir = NewDir::create(dir)?;
     let sk = ManagerSecretKey::generate(p, &mut os_rng());
     let (skp, pkp, db) = (
         dir.join(MANAGER_FILES[0]),
@@ -501,6 +631,7 @@ fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
         }
         return Err(e);
     }
+    new_dir.keep();
     format.report(
         format!(
             "group manager ({}) in {}: manager.sk (mode 0600), manager.pk, members.redb",

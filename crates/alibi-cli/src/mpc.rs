@@ -22,12 +22,16 @@ use zeroize::Zeroizing;
 
 use crate::failure::{usage, CmdResult, Failure};
 use crate::files::{
-    check_outputs, read, read_input, read_secret, rewrite, write, write_outputs, Kind, Output,
+    check_json, check_outputs, read, read_input, read_secret, rewrite, write, write_outputs, Kind,
+    NewDir, Output,
 };
 use crate::net::{relay_url, runtime};
 use crate::report::{say, Format};
 use crate::rng::os_rng;
 use crate::say;
+
+/// What `sign` writes.
+const SIGNATURE: Kind = Kind::Data("a signature");
 
 /// The keyfile purpose of a sealed share (an identity file does not open as a share).
 const SHARE_PURPOSE: &str = "alibi mpc share v1";
@@ -132,9 +136,13 @@ pub enum Cmd {
         /// A name for this signing run, the same for every signer (new for every message)
         #[arg(long, value_name = "ID")]
         session: String,
-        /// Where to write the 96-byte signature
+        /// Where to write the 96-byte signature (- for stdout)
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// Replace a file that already exists at --out (never one that holds a secret key, a
+        /// keyfile, a store or a manager's or party's state, nor an input)
+        #[arg(long)]
+        force: bool,
         /// The signers, by name [default: every party key generation did not exclude]
         #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
         signers: Option<Vec<String>>,
@@ -358,6 +366,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             msg,
             session,
             out,
+            force,
             signers,
             run,
             passphrase,
@@ -367,7 +376,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             &group,
             &msg,
             &session,
-            &out,
+            (&out, force),
             signers,
             &run,
             &passphrase,
@@ -491,9 +500,11 @@ fn init(
         insecure_http,
         ..Options::default()
     };
+    let new_dir = NewDir::track(dir);
     let m = runtime()?
         .block_on(Messenger::register(dir, &url, name, &passphrase, &options))
         .map_err(setup)?;
+    new_dir.keep();
     let card = dir.join(alibi_messenger::CARD_FILE);
     format.report(
         format!(
@@ -514,7 +525,8 @@ fn group(
     force: bool,
     format: Format,
 ) -> CmdResult {
-    check_outputs(&[("--out", out, Kind::PublicKey)], force)?;
+    let inputs: Vec<_> = cards.iter().map(|c| ("--cards", c.as_path())).collect();
+    check_outputs(&[("--out", out, Kind::PublicKey)], &inputs, force)?;
     let cards = cards
         .iter()
         .map(|p| {
@@ -635,7 +647,7 @@ fn note_named(g: &GroupFile, dir: &Path, what: &str, e: &alibi_mpc::Error) {
         notes.insert(g.name_of(p), why);
     }
     if let Ok(text) = serde_json::to_vec_pretty(&notes) {
-        let _ = rewrite("--dir", &path, Kind::Data, &text);
+        let _ = rewrite("--dir", &path, Kind::Report, &text);
     }
 }
 
@@ -666,7 +678,7 @@ fn exclude(
             .map_err(|e| Failure::Usage(format!("--exclude {name}: {e}")))?;
     }
     if changed {
-        rewrite("--group", path, Kind::Data, group.to_json().as_bytes())?;
+        rewrite("--group", path, Kind::PublicKey, group.to_json().as_bytes())?;
     }
     Ok(group)
 }
@@ -782,6 +794,7 @@ fn keygen(
                 ("--dir", share_file.as_path(), Kind::Secret),
                 ("--pk-out", pk_out, Kind::PublicKey),
             ],
+            &[("--group", group_path)],
             force,
         )?;
         let mode = Mode::from(run.transport);
@@ -813,8 +826,7 @@ fn keygen(
             &mut os_rng(),
         )
         .map_err(usage)?;
-        std::fs::create_dir_all(share_file.parent().unwrap_or(dir))
-            .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", dir.display())))?;
+        let shares = NewDir::create(share_file.parent().unwrap_or(dir))?;
         write_outputs(
             &[
                 Output {
@@ -832,6 +844,7 @@ fn keygen(
             ],
             force,
         )?;
+        shares.keep();
         let group_key = hex::encode(&share.group_key);
         let qualified: Vec<String> = share.qualified.iter().map(|&p| group.name_of(p)).collect();
         let excluded = named(&group, &share.blamed);
@@ -900,12 +913,20 @@ fn sign(
     group_path: &Path,
     msg: &Path,
     session: &str,
-    out: &Path,
+    (out, force): (&Path, bool),
     signers: Option<Vec<String>>,
     run: &RunArgs,
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
+    check_json(format.json, &[("--out", out)])?;
+    let identity = dir.join("identity.sealed");
+    let inputs = [
+        ("--msg", msg),
+        ("--group", group_path),
+        ("--dir", &identity),
+    ];
+    check_outputs(&[("--out", out, SIGNATURE)], &inputs, force)?;
     let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
     let msg = read(msg)?;
     if session.is_empty() {
@@ -979,7 +1000,7 @@ fn sign(
                 "the combined signature does not verify under the group key".into(),
             ));
         }
-        write("--out", out, Kind::Data, &signed.signature, false)?;
+        write("--out", out, SIGNATURE, &signed.signature, force)?;
         let combined: Vec<String> = signed.combined.iter().map(|&p| group.name_of(p)).collect();
         let blamed = named(&group, &signed.blamed);
         let mut text = format!(
@@ -1060,7 +1081,7 @@ fn bench(grid: &Grid, processes: bool, csv: &Path, plot: &Path, format: Format) 
     bar.finish_and_clear();
     print_table(&cells, format)?;
     let text = alibi_bench::mpc::csv(&cells);
-    write("--csv", csv, Kind::Data, text.as_bytes(), false)?;
+    write("--csv", csv, Kind::Report, text.as_bytes(), false)?;
     draw(&cells, &grid.delays, plot)?;
     if !format.json {
         say!("\nwrote {} and {}", csv.display(), plot.display())?;
@@ -1112,5 +1133,5 @@ fn print_table(cells: &[Cell], format: Format) -> CmdResult {
 fn draw(cells: &[Cell], delays: &[u64], path: &Path) -> CmdResult {
     let svg = alibi_bench::mpc::svg(cells, delays)
         .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    write("--plot", path, Kind::Data, svg.as_bytes(), false)
+    write("--plot", path, Kind::Report, svg.as_bytes(), false)
 }
