@@ -271,12 +271,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 ("--sender-sk", sender_sk.as_path()),
                 ("--receiver-pk", &receiver_pk),
             ];
-            check_outputs(&outs, &inputs, force)?;
             let sk = read_secret(&sender_sk, "the sender's secret key")?;
             let pk = read_input(&receiver_pk, "the receiver's public key")?;
             let (scheme, suite) = scheme.resolve(suite)?;
             let akem = configuration(scheme, suite, &sender_sk, &sk)?;
             check_keys(akem, &sender_sk, &sk, &receiver_pk, &pk)?;
+            // After the keys (a wrong key file is named first), before anything is derived.
+            check_outputs(&outs, &inputs, force)?;
             let s =
                 SecretKey::from_bytes(akem, &sk).map_err(|e| malformed("sender secret key", e))?;
             let r = PublicKey::from_bytes(akem, &pk)
