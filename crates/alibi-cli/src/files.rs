@@ -699,6 +699,137 @@ mod tests {
         assert!(!a.symlink_metadata().expect("a").file_type().is_symlink());
     }
 
+    const SIG: Kind = Kind::Data("a signature");
+    const SHARED: Kind = Kind::Private(Own {
+        what: "a shared key",
+        same: |b| b.len() == 32,
+    });
+
+    /// Writes `data` at `path` with `mode`.
+    #[cfg(unix)]
+    fn file(path: &Path, data: &[u8], mode: u32) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(path, data).expect("write");
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+
+    fn line(r: CmdResult) -> String {
+        match r {
+            Err(f) => f.line(),
+            Ok(()) => "accepted".into(),
+        }
+    }
+
+    /// What each kind may replace with `--force`: a key pair's secret an old secret, never state;
+    /// a derived secret only an earlier one of its kind, not named like a key; public data
+    /// nothing that holds a secret.
+    #[cfg(unix)]
+    #[test]
+    fn force_never_replaces_a_secret_with_something_else() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = |f: &str| dir.path().join(f);
+        file(&p("a.sk"), &[7; 32], 0o600);
+        file(&p("k"), &[7; 32], 0o600);
+        file(&p("sealed"), b"alibi-keyfile\0rest", 0o644);
+        file(&p("db"), b"redb\x1a\x0a\xa9\x0d\x0a...", 0o644);
+        file(&p("manager.pk"), b"public", 0o644);
+        file(&p("sig"), b"old", 0o644);
+        let check = |f: &str, kind: Kind| line(check_outputs(&[("--out", &p(f), kind)], &[], true));
+        for f in ["a.sk", "k", "sealed", "db", "manager.pk"] {
+            assert!(
+                check(f, SIG).starts_with("refusing to write a signature over"),
+                "{f}"
+            );
+        }
+        assert_eq!(check("sig", SIG), "accepted");
+        assert_eq!(check("k", SHARED), "accepted", "an earlier shared key");
+        assert!(
+            check("a.sk", SHARED).contains("secret key"),
+            "named like a key"
+        );
+        assert!(check("sealed", SHARED).contains("keyfile"));
+        assert_eq!(check("a.sk", Kind::Secret), "accepted", "keygen --force");
+        assert_eq!(
+            check("sealed", Kind::Secret),
+            "accepted",
+            "a share sealed again"
+        );
+        assert!(check("db", Kind::Secret).contains("database"));
+        assert!(check("manager.pk", Kind::Secret).contains("manager"));
+        assert!(check("a.sk", Kind::PublicKey).starts_with("refusing"));
+        // Without --force, any existing output is refused, and a new one accepted.
+        let r = line(check_outputs(&[("--out", &p("sig"), SIG)], &[], false));
+        assert!(r.contains("already exists"), "{r}");
+        assert_eq!(check("new", SIG), "accepted");
+    }
+
+    /// An output is never an input (by path or by inode) nor another output; stdout takes one
+    /// public output, never a secret, and not beside --json.
+    #[cfg(unix)]
+    #[test]
+    fn outputs_are_not_inputs_and_stdout_takes_no_secret() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (msg, link) = (dir.path().join("msg"), dir.path().join("link"));
+        file(&msg, b"m", 0o644);
+        std::fs::hard_link(&msg, &link).expect("link");
+        let r = check_outputs(&[("--out", &link, SIG)], &[("--msg", &msg)], true);
+        assert!(line(r).contains("--out and --msg name the same file"));
+        let dash = Path::new("-");
+        let r = check_outputs(&[("--out", dash, SIG)], &[("--msg", dash)], false);
+        assert_eq!(line(r), "accepted", "stdin in, stdout out");
+        let r = check_outputs(&[("--a", dash, SIG), ("--b", dash, SIG)], &[], false);
+        assert!(line(r).contains("both name stdout"));
+        let r = check_outputs(&[("--key", dash, SHARED)], &[], false);
+        assert!(line(r).contains("never written to stdout"));
+        assert!(line(check_json(true, &[("--out", dash)])).contains("--json"));
+        assert_eq!(line(check_json(false, &[("--out", dash)])), "accepted");
+    }
+
+    /// Outputs placed but not kept are undone: old contents back, new files gone.
+    #[test]
+    fn written_outputs_not_kept_are_undone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, b"old a").expect("a");
+        let outs = [
+            Output {
+                flag: "--a",
+                path: &a,
+                kind: SIG,
+                data: b"new a",
+            },
+            Output {
+                flag: "--b",
+                path: &b,
+                kind: SIG,
+                data: b"new b",
+            },
+        ];
+        let w = place_outputs(&outs, true).expect("placed");
+        assert_eq!(std::fs::read(&b).expect("b"), b"new b");
+        drop(w);
+        assert_eq!(std::fs::read(&a).expect("a"), b"old a");
+        assert!(!b.exists());
+        place_outputs(&outs, true).expect("placed").keep();
+        assert_eq!(std::fs::read(&a).expect("a"), b"new a");
+        let left = std::fs::read_dir(dir.path()).expect("list").count();
+        assert_eq!(left, 2, "no backup left");
+    }
+
+    /// A directory created for a command that then fails is removed with its parents; one that
+    /// existed stays.
+    #[test]
+    fn new_directories_go_unless_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let deep = dir.path().join("x").join("y");
+        drop(NewDir::create(&deep).expect("create"));
+        assert!(!dir.path().join("x").exists());
+        NewDir::create(&deep).expect("create").keep();
+        assert!(deep.exists());
+        drop(NewDir::create(&deep).expect("exists"));
+        assert!(deep.exists(), "an existing directory is not removed");
+    }
+
     #[test]
     fn same_file_sees_through_dots() {
         assert!(same_file(Path::new("a/./b"), Path::new("a/b")));
