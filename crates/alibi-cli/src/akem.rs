@@ -249,79 +249,15 @@ pub fn run(cmd: Cmd) -> CmdResult {
             out.write(&name, &k.public_key().to_bytes(), &k.to_bytes(), format)
         }
         Cmd::Encap {
-            alg: SchemeArgs { scheme, suite },
+            alg,
             sender_sk,
             receiver_pk,
             ct,
             key,
-            confirm: tag_path,
+            confirm,
             force,
             format,
-        } => {
-            let mut outs = vec![
-                ("--ct", ct.as_path(), CIPHERTEXT),
-                ("--key", &key, SHARED_KEY),
-            ];
-            if let Some(t) = &tag_path {
-                outs.push(("--confirm", t, TAG));
-            }
-            let to_stdout: Vec<_> = outs.iter().map(|&(f, p, _)| (f, p)).collect();
-            check_json(format.json, &to_stdout)?;
-            let inputs = [
-                ("--sender-sk", sender_sk.as_path()),
-                ("--receiver-pk", &receiver_pk),
-            ];
-            let sk = read_secret(&sender_sk, "the sender's secret key")?;
-            let pk = read_input(&receiver_pk, "the receiver's public key")?;
-            let (scheme, suite) = scheme.resolve(suite)?;
-            let akem = configuration(scheme, suite, &sender_sk, &sk)?;
-            check_keys(akem, &sender_sk, &sk, &receiver_pk, &pk)?;
-            // After the keys (a wrong key file is named first), before anything is derived.
-            check_outputs(&outs, &inputs, force)?;
-            let s =
-                SecretKey::from_bytes(akem, &sk).map_err(|e| malformed("sender secret key", e))?;
-            let r = PublicKey::from_bytes(akem, &pk)
-                .map_err(|e| malformed("receiver public key", e))?;
-            // DH-AKEM's one failure is a low-order receiver key.
-            let what = if akem == Akem::Dh {
-                "receiver key"
-            } else {
-                "input"
-            };
-            let (c, k) = any::encap(&s, &r, &mut os_rng()).map_err(|e| malformed(what, e))?;
-            let tag = confirm::tag(&k, &c);
-            let mut files = vec![
-                Output {
-                    flag: "--key",
-                    path: &key,
-                    kind: SHARED_KEY,
-                    data: &k[..],
-                },
-                Output {
-                    flag: "--ct",
-                    path: &ct,
-                    kind: CIPHERTEXT,
-                    data: &c,
-                },
-            ];
-            if let Some(t) = &tag_path {
-                files.push(Output {
-                    flag: "--confirm",
-                    path: t,
-                    kind: TAG,
-                    data: &tag,
-                });
-            }
-            let written = place_outputs(&files, force)?;
-            format.wrote(json!({
-                "scheme": scheme.name(),
-                "ciphertext": file_json(&ct, c.len()),
-                "key": file_json(&key, k.len()),
-                "confirm": tag_path.as_ref().map(|t| file_json(t, tag.len())),
-            }))?;
-            written.keep();
-            Ok(())
-        }
+        } => encap(alg, sender_sk, receiver_pk, ct, key, confirm, force, format),
         Cmd::Decap {
             alg: SchemeArgs { scheme, suite },
             receiver_sk,
@@ -429,6 +365,83 @@ const CIPHERTEXT: Kind = Kind::Data("a ciphertext");
 
 /// A key-confirmation tag.
 const TAG: Kind = Kind::Data("a confirmation tag");
+
+/// `akem encap`: a ciphertext and a shared key (and a confirmation tag) from a sender to a
+/// receiver.
+#[allow(clippy::too_many_arguments)]
+fn encap(
+    alg: SchemeArgs,
+    sender_sk: PathBuf,
+    receiver_pk: PathBuf,
+    ct: PathBuf,
+    key: PathBuf,
+    tag_path: Option<PathBuf>,
+    force: bool,
+    format: Format,
+) -> CmdResult {
+    let SchemeArgs { scheme, suite } = alg;
+    let mut outs = vec![
+        ("--ct", ct.as_path(), CIPHERTEXT),
+        ("--key", &key, SHARED_KEY),
+    ];
+    if let Some(t) = &tag_path {
+        outs.push(("--confirm", t, TAG));
+    }
+    let to_stdout: Vec<_> = outs.iter().map(|&(f, p, _)| (f, p)).collect();
+    check_json(format.json, &to_stdout)?;
+    let inputs = [
+        ("--sender-sk", sender_sk.as_path()),
+        ("--receiver-pk", &receiver_pk),
+    ];
+    let sk = read_secret(&sender_sk, "the sender's secret key")?;
+    let pk = read_input(&receiver_pk, "the receiver's public key")?;
+    let (scheme, suite) = scheme.resolve(suite)?;
+    let akem = configuration(scheme, suite, &sender_sk, &sk)?;
+    check_keys(akem, &sender_sk, &sk, &receiver_pk, &pk)?;
+    // After the keys (a wrong key file is named first), before anything is derived.
+    check_outputs(&outs, &inputs, force)?;
+    let s = SecretKey::from_bytes(akem, &sk).map_err(|e| malformed("sender secret key", e))?;
+    let r = PublicKey::from_bytes(akem, &pk).map_err(|e| malformed("receiver public key", e))?;
+    // DH-AKEM's one failure is a low-order receiver key.
+    let what = if akem == Akem::Dh {
+        "receiver key"
+    } else {
+        "input"
+    };
+    let (c, k) = any::encap(&s, &r, &mut os_rng()).map_err(|e| malformed(what, e))?;
+    let tag = confirm::tag(&k, &c);
+    let mut files = vec![
+        Output {
+            flag: "--key",
+            path: &key,
+            kind: SHARED_KEY,
+            data: &k[..],
+        },
+        Output {
+            flag: "--ct",
+            path: &ct,
+            kind: CIPHERTEXT,
+            data: &c,
+        },
+    ];
+    if let Some(t) = &tag_path {
+        files.push(Output {
+            flag: "--confirm",
+            path: t,
+            kind: TAG,
+            data: &tag,
+        });
+    }
+    let written = place_outputs(&files, force)?;
+    format.wrote(json!({
+        "scheme": scheme.name(),
+        "ciphertext": file_json(&ct, c.len()),
+        "key": file_json(&key, k.len()),
+        "confirm": tag_path.as_ref().map(|t| file_json(t, tag.len())),
+    }))?;
+    written.keep();
+    Ok(())
+}
 
 /// The rejection message of a ciphertext that does not authenticate.
 fn rejected(e: Error) -> String {

@@ -258,139 +258,14 @@ pub fn run(cmd: Cmd) -> CmdResult {
             pending,
             force,
             format,
-        } => {
-            check_json(format.json, &[("--req", &req)])?;
-            // The member key is an input if it exists, else an output: either way no other
-            // output may be it.
-            check_outputs(
-                &[("--req", &req, REQUEST), ("--pending", &pending, PENDING)],
-                &[("--cred", &cred), ("--user-sk", &user_sk)],
-                force,
-            )?;
-            let credential = credential(&cred)?;
-            let (p, id) = (credential.params(), credential.id());
-            let (user, new_key) = match user_sk.symlink_metadata() {
-                Ok(_) => (user_key(&user_sk)?, None),
-                Err(_) => {
-                    let u = UserKey::generate(p, id, &mut os_rng());
-                    let b = u.to_bytes();
-                    (u, Some(b))
-                }
-            };
-            if user.params() != p || user.id() != id {
-                return Err(Failure::Usage(format!(
-                    "{} belongs to member {} ({}), the credential to member {id} ({})",
-                    user_sk.display(),
-                    user.id(),
-                    user.params().name(),
-                    p.name()
-                )));
-            }
-            let (seeds, pks) = csr(&user, usize::from(count), &mut os_rng());
-            let r = CertificateRequest::new(credential, pks)
-                .map_err(|e| malformed("certificate request", e))?
-                .to_bytes();
-            let pend = PendingKeys::new(p, seeds)
-                .map_err(|e| malformed("pending keys", e))?
-                .to_bytes();
-            let mut outs = vec![];
-            if let Some(b) = &new_key {
-                outs.push(Output {
-                    flag: "--user-sk",
-                    path: &user_sk,
-                    kind: Kind::Secret,
-                    data: b,
-                });
-            }
-            outs.push(Output {
-                flag: "--pending",
-                path: &pending,
-                kind: PENDING,
-                data: &pend,
-            });
-            outs.push(Output {
-                flag: "--req",
-                path: &req,
-                kind: REQUEST,
-                data: &r,
-            });
-            let written = place_outputs(&outs, force)?;
-            format.wrote(json!({
-                "id": id,
-                "count": count,
-                "request": file_json(&req, r.len()),
-                "pending": file_json(&pending, pend.len()),
-                "user_sk": new_key.as_ref().map(|k| file_json(&user_sk, k.len())),
-            }))?;
-            written.keep();
-            Ok(())
-        }
+        } => csr_verb(cred, user_sk, count, req, pending, force, format),
         Cmd::Cert {
             dir,
             req,
             certs,
             force,
             format,
-        } => {
-            check_json(format.json, &[("--certs", &certs)])?;
-            let state = manager_files(&dir);
-            let mut inputs = dir_inputs(&state);
-            inputs.push(("--req", &req));
-            check_outputs(&[("--certs", &certs, CERTIFICATES)], &inputs, force)?;
-            let m = manager(&dir)?;
-            let r = read_input(&req, "a certificate request")?;
-            let p = m.public_key().params();
-            let bad = |why: &str| {
-                Failure::Usage(format!(
-                    "{} is no certificate request: {why}",
-                    req.display()
-                ))
-            };
-            // The parameter set first: a request of another group is named as such, whatever its
-            // length.
-            if Params::of_encoding(&r).ok() != Some(p) {
-                return Err(bad(&format!(
-                    "not for this group's {} parameters",
-                    p.name()
-                )));
-            }
-            let r = CertificateRequest::from_bytes(&r).map_err(|e| match e {
-                // A credential is the request's head without any key: it certifies nothing.
-                Error::NoOneTimeKey => bad("it holds no one-time key (is it a credential?)"),
-                Error::ListLength { got, .. } => bad(&format!("{got} bytes")),
-                e => malformed("certificate request", e),
-            })?;
-            let id = r.id();
-            let issued = m
-                .gen_cert(id, r.credential().cid_star(), r.public_keys())
-                .map_err(|e| match e {
-                    Error::Revoked => Failure::Usage(format!("member {id} is revoked")),
-                    Error::UnknownId(_) | Error::BadCid | Error::CounterExhausted => {
-                        Failure::Usage(format!("{e} (request for member {id})"))
-                    }
-                    e => malformed("certificate request", e),
-                })?;
-            let count = issued.len();
-            let out = CertificateList::new(p, issued)
-                .map_err(|e| malformed("certificates", e))?
-                .to_bytes();
-            let written = place_outputs(
-                &[Output {
-                    flag: "--certs",
-                    path: &certs,
-                    kind: CERTIFICATES,
-                    data: &out,
-                }],
-                force,
-            )?;
-            format.wrote(json!({
-                "id": id,
-                "count": count,
-                "certificates": file_json(&certs, out.len()),
-            }))?;
-            written.keep();
-            Ok(())
-        }
+        } => cert_verb(dir, req, certs, force, format),
         Cmd::Sign {
             user_sk,
             pending,
@@ -400,70 +275,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             out,
             force,
             format,
-        } => {
-            check_json(format.json, &[("--out", &out)])?;
-            // Checked before the one-time key leaves the files: a refused --out costs no key.
-            check_outputs(
-                &[("--out", &out, SIGNATURE)],
-                &[
-                    ("--user-sk", &user_sk),
-                    ("--pending", &pending),
-                    ("--certs", &certs),
-                    ("--pk", &pk),
-                    ("--msg", &msg),
-                ],
-                force,
-            )?;
-            let user = user_key(&user_sk)?;
-            let p = user.params();
-            let pkm = manager_pk(&pk)?;
-            let mut pend =
-                PendingKeys::from_bytes(p, &read_secret(&pending, "pending one-time seeds")?)
-                    .map_err(|e| malformed("pending keys", e))?;
-            let mut cs = CertificateList::from_bytes(p, &read(&certs)?)
-                .map_err(|e| malformed("certificates", e))?;
-            let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
-                return Err(Failure::Usage(
-                    "no pending one-time key left: run csr and cert".into(),
-                ));
-            };
-            let mut keys: Vec<OneTimeKey> =
-                user.accept(vec![seed], vec![cert], &pkm)
-                    .map_err(|e| match e {
-                        Error::InvalidCertificate => Failure::Usage(format!(
-                            "the next certificate in {} is not the manager's for this key",
-                            certs.display()
-                        )),
-                        e => malformed("certificate", e),
-                    })?;
-            let key = keys
-                .pop()
-                .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
-            // The key leaves the files before it signs anything, so a crash cannot reuse it;
-            // both files change together or neither does, so keys and certificates stay paired.
-            rewrite_outputs(&[
-                Output {
-                    flag: "--pending",
-                    path: &pending,
-                    kind: PENDING,
-                    data: &pend.to_bytes(),
-                },
-                Output {
-                    flag: "--certs",
-                    path: &certs,
-                    kind: CERTIFICATES,
-                    data: &cs.to_bytes(),
-                },
-            ])?;
-            let msg = read(&msg)?;
-            let sig = user.sign(key, &msg).to_bytes();
-            write("--out", &out, SIGNATURE, &sig, force)?;
-            format.wrote(json!({
-                "params": p.name(),
-                "signature": file_json(&out, sig.len()),
-                "pending_left": pend.len(),
-            }))
-        }
+        } => sign_verb(user_sk, pending, certs, pk, msg, out, force, format),
         Cmd::Verify {
             pk,
             msg,
@@ -549,6 +361,221 @@ pub fn run(cmd: Cmd) -> CmdResult {
             }))
         }
     }
+}
+
+/// `group csr`: a certificate request and the pending seeds of its keys (and the member key on
+/// first use).
+fn csr_verb(
+    cred: PathBuf,
+    user_sk: PathBuf,
+    count: u16,
+    req: PathBuf,
+    pending: PathBuf,
+    force: bool,
+    format: Format,
+) -> CmdResult {
+    check_json(format.json, &[("--req", &req)])?;
+    // The member key is an input if it exists, else an output: either way no other
+    // output may be it.
+    check_outputs(
+        &[("--req", &req, REQUEST), ("--pending", &pending, PENDING)],
+        &[("--cred", &cred), ("--user-sk", &user_sk)],
+        force,
+    )?;
+    let credential = credential(&cred)?;
+    let (p, id) = (credential.params(), credential.id());
+    let (user, new_key) = match user_sk.symlink_metadata() {
+        Ok(_) => (user_key(&user_sk)?, None),
+        Err(_) => {
+            let u = UserKey::generate(p, id, &mut os_rng());
+            let b = u.to_bytes();
+            (u, Some(b))
+        }
+    };
+    if user.params() != p || user.id() != id {
+        return Err(Failure::Usage(format!(
+            "{} belongs to member {} ({}), the credential to member {id} ({})",
+            user_sk.display(),
+            user.id(),
+            user.params().name(),
+            p.name()
+        )));
+    }
+    let (seeds, pks) = csr(&user, usize::from(count), &mut os_rng());
+    let r = CertificateRequest::new(credential, pks)
+        .map_err(|e| malformed("certificate request", e))?
+        .to_bytes();
+    let pend = PendingKeys::new(p, seeds)
+        .map_err(|e| malformed("pending keys", e))?
+        .to_bytes();
+    let mut outs = vec![];
+    if let Some(b) = &new_key {
+        outs.push(Output {
+            flag: "--user-sk",
+            path: &user_sk,
+            kind: Kind::Secret,
+            data: b,
+        });
+    }
+    outs.push(Output {
+        flag: "--pending",
+        path: &pending,
+        kind: PENDING,
+        data: &pend,
+    });
+    outs.push(Output {
+        flag: "--req",
+        path: &req,
+        kind: REQUEST,
+        data: &r,
+    });
+    let written = place_outputs(&outs, force)?;
+    format.wrote(json!({
+        "id": id,
+        "count": count,
+        "request": file_json(&req, r.len()),
+        "pending": file_json(&pending, pend.len()),
+        "user_sk": new_key.as_ref().map(|k| file_json(&user_sk, k.len())),
+    }))?;
+    written.keep();
+    Ok(())
+}
+
+/// `group cert`: the manager certifies a member's request.
+fn cert_verb(dir: PathBuf, req: PathBuf, certs: PathBuf, force: bool, format: Format) -> CmdResult {
+    check_json(format.json, &[("--certs", &certs)])?;
+    let state = manager_files(&dir);
+    let mut inputs = dir_inputs(&state);
+    inputs.push(("--req", &req));
+    check_outputs(&[("--certs", &certs, CERTIFICATES)], &inputs, force)?;
+    let m = manager(&dir)?;
+    let r = read_input(&req, "a certificate request")?;
+    let p = m.public_key().params();
+    let bad = |why: &str| {
+        Failure::Usage(format!(
+            "{} is no certificate request: {why}",
+            req.display()
+        ))
+    };
+    // The parameter set first: a request of another group is named as such, whatever its
+    // length.
+    if Params::of_encoding(&r).ok() != Some(p) {
+        return Err(bad(&format!(
+            "not for this group's {} parameters",
+            p.name()
+        )));
+    }
+    let r = CertificateRequest::from_bytes(&r).map_err(|e| match e {
+        // A credential is the request's head without any key: it certifies nothing.
+        Error::NoOneTimeKey => bad("it holds no one-time key (is it a credential?)"),
+        Error::ListLength { got, .. } => bad(&format!("{got} bytes")),
+        e => malformed("certificate request", e),
+    })?;
+    let id = r.id();
+    let issued = m
+        .gen_cert(id, r.credential().cid_star(), r.public_keys())
+        .map_err(|e| match e {
+            Error::Revoked => Failure::Usage(format!("member {id} is revoked")),
+            Error::UnknownId(_) | Error::BadCid | Error::CounterExhausted => {
+                Failure::Usage(format!("{e} (request for member {id})"))
+            }
+            e => malformed("certificate request", e),
+        })?;
+    let count = issued.len();
+    let out = CertificateList::new(p, issued)
+        .map_err(|e| malformed("certificates", e))?
+        .to_bytes();
+    let written = place_outputs(
+        &[Output {
+            flag: "--certs",
+            path: &certs,
+            kind: CERTIFICATES,
+            data: &out,
+        }],
+        force,
+    )?;
+    format.wrote(json!({
+        "id": id,
+        "count": count,
+        "certificates": file_json(&certs, out.len()),
+    }))?;
+    written.keep();
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+/// `group sign`: signs with the next pending one-time key, which leaves the files first.
+fn sign_verb(
+    user_sk: PathBuf,
+    pending: PathBuf,
+    certs: PathBuf,
+    pk: PathBuf,
+    msg: PathBuf,
+    out: PathBuf,
+    force: bool,
+    format: Format,
+) -> CmdResult {
+    check_json(format.json, &[("--out", &out)])?;
+    // Checked before the one-time key leaves the files: a refused --out costs no key.
+    check_outputs(
+        &[("--out", &out, SIGNATURE)],
+        &[
+            ("--user-sk", &user_sk),
+            ("--pending", &pending),
+            ("--certs", &certs),
+            ("--pk", &pk),
+            ("--msg", &msg),
+        ],
+        force,
+    )?;
+    let user = user_key(&user_sk)?;
+    let p = user.params();
+    let pkm = manager_pk(&pk)?;
+    let mut pend = PendingKeys::from_bytes(p, &read_secret(&pending, "pending one-time seeds")?)
+        .map_err(|e| malformed("pending keys", e))?;
+    let mut cs =
+        CertificateList::from_bytes(p, &read(&certs)?).map_err(|e| malformed("certificates", e))?;
+    let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
+        return Err(Failure::Usage(
+            "no pending one-time key left: run csr and cert".into(),
+        ));
+    };
+    let mut keys: Vec<OneTimeKey> =
+        user.accept(vec![seed], vec![cert], &pkm)
+            .map_err(|e| match e {
+                Error::InvalidCertificate => Failure::Usage(format!(
+                    "the next certificate in {} is not the manager's for this key",
+                    certs.display()
+                )),
+                e => malformed("certificate", e),
+            })?;
+    let key = keys
+        .pop()
+        .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
+    // The key leaves the files before it signs anything, so a crash cannot reuse it;
+    // both files change together or neither does, so keys and certificates stay paired.
+    rewrite_outputs(&[
+        Output {
+            flag: "--pending",
+            path: &pending,
+            kind: PENDING,
+            data: &pend.to_bytes(),
+        },
+        Output {
+            flag: "--certs",
+            path: &certs,
+            kind: CERTIFICATES,
+            data: &cs.to_bytes(),
+        },
+    ])?;
+    let msg = read(&msg)?;
+    let sig = user.sign(key, &msg).to_bytes();
+    write("--out", &out, SIGNATURE, &sig, force)?;
+    format.wrote(json!({
+        "params": p.name(),
+        "signature": file_json(&out, sig.len()),
+        "pending_left": pend.len(),
+    }))
 }
 
 type Mgr = Manager<Arc<RedbStore>, Arc<RedbStore>>;
