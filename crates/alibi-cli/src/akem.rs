@@ -15,9 +15,11 @@ use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
-use crate::files::{check_outputs, read_input, read_secret, write_outputs, Kind, Output};
+use crate::files::{
+    check_json, check_outputs, place_outputs, read_input, read_secret, Kind, Output, Own,
+};
 use crate::keys::KeyPairOut;
-use crate::report::{say, Format};
+use crate::report::{file_json, say, Format};
 use crate::rng::os_rng;
 
 /// `alibi akem <verb>`.
@@ -47,18 +49,22 @@ pub enum Cmd {
         /// The receiver's public key
         #[arg(long, value_name = "FILE")]
         receiver_pk: PathBuf,
-        /// Where to write the ciphertext
+        /// Where to write the ciphertext (- for stdout)
         #[arg(long, value_name = "FILE")]
         ct: PathBuf,
-        /// Where to write the 32-byte shared key (created with mode 0600)
+        /// Where to write the 32-byte shared key (created with mode 0600; never stdout)
         #[arg(long, value_name = "FILE")]
         key: PathBuf,
         /// Also write a 32-byte key-confirmation tag here, for `decap --confirm`
         #[arg(long, value_name = "FILE")]
         confirm: Option<PathBuf>,
-        /// Replace a shared-key file that already exists
+        /// Replace output files that already exist: a shared key only over an earlier shared key,
+        /// the others only over a file that holds no secret (never a secret key, a keyfile, a
+        /// store or a manager's or party's state, nor an input)
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        format: Format,
     },
     /// Decapsulate a ciphertext from a sender: exit 1 if it does not authenticate.
     ///
@@ -76,16 +82,17 @@ pub enum Cmd {
         /// The sender's public key
         #[arg(long, value_name = "FILE")]
         sender_pk: PathBuf,
-        /// The ciphertext
+        /// The ciphertext (- for stdin)
         #[arg(long, value_name = "FILE")]
         ct: PathBuf,
-        /// Where to write the 32-byte shared key (created with mode 0600)
+        /// Where to write the 32-byte shared key (created with mode 0600; never stdout)
         #[arg(long, value_name = "FILE")]
         key: PathBuf,
         /// A key-confirmation tag from `encap --confirm`: the key must match it
         #[arg(long, value_name = "FILE")]
         confirm: Option<PathBuf>,
-        /// Replace a shared-key file that already exists
+        /// Replace a shared-key file that already exists (only an earlier shared key: never a
+        /// secret key, a keyfile, a store or a manager's or party's state, nor an input)
         #[arg(long)]
         force: bool,
         #[command(flatten)]
@@ -242,63 +249,15 @@ pub fn run(cmd: Cmd) -> CmdResult {
             out.write(&name, &k.public_key().to_bytes(), &k.to_bytes(), format)
         }
         Cmd::Encap {
-            alg: SchemeArgs { scheme, suite },
+            alg,
             sender_sk,
             receiver_pk,
             ct,
             key,
-            confirm: tag_path,
+            confirm,
             force,
-        } => {
-            let mut outs = vec![
-                ("--ct", ct.as_path(), Kind::Data),
-                ("--key", &key, Kind::Secret),
-            ];
-            if let Some(t) = &tag_path {
-                outs.push(("--confirm", t, Kind::Data));
-            }
-            check_outputs(&outs, force)?;
-            let sk = read_secret(&sender_sk, "the sender's secret key")?;
-            let pk = read_input(&receiver_pk, "the receiver's public key")?;
-            let (scheme, suite) = scheme.resolve(suite)?;
-            let akem = configuration(scheme, suite, &sender_sk, &sk)?;
-            check_keys(akem, &sender_sk, &sk, &receiver_pk, &pk)?;
-            let s =
-                SecretKey::from_bytes(akem, &sk).map_err(|e| malformed("sender secret key", e))?;
-            let r = PublicKey::from_bytes(akem, &pk)
-                .map_err(|e| malformed("receiver public key", e))?;
-            // DH-AKEM's one failure is a low-order receiver key.
-            let what = if akem == Akem::Dh {
-                "receiver key"
-            } else {
-                "input"
-            };
-            let (c, k) = any::encap(&s, &r, &mut os_rng()).map_err(|e| malformed(what, e))?;
-            let tag = confirm::tag(&k, &c);
-            let mut files = vec![
-                Output {
-                    flag: "--key",
-                    path: &key,
-                    kind: Kind::Secret,
-                    data: &k[..],
-                },
-                Output {
-                    flag: "--ct",
-                    path: &ct,
-                    kind: Kind::Data,
-                    data: &c,
-                },
-            ];
-            if let Some(t) = &tag_path {
-                files.push(Output {
-                    flag: "--confirm",
-                    path: t,
-                    kind: Kind::Data,
-                    data: &tag,
-                });
-            }
-            write_outputs(&files, force)
-        }
+            format,
+        } => encap(alg, sender_sk, receiver_pk, ct, key, confirm, force, format),
         Cmd::Decap {
             alg: SchemeArgs { scheme, suite },
             receiver_sk,
@@ -309,7 +268,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
             force,
             format,
         } => {
-            check_outputs(&[("--key", &key, Kind::Secret)], force)?;
+            let mut inputs = vec![
+                ("--receiver-sk", receiver_sk.as_path()),
+                ("--sender-pk", &sender_pk),
+                ("--ct", &ct),
+            ];
+            inputs.extend(tag_path.as_deref().map(|t| ("--confirm", t)));
+            check_outputs(&[("--key", &key, SHARED_KEY)], &inputs, force)?;
             let sk = read_secret(&receiver_sk, "the receiver's secret key")?;
             let pk = read_input(&sender_pk, "the sender's public key")?;
             let c = read_input(&ct, "a ciphertext")?;
@@ -358,11 +323,11 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     Err(e) => return Err(malformed(&format!("tag in {}", t.display()), e)),
                 }
             }
-            write_outputs(
+            let written = place_outputs(
                 &[Output {
                     flag: "--key",
                     path: &key,
-                    kind: Kind::Secret,
+                    kind: SHARED_KEY,
                     data: &k[..],
                 }],
                 force,
@@ -382,9 +347,100 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     "authenticated": authenticated,
                     "note": how,
                 }),
-            )
+            )?;
+            written.keep();
+            Ok(())
         }
     }
+}
+
+/// A shared key: 32 bytes, secret; `--force` replaces only an earlier one.
+const SHARED_KEY: Kind = Kind::Private(Own {
+    what: "a shared key",
+    same: |b| b.len() == 32,
+});
+
+/// A ciphertext.
+const CIPHERTEXT: Kind = Kind::Data("a ciphertext");
+
+/// A key-confirmation tag.
+const TAG: Kind = Kind::Data("a confirmation tag");
+
+/// `akem encap`: a ciphertext and a shared key (and a confirmation tag) from a sender to a
+/// receiver.
+#[allow(clippy::too_many_arguments)]
+fn encap(
+    alg: SchemeArgs,
+    sender_sk: PathBuf,
+    receiver_pk: PathBuf,
+    ct: PathBuf,
+    key: PathBuf,
+    tag_path: Option<PathBuf>,
+    force: bool,
+    format: Format,
+) -> CmdResult {
+    let SchemeArgs { scheme, suite } = alg;
+    let mut outs = vec![
+        ("--ct", ct.as_path(), CIPHERTEXT),
+        ("--key", &key, SHARED_KEY),
+    ];
+    if let Some(t) = &tag_path {
+        outs.push(("--confirm", t, TAG));
+    }
+    let to_stdout: Vec<_> = outs.iter().map(|&(f, p, _)| (f, p)).collect();
+    check_json(format.json, &to_stdout)?;
+    let inputs = [
+        ("--sender-sk", sender_sk.as_path()),
+        ("--receiver-pk", &receiver_pk),
+    ];
+    let sk = read_secret(&sender_sk, "the sender's secret key")?;
+    let pk = read_input(&receiver_pk, "the receiver's public key")?;
+    let (scheme, suite) = scheme.resolve(suite)?;
+    let akem = configuration(scheme, suite, &sender_sk, &sk)?;
+    check_keys(akem, &sender_sk, &sk, &receiver_pk, &pk)?;
+    // After the keys (a wrong key file is named first), before anything is derived.
+    check_outputs(&outs, &inputs, force)?;
+    let s = SecretKey::from_bytes(akem, &sk).map_err(|e| malformed("sender secret key", e))?;
+    let r = PublicKey::from_bytes(akem, &pk).map_err(|e| malformed("receiver public key", e))?;
+    // DH-AKEM's one failure is a low-order receiver key.
+    let what = if akem == Akem::Dh {
+        "receiver key"
+    } else {
+        "input"
+    };
+    let (c, k) = any::encap(&s, &r, &mut os_rng()).map_err(|e| malformed(what, e))?;
+    let tag = confirm::tag(&k, &c);
+    let mut files = vec![
+        Output {
+            flag: "--key",
+            path: &key,
+            kind: SHARED_KEY,
+            data: &k[..],
+        },
+        Output {
+            flag: "--ct",
+            path: &ct,
+            kind: CIPHERTEXT,
+            data: &c,
+        },
+    ];
+    if let Some(t) = &tag_path {
+        files.push(Output {
+            flag: "--confirm",
+            path: t,
+            kind: TAG,
+            data: &tag,
+        });
+    }
+    let written = place_outputs(&files, force)?;
+    format.wrote(json!({
+        "scheme": scheme.name(),
+        "ciphertext": file_json(&ct, c.len()),
+        "key": file_json(&key, k.len()),
+        "confirm": tag_path.as_ref().map(|t| file_json(t, tag.len())),
+    }))?;
+    written.keep();
+    Ok(())
 }
 
 /// The rejection message of a ciphertext that does not authenticate.

@@ -70,8 +70,7 @@ pub fn run(a: Args) -> CmdResult {
     .map_err(|e| Failure::Usage(format!("bench: {e}")))?;
     bar.finish_and_clear();
     // Every file atomically, all or none, as every command writes.
-    std::fs::create_dir_all(&a.out)
-        .map_err(|e| usage(format!("cannot create {}: {e}", a.out.display())))?;
+    let new_dir = files::NewDir::create(&a.out)?;
     let contents = report.files().map_err(usage)?;
     let written: Vec<PathBuf> = contents.iter().map(|(name, _)| a.out.join(name)).collect();
     let outputs: Vec<Output> = contents
@@ -80,17 +79,18 @@ pub fn run(a: Args) -> CmdResult {
         .map(|((_, text), path)| Output {
             flag: "--out",
             path,
-            kind: Kind::Data,
+            kind: Kind::Report,
             data: text.as_bytes(),
         })
         .collect();
     files::write_outputs(&outputs, false)?;
+    new_dir.keep();
     if let Some(doc) = &a.doc {
         // Read again: the document may have changed while the benchmarks ran.
         let block = report.markdown_linking(3, &link_prefix(doc, &a.out));
         let text = replace_block(&read_doc(doc)?, &block)
             .map_err(|e| usage(format!("{}: {e}", doc.display())))?;
-        files::rewrite("--doc", doc, Kind::Data, text.as_bytes())?;
+        files::rewrite("--doc", doc, Kind::Report, text.as_bytes())?;
     }
     say!(
         "measured {} table(s) in {:.0} s; wrote {}{}",

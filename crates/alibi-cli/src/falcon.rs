@@ -8,7 +8,7 @@ use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
-use crate::files::{read, read_input, read_secret, write, Kind};
+use crate::files::{read, read_input, read_secret};
 use crate::keys::{KeyPairOut, SignFiles, VerifyFiles};
 use crate::report::Format;
 use crate::rng::os_rng;
@@ -70,11 +70,12 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 format,
             )
         }
-        Cmd::Sign(SignFiles { sk, msg, out }) => {
-            let key = signing_key(&sk)?;
-            let msg = read(&msg)?;
+        Cmd::Sign(files) => {
+            files.check()?;
+            let key = signing_key(&files.sk)?;
+            let msg = read(&files.msg)?;
             let sig = key.sign(&msg, &mut os_rng());
-            write("--out", &out, Kind::Data, &sig.to_bytes(), false)
+            files.write(&key.level().to_string(), &sig.to_bytes())
         }
         Cmd::Verify {
             files: VerifyFiles { pk, msg, sig },

@@ -1,31 +1,64 @@
 //! Reading inputs and writing outputs under the key-file rules: secrets are created with mode 0600,
-//! a key file that exists is never replaced without `--force`, every write is atomic (a temporary
-//! file in the same directory, then a rename), and a command that writes several files writes all
-//! or none of them.
+//! an output that exists is never replaced without `--force`, and never, even with it, by
+//! something that is not a key pair when it holds a secret, a keyfile, a store or a manager's or
+//! party's state; an output is never one of the command's inputs; every write is atomic (a
+//! temporary file in the same directory, then a rename), and a command that writes several files
+//! writes all or none of them. `-` reads stdin or writes stdout.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use zeroize::Zeroizing;
 
 use crate::failure::{CmdResult, Failure};
 
-/// What a file holds, which decides its mode and whether it may be replaced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a file holds, which decides its mode and what it may replace.
+#[derive(Clone, Copy, Debug)]
 pub enum Kind {
-    /// Secret material (secret keys, shared keys, shares, pending one-time keys): mode 0600,
-    /// never replaced without `--force`.
+    /// The secret half of a key pair (a keygen's secret key, a sealed share, a trust root):
+    /// mode 0600. With `--force` it replaces an old secret (a key pair is replaced as a pair),
+    /// never a store or a manager's or party's state.
     Secret,
-    /// A public key: mode 0644, never replaced without `--force`, since it belongs to a secret
-    /// key written next to it.
+    /// A public key written beside its secret: mode 0644; with `--force` it replaces a file that
+    /// holds no secret.
     PublicKey,
-    /// A signature, ciphertext, certificate, request or report: mode 0644, replaced freely.
-    Data,
+    /// Secret data a command derives (a shared key, a credential, pending one-time keys): mode
+    /// 0600; with `--force` it replaces only an earlier file of its own kind.
+    Private(Own),
+    /// Public data (a signature, ciphertext, certificate, request, group file), named for
+    /// messages: mode 0644; with `--force` it replaces a file that holds no secret.
+    Data(&'static str),
+    /// A report the command regenerates (benchmark tables, CSVs, plots): mode 0644, replaced
+    /// without `--force`, but never over a file that holds a secret.
+    Report,
+}
+
+/// A kind of derived secret: its name for messages, and how to recognise an earlier file of it
+/// (by its contents; the file's name must not be a secret key's either, see [`own_kind`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Own {
+    /// What it is, for messages ("a shared key").
+    pub what: &'static str,
+    /// Whether bytes could be an earlier file of this kind.
+    pub same: fn(&[u8]) -> bool,
 }
 
 impl Kind {
-    fn protected(self) -> bool {
-        self != Kind::Data
+    /// Written with mode 0600 and never to stdout.
+    fn secret(self) -> bool {
+        matches!(self, Kind::Secret | Kind::Private(_))
+    }
+
+    /// What the output is, for messages.
+    fn what(self) -> &'static str {
+        match self {
+            Kind::Secret => "a secret key",
+            Kind::PublicKey => "a public key",
+            Kind::Private(o) => o.what,
+            Kind::Data(w) => w,
+            Kind::Report => "a report",
+        }
     }
 }
 
@@ -33,7 +66,7 @@ impl Kind {
 pub struct Output<'a> {
     /// The option that named the file (`--sk`), for messages.
     pub flag: &'static str,
-    /// Where it goes.
+    /// Where it goes (`-`: stdout).
     pub path: &'a Path,
     /// What it holds.
     pub kind: Kind,
@@ -41,9 +74,40 @@ pub struct Output<'a> {
     pub data: &'a [u8],
 }
 
-/// Reads a whole file.
+/// Whether a path is `-`, which means stdin for a file read and stdout for one written.
+pub fn is_std(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// A path for messages: `-` is named stdin.
+fn shown(path: &Path) -> String {
+    if is_std(path) {
+        "stdin".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Set once stdin has been read: a second `-` input would read nothing.
+static STDIN_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Reads a whole file, or stdin for `-` (once per command).
 pub fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))
+    if !is_std(path) {
+        return std::fs::read(path)
+            .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())));
+    }
+    if STDIN_TAKEN.swap(true, Ordering::SeqCst) {
+        return Err(Failure::Usage(
+            "- (stdin) is given for two inputs; only one can read stdin".into(),
+        ));
+    }
+    let mut b = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut b)
+        .map_err(|e| Failure::Usage(format!("cannot read stdin: {e}")))?;
+    Ok(b)
 }
 
 /// Reads a file that must not be empty, naming what it should hold when it is.
@@ -52,7 +116,7 @@ pub fn read_input(path: &Path, what: &str) -> Result<Vec<u8>, Failure> {
     if b.is_empty() {
         return Err(Failure::Usage(format!(
             "{} is empty; expected {what}",
-            path.display()
+            shown(path)
         )));
     }
     Ok(b)
@@ -87,21 +151,178 @@ fn same_file(a: &Path, b: &Path) -> bool {
     false
 }
 
-/// Checks, before any work is done, that the outputs name distinct files and that no protected
-/// one exists unless `force`.
-pub fn check_outputs(outs: &[(&'static str, &Path, Kind)], force: bool) -> CmdResult {
-    for (i, (flag, path, kind)) in outs.iter().enumerate() {
+/// What an existing file holds that only a key pair may replace (`Secret`), or nothing may
+/// (`State`), with the reason for messages.
+enum Guard {
+    /// A manager's or party's state, or a store: never replaced by another command's output.
+    State(&'static str),
+    /// A sealed secret (an alibi keyfile).
+    Sealed,
+    /// An owner-only file, as every secret alibi writes is.
+    OwnerOnly,
+}
+
+impl Guard {
+    fn reason(&self) -> &'static str {
+        match self {
+            Guard::State(r) => r,
+            Guard::Sealed => "it is an alibi keyfile (a sealed secret)",
+            Guard::OwnerOnly => "it holds a secret key (mode 0600, owner only)",
+        }
+    }
+}
+
+/// The state files that mark a place: a group manager's directory and a party's directory.
+const STATE_FILES: [(&str, &str); 4] = [
+    ("manager.sk", "it holds a group manager's secret key"),
+    (
+        "manager.pk",
+        "it is a group manager's public key, part of its state",
+    ),
+    ("members.redb", "it is a group manager's member database"),
+    ("identity.sealed", "it holds a party's sealed identity"),
+];
+
+/// The start of a redb database file, which every alibi store is.
+const REDB_MAGIC: &[u8] = b"redb\x1a\x0a\xa9\x0d\x0a";
+
+/// What an existing regular file holds that an output must not destroy: told by its place (the
+/// state files' names), its contents (a keyfile's or a database's magic) or its mode (owner
+/// only).
+fn guarded(path: &Path, meta: &std::fs::Metadata) -> Option<Guard> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if let Some((_, why)) = STATE_FILES.iter().find(|(f, _)| *f == name) {
+        return Some(Guard::State(why));
+    }
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    if head[..n].starts_with(REDB_MAGIC) || name.ends_with(".redb") {
+        return Some(Guard::State("it is a database (a store)"));
+    }
+    if alibi_keyfile::is_keyfile(&head[..n]) {
+        return Some(Guard::Sealed);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o077 == 0 {
+            return Some(Guard::OwnerOnly);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = meta;
+    None
+}
+
+/// Whether an owner-only file is an earlier output of `own`'s kind: its contents fit, and its
+/// name is not a secret key's (`*.sk`, or one with a `.pk` beside it), since a shared key and an
+/// X25519 secret key, or a credential and a member key, look alike.
+fn own_kind(path: &Path, own: &Own) -> bool {
+    let key_name = path.extension().is_some_and(|e| e == "sk")
+        || path.with_extension("pk").symlink_metadata().is_ok();
+    !key_name && std::fs::read(path).is_ok_and(|b| (own.same)(&b))
+}
+
+/// Checks one output against what is at its path now: a file that holds a secret or state is
+/// refused unless this output may replace it (even with `force`), any other existing file needs
+/// `force` (but a report), and what is no regular file is refused.
+fn check_existing(flag: &str, path: &Path, kind: Kind, force: bool) -> CmdResult {
+    let Ok(meta) = path.symlink_metadata() else {
+        return Ok(());
+    };
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return Err(Failure::Usage(format!(
+            "{flag} {} is a directory",
+            path.display()
+        )));
+    }
+    if !ft.is_file() && !ft.is_symlink() {
+        return Err(Failure::Usage(format!(
+            "{flag} {} is not a regular file (write to stdout with -)",
+            path.display()
+        )));
+    }
+    // A symlink is replaced, never followed: what it points to is not touched.
+    let guard = if ft.is_file() {
+        guarded(path, &meta)
+    } else {
+        None
+    };
+    if let Some(g) = guard {
+        let allowed = match (kind, &g) {
+            (_, Guard::State(_)) => false,
+            (Kind::Secret, _) => true,
+            (Kind::Private(own), Guard::OwnerOnly) => own_kind(path, &own),
+            _ => false,
+        };
+        if !allowed {
+            return Err(Failure::Usage(format!(
+                "refusing to write {} over {}: {} (use another {flag})",
+                kind.what(),
+                path.display(),
+                g.reason()
+            )));
+        }
+    }
+    if !force && !matches!(kind, Kind::Report) {
+        return Err(exists(flag, path));
+    }
+    Ok(())
+}
+
+/// Checks, before any work is done, that the outputs name distinct files, none of them one of
+/// the command's `inputs` (`(flag, path)`), that none overwrites what it must not (see
+/// [`check_existing`]; any existing output needs `force`), and that stdout (`-`) takes at most
+/// one output, and no secret.
+pub fn check_outputs(
+    outs: &[(&'static str, &Path, Kind)],
+    inputs: &[(&'static str, &Path)],
+    force: bool,
+) -> CmdResult {
+    for (i, &(flag, path, kind)) in outs.iter().enumerate() {
+        if is_std(path) {
+            if let Some((other, _, _)) = outs[..i].iter().find(|(_, p, _)| is_std(p)) {
+                return Err(Failure::Usage(format!(
+                    "{other} and {flag} both name stdout (-); only one output can go there"
+                )));
+            }
+            if kind.secret() {
+                return Err(Failure::Usage(format!(
+                    "{flag} -: {} is never written to stdout; name a file (it is created with mode 0600)",
+                    kind.what()
+                )));
+            }
+            continue;
+        }
         if let Some((other, _, _)) = outs[..i].iter().find(|(_, p, _)| same_file(p, path)) {
             return Err(Failure::Usage(format!(
                 "{other} and {flag} name the same file ({})",
                 path.display()
             )));
         }
-        if kind.protected() && !force && path.symlink_metadata().is_ok() {
-            return Err(exists(flag, path));
+        let read = inputs.iter().filter(|(_, p)| !is_std(p));
+        if let Some((other, _)) = read.clone().find(|(_, p)| same_file(p, path)) {
+            return Err(Failure::Usage(format!(
+                "{flag} and {other} name the same file ({}): an output never replaces an input",
+                path.display()
+            )));
         }
+        check_existing(flag, path, kind, force)?;
     }
     Ok(())
+}
+
+/// Refuses `--json` beside an output on stdout: the report and the bytes would mix.
+pub fn check_json(json: bool, outs: &[(&'static str, &Path)]) -> CmdResult {
+    match outs.iter().find(|(_, p)| is_std(p)) {
+        Some((flag, _)) if json => Err(Failure::Usage(format!(
+            "--json and {flag} - both write to stdout; write the output to a file"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn exists(flag: &str, path: &Path) -> Failure {
@@ -111,29 +332,79 @@ fn exists(flag: &str, path: &Path) -> Failure {
     ))
 }
 
-/// Writes the outputs, all or none. Every new file is first written in full beside its target
-/// (a fresh temporary file, see [`stage`]); only then do they go into place one by one, each old
-/// file kept aside until all are in. If anything fails, every file replaced so far gets its old
-/// contents back and every file created is removed: `--force` never leaves some outputs new and
-/// others old.
+/// Writes the outputs, all or none, and keeps them (see [`place_outputs`]).
 pub fn write_outputs(outs: &[Output], force: bool) -> CmdResult {
+    place_outputs(outs, force).map(Written::keep)
+}
+
+/// Writes the outputs, all or none, to be kept only when [`Written::keep`] is called: a command
+/// whose report then fails (stdout on a full disk) leaves no output. Every new file is first
+/// written in full beside its target (a fresh temporary file, see [`stage`]); only then do they
+/// go into place one by one, each old file kept aside until all are in, and last the output on
+/// stdout (`-`), if any. If anything fails, every file replaced so far gets its old contents back
+/// and every file created is removed: `--force` never leaves some outputs new and others old.
+pub fn place_outputs<'a>(outs: &[Output<'a>], force: bool) -> Result<Written<'a>, Failure> {
     let checks: Vec<_> = outs.iter().map(|o| (o.flag, o.path, o.kind)).collect();
-    check_outputs(&checks, force)?;
-    let staged = outs.iter().map(stage).collect::<Result<Vec<_>, _>>()?;
-    let mut placed: Vec<Placed> = Vec::with_capacity(outs.len());
-    for (o, tmp) in outs.iter().zip(staged) {
-        match place(o, tmp, force) {
-            Ok(p) => placed.push(p),
-            Err(e) => {
-                for p in placed.into_iter().rev() {
-                    p.undo();
-                }
-                return Err(e);
+    check_outputs(&checks, &[], force)?;
+    put(outs, force)
+}
+
+/// Replaces state files the command owns and has just read (a member's pending keys and
+/// certificates after one is used, notes in a party's directory): atomic, all or none, kept at
+/// the mode of their kind, and not checked against the rules for outputs, which would refuse them
+/// as inputs or as secrets.
+pub fn rewrite_outputs(outs: &[Output]) -> CmdResult {
+    put(outs, true).map(Written::keep)
+}
+
+/// Stages, places and (for `-`) prints the outputs; see [`place_outputs`].
+fn put<'a>(outs: &[Output<'a>], force: bool) -> Result<Written<'a>, Failure> {
+    let (to_stdout, files): (Vec<&Output>, Vec<&Output>) =
+        outs.iter().partition(|o| is_std(o.path));
+    let staged = files
+        .iter()
+        .map(|o| stage(o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut written = Written {
+        placed: Vec::with_capacity(files.len()),
+        kept: false,
+    };
+    for (o, tmp) in files.into_iter().zip(staged) {
+        // On an error, dropping `written` puts back what was placed so far.
+        written.placed.push(place(o, tmp, force)?);
+    }
+    for o in to_stdout {
+        let mut out = std::io::stdout().lock();
+        out.write_all(o.data)
+            .and_then(|()| out.flush())
+            .map_err(|e| Failure::Usage(format!("cannot write {} to stdout: {e}", o.flag)))?;
+    }
+    Ok(written)
+}
+
+/// Outputs in place, not yet kept: dropped without [`Written::keep`], every file goes back to
+/// what it was (the old contents, or no file).
+#[must_use = "outputs not kept are undone when dropped"]
+pub struct Written<'a> {
+    placed: Vec<Placed<'a>>,
+    kept: bool,
+}
+
+impl Written<'_> {
+    /// The command is done: keep the new files and let the old ones go.
+    pub fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Written<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            for p in std::mem::take(&mut self.placed).into_iter().rev() {
+                p.undo();
             }
         }
     }
-    // All in place: the old files kept aside are let go (dropping their temporary paths).
-    Ok(())
 }
 
 /// An output moved into place: its path, and the old file kept aside under a temporary name
@@ -184,7 +455,7 @@ fn stage(o: &Output) -> Result<tempfile::NamedTempFile, Failure> {
     tmp.write_all(o.data).map_err(|e| cannot_write(o, &e))?;
     tmp.as_file().sync_all().map_err(|e| cannot_write(o, &e))?;
     #[cfg(unix)]
-    if o.kind != Kind::Secret {
+    if !o.kind.secret() {
         use std::os::unix::fs::PermissionsExt;
         tmp.as_file()
             .set_permissions(std::fs::Permissions::from_mode(0o644))
@@ -212,14 +483,14 @@ fn keep_aside(path: &Path) -> std::io::Result<tempfile::TempPath> {
         .map(tempfile::NamedTempFile::into_temp_path)
 }
 
-/// Moves a staged file into place; without `replace` the rename refuses an existing protected
-/// target.
+/// Moves a staged file into place; without `replace` the rename refuses an existing target
+/// (but a report's).
 fn place<'a>(
     o: &Output<'a>,
     tmp: tempfile::NamedTempFile,
     replace: bool,
 ) -> Result<Placed<'a>, Failure> {
-    let clobber = replace || !o.kind.protected();
+    let clobber = replace || matches!(o.kind, Kind::Report);
     let old = match o.path.symlink_metadata() {
         Ok(_) if clobber => Some(keep_aside(o.path).map_err(|e| cannot_write(o, &e))?),
         _ => None,
@@ -258,18 +529,14 @@ pub fn write(flag: &'static str, path: &Path, kind: Kind, data: &[u8], force: bo
     )
 }
 
-/// Replaces a state file the command owns (a member's pending keys after one is used): atomic,
-/// and kept at the mode of its kind.
+/// Replaces one state file the command owns (see [`rewrite_outputs`]).
 pub fn rewrite(flag: &'static str, path: &Path, kind: Kind, data: &[u8]) -> CmdResult {
-    write_outputs(
-        &[Output {
-            flag,
-            path,
-            kind,
-            data,
-        }],
-        true,
-    )
+    rewrite_outputs(&[Output {
+        flag,
+        path,
+        kind,
+        data,
+    }])
 }
 
 /// Restricts a file another library created (a database) to its owner.
@@ -311,6 +578,49 @@ impl Drop for Created {
             for p in &self.paths {
                 let _ = std::fs::remove_file(p);
             }
+        }
+    }
+}
+
+/// A directory a command creates (with any missing parents), removed again with all it holds
+/// unless the command gets far enough to [`NewDir::keep`] it: a failed command leaves no empty
+/// (or half-filled) directory behind. Nothing is removed when the directory already existed.
+pub struct NewDir {
+    /// The topmost directory this command creates, if any.
+    top: Option<PathBuf>,
+}
+
+impl NewDir {
+    /// Notes which of `dir` and its parents do not exist yet, for a library that creates them.
+    pub fn track(dir: &Path) -> NewDir {
+        NewDir {
+            top: dir
+                .ancestors()
+                .filter(|a| !a.as_os_str().is_empty())
+                .take_while(|a| a.symlink_metadata().is_err())
+                .last()
+                .map(Path::to_path_buf),
+        }
+    }
+
+    /// Creates `dir` and its missing parents.
+    pub fn create(dir: &Path) -> Result<NewDir, Failure> {
+        let d = NewDir::track(dir);
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(d)
+    }
+
+    /// The command got far enough: keep the directory.
+    pub fn keep(mut self) {
+        self.top = None;
+    }
+}
+
+impl Drop for NewDir {
+    fn drop(&mut self) {
+        if let Some(top) = &self.top {
+            let _ = std::fs::remove_dir_all(top);
         }
     }
 }
@@ -387,6 +697,137 @@ mod tests {
         assert_eq!(std::fs::read(&victim).expect("victim"), b"victim");
         assert_eq!(std::fs::read(&a).expect("a"), b"secret");
         assert!(!a.symlink_metadata().expect("a").file_type().is_symlink());
+    }
+
+    const SIG: Kind = Kind::Data("a signature");
+    const SHARED: Kind = Kind::Private(Own {
+        what: "a shared key",
+        same: |b| b.len() == 32,
+    });
+
+    /// Writes `data` at `path` with `mode`.
+    #[cfg(unix)]
+    fn file(path: &Path, data: &[u8], mode: u32) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(path, data).expect("write");
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+
+    fn line(r: CmdResult) -> String {
+        match r {
+            Err(f) => f.line(),
+            Ok(()) => "accepted".into(),
+        }
+    }
+
+    /// What each kind may replace with `--force`: a key pair's secret an old secret, never state;
+    /// a derived secret only an earlier one of its kind, not named like a key; public data
+    /// nothing that holds a secret.
+    #[cfg(unix)]
+    #[test]
+    fn force_never_replaces_a_secret_with_something_else() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = |f: &str| dir.path().join(f);
+        file(&p("a.sk"), &[7; 32], 0o600);
+        file(&p("k"), &[7; 32], 0o600);
+        file(&p("sealed"), b"alibi-keyfile\0rest", 0o644);
+        file(&p("db"), b"redb\x1a\x0a\xa9\x0d\x0a...", 0o644);
+        file(&p("manager.pk"), b"public", 0o644);
+        file(&p("sig"), b"old", 0o644);
+        let check = |f: &str, kind: Kind| line(check_outputs(&[("--out", &p(f), kind)], &[], true));
+        for f in ["a.sk", "k", "sealed", "db", "manager.pk"] {
+            assert!(
+                check(f, SIG).starts_with("refusing to write a signature over"),
+                "{f}"
+            );
+        }
+        assert_eq!(check("sig", SIG), "accepted");
+        assert_eq!(check("k", SHARED), "accepted", "an earlier shared key");
+        assert!(
+            check("a.sk", SHARED).contains("secret key"),
+            "named like a key"
+        );
+        assert!(check("sealed", SHARED).contains("keyfile"));
+        assert_eq!(check("a.sk", Kind::Secret), "accepted", "keygen --force");
+        assert_eq!(
+            check("sealed", Kind::Secret),
+            "accepted",
+            "a share sealed again"
+        );
+        assert!(check("db", Kind::Secret).contains("database"));
+        assert!(check("manager.pk", Kind::Secret).contains("manager"));
+        assert!(check("a.sk", Kind::PublicKey).starts_with("refusing"));
+        // Without --force, any existing output is refused, and a new one accepted.
+        let r = line(check_outputs(&[("--out", &p("sig"), SIG)], &[], false));
+        assert!(r.contains("already exists"), "{r}");
+        assert_eq!(check("new", SIG), "accepted");
+    }
+
+    /// An output is never an input (by path or by inode) nor another output; stdout takes one
+    /// public output, never a secret, and not beside --json.
+    #[cfg(unix)]
+    #[test]
+    fn outputs_are_not_inputs_and_stdout_takes_no_secret() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (msg, link) = (dir.path().join("msg"), dir.path().join("link"));
+        file(&msg, b"m", 0o644);
+        std::fs::hard_link(&msg, &link).expect("link");
+        let r = check_outputs(&[("--out", &link, SIG)], &[("--msg", &msg)], true);
+        assert!(line(r).contains("--out and --msg name the same file"));
+        let dash = Path::new("-");
+        let r = check_outputs(&[("--out", dash, SIG)], &[("--msg", dash)], false);
+        assert_eq!(line(r), "accepted", "stdin in, stdout out");
+        let r = check_outputs(&[("--a", dash, SIG), ("--b", dash, SIG)], &[], false);
+        assert!(line(r).contains("both name stdout"));
+        let r = check_outputs(&[("--key", dash, SHARED)], &[], false);
+        assert!(line(r).contains("never written to stdout"));
+        assert!(line(check_json(true, &[("--out", dash)])).contains("--json"));
+        assert_eq!(line(check_json(false, &[("--out", dash)])), "accepted");
+    }
+
+    /// Outputs placed but not kept are undone: old contents back, new files gone.
+    #[test]
+    fn written_outputs_not_kept_are_undone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, b"old a").expect("a");
+        let outs = [
+            Output {
+                flag: "--a",
+                path: &a,
+                kind: SIG,
+                data: b"new a",
+            },
+            Output {
+                flag: "--b",
+                path: &b,
+                kind: SIG,
+                data: b"new b",
+            },
+        ];
+        let w = place_outputs(&outs, true).expect("placed");
+        assert_eq!(std::fs::read(&b).expect("b"), b"new b");
+        drop(w);
+        assert_eq!(std::fs::read(&a).expect("a"), b"old a");
+        assert!(!b.exists());
+        place_outputs(&outs, true).expect("placed").keep();
+        assert_eq!(std::fs::read(&a).expect("a"), b"new a");
+        let left = std::fs::read_dir(dir.path()).expect("list").count();
+        assert_eq!(left, 2, "no backup left");
+    }
+
+    /// A directory created for a command that then fails is removed with its parents; one that
+    /// existed stays.
+    #[test]
+    fn new_directories_go_unless_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let deep = dir.path().join("x").join("y");
+        drop(NewDir::create(&deep).expect("create"));
+        assert!(!dir.path().join("x").exists());
+        NewDir::create(&deep).expect("create").keep();
+        assert!(deep.exists());
+        drop(NewDir::create(&deep).expect("exists"));
+        assert!(deep.exists(), "an existing directory is not removed");
     }
 
     #[test]

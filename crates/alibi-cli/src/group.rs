@@ -20,9 +20,10 @@ use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
 use crate::files::{
-    check_outputs, owner_only, read, read_input, read_secret, write, write_outputs, Kind, Output,
+    check_json, check_outputs, owner_only, place_outputs, read, read_input, read_secret,
+    rewrite_outputs, write, write_outputs, Kind, NewDir, Output, Own,
 };
-use crate::report::Format;
+use crate::report::{file_json, Format};
 use crate::rng::os_rng;
 
 /// `alibi group <verb>`.
@@ -48,10 +49,11 @@ pub enum Cmd {
         /// The member's unique name
         #[arg(long)]
         username: String,
-        /// Where to write the member's credential (mode 0600)
+        /// Where to write the member's credential (mode 0600; never stdout)
         #[arg(long, value_name = "FILE")]
         cred: PathBuf,
-        /// Replace a credential file that already exists
+        /// Replace a credential file that already exists (only an earlier credential: never a
+        /// secret key, a keyfile, a store or a manager's or party's state)
         #[arg(long)]
         force: bool,
         #[command(flatten)]
@@ -69,27 +71,37 @@ pub enum Cmd {
         /// How many one-time keys to request (1 to 1024)
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
         count: u16,
-        /// Where to write the request for the manager
+        /// Where to write the request for the manager (- for stdout)
         #[arg(long, value_name = "FILE")]
         req: PathBuf,
-        /// Where to write the pending one-time seeds (mode 0600)
+        /// Where to write the pending one-time seeds (mode 0600; never stdout)
         #[arg(long, value_name = "FILE")]
         pending: PathBuf,
-        /// Replace a pending file that already exists (its unused keys are lost)
+        /// Replace a request or pending file that already exists (a pending file's unused keys
+        /// are lost; only an earlier pending file is replaced, never a secret key, a keyfile, a
+        /// store or a manager's or party's state, nor an input)
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        format: Format,
     },
     /// Certify a member's request (manager side)
     Cert {
         /// The manager's directory
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
-        /// The member's certificate request
+        /// The member's certificate request (- for stdin)
         #[arg(long, value_name = "FILE")]
         req: PathBuf,
-        /// Where to write the certificates
+        /// Where to write the certificates (- for stdout)
         #[arg(long, value_name = "FILE")]
         certs: PathBuf,
+        /// Replace a file that already exists at --certs (never one that holds a secret key, a
+        /// keyfile, a store or a manager's or party's state, nor an input)
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        format: Format,
     },
     /// Sign a file with the next pending one-time key, which is removed from the files first
     Sign {
@@ -105,12 +117,18 @@ pub enum Cmd {
         /// The manager's public key
         #[arg(long, value_name = "FILE")]
         pk: PathBuf,
-        /// The message
+        /// The message (- for stdin)
         #[arg(long, value_name = "FILE")]
         msg: PathBuf,
-        /// Where to write the group signature
+        /// Where to write the group signature (- for stdout)
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// Replace a file that already exists at --out (never one that holds a secret key, a
+        /// keyfile, a store or a manager's or party's state, nor an input)
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        format: Format,
     },
     /// Verify a group signature: exit 0 if valid, 1 if not (or revoked), 2 if malformed.
     /// Revocation is checked only against a manager directory given with --dir
@@ -173,6 +191,8 @@ pub enum Cmd {
         /// The member id
         #[arg(long)]
         id: u64,
+        #[command(flatten)]
+        format: Format,
     },
 }
 
@@ -201,7 +221,8 @@ pub fn run(cmd: Cmd) -> CmdResult {
             force,
             format,
         } => {
-            check_outputs(&[("--cred", &cred, Kind::Secret)], force)?;
+            let state = manager_files(&dir);
+            check_outputs(&[("--cred", &cred, CREDENTIAL)], &dir_inputs(&state), force)?;
             let m = manager(&dir)?;
             let (id, cid_star) = m.join(&username).map_err(|e| match e {
                 Error::UsernameTaken => {
@@ -211,8 +232,23 @@ pub fn run(cmd: Cmd) -> CmdResult {
             })?;
             let c = Credential::new(m.public_key().params(), id, &cid_star)
                 .map_err(|e| malformed("credential", e))?;
-            write("--cred", &cred, Kind::Secret, &c.to_bytes(), force)?;
-            format.report(id, json!({"id": id, "username": username}))
+            let bytes = c.to_bytes();
+            let written = place_outputs(
+                &[Output {
+                    flag: "--cred",
+                    path: &cred,
+                    kind: CREDENTIAL,
+                    data: &bytes,
+                }],
+                force,
+            )?;
+            let credential = file_json(&cred, bytes.len());
+            format.report(
+                id,
+                json!({"id": id, "username": username, "credential": credential}),
+            )?;
+            written.keep();
+            Ok(())
         }
         Cmd::Csr {
             cred,
@@ -221,102 +257,15 @@ pub fn run(cmd: Cmd) -> CmdResult {
             req,
             pending,
             force,
-        } => {
-            check_outputs(
-                &[
-                    ("--req", &req, Kind::Data),
-                    ("--pending", &pending, Kind::Secret),
-                ],
-                force,
-            )?;
-            let credential = credential(&cred)?;
-            let (p, id) = (credential.params(), credential.id());
-            let (user, new_key) = match user_sk.symlink_metadata() {
-                Ok(_) => (user_key(&user_sk)?, None),
-                Err(_) => {
-                    let u = UserKey::generate(p, id, &mut os_rng());
-                    let b = u.to_bytes();
-                    (u, Some(b))
-                }
-            };
-            if user.params() != p || user.id() != id {
-                return Err(Failure::Usage(format!(
-                    "{} belongs to member {} ({}), the credential to member {id} ({})",
-                    user_sk.display(),
-                    user.id(),
-                    user.params().name(),
-                    p.name()
-                )));
-            }
-            let (seeds, pks) = csr(&user, usize::from(count), &mut os_rng());
-            let r = CertificateRequest::new(credential, pks)
-                .map_err(|e| malformed("certificate request", e))?
-                .to_bytes();
-            let pend = PendingKeys::new(p, seeds)
-                .map_err(|e| malformed("pending keys", e))?
-                .to_bytes();
-            let mut outs = vec![];
-            if let Some(b) = &new_key {
-                outs.push(Output {
-                    flag: "--user-sk",
-                    path: &user_sk,
-                    kind: Kind::Secret,
-                    data: b,
-                });
-            }
-            outs.push(Output {
-                flag: "--pending",
-                path: &pending,
-                kind: Kind::Secret,
-                data: &pend,
-            });
-            outs.push(Output {
-                flag: "--req",
-                path: &req,
-                kind: Kind::Data,
-                data: &r,
-            });
-            write_outputs(&outs, force)
-        }
-        Cmd::Cert { dir, req, certs } => {
-            let m = manager(&dir)?;
-            let r = read_input(&req, "a certificate request")?;
-            let p = m.public_key().params();
-            let bad = |why: &str| {
-                Failure::Usage(format!(
-                    "{} is no certificate request: {why}",
-                    req.display()
-                ))
-            };
-            // The parameter set first: a request of another group is named as such, whatever its
-            // length.
-            if Params::of_encoding(&r).ok() != Some(p) {
-                return Err(bad(&format!(
-                    "not for this group's {} parameters",
-                    p.name()
-                )));
-            }
-            let r = CertificateRequest::from_bytes(&r).map_err(|e| match e {
-                // A credential is the request's head without any key: it certifies nothing.
-                Error::NoOneTimeKey => bad("it holds no one-time key (is it a credential?)"),
-                Error::ListLength { got, .. } => bad(&format!("{got} bytes")),
-                e => malformed("certificate request", e),
-            })?;
-            let id = r.id();
-            let issued = m
-                .gen_cert(id, r.credential().cid_star(), r.public_keys())
-                .map_err(|e| match e {
-                    Error::Revoked => Failure::Usage(format!("member {id} is revoked")),
-                    Error::UnknownId(_) | Error::BadCid | Error::CounterExhausted => {
-                        Failure::Usage(format!("{e} (request for member {id})"))
-                    }
-                    e => malformed("certificate request", e),
-                })?;
-            let out = CertificateList::new(p, issued)
-                .map_err(|e| malformed("certificates", e))?
-                .to_bytes();
-            write("--certs", &certs, Kind::Data, &out, false)
-        }
+            format,
+        } => csr_verb(cred, user_sk, count, req, pending, force, format),
+        Cmd::Cert {
+            dir,
+            req,
+            certs,
+            force,
+            format,
+        } => cert_verb(dir, req, certs, force, format),
         Cmd::Sign {
             user_sk,
             pending,
@@ -324,55 +273,9 @@ pub fn run(cmd: Cmd) -> CmdResult {
             pk,
             msg,
             out,
-        } => {
-            let user = user_key(&user_sk)?;
-            let p = user.params();
-            let pkm = manager_pk(&pk)?;
-            let mut pend =
-                PendingKeys::from_bytes(p, &read_secret(&pending, "pending one-time seeds")?)
-                    .map_err(|e| malformed("pending keys", e))?;
-            let mut cs = CertificateList::from_bytes(p, &read(&certs)?)
-                .map_err(|e| malformed("certificates", e))?;
-            let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
-                return Err(Failure::Usage(
-                    "no pending one-time key left: run csr and cert".into(),
-                ));
-            };
-            let mut keys: Vec<OneTimeKey> =
-                user.accept(vec![seed], vec![cert], &pkm)
-                    .map_err(|e| match e {
-                        Error::InvalidCertificate => Failure::Usage(format!(
-                            "the next certificate in {} is not the manager's for this key",
-                            certs.display()
-                        )),
-                        e => malformed("certificate", e),
-                    })?;
-            let key = keys
-                .pop()
-                .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
-            // The key leaves the files before it signs anything, so a crash cannot reuse it;
-            // both files change together or neither does, so keys and certificates stay paired.
-            write_outputs(
-                &[
-                    Output {
-                        flag: "--pending",
-                        path: &pending,
-                        kind: Kind::Secret,
-                        data: &pend.to_bytes(),
-                    },
-                    Output {
-                        flag: "--certs",
-                        path: &certs,
-                        kind: Kind::Data,
-                        data: &cs.to_bytes(),
-                    },
-                ],
-                true,
-            )?;
-            let msg = read(&msg)?;
-            let sig = user.sign(key, &msg);
-            write("--out", &out, Kind::Data, &sig.to_bytes(), false)
-        }
+            force,
+            format,
+        } => sign_verb(user_sk, pending, certs, pk, msg, out, force, format),
         Cmd::Verify {
             pk,
             msg,
@@ -446,19 +349,274 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 Err(e) => Err(malformed("input", e)),
             }
         }
-        Cmd::Revoke { dir, id } => {
+        Cmd::Revoke { dir, id, format } => {
             let m = manager(&dir)?;
             m.revoke(&[id]).map_err(|e| match e {
                 Error::UnknownId(_) => Failure::Usage(format!("no member {id}")),
                 e => malformed("manager state", e),
-            })
+            })?;
+            format.wrote(json!({
+                "revoked": id,
+                "database": dir.join(MANAGER_FILES[2]).to_string_lossy(),
+            }))
         }
     }
+}
+
+/// `group csr`: a certificate request and the pending seeds of its keys (and the member key on
+/// first use).
+fn csr_verb(
+    cred: PathBuf,
+    user_sk: PathBuf,
+    count: u16,
+    req: PathBuf,
+    pending: PathBuf,
+    force: bool,
+    format: Format,
+) -> CmdResult {
+    check_json(format.json, &[("--req", &req)])?;
+    // The member key is an input if it exists, else an output: either way no other
+    // output may be it.
+    check_outputs(
+        &[("--req", &req, REQUEST), ("--pending", &pending, PENDING)],
+        &[("--cred", &cred), ("--user-sk", &user_sk)],
+        force,
+    )?;
+    let credential = credential(&cred)?;
+    let (p, id) = (credential.params(), credential.id());
+    let (user, new_key) = match user_sk.symlink_metadata() {
+        Ok(_) => (user_key(&user_sk)?, None),
+        Err(_) => {
+            let u = UserKey::generate(p, id, &mut os_rng());
+            let b = u.to_bytes();
+            (u, Some(b))
+        }
+    };
+    if user.params() != p || user.id() != id {
+        return Err(Failure::Usage(format!(
+            "{} belongs to member {} ({}), the credential to member {id} ({})",
+            user_sk.display(),
+            user.id(),
+            user.params().name(),
+            p.name()
+        )));
+    }
+    let (seeds, pks) = csr(&user, usize::from(count), &mut os_rng());
+    let r = CertificateRequest::new(credential, pks)
+        .map_err(|e| malformed("certificate request", e))?
+        .to_bytes();
+    let pend = PendingKeys::new(p, seeds)
+        .map_err(|e| malformed("pending keys", e))?
+        .to_bytes();
+    let mut outs = vec![];
+    if let Some(b) = &new_key {
+        outs.push(Output {
+            flag: "--user-sk",
+            path: &user_sk,
+            kind: Kind::Secret,
+            data: b,
+        });
+    }
+    outs.push(Output {
+        flag: "--pending",
+        path: &pending,
+        kind: PENDING,
+        data: &pend,
+    });
+    outs.push(Output {
+        flag: "--req",
+        path: &req,
+        kind: REQUEST,
+        data: &r,
+    });
+    let written = place_outputs(&outs, force)?;
+    format.wrote(json!({
+        "id": id,
+        "count": count,
+        "request": file_json(&req, r.len()),
+        "pending": file_json(&pending, pend.len()),
+        "user_sk": new_key.as_ref().map(|k| file_json(&user_sk, k.len())),
+    }))?;
+    written.keep();
+    Ok(())
+}
+
+/// `group cert`: the manager certifies a member's request.
+fn cert_verb(dir: PathBuf, req: PathBuf, certs: PathBuf, force: bool, format: Format) -> CmdResult {
+    check_json(format.json, &[("--certs", &certs)])?;
+    let state = manager_files(&dir);
+    let mut inputs = dir_inputs(&state);
+    inputs.push(("--req", &req));
+    check_outputs(&[("--certs", &certs, CERTIFICATES)], &inputs, force)?;
+    let m = manager(&dir)?;
+    let r = read_input(&req, "a certificate request")?;
+    let p = m.public_key().params();
+    let bad = |why: &str| {
+        Failure::Usage(format!(
+            "{} is no certificate request: {why}",
+            req.display()
+        ))
+    };
+    // The parameter set first: a request of another group is named as such, whatever its
+    // length.
+    if Params::of_encoding(&r).ok() != Some(p) {
+        return Err(bad(&format!(
+            "not for this group's {} parameters",
+            p.name()
+        )));
+    }
+    let r = CertificateRequest::from_bytes(&r).map_err(|e| match e {
+        // A credential is the request's head without any key: it certifies nothing.
+        Error::NoOneTimeKey => bad("it holds no one-time key (is it a credential?)"),
+        Error::ListLength { got, .. } => bad(&format!("{got} bytes")),
+        e => malformed("certificate request", e),
+    })?;
+    let id = r.id();
+    let issued = m
+        .gen_cert(id, r.credential().cid_star(), r.public_keys())
+        .map_err(|e| match e {
+            Error::Revoked => Failure::Usage(format!("member {id} is revoked")),
+            Error::UnknownId(_) | Error::BadCid | Error::CounterExhausted => {
+                Failure::Usage(format!("{e} (request for member {id})"))
+            }
+            e => malformed("certificate request", e),
+        })?;
+    let count = issued.len();
+    let out = CertificateList::new(p, issued)
+        .map_err(|e| malformed("certificates", e))?
+        .to_bytes();
+    let written = place_outputs(
+        &[Output {
+            flag: "--certs",
+            path: &certs,
+            kind: CERTIFICATES,
+            data: &out,
+        }],
+        force,
+    )?;
+    format.wrote(json!({
+        "id": id,
+        "count": count,
+        "certificates": file_json(&certs, out.len()),
+    }))?;
+    written.keep();
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+/// `group sign`: signs with the next pending one-time key, which leaves the files first.
+fn sign_verb(
+    user_sk: PathBuf,
+    pending: PathBuf,
+    certs: PathBuf,
+    pk: PathBuf,
+    msg: PathBuf,
+    out: PathBuf,
+    force: bool,
+    format: Format,
+) -> CmdResult {
+    check_json(format.json, &[("--out", &out)])?;
+    // Checked before the one-time key leaves the files: a refused --out costs no key.
+    check_outputs(
+        &[("--out", &out, SIGNATURE)],
+        &[
+            ("--user-sk", &user_sk),
+            ("--pending", &pending),
+            ("--certs", &certs),
+            ("--pk", &pk),
+            ("--msg", &msg),
+        ],
+        force,
+    )?;
+    let user = user_key(&user_sk)?;
+    let p = user.params();
+    let pkm = manager_pk(&pk)?;
+    let mut pend = PendingKeys::from_bytes(p, &read_secret(&pending, "pending one-time seeds")?)
+        .map_err(|e| malformed("pending keys", e))?;
+    let mut cs =
+        CertificateList::from_bytes(p, &read(&certs)?).map_err(|e| malformed("certificates", e))?;
+    let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
+        return Err(Failure::Usage(
+            "no pending one-time key left: run csr and cert".into(),
+        ));
+    };
+    let mut keys: Vec<OneTimeKey> =
+        user.accept(vec![seed], vec![cert], &pkm)
+            .map_err(|e| match e {
+                Error::InvalidCertificate => Failure::Usage(format!(
+                    "the next certificate in {} is not the manager's for this key",
+                    certs.display()
+                )),
+                e => malformed("certificate", e),
+            })?;
+    let key = keys
+        .pop()
+        .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
+    // The key leaves the files before it signs anything, so a crash cannot reuse it;
+    // both files change together or neither does, so keys and certificates stay paired.
+    rewrite_outputs(&[
+        Output {
+            flag: "--pending",
+            path: &pending,
+            kind: PENDING,
+            data: &pend.to_bytes(),
+        },
+        Output {
+            flag: "--certs",
+            path: &certs,
+            kind: CERTIFICATES,
+            data: &cs.to_bytes(),
+        },
+    ])?;
+    let msg = read(&msg)?;
+    let sig = user.sign(key, &msg).to_bytes();
+    write("--out", &out, SIGNATURE, &sig, force)?;
+    format.wrote(json!({
+        "params": p.name(),
+        "signature": file_json(&out, sig.len()),
+        "pending_left": pend.len(),
+    }))
 }
 
 type Mgr = Manager<Arc<RedbStore>, Arc<RedbStore>>;
 
 const MANAGER_FILES: [&str; 3] = ["manager.sk", "manager.pk", "members.redb"];
+
+/// The files of a manager's directory, which a command reading it must not write over.
+fn manager_files(dir: &Path) -> [PathBuf; 3] {
+    MANAGER_FILES.map(|f| dir.join(f))
+}
+
+/// A manager's files as the inputs of `--dir`.
+fn dir_inputs(files: &[PathBuf; 3]) -> Vec<(&'static str, &Path)> {
+    files.iter().map(|p| ("--dir", p.as_path())).collect()
+}
+
+/// What `cert` and `sign` write.
+const CERTIFICATES: Kind = Kind::Data("certificates");
+/// What `csr` writes for the manager.
+const REQUEST: Kind = Kind::Data("a certificate request");
+/// What `sign` writes.
+const SIGNATURE: Kind = Kind::Data("a group signature");
+
+/// A member's credential: secret; `--force` replaces only an earlier one (a credential's
+/// layout, which a member key shares: a file named like a key is refused by its name).
+const CREDENTIAL: Kind = Kind::Private(Own {
+    what: "a credential",
+    same: |b| Credential::from_bytes(b).is_ok(),
+});
+
+/// A member's pending one-time seeds: secret; `--force` replaces only an earlier pending file
+/// (whole seeds of one parameter set, and not a credential's or member key's length).
+const PENDING: Kind = Kind::Private(Own {
+    what: "pending one-time keys",
+    same: |b| {
+        Credential::from_bytes(b).is_err()
+            && Params::ALL
+                .into_iter()
+                .any(|p| PendingKeys::from_bytes(p, b).is_ok_and(|k| !k.is_empty()))
+    },
+});
 
 fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
     if let Some(f) = MANAGER_FILES.iter().find(|f| dir.join(f).exists()) {
@@ -467,8 +625,7 @@ fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
             dir.display()
         )));
     }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", dir.display())))?;
+    let new_dir = NewDir::create(dir)?;
     let sk = ManagerSecretKey::generate(p, &mut os_rng());
     let (skp, pkp, db) = (
         dir.join(MANAGER_FILES[0]),
@@ -501,6 +658,7 @@ fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
         }
         return Err(e);
     }
+    new_dir.keep();
     format.report(
         format!(
             "group manager ({}) in {}: manager.sk (mode 0600), manager.pk, members.redb",

@@ -41,8 +41,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// success or valid, 1 signature or ciphertext invalid (or an MPC run stopped by named
 /// cheaters), 2 bad usage or malformed input, 3 an MPC run stopped by the relay or the network
 /// (no party blamed). Secret
-/// files are created with mode 0600 and never replaced without --force. With no arguments,
-/// `alibi` runs the end-to-end demo.
+/// files are created with mode 0600. An existing output is replaced only with --force, and never
+/// when it is one of the command's inputs or (but by a keygen) holds a secret key, a keyfile, a
+/// store or a manager's or party's state. `-` is stdin for a file read and stdout for a public
+/// file written. With no arguments, `alibi` runs the end-to-end demo.
 #[derive(Parser, Debug)]
 #[command(
     name = "alibi",

@@ -24,12 +24,16 @@ use zeroize::Zeroizing;
 
 use crate::failure::{usage, CmdResult, Failure};
 use crate::files::{
-    check_outputs, read, read_input, read_secret, rewrite, write, write_outputs, Kind, Output,
+    check_json, check_outputs, read, read_input, read_secret, rewrite, write, write_outputs, Kind,
+    NewDir, Output,
 };
 use crate::net::{relay_url, runtime};
 use crate::report::{say, Format};
 use crate::rng::os_rng;
 use crate::say;
+
+/// What `sign` writes.
+const SIGNATURE: Kind = Kind::Data("a signature");
 
 /// The keyfile purpose of a sealed share (an identity file does not open as a share).
 const SHARE_PURPOSE: &str = "alibi mpc share v1";
@@ -135,9 +139,13 @@ pub enum Cmd {
         /// A name for this signing run, the same for every signer (new for every message)
         #[arg(long, value_name = "ID")]
         session: String,
-        /// Where to write the 96-byte signature
+        /// Where to write the 96-byte signature (- for stdout)
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// Replace a file that already exists at --out (never one that holds a secret key, a
+        /// keyfile, a store or a manager's or party's state, nor an input)
+        #[arg(long)]
+        force: bool,
         /// Exactly who must sign, by name (each of them must run this; the others are not
         /// waited for) [default: any t+1 of the parties key generation did not exclude, the
         /// first to answer; those not heard from are not named]
@@ -363,6 +371,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             msg,
             session,
             out,
+            force,
             signers,
             run,
             passphrase,
@@ -372,7 +381,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             &group,
             &msg,
             &session,
-            &out,
+            (&out, force),
             signers,
             &run,
             &passphrase,
@@ -519,9 +528,11 @@ fn init(
         insecure_http,
         ..Options::default()
     };
+    let new_dir = NewDir::track(dir);
     let m = runtime()?
         .block_on(Messenger::register(dir, &url, name, &passphrase, &options))
         .map_err(setup)?;
+    new_dir.keep();
     let card = dir.join(alibi_messenger::CARD_FILE);
     format.report(
         format!(
@@ -542,7 +553,8 @@ fn group(
     force: bool,
     format: Format,
 ) -> CmdResult {
-    check_outputs(&[("--out", out, Kind::PublicKey)], force)?;
+    let inputs: Vec<_> = cards.iter().map(|c| ("--cards", c.as_path())).collect();
+    check_outputs(&[("--out", out, Kind::PublicKey)], &inputs, force)?;
     let cards = cards
         .iter()
         .map(|p| {
@@ -670,7 +682,7 @@ fn note_named(g: &GroupFile, dir: &Path, what: &str, e: &alibi_mpc::Error) {
         notes.insert(g.name_of(p), why);
     }
     if let Ok(text) = serde_json::to_vec_pretty(&notes) {
-        let _ = rewrite("--dir", &path, Kind::Data, &text);
+        let _ = rewrite("--dir", &path, Kind::Report, &text);
     }
 }
 
@@ -701,7 +713,7 @@ fn exclude(
             .map_err(|e| Failure::Usage(format!("--exclude {name}: {e}")))?;
     }
     if changed {
-        rewrite("--group", path, Kind::Data, group.to_json().as_bytes())?;
+        rewrite("--group", path, Kind::PublicKey, group.to_json().as_bytes())?;
     }
     Ok(group)
 }
@@ -862,6 +874,7 @@ fn keygen(
                 ("--dir", share_file.as_path(), Kind::Secret),
                 ("--pk-out", pk_out, Kind::PublicKey),
             ],
+            &[("--group", group_path)],
             force,
         )?;
         let mode = Mode::from(run.transport);
@@ -894,8 +907,7 @@ fn keygen(
             &mut os_rng(),
         )
         .map_err(usage)?;
-        std::fs::create_dir_all(share_file.parent().unwrap_or(dir))
-            .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", dir.display())))?;
+        let shares = NewDir::create(share_file.parent().unwrap_or(dir))?;
         write_outputs(
             &[
                 Output {
@@ -913,6 +925,7 @@ fn keygen(
             ],
             force,
         )?;
+        shares.keep();
         let group_key = hex::encode(&share.group_key);
         let qualified: Vec<String> = share.qualified.iter().map(|&p| group.name_of(p)).collect();
         let excluded = named(&group, &share.blamed);
@@ -981,12 +994,20 @@ fn sign(
     group_path: &Path,
     msg: &Path,
     session: &str,
-    out: &Path,
+    (out, force): (&Path, bool),
     signers: Option<Vec<String>>,
     run: &RunArgs,
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
+    check_json(format.json, &[("--out", out)])?;
+    let identity = dir.join("identity.sealed");
+    let inputs = [
+        ("--msg", msg),
+        ("--group", group_path),
+        ("--dir", &identity),
+    ];
+    check_outputs(&[("--out", out, SIGNATURE)], &inputs, force)?;
     let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
     let msg = read(msg)?;
     if session.is_empty() {
@@ -1068,7 +1089,7 @@ fn sign(
                 "the combined signature does not verify under the group key".into(),
             ));
         }
-        write("--out", out, Kind::Data, &signed.signature, false)?;
+        write("--out", out, SIGNATURE, &signed.signature, force)?;
         let combined: Vec<String> = signed.combined.iter().map(|&p| group.name_of(p)).collect();
         let blamed = named(&group, &signed.blamed);
         let disagreeing = disagreeing(&group, &signed.disagreeing);
@@ -1154,7 +1175,7 @@ fn bench(grid: &Grid, processes: bool, csv: &Path, plot: &Path, format: Format) 
     bar.finish_and_clear();
     print_table(&cells, format)?;
     let text = alibi_bench::mpc::csv(&cells);
-    write("--csv", csv, Kind::Data, text.as_bytes(), false)?;
+    write("--csv", csv, Kind::Report, text.as_bytes(), false)?;
     draw(&cells, &grid.delays, plot)?;
     if !format.json {
         say!("\nwrote {} and {}", csv.display(), plot.display())?;
@@ -1206,5 +1227,5 @@ fn print_table(cells: &[Cell], format: Format) -> CmdResult {
 fn draw(cells: &[Cell], delays: &[u64], path: &Path) -> CmdResult {
     let svg = alibi_bench::mpc::svg(cells, delays)
         .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    write("--plot", path, Kind::Data, svg.as_bytes(), false)
+    write("--plot", path, Kind::Report, svg.as_bytes(), false)
 }

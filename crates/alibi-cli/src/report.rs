@@ -36,6 +36,11 @@ macro_rules! say {
     };
 }
 
+/// A written file in a JSON report: its path (`-` for stdout) and size.
+pub fn file_json(path: &std::path::Path, bytes: usize) -> Value {
+    json!({"path": path.to_string_lossy(), "bytes": bytes})
+}
+
 /// The `--json` switch of every verb that reports something.
 #[derive(clap::Args, Debug, Clone, Copy, Default)]
 pub struct Format {
@@ -51,6 +56,16 @@ impl Format {
             say(value)
         } else {
             say(text)
+        }
+    }
+
+    /// Reports, with `--json` only, what a command wrote (a verb whose text mode prints nothing,
+    /// so that `--out -` leaves stdout to the bytes).
+    pub fn wrote(&self, value: Value) -> CmdResult {
+        if self.json {
+            say(value)
+        } else {
+            Ok(())
         }
     }
 

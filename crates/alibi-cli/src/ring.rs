@@ -14,9 +14,11 @@ use clap::Subcommand;
 use serde_json::json;
 
 use crate::failure::{malformed, usage, CmdResult, Failure};
-use crate::files::{read, read_input, read_secret, write, Kind};
-use crate::keys::KeyPairOut;
-use crate::report::Format;
+use crate::files::{
+    check_json, check_outputs, place_outputs, read, read_input, read_secret, Output,
+};
+use crate::keys::{KeyPairOut, SIGNATURE};
+use crate::report::{file_json, Format};
 use crate::rng::os_rng;
 
 /// `alibi ring <verb>`.
@@ -39,21 +41,27 @@ pub enum Cmd {
         sk: PathBuf,
         #[command(flatten)]
         ring: RingArgs,
-        /// The message
+        /// The message (- for stdin)
         #[arg(long, value_name = "FILE")]
         msg: PathBuf,
-        /// Where to write the ring signature
+        /// Where to write the ring signature (- for stdout)
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// Replace a file that already exists at --out (never one that holds a secret key, a
+        /// keyfile, a store or a manager's or party's state, nor an input)
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        format: Format,
     },
     /// Verify a ring signature: exit 0 if valid, 1 if not, 2 if an input is malformed
     Verify {
         #[command(flatten)]
         ring: RingArgs,
-        /// The message
+        /// The message (- for stdin)
         #[arg(long, value_name = "FILE")]
         msg: PathBuf,
-        /// The ring signature
+        /// The ring signature (- for stdin)
         #[arg(long, value_name = "FILE")]
         sig: PathBuf,
         #[command(flatten)]
@@ -116,7 +124,18 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let (pk, sk) = scheme.generate(&mut os_rng());
             out.write(scheme.name(), &pk, &sk, format)
         }
-        Cmd::Sign { sk, ring, msg, out } => {
+        Cmd::Sign {
+            sk,
+            ring,
+            msg,
+            out,
+            force,
+            format,
+        } => {
+            check_json(format.json, &[("--out", &out)])?;
+            let mut inputs = vec![("--sk", sk.as_path()), ("--msg", &msg)];
+            inputs.extend(ring.ring.iter().map(|p| ("--ring", p.as_path())));
+            check_outputs(&[("--out", &out, SIGNATURE)], &inputs, force)?;
             let ring = ring.load()?;
             let skb = read_secret(&sk, "a ring member's secret key")?;
             let msg = read(&msg)?;
@@ -127,7 +146,22 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 )
             })?;
             let sig = ring.sign(&key, &msg, &mut os_rng()).map_err(usage)?;
-            write("--out", &out, Kind::Data, &sig, false)
+            let written = place_outputs(
+                &[Output {
+                    flag: "--out",
+                    path: &out,
+                    kind: SIGNATURE,
+                    data: &sig,
+                }],
+                force,
+            )?;
+            format.wrote(json!({
+                "scheme": ring.scheme().name(),
+                "members": ring.len(),
+                "signature": file_json(&out, sig.len()),
+            }))?;
+            written.keep();
+            Ok(())
         }
         Cmd::Verify {
             ring,

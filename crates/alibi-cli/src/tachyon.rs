@@ -8,7 +8,7 @@ use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
-use crate::files::{read, read_input, read_secret, write, Kind};
+use crate::files::{read, read_input, read_secret};
 use crate::keys::{KeyPairOut, SignFiles, VerifyFiles};
 use crate::report::Format;
 use crate::rng::os_rng;
@@ -76,17 +76,14 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let vk = sk.verifying_key();
             out.write(level.name(), &vk.to_bytes(), &sk.to_bytes(), format)
         }
-        Cmd::Sign(SignFiles { sk, msg, out }) => {
-            let b = read_secret(&sk, "a TACHYON secret key")?;
-            let key = SigningKey::from_bytes(&b).map_err(|e| wrong(&sk, &b, "secret key", e))?;
-            let msg = read(&msg)?;
-            write(
-                "--out",
-                &out,
-                Kind::Data,
-                &key.sign(&msg, &mut os_rng()).to_bytes(),
-                false,
-            )
+        Cmd::Sign(files) => {
+            files.check()?;
+            let sk = &files.sk;
+            let b = read_secret(sk, "a TACHYON secret key")?;
+            let key = SigningKey::from_bytes(&b).map_err(|e| wrong(sk, &b, "secret key", e))?;
+            let msg = read(&files.msg)?;
+            let sig = key.sign(&msg, &mut os_rng()).to_bytes();
+            files.write(key.level().name(), &sig)
         }
         Cmd::Verify {
             files: VerifyFiles { pk, msg, sig },

@@ -28,7 +28,7 @@ fn keygen_sign_verify_both_levels() {
         let m = p(&d, "msg");
         assert_eq!(
             code(&alibi(&[
-                "falcon", "sign", "--sk", &sk, "--msg", &m, "--out", &sig
+                "falcon", "sign", "--sk", &sk, "--msg", &m, "--out", &sig, "--force"
             ])),
             0
         );
@@ -114,7 +114,7 @@ fn files_interoperate_with_pqclean() {
     );
     assert_eq!(
         code(&alibi(&[
-            "falcon", "sign", "--sk", &sk, "--msg", &m, "--out", &sig
+            "falcon", "sign", "--sk", &sk, "--msg", &m, "--out", &sig, "--force"
         ])),
         0
     );

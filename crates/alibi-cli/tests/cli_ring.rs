@@ -41,7 +41,8 @@ fn ring_keygen_sign_verify() {
         let (msg, sig) = (p("msg"), p("sig"));
         assert_eq!(
             code(&alibi(&[
-                "ring", "sign", "--sk", &b_sk, "--ring", &ring, "--msg", &msg, "--out", &sig
+                "ring", "sign", "--sk", &b_sk, "--ring", &ring, "--msg", &msg, "--out", &sig,
+                "--force"
             ])),
             0
         );
@@ -132,7 +133,7 @@ fn mayo_ring_keygen_sign_verify() {
         let (msg, sig) = (p("msg"), p("sig"));
         let sign = |sk: &str, ring: &str, extra: &[&str]| {
             let mut args = vec!["ring", "sign", "--sk", sk, "--ring", ring, "--msg", &msg];
-            args.extend(["--out", &sig]);
+            args.extend(["--out", &sig, "--force"]);
             args.extend(extra);
             run(&args)
         };
@@ -334,7 +335,8 @@ fn mitaka_ring_keygen_sign_verify() {
             "--msg",
             &msg,
             "--out",
-            &sig
+            &sig,
+            "--force"
         ]),
         0
     );

@@ -20,7 +20,9 @@ fn keygen_sign_verify_every_level() {
             "tachyon", "keygen", "--level", level, "--pk", &pk, "--sk", &sk, "--force",
         ];
         assert_eq!(code(&alibi(&keygen)), 0);
-        let sign = ["tachyon", "sign", "--sk", &sk, "--msg", &msg, "--out", &sig];
+        let sign = [
+            "tachyon", "sign", "--sk", &sk, "--msg", &msg, "--out", &sig, "--force",
+        ];
         assert_eq!(code(&alibi(&sign)), 0);
         assert_eq!(verify(&pk, &msg, &sig), 0);
         assert_eq!(verify(&pk, &p("other"), &sig), 1);
