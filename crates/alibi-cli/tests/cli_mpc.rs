@@ -7,6 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+use alibi_relay_api::b64;
 use common::{alibi, code};
 
 const PASS: &str = "correct horse battery staple";
@@ -981,4 +982,35 @@ fn a_wait_for_a_party_not_started_is_reported_while_it_lasts() {
     let v: serde_json::Value = serde_json::from_str(&line).expect(&line);
     assert_eq!(v["event"], "waiting", "{line}");
     assert_eq!(v["waiting_for"], serde_json::json!(["bea"]), "{line}");
+}
+
+/// `mpc init --trust-root` with a root the relay does not announce is refused at once (exit 3,
+/// both roots named), leaving no directory; before, it was accepted and `mpc group` later
+/// blamed a correct card.
+#[test]
+fn init_refuses_a_trust_root_the_relay_does_not_have() {
+    let d = common::scratch("mpc-init-root");
+    let relay = relay(&d);
+    let dir = d.join("dee");
+    let wrong = b64::encode(&[2u8; 33]);
+    let o = run(&[
+        "mpc",
+        "init",
+        "--dir",
+        &s(&dir),
+        "--relay",
+        &relay.url,
+        "--name",
+        "dee",
+        "--trust-root",
+        &wrong,
+    ]);
+    let err = common::stderr(&o);
+    assert_eq!(code(&o), 3, "{err}");
+    assert!(
+        err.contains("announces the trust root") && err.contains(&wrong),
+        "{err}"
+    );
+    assert!(err.contains(&relay.trust_root), "{err}");
+    assert!(!dir.exists(), "no directory left");
 }

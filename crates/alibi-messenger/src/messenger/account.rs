@@ -283,15 +283,25 @@ async fn new_account(
     Ok((client, profile))
 }
 
-/// Pins the relay's trust root: the one given, or the one the relay announces.
+/// Pins the relay's trust root: the one given, or the one the relay announces. A root given that
+/// the relay does not announce is refused now: it is the wrong root or the wrong relay, and
+/// every certificate the relay issues would be refused later, far from the cause.
 async fn pin_trust_root(endpoint: &Endpoint, options: &Options) -> Result<PublicKey> {
+    let announced = RelayClient::existing(endpoint, Uuid::nil(), 1, "")
+        .trust_root()
+        .await?;
     let bytes = match &options.trust_root {
-        Some(b) => b.clone(),
-        None => {
-            RelayClient::existing(endpoint, Uuid::nil(), 1, "")
-                .trust_root()
-                .await?
+        Some(b) if *b != announced => {
+            return Err(Error::TrustRoot(format!(
+                "the relay {} announces the trust root {}, not the one given ({}): a wrong \
+                 --trust-root, or not the relay meant",
+                endpoint.nodes(),
+                alibi_relay_api::b64::encode(&announced),
+                alibi_relay_api::b64::encode(b)
+            )))
         }
+        Some(b) => b.clone(),
+        None => announced,
     };
     PublicKey::deserialize(&bytes).map_err(|_| Error::TrustRoot("not a 33-byte key".into()))
 }
