@@ -160,12 +160,9 @@ fn title(c: &mut Canvas, left: f64, size: f64, title: &str) {
     c.text("", (centre, MARGIN), size, Anchor::Middle, title);
 }
 
-/// Draws `plot` as an SVG document: one group of bars per operation, on a logarithmic axis, the
-/// operations' names under them (wrapped), the legend to the right.
-pub fn svg(plot: &Plot, title_text: &str) -> Result<String, Error> {
-    let k = plot.series.len().max(1);
-    let bar = if k >= 3 { 14.0 } else { 20.0 };
-    let block = bar * k as f64;
+/// The group labels of `plot` wrapped, and the width of each group's slot: room for its bars
+/// (`block` pixels together) and its label, the slots together at least 240 pixels wide.
+fn slots(plot: &Plot, block: f64) -> (Vec<Vec<String>>, Vec<f64>) {
     let wrap_at = (block + 12.0).max(110.0);
     let labels: Vec<Vec<String>> = plot
         .groups
@@ -179,12 +176,21 @@ pub fn svg(plot: &Plot, title_text: &str) -> Result<String, Error> {
             (block + 12.0).max(widest + 12.0)
         })
         .collect();
-    // A data area of some width even for one group.
     let total: f64 = slots.iter().sum();
     if total < 240.0 && !slots.is_empty() {
         let extra = (240.0 - total) / slots.len() as f64;
         slots.iter_mut().for_each(|s| *s += extra);
     }
+    (labels, slots)
+}
+
+/// Draws `plot` as an SVG document: one group of bars per operation, on a logarithmic axis, the
+/// operations' names under them (wrapped), the legend to the right.
+pub fn svg(plot: &Plot, title_text: &str) -> Result<String, Error> {
+    let k = plot.series.len().max(1);
+    let bar = if k >= 3 { 14.0 } else { 20.0 };
+    let block = bar * k as f64;
+    let (labels, slots) = slots(plot, block);
     let values = plot
         .groups
         .iter()
@@ -294,7 +300,7 @@ pub fn lines(panels: &[Panel], descs: (&str, &str)) -> Result<String, Error> {
     let mut x0 = 0.0;
     for (i, panel) in panels.iter().enumerate() {
         line_panel(&mut c, (i, x0), panel, &x_fit, descs);
-        x0 = c.right() + 2.0 * MARGIN - MARGIN;
+        x0 = c.right() + MARGIN;
     }
     Ok(c.finish(MARGIN))
 }

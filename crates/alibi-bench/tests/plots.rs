@@ -182,9 +182,9 @@ fn check(name: &str, svg: &str, log_axes: &[&str]) -> Vec<String> {
     }
     expect(
         !seen.areas.is_empty() && !seen.data.is_empty(),
-        format!("data areas marked"),
+        "data areas marked".to_string(),
     );
-    expect(!seen.legends.is_empty(), format!("a legend, marked"));
+    expect(!seen.legends.is_empty(), "a legend, marked".to_string());
     for legend in &seen.legends {
         for area in &seen.areas {
             expect(
