@@ -1,5 +1,6 @@
 //! `alibi bench`: a tiny run of each seed writes its table to report.md, a CSV and an SVG plot,
-//! and can replace the report block of a document; bad seeds are usage errors.
+//! and can replace the report block of a document; bad seeds are usage errors. The plots can be
+//! read: `mpc bench --replot` of the committed CSV draws log axes ticked at 1-2-5, no text rotated.
 
 mod common;
 use common::{alibi, code};
@@ -117,4 +118,48 @@ fn unknown_seeds_and_missing_output_are_usage_errors() {
         ])),
         2
     );
+}
+
+/// The texts of an SVG document, in order.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| t.split_once('>'))
+        .map(|(_, rest)| rest.split("</text>").next().unwrap_or("").to_string())
+        .collect()
+}
+
+/// Whether `v` is 1, 2 or 5 times a power of ten.
+fn one_two_five(v: f64) -> bool {
+    v > 0.0 && {
+        let m = v / 10f64.powf(v.log10().floor());
+        [1.0, 2.0, 5.0, 10.0].iter().any(|x| (m - x).abs() < 1e-9)
+    }
+}
+
+#[test]
+fn the_mpc_plot_is_ticked_at_1_2_5() {
+    let d = common::scratch("bench-replot");
+    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/mpc-bench.csv");
+    let out = d.join("out.svg");
+    let o = alibi(&[
+        "mpc",
+        "bench",
+        "--replot",
+        csv,
+        "--plot",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    // Both axes of both panels are logarithmic: every number on the plot is a tick.
+    let ticks: Vec<f64> = svg_texts(&svg)
+        .iter()
+        .filter_map(|t| t.trim().parse().ok())
+        .collect();
+    assert!(ticks.len() >= 8, "ticks on four axes: {ticks:?}");
+    let odd: Vec<&f64> = ticks.iter().filter(|t| !one_two_five(**t)).collect();
+    assert!(odd.is_empty(), "ticks not at 1-2-5: {odd:?} of {ticks:?}");
+    // Labels are read level: nothing turned on its side.
+    assert!(!svg.contains("rotate("), "rotated text");
 }
