@@ -57,6 +57,18 @@ impl Root {
     }
 }
 
+impl Root {
+    /// A relay that holds this root's secret (the victim's registration checks that the relay
+    /// announces the root it pins).
+    async fn relay(&self) -> LocalRelay {
+        let config = Config {
+            trust_root: *self.key.to_bytes(),
+            ..Config::default()
+        };
+        LocalRelay::start(config).await.expect("relay")
+    }
+}
+
 /// The victim, registered on `relay` with `root` pinned.
 async fn victim(relay: &LocalRelay, root: &Root) -> Messenger {
     let options = Options {
@@ -142,8 +154,8 @@ fn card(name: &str, account: Uuid, key: &IdentityKeyPair, root: &Root, url: &str
 /// it used are still there (a stranger used to plant sessions and use prekeys up).
 #[tokio::test]
 async fn non_contact_sealed_message_leaves_the_store_untouched() {
-    let relay = LocalRelay::start(Config::default()).await.expect("relay");
     let root = Root::new();
+    let relay = root.relay().await;
     let v = victim(&relay, &root).await;
     let stranger = IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
     let account = Uuid::new_v4();
@@ -163,8 +175,8 @@ async fn non_contact_sealed_message_leaves_the_store_untouched() {
 /// device is decrypted (so the refusals are the checks, not a broken message).
 #[tokio::test]
 async fn certificate_for_a_device_the_card_does_not_list_is_refused_and_not_pinned() {
-    let relay = LocalRelay::start(Config::default()).await.expect("relay");
     let root = Root::new();
+    let relay = root.relay().await;
     let v = victim(&relay, &root).await;
     let mut rng = UnwrapErr(SysRng);
     let contact = IdentityKeyPair::generate(&mut rng);
