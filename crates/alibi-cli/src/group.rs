@@ -12,15 +12,16 @@ use std::sync::Arc;
 use alibi_dgsp::storage::{MemoryRevokedList, RedbStore};
 use alibi_dgsp::{
     csr, judge, verify, CertificateList, CertificateRequest, Credential, Error, GroupSignature,
-    Manager, ManagerPublicKey, ManagerSecretKey, OneTimeKey, Params, PendingKeys, UserKey,
+    Manager, ManagerPublicKey, ManagerSecretKey, Params, PendingKeys, UserKey,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Subcommand;
 use serde_json::json;
 
-use crate::failure::{malformed, CmdResult, Failure};
+use crate::failure::{busy, malformed, CmdResult, Failure};
 use crate::files::{
-    check_outputs, owner_only, read, read_input, read_secret, write, write_outputs, Kind, Output,
+    check_outputs, owner_only, read, read_input, read_secret, rewrite, write, write_outputs, Kind,
+    Output,
 };
 use crate::report::Format;
 use crate::rng::os_rng;
@@ -96,6 +97,11 @@ pub enum Cmd {
         /// The member's secret key
         #[arg(long, value_name = "FILE")]
         user_sk: PathBuf,
+        /// The member's credential, which counts the one-time keys used: with it, a restored
+        /// backup of the pending file (whose next key was used since) is refused instead of
+        /// signing with a WOTS+ one-time key a second time
+        #[arg(long, value_name = "FILE")]
+        cred: Option<PathBuf>,
         /// The pending one-time seeds
         #[arg(long, value_name = "FILE")]
         pending: PathBuf,
@@ -211,7 +217,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             })?;
             let c = Credential::new(m.public_key().params(), id, &cid_star)
                 .map_err(|e| malformed("credential", e))?;
-            write("--cred", &cred, Kind::Secret, &c.to_bytes(), force)?;
+            write("--cred", &cred, Kind::Secret, &c.to_file_bytes(), force)?;
             format.report(id, json!({"id": id, "username": username}))
         }
         Cmd::Csr {
@@ -229,7 +235,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 ],
                 force,
             )?;
-            let credential = credential(&cred)?;
+            let mut credential = credential(&cred)?;
             let (p, id) = (credential.params(), credential.id());
             let (user, new_key) = match user_sk.symlink_metadata() {
                 Ok(_) => (user_key(&user_sk)?, None),
@@ -249,12 +255,18 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 )));
             }
             let (seeds, pks) = csr(&user, usize::from(count), &mut os_rng());
+            // The keys are numbered from the credential, which counts them before any key file
+            // is written: a failure after this only skips numbers.
+            let first = credential
+                .issue(u32::from(count))
+                .map_err(|e| malformed("credential", e))?;
+            rewrite("--cred", &cred, Kind::Secret, &credential.to_file_bytes())?;
             let r = CertificateRequest::new(credential, pks)
                 .map_err(|e| malformed("certificate request", e))?
                 .to_bytes();
-            let pend = PendingKeys::new(p, seeds)
+            let pend = PendingKeys::numbered(p, seeds, first)
                 .map_err(|e| malformed("pending keys", e))?
-                .to_bytes();
+                .to_file_bytes();
             let mut outs = vec![];
             if let Some(b) = &new_key {
                 outs.push(Output {
@@ -299,6 +311,9 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let r = CertificateRequest::from_bytes(&r).map_err(|e| match e {
                 // A credential is the request's head without any key: it certifies nothing.
                 Error::NoOneTimeKey => bad("it holds no one-time key (is it a credential?)"),
+                Error::ListLength { .. } if Credential::from_file_bytes(&r).is_ok() => {
+                    bad("it holds no one-time key (is it a credential?)")
+                }
                 Error::ListLength { got, .. } => bad(&format!("{got} bytes")),
                 e => malformed("certificate request", e),
             })?;
@@ -319,60 +334,23 @@ pub fn run(cmd: Cmd) -> CmdResult {
         }
         Cmd::Sign {
             user_sk,
+            cred,
             pending,
             certs,
             pk,
             msg,
             out,
-        } => {
-            let user = user_key(&user_sk)?;
-            let p = user.params();
-            let pkm = manager_pk(&pk)?;
-            let mut pend =
-                PendingKeys::from_bytes(p, &read_secret(&pending, "pending one-time seeds")?)
-                    .map_err(|e| malformed("pending keys", e))?;
-            let mut cs = CertificateList::from_bytes(p, &read(&certs)?)
-                .map_err(|e| malformed("certificates", e))?;
-            let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
-                return Err(Failure::Usage(
-                    "no pending one-time key left: run csr and cert".into(),
-                ));
-            };
-            let mut keys: Vec<OneTimeKey> =
-                user.accept(vec![seed], vec![cert], &pkm)
-                    .map_err(|e| match e {
-                        Error::InvalidCertificate => Failure::Usage(format!(
-                            "the next certificate in {} is not the manager's for this key",
-                            certs.display()
-                        )),
-                        e => malformed("certificate", e),
-                    })?;
-            let key = keys
-                .pop()
-                .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
-            // The key leaves the files before it signs anything, so a crash cannot reuse it;
-            // both files change together or neither does, so keys and certificates stay paired.
-            write_outputs(
-                &[
-                    Output {
-                        flag: "--pending",
-                        path: &pending,
-                        kind: Kind::Secret,
-                        data: &pend.to_bytes(),
-                    },
-                    Output {
-                        flag: "--certs",
-                        path: &certs,
-                        kind: Kind::Data,
-                        data: &cs.to_bytes(),
-                    },
-                ],
-                true,
-            )?;
-            let msg = read(&msg)?;
-            let sig = user.sign(key, &msg);
-            write("--out", &out, Kind::Data, &sig.to_bytes(), false)
-        }
+        } => sign(
+            &SignFiles {
+                user_sk,
+                cred,
+                pending,
+                certs,
+            },
+            &pk,
+            &msg,
+            &out,
+        ),
         Cmd::Verify {
             pk,
             msg,
@@ -386,8 +364,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let (res, note) = match &dir {
                 Some(d) => {
                     same_group(&pkm, &pk, d)?;
-                    let store = RedbStore::open(&d.join("members.redb"))
-                        .map_err(|e| malformed("members database", e))?;
+                    let store = RedbStore::open(&d.join("members.redb")).map_err(members_db)?;
                     (verify(&pkm, &msg, &s, &store), None)
                 }
                 None => (
@@ -436,6 +413,14 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let s = load_sig(pkm.params(), &sig)?;
             let pi = hex::decode(pi.trim())
                 .map_err(|e| Failure::Usage(format!("--pi: not hex ({e})")))?;
+            let n = pkm.params().n();
+            if pi.len() != n {
+                return Err(Failure::Usage(format!(
+                    "--pi: {} bytes, but an opening's proof is {n} bytes ({} hex digits, as `group open` prints it)",
+                    pi.len(),
+                    2 * n
+                )));
+            }
             let fields = json!({"id": id});
             match judge(&pkm, &read(&msg)?, &s, id, &pi) {
                 Ok(()) => format.verdict(Ok(None), fields),
@@ -454,6 +439,109 @@ pub fn run(cmd: Cmd) -> CmdResult {
             })
         }
     }
+}
+
+/// The member's files `sign` reads and rewrites.
+struct SignFiles {
+    user_sk: PathBuf,
+    cred: Option<PathBuf>,
+    pending: PathBuf,
+    certs: PathBuf,
+}
+
+/// `group sign`: takes the next one-time key and its certificate out of the files (and, with
+/// `--cred`, counts it used there, refusing a key counted already), then signs.
+fn sign(f: &SignFiles, pk: &Path, msg: &Path, out: &Path) -> CmdResult {
+    let user = user_key(&f.user_sk)?;
+    let p = user.params();
+    let pkm = manager_pk(pk)?;
+    let mut counter = match &f.cred {
+        Some(c) => Some((credential(c)?, c)),
+        None => None,
+    };
+    if let Some((c, path)) = &counter {
+        if c.params() != p || c.id() != user.id() {
+            return Err(Failure::Usage(format!(
+                "{} is member {}'s credential, {} member {}'s secret key",
+                path.display(),
+                c.id(),
+                f.user_sk.display(),
+                user.id()
+            )));
+        }
+    }
+    let mut pend = PendingKeys::from_file_bytes(p, &read_secret_or_empty(&f.pending)?)
+        .map_err(|e| malformed(&format!("pending keys in {}", f.pending.display()), e))?;
+    let mut cs = CertificateList::from_bytes(p, &read(&f.certs)?)
+        .map_err(|e| malformed(&format!("certificates in {}", f.certs.display()), e))?;
+    if let (Some(index), Some((c, path))) = (pend.next_index(), counter.as_mut()) {
+        c.use_key(index).map_err(|e| match e {
+            Error::OneTimeKeyUsed { next, .. } => Failure::Usage(format!(
+                "{} was restored from an older copy: its next one-time key (#{index}) was used already ({} counts #{next} as the next unused); signing would reuse a WOTS+ one-time key, so run csr and cert for new keys",
+                f.pending.display(),
+                path.display()
+            )),
+            e => malformed("credential", e),
+        })?;
+    }
+    let Some(seed) = pend.take_next() else {
+        return Err(Failure::Usage(format!(
+            "no pending one-time key left in {}: run csr and cert for new ones",
+            f.pending.display()
+        )));
+    };
+    let Some(cert) = cs.take_next() else {
+        return Err(Failure::Usage(format!(
+            "{} holds no certificate for the next pending key: have the manager run cert on the request",
+            f.certs.display()
+        )));
+    };
+    let key = user
+        .accept(vec![seed], vec![cert], &pkm)
+        .map_err(|e| match e {
+            Error::InvalidCertificate => Failure::Usage(format!(
+                "the next certificate in {} is not the manager's for this key",
+                f.certs.display()
+            )),
+            e => malformed("certificate", e),
+        })?
+        .pop()
+        .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
+    // The key leaves the files (and is counted in the credential) before it signs anything, so
+    // a crash cannot reuse it; the files change together or none does, so keys and
+    // certificates stay paired.
+    let (pend_bytes, cs_bytes) = (pend.to_file_bytes(), cs.to_bytes());
+    let cred_bytes = counter.as_ref().map(|(c, _)| c.to_file_bytes());
+    let mut files = vec![
+        Output {
+            flag: "--pending",
+            path: &f.pending,
+            kind: Kind::Secret,
+            data: &pend_bytes,
+        },
+        Output {
+            flag: "--certs",
+            path: &f.certs,
+            kind: Kind::Data,
+            data: &cs_bytes,
+        },
+    ];
+    if let (Some((_, path)), Some(b)) = (&counter, &cred_bytes) {
+        files.push(Output {
+            flag: "--cred",
+            path,
+            kind: Kind::Secret,
+            data: b,
+        });
+    }
+    write_outputs(&files, true)?;
+    let sig = user.sign(key, &read(msg)?);
+    write("--out", out, Kind::Data, &sig.to_bytes(), false)
+}
+
+/// A secret file that may be empty (a pending file whose keys are all used).
+fn read_secret_or_empty(path: &Path) -> Result<zeroize::Zeroizing<Vec<u8>>, Failure> {
+    read(path).map(zeroize::Zeroizing::new)
 }
 
 type Mgr = Manager<Arc<RedbStore>, Arc<RedbStore>>;
@@ -493,7 +581,7 @@ fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
         false,
     )?;
     let opened = RedbStore::open(&db)
-        .map_err(|e| malformed("members database", e))
+        .map_err(members_db)
         .and_then(|_| owner_only(&db));
     if let Err(e) = opened {
         for f in [&skp, &pkp, &db] {
@@ -516,11 +604,16 @@ fn manager(dir: &Path) -> Result<Mgr, Failure> {
     let b = read_secret(&skp, "a DGSP manager secret key")?;
     let sk = ManagerSecretKey::from_bytes(&b)
         .map_err(|e| malformed(&format!("manager key {}", skp.display()), e))?;
-    let store = Arc::new(
-        RedbStore::open(&dir.join(MANAGER_FILES[2]))
-            .map_err(|e| malformed("members database", e))?,
-    );
+    let store = Arc::new(RedbStore::open(&dir.join(MANAGER_FILES[2])).map_err(members_db)?);
     Ok(Manager::new(sk, store.clone(), store))
+}
+
+/// The members database did not open: busy (another process holds it) or malformed.
+fn members_db(e: Error) -> Failure {
+    match e {
+        Error::Busy(p) => busy(&p),
+        e => malformed("members database", e),
+    }
 }
 
 /// Refuses a `--dir` whose manager is not the one of `--pk`: another group's revocation list
@@ -575,7 +668,7 @@ fn member_file<T>(
 }
 
 fn credential(path: &Path) -> Result<Credential, Failure> {
-    member_file(path, "credential", Credential::from_bytes)
+    member_file(path, "credential", Credential::from_file_bytes)
 }
 
 fn user_key(path: &Path) -> Result<UserKey, Failure> {

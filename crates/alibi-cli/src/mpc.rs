@@ -432,7 +432,10 @@ fn passphrase(args: &PassphraseArgs) -> Result<Zeroizing<Vec<u8>>, Failure> {
 
 /// A messenger failure as a command failure: its setup (passphrase, files, usage) exits 2.
 fn setup(e: alibi_messenger::Error) -> Failure {
-    Failure::Usage(e.to_string())
+    match e {
+        alibi_messenger::Error::Busy(p) => crate::failure::busy(&p),
+        e => Failure::Usage(e.to_string()),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
