@@ -282,11 +282,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
             out.check()?;
             let akem = scheme.at(suite.unwrap_or(SuiteArg::MlKem512Falcon512).into());
             let k = SecretKey::generate(akem, &mut os_rng());
-            let name = match akem.suite() {
-                None => "DH-AKEM (X25519)".to_string(),
-                Some(s) => format!("{} {}", scheme.name(), s.name()),
-            };
-            out.write(&name, &k.public_key().to_bytes(), &k.to_bytes(), format)
+            out.write_suite(
+                scheme.name(),
+                akem.suite().map(Suite::name),
+                &k.public_key().to_bytes(),
+                &k.to_bytes(),
+                format,
+            )
         }
         Cmd::Encap {
             alg: SchemeArgs { scheme, suite },
@@ -384,7 +386,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let reject = |reason: String| -> CmdResult {
                 if format.json {
                     say(
-                        json!({"scheme": scheme.name(), "authenticated": false, "reason": reason}),
+                        json!({"scheme": scheme.name(), "suite": akem.suite().map(Suite::name), "authenticated": false, "reason": reason}),
                     )?;
                 }
                 Err(Failure::Invalid(reason))
@@ -429,6 +431,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 format!("shared key written to {} ({how})", key.display()),
                 json!({
                     "scheme": scheme.name(),
+                    "suite": akem.suite().map(Suite::name),
                     "key": key.to_string_lossy(),
                     "authenticated": authenticated,
                     "note": how,

@@ -4,7 +4,8 @@
 //!
 //! Member files (their layouts are `alibi_dgsp::member`'s): a credential (`join`), a secret key,
 //! pending WOTS+ seeds and certificates; `sign` uses and removes the first pending key, so a
-//! one-time key is never used twice through the CLI.
+//! one-time key is never used twice through the CLI. The credential and the pending file number
+//! the one-time keys, so that `sign --cred` refuses a key of a restored backup (docs/dgsp.md).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -61,7 +62,7 @@ pub enum Cmd {
     /// Make a certificate request for COUNT one-time keys (member side); creates the member's
     /// secret key on first use
     Csr {
-        /// The member's credential
+        /// The member's credential, which counts the one-time keys requested (updated)
         #[arg(long, value_name = "FILE")]
         cred: PathBuf,
         /// The member's secret key: read if it exists, else created (mode 0600)

@@ -36,6 +36,19 @@ impl KeyPairOut {
 
     /// Writes both files (the secret first, both or neither) and reports them.
     pub fn write(&self, scheme: &str, pk: &[u8], sk: &[u8], format: Format) -> CmdResult {
+        self.write_suite(scheme, None, pk, sk, format)
+    }
+
+    /// [`Self::write`] for a scheme at a suite (an AKEM's KEM and ring), which the report names
+    /// apart from the scheme: `"scheme": "pq", "suite": "mlkem512-falcon512"`.
+    pub fn write_suite(
+        &self,
+        scheme: &str,
+        suite: Option<&str>,
+        pk: &[u8],
+        sk: &[u8],
+        format: Format,
+    ) -> CmdResult {
         write_outputs(
             &[
                 Output {
@@ -53,19 +66,24 @@ impl KeyPairOut {
             ],
             self.force,
         )?;
+        let at = suite.map_or(String::new(), |s| format!(" ({s})"));
+        let mut report = json!({
+            "scheme": scheme,
+            "public_key": {"path": self.pk.to_string_lossy(), "bytes": pk.len()},
+            "secret_key": {"path": self.sk.to_string_lossy(), "bytes": sk.len()},
+        });
+        if let Some(s) = suite {
+            report["suite"] = json!(s);
+        }
         format.report(
             format!(
-                "{scheme} key pair: public key {} ({} bytes), secret key {} ({} bytes, mode 0600)",
+                "{scheme}{at} key pair: public key {} ({} bytes), secret key {} ({} bytes, mode 0600)",
                 self.pk.display(),
                 pk.len(),
                 self.sk.display(),
                 sk.len()
             ),
-            json!({
-                "scheme": scheme,
-                "public_key": {"path": self.pk.to_string_lossy(), "bytes": pk.len()},
-                "secret_key": {"path": self.sk.to_string_lossy(), "bytes": sk.len()},
-            }),
+            report,
         )
     }
 }
