@@ -475,6 +475,18 @@ fn sign(f: &SignFiles, pk: &Path, msg: &Path, out: &Path) -> CmdResult {
         .map_err(|e| malformed(&format!("pending keys in {}", f.pending.display()), e))?;
     let mut cs = CertificateList::from_bytes(p, &read(&f.certs)?)
         .map_err(|e| malformed(&format!("certificates in {}", f.certs.display()), e))?;
+    if pend.is_empty() {
+        return Err(Failure::Usage(format!(
+            "no pending one-time key left in {}: run csr and cert for new ones",
+            f.pending.display()
+        )));
+    }
+    if cs.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{} holds no certificate for the next pending key: have the manager run cert on the request",
+            f.certs.display()
+        )));
+    }
     if let (Some(index), Some((c, path))) = (pend.next_index(), counter.as_mut()) {
         c.use_key(index).map_err(|e| match e {
             Error::OneTimeKeyUsed { next, .. } => Failure::Usage(format!(
@@ -485,17 +497,8 @@ fn sign(f: &SignFiles, pk: &Path, msg: &Path, out: &Path) -> CmdResult {
             e => malformed("credential", e),
         })?;
     }
-    let Some(seed) = pend.take_next() else {
-        return Err(Failure::Usage(format!(
-            "no pending one-time key left in {}: run csr and cert for new ones",
-            f.pending.display()
-        )));
-    };
-    let Some(cert) = cs.take_next() else {
-        return Err(Failure::Usage(format!(
-            "{} holds no certificate for the next pending key: have the manager run cert on the request",
-            f.certs.display()
-        )));
+    let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
+        return Err(Failure::Usage("no pending one-time key left".into()));
     };
     let key = user
         .accept(vec![seed], vec![cert], &pkm)
