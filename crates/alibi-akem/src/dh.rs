@@ -28,6 +28,13 @@ pub type PublicKey = [u8; LEN];
 /// key type, `alibi-x25519`'s `DhKeyPair`, under the name every AKEM module uses.
 pub use alibi_x25519::DhKeyPair as SecretKey;
 
+/// Whether 32 bytes read as a secret key look like a public key instead: a canonical
+/// u-coordinate of prime order, as every public key is and a random secret is only with a
+/// probability of about 1/32 (so this is evidence to combine, not proof).
+pub fn looks_like_public_key(b: &[u8]) -> bool {
+    <&[u8; LEN]>::try_from(b).is_ok_and(alibi_x25519::is_prime_order_point)
+}
+
 /// Reads a 32-byte key or ciphertext.
 pub fn array32(b: &[u8], what: &'static str) -> Result<[u8; 32], Error> {
     Ok(alibi_encoding::array(what, b)?)

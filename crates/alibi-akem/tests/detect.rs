@@ -183,3 +183,20 @@ proptest! {
         }
     }
 }
+
+/// A DH-AKEM public key looks like one (a prime-order point), so a public key handed over as a
+/// secret key can be recognised; secrets mostly do not (each about 1 in 32).
+#[test]
+fn dh_public_keys_look_like_public_keys() {
+    let mut rng = ChaCha20Rng::seed_from_u64(77);
+    let mut secrets_that_look_public = 0;
+    for _ in 0..64 {
+        let k = dh::SecretKey::generate(&mut rng);
+        assert!(dh::looks_like_public_key(k.public_key()));
+        if dh::looks_like_public_key(&k.to_bytes()[..]) {
+            secrets_that_look_public += 1;
+        }
+    }
+    assert!(secrets_that_look_public < 12, "{secrets_that_look_public}");
+    assert!(!dh::looks_like_public_key(&[1; 31]));
+}

@@ -112,6 +112,9 @@ pub enum Error {
     /// A store failed.
     #[error("store: {0}")]
     Store(String),
+    /// The store's file is held by another process (its lock is taken): it is busy, not broken.
+    #[error("{} is in use by another process", .0.display())]
+    Busy(std::path::PathBuf),
     /// The message's post-quantum ratchet (SPQR) field is refused.
     #[error("post-quantum ratchet: {0}")]
     PostQuantumRatchet(alibi_spqr::Error),

@@ -382,6 +382,14 @@ fn db_err(e: impl core::fmt::Display) -> Error {
     Error::Store(e.to_string())
 }
 
+/// Opening `path` failed: [`Error::Busy`] when another process holds its lock.
+fn open_err(path: &Path) -> impl FnOnce(redb::DatabaseError) -> Error + '_ {
+    move |e| match e {
+        redb::DatabaseError::DatabaseAlreadyOpen => Error::Busy(path.to_path_buf()),
+        e => db_err(e),
+    }
+}
+
 /// A durable store in one redb file; every write is one committed transaction.
 ///
 /// Opened with [`RedbStore::open_sealed`], it keeps the identity key in memory only (the caller
@@ -447,7 +455,7 @@ impl RedbStore {
         identity: &IdentityKeyPair,
         registration_id: u32,
     ) -> Result<Self> {
-        let db = redb::Database::create(path).map_err(db_err)?;
+        let db = redb::Database::create(path.as_ref()).map_err(open_err(path.as_ref()))?;
         let s = Self { db, sealed: None };
         s.write(|t| {
             let mut m = t.open_table(META).map_err(db_err)?;
@@ -474,7 +482,7 @@ impl RedbStore {
     /// Opens an existing store.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         Ok(Self {
-            db: redb::Database::open(path).map_err(db_err)?,
+            db: redb::Database::open(path.as_ref()).map_err(open_err(path.as_ref()))?,
             sealed: None,
         })
     }
@@ -488,7 +496,7 @@ impl RedbStore {
         store_key: &[u8; 32],
     ) -> Result<Self> {
         use chacha20poly1305::KeyInit;
-        let db = redb::Database::create(path).map_err(db_err)?;
+        let db = redb::Database::create(path.as_ref()).map_err(open_err(path.as_ref()))?;
         let s = Self {
             db,
             sealed: Some(Sealed {

@@ -35,3 +35,21 @@ fn values_are_sealed_and_bound_to_their_row() {
     let s = RedbStore::open_sealed(&path, identity, 42, &[2; 32]).unwrap();
     assert!(s.get_pre_key(5).is_err());
 }
+
+/// A store another handle holds is [`alibi_channel::Error::Busy`], naming its file, not a store
+/// fault: a second command of one party is told the store is busy, not corrupt.
+#[test]
+fn a_held_store_is_busy() {
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.redb");
+    let identity = IdentityKeyPair::generate(&mut rng);
+    let _held = RedbStore::open_sealed(&path, identity.clone(), 1, &[1; 32]).unwrap();
+    for r in [
+        RedbStore::open_sealed(&path, identity.clone(), 1, &[1; 32]).map(drop),
+        RedbStore::open(&path).map(drop),
+        RedbStore::create(&path, &identity, 1).map(drop),
+    ] {
+        assert_eq!(r, Err(alibi_channel::Error::Busy(path.clone())));
+    }
+}

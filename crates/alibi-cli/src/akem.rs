@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use alibi_akem::any::{self, PublicKey, SecretKey};
 use alibi_akem::detect::{Akem, Half, KeyError, Scheme};
+use alibi_akem::dh::looks_like_public_key;
 use alibi_akem::pq::Suite;
 use alibi_akem::{confirm, Error};
 use clap::{Subcommand, ValueEnum};
@@ -200,6 +201,52 @@ fn check_keys(akem: Akem, sk_path: &Path, sk: &[u8], pk_path: &Path, pk: &[u8]) 
         .map_err(|e| wrong_key(pk_path, e))
 }
 
+/// Refuses a DH-AKEM "secret key" that is a public key: both are 32 bytes, so the length cannot
+/// tell them apart, but a public key is a prime-order curve point (a random secret is one only
+/// about once in 32) and its file is readable by others (secret keys are written 0600). Both
+/// must hold, so a genuine secret is refused only in a loosely protected file, and the message
+/// says how to fix that.
+fn not_a_public_key(akem: Akem, path: &Path, sk: &[u8]) -> CmdResult {
+    if akem == Akem::Dh && looks_like_public_key(sk) && readable_by_others(path) {
+        return Err(Failure::Usage(format!(
+            "{p} holds an X25519 public key, not a secret key (a curve point of prime order, in a file others can read); if it is a secret key, make it private first: chmod 600 {p}",
+            p = path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether users other than the owner may read the file.
+fn readable_by_others(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o044 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Refuses one key pair as both sender and receiver of PQ-AKEM or SHADOWFAX: their ring of the
+/// two parties would hold one key twice. (DH-AKEM is defined for it and keeps it.)
+fn two_parties(
+    akem: Akem,
+    (sk, sk_path): (&SecretKey, &Path),
+    (pk, pk_path): (&PublicKey, &Path),
+) -> CmdResult {
+    if akem != Akem::Dh && sk.public_key().to_bytes() == pk.to_bytes() {
+        return Err(Failure::Usage(format!(
+            "sender and receiver are the same key: {} is the public key of {}; an AKEM runs between two key pairs",
+            pk_path.display(),
+            sk_path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// A key file of the wrong length, named by what it holds.
 fn wrong_key(path: &Path, e: KeyError) -> Failure {
     let p = path.display();
@@ -242,11 +289,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
             out.check()?;
             let akem = scheme.at(suite.unwrap_or(SuiteArg::MlKem512Falcon512).into());
             let k = SecretKey::generate(akem, &mut os_rng());
-            let name = match akem.suite() {
-                None => "DH-AKEM (X25519)".to_string(),
-                Some(s) => format!("{} {}", scheme.name(), s.name()),
-            };
-            out.write(&name, &k.public_key().to_bytes(), &k.to_bytes(), format)
+            out.write_suite(
+                scheme.name(),
+                akem.suite().map(Suite::name),
+                &k.public_key().to_bytes(),
+                &k.to_bytes(),
+                format,
+            )
         }
         Cmd::Encap {
             alg,
@@ -290,15 +339,17 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     scheme.name()
                 )));
             }
+            not_a_public_key(akem, &receiver_sk, &sk)?;
             let r = SecretKey::from_bytes(akem, &sk)
                 .map_err(|e| malformed("receiver secret key", e))?;
             let s =
                 PublicKey::from_bytes(akem, &pk).map_err(|e| malformed("sender public key", e))?;
+            two_parties(akem, (&r, &receiver_sk), (&s, &sender_pk))?;
             let k = any::decap(&r, &s, &c);
             let reject = |reason: String| -> CmdResult {
                 if format.json {
                     say(
-                        json!({"scheme": scheme.name(), "authenticated": false, "reason": reason}),
+                        json!({"scheme": scheme.name(), "suite": akem.suite().map(Suite::name), "authenticated": false, "reason": reason}),
                     )?;
                 }
                 Err(Failure::Invalid(reason))
@@ -343,6 +394,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 format!("shared key written to {} ({how})", key.display()),
                 json!({
                     "scheme": scheme.name(),
+                    "suite": akem.suite().map(Suite::name),
                     "key": key.to_string_lossy(),
                     "authenticated": authenticated,
                     "note": how,
@@ -398,10 +450,12 @@ fn encap(
     let (scheme, suite) = scheme.resolve(suite)?;
     let akem = configuration(scheme, suite, &sender_sk, &sk)?;
     check_keys(akem, &sender_sk, &sk, &receiver_pk, &pk)?;
+    not_a_public_key(akem, &sender_sk, &sk)?;
     // After the keys (a wrong key file is named first), before anything is derived.
     check_outputs(&outs, &inputs, force)?;
     let s = SecretKey::from_bytes(akem, &sk).map_err(|e| malformed("sender secret key", e))?;
     let r = PublicKey::from_bytes(akem, &pk).map_err(|e| malformed("receiver public key", e))?;
+    two_parties(akem, (&s, &sender_sk), (&r, &receiver_pk))?;
     // DH-AKEM's one failure is a low-order receiver key.
     let what = if akem == Akem::Dh {
         "receiver key"

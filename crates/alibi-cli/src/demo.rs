@@ -258,7 +258,7 @@ fn group() -> CmdResult {
     m.revoke(&[id]).map_err(fail)?;
     let after = verify(m.public_key(), b"minutes of the meeting", &sig, m.revoked()).is_ok();
     say!(
-        "certificate {cert_ms:.0} ms; signature {} B verifies: {ok}; opened to {:?}, judge agrees: {judged}; after revocation verifies: {after}\n",
+        "certificate {cert_ms:.0} ms; signature {} B verifies: {ok}; opened to {}, judge agrees: {judged}; after revocation verifies: {after}\n",
         sig.to_bytes().len(),
         opened.username
     )?;

@@ -45,3 +45,11 @@ pub fn usage(e: impl Display) -> Failure {
 pub fn malformed(what: &str, e: impl Display) -> Failure {
     Failure::Usage(format!("malformed {what}: {e}"))
 }
+
+/// A store file another process holds (exit 2): busy, not broken.
+pub fn busy(path: &std::path::Path) -> Failure {
+    Failure::Usage(format!(
+        "busy: another alibi process is using {}",
+        path.display()
+    ))
+}

@@ -121,7 +121,14 @@ fn decode<T>(
         Some(k) if k != expected => {
             Failure::Usage(format!("{} holds {k}, not {expected}", path.display()))
         }
-        _ => malformed(&format!("{expected} in {}", path.display()), e),
+        _ => malformed(
+            &format!(
+                "{} in {}",
+                expected.trim_start_matches("a "),
+                path.display()
+            ),
+            e,
+        ),
     })
 }
 

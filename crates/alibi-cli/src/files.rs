@@ -432,7 +432,17 @@ impl Placed<'_> {
 }
 
 fn cannot_write(o: &Output, e: &dyn std::fmt::Display) -> Failure {
-    Failure::Usage(format!("cannot write {}: {e}", o.path.display()))
+    Failure::Usage(format!(
+        "cannot write {}: {}",
+        o.path.display(),
+        without_temporary_path(&e.to_string())
+    ))
+}
+
+/// An error's text without the temporary file's path that `tempfile` appends (` at path
+/// "/dir/.alibi-XXXX"`): the user named the output, not that file.
+pub fn without_temporary_path(text: &str) -> &str {
+    text.split(" at path ").next().unwrap_or(text)
 }
 
 /// The directory a file goes in (`.` for a bare name).
@@ -828,6 +838,17 @@ mod tests {
         assert!(deep.exists());
         drop(NewDir::create(&deep).expect("exists"));
         assert!(deep.exists(), "an existing directory is not removed");
+    }
+
+    /// A write into a missing directory names the output, never the temporary file beside it.
+    #[test]
+    fn write_errors_name_no_temporary_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("missing").join("sig");
+        let e = write("--out", &target, SIG, b"x", false)
+            .expect_err("no directory")
+            .line();
+        assert!(e.contains("missing/sig") && !e.contains(".alibi-"), "{e}");
     }
 
     #[test]

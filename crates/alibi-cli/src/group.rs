@@ -4,7 +4,8 @@
 //!
 //! Member files (their layouts are `alibi_dgsp::member`'s): a credential (`join`), a secret key,
 //! pending WOTS+ seeds and certificates; `sign` uses and removes the first pending key, so a
-//! one-time key is never used twice through the CLI.
+//! one-time key is never used twice through the CLI. The credential and the pending file number
+//! the one-time keys, so that `sign --cred` refuses a key of a restored backup (docs/dgsp.md).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Subcommand;
 use serde_json::json;
 
-use crate::failure::{malformed, CmdResult, Failure};
+use crate::failure::{busy, malformed, CmdResult, Failure};
 use crate::files::{
     check_json, check_outputs, owner_only, place_outputs, read, read_input, read_secret,
     rewrite_outputs, write, write_outputs, Kind, NewDir, Output, Own,
@@ -62,7 +63,7 @@ pub enum Cmd {
     /// Make a certificate request for COUNT one-time keys (member side); creates the member's
     /// secret key on first use
     Csr {
-        /// The member's credential
+        /// The member's credential, which counts the one-time keys requested (updated)
         #[arg(long, value_name = "FILE")]
         cred: PathBuf,
         /// The member's secret key: read if it exists, else created (mode 0600)
@@ -108,6 +109,11 @@ pub enum Cmd {
         /// The member's secret key
         #[arg(long, value_name = "FILE")]
         user_sk: PathBuf,
+        /// The member's credential, which counts the one-time keys used: with it, a restored
+        /// backup of the pending file (whose next key was used since) is refused instead of
+        /// signing with a WOTS+ one-time key a second time
+        #[arg(long, value_name = "FILE")]
+        cred: Option<PathBuf>,
         /// The pending one-time seeds
         #[arg(long, value_name = "FILE")]
         pending: PathBuf,
@@ -232,7 +238,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             })?;
             let c = Credential::new(m.public_key().params(), id, &cid_star)
                 .map_err(|e| malformed("credential", e))?;
-            let bytes = c.to_bytes();
+            let bytes = c.to_file_bytes();
             let written = place_outputs(
                 &[Output {
                     flag: "--cred",
@@ -268,6 +274,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
         } => cert_verb(dir, req, certs, force, format),
         Cmd::Sign {
             user_sk,
+            cred,
             pending,
             certs,
             pk,
@@ -275,7 +282,17 @@ pub fn run(cmd: Cmd) -> CmdResult {
             out,
             force,
             format,
-        } => sign_verb(user_sk, pending, certs, pk, msg, out, force, format),
+        } => sign_verb(
+            &SignFiles {
+                user_sk,
+                cred,
+                pending,
+                certs,
+            },
+            (&pk, &msg, &out),
+            force,
+            format,
+        ),
         Cmd::Verify {
             pk,
             msg,
@@ -289,8 +306,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let (res, note) = match &dir {
                 Some(d) => {
                     same_group(&pkm, &pk, d)?;
-                    let store = RedbStore::open(&d.join("members.redb"))
-                        .map_err(|e| malformed("members database", e))?;
+                    let store = RedbStore::open(&d.join("members.redb")).map_err(members_db)?;
                     (verify(&pkm, &msg, &s, &store), None)
                 }
                 None => (
@@ -339,6 +355,14 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let s = load_sig(pkm.params(), &sig)?;
             let pi = hex::decode(pi.trim())
                 .map_err(|e| Failure::Usage(format!("--pi: not hex ({e})")))?;
+            let n = pkm.params().n();
+            if pi.len() != n {
+                return Err(Failure::Usage(format!(
+                    "--pi: {} bytes, but an opening's proof is {n} bytes ({} hex digits, as `group open` prints it)",
+                    pi.len(),
+                    2 * n
+                )));
+            }
             let fields = json!({"id": id});
             match judge(&pkm, &read(&msg)?, &s, id, &pi) {
                 Ok(()) => format.verdict(Ok(None), fields),
@@ -382,7 +406,7 @@ fn csr_verb(
         &[("--cred", &cred), ("--user-sk", &user_sk)],
         force,
     )?;
-    let credential = credential(&cred)?;
+    let mut credential = credential(&cred)?;
     let (p, id) = (credential.params(), credential.id());
     let (user, new_key) = match user_sk.symlink_metadata() {
         Ok(_) => (user_key(&user_sk)?, None),
@@ -402,12 +426,23 @@ fn csr_verb(
         )));
     }
     let (seeds, pks) = csr(&user, usize::from(count), &mut os_rng());
+    // The keys are numbered from the credential, which counts them before any key file is
+    // written: a failure after this only skips numbers.
+    let first = credential
+        .issue(u32::from(count))
+        .map_err(|e| malformed("credential", e))?;
+    rewrite_outputs(&[Output {
+        flag: "--cred",
+        path: &cred,
+        kind: CREDENTIAL,
+        data: &credential.to_file_bytes(),
+    }])?;
     let r = CertificateRequest::new(credential, pks)
         .map_err(|e| malformed("certificate request", e))?
         .to_bytes();
-    let pend = PendingKeys::new(p, seeds)
+    let pend = PendingKeys::numbered(p, seeds, first)
         .map_err(|e| malformed("pending keys", e))?
-        .to_bytes();
+        .to_file_bytes();
     let mut outs = vec![];
     if let Some(b) = &new_key {
         outs.push(Output {
@@ -468,6 +503,9 @@ fn cert_verb(dir: PathBuf, req: PathBuf, certs: PathBuf, force: bool, format: Fo
     let r = CertificateRequest::from_bytes(&r).map_err(|e| match e {
         // A credential is the request's head without any key: it certifies nothing.
         Error::NoOneTimeKey => bad("it holds no one-time key (is it a credential?)"),
+        Error::ListLength { .. } if Credential::from_file_bytes(&r).is_ok() => {
+            bad("it holds no one-time key (is it a credential?)")
+        }
         Error::ListLength { got, .. } => bad(&format!("{got} bytes")),
         e => malformed("certificate request", e),
     })?;
@@ -503,79 +541,154 @@ fn cert_verb(dir: PathBuf, req: PathBuf, certs: PathBuf, force: bool, format: Fo
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-/// `group sign`: signs with the next pending one-time key, which leaves the files first.
-fn sign_verb(
+/// The member's files `sign` reads and rewrites.
+struct SignFiles {
     user_sk: PathBuf,
+    cred: Option<PathBuf>,
     pending: PathBuf,
     certs: PathBuf,
-    pk: PathBuf,
-    msg: PathBuf,
-    out: PathBuf,
+}
+
+/// `group sign`: takes the next one-time key and its certificate out of the files (and, with
+/// `--cred`, counts it used there, refusing a key counted already), then signs.
+fn sign_verb(
+    f: &SignFiles,
+    (pk, msg, out): (&Path, &Path, &Path),
     force: bool,
     format: Format,
 ) -> CmdResult {
-    check_json(format.json, &[("--out", &out)])?;
+    check_json(format.json, &[("--out", out)])?;
+    let mut inputs = vec![
+        ("--user-sk", f.user_sk.as_path()),
+        ("--pending", &f.pending),
+        ("--certs", &f.certs),
+        ("--pk", pk),
+        ("--msg", msg),
+    ];
+    if let Some(c) = &f.cred {
+        inputs.push(("--cred", c));
+    }
     // Checked before the one-time key leaves the files: a refused --out costs no key.
-    check_outputs(
-        &[("--out", &out, SIGNATURE)],
-        &[
-            ("--user-sk", &user_sk),
-            ("--pending", &pending),
-            ("--certs", &certs),
-            ("--pk", &pk),
-            ("--msg", &msg),
-        ],
-        force,
-    )?;
-    let user = user_key(&user_sk)?;
+    check_outputs(&[("--out", out, SIGNATURE)], &inputs, force)?;
+    let user = user_key(&f.user_sk)?;
     let p = user.params();
-    let pkm = manager_pk(&pk)?;
-    let mut pend = PendingKeys::from_bytes(p, &read_secret(&pending, "pending one-time seeds")?)
-        .map_err(|e| malformed("pending keys", e))?;
-    let mut cs =
-        CertificateList::from_bytes(p, &read(&certs)?).map_err(|e| malformed("certificates", e))?;
-    let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
-        return Err(Failure::Usage(
-            "no pending one-time key left: run csr and cert".into(),
-        ));
-    };
-    let mut keys: Vec<OneTimeKey> =
-        user.accept(vec![seed], vec![cert], &pkm)
-            .map_err(|e| match e {
-                Error::InvalidCertificate => Failure::Usage(format!(
-                    "the next certificate in {} is not the manager's for this key",
-                    certs.display()
-                )),
-                e => malformed("certificate", e),
-            })?;
-    let key = keys
-        .pop()
-        .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
-    // The key leaves the files before it signs anything, so a crash cannot reuse it;
-    // both files change together or neither does, so keys and certificates stay paired.
-    rewrite_outputs(&[
+    let pkm = manager_pk(pk)?;
+    let (key, pend, cs, counter) = take_one_time_key(f, &user, &pkm)?;
+    // The key leaves the files (and is counted in the credential) before it signs anything, so
+    // a crash cannot reuse it; the files change together or none does, so keys and
+    // certificates stay paired.
+    let (pend_bytes, cs_bytes) = (pend.to_file_bytes(), cs.to_bytes());
+    let cred_bytes = counter.as_ref().map(|(c, _)| c.to_file_bytes());
+    let mut files = vec![
         Output {
             flag: "--pending",
-            path: &pending,
+            path: &f.pending,
             kind: PENDING,
-            data: &pend.to_bytes(),
+            data: &pend_bytes,
         },
         Output {
             flag: "--certs",
-            path: &certs,
+            path: &f.certs,
             kind: CERTIFICATES,
-            data: &cs.to_bytes(),
+            data: &cs_bytes,
         },
-    ])?;
-    let msg = read(&msg)?;
-    let sig = user.sign(key, &msg).to_bytes();
-    write("--out", &out, SIGNATURE, &sig, force)?;
+    ];
+    if let (Some((_, path)), Some(b)) = (&counter, &cred_bytes) {
+        files.push(Output {
+            flag: "--cred",
+            path,
+            kind: CREDENTIAL,
+            data: b,
+        });
+    }
+    rewrite_outputs(&files)?;
+    let sig = user.sign(key, &read(msg)?).to_bytes();
+    write("--out", out, SIGNATURE, &sig, force)?;
     format.wrote(json!({
         "params": p.name(),
-        "signature": file_json(&out, sig.len()),
+        "signature": file_json(out, sig.len()),
         "pending_left": pend.len(),
     }))
+}
+
+/// The next one-time key (accepted with its certificate under the manager's key), the pending
+/// keys and certificates left, and the credential (with `--cred`) that now counts it used.
+#[allow(clippy::type_complexity)]
+fn take_one_time_key<'f>(
+    f: &'f SignFiles,
+    user: &UserKey,
+    pkm: &ManagerPublicKey,
+) -> Result<
+    (
+        OneTimeKey,
+        PendingKeys,
+        CertificateList,
+        Option<(Credential, &'f PathBuf)>,
+    ),
+    Failure,
+> {
+    let p = user.params();
+    let mut counter = match &f.cred {
+        Some(c) => Some((credential(c)?, c)),
+        None => None,
+    };
+    if let Some((c, path)) = &counter {
+        if c.params() != p || c.id() != user.id() {
+            return Err(Failure::Usage(format!(
+                "{} is member {}'s credential, {} member {}'s secret key",
+                path.display(),
+                c.id(),
+                f.user_sk.display(),
+                user.id()
+            )));
+        }
+    }
+    let mut pend = PendingKeys::from_file_bytes(p, &read_secret_or_empty(&f.pending)?)
+        .map_err(|e| malformed(&format!("pending keys in {}", f.pending.display()), e))?;
+    let mut cs = CertificateList::from_bytes(p, &read(&f.certs)?)
+        .map_err(|e| malformed(&format!("certificates in {}", f.certs.display()), e))?;
+    if pend.is_empty() {
+        return Err(Failure::Usage(format!(
+            "no pending one-time key left in {}: run csr and cert for new ones",
+            f.pending.display()
+        )));
+    }
+    if cs.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{} holds no certificate for the next pending key: have the manager run cert on the request",
+            f.certs.display()
+        )));
+    }
+    if let (Some(index), Some((c, path))) = (pend.next_index(), counter.as_mut()) {
+        c.use_key(index).map_err(|e| match e {
+            Error::OneTimeKeyUsed { next, .. } => Failure::Usage(format!(
+                "{} was restored from an older copy: its next one-time key (#{index}) was used already ({} counts #{next} as the next unused); signing would reuse a WOTS+ one-time key, so run csr and cert for new keys",
+                f.pending.display(),
+                path.display()
+            )),
+            e => malformed("credential", e),
+        })?;
+    }
+    let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
+        return Err(Failure::Usage("no pending one-time key left".into()));
+    };
+    let key = user
+        .accept(vec![seed], vec![cert], pkm)
+        .map_err(|e| match e {
+            Error::InvalidCertificate => Failure::Usage(format!(
+                "the next certificate in {} is not the manager's for this key",
+                f.certs.display()
+            )),
+            e => malformed("certificate", e),
+        })?
+        .pop()
+        .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
+    Ok((key, pend, cs, counter))
+}
+
+/// A secret file that may be empty (a pending file whose keys are all used).
+fn read_secret_or_empty(path: &Path) -> Result<zeroize::Zeroizing<Vec<u8>>, Failure> {
+    read(path).map(zeroize::Zeroizing::new)
 }
 
 type Mgr = Manager<Arc<RedbStore>, Arc<RedbStore>>;
@@ -603,7 +716,7 @@ const SIGNATURE: Kind = Kind::Data("a group signature");
 /// layout, which a member key shares: a file named like a key is refused by its name).
 const CREDENTIAL: Kind = Kind::Private(Own {
     what: "a credential",
-    same: |b| Credential::from_bytes(b).is_ok(),
+    same: |b| Credential::from_file_bytes(b).is_ok(),
 });
 
 /// A member's pending one-time seeds: secret; `--force` replaces only an earlier pending file
@@ -611,10 +724,10 @@ const CREDENTIAL: Kind = Kind::Private(Own {
 const PENDING: Kind = Kind::Private(Own {
     what: "pending one-time keys",
     same: |b| {
-        Credential::from_bytes(b).is_err()
+        Credential::from_file_bytes(b).is_err()
             && Params::ALL
                 .into_iter()
-                .any(|p| PendingKeys::from_bytes(p, b).is_ok_and(|k| !k.is_empty()))
+                .any(|p| PendingKeys::from_file_bytes(p, b).is_ok_and(|k| !k.is_empty()))
     },
 });
 
@@ -650,7 +763,7 @@ fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
         false,
     )?;
     let opened = RedbStore::open(&db)
-        .map_err(|e| malformed("members database", e))
+        .map_err(members_db)
         .and_then(|_| owner_only(&db));
     if let Err(e) = opened {
         for f in [&skp, &pkp, &db] {
@@ -674,11 +787,16 @@ fn manager(dir: &Path) -> Result<Mgr, Failure> {
     let b = read_secret(&skp, "a DGSP manager secret key")?;
     let sk = ManagerSecretKey::from_bytes(&b)
         .map_err(|e| malformed(&format!("manager key {}", skp.display()), e))?;
-    let store = Arc::new(
-        RedbStore::open(&dir.join(MANAGER_FILES[2]))
-            .map_err(|e| malformed("members database", e))?,
-    );
+    let store = Arc::new(RedbStore::open(&dir.join(MANAGER_FILES[2])).map_err(members_db)?);
     Ok(Manager::new(sk, store.clone(), store))
+}
+
+/// The members database did not open: busy (another process holds it) or malformed.
+fn members_db(e: Error) -> Failure {
+    match e {
+        Error::Busy(p) => busy(&p),
+        e => malformed("members database", e),
+    }
 }
 
 /// Refuses a `--dir` whose manager is not the one of `--pk`: another group's revocation list
@@ -733,7 +851,7 @@ fn member_file<T>(
 }
 
 fn credential(path: &Path) -> Result<Credential, Failure> {
-    member_file(path, "credential", Credential::from_bytes)
+    member_file(path, "credential", Credential::from_file_bytes)
 }
 
 fn user_key(path: &Path) -> Result<UserKey, Failure> {

@@ -39,6 +39,19 @@ impl KeyPairOut {
     /// Writes both files (the secret first, both or neither) and reports them; if the report
     /// cannot be written, neither file is kept.
     pub fn write(&self, scheme: &str, pk: &[u8], sk: &[u8], format: Format) -> CmdResult {
+        self.write_suite(scheme, None, pk, sk, format)
+    }
+
+    /// [`Self::write`] for a scheme at a suite (an AKEM's KEM and ring), which the report names
+    /// apart from the scheme: `"scheme": "pq", "suite": "mlkem512-falcon512"`.
+    pub fn write_suite(
+        &self,
+        scheme: &str,
+        suite: Option<&str>,
+        pk: &[u8],
+        sk: &[u8],
+        format: Format,
+    ) -> CmdResult {
         check_json(format.json, &[("--pk", &self.pk)])?;
         let written = place_outputs(
             &[
@@ -59,19 +72,24 @@ impl KeyPairOut {
         )?;
         // With the public key on stdout, its bytes are all stdout holds.
         if !is_std(&self.pk) {
+            let at = suite.map_or(String::new(), |s| format!(" ({s})"));
+            let mut report = json!({
+                "scheme": scheme,
+                "public_key": file_json(&self.pk, pk.len()),
+                "secret_key": file_json(&self.sk, sk.len()),
+            });
+            if let Some(s) = suite {
+                report["suite"] = json!(s);
+            }
             format.report(
                 format!(
-                    "{scheme} key pair: public key {} ({} bytes), secret key {} ({} bytes, mode 0600)",
+                    "{scheme}{at} key pair: public key {} ({} bytes), secret key {} ({} bytes, mode 0600)",
                     self.pk.display(),
                     pk.len(),
                     self.sk.display(),
                     sk.len()
                 ),
-                json!({
-                    "scheme": scheme,
-                    "public_key": file_json(&self.pk, pk.len()),
-                    "secret_key": file_json(&self.sk, sk.len()),
-                }),
+                report,
             )?;
         }
         written.keep();

@@ -450,6 +450,7 @@ fn passphrase(args: &PassphraseArgs) -> Result<Zeroizing<Vec<u8>>, Failure> {
 fn setup(e: alibi_messenger::Error) -> Failure {
     use alibi_messenger::Error as E;
     match e {
+        E::Busy(p) => crate::failure::busy(&p),
         E::Refused { status: 401, .. } => Failure::Transport(format!(
             "{e}: the relay no longer knows this party's account (its database was reset, or this \
              is another relay); register again with `alibi mpc init` and make a new group file"

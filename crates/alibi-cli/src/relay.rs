@@ -205,7 +205,7 @@ impl Limits {
 
 /// `BURST,PER_SECOND`, both positive.
 fn parse_rate(s: &str) -> Result<Rate, String> {
-    let bad = || format!("{s:?}: expected BURST,PER_SECOND, e.g. 100,0.5");
+    let bad = || format!("'{s}': expected BURST,PER_SECOND, e.g. 100,0.5");
     let (burst, per) = s.split_once(',').ok_or_else(bad)?;
     let burst: u32 = burst.trim().parse().map_err(|_| bad())?;
     let per: f64 = per.trim().parse().map_err(|_| bad())?;
@@ -296,10 +296,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
     }
 }
 
-/// Log lines (`tracing`) to standard error, up to `level`.
+/// Log lines (`tracing`) to standard error, up to `level`; coloured only on a terminal, so a log
+/// written to a file holds no escape codes.
 fn logs(level: tracing::Level) {
+    use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
         .with_max_level(level)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .with_target(false)
         .try_init();

@@ -95,21 +95,106 @@ fn scheme_parser() -> impl TypedValueParser<Value = Scheme> {
 }
 
 impl RingArgs {
-    /// The ring, of the scheme `--scheme` names or the first key's length implies
-    /// (alibi-ringsig tells the schemes apart).
-    fn load(&self) -> Result<AnyRing, Failure> {
-        let keys = self
-            .ring
+    /// The members' public-key files, read.
+    fn read_keys(&self) -> Result<Vec<Vec<u8>>, Failure> {
+        self.ring
             .iter()
             .map(|p| read_input(p, "a ring member's public key"))
-            .collect::<Result<Vec<Vec<u8>>, Failure>>()?;
-        AnyRing::from_public_keys(self.scheme, &keys).map_err(|e| match e {
-            Error::SchemeMismatch { .. } | Error::UnknownPublicKey(_) => {
-                Failure::Usage(format!("{}: {e}", self.ring[0].display()))
-            }
-            e => malformed("ring", e),
-        })
+            .collect()
     }
+
+    /// The ring, of the scheme `--scheme` names or the first key's length implies
+    /// (alibi-ringsig tells the schemes apart), and the members' keys as read.
+    fn load(&self) -> Result<(AnyRing, Vec<Vec<u8>>), Failure> {
+        let keys = self.read_keys()?;
+        match AnyRing::from_public_keys(self.scheme, &keys) {
+            Ok(ring) => Ok((ring, keys)),
+            Err(e) => Err(self.ring_error(&keys, e)),
+        }
+    }
+
+    /// A ring that does not decode, the member at fault named by its file.
+    fn ring_error(&self, keys: &[Vec<u8>], e: Error) -> Failure {
+        let file = |i: usize| self.ring[i].display();
+        match e {
+            Error::SchemeMismatch { .. } | Error::UnknownPublicKey(_) => {
+                Failure::Usage(format!("{}: {e}", file(0)))
+            }
+            Error::DuplicateMember(i) => match keys[..i].iter().position(|k| *k == keys[i]) {
+                Some(j) => Failure::Usage(format!(
+                    "{} and {} hold the same public key: a ring lists each member once",
+                    file(j),
+                    file(i)
+                )),
+                None => Failure::Usage(format!("{}: {e}", file(i))),
+            },
+            Error::RingTooSmall(_) | Error::RingTooLarge(_) => malformed("ring", e),
+            e => {
+                let Ok(scheme) = Scheme::detect(self.scheme, &keys[0]) else {
+                    return malformed("ring", e);
+                };
+                let bad = keys
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, k)| scheme.check_public_key(k).err().map(|me| (i, me)));
+                match bad {
+                    Some((i, Error::SchemeMismatch { keys: other, .. })) => {
+                        Failure::Usage(format!(
+                            "{} is a {other} key, but the ring is {scheme} (as {} is): a ring holds keys of one scheme",
+                            file(i),
+                            file(0)
+                        ))
+                    }
+                    Some((i, me)) => malformed(&format!("ring member {}", file(i)), me),
+                    None => malformed("ring", e),
+                }
+            }
+        }
+    }
+
+    /// Why a ring signature that is invalid under this ring fails: for a small ring, whether
+    /// the members in another order verify it (the order is signed, so a ring listed in another
+    /// order than at signing is the usual cause); for a larger one, a hint.
+    fn invalid_reason(&self, keys: &[Vec<u8>], msg: &[u8], sig: &[u8]) -> String {
+        let n = keys.len();
+        if n > MAX_REORDER {
+            return "invalid ring signature (if the message and signature are right, --ring must list the members in the order used at signing)".into();
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        while next_permutation(&mut order) {
+            let permuted: Vec<&Vec<u8>> = order.iter().map(|&i| &keys[i]).collect();
+            let valid = AnyRing::from_public_keys(self.scheme, &permuted)
+                .is_ok_and(|r| r.verify(msg, sig).is_ok());
+            if valid {
+                let files: Vec<String> = order
+                    .iter()
+                    .map(|&i| self.ring[i].display().to_string())
+                    .collect();
+                return format!(
+                    "invalid ring signature: --ring lists the members in another order than at signing (it verifies with --ring {})",
+                    files.join(",")
+                );
+            }
+        }
+        "invalid ring signature".into()
+    }
+}
+
+/// Rings of at most this many members are tried in every other order (4! = 24 verifications)
+/// to tell a reordered ring from a bad signature.
+const MAX_REORDER: usize = 4;
+
+/// The next permutation of `v` in lexicographic order; false (and `v` unchanged) after the last.
+fn next_permutation(v: &mut [usize]) -> bool {
+    let Some(i) = (1..v.len()).rev().find(|&i| v[i - 1] < v[i]) else {
+        return false;
+    };
+    let Some(j) = (i..v.len()).rev().find(|&j| v[j] > v[i - 1]) else {
+        return false;
+    };
+    v.swap(i - 1, j);
+    v[i..].reverse();
+    true
 }
 
 /// Runs `alibi ring <verb>`.
@@ -136,7 +221,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             let mut inputs = vec![("--sk", sk.as_path()), ("--msg", &msg)];
             inputs.extend(ring.ring.iter().map(|p| ("--ring", p.as_path())));
             check_outputs(&[("--out", &out, SIGNATURE)], &inputs, force)?;
-            let ring = ring.load()?;
+            let (ring, _) = ring.load()?;
             let skb = read_secret(&sk, "a ring member's secret key")?;
             let msg = read(&msg)?;
             let key = AnySigningKey::from_bytes(ring.scheme(), &skb).map_err(|e| {
@@ -169,10 +254,10 @@ pub fn run(cmd: Cmd) -> CmdResult {
             sig,
             format,
         } => {
-            let ring = ring.load()?;
+            let (any, keys) = ring.load()?;
             let msg = read(&msg)?;
             let sigb = read_input(&sig, "a ring signature")?;
-            let ok = match ring.verify(&msg, &sigb) {
+            let ok = match any.verify(&msg, &sigb) {
                 Ok(()) => true,
                 Err(Error::InvalidSignature) => false,
                 Err(e) => {
@@ -182,12 +267,12 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     ))
                 }
             };
-            let fields = json!({"scheme": ring.scheme().name(), "members": ring.len()});
+            let fields = json!({"scheme": any.scheme().name(), "members": any.len()});
             format.verdict(
                 if ok {
                     Ok(None)
                 } else {
-                    Err("invalid ring signature".into())
+                    Err(ring.invalid_reason(&keys, &msg, &sigb))
                 },
                 fields,
             )

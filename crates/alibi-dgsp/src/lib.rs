@@ -124,6 +124,22 @@ pub enum Error {
     /// A storage backend failed.
     #[error("storage: {0}")]
     Storage(String),
+    /// A one-time key's index is below the credential's next unused one: the key was used
+    /// already (a restored backup of the pending keys), and signing with it again would reuse a
+    /// WOTS+ one-time key.
+    #[error(
+        "one-time key #{index} was used already (the credential's next unused key is #{next})"
+    )]
+    OneTimeKeyUsed {
+        /// The index of the key about to be used.
+        index: u32,
+        /// The credential's next unused index.
+        next: u32,
+    },
+    /// The database file is held by another process (its lock is taken): nothing is wrong
+    /// with it, it is busy.
+    #[error("{} is in use by another process", .0.display())]
+    Busy(std::path::PathBuf),
 }
 
 fn id_bytes(id: u64) -> [u8; 8] {
@@ -581,6 +597,8 @@ pub fn verify(
 }
 
 /// judge: the signature is valid and tau = H(pk || pi || id) binds it to the claimed (id, pi).
+/// A pi that is not n bytes is no opening's: [`Error::Length`], told apart from an opening that
+/// does not match ([`Error::WrongOpening`]).
 pub fn judge(
     pkm: &ManagerPublicKey,
     msg: &[u8],
@@ -588,6 +606,7 @@ pub fn judge(
     id: u64,
     pi: &[u8],
 ) -> Result<(), Error> {
+    Error::check_len("pi", pkm.params.n(), pi.len())?;
     let pk = check(pkm, msg, sig)?;
     if hash::h(pkm.params, &[&pk, pi, &id_bytes(id)]) == sig.tau {
         Ok(())

@@ -11,6 +11,19 @@
 //!
 //! The tag is [`Params::tag`]. Pending seeds and certificates pair up in order: the manager
 //! certifies a request's keys in the order the member generated their seeds.
+//!
+//! The member's own files number its one-time keys, so that a restored backup of the pending
+//! keys (whose first key was used since) is refused rather than used twice:
+//!
+//! | file | bytes |
+//! |---|---|
+//! | credential file ([`Credential::to_file_bytes`]) | a credential's bytes \|\| issued (4) \|\| used (4) |
+//! | pending file ([`PendingKeys::to_file_bytes`]) | first (4) \|\| seed_1 \|\| .. \|\| seed_b |
+//!
+//! (big-endian u32s). `issued` is the index the next request's first key gets, `used` the lowest
+//! index not used yet; `first` is the index of seed_1. The older files without numbers (a bare
+//! credential, bare seeds) still decode, unnumbered; the lengths tell them apart, as 4 and 8 are
+//! no multiple of n.
 
 use std::collections::VecDeque;
 
@@ -53,7 +66,14 @@ pub struct Credential {
     #[zeroize(skip)]
     id: u64,
     cid_star: Vec<u8>,
+    #[zeroize(skip)]
+    issued: u32,
+    #[zeroize(skip)]
+    used: u32,
 }
+
+/// Bytes of the one-time key numbers a credential file adds to a credential: issued || used.
+const COUNTERS_LEN: usize = 8;
 
 impl Credential {
     /// The credential of member `id` with `cid_star` (n bytes).
@@ -63,6 +83,8 @@ impl Credential {
             params,
             id,
             cid_star: cid_star.to_vec(),
+            issued: 0,
+            used: 0,
         })
     }
 
@@ -96,6 +118,59 @@ impl Credential {
     /// cid* = H(cid || id).
     pub fn cid_star(&self) -> &[u8] {
         &self.cid_star
+    }
+
+    /// The member's credential file: the credential's bytes, then its one-time key numbers
+    /// (issued, used). Requests carry [`Self::to_bytes`], without the numbers.
+    pub fn to_file_bytes(&self) -> Zeroizing<Vec<u8>> {
+        let mut v = self.to_bytes();
+        v.extend_from_slice(&self.issued.to_be_bytes());
+        v.extend_from_slice(&self.used.to_be_bytes());
+        v
+    }
+
+    /// Decodes a credential file: with its key numbers, or a bare credential (numbers 0).
+    /// [`Error::UnknownParams`] as [`Self::from_bytes`]; [`Error::Length`] for another length.
+    pub fn from_file_bytes(b: &[u8]) -> Result<Self, Error> {
+        let p = Params::of_encoding(b)?;
+        let bare = Self::encoded_len(p);
+        if b.len() == bare {
+            return Self::from_bytes(b);
+        }
+        Error::check_len("credential file", bare + COUNTERS_LEN, b.len())?;
+        let (cred, numbers) = b.split_at(bare);
+        let mut c = Self::from_bytes(cred)?;
+        let (issued, used) = numbers.split_at(4);
+        c.issued = alibi_encoding::array("issued", issued).map(u32::from_be_bytes)?;
+        c.used = alibi_encoding::array("used", used).map(u32::from_be_bytes)?;
+        Ok(c)
+    }
+
+    /// The lowest one-time key index not used yet.
+    pub fn next_unused(&self) -> u32 {
+        self.used
+    }
+
+    /// Numbers `count` new one-time keys: the first one's index, or
+    /// [`Error::CounterExhausted`].
+    pub fn issue(&mut self, count: u32) -> Result<u32, Error> {
+        let first = self.issued.max(self.used);
+        self.issued = first.checked_add(count).ok_or(Error::CounterExhausted)?;
+        Ok(first)
+    }
+
+    /// Records that the key numbered `index` is about to be used: [`Error::OneTimeKeyUsed`] if
+    /// it (or a later key) was used already, else every index up to it counts as used.
+    pub fn use_key(&mut self, index: u32) -> Result<(), Error> {
+        if index < self.used {
+            return Err(Error::OneTimeKeyUsed {
+                index,
+                next: self.used,
+            });
+        }
+        self.used = index.checked_add(1).ok_or(Error::CounterExhausted)?;
+        self.issued = self.issued.max(self.used);
+        Ok(())
     }
 }
 
@@ -210,7 +285,12 @@ fn entries<'a>(
 pub struct PendingKeys {
     params: Params,
     seeds: VecDeque<WotsSeed>,
+    /// The index of the first seed, for a numbered list.
+    first: Option<u32>,
 }
+
+/// Bytes of a pending file's number: the index of its first seed.
+const FIRST_LEN: usize = 4;
 
 impl PendingKeys {
     /// A list of `seeds` (n bytes each; [`crate::csr`] makes them so).
@@ -221,7 +301,39 @@ impl PendingKeys {
         Ok(PendingKeys {
             params,
             seeds: seeds.into(),
+            first: None,
         })
+    }
+
+    /// A numbered list of `seeds`, the first of index `first` (see [`Credential::issue`]).
+    pub fn numbered(params: Params, seeds: Vec<WotsSeed>, first: u32) -> Result<Self, Error> {
+        let mut k = Self::new(params, seeds)?;
+        k.first = Some(first);
+        Ok(k)
+    }
+
+    /// The pending file: first || seeds for a numbered list, the bare seeds otherwise.
+    pub fn to_file_bytes(&self) -> Zeroizing<Vec<u8>> {
+        let mut v = Zeroizing::new(self.first.map_or(vec![], |f| f.to_be_bytes().to_vec()));
+        v.extend_from_slice(&self.to_bytes());
+        v
+    }
+
+    /// Decodes a pending file of parameter set `p`: numbered (4 bytes, then whole seeds) or bare
+    /// seeds; [`Error::ListLength`] for any other length.
+    pub fn from_file_bytes(p: Params, b: &[u8]) -> Result<Self, Error> {
+        if b.len() % p.n() != FIRST_LEN {
+            return Self::from_bytes(p, b);
+        }
+        let (first, seeds) = b.split_at(FIRST_LEN);
+        let mut k = Self::from_bytes(p, seeds)?;
+        k.first = Some(alibi_encoding::array("first", first).map(u32::from_be_bytes)?);
+        Ok(k)
+    }
+
+    /// The index of the seed [`Self::take_next`] returns, for a numbered list.
+    pub fn next_index(&self) -> Option<u32> {
+        self.first
     }
 
     /// seed_1 || .. || seed_b.
@@ -238,12 +350,18 @@ impl PendingKeys {
         let seeds = entries("pending one-time keys", b, p.n())?
             .map(|s| WotsSeed::from_bytes(p, s))
             .collect::<Result<_, _>>()?;
-        Ok(PendingKeys { params: p, seeds })
+        Ok(PendingKeys {
+            params: p,
+            seeds,
+            first: None,
+        })
     }
 
-    /// Removes and returns the oldest seed.
+    /// Removes and returns the oldest seed (the next index moves on past it).
     pub fn take_next(&mut self) -> Option<WotsSeed> {
-        self.seeds.pop_front()
+        let seed = self.seeds.pop_front()?;
+        self.first = self.first.map(|f| f.saturating_add(1));
+        Some(seed)
     }
 
     /// How many seeds are left.

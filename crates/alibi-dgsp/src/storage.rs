@@ -191,9 +191,12 @@ pub(crate) fn decode_member(b: &[u8]) -> Result<Member, Error> {
 }
 
 impl RedbStore {
-    /// Opens (or creates) the database at `path`.
+    /// Opens (or creates) the database at `path`: [`Error::Busy`] if another process holds it.
     pub fn open(path: &std::path::Path) -> Result<Self, Error> {
-        let db = redb::Database::create(path).map_err(st)?;
+        let db = redb::Database::create(path).map_err(|e| match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => Error::Busy(path.to_path_buf()),
+            e => st(e),
+        })?;
         let w = db.begin_write().map_err(st)?;
         {
             w.open_table(MEMBERS).map_err(st)?;

@@ -120,6 +120,11 @@ fn open_and_judge_verify_first() {
     bytes[0] ^= 1;
     let bad = GroupSignature::from_bytes(p, &bytes).unwrap();
     assert_eq!(m.open(b"m", &bad).unwrap_err(), Error::InvalidSignature);
+    // A pi of the wrong length is malformed, not a wrong opening.
+    assert!(matches!(
+        judge(m.public_key(), b"m", &sig, id, &pi[..2]),
+        Err(Error::Length(_))
+    ));
 }
 
 #[test]

@@ -251,3 +251,70 @@ proptest! {
         }
     }
 }
+
+/// The member's files number its one-time keys: a credential file carries issued and used, a
+/// pending file its first index; both still read in their older, unnumbered form. A key below
+/// the credential's next unused index (a restored backup of the pending file) is refused.
+#[test]
+fn one_time_keys_are_numbered_and_a_used_one_is_refused() {
+    let p = Params::Shake128f;
+    let mut cred = Credential::new(p, 7, &[3; 16]).unwrap();
+    assert_eq!(
+        Credential::from_file_bytes(&cred.to_bytes())
+            .unwrap()
+            .next_unused(),
+        0,
+        "a bare credential reads with numbers 0"
+    );
+    assert_eq!(cred.issue(3), Ok(0));
+    assert_eq!(cred.issue(2), Ok(3));
+    let file = cred.to_file_bytes();
+    assert_eq!(file.len(), Credential::encoded_len(p) + 8);
+    let mut back = Credential::from_file_bytes(&file).unwrap();
+    assert_eq!(
+        back.to_bytes(),
+        cred.to_bytes(),
+        "requests carry no numbers"
+    );
+    assert_eq!(back.use_key(1), Ok(()));
+    assert_eq!(back.next_unused(), 2);
+    assert_eq!(
+        back.use_key(0),
+        Err(Error::OneTimeKeyUsed { index: 0, next: 2 })
+    );
+    assert_eq!(
+        back.use_key(1).err(),
+        Some(Error::OneTimeKeyUsed { index: 1, next: 2 })
+    );
+    assert_eq!(back.use_key(4), Ok(()));
+    assert_eq!(back.issue(1), Ok(5));
+    assert!(matches!(
+        Credential::from_file_bytes(&file[..file.len() - 1]),
+        Err(Error::Length(_))
+    ));
+    // A credential file is no certificate request.
+    assert!(CertificateRequest::from_bytes(&file).is_err());
+
+    let seeds = |k: u8| {
+        (0..k)
+            .map(|i| WotsSeed::from_bytes(p, &[i; 16]).unwrap())
+            .collect()
+    };
+    let mut pending = PendingKeys::numbered(p, seeds(2), 5).unwrap();
+    let b = pending.to_file_bytes();
+    assert_eq!(b.len(), 4 + 2 * 16);
+    assert_eq!(&b[4..], &pending.to_bytes()[..]);
+    let mut back = PendingKeys::from_file_bytes(p, &b).unwrap();
+    assert_eq!(back.next_index(), Some(5));
+    assert_eq!(back.take_next().unwrap().as_bytes(), &[0; 16]);
+    assert_eq!(back.next_index(), Some(6));
+    assert!(pending.take_next().is_some());
+    assert_eq!(pending.to_file_bytes()[..], back.to_file_bytes()[..]);
+    let bare = PendingKeys::from_file_bytes(p, &PendingKeys::new(p, seeds(1)).unwrap().to_bytes())
+        .unwrap();
+    assert_eq!((bare.len(), bare.next_index()), (1, None));
+    assert!(matches!(
+        PendingKeys::from_file_bytes(p, &[0; 7]),
+        Err(Error::ListLength { got: 7, .. })
+    ));
+}

@@ -130,3 +130,16 @@ fn a_large_group_on_disk() {
     );
     let _ = std::fs::remove_file(&path);
 }
+
+/// A database another handle holds is reported as busy, naming the file, not as a storage
+/// fault: the CLI tells "another process is using it" from a corrupt file.
+#[test]
+fn a_held_database_is_busy() {
+    let path = tmp("busy");
+    let _held = RedbStore::open(&path).unwrap();
+    match RedbStore::open(&path) {
+        Err(Error::Busy(p)) => assert_eq!(p, path),
+        Err(e) => panic!("expected Busy, got {e}"),
+        Ok(_) => panic!("a held database opened twice"),
+    }
+}

@@ -103,6 +103,9 @@ pub enum Error {
     /// A file of the messenger's directory that does not parse.
     #[error("{0}: corrupt")]
     Corrupt(std::path::PathBuf),
+    /// The messenger's store is held by another process (another command of this party).
+    #[error("{} is in use by another process", .0.display())]
+    Busy(std::path::PathBuf),
     /// The messenger stopped (its receiving task ended).
     #[error("the messenger stopped")]
     Closed,

@@ -77,6 +77,15 @@ pub enum Trapdoor {
     AntragMitaka,
 }
 
+impl core::fmt::Display for Trapdoor {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Trapdoor::Falcon => "GANDALF[Falcon]",
+            Trapdoor::AntragMitaka => "GANDALF[Antrag, Mitaka]",
+        })
+    }
+}
+
 impl Trapdoor {
     /// The width of every part: Falcon's signing sigma, or Mitaka's r alpha sqrt(q).
     pub fn sigma(self, level: Level) -> f64 {

@@ -93,7 +93,7 @@ pub enum Error {
     #[error("mayo: {0}")]
     Mayo(#[from] alibi_mayo::Error),
     /// The signing key's trapdoor is not the ring's.
-    #[error("the signing key is a {0:?} key, the ring is {1:?}")]
+    #[error("the signing key is for {0}, the ring is {1}")]
     TrapdoorMismatch(Trapdoor, Trapdoor),
     /// GANDALF[Antrag, Mitaka] is defined at Falcon-512's lattice only.
     #[error("Antrag / Mitaka rings need Falcon-512 public keys")]

@@ -121,6 +121,21 @@ impl Scheme {
         }
     }
 
+    /// Decodes one member's public key as a key of this scheme, to tell which member of a ring
+    /// that does not decode is at fault: the key's own error, or [`Error::SchemeMismatch`] for a
+    /// key of another scheme.
+    pub fn check_public_key(self, key: &[u8]) -> Result<(), Error> {
+        if let Some(keys) = Scheme::of_public_key(key).filter(|&k| k != self) {
+            return Err(Error::SchemeMismatch { named: self, keys });
+        }
+        match (self.falcon_level(), self.mayo_params()) {
+            (Some(_), _) => alibi_falcon::VerifyingKey::from_bytes(key).map(drop)?,
+            (_, Some(p)) => alibi_mayo::VerifyingKey::from_bytes(p, key).map(drop)?,
+            (None, None) => alibi_mitaka::VerifyingKey::from_bytes(key).map(drop)?,
+        }
+        Ok(())
+    }
+
     /// A fresh member key pair: its public-key and secret-key encodings (as
     /// [`AnyRing::from_public_keys`] and [`AnySigningKey::from_bytes`] take them).
     pub fn generate<R: CryptoRng + ?Sized>(self, rng: &mut R) -> (Vec<u8>, Zeroizing<Vec<u8>>) {

@@ -114,3 +114,37 @@ fn keys_of_another_scheme_are_refused() {
         Err(Error::RingTooSmall(0))
     );
 }
+
+/// One member's key is checked alone, so a caller can name the member at fault: a key of the
+/// scheme passes, a key of another scheme is a mismatch, a damaged key is its own error.
+#[test]
+fn check_public_key_tells_which_member_is_wrong() {
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    for s in Scheme::ALL {
+        let (pk, _) = s.generate(&mut rng);
+        assert_eq!(s.check_public_key(&pk), Ok(()), "{s}");
+        for o in Scheme::ALL.into_iter().filter(|o| *o != s) {
+            assert_eq!(
+                o.check_public_key(&pk),
+                Err(Error::SchemeMismatch { named: o, keys: s })
+            );
+        }
+        assert!(s.check_public_key(&pk[1..]).is_err(), "{s}: short key");
+    }
+    let junk = vec![0x59; Scheme::Falcon512.public_key_len()];
+    assert!(matches!(
+        Scheme::Falcon512.check_public_key(&junk),
+        Err(Error::Falcon(_))
+    ));
+}
+
+/// The trapdoor mismatch reads as words, not as Rust's debug names.
+#[test]
+fn trapdoor_mismatch_has_no_debug_names() {
+    use alibi_ringsig::gandalf::Trapdoor;
+    let e = Error::TrapdoorMismatch(Trapdoor::AntragMitaka, Trapdoor::Falcon).to_string();
+    assert_eq!(
+        e,
+        "the signing key is for GANDALF[Antrag, Mitaka], the ring is GANDALF[Falcon]"
+    );
+}

@@ -160,9 +160,48 @@ pub fn x25519_public(sk: &[u8; 32]) -> [u8; 32] {
     x25519_dalek::PublicKey::from(&secret).to_bytes()
 }
 
+/// Whether `u` is the canonical u-coordinate of a point of prime order ℓ: what every X25519
+/// public key is (a clamped scalar times the base point), and a uniformly random 32-byte secret
+/// only with a probability of about 1/32 (canonical 1/2, on the curve rather than its twist 1/2,
+/// in the prime-order subgroup 1/8). Lets a caller recognise a public key handed over where a
+/// secret one belongs, together with other evidence.
+pub fn is_prime_order_point(u: &[u8; 32]) -> bool {
+    // p = 2^255 - 19: canonical encodings are below it (top bit clear, not in [p, 2^255)).
+    let above_p = u[31] == 0x7f && u[1..31].iter().all(|&b| b == 0xff) && u[0] >= 0xed;
+    if u[31] & 0x80 != 0 || above_p {
+        return false;
+    }
+    match MontgomeryPoint(*u).to_edwards(0) {
+        Some(e) => e.is_torsion_free() && !e.is_small_order(),
+        None => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Public keys are prime-order points; the identity, small-order points and most random
+    /// strings are not.
+    #[test]
+    fn public_keys_are_prime_order_points() {
+        let mut others = 0;
+        for i in 0..200u8 {
+            let sk = [i.wrapping_mul(73).wrapping_add(5); 32];
+            let mut sk2 = sk;
+            sk2[3] ^= i;
+            assert!(is_prime_order_point(&x25519_public(&sk2)), "{i}");
+            if is_prime_order_point(&sk2) {
+                others += 1;
+            }
+        }
+        assert!(others < 40, "{others} of 200 non-keys look like keys");
+        assert!(!is_prime_order_point(&[0; 32]));
+        let mut one = [0; 32];
+        one[0] = 1;
+        assert!(!is_prime_order_point(&one));
+        assert!(!is_prime_order_point(&[0xff; 32]));
+    }
 
     #[test]
     fn fixed_base_matches_the_ladder() {

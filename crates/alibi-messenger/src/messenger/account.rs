@@ -23,6 +23,14 @@ use crate::profile::Profile;
 use crate::relay::{Endpoint, RelayClient};
 use crate::{Error, Result};
 
+/// A store that did not open: [`Error::Busy`] when another process holds it.
+fn store_err(e: alibi_channel::Error) -> Error {
+    match e {
+        alibi_channel::Error::Busy(p) => Error::Busy(p),
+        e => Error::Protocol(e),
+    }
+}
+
 /// One-time prekeys of each kind published at registration and kept topped up to.
 const ONE_TIME_KEYS: u32 = 100;
 /// A top-up is due when fewer than this many one-time prekeys are left (more than the relay lets
@@ -65,7 +73,8 @@ impl Messenger {
             profile.identity_key_pair()?,
             profile.registration_id.into(),
             &*profile.store_key()?,
-        )?;
+        )
+        .map_err(store_err)?;
         restrict(&store_path)?;
         let m = Self::assemble(client, &profile, Box::new(store), Some(dir.to_path_buf()))?;
         m.publish_keys(&profile.profile_key()?).await?;
@@ -97,7 +106,8 @@ impl Messenger {
             profile.identity_key_pair()?,
             profile.registration_id.into(),
             &*profile.store_key()?,
-        )?;
+        )
+        .map_err(store_err)?;
         let client = RelayClient::existing(
             profile.endpoint()?,
             profile.account,

@@ -141,10 +141,15 @@ fn write_private(path: &Path, data: &[u8]) -> Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    // tempfile names its temporary file in its errors; the user knows the directory.
     let mut tmp = tempfile::Builder::new()
         .prefix(".alibi-")
         .tempfile_in(dir)
-        .map_err(io(dir))?;
+        .map_err(|e| {
+            let text = e.to_string();
+            let cause = text.split(" at path ").next().unwrap_or(&text);
+            io(dir)(std::io::Error::new(e.kind(), cause.to_string()))
+        })?;
     tmp.write_all(data).map_err(io(path))?;
     tmp.as_file().sync_all().map_err(io(path))?;
     tmp.persist(path).map(drop).map_err(|e| Error::Io {

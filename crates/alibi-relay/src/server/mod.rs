@@ -514,7 +514,10 @@ pub async fn serve_with(
         .await
         .is_err()
     {
-        tracing::warn!("drain: delivery sockets still open after {DRAIN_TIMEOUT:?}");
+        tracing::warn!(
+            "drain: delivery sockets still open after {} s",
+            DRAIN_TIMEOUT.as_secs()
+        );
     }
     tracing::info!("drained");
     drop(drain_tx);
