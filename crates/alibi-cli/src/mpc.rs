@@ -82,6 +82,11 @@ pub enum Cmd {
         /// Where to write the group file
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// The handshake of the pairwise sessions between the parties, recorded in the group
+        /// file so that every party uses the same: pqxdh (libsignal's, with SPQR) or ringxkem
+        /// (fully post-quantum and deniable, SPQR required)
+        #[arg(long, value_enum, default_value_t = HandshakeArg::Pqxdh)]
+        handshake: HandshakeArg,
         /// Replace the group file if it exists
         #[arg(long)]
         force: bool,
@@ -254,11 +259,10 @@ pub struct RunArgs {
     /// parties to start)
     #[arg(long, value_name = "S", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout_s: u64,
-    /// The handshake of the pairwise sessions between the parties (every party must choose the
-    /// same): pqxdh (libsignal's, with SPQR) or ringxkem (fully post-quantum and deniable, SPQR
-    /// required)
-    #[arg(long, value_enum, default_value_t = HandshakeArg::Pqxdh)]
-    handshake: HandshakeArg,
+    /// The handshake of the pairwise sessions, which must be the one the group file records
+    /// (`mpc group --handshake`) [default: the group file's]
+    #[arg(long, value_enum)]
+    handshake: Option<HandshakeArg>,
     /// Leave these parties out of this run and the group's later ones (every party must exclude
     /// the same): for a party an earlier run named, such as one that stopped it. Recorded in
     /// the group file with the reason this party's directory noted for it
@@ -275,21 +279,47 @@ pub enum HandshakeArg {
     Ringxkem,
 }
 
-impl RunArgs {
-    /// The group's members with the chosen handshake set on each card.
-    fn members(&self, group: &GroupFile) -> Vec<(PartyIndex, ContactCard)> {
-        let h = match self.handshake {
+impl From<HandshakeArg> for alibi_messenger::Handshake {
+    fn from(h: HandshakeArg) -> Self {
+        match h {
             HandshakeArg::Pqxdh => alibi_messenger::Handshake::Pqxdh,
             HandshakeArg::Ringxkem => alibi_messenger::Handshake::Ringxkem,
-        };
-        group
-            .members()
-            .into_iter()
-            .map(|(i, mut c)| {
-                c.handshake = h;
-                (i, c)
-            })
-            .collect()
+        }
+    }
+}
+
+/// A handshake's name as `--handshake` spells it.
+fn handshake_name(h: alibi_messenger::Handshake) -> &'static str {
+    match h {
+        alibi_messenger::Handshake::Pqxdh => "pqxdh",
+        alibi_messenger::Handshake::Ringxkem => "ringxkem",
+    }
+}
+
+impl RunArgs {
+    /// The group's members, their sessions on the handshake the group file records: a party
+    /// on another would be heard by nobody, so `--handshake` must agree with it.
+    fn members(&self, group: &GroupFile) -> Result<Vec<(PartyIndex, ContactCard)>, Failure> {
+        let members = group.members();
+        let recorded = members
+            .first()
+            .map_or(alibi_messenger::Handshake::Pqxdh, |(_, c)| c.handshake);
+        if members.iter().any(|(_, c)| c.handshake != recorded) {
+            return Err(Failure::Usage(
+                "the group file's cards name different handshakes; make the group again with \
+                 `alibi mpc group --handshake`"
+                    .into(),
+            ));
+        }
+        match self.handshake.map(alibi_messenger::Handshake::from) {
+            Some(h) if h != recorded => Err(Failure::Usage(format!(
+                "--handshake {}: the group file records {} for every party (every party must use \
+                 the same; leave --handshake out)",
+                handshake_name(h),
+                handshake_name(recorded)
+            ))),
+            _ => Ok(members),
+        }
     }
 }
 
@@ -339,9 +369,10 @@ pub fn run(cmd: Cmd) -> CmdResult {
             threshold,
             cards,
             out,
+            handshake,
             force,
             format,
-        } => group(threshold, &cards, &out, force, format),
+        } => group(threshold, &cards, &out, handshake, force, format),
         Cmd::Keygen {
             dir,
             group,
@@ -551,6 +582,7 @@ fn group(
     threshold: usize,
     cards: &[PathBuf],
     out: &Path,
+    handshake: HandshakeArg,
     force: bool,
     format: Format,
 ) -> CmdResult {
@@ -561,10 +593,12 @@ fn group(
         .map(|p| {
             let text = String::from_utf8(read_input(p, "a contact card")?)
                 .map_err(|_| Failure::Usage(format!("{}: not UTF-8", p.display())))?;
-            ContactCard::from_json(&text)
-                .map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))
+            let mut card = ContactCard::from_json(&text)
+                .map_err(|e| Failure::Usage(format!("{}: {e}", p.display())))?;
+            card.handshake = handshake.into();
+            Ok(card)
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, Failure>>()?;
     let id = uuid::Uuid::from_bytes({
         let mut b = [0u8; 16];
         rand_core::Rng::fill_bytes(&mut os_rng(), &mut b);
@@ -879,7 +913,7 @@ fn keygen(
             force,
         )?;
         let mode = Mode::from(run.transport);
-        let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
+        let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
             .map_err(mpc_setup)?;
         party.on_waiting(waiting_reporter(&group, "key generation", format));
         let session = match session {
@@ -1069,7 +1103,7 @@ fn sign(
             )));
         }
         let mode = Mode::from(run.transport);
-        let mut party = RelayParty::new(messenger, me, &run.members(&group), group.group_id, mode)
+        let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
             .map_err(mpc_setup)?;
         party.on_waiting(waiting_reporter(&group, "signing", format));
         let timeout = Duration::from_secs(run.timeout_s);

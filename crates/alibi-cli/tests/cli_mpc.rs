@@ -677,7 +677,23 @@ fn keygen_over_ringxkem_sessions() {
     let d = common::scratch("mpc-ringxkem");
     let relay = relay(&d);
     let names = ["r1", "r2", "r3"];
-    let (dirs, group) = setup(&d, &relay, &names, 1);
+    let (dirs, _) = setup(&d, &relay, &names, 1);
+    // The group file records the handshake, so that every party uses the same.
+    let cards: Vec<String> = dirs.iter().map(|d| s(&d.join("card.json"))).collect();
+    let group = s(&d.join("group-ringxkem.json"));
+    let o = run(&[
+        "mpc",
+        "group",
+        "--threshold",
+        "1",
+        "--cards",
+        &cards.join(","),
+        "--handshake",
+        "ringxkem",
+        "--out",
+        &group,
+    ]);
+    assert_eq!(code(&o), 0, "{}", common::stderr(&o));
     let children: Vec<Child> = (0..3)
         .map(|i| {
             keygen_with(
@@ -685,7 +701,7 @@ fn keygen_over_ringxkem_sessions() {
                 &group,
                 &pk_path(&d, names[i]),
                 "60",
-                &["--handshake", "ringxkem", "--transport", "pairwise"],
+                &["--transport", "pairwise"],
             )
         })
         .collect();
@@ -698,9 +714,9 @@ fn keygen_over_ringxkem_sessions() {
     for n in &names[1..] {
         assert_eq!(std::fs::read(pk_path(&d, n)).unwrap(), pk);
     }
-    // The flag is real: a party on PQXDH among parties on RingXKEM is heard by nobody (its
-    // PreKey messages name the wrong kind of identity, and theirs it refuses): the two on
-    // RingXKEM exclude it as silent and finish, it does not.
+    // A party asking for PQXDH among parties on RingXKEM would be heard by nobody (its PreKey
+    // messages name the wrong kind of identity, and theirs it refuses): it is refused at once,
+    // naming the group's handshake, and the two on RingXKEM exclude it as silent and finish.
     let children: Vec<Child> = (0..3)
         .map(|i| {
             let h = if i == 0 { "pqxdh" } else { "ringxkem" };
@@ -716,7 +732,12 @@ fn keygen_over_ringxkem_sessions() {
     for (i, c) in children.into_iter().enumerate() {
         let o = c.wait_with_output().unwrap();
         if i == 0 {
-            assert_ne!(code(&o), 0, "r1: {}", common::stdout(&o));
+            assert_eq!(code(&o), 2, "r1: {}", common::stdout(&o));
+            assert!(
+                common::stderr(&o).contains("the group file records ringxkem"),
+                "{}",
+                common::stderr(&o)
+            );
         } else {
             assert_eq!(code(&o), 0, "{}: {}", names[i], common::stderr(&o));
             assert!(
