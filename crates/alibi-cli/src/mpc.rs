@@ -871,6 +871,16 @@ fn protocol_failure(
                 names.join(", ")
             ))
         }
+        alibi_mpc::Error::Closed { by } => {
+            let names: Vec<String> = by.iter().map(|&p| g.name_of(p)).collect();
+            Failure::Transport(format!(
+                "{what} stopped, no party blamed: {} already closed this run without {} (they \
+                 heard nothing from it in time: it started late, or could not be heard); to \
+                 take part, every party runs again with a new --session",
+                names.join(", "),
+                g.name_of(me)
+            ))
+        }
         alibi_mpc::Error::Disagreed { disagreeing: d } => Failure::Invalid(format!(
             "{what} stopped, no party blamed: the signers do not sign the same thing: {} \
              (every signer needs the same --msg file and the share of the latest key generation)",

@@ -1035,3 +1035,37 @@ fn init_refuses_a_trust_root_the_relay_does_not_have() {
     assert!(err.contains(&relay.trust_root), "{err}");
     assert!(!dir.exists(), "no directory left");
 }
+
+/// A party started after the others closed its key generation without it learns so at once from
+/// their signed closed notices (exit 3, naming them, blaming nobody), instead of waiting the
+/// whole timeout for rounds nobody will send.
+#[test]
+fn a_party_started_after_the_run_closed_is_told_so() {
+    let d = common::scratch("mpc-late");
+    let relay = relay(&d);
+    let (dirs, group) = setup(&d, &relay, &["ed", "flo", "gus"], 1);
+    let more = ["--session", "late"];
+    let children: Vec<Child> = (0..2)
+        .map(|i| keygen_with(&dirs[i], &group, &d.join(format!("{i}.pk")), "3", &more))
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+        assert!(common::stdout(&o).contains("excluded: gus (silent in round 1)"));
+    }
+    let start = std::time::Instant::now();
+    let o = keygen_with(&dirs[2], &group, &d.join("2.pk"), "60", &more)
+        .wait_with_output()
+        .unwrap();
+    let err = common::stderr(&o);
+    assert_eq!(code(&o), 3, "{err}");
+    assert!(
+        err.contains("ed, flo already closed this run without gus"),
+        "{err}"
+    );
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(30),
+        "waited"
+    );
+    assert!(!d.join("2.pk").exists());
+}

@@ -27,7 +27,7 @@ use crate::transport::{
 };
 use crate::{
     decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
-    SignedBroadcast, ROUND_STOP,
+    SignedBroadcast, ROUND_CLOSED, ROUND_STOP,
 };
 
 /// What a party signs as a round's broadcast: the protocol's body and its attestations.
@@ -421,6 +421,9 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
             if !self.closing && !mailbox.stop_notices(self.session).is_empty() {
                 return Err(self.stopped_by().await);
             }
+            if let Some(e) = self.closed_without_me(&mailbox, from) {
+                return Err(e);
+            }
             let snap = mailbox.snapshot(self.session, round, from);
             let missing: Vec<PartyIndex> = from
                 .iter()
@@ -552,12 +555,57 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
 
     /// Sends `packet` to each of `to` but this party, ignoring failures.
     async fn send_each(&mut self, to: &[PartyIndex], packet: Packet) {
+        self.send_each_in(ROUND_STOP, to, packet).await;
+    }
+
+    /// [`Run::send_each`] with the frame filed under `round`.
+    async fn send_each_in(&mut self, round: u16, to: &[PartyIndex], packet: Packet) {
         for &q in to.iter().filter(|&&q| q != self.party.index) {
             let _ = self
                 .transport
-                .send_packet(self.session, ROUND_STOP, q, packet.clone())
+                .send_packet(self.session, round, q, packet.clone())
                 .await;
         }
+    }
+
+    /// Tells each party this one named silent that the run is over without it: a signed closed
+    /// notice, best effort. A party started late then stops at once ([`Error::Closed`]) instead
+    /// of waiting for rounds nobody will send.
+    pub(crate) async fn announce_closed(&mut self) {
+        let silent: Vec<PartyIndex> = self
+            .blamed
+            .iter()
+            .filter(|b| matches!(b.fault, Fault::Silent { .. }))
+            .map(|b| b.party)
+            .collect();
+        if silent.is_empty() {
+            return;
+        }
+        let notice = self
+            .party
+            .sign_broadcast(&self.session, ROUND_CLOSED, b"closed".to_vec());
+        let packet = Packet::Round {
+            broadcast: Some(notice),
+            p2p: None,
+        };
+        self.send_each_in(ROUND_CLOSED, &silent, packet).await;
+    }
+
+    /// [`Error::Closed`] if every party this one still waits for in `from` closed the run
+    /// without it.
+    fn closed_without_me(
+        &self,
+        mailbox: &crate::transport::Mailbox,
+        from: &[PartyIndex],
+    ) -> Option<Error> {
+        let closed = mailbox.closed_by(self.session);
+        let waiting: Vec<PartyIndex> = from
+            .iter()
+            .copied()
+            .filter(|p| self.active.contains(p))
+            .collect();
+        let all = !waiting.is_empty() && waiting.iter().all(|p| closed.contains(p));
+        all.then_some(Error::Closed { by: closed })
     }
 
     /// Checks the attestations that came with `round`'s broadcasts, each against its signer's

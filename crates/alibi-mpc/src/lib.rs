@@ -99,6 +99,13 @@ pub enum Error {
     /// A signature, proof of possession or share does not verify.
     #[error("does not verify: {0}")]
     Verification(&'static str),
+    /// The parties this one waits for closed the run without it (they named it silent: it
+    /// started late, or could not be heard), each with a signed notice. No party is blamed.
+    #[error("the run was closed without this party by parties {}", list(by))]
+    Closed {
+        /// The parties whose closed notice reached this one, in index order.
+        by: Vec<PartyIndex>,
+    },
     /// Too few signers signed what this one signs: the others hold another message, or a share
     /// of another key generation. No party is blamed: nothing shows who is out of date.
     #[error("signers disagree: {}", disagreements(disagreeing))]
@@ -223,6 +230,11 @@ pub(crate) struct SignedBroadcast {
 /// The round number of a stop notice ([`Error::Stopped`]): a signed broadcast whose body is the
 /// reason, outside every protocol's rounds.
 pub(crate) const ROUND_STOP: u16 = u16::MAX;
+
+/// The round number of a closed notice ([`Error::Closed`]): a signed broadcast a party that
+/// finished a run sends each party it named silent, so that one started late learns the run is
+/// over instead of waiting for rounds nobody will send.
+pub(crate) const ROUND_CLOSED: u16 = u16::MAX - 1;
 
 /// What a party signs for a broadcast: domain, session, round, sender, and the SHA-256 digest of
 /// the body, so that a digest with its signature (an attestation) can be checked without the body.

@@ -21,7 +21,7 @@ use tokio::sync::Notify;
 
 use crate::{
     broadcast_transcript, decode, digest, PartyIndex, Result, SessionId, SignedBroadcast,
-    ROUND_STOP,
+    ROUND_CLOSED, ROUND_STOP,
 };
 
 /// A round's broadcast part.
@@ -415,7 +415,7 @@ impl Mailbox {
                 }
             }
             let filed = !slot.broadcasts.is_empty() || slot.p2p.is_some();
-            if filed && round != ROUND_STOP {
+            if filed && round != ROUND_STOP && round != ROUND_CLOSED {
                 let latest = h.latest.entry(session).or_default();
                 *latest = (*latest).max(round);
             }
@@ -473,6 +473,21 @@ impl Mailbox {
                     .get(&(session, ROUND_STOP, p))
                     .and_then(|i| i.broadcasts.first())
                     .map(|w| (p, w.clone()))
+            })
+            .collect()
+    }
+
+    /// The parties whose signed closed notice for `session` is here ([`crate::Error::Closed`]),
+    /// in index order.
+    pub fn closed_by(&self, session: SessionId) -> Vec<PartyIndex> {
+        let h = self.held();
+        self.roster
+            .keys()
+            .copied()
+            .filter(|&p| {
+                h.slots
+                    .get(&(session, ROUND_CLOSED, p))
+                    .is_some_and(|i| !i.broadcasts.is_empty())
             })
             .collect()
     }

@@ -585,6 +585,8 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 blamed,
             });
         }
+        // Settled: a party named silent, started late, learns the run is over.
+        self.run.announce_closed().await;
         Ok(self.finish(confirmed, confirms_ok))
     }
 
