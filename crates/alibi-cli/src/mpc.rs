@@ -652,9 +652,9 @@ async fn member(
         })?;
     let me = group.index_of(messenger.account()).ok_or_else(|| {
         Failure::Usage(format!(
-            "{} ({}) is not a party of this group",
-            messenger.name(),
-            dir.display()
+            "{}: party {} is not in this group file",
+            dir.display(),
+            messenger.name()
         ))
     })?;
     if let Some(x) = group

@@ -962,7 +962,8 @@ fn relay_faults_are_retried_then_exit_3_with_a_hint() {
 /// Every wait explains itself: a signer waiting for a party that was never started says so on
 /// stderr every few seconds (the round, whom it waits for, whom it heard), in words or as JSON
 /// lines with `--json`, and ends naming whom nothing was heard from, exit 3, blaming nobody.
-/// Before, it was silent until the timeout.
+/// Before, it was silent until the timeout. A second command of the waiting party finds its
+/// store busy (before: "malformed ... Cannot acquire lock").
 #[test]
 fn a_wait_for_a_party_not_started_is_reported_while_it_lasts() {
     let d = common::scratch("mpc-waits");
@@ -992,9 +993,31 @@ fn a_wait_for_a_party_not_started_is_reported_while_it_lasts() {
             .contains("nothing heard from bea"),
         "{err}"
     );
-    let mut json = more.to_vec();
-    json.push("--json");
-    let o = &sign_processes(&dirs, &group, &[(0, &msg)], "alone-json", &json)[0];
+    let signing = std::thread::spawn({
+        let (dirs, group, msg) = (dirs.clone(), group.clone(), msg.clone());
+        let mut json: Vec<&'static str> = more.to_vec();
+        json.push("--json");
+        move || sign_processes(&dirs, &group, &[(0, &msg)], "alone-json", &json)
+    });
+    // Meanwhile the party's store is in use: a key generation of the same party is refused as
+    // busy, not reported as a malformed database, and does not start.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let o = keygen_with(
+        &dirs[0],
+        &group,
+        &d.join("again.pk"),
+        "60",
+        &["--session", "again"],
+    )
+    .wait_with_output()
+    .unwrap();
+    let err = common::stderr(&o);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        err.contains("busy: another alibi process is using"),
+        "{err}"
+    );
+    let o = &signing.join().unwrap()[0];
     let line = common::stderr(o)
         .lines()
         .next()
