@@ -5,6 +5,7 @@
 //! paths, no colours in a relay log that is not a terminal.
 
 mod common;
+use common::group::Group;
 use common::{alibi, code, path, scratch, stderr, stdout};
 
 /// `ring keygen` of `scheme` into `d/NAME.pk`, `d/NAME.sk`.
@@ -194,125 +195,26 @@ fn dh_public_key_as_secret_key_is_refused() {
     );
 }
 
-/// A DGSP member in a scratch directory: manager `mgr`, member `bob`'s files.
-struct Group {
-    d: common::Scratch,
-}
-
-impl Group {
-    fn new(name: &str) -> Self {
-        let d = scratch(name);
-        let g = Group { d };
-        let mgr = g.p("mgr");
-        let o = alibi(&[
-            "group",
-            "manager-keygen",
-            "--params",
-            "shake-128f",
-            "--dir",
-            &mgr,
-        ]);
-        assert_eq!(code(&o), 0);
-        std::fs::write(g.p("m"), b"the minutes").unwrap();
-        g
-    }
-
-    fn p(&self, f: &str) -> String {
-        path(&self.d, f)
-    }
-
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        alibi(&[&["group"][..], args].concat())
-    }
-
-    fn join_and_csr(&self, count: &str) {
-        let (cred, sk) = (self.p("bob.cred"), self.p("bob.sk"));
-        let join = [
-            "join",
-            "--dir",
-            &self.p("mgr"),
-            "--username",
-            "bob",
-            "--cred",
-            &cred,
-        ];
-        assert_eq!(code(&self.run(&join)), 0);
-        let csr = [
-            "csr",
-            "--cred",
-            &cred,
-            "--user-sk",
-            &sk,
-            "--count",
-            count,
-            "--req",
-            &self.p("bob.req"),
-            "--pending",
-            &self.p("bob.pending"),
-        ];
-        assert_eq!(code(&self.run(&csr)), 0);
-    }
-
-    fn cert(&self) {
-        let cert = [
-            "cert",
-            "--dir",
-            &self.p("mgr"),
-            "--req",
-            &self.p("bob.req"),
-            "--certs",
-            &self.p("bob.certs"),
-        ];
-        assert_eq!(code(&self.run(&cert)), 0);
-    }
-
-    fn sign(&self, certs: &str, out: &str, cred: bool) -> std::process::Output {
-        let (sk, pend, pk, msg, c) = (
-            self.p("bob.sk"),
-            self.p("bob.pending"),
-            self.p("mgr/manager.pk"),
-            self.p("m"),
-            self.p("bob.cred"),
-        );
-        let mut a = vec![
-            "sign",
-            "--user-sk",
-            &sk,
-            "--pending",
-            &pend,
-            "--certs",
-            certs,
-            "--pk",
-            &pk,
-            "--msg",
-            &msg,
-            "--out",
-            out,
-        ];
-        if cred {
-            a.extend(["--cred", &c]);
-        }
-        self.run(&a)
-    }
-}
-
 /// The two "no key" cases say what is missing: certificates not issued yet, or the pending keys
 /// used up (these two messages were swapped).
 #[test]
 fn dgsp_no_certificate_and_no_pending_key_are_told_apart() {
     let g = Group::new("msg-dgsp-none");
-    g.join_and_csr("1");
+    assert_eq!(
+        code(&g.csr("1", &g.p("bob.req"), &g.p("bob.pending"), &[])),
+        0
+    );
     std::fs::write(g.p("none.certs"), b"").unwrap();
-    let o = g.sign(&g.p("none.certs"), &g.p("s0"), false);
+    let o = g.sign(&g.p("none.certs"), &g.p("s0"), &[]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(
         err.contains("no certificate") && err.contains("none.certs") && err.contains("cert"),
         "{err}"
     );
-    g.cert();
-    assert_eq!(code(&g.sign(&g.p("bob.certs"), &g.p("s1"), false)), 0);
-    let o = g.sign(&g.p("bob.certs"), &g.p("s2"), false);
+    assert_eq!(code(&g.cert(&g.p("bob.req"), &g.p("bob.certs"), &[])), 0);
+    assert_eq!(code(&g.sign(&g.p("bob.certs"), &g.p("s1"), &[])), 0);
+    let o = g.sign(&g.p("bob.certs"), &g.p("s2"), &[]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(
@@ -325,9 +227,19 @@ fn dgsp_no_certificate_and_no_pending_key_are_told_apart() {
 #[test]
 fn dgsp_short_pi_exits_2() {
     let g = Group::new("msg-dgsp-pi");
-    g.join_and_csr("1");
-    g.cert();
-    assert_eq!(code(&g.sign(&g.p("bob.certs"), &g.p("sig"), true)), 0);
+    assert_eq!(
+        code(&g.csr("1", &g.p("bob.req"), &g.p("bob.pending"), &[])),
+        0
+    );
+    assert_eq!(code(&g.cert(&g.p("bob.req"), &g.p("bob.certs"), &[])), 0);
+    assert_eq!(
+        code(&g.sign(
+            &g.p("bob.certs"),
+            &g.p("sig"),
+            &["--cred", &g.p("bob.cred")]
+        )),
+        0
+    );
     let judge = |pi: &str| {
         g.run(&[
             "judge",
@@ -358,15 +270,21 @@ fn dgsp_short_pi_exits_2() {
 #[test]
 fn dgsp_restored_pending_backup_is_refused() {
     let g = Group::new("msg-dgsp-backup");
-    g.join_and_csr("2");
-    g.cert();
+    assert_eq!(
+        code(&g.csr("2", &g.p("bob.req"), &g.p("bob.pending"), &[])),
+        0
+    );
+    assert_eq!(code(&g.cert(&g.p("bob.req"), &g.p("bob.certs"), &[])), 0);
     std::fs::copy(g.p("bob.pending"), g.p("pending.bak")).unwrap();
     std::fs::copy(g.p("bob.certs"), g.p("certs.bak")).unwrap();
-    assert_eq!(code(&g.sign(&g.p("bob.certs"), &g.p("s1"), true)), 0);
+    assert_eq!(
+        code(&g.sign(&g.p("bob.certs"), &g.p("s1"), &["--cred", &g.p("bob.cred")])),
+        0
+    );
     std::fs::copy(g.p("pending.bak"), g.p("bob.pending")).unwrap();
     std::fs::copy(g.p("certs.bak"), g.p("bob.certs")).unwrap();
     let cred_before = std::fs::read(g.p("bob.cred")).unwrap();
-    let o = g.sign(&g.p("bob.certs"), &g.p("s2"), true);
+    let o = g.sign(&g.p("bob.certs"), &g.p("s2"), &["--cred", &g.p("bob.cred")]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(

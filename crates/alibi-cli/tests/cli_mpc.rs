@@ -818,6 +818,17 @@ fn a_party_that_stops_every_run_is_named_and_excluded_from_the_next() {
     );
 }
 
+/// Key generation by every party of `dirs` at once (group keys `I.pk` in `d`); all must finish.
+fn keygen_everyone(d: &Path, dirs: &[PathBuf], group: &str) {
+    let children: Vec<Child> = (0..dirs.len())
+        .map(|i| keygen(&dirs[i], group, &d.join(format!("{i}.pk")), "60"))
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+    }
+}
+
 /// `mpc sign` processes for `who` (index, message file) under one session; their outputs.
 fn sign_processes(
     dirs: &[PathBuf],
@@ -871,13 +882,7 @@ fn t_plus_1_of_n_sign_at_once_and_a_different_message_is_named_as_such() {
     let d = common::scratch("mpc-any-t-plus-1");
     let relay = relay(&d);
     let (dirs, group) = setup(&d, &relay, &["ada", "bob", "cyd"], 1);
-    let children: Vec<Child> = (0..3)
-        .map(|i| keygen(&dirs[i], &group, &d.join(format!("{i}.pk")), "60"))
-        .collect();
-    for c in children {
-        let o = c.wait_with_output().unwrap();
-        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
-    }
+    keygen_everyone(&d, &dirs, &group);
     let (msg, other) = (d.join("msg"), d.join("other"));
     std::fs::write(&msg, b"pay 1").unwrap();
     std::fs::write(&other, b"pay 1000").unwrap();
@@ -922,13 +927,7 @@ fn relay_faults_are_retried_then_exit_3_with_a_hint() {
     let relay = relay(&d);
     let port: u16 = relay.url.rsplit(':').next().unwrap().parse().unwrap();
     let (dirs, group) = setup(&d, &relay, &["ann", "bo", "cy"], 1);
-    let children: Vec<Child> = (0..3)
-        .map(|i| keygen(&dirs[i], &group, &d.join(format!("{i}.pk")), "60"))
-        .collect();
-    for c in children {
-        let o = c.wait_with_output().unwrap();
-        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
-    }
+    keygen_everyone(&d, &dirs, &group);
     let msg = d.join("msg");
     std::fs::write(&msg, b"pay 1").unwrap();
     drop(relay);
@@ -969,13 +968,7 @@ fn a_wait_for_a_party_not_started_is_reported_while_it_lasts() {
     let d = common::scratch("mpc-waits");
     let relay = relay(&d);
     let (dirs, group) = setup(&d, &relay, &["al", "bea", "cal"], 1);
-    let children: Vec<Child> = (0..3)
-        .map(|i| keygen(&dirs[i], &group, &d.join(format!("{i}.pk")), "60"))
-        .collect();
-    for c in children {
-        let o = c.wait_with_output().unwrap();
-        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
-    }
+    keygen_everyone(&d, &dirs, &group);
     let msg = d.join("msg");
     std::fs::write(&msg, b"pay 1").unwrap();
     let more = ["--signers", "al,bea", "--timeout-s", "7"];

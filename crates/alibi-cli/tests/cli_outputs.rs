@@ -9,6 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use common::group::Group;
 use common::{alibi, code, path, stderr, stdout};
 
 /// Runs `alibi` in `dir` with `input` on stdin.
@@ -189,17 +190,7 @@ fn akem_encap_never_writes_over_a_secret_key() {
     let d = common::scratch("out-akem");
     let p = |f: &str| path(&d, f);
     for who in ["alice", "bob"] {
-        let o = alibi(&[
-            "akem",
-            "keygen",
-            "--scheme",
-            "dh",
-            "--pk",
-            &p(&format!("{who}.pk")),
-            "--sk",
-            &p(&format!("{who}.sk")),
-        ]);
-        assert_eq!(code(&o), 0);
+        dh_key_pair(&d, who);
     }
     let alice = std::fs::read(p("alice.sk")).unwrap();
     let bob = std::fs::read(p("bob.sk")).unwrap();
@@ -248,73 +239,6 @@ fn akem_encap_never_writes_over_a_secret_key() {
     assert_eq!(std::fs::read(p("bob.sk")).unwrap(), bob);
 }
 
-/// A group manager, a member's credential and key: the group cases of the issue.
-struct Group {
-    d: common::Scratch,
-}
-
-impl Group {
-    fn new(name: &str) -> Group {
-        let d = common::scratch(name);
-        let g = Group { d };
-        let dir = g.p("mgr");
-        let o = alibi(&[
-            "group",
-            "manager-keygen",
-            "--params",
-            "shake-128f",
-            "--dir",
-            &dir,
-        ]);
-        assert_eq!(code(&o), 0);
-        let o = alibi(&[
-            "group",
-            "join",
-            "--dir",
-            &dir,
-            "--username",
-            "bob",
-            "--cred",
-            &g.p("bob.cred"),
-        ]);
-        assert_eq!(code(&o), 0);
-        g
-    }
-
-    fn p(&self, f: &str) -> String {
-        path(&self.d, f)
-    }
-
-    fn csr(&self, req: &str, pending: &str, extra: &[&str]) -> Output {
-        let (cred, sk) = (self.p("bob.cred"), self.p("bob.sk"));
-        let mut a = vec![
-            "group",
-            "csr",
-            "--cred",
-            &cred,
-            "--user-sk",
-            &sk,
-            "--count",
-            "2",
-            "--req",
-            req,
-            "--pending",
-            pending,
-        ];
-        a.extend_from_slice(extra);
-        alibi(&a)
-    }
-
-    fn cert(&self, req: &str, certs: &str, extra: &[&str]) -> Output {
-        let dir = self.p("mgr");
-        let mut a = vec![
-            "group", "cert", "--dir", &dir, "--req", req, "--certs", certs,
-        ];
-        a.extend_from_slice(extra);
-        alibi(&a)
-    }
-}
-
 /// `group cert --certs mgr/manager.sk`, `group join --cred mgr/manager.sk --force` and
 /// `group csr --pending bob.sk --force` (the member key it reads) are refused; the manager and
 /// the member keep their keys.
@@ -322,7 +246,7 @@ impl Group {
 fn group_outputs_never_replace_the_managers_state_or_a_members_key() {
     let g = Group::new("out-group");
     let (req, pending) = (g.p("bob.req"), g.p("bob.pending"));
-    assert_eq!(code(&g.csr(&req, &pending, &[])), 0);
+    assert_eq!(code(&g.csr("2", &req, &pending, &[])), 0);
     #[cfg(unix)]
     assert_eq!(common::mode(&pending), 0o600);
     let msk = g.p("mgr/manager.sk");
@@ -345,15 +269,15 @@ fn group_outputs_never_replace_the_managers_state_or_a_members_key() {
     // The member key is an input of csr: never its --pending, with --force or not.
     let bob = std::fs::read(g.p("bob.sk")).unwrap();
     refused(
-        &g.csr(&g.p("r2"), &g.p("bob.sk"), &["--force"]),
+        &g.csr("2", &g.p("r2"), &g.p("bob.sk"), &["--force"]),
         &["--pending", "--user-sk", "same file"],
     );
     assert_eq!(std::fs::read(g.p("bob.sk")).unwrap(), bob);
     // A pending file replaces an earlier one with --force, never a credential.
-    refused(&g.csr(&g.p("r2"), &pending, &[]), &["already exists"]);
-    assert_eq!(code(&g.csr(&g.p("r2"), &pending, &["--force"])), 0);
+    refused(&g.csr("2", &g.p("r2"), &pending, &[]), &["already exists"]);
+    assert_eq!(code(&g.csr("2", &g.p("r2"), &pending, &["--force"])), 0);
     refused(
-        &g.csr(&g.p("r3"), &g.p("bob.cred"), &["--force"]),
+        &g.csr("2", &g.p("r3"), &g.p("bob.cred"), &["--force"]),
         &["--pending", "--cred", "same file"],
     );
 }
@@ -364,7 +288,7 @@ fn group_outputs_never_replace_the_managers_state_or_a_members_key() {
 fn group_sign_checks_out_before_using_a_key() {
     let g = Group::new("out-group-sign");
     let (req, pending, certs) = (g.p("bob.req"), g.p("bob.pending"), g.p("bob.certs"));
-    assert_eq!(code(&g.csr(&req, &pending, &[])), 0);
+    assert_eq!(code(&g.csr("2", &req, &pending, &[])), 0);
     assert_eq!(code(&g.cert(&req, &certs, &[])), 0);
     refused(&g.cert(&req, &certs, &[]), &["already exists"]);
     let (msg, sig) = (g.p("msg"), g.p("sig"));
@@ -570,17 +494,7 @@ fn writing_verbs_report_json() {
         assert!(json(o)["signature"]["bytes"].as_u64().unwrap() > 0);
     }
     for who in ["a", "b"] {
-        let o = alibi(&[
-            "akem",
-            "keygen",
-            "--scheme",
-            "dh",
-            "--pk",
-            &p(&format!("{who}.pk")),
-            "--sk",
-            &p(&format!("{who}.sk")),
-        ]);
-        assert_eq!(code(&o), 0);
+        dh_key_pair(&d, who);
     }
     let v = json(alibi(&[
         "akem",
@@ -603,7 +517,7 @@ fn writing_verbs_report_json() {
     assert_eq!(common::mode(&p("k")), 0o600);
     let g = Group::new("out-json-group");
     let (req, pending, certs) = (g.p("r"), g.p("pend"), g.p("certs"));
-    let v = json(g.csr(&req, &pending, &["--json"]));
+    let v = json(g.csr("2", &req, &pending, &["--json"]));
     let id = v["id"].to_string();
     assert_eq!(v["request"]["path"], req.as_str());
     assert_eq!(v["count"], 2);
@@ -620,4 +534,11 @@ fn writing_verbs_report_json() {
         "--json",
     ]));
     assert_eq!(v["revoked"].to_string(), id);
+}
+
+/// A DH-AKEM key pair `WHO.pk`, `WHO.sk` in `d`.
+fn dh_key_pair(d: &Path, who: &str) {
+    let (pk, sk) = (path(d, &format!("{who}.pk")), path(d, &format!("{who}.sk")));
+    let o = alibi(&["akem", "keygen", "--scheme", "dh", "--pk", &pk, "--sk", &sk]);
+    assert_eq!(code(&o), 0);
 }

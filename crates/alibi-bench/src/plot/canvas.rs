@@ -154,11 +154,7 @@ impl Canvas {
             Anchor::End => (x - w, "end"),
         };
         self.reach(left + w, top + height(1, size));
-        let id = if id.is_empty() {
-            String::new()
-        } else {
-            format!(" id=\"{id}\"")
-        };
+        let id = id_attr(id);
         let _ = writeln!(
             self.body,
             "<text{id} x=\"{x:.1}\" y=\"{:.1}\" font-size=\"{size}\" text-anchor=\"{a}\">{}</text>",
@@ -176,11 +172,7 @@ impl Canvas {
         id: &str,
     ) {
         self.reach(x + w, y + h);
-        let id = if id.is_empty() {
-            String::new()
-        } else {
-            format!(" id=\"{id}\"")
-        };
+        let id = id_attr(id);
         let _ = writeln!(
             self.body,
             "<rect{id} x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" fill=\"{fill}\" stroke=\"{stroke}\"/>"
@@ -234,6 +226,15 @@ impl Canvas {
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"{FAMILY}\">\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>\n{}</svg>\n",
             self.body
         )
+    }
+}
+
+/// The ` id="..."` attribute of an element, or nothing for an empty id.
+fn id_attr(id: &str) -> String {
+    if id.is_empty() {
+        String::new()
+    } else {
+        format!(" id=\"{id}\"")
     }
 }
 

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod group;
 pub mod relay_process;
 
 use std::path::Path;
