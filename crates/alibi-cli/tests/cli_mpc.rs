@@ -143,6 +143,11 @@ fn keygen_with(dir: &Path, group: &str, pk: &Path, timeout: &str, more: &[&str])
         timeout.into(),
     ];
     args.extend(more.iter().map(|a| a.to_string()));
+    spawn_party(&args)
+}
+
+/// A party process with these arguments, its output piped.
+fn spawn_party(args: &[String]) -> Child {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     party_cmd(&args, PASS)
         .stdout(Stdio::piped())
@@ -859,12 +864,7 @@ fn sign_processes(
             .map(String::from)
             .collect::<Vec<_>>();
             args.extend(more.iter().map(|a| a.to_string()));
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            party_cmd(&args, PASS)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
+            spawn_party(&args)
         })
         .collect();
     children

@@ -291,30 +291,9 @@ fn group_sign_checks_out_before_using_a_key() {
     assert_eq!(code(&g.csr("2", &req, &pending, &[])), 0);
     assert_eq!(code(&g.cert(&req, &certs, &[])), 0);
     refused(&g.cert(&req, &certs, &[]), &["already exists"]);
-    let (msg, sig) = (g.p("msg"), g.p("sig"));
-    std::fs::write(&msg, b"m").unwrap();
+    let (sig, sk) = (g.p("sig"), g.p("bob.sk"));
     std::fs::write(&sig, b"an old signature").unwrap();
-    let (sk, pk) = (g.p("bob.sk"), g.p("mgr/manager.pk"));
-    let sign = |out: &str, extra: &[&str]| {
-        let mut a = vec![
-            "group",
-            "sign",
-            "--user-sk",
-            &sk,
-            "--pending",
-            &pending,
-            "--certs",
-            &certs,
-            "--pk",
-            &pk,
-            "--msg",
-            &msg,
-            "--out",
-            out,
-        ];
-        a.extend_from_slice(extra);
-        alibi(&a)
-    };
+    let sign = |out: &str, extra: &[&str]| g.sign(&certs, out, extra);
     let left = std::fs::read(&pending).unwrap();
     refused(&sign(&sig, &[]), &["already exists"]);
     refused(&sign(&sk, &["--force"]), &["--user-sk", "same file"]);
