@@ -971,38 +971,65 @@ fn keygen(
             force,
         )?;
         shares.keep();
-        let group_key = hex::encode(&share.group_key);
-        let qualified: Vec<String> = share.qualified.iter().map(|&p| group.name_of(p)).collect();
-        let excluded = named(&group, &share.blamed);
-        let mut text = format!(
-            "keygen: {} is party {me} of {}, t = {} ({} to sign), {mode} channels: {:.0} ms\n\
-             group key: {group_key}\nqualified: {}",
-            group.name_of(me),
-            group.parties.len(),
-            group.threshold,
-            group.threshold + 1,
-            ms(took),
-            qualified.join(", "),
-        );
-        if !excluded.is_empty() {
-            text.push_str(&format!("\nexcluded: {}", excluded.join(", ")));
-        }
-        if !strays.is_empty() {
-            text.push_str(&format!("\n{}", strays_line(&strays)));
-        }
-        text.push_str(&format!(
-            "\nshare sealed in {}; group key written to {}",
-            share_file.display(),
-            pk_out.display()
-        ));
-        format.report(
-            text,
-            json!({"party": group.name_of(me), "index": me, "group_id": group.group_id,
-                   "transport": mode.to_string(), "ms": ms(took), "group_key": group_key,
-                   "qualified": qualified, "excluded": excluded, "strays": strays,
-                   "share": share_file.to_string_lossy(), "public_key": pk_out.to_string_lossy()}),
-        )
+        let run = Ran {
+            me,
+            mode,
+            took,
+            strays,
+        };
+        keygen_report(&group, &run, &share, (&share_file, pk_out), format)
     })
+}
+
+/// What a run of this party was: its index, channels, duration and the stray frames it dropped.
+struct Ran {
+    me: PartyIndex,
+    mode: Mode,
+    took: Duration,
+    strays: BTreeMap<String, u64>,
+}
+
+/// The report of a finished key generation: the key, who qualified and who was excluded, and
+/// where the share and key went.
+fn keygen_report(
+    group: &GroupFile,
+    run: &Ran,
+    share: &KeyShare,
+    (share_file, pk_out): (&Path, &Path),
+    format: Format,
+) -> CmdResult {
+    let group_key = hex::encode(&share.group_key);
+    let qualified: Vec<String> = share.qualified.iter().map(|&p| group.name_of(p)).collect();
+    let excluded = named(group, &share.blamed);
+    let (me, mode, took, strays) = (run.me, run.mode, run.took, &run.strays);
+    let mut text = format!(
+        "keygen: {} is party {me} of {}, t = {} ({} to sign), {mode} channels: {:.0} ms\n\
+         group key: {group_key}\nqualified: {}",
+        group.name_of(me),
+        group.parties.len(),
+        group.threshold,
+        group.threshold + 1,
+        ms(took),
+        qualified.join(", "),
+    );
+    if !excluded.is_empty() {
+        text.push_str(&format!("\nexcluded: {}", excluded.join(", ")));
+    }
+    if !strays.is_empty() {
+        text.push_str(&format!("\n{}", strays_line(strays)));
+    }
+    text.push_str(&format!(
+        "\nshare sealed in {}; group key written to {}",
+        share_file.display(),
+        pk_out.display()
+    ));
+    format.report(
+        text,
+        json!({"party": group.name_of(me), "index": me, "group_id": group.group_id,
+               "transport": mode.to_string(), "ms": ms(took), "group_key": group_key,
+               "qualified": qualified, "excluded": excluded, "strays": strays,
+               "share": share_file.to_string_lossy(), "public_key": pk_out.to_string_lossy()}),
+    )
 }
 
 /// Opens this party's sealed share of `group`.
@@ -1031,6 +1058,62 @@ fn load_share(
         )));
     }
     Ok(share)
+}
+
+/// Who signs: exactly the parties named (`--signers`), or every party key generation did not
+/// exclude (any t+1 of whom suffice); this party must be among them, and t+1 of them at least.
+fn signers_of(
+    group: &GroupFile,
+    share: &KeyShare,
+    names: Option<Vec<String>>,
+    me: PartyIndex,
+) -> Result<Vec<PartyIndex>, Failure> {
+    let signers: Vec<PartyIndex> = match names {
+        Some(names) => names
+            .iter()
+            .map(|n| {
+                group
+                    .index_named(n)
+                    .ok_or_else(|| Failure::Usage(format!("--signers: no party named {n}")))
+            })
+            .collect::<Result<_, _>>()?,
+        None => share
+            .eligible_signers()
+            .into_iter()
+            .filter(|&p| !group.is_excluded(p))
+            .collect(),
+    };
+    if let Some(&p) = signers.iter().find(|&&p| group.is_excluded(p)) {
+        return Err(Failure::Usage(format!(
+            "--signers: {} is excluded from the group's runs",
+            group.name_of(p)
+        )));
+    }
+    if let Some(twice) = signers
+        .iter()
+        .enumerate()
+        .find(|(i, p)| signers[..*i].contains(p))
+    {
+        return Err(Failure::Usage(format!(
+            "--signers: {} appears twice",
+            group.name_of(*twice.1)
+        )));
+    }
+    if !signers.contains(&me) {
+        return Err(Failure::Usage(format!(
+            "{} is not among the signers",
+            group.name_of(me)
+        )));
+    }
+    if signers.len() <= share.threshold {
+        return Err(Failure::Usage(format!(
+            "{} signer{}; t+1 = {} are needed",
+            signers.len(),
+            if signers.len() == 1 { "" } else { "s" },
+            share.threshold + 1
+        )));
+    }
+    Ok(signers)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1067,51 +1150,7 @@ fn sign(
         } = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
         let share = load_share(dir, &group, &passphrase, me)?;
         let exact = signers.is_some();
-        let signers: Vec<PartyIndex> = match signers {
-            Some(names) => names
-                .iter()
-                .map(|n| {
-                    group
-                        .index_named(n)
-                        .ok_or_else(|| Failure::Usage(format!("--signers: no party named {n}")))
-                })
-                .collect::<Result<_, _>>()?,
-            None => share
-                .eligible_signers()
-                .into_iter()
-                .filter(|&p| !group.is_excluded(p))
-                .collect(),
-        };
-        if let Some(&p) = signers.iter().find(|&&p| group.is_excluded(p)) {
-            return Err(Failure::Usage(format!(
-                "--signers: {} is excluded from the group's runs",
-                group.name_of(p)
-            )));
-        }
-        if let Some(twice) = signers
-            .iter()
-            .enumerate()
-            .find(|(i, p)| signers[..*i].contains(p))
-        {
-            return Err(Failure::Usage(format!(
-                "--signers: {} appears twice",
-                group.name_of(*twice.1)
-            )));
-        }
-        if !signers.contains(&me) {
-            return Err(Failure::Usage(format!(
-                "{} is not among the signers",
-                group.name_of(me)
-            )));
-        }
-        if signers.len() <= share.threshold {
-            return Err(Failure::Usage(format!(
-                "{} signer{}; t+1 = {} are needed",
-                signers.len(),
-                if signers.len() == 1 { "" } else { "s" },
-                share.threshold + 1
-            )));
-        }
+        let signers = signers_of(&group, &share, signers, me)?;
         let mode = Mode::from(run.transport);
         let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
             .map_err(mpc_setup)?;
