@@ -641,7 +641,7 @@ async fn member(
     passphrase: &[u8],
     patience: Duration,
 ) -> Result<Member, Failure> {
-    let messenger = Messenger::open_patient(dir, passphrase, patience)
+    let messenger = Messenger::open_patient(dir, passphrase, patience, Some(relay_reporter()))
         .await
         .map_err(|e| match e {
             alibi_messenger::Error::Keyfile(k) => Failure::Usage(format!(
@@ -813,6 +813,21 @@ fn waiting_reporter(g: &GroupFile, what: &'static str, format: Format) -> OnWait
         };
         // Best effort: a closed stderr must not stop the run.
         let _ = writeln!(std::io::stderr(), "{line}");
+    })
+}
+
+/// What a party prints while the relay cannot be reached and requests are tried again (at
+/// first, then every 5 s, on stderr).
+fn relay_reporter() -> alibi_messenger::OnUnreachable {
+    std::sync::Arc::new(|error: &str, waited: Duration, patience: Duration| {
+        let error = error.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Best effort: a closed stderr must not stop the run.
+        let _ = writeln!(
+            std::io::stderr(),
+            "alibi: relay unreachable ({error}): waiting for it to answer, trying again; {} s of {} s",
+            waited.as_secs(),
+            patience.as_secs()
+        );
     })
 }
 

@@ -29,7 +29,13 @@ pub struct Endpoint {
     /// How long, in milliseconds, a request that reaches no node is tried again
     /// ([`Endpoint::set_patience`]); shared by every clone.
     patience_ms: Arc<AtomicU64>,
+    /// Told while a request is tried again ([`Endpoint::on_unreachable`]).
+    on_unreachable: Arc<std::sync::Mutex<Option<OnUnreachable>>>,
 }
+
+/// What an endpoint tells while a request reaches no node: the error, how long it has been
+/// tried, and how long it will be tried at most.
+pub type OnUnreachable = Arc<dyn Fn(&str, Duration, Duration) + Send + Sync>;
 
 impl core::fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -101,6 +107,7 @@ impl Endpoint {
             ca: None,
             insecure_http: false,
             patience_ms: Arc::default(),
+            on_unreachable: Arc::default(),
         }
     }
 
@@ -116,6 +123,23 @@ impl Endpoint {
     /// How long a request that reaches no node is tried again.
     pub fn patience(&self) -> Duration {
         Duration::from_millis(self.patience_ms.load(Ordering::Relaxed))
+    }
+
+    /// Tells `report`, when a request first reaches no node and then every 5 s while it is
+    /// tried again, why and for how long (so that a wait for a relay says what it waits for).
+    /// Shared by every clone of this endpoint.
+    pub fn on_unreachable(&self, report: OnUnreachable) {
+        if let Ok(mut r) = self.on_unreachable.lock() {
+            *r = Some(report);
+        }
+    }
+
+    /// Reports a request that reaches no node (see [`Self::on_unreachable`]).
+    pub(crate) fn unreachable(&self, error: &str, waited: Duration) {
+        let report = self.on_unreachable.lock().ok().and_then(|r| r.clone());
+        if let Some(report) = report {
+            report(error, waited, self.patience());
+        }
     }
 
     /// Allows (or not) plain `http://` to nodes that are not loopback, which sends the device's

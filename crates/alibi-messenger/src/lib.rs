@@ -36,7 +36,7 @@ pub use messenger::{
     STORE_FILE,
 };
 pub use prekeys::{generate_keys, to_prekey_bundle};
-pub use relay::{Endpoint, RelayClient, SendError};
+pub use relay::{Endpoint, OnUnreachable, RelayClient, SendError};
 
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]

@@ -22,7 +22,7 @@ use uuid::Uuid;
 
 use alibi_relay_api::now_ms;
 
-pub use crate::endpoint::Endpoint;
+pub use crate::endpoint::{Endpoint, OnUnreachable};
 
 use crate::{Error, Result};
 
@@ -154,8 +154,10 @@ impl RelayClient {
         build: impl Fn(&reqwest::Client, &str) -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response> {
         self.endpoint.check()?;
-        let until = tokio::time::Instant::now() + self.endpoint.patience();
+        let start = tokio::time::Instant::now();
+        let until = start + self.endpoint.patience();
         let mut backoff = Duration::from_millis(100);
+        let mut report_at = start;
         loop {
             let mut last = None;
             for _ in 0..self.endpoint.len() {
@@ -169,9 +171,14 @@ impl RelayClient {
                     Err(e) => return Err(client_err(e)),
                 }
             }
+            let error = client_err(last.expect("an endpoint has a node"));
             let now = tokio::time::Instant::now();
             if now >= until {
-                return Err(client_err(last.expect("an endpoint has a node")));
+                return Err(error);
+            }
+            if now >= report_at {
+                self.endpoint.unreachable(&error.to_string(), now - start);
+                report_at = now + Duration::from_secs(5);
             }
             tokio::time::sleep(backoff.min(until - now)).await;
             backoff = (backoff * 2).min(Duration::from_secs(2));

@@ -88,15 +88,17 @@ impl Messenger {
 
     /// Opens the messenger in `dir` with its passphrase, and tops its prekeys up.
     pub async fn open(dir: &Path, passphrase: &[u8]) -> Result<Self> {
-        Self::open_patient(dir, passphrase, std::time::Duration::ZERO).await
+        Self::open_patient(dir, passphrase, std::time::Duration::ZERO, None).await
     }
 
     /// [`Messenger::open`], with requests that reach no relay node tried again for up to
-    /// `patience` from then on, this first one included ([`Messenger::set_patience`]).
+    /// `patience` from then on, this first one included ([`Messenger::set_patience`]), and
+    /// `report` told meanwhile ([`Messenger::on_unreachable`]).
     pub async fn open_patient(
         dir: &Path,
         passphrase: &[u8],
         patience: std::time::Duration,
+        report: Option<crate::endpoint::OnUnreachable>,
     ) -> Result<Self> {
         let identity_path = dir.join(IDENTITY_FILE);
         let sealed = std::fs::read(&identity_path).map_err(io(&identity_path))?;
@@ -127,6 +129,9 @@ impl Messenger {
             }
         }
         m.set_patience(patience);
+        if let Some(report) = report {
+            m.on_unreachable(report);
+        }
         m.top_up_prekeys().await?;
         Ok(m)
     }

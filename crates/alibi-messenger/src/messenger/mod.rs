@@ -199,6 +199,11 @@ impl Messenger {
         self.inner.client.endpoint().set_patience(patience);
     }
 
+    /// Tells `report` while a request is tried again: see [`crate::Endpoint::on_unreachable`].
+    pub fn on_unreachable(&self, report: crate::endpoint::OnUnreachable) {
+        self.inner.client.endpoint().on_unreachable(report);
+    }
+
     fn own_address(&self) -> Address {
         address(self.account(), self.inner.client.device)
     }
