@@ -44,6 +44,11 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(c) = Credential::from_bytes(data) {
         assert_eq!(&c.to_bytes()[..], data);
     }
+    // The credential file (with its key numbers, or bare) reads back what it writes.
+    if let Ok(c) = Credential::from_file_bytes(data) {
+        let again = Credential::from_file_bytes(&c.to_file_bytes()).expect("re-reads");
+        assert_eq!(again.to_file_bytes(), c.to_file_bytes());
+    }
     if let Ok(k) = UserKey::from_bytes(data) {
         assert_eq!(&k.to_bytes()[..], data);
     }
@@ -53,6 +58,10 @@ fuzz_target!(|data: &[u8]| {
     for p in Params::ALL {
         if let Ok(k) = PendingKeys::from_bytes(p, data) {
             assert_eq!(&k.to_bytes()[..], data);
+        }
+        if let Ok(k) = PendingKeys::from_file_bytes(p, data) {
+            let again = PendingKeys::from_file_bytes(p, &k.to_file_bytes()).expect("re-reads");
+            assert_eq!(again.to_file_bytes(), k.to_file_bytes());
         }
         if let Ok(c) = CertificateList::from_bytes(p, data) {
             assert_eq!(c.to_bytes(), data);

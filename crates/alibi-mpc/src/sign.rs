@@ -177,9 +177,11 @@ fn point(sig: &[u8; 96]) -> Result<G2Projective> {
 }
 
 /// The checks a received partial signature goes through, on untrusted bytes (the fuzz target
-/// `mpc_messages`): a verification key (48 bytes, compressed G1) and a partial (96 bytes), decoded
+/// `mpc_messages`): the broadcast body ([`Partial`]) decoded, a verification key (48 bytes, compressed G1) and a partial (96 bytes), decoded
 /// as signing decodes them, then the batch check and the single check.
 pub(crate) fn fuzz_decoders<R: CryptoRng + ?Sized>(data: &[u8], rng: &mut R) {
+    // A signer's broadcast body, as every other signer reads it.
+    let _ = decode::<Partial>(data);
     let (Some(vk), Some(partial)) = (data.get(..48), data.get(48..144)) else {
         return;
     };
