@@ -637,7 +637,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
 
 /// The reason a signed stop notice gives: its body as text, control characters removed, at most
 /// 300 characters.
-fn stop_reason(wire: &[u8]) -> String {
+pub(crate) fn stop_reason(wire: &[u8]) -> String {
     decode::<SignedBroadcast>(wire)
         .map(|sb| {
             String::from_utf8_lossy(&sb.body)

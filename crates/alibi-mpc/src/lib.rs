@@ -32,6 +32,7 @@ pub mod dkg;
 mod echo;
 pub mod group;
 pub mod local;
+pub mod net;
 pub mod poly;
 pub mod relay;
 pub mod share_proof;
@@ -300,6 +301,7 @@ pub mod fuzzing {
         let _ = crate::decode::<super::SignedBroadcast>(data);
         crate::echo::fuzz_decoders(data);
         crate::agreement::fuzz_decoders(data);
+        crate::net::fuzz_decoders(data);
         let _ = crate::bls::g1_decodes(data);
         let _ = crate::bls::g2_decodes(data);
         crate::sign::fuzz_decoders(data, rng);

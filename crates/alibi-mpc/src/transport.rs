@@ -430,9 +430,17 @@ impl Mailbox {
         let mut h = self.held();
         let mut first = None;
         for &to in &out.recipients {
-            let parts = out.part_for(to);
-            first = first.or(parts.0.clone());
-            h.own.insert((out.session, out.round, to), parts);
+            let (broadcast, p2p) = out.part_for(to);
+            first = first.or(broadcast.clone());
+            // A round's parts may be sent in several calls (a protocol that sends each
+            // point-to-point part on its own): each part fills its own place.
+            let own = h.own.entry((out.session, out.round, to)).or_default();
+            if broadcast.is_some() {
+                own.0 = broadcast;
+            }
+            if p2p.is_some() {
+                own.1 = p2p;
+            }
         }
         if let Some(b) = first {
             h.slots
@@ -452,6 +460,16 @@ impl Mailbox {
         let h = self.held();
         from.iter()
             .filter_map(|f| h.slots.get(&(session, round, *f)).map(|i| (*f, i.clone())))
+            .collect()
+    }
+
+    /// Everything filed for `session`, by (round, sender), in that order.
+    pub fn filed(&self, session: SessionId) -> BTreeMap<(u16, PartyIndex), Incoming> {
+        let h = self.held();
+        h.slots
+            .iter()
+            .filter(|(k, _)| k.0 == session)
+            .map(|(k, i)| ((k.1, k.2), i.clone()))
             .collect()
     }
 

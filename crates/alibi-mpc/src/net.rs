@@ -1,0 +1,675 @@
+//! Any protocol over alibi's channels: a message-oriented transport for protocols alibi did not
+//! write. A [`Net`] is one party's end of one run (a session) among a fixed list of
+//! participants: [`Net::send`] puts bytes on the pairwise channel to one party,
+//! [`Net::broadcast`] on the group channel (or n-1 pairwise messages, as the transport's
+//! [`crate::relay::Mode`] says), and [`Net::recv`] yields what the others sent, as
+//! [`Message`]s (sender, kind, round, bytes).
+//!
+//! What each layer guarantees:
+//!
+//! * **Authenticity.** Every message comes from the party it names: the channel authenticated
+//!   it against the identity the user pinned (the group file's cards), and every broadcast is
+//!   also signed by its sender over (session, round, sender, digest), so it can be forwarded.
+//! * **Delivery.** A part that has not arrived after a quiet while is asked for again, first from
+//!   its sender and then from everyone (a signed broadcast can come from any holder). When a
+//!   round's wait times out, [`Net::recv`] fails with [`Error::Unreachable`]: the relay or those
+//!   parties failed, and no one is blamed. A send the transport refuses stops the run for
+//!   everyone with a signed stop notice ([`Error::Stopped`]), again without blame.
+//! * **Isolation.** Only frames of this run's session are filed; frames of other sessions never
+//!   reach [`Net::recv`].
+//! * **Reliable broadcast (opt-in, [`NetConfig::reliable`]).** Before a round's broadcasts are
+//!   handed out, every participant echoes the signed digests of all it received in that round;
+//!   a broadcast is delivered only once every echo agrees, so every honest party delivers the
+//!   same broadcasts. Two signed digests of one sender for one round prove it equivocated
+//!   ([`Error::Aborted`] with [`Fault::Equivocation`]). This costs one extra round per broadcast
+//!   round; protocols that check consistency themselves (cggmp21's and givre's key generation
+//!   do) leave it off.
+//!
+//! Without reliable broadcast, a sender that equivocates is not detected here: each party hands
+//! its protocol the first version it received.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+
+use crate::transport::REPORT_EVERY;
+use crate::transport::{Broadcast, Incoming, Mailbox, Outgoing, Packet, Transport, Waiting};
+use crate::{
+    decode, digest, encode, Blame, Error, Fault, Party, PartyIndex, Result, SessionId,
+    SignedBroadcast, ROUND_STOP,
+};
+
+/// The highest round a protocol may use: rounds above it carry the reliable broadcast's echoes
+/// and the run's notices.
+pub const MAX_ROUND: u16 = 0x3fff;
+
+/// The echo of protocol round `r` travels as round `ECHO + r`.
+const ECHO: u16 = 0x4000;
+
+/// How a message travelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// To this party alone, over the pairwise channel.
+    P2p,
+    /// To every participant, signed by its sender.
+    Broadcast,
+}
+
+/// A message another participant sent this party.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    /// Who sent it (authenticated by the channel, and by its signature for a broadcast).
+    pub sender: PartyIndex,
+    /// Whether it was a broadcast or for this party alone.
+    pub kind: Kind,
+    /// The protocol round it belongs to.
+    pub round: u16,
+    /// The bytes the sender gave.
+    pub bytes: Vec<u8>,
+}
+
+/// How a [`Net`] behaves.
+#[derive(Clone, Copy, Debug)]
+pub struct NetConfig {
+    /// How long [`Net::recv`] waits without anything new arriving before it gives up
+    /// ([`Error::Unreachable`]).
+    pub timeout: Duration,
+    /// Whether broadcasts are delivered only after every participant's echo agrees (see the
+    /// module documentation).
+    pub reliable: bool,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(60),
+            reliable: false,
+        }
+    }
+}
+
+/// A round's broadcasts as one party holds them: each sender's signed digest.
+type View = BTreeMap<PartyIndex, ([u8; 32], Vec<u8>)>;
+
+/// One participant's echo of a round: the signed digest of every broadcast it holds.
+#[derive(Serialize, Deserialize)]
+struct Echo {
+    seen: Vec<(PartyIndex, [u8; 32], Vec<u8>)>,
+}
+
+struct State<T> {
+    transport: T,
+    /// What has been handed to the protocol, by (round, sender, kind).
+    delivered: HashSet<(u16, PartyIndex, Kind)>,
+    /// The kinds this party sent in each round: the same is expected from the others.
+    sent: BTreeMap<u16, BTreeSet<Kind>>,
+    /// Rounds whose echoes have all arrived and agree (reliable broadcast).
+    settled: BTreeSet<u16>,
+    /// The last time anything new was handed out or arrived.
+    progress: Instant,
+    /// Wants sent in the current quiet spell.
+    asked: u32,
+    /// How many parts had arrived when last looked at (an arrival is progress too).
+    arrived: usize,
+}
+
+/// One party's end of one run of a protocol over a [`Transport`] (see the module
+/// documentation). Clones share the run: one can send while another waits in [`Net::recv`].
+pub struct Net<T: Transport> {
+    state: Arc<Mutex<State<T>>>,
+    mailbox: Mailbox,
+    party: Arc<Party>,
+    session: SessionId,
+    participants: Arc<Vec<PartyIndex>>,
+    config: NetConfig,
+}
+
+impl<T: Transport> Clone for Net<T> {
+    fn clone(&self) -> Self {
+        Self {
+            state: self.state.clone(),
+            mailbox: self.mailbox.clone(),
+            party: self.party.clone(),
+            session: self.session,
+            participants: self.participants.clone(),
+            config: self.config,
+        }
+    }
+}
+
+impl<T: Transport> Net<T> {
+    /// Party `party`'s end of run `session` among `participants` (indices from the group file,
+    /// this party's among them), over `transport`.
+    pub fn new(
+        transport: T,
+        party: Party,
+        session: SessionId,
+        participants: &[PartyIndex],
+        config: NetConfig,
+    ) -> Result<Self> {
+        let mut list: Vec<PartyIndex> = participants.to_vec();
+        list.sort_unstable();
+        list.dedup();
+        crate::check_indices(&list)?;
+        if !list.contains(&party.index) {
+            return Err(Error::Parameters(format!(
+                "party {} is not among the participants",
+                party.index
+            )));
+        }
+        if let Some(p) = list.iter().find(|p| !party.roster.contains_key(p)) {
+            return Err(Error::Parameters(format!("party {p} is not in the group")));
+        }
+        let mailbox = transport.mailbox().clone();
+        mailbox.open(session);
+        let state = State {
+            transport,
+            delivered: HashSet::new(),
+            sent: BTreeMap::new(),
+            settled: BTreeSet::new(),
+            progress: Instant::now(),
+            asked: 0,
+            arrived: 0,
+        };
+        Ok(Self {
+            state: Arc::new(Mutex::new(state)),
+            mailbox,
+            party: Arc::new(party),
+            session,
+            participants: Arc::new(list),
+            config,
+        })
+    }
+
+    /// This party's index.
+    pub fn me(&self) -> PartyIndex {
+        self.party.index
+    }
+
+    /// The participants, in index order.
+    pub fn participants(&self) -> &[PartyIndex] {
+        &self.participants
+    }
+
+    /// The run's session id.
+    pub fn session(&self) -> SessionId {
+        self.session
+    }
+
+    /// The other participants.
+    fn others(&self) -> Vec<PartyIndex> {
+        let me = self.me();
+        self.participants
+            .iter()
+            .copied()
+            .filter(|&p| p != me)
+            .collect()
+    }
+
+    /// Sends `bytes` to participant `to` alone, as part of `round`.
+    pub async fn send(&self, round: u16, to: PartyIndex, bytes: Vec<u8>) -> Result<()> {
+        if to == self.me() || !self.participants.contains(&to) {
+            return Err(Error::Parameters(format!(
+                "party {to} is not another participant"
+            )));
+        }
+        if round > MAX_ROUND {
+            return Err(above_max(round));
+        }
+        let mut s = self.state.lock().await;
+        s.sent.entry(round).or_default().insert(Kind::P2p);
+        let out = Outgoing {
+            session: self.session,
+            round,
+            recipients: vec![to],
+            broadcast: Broadcast::None,
+            p2p: vec![(to, bytes.clone())],
+        };
+        self.mailbox.record_sent(&out);
+        // Over the pairwise channel in every mode: one recipient needs no group message.
+        let packet = Packet::Round {
+            broadcast: None,
+            p2p: Some(bytes),
+        };
+        let sent = s
+            .transport
+            .send_packet(self.session, round, to, packet)
+            .await;
+        if let Err(Error::Transport(reason)) = &sent {
+            self.stop(&mut s, reason).await;
+        }
+        sent
+    }
+
+    /// Sends `bytes` to every other participant as `round`'s broadcast, signed.
+    pub async fn broadcast(&self, round: u16, bytes: Vec<u8>) -> Result<()> {
+        let wire = self.party.sign_broadcast(&self.session, round, bytes);
+        self.put(
+            round,
+            Kind::Broadcast,
+            self.others(),
+            Broadcast::All(wire),
+            vec![],
+        )
+        .await
+    }
+
+    /// Test hook: broadcasts a different, validly signed message to each recipient (what an
+    /// equivocating party does).
+    #[cfg(feature = "adversary")]
+    pub async fn equivocate(&self, round: u16, each: Vec<(PartyIndex, Vec<u8>)>) -> Result<()> {
+        let signed = each
+            .into_iter()
+            .map(|(to, b)| (to, self.party.sign_broadcast(&self.session, round, b)))
+            .collect();
+        let others = self.others();
+        self.put(
+            round,
+            Kind::Broadcast,
+            others,
+            Broadcast::PerRecipient(signed),
+            vec![],
+        )
+        .await
+    }
+
+    async fn put(
+        &self,
+        round: u16,
+        kind: Kind,
+        recipients: Vec<PartyIndex>,
+        broadcast: Broadcast,
+        p2p: Vec<(PartyIndex, Vec<u8>)>,
+    ) -> Result<()> {
+        if round > MAX_ROUND {
+            return Err(above_max(round));
+        }
+        let mut s = self.state.lock().await;
+        s.sent.entry(round).or_default().insert(kind);
+        self.send_locked(&mut s, round, recipients, broadcast, p2p)
+            .await
+    }
+
+    /// Sends one round's parts; a transport fault stops the run for everyone.
+    async fn send_locked(
+        &self,
+        s: &mut State<T>,
+        round: u16,
+        recipients: Vec<PartyIndex>,
+        broadcast: Broadcast,
+        p2p: Vec<(PartyIndex, Vec<u8>)>,
+    ) -> Result<()> {
+        let out = Outgoing {
+            session: self.session,
+            round,
+            recipients,
+            broadcast,
+            p2p,
+        };
+        self.mailbox.record_sent(&out);
+        let sent = s.transport.send(out).await;
+        if let Err(Error::Transport(reason)) = &sent {
+            self.stop(s, reason).await;
+        }
+        sent
+    }
+
+    /// Tells every other participant, with a signed stop notice, that this party stops the run
+    /// for a transport fault (so that nobody waits for it or names it).
+    async fn stop(&self, s: &mut State<T>, reason: &str) {
+        let notice =
+            self.party
+                .sign_broadcast(&self.session, ROUND_STOP, reason.as_bytes().to_vec());
+        for q in self.others() {
+            let packet = Packet::Round {
+                broadcast: Some(notice.clone()),
+                p2p: None,
+            };
+            let _ = s
+                .transport
+                .send_packet(self.session, ROUND_STOP, q, packet)
+                .await;
+        }
+    }
+
+    /// The next message another participant sent this party, in round order; waits for one.
+    /// Fails with [`Error::Unreachable`] when nothing new arrives for the configured timeout,
+    /// [`Error::Stopped`] when a participant stopped the run, and [`Error::Aborted`] when the
+    /// reliable broadcast proves a participant equivocated.
+    pub async fn recv(&self) -> Result<Message> {
+        self.recv_in(None).await
+    }
+
+    /// The next message of `round`; messages of other rounds stay for later calls. The same
+    /// failures as [`Net::recv`].
+    pub async fn recv_round(&self, round: u16) -> Result<Message> {
+        self.recv_in(Some(round)).await
+    }
+
+    async fn recv_in(&self, only: Option<u16>) -> Result<Message> {
+        let want_after =
+            (self.config.timeout / 10).clamp(Duration::from_millis(100), Duration::from_secs(1));
+        let start = Instant::now();
+        let mut report_at = start + REPORT_EVERY;
+        {
+            // Time the protocol spent computing is not the others' silence.
+            let mut s = self.state.lock().await;
+            s.progress = s.progress.max(start);
+        }
+        loop {
+            let notified = self.mailbox.notify().notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let wake = {
+                let mut s = self.state.lock().await;
+                if let Some(m) = self.try_recv(&mut s, only).await? {
+                    s.progress = Instant::now();
+                    s.asked = 0;
+                    return Ok(m);
+                }
+                let now = Instant::now();
+                let arrived = self.arrived();
+                if arrived != s.arrived {
+                    s.arrived = arrived;
+                    s.progress = now;
+                    s.asked = 0;
+                }
+                let (round, missing) = self.missing(&s);
+                if now >= s.progress + self.config.timeout {
+                    return Err(Error::Unreachable {
+                        round,
+                        parties: missing,
+                    });
+                }
+                if now >= report_at {
+                    self.report(&mut s, round, &missing, now - start);
+                    report_at = now + REPORT_EVERY;
+                }
+                let due = s.progress + want_after * 2u32.pow(s.asked.min(3)) * (s.asked + 1);
+                if now >= due && !missing.is_empty() {
+                    self.ask(&mut s, round, &missing).await;
+                    continue;
+                }
+                due.min(report_at).min(s.progress + self.config.timeout)
+            };
+            let _ = tokio::time::timeout_at(wake, notified).await;
+        }
+    }
+
+    /// How many parts of this run have arrived so far.
+    fn arrived(&self) -> usize {
+        self.mailbox
+            .filed(self.session)
+            .values()
+            .map(|i| i.broadcasts.len() + usize::from(i.p2p.is_some()))
+            .sum()
+    }
+
+    /// Tells the transport whom the run waits for (the CLI prints it).
+    fn report(&self, s: &mut State<T>, round: u16, missing: &[PartyIndex], elapsed: Duration) {
+        let heard = self
+            .others()
+            .into_iter()
+            .filter(|p| !missing.contains(p))
+            .collect();
+        s.transport.waiting(&Waiting {
+            session: self.session,
+            round: round & MAX_ROUND,
+            waiting_for: missing.to_vec(),
+            heard,
+            elapsed,
+            timeout: self.config.timeout,
+        });
+    }
+
+    /// Asks for `round`'s missing parts: first their senders, then everyone.
+    async fn ask(&self, s: &mut State<T>, round: u16, missing: &[PartyIndex]) {
+        let to = if s.asked == 0 {
+            missing.to_vec()
+        } else {
+            self.others()
+        };
+        for q in to {
+            let want = Packet::Want {
+                senders: missing.to_vec(),
+            };
+            // Best effort: a want that cannot be sent changes nothing.
+            let _ = s.transport.send_packet(self.session, round, q, want).await;
+        }
+        s.asked += 1;
+    }
+
+    /// The lowest round this party sent in whose parts from the others are not all here, and
+    /// whose are missing (round 0 and nobody when nothing is awaited).
+    fn missing(&self, s: &State<T>) -> (u16, Vec<PartyIndex>) {
+        let filed = self.mailbox.filed(self.session);
+        for (&round, kinds) in &s.sent {
+            let missing: Vec<PartyIndex> = self
+                .others()
+                .into_iter()
+                .filter(|&p| {
+                    let slot = filed.get(&(round, p));
+                    !kinds.iter().all(|k| match k {
+                        Kind::Broadcast => slot.is_some_and(|i| !i.broadcasts.is_empty()),
+                        Kind::P2p => slot.is_some_and(|i| i.p2p.is_some()),
+                    })
+                })
+                .collect();
+            if !missing.is_empty() {
+                return (round, missing);
+            }
+        }
+        (0, vec![])
+    }
+
+    /// The next deliverable message, if any; in reliable mode also sends a round's echo once
+    /// all its broadcasts are here, and settles the round once all echoes are.
+    async fn try_recv(&self, s: &mut State<T>, only: Option<u16>) -> Result<Option<Message>> {
+        let notices = self.mailbox.stop_notices(self.session);
+        if !notices.is_empty() {
+            // Passed on: the stopper's own notices may not have reached everyone.
+            for (stopper, wire) in &notices {
+                for q in self.others().into_iter().filter(|q| q != stopper) {
+                    let forward = Packet::Forward {
+                        sender: *stopper,
+                        broadcasts: vec![wire.clone()],
+                    };
+                    let _ = s
+                        .transport
+                        .send_packet(self.session, ROUND_STOP, q, forward)
+                        .await;
+                }
+            }
+            return Err(Error::Stopped {
+                stopped: notices
+                    .iter()
+                    .map(|(p, w)| (*p, crate::echo::stop_reason(w)))
+                    .collect(),
+            });
+        }
+        let filed = self.mailbox.filed(self.session);
+        let rounds = match only {
+            Some(r) => (r, 0)..(r.saturating_add(1).min(ECHO), 0),
+            None => (0, 0)..(ECHO, 0),
+        };
+        for (&(round, sender), slot) in filed.range(rounds) {
+            if sender == self.me() || !self.participants.contains(&sender) {
+                continue;
+            }
+            if let Some(bytes) = &slot.p2p {
+                if s.delivered.insert((round, sender, Kind::P2p)) {
+                    return Ok(Some(Message {
+                        sender,
+                        kind: Kind::P2p,
+                        round,
+                        bytes: bytes.clone(),
+                    }));
+                }
+            }
+            if slot.broadcasts.is_empty() || s.delivered.contains(&(round, sender, Kind::Broadcast))
+            {
+                continue;
+            }
+            if self.config.reliable && !self.settle(s, round, &filed).await? {
+                continue;
+            }
+            let Some(body) = slot
+                .broadcasts
+                .first()
+                .and_then(|w| decode::<SignedBroadcast>(w).ok())
+                .map(|sb| sb.body)
+            else {
+                continue;
+            };
+            s.delivered.insert((round, sender, Kind::Broadcast));
+            return Ok(Some(Message {
+                sender,
+                kind: Kind::Broadcast,
+                round,
+                bytes: body,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// Reliable broadcast for `round`: whether its broadcasts may be delivered. Echoes this
+    /// party's view once it holds every participant's broadcast (its own included), and checks
+    /// the others' echoes against it once all are here.
+    async fn settle(
+        &self,
+        s: &mut State<T>,
+        round: u16,
+        filed: &BTreeMap<(u16, PartyIndex), Incoming>,
+    ) -> Result<bool> {
+        if s.settled.contains(&round) {
+            return Ok(true);
+        }
+        // The mailbox holds a second version only when it is validly signed: proof enough.
+        if let Some(((_, p), _)) = filed
+            .range((round, 0)..=(round, PartyIndex::MAX))
+            .find(|(_, slot)| slot.broadcasts.len() > 1)
+        {
+            return Err(equivocation(round, *p));
+        }
+        let Some(view) = self.view(round, filed) else {
+            return Ok(false);
+        };
+        let echo_round = ECHO + round;
+        if !s.sent.contains_key(&echo_round) {
+            let seen = view
+                .iter()
+                .map(|(p, (d, sig))| (*p, *d, sig.clone()))
+                .collect();
+            let wire = self
+                .party
+                .sign_broadcast(&self.session, echo_round, encode(&Echo { seen }));
+            s.sent
+                .entry(echo_round)
+                .or_default()
+                .insert(Kind::Broadcast);
+            let all = Broadcast::All(wire);
+            self.send_locked(s, echo_round, self.others(), all, vec![])
+                .await?;
+        }
+        let mut agreed = true;
+        for q in self.others() {
+            let Some(wire) = filed
+                .get(&(echo_round, q))
+                .and_then(|i| i.broadcasts.first())
+            else {
+                agreed = false;
+                continue;
+            };
+            self.check_echo(round, q, wire, &view)?;
+        }
+        if agreed {
+            s.settled.insert(round);
+        }
+        Ok(agreed)
+    }
+
+    /// This party's view of `round`'s broadcasts: each participant's signed digest, once all are
+    /// here. Two versions of one sender prove it equivocated.
+    fn view(
+        &self,
+        round: u16,
+        filed: &BTreeMap<(u16, PartyIndex), Incoming>,
+    ) -> Option<View> {
+        let mut view = BTreeMap::new();
+        for &p in self.participants.iter() {
+            let slot = filed.get(&(round, p))?;
+            let first = slot
+                .broadcasts
+                .first()
+                .and_then(|w| decode::<SignedBroadcast>(w).ok())?;
+            view.insert(p, (digest(&first.body), first.sig.clone()));
+        }
+        Some(view)
+    }
+
+    /// Checks participant `q`'s echo of `round` against this party's view: a digest of another
+    /// body, validly signed by its sender, proves that sender equivocated; an echo that does not
+    /// decode, leaves a participant out or carries a signature that fails names `q`.
+    fn check_echo(
+        &self,
+        round: u16,
+        q: PartyIndex,
+        wire: &[u8],
+        view: &View,
+    ) -> Result<()> {
+        let malformed = || Error::Aborted {
+            reason: format!("party {q} echoed round {round} wrongly"),
+            blamed: vec![Blame {
+                party: q,
+                fault: Fault::Malformed { round },
+            }],
+        };
+        let sb = decode::<SignedBroadcast>(wire).map_err(|_| malformed())?;
+        let echo = decode::<Echo>(&sb.body).map_err(|_| malformed())?;
+        let theirs: View = echo
+            .seen
+            .into_iter()
+            .take(self.participants.len())
+            .map(|(p, d, sig)| (p, (d, sig)))
+            .collect();
+        for (p, (d, _)) in view {
+            let Some((their_d, sig)) = theirs.get(p) else {
+                return Err(malformed());
+            };
+            if their_d == d {
+                continue;
+            }
+            if !self.party.attests(&self.session, round, *p, their_d, sig) {
+                return Err(malformed());
+            }
+            return Err(equivocation(round, *p));
+        }
+        Ok(())
+    }
+}
+
+fn above_max(round: u16) -> Error {
+    Error::Parameters(format!(
+        "round {round} is above the highest protocol round, {MAX_ROUND}"
+    ))
+}
+
+/// The error that names `party` for broadcasting two messages in `round`.
+fn equivocation(round: u16, party: PartyIndex) -> Error {
+    Error::Aborted {
+        reason: format!("party {party} broadcast two messages in round {round}"),
+        blamed: vec![Blame {
+            party,
+            fault: Fault::Equivocation { round },
+        }],
+    }
+}
+
+/// Decodes `data` as an echo (for the fuzz target).
+pub(crate) fn fuzz_decoders(data: &[u8]) {
+    let _ = decode::<Echo>(data);
+}
