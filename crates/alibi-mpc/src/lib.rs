@@ -28,6 +28,7 @@
 mod adversary;
 mod agreement;
 pub mod bls;
+pub mod delivery;
 pub mod dkg;
 mod echo;
 pub mod group;

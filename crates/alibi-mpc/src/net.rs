@@ -195,6 +195,15 @@ impl<T: Transport> Net<T> {
         &self.participants
     }
 
+    /// Where participant `p` stands in [`Net::participants`] (the 0-based index protocol
+    /// frameworks use).
+    pub fn position(&self, p: PartyIndex) -> Option<u16> {
+        self.participants
+            .iter()
+            .position(|&q| q == p)
+            .and_then(|i| u16::try_from(i).ok())
+    }
+
     /// The run's session id.
     pub fn session(&self) -> SessionId {
         self.session
@@ -594,11 +603,7 @@ impl<T: Transport> Net<T> {
 
     /// This party's view of `round`'s broadcasts: each participant's signed digest, once all are
     /// here. Two versions of one sender prove it equivocated.
-    fn view(
-        &self,
-        round: u16,
-        filed: &BTreeMap<(u16, PartyIndex), Incoming>,
-    ) -> Option<View> {
+    fn view(&self, round: u16, filed: &BTreeMap<(u16, PartyIndex), Incoming>) -> Option<View> {
         let mut view = BTreeMap::new();
         for &p in self.participants.iter() {
             let slot = filed.get(&(round, p))?;
@@ -614,13 +619,7 @@ impl<T: Transport> Net<T> {
     /// Checks participant `q`'s echo of `round` against this party's view: a digest of another
     /// body, validly signed by its sender, proves that sender equivocated; an echo that does not
     /// decode, leaves a participant out or carries a signature that fails names `q`.
-    fn check_echo(
-        &self,
-        round: u16,
-        q: PartyIndex,
-        wire: &[u8],
-        view: &View,
-    ) -> Result<()> {
+    fn check_echo(&self, round: u16, q: PartyIndex, wire: &[u8], view: &View) -> Result<()> {
         let malformed = || Error::Aborted {
             reason: format!("party {q} echoed round {round} wrongly"),
             blamed: vec![Blame {
