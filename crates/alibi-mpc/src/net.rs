@@ -185,6 +185,30 @@ impl<T: Transport> Net<T> {
         })
     }
 
+    /// The transport back, for the next run, once this is the run's last clone; otherwise the
+    /// run itself back.
+    pub fn into_transport(self) -> core::result::Result<T, Self> {
+        let Self {
+            state,
+            mailbox,
+            party,
+            session,
+            participants,
+            config,
+        } = self;
+        match Arc::try_unwrap(state) {
+            Ok(state) => Ok(state.into_inner().transport),
+            Err(state) => Err(Self {
+                state,
+                mailbox,
+                party,
+                session,
+                participants,
+                config,
+            }),
+        }
+    }
+
     /// This party's index.
     pub fn me(&self) -> PartyIndex {
         self.party.index

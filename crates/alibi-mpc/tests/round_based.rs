@@ -8,15 +8,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alibi_mpc::delivery::delivery;
+use alibi_mpc::local::{prepare_all, register_parties};
 use alibi_mpc::net::{Net, NetConfig};
-use alibi_mpc::relay::Mode;
+use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::transport::{Delivery, MemoryTransport, Transport};
 use alibi_mpc::PartyIndex;
+use alibi_relay::local::LocalRelay;
 use round_based::rounds_router::simple_store::RoundInput;
 use round_based::rounds_router::RoundsRouter;
 use round_based::{Delivery as _, Mpc, MpcParty, Outgoing, ProtocolMessage, SinkExt};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::sync::atomic::Ordering;
 
 /// Joint randomness by commit and reveal: the framework's textbook protocol, with one
 /// point-to-point round added so that both kinds of message travel.
@@ -98,19 +101,28 @@ mod coin {
     }
 }
 
-/// Every party of `nets` tosses the coin; returns each outcome.
-async fn toss_all<T: Transport + 'static>(nets: Vec<Net<T>>) -> Vec<[u8; 32]> {
+/// Every party of `nets` tosses the coin; returns each outcome and the transports back.
+async fn toss<T: Transport + 'static>(
+    nets: Vec<Net<T>>,
+) -> (Vec<T>, Vec<Result<[u8; 32], coin::Failed>>) {
     let n = nets.len() as u16;
     let runs = nets.into_iter().enumerate().map(|(i, net)| {
         let party = MpcParty::connected(delivery::<T, coin::Msg>(&net));
-        let tasked = async move { coin::toss(party, i as u16, n, [i as u8 + 1; 32]).await };
-        tokio::spawn(tasked)
+        tokio::spawn(async move {
+            let r = coin::toss(party, i as u16, n, [i as u8 + 1; 32]).await;
+            (net.into_transport().ok().expect("the run is over"), r)
+        })
     });
     futures_util::future::join_all(runs)
         .await
         .into_iter()
-        .map(|r| r.expect("task").expect("toss"))
-        .collect()
+        .map(|r| r.expect("task"))
+        .unzip()
+}
+
+async fn toss_all<T: Transport + 'static>(nets: Vec<Net<T>>) -> Vec<[u8; 32]> {
+    let (_, results) = toss(nets).await;
+    results.into_iter().map(|r| r.expect("toss")).collect()
 }
 
 fn expected(n: u16) -> [u8; 32] {
@@ -165,5 +177,95 @@ async fn a_round_based_protocol_runs_unchanged_over_a_relay() {
             toss_all(nets).await.iter().all(|x| *x == expected(3)),
             "{mode}"
         );
+    }
+}
+
+fn relay_nets(
+    parties: Vec<RelayParty>,
+    session: [u8; 16],
+    timeout: Duration,
+) -> Vec<Net<RelayParty>> {
+    let indices: Vec<PartyIndex> = parties.iter().map(Transport::me).collect();
+    let config = NetConfig {
+        timeout,
+        reliable: true,
+    };
+    parties
+        .into_iter()
+        .map(|p| {
+            let party = p.party();
+            Net::new(p, party, session, &indices, config).expect("net")
+        })
+        .collect()
+}
+
+/// A relay that loses one delivery, at every position of the toss (n = 3), over pairwise and
+/// group channels: the lost part is asked for again, every party ends with the same outcome.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_single_lost_delivery_of_a_round_based_run_is_recovered() {
+    let relay = LocalRelay::start(Default::default()).await.expect("relay");
+    let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
+    let timeout = Duration::from_secs(2);
+    for mode in [Mode::Pairwise, Mode::Group] {
+        let parties = register_parties(&proxy.url, &[1, 2, 3], mode)
+            .await
+            .expect("parties");
+        let (parties, _) = prepare_all(parties).await.expect("prepare");
+        proxy.count_from_zero();
+        let (mut parties, clean) = toss(relay_nets(parties, [0xee; 16], timeout)).await;
+        assert!(clean.iter().all(Result::is_ok));
+        let total = proxy.deliveries.load(Ordering::SeqCst);
+        for k in 0..total {
+            proxy.rules.lock().expect("rules").drop_delivery = Some(k);
+            proxy.count_from_zero();
+            let session = [
+                k as u8, mode as u8, 0x5a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+            ];
+            let (back, results) = toss(relay_nets(parties, session, timeout)).await;
+            parties = back;
+            for r in results {
+                assert_eq!(
+                    r.expect("lost delivery recovered"),
+                    expected(3),
+                    "{mode}, {k}"
+                );
+            }
+        }
+        proxy.rules.lock().expect("rules").drop_delivery = None;
+    }
+}
+
+/// A relay that answers requests for party 2's bundle with party 3's: nobody encrypts to the
+/// impostor; the run fails as a transport fault, no party blamed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_substituted_bundle_fails_a_round_based_run_closed() {
+    let relay = LocalRelay::start(Default::default()).await.expect("relay");
+    let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
+    for mode in [Mode::Pairwise, Mode::Group] {
+        let parties = register_parties(&proxy.url, &[1, 2, 3], mode)
+            .await
+            .expect("parties");
+        let account = |i: usize| parties[i].messenger().account().to_string();
+        proxy.rules.lock().expect("rules").rewrite = vec![(
+            format!("/v2/keys/{}/", account(1)),
+            format!("/v2/keys/{}/", account(2)),
+        )];
+        let (_, results) = toss(relay_nets(parties, [8; 16], Duration::from_secs(2))).await;
+        for (i, r) in results.iter().enumerate() {
+            let e = r.as_ref().expect_err("nobody finishes");
+            assert!(
+                !e.0.contains("blamed") || e.0.contains("blamed: \n"),
+                "{mode}: party {}: {}",
+                i + 1,
+                e.0
+            );
+        }
+        assert!(
+            results.iter().any(|r| r
+                .as_ref()
+                .is_err_and(|e| e.0.contains("does not match its card"))),
+            "{mode}: {results:?}"
+        );
+        proxy.rules.lock().expect("rules").rewrite.clear();
     }
 }
