@@ -10,7 +10,8 @@
 //! * The round of a message is its [`round_based::ProtocolMessage::round`]; the bytes are its
 //!   postcard encoding.
 //! * A message that does not decode ends the run, naming its sender
-//!   ([`Fault::Malformed`]); every other failure is the [`Net`]'s.
+//!   ([`Fault::Malformed`]); every other failure is the [`Net`]'s. Frameworks keep only an
+//!   error's text: the typed error stays in [`Net::failure`].
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,18 +38,40 @@ where
     T: Transport + 'static,
     M: ProtocolMessage + Serialize + DeserializeOwned + Send + 'static,
 {
+    delivery_from(net, 0)
+}
+
+/// How many rounds one protocol of several on one net may use ([`delivery_from`]).
+pub const ROUNDS_PER_PROTOCOL: u16 = 0x100;
+
+/// [`delivery`] for the `k`-th of several protocols run one after another on one net (key
+/// generation, then auxiliary information): its rounds are `k * ROUNDS_PER_PROTOCOL +
+/// round`, and it hears only its own.
+pub fn delivery_from<T, M>(net: &Net<T>, k: u16) -> (Incomings<M>, Outgoings<M>)
+where
+    T: Transport + 'static,
+    M: ProtocolMessage + Serialize + DeserializeOwned + Send + 'static,
+{
+    let first = k.saturating_mul(ROUNDS_PER_PROTOCOL);
     let ids = Arc::new(AtomicU64::new(0));
     let incoming = futures_util::stream::unfold(net.clone(), move |net| {
         let ids = ids.clone();
         async move {
-            let next = receive::<T, M>(&net, &ids).await;
+            let next = receive::<T, M>(&net, &ids, first).await;
+            if let Err(e) = &next {
+                net.note_failure(e);
+            }
             Some((next, net))
         }
     });
-    let outgoing = futures_util::sink::unfold(net.clone(), |net, out: Outgoing<M>| async move {
-        send(&net, out).await?;
-        Ok::<_, Error>(net)
-    });
+    let outgoing =
+        futures_util::sink::unfold(net.clone(), move |net, out: Outgoing<M>| async move {
+            if let Err(e) = send(&net, out, first).await {
+                net.note_failure(&e);
+                return Err(e);
+            }
+            Ok::<_, Error>(net)
+        });
     (Box::pin(incoming), Box::pin(outgoing))
 }
 
@@ -56,8 +79,11 @@ where
 async fn receive<T: Transport, M: DeserializeOwned>(
     net: &Net<T>,
     ids: &AtomicU64,
+    first: u16,
 ) -> Result<Incoming<M>> {
-    let m = net.recv().await?;
+    let m = net
+        .recv_in(first..first.saturating_add(ROUNDS_PER_PROTOCOL))
+        .await?;
     let Some(sender) = net.position(m.sender) else {
         return Err(Error::Transport(format!(
             "party {} is not a participant",
@@ -86,8 +112,15 @@ async fn receive<T: Transport, M: DeserializeOwned>(
 async fn send<T: Transport, M: ProtocolMessage + Serialize>(
     net: &Net<T>,
     out: Outgoing<M>,
+    first: u16,
 ) -> Result<()> {
-    let round = out.msg.round();
+    if out.msg.round() >= ROUNDS_PER_PROTOCOL {
+        return Err(Error::Parameters(format!(
+            "round {} is past the {ROUNDS_PER_PROTOCOL} rounds a protocol may use",
+            out.msg.round()
+        )));
+    }
+    let round = first + out.msg.round();
     let bytes = crate::encode(&out.msg);
     match out.recipient {
         MessageDestination::AllParties => net.broadcast(round, bytes).await,

@@ -55,7 +55,7 @@ pub type PartyIndex = u16;
 pub type SessionId = [u8; 16];
 
 /// Errors of the MPC layer.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum Error {
     /// Bytes that do not decode.
     #[error("malformed: {0}")]

@@ -121,6 +121,8 @@ struct State<T> {
 /// documentation). Clones share the run: one can send while another waits in [`Net::recv`].
 pub struct Net<T: Transport> {
     state: Arc<Mutex<State<T>>>,
+    /// The first failure a protocol framework was handed (it may keep only its text).
+    failure: Arc<std::sync::Mutex<Option<Error>>>,
     mailbox: Mailbox,
     party: Arc<Party>,
     session: SessionId,
@@ -132,6 +134,7 @@ impl<T: Transport> Clone for Net<T> {
     fn clone(&self) -> Self {
         Self {
             state: self.state.clone(),
+            failure: self.failure.clone(),
             mailbox: self.mailbox.clone(),
             party: self.party.clone(),
             session: self.session,
@@ -177,6 +180,7 @@ impl<T: Transport> Net<T> {
         };
         Ok(Self {
             state: Arc::new(Mutex::new(state)),
+            failure: Arc::default(),
             mailbox,
             party: Arc::new(party),
             session,
@@ -190,6 +194,7 @@ impl<T: Transport> Net<T> {
     pub fn into_transport(self) -> core::result::Result<T, Self> {
         let Self {
             state,
+            failure,
             mailbox,
             party,
             session,
@@ -200,6 +205,7 @@ impl<T: Transport> Net<T> {
             Ok(state) => Ok(state.into_inner().transport),
             Err(state) => Err(Self {
                 state,
+                failure,
                 mailbox,
                 party,
                 session,
@@ -207,6 +213,22 @@ impl<T: Transport> Net<T> {
                 config,
             }),
         }
+    }
+
+    /// Records a failure handed to a protocol framework, which may keep only its text; the
+    /// first one counts.
+    pub fn note_failure(&self, e: &Error) {
+        let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert_with(|| e.clone());
+    }
+
+    /// The first failure recorded with [`Net::note_failure`]: when a protocol run over this
+    /// net fails, the typed reason (a transport fault, or a party named).
+    pub fn failure(&self) -> Option<Error> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// This party's index.
@@ -374,16 +396,19 @@ impl<T: Transport> Net<T> {
     /// [`Error::Stopped`] when a participant stopped the run, and [`Error::Aborted`] when the
     /// reliable broadcast proves a participant equivocated.
     pub async fn recv(&self) -> Result<Message> {
-        self.recv_in(None).await
+        self.recv_in(0..ECHO).await
     }
 
     /// The next message of `round`; messages of other rounds stay for later calls. The same
     /// failures as [`Net::recv`].
     pub async fn recv_round(&self, round: u16) -> Result<Message> {
-        self.recv_in(Some(round)).await
+        self.recv_in(round..round.saturating_add(1)).await
     }
 
-    async fn recv_in(&self, only: Option<u16>) -> Result<Message> {
+    /// The next message of a round in `rounds` (a protocol run after another on one net takes
+    /// its own range); messages of other rounds stay. The same failures as [`Net::recv`].
+    pub async fn recv_in(&self, rounds: core::ops::Range<u16>) -> Result<Message> {
+        let only = rounds.start..rounds.end.min(ECHO);
         let want_after =
             (self.config.timeout / 10).clamp(Duration::from_millis(100), Duration::from_secs(1));
         let start = Instant::now();
@@ -399,7 +424,7 @@ impl<T: Transport> Net<T> {
             notified.as_mut().enable();
             let wake = {
                 let mut s = self.state.lock().await;
-                if let Some(m) = self.try_recv(&mut s, only).await? {
+                if let Some(m) = self.try_recv(&mut s, only.clone()).await? {
                     s.progress = Instant::now();
                     s.asked = 0;
                     return Ok(m);
@@ -501,7 +526,11 @@ impl<T: Transport> Net<T> {
 
     /// The next deliverable message, if any; in reliable mode also sends a round's echo once
     /// all its broadcasts are here, and settles the round once all echoes are.
-    async fn try_recv(&self, s: &mut State<T>, only: Option<u16>) -> Result<Option<Message>> {
+    async fn try_recv(
+        &self,
+        s: &mut State<T>,
+        only: core::ops::Range<u16>,
+    ) -> Result<Option<Message>> {
         let notices = self.mailbox.stop_notices(self.session);
         if !notices.is_empty() {
             // Passed on: the stopper's own notices may not have reached everyone.
@@ -525,11 +554,7 @@ impl<T: Transport> Net<T> {
             });
         }
         let filed = self.mailbox.filed(self.session);
-        let rounds = match only {
-            Some(r) => (r, 0)..(r.saturating_add(1).min(ECHO), 0),
-            None => (0, 0)..(ECHO, 0),
-        };
-        for (&(round, sender), slot) in filed.range(rounds) {
+        for (&(round, sender), slot) in filed.range((only.start, 0)..(only.end, 0)) {
             if sender == self.me() || !self.participants.contains(&sender) {
                 continue;
             }
