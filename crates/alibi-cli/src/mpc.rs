@@ -32,6 +32,8 @@ use crate::report::{say, Format};
 use crate::rng::os_rng;
 use crate::say;
 
+mod threshold;
+
 /// What `sign` writes.
 const SIGNATURE: Kind = Kind::Data("a signature");
 
@@ -103,9 +105,14 @@ pub enum Cmd {
         /// The group file (from `mpc group`)
         #[arg(long, value_name = "FILE")]
         group: PathBuf,
-        /// Where to write the 48-byte group public key (compressed G1)
+        /// Where to write the group public key: 48 bytes (compressed G1) for bls, 32 for
+        /// frost-ed25519 (Ed25519) and frost-secp256k1-tr (x-only BIP-340), 33 for
+        /// ecdsa-secp256k1 (compressed SEC1)
         #[arg(long, value_name = "FILE")]
         pk_out: PathBuf,
+        /// The threshold scheme
+        #[arg(long, value_enum, default_value_t = SchemeArg::Bls)]
+        scheme: SchemeArg,
         /// A name for this key generation, the same for every party; a run after a failed or
         /// replaced one needs a new name, or messages of the old run the relay still holds would
         /// count as this run's [default: the group's first key generation]
@@ -144,16 +151,20 @@ pub enum Cmd {
         /// A name for this signing run, the same for every signer (new for every message)
         #[arg(long, value_name = "ID")]
         session: String,
-        /// Where to write the 96-byte signature (- for stdout)
+        /// Where to write the signature (- for stdout): 96 bytes for bls, 64 for the others
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        /// The threshold scheme (the one key generation ran)
+        #[arg(long, value_enum, default_value_t = SchemeArg::Bls)]
+        scheme: SchemeArg,
         /// Replace a file that already exists at --out (never one that holds a secret key, a
         /// keyfile, a store or a manager's or party's state, nor an input)
         #[arg(long)]
         force: bool,
         /// Exactly who must sign, by name (each of them must run this; the others are not
-        /// waited for) [default: any t+1 of the parties key generation did not exclude, the
-        /// first to answer; those not heard from are not named]
+        /// waited for) [default for bls: any t+1 of the parties key generation did not exclude,
+        /// the first to answer; those not heard from are not named. The other schemes sign
+        /// with exactly t+1 parties: name them, unless key generation had only t+1]
         #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
         signers: Option<Vec<String>>,
         #[command(flatten)]
@@ -163,17 +174,36 @@ pub enum Cmd {
         #[command(flatten)]
         format: Format,
     },
-    /// Plain BLS verification under the group key: exit 0 if valid, 1 if not
+    /// Standard verification under the group key (plain BLS; Ed25519 by ed25519-dalek's strict
+    /// rules; BIP-340 and ECDSA by k256): exit 0 if valid, 1 if not
     Verify {
-        /// The 48-byte group public key (compressed G1)
+        /// The group public key (as `keygen --pk-out` wrote it)
         #[arg(long, value_name = "FILE")]
         pk: PathBuf,
         /// The message
         #[arg(long, value_name = "FILE")]
         msg: PathBuf,
-        /// The 96-byte signature (compressed G2)
+        /// The signature (96 bytes for bls, 64 for the others)
         #[arg(long, value_name = "FILE")]
         sig: PathBuf,
+        /// The threshold scheme
+        #[arg(long, value_enum, default_value_t = SchemeArg::Bls)]
+        scheme: SchemeArg,
+        #[command(flatten)]
+        format: Format,
+    },
+    /// Precompute the two safe primes an ecdsa-secp256k1 key generation needs for this party's
+    /// Paillier key (the slow step: seconds to minutes), sealed in DIR/primes.sealed under the
+    /// passphrase; the next `keygen --scheme ecdsa-secp256k1` uses and deletes them
+    Aux {
+        /// The party's directory (from `mpc init`)
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+        /// Replace primes already waiting in DIR
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        passphrase: PassphraseArgs,
         #[command(flatten)]
         format: Format,
     },
@@ -323,6 +353,33 @@ impl RunArgs {
     }
 }
 
+/// `--scheme`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchemeArg {
+    /// Threshold BLS (BLS12-381, G2 signatures), alibi's own protocol with identifiable abort
+    Bls,
+    /// FROST(Ed25519, SHA-512) of RFC 9591 (givre): Ed25519 signatures
+    FrostEd25519,
+    /// FROST over secp256k1 with BIP-340 challenges and the BIP-341 key tweak (givre):
+    /// BIP-340 Schnorr signatures under an x-only taproot key
+    FrostSecp256k1Tr,
+    /// CGGMP21 threshold ECDSA over secp256k1 (cggmp21): ECDSA over SHA-256, r || s, low S
+    EcdsaSecp256k1,
+}
+
+impl SchemeArg {
+    /// The scheme of an established crate, or `None` for BLS.
+    fn threshold(self) -> Option<alibi_mpc::threshold::Scheme> {
+        use alibi_mpc::threshold::Scheme;
+        match self {
+            SchemeArg::Bls => None,
+            SchemeArg::FrostEd25519 => Some(Scheme::FrostEd25519),
+            SchemeArg::FrostSecp256k1Tr => Some(Scheme::FrostSecp256k1Tr),
+            SchemeArg::EcdsaSecp256k1 => Some(Scheme::EcdsaSecp256k1),
+        }
+    }
+}
+
 /// The transports of the experiment.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
@@ -377,6 +434,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             dir,
             group,
             pk_out,
+            scheme,
             session,
             #[cfg(adversary)]
             misbehave,
@@ -384,7 +442,19 @@ pub fn run(cmd: Cmd) -> CmdResult {
             force,
             passphrase,
             format,
-        } => keygen(
+        } => match scheme.threshold() {
+            Some(scheme) => threshold::keygen(
+                scheme,
+                &dir,
+                &group,
+                &pk_out,
+                session.as_deref(),
+                &run,
+                force,
+                &passphrase,
+                format,
+            ),
+            None => keygen(
             &dir,
             &group,
             &pk_out,
@@ -395,7 +465,8 @@ pub fn run(cmd: Cmd) -> CmdResult {
             force,
             &passphrase,
             format,
-        ),
+            ),
+        },
         Cmd::Sign {
             dir,
             group,
@@ -407,7 +478,21 @@ pub fn run(cmd: Cmd) -> CmdResult {
             run,
             passphrase,
             format,
-        } => sign(
+            scheme,
+        } => match scheme.threshold() {
+            Some(scheme) => threshold::sign(
+                scheme,
+                &dir,
+                &group,
+                &msg,
+                &session,
+                (&out, force),
+                signers,
+                &run,
+                &passphrase,
+                format,
+            ),
+            None => sign(
             &dir,
             &group,
             &msg,
@@ -417,13 +502,24 @@ pub fn run(cmd: Cmd) -> CmdResult {
             &run,
             &passphrase,
             format,
-        ),
+            ),
+        },
         Cmd::Verify {
             pk,
             msg,
             sig,
+            scheme,
             format,
-        } => verify(&pk, &msg, &sig, format),
+        } => match scheme.threshold() {
+            Some(scheme) => threshold::verify(scheme, &pk, &msg, &sig, format),
+            None => verify(&pk, &msg, &sig, format),
+        },
+        Cmd::Aux {
+            dir,
+            force,
+            passphrase,
+            format,
+        } => threshold::aux(&dir, force, &passphrase, format),
         Cmd::Bench {
             parties,
             delays,

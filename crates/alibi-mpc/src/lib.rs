@@ -108,6 +108,11 @@ pub enum Error {
         /// The parties whose closed notice reached this one, in index order.
         by: Vec<PartyIndex>,
     },
+    /// A protocol from another crate (FROST, CGGMP21: [`threshold`]) aborted, in its own words,
+    /// which name the parties it blames by their position in the run (0 for the first
+    /// participant) when it identifies any.
+    #[error("the protocol aborted: {0}")]
+    Protocol(String),
     /// Too few signers signed what this one signs: the others hold another message, or a share
     /// of another key generation. No party is blamed: nothing shows who is out of date.
     #[error("signers disagree: {}", disagreements(disagreeing))]
