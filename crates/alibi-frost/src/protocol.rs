@@ -163,6 +163,8 @@ fn classify<P: Mpc>(err: &(dyn StdError + 'static)) -> Error {
     if transport {
         Error::Transport(text)
     } else {
-        Error::Protocol(text)
+        // Some aborts keep their blame out of the text ("round1 wasn't reliable"); the Debug
+        // form names the parties. Neither error type holds secret values.
+        Error::Protocol(format!("{text} ({err:?})"))
     }
 }
