@@ -2,7 +2,7 @@
 //! follow the protocol makes the others abort with the protocol's own blame.
 
 use alibi_frost::suite::Ed25519;
-use alibi_frost::{keygen, Error, KeygenMsg, OsRng};
+use alibi_frost::{keygen, sign, Error, KeygenMsg, OsRng, SignMsg};
 use round_based::{Incoming, MpcParty, Outgoing};
 
 #[tokio::test]
@@ -34,4 +34,21 @@ fn a_party_off_the_protocol_is_blamed() {
             other => panic!("expected a protocol abort, got {other:?}"),
         }
     }
+}
+
+#[tokio::test]
+async fn a_signing_delivery_that_ends_is_a_transport_fault() {
+    let shares = round_based::sim::run(2, |i, party| async move {
+        keygen::<Ed25519, _, _>(party, b"pair", i, 2, 2, &mut OsRng).await
+    })
+    .expect("simulation")
+    .expect_ok()
+    .into_vec();
+    let incoming = futures_util::stream::empty::<
+        Result<Incoming<SignMsg<Ed25519>>, std::convert::Infallible>,
+    >();
+    let outgoing = futures_util::sink::drain::<Outgoing<SignMsg<Ed25519>>>();
+    let party = MpcParty::connected((incoming, outgoing));
+    let out = sign::<Ed25519, _, _>(party, &shares[1], &[0, 1], 1, b"m", &mut OsRng).await;
+    assert!(matches!(out, Err(Error::Transport(_))), "{out:?}");
 }
