@@ -38,24 +38,43 @@ fn make<C: FrostSuite>() -> [Vec<u8>; 2] {
 
 fn samples() -> &'static Vec<Vec<u8>> {
     static S: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
-    S.get_or_init(|| make::<Ed25519>().into_iter().chain(make::<Secp256k1Tr>()).collect())
+    S.get_or_init(|| {
+        make::<Ed25519>()
+            .into_iter()
+            .chain(make::<Secp256k1Tr>())
+            .collect()
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
     let samples = samples();
     let bytes = alibi_fuzz::input(data, samples);
-    let which = data.first().map_or(0, |m| usize::from(m.wrapping_sub(1)) % samples.len());
+    let which = data
+        .first()
+        .map_or(0, |m| usize::from(m.wrapping_sub(1)) % samples.len());
     if which % 2 == 0 {
         if let Ok(share) = KeyShare::from_bytes(&bytes) {
-            let again = KeyShare::from_bytes(&share.to_bytes()).expect("a decoded share re-encodes");
+            let again =
+                KeyShare::from_bytes(&share.to_bytes()).expect("a decoded share re-encodes");
             assert_eq!(again.public_key(), share.public_key());
-            assert_eq!((again.index(), again.threshold()), (share.index(), share.threshold()));
+            assert_eq!(
+                (again.index(), again.threshold()),
+                (share.index(), share.threshold())
+            );
         }
         return;
     }
-    let scheme = if which < 2 { Scheme::Ed25519 } else { Scheme::Secp256k1Tr };
+    let scheme = if which < 2 {
+        Scheme::Ed25519
+    } else {
+        Scheme::Secp256k1Tr
+    };
     let (pk, sig) = bytes.split_at(bytes.len().min(32));
     if alibi_frost::verify(scheme, pk, b"fuzz", sig).is_ok() {
-        assert_eq!(&bytes[..], &samples[which][..], "only the sample's signature verifies");
+        assert_eq!(
+            &bytes[..],
+            &samples[which][..],
+            "only the sample's signature verifies"
+        );
     }
 });

@@ -34,7 +34,10 @@ fn run<C: FrostSuite>(n: u16, threshold: u16, msg: &[u8]) -> Result<(Vec<KeyShar
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let scheme: Scheme = args.first().map_or("frost-ed25519", String::as_str).parse()?;
+    let scheme: Scheme = args
+        .first()
+        .map_or("frost-ed25519", String::as_str)
+        .parse()?;
     let n: u16 = args.get(1).map_or(Ok(3), |a| a.parse())?;
     let threshold: u16 = args.get(2).map_or(Ok(2), |a| a.parse())?;
     let msg = b"hello from alibi-frost";

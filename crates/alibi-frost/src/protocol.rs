@@ -96,9 +96,8 @@ where
         return Err(Error::Protocol("unexpected signature size".into()));
     }
     sig.write_to_slice(&mut bytes);
-    verify(C::SCHEME, &share.public_key(), msg, &bytes).map_err(|e| {
-        Error::Protocol(format!("the aggregated signature does not verify ({e})"))
-    })?;
+    verify(C::SCHEME, &share.public_key(), msg, &bytes)
+        .map_err(|e| Error::Protocol(format!("the aggregated signature does not verify ({e})")))?;
     Ok(Signature::new(C::SCHEME, bytes))
 }
 

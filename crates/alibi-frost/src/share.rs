@@ -162,11 +162,7 @@ fn standard_public_key<C: FrostSuite>(pk: NonZero<Point<C::Curve>>) -> Result<Ve
 
 impl fmt::Debug for KeyShare {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let hex: String = self
-            .public_key
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hex: String = self.public_key.iter().map(|b| format!("{b:02x}")).collect();
         f.debug_struct("KeyShare")
             .field("scheme", &self.scheme())
             .field("index", &self.index())

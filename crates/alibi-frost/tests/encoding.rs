@@ -54,12 +54,18 @@ fn every_flipped_bit_is_refused() {
         for bit in 0..64 * 8 {
             let mut sig = f.sig;
             sig[bit / 8] ^= 1 << (bit % 8);
-            assert!(verify(scheme, &f.public_key, MSG, &sig).is_err(), "{scheme} sig bit {bit}");
+            assert!(
+                verify(scheme, &f.public_key, MSG, &sig).is_err(),
+                "{scheme} sig bit {bit}"
+            );
         }
         for bit in 0..32 * 8 {
             let mut pk = f.public_key.clone();
             pk[bit / 8] ^= 1 << (bit % 8);
-            assert!(verify(scheme, &pk, MSG, &f.sig).is_err(), "{scheme} key bit {bit}");
+            assert!(
+                verify(scheme, &pk, MSG, &f.sig).is_err(),
+                "{scheme} key bit {bit}"
+            );
         }
         for bit in 0..MSG.len() * 8 {
             let mut msg = MSG.to_vec();
@@ -83,7 +89,10 @@ fn wrong_lengths_and_the_other_scheme_are_refused() {
                 Err(Error::Length(_))
             ));
             let pk = vec![7u8; len];
-            assert!(matches!(verify(scheme, &pk, MSG, &f.sig), Err(Error::Length(_))));
+            assert!(matches!(
+                verify(scheme, &pk, MSG, &f.sig),
+                Err(Error::Length(_))
+            ));
         }
     }
     let (ed, tr) = (fixture(Scheme::Ed25519), fixture(Scheme::Secp256k1Tr));
@@ -99,7 +108,10 @@ fn scheme_names_round_trip() {
     }
     assert_eq!(Scheme::Ed25519.name(), "frost-ed25519");
     assert_eq!(Scheme::Secp256k1Tr.name(), "frost-secp256k1-tr");
-    assert!(matches!("bls".parse::<Scheme>(), Err(Error::UnknownScheme(_))));
+    assert!(matches!(
+        "bls".parse::<Scheme>(),
+        Err(Error::UnknownScheme(_))
+    ));
 }
 
 #[test]
@@ -109,7 +121,10 @@ fn every_truncation_of_a_share_is_refused() {
         let share = KeyShare::from_bytes(bytes).expect("whole share decodes");
         assert_eq!((share.scheme(), share.index()), (scheme, 1));
         for len in 0..bytes.len() {
-            assert!(KeyShare::from_bytes(&bytes[..len]).is_err(), "{scheme} {len}");
+            assert!(
+                KeyShare::from_bytes(&bytes[..len]).is_err(),
+                "{scheme} {len}"
+            );
         }
     }
 }

@@ -130,9 +130,7 @@ fn share_refused_by_the_other_scheme_and_bad_signer_lists() {
     }
     let wrong = round_based::sim::run(2, |j, party| {
         let share = &shares[usize::from(j)];
-        async move {
-            sign::<Secp256k1Tr, _, _>(party, share, &[0, 1], j, b"m", &mut OsRng).await
-        }
+        async move { sign::<Secp256k1Tr, _, _>(party, share, &[0, 1], j, b"m", &mut OsRng).await }
     })
     .expect("simulation")
     .into_vec();
