@@ -1,0 +1,173 @@
+//! Key generation and signing in round-based's simulator, for both schemes, the signatures checked
+//! by ed25519-dalek's strict verification and k256's BIP-340 verification directly.
+
+use alibi_frost::suite::{Ed25519, Secp256k1Tr};
+use alibi_frost::{keygen, sign, verify, Error, FrostSuite, KeyShare, OsRng, Scheme, Signature};
+
+/// Every party's share of one simulated key generation.
+fn run_keygen<C: FrostSuite>(n: u16, threshold: u16, session: &[u8]) -> Vec<KeyShare> {
+    round_based::sim::run(n, |i, party| async move {
+        keygen::<C, _, _>(party, session, i, n, threshold, &mut OsRng).await
+    })
+    .expect("simulation")
+    .expect_ok()
+    .into_vec()
+}
+
+/// The signature of the signers `signers` (key-generation indices), which must all agree.
+fn run_sign<C: FrostSuite>(shares: &[KeyShare], signers: &[u16], msg: &[u8]) -> Signature {
+    let count = u16::try_from(signers.len()).expect("few signers");
+    round_based::sim::run(count, |j, party| {
+        let share = &shares[usize::from(signers[usize::from(j)])];
+        async move { sign::<C, _, _>(party, share, signers, j, msg, &mut OsRng).await }
+    })
+    .expect("simulation")
+    .expect_ok()
+    .expect_eq()
+}
+
+/// The independent verifiers, called directly rather than through `alibi_frost::verify`.
+fn independent_check(scheme: Scheme, pk: &[u8], msg: &[u8], sig: &[u8; 64]) {
+    match scheme {
+        Scheme::Ed25519 => {
+            let key = ed25519_dalek::VerifyingKey::from_bytes(pk.try_into().expect("32 bytes"))
+                .expect("Ed25519 key");
+            let sig = ed25519_dalek::Signature::from_bytes(sig);
+            key.verify_strict(msg, &sig).expect("ed25519-dalek strict");
+        }
+        Scheme::Secp256k1Tr => {
+            let key = k256::schnorr::VerifyingKey::from_bytes(pk).expect("BIP-340 key");
+            let sig = k256::schnorr::Signature::try_from(&sig[..]).expect("BIP-340 sig");
+            key.verify_raw(msg, &sig).expect("k256 BIP-340");
+        }
+    }
+}
+
+fn keygen_then_sign<C: FrostSuite>(n: u16, threshold: u16, subsets: &[&[u16]]) {
+    let shares = run_keygen::<C>(n, threshold, b"test session");
+    let pk = shares[0].public_key();
+    assert_eq!(pk.len(), 32);
+    for (i, share) in shares.iter().enumerate() {
+        assert_eq!(share.scheme(), C::SCHEME);
+        assert_eq!(usize::from(share.index()), i);
+        assert_eq!((share.n(), share.threshold()), (n, threshold));
+        assert_eq!(share.public_key(), pk, "every party has the same group key");
+    }
+    for (k, signers) in subsets.iter().enumerate() {
+        let msg = format!("message {k} for {}", C::SCHEME);
+        let sig = run_sign::<C>(&shares, signers, msg.as_bytes());
+        assert_eq!(sig.scheme(), C::SCHEME);
+        independent_check(C::SCHEME, &pk, msg.as_bytes(), sig.as_bytes());
+        verify(C::SCHEME, &pk, msg.as_bytes(), sig.as_bytes()).expect("verify");
+        assert!(matches!(
+            verify(C::SCHEME, &pk, b"another message", sig.as_bytes()),
+            Err(Error::InvalidSignature)
+        ));
+    }
+}
+
+#[test]
+fn ed25519_3_parties_2_signers() {
+    keygen_then_sign::<Ed25519>(3, 2, &[&[0, 1], &[2, 0]]);
+}
+
+#[test]
+fn ed25519_5_parties_3_signers() {
+    keygen_then_sign::<Ed25519>(5, 3, &[&[0, 2, 4], &[3, 1, 2]]);
+}
+
+#[test]
+fn secp256k1_tr_3_parties_2_signers() {
+    keygen_then_sign::<Secp256k1Tr>(3, 2, &[&[1, 2], &[2, 0]]);
+}
+
+#[test]
+fn secp256k1_tr_5_parties_3_signers() {
+    keygen_then_sign::<Secp256k1Tr>(5, 3, &[&[4, 3, 0], &[1, 2, 3]]);
+}
+
+#[test]
+fn key_share_round_trip_signs_again() {
+    let shares = run_keygen::<Secp256k1Tr>(3, 2, b"round trip");
+    let decoded: Vec<KeyShare> = shares
+        .iter()
+        .map(|s| KeyShare::from_bytes(&s.to_bytes()).expect("decode"))
+        .collect();
+    for (a, b) in shares.iter().zip(&decoded) {
+        assert_eq!(a.public_key(), b.public_key());
+        assert_eq!(
+            (a.scheme(), a.index(), a.n(), a.threshold()),
+            (b.scheme(), b.index(), b.n(), b.threshold())
+        );
+        assert_eq!(*a.to_bytes(), *b.to_bytes(), "encoding is stable");
+    }
+    let sig = run_sign::<Secp256k1Tr>(&decoded, &[2, 1], b"after decoding");
+    independent_check(
+        Scheme::Secp256k1Tr,
+        &shares[0].public_key(),
+        b"after decoding",
+        sig.as_bytes(),
+    );
+}
+
+#[test]
+fn share_refused_by_the_other_scheme_and_bad_signer_lists() {
+    let shares = run_keygen::<Ed25519>(3, 2, b"params");
+    let sim = |signers: Vec<u16>| {
+        round_based::sim::run(2, |j, party| {
+            let signers = signers.clone();
+            let share = &shares[0];
+            async move { sign::<Ed25519, _, _>(party, share, &signers, j, b"m", &mut OsRng).await }
+        })
+        .expect("simulation")
+        .into_vec()
+    };
+    // Too few, duplicated, out of range, and my position not holding my index.
+    for signers in [vec![0], vec![0, 0], vec![0, 7], vec![1, 2]] {
+        for out in sim(signers.clone()) {
+            assert!(matches!(out, Err(Error::Params(_))), "{signers:?}: {out:?}");
+        }
+    }
+    let wrong = round_based::sim::run(2, |j, party| {
+        let share = &shares[usize::from(j)];
+        async move { sign::<Secp256k1Tr, _, _>(party, share, &[0, 1], j, b"m", &mut OsRng).await }
+    })
+    .expect("simulation")
+    .into_vec();
+    for out in wrong {
+        assert!(matches!(
+            out,
+            Err(Error::SchemeMismatch {
+                expected: Scheme::Secp256k1Tr,
+                got: Scheme::Ed25519
+            })
+        ));
+    }
+}
+
+#[test]
+fn keygen_parameters_refused() {
+    for (n, t) in [(3u16, 1u16), (3, 4), (1, 1)] {
+        let outs = round_based::sim::run(n, |i, party| async move {
+            keygen::<Ed25519, _, _>(party, b"bad", i, n, t, &mut OsRng).await
+        })
+        .expect("simulation")
+        .into_vec();
+        for out in outs {
+            assert!(matches!(out, Err(Error::Params(_))), "n={n} t={t}");
+        }
+    }
+}
+
+#[test]
+fn debug_prints_no_secret() {
+    let shares = run_keygen::<Ed25519>(2, 2, b"debug");
+    let shown = format!("{:?}", shares[0]);
+    assert!(shown.contains("frost") || shown.contains("Ed25519"));
+    let encoded = shares[0].to_bytes();
+    let json: serde_json::Value = serde_json::from_slice(&encoded[6..]).expect("json");
+    // The secret share is the JSON's `x`; it must not appear in the Debug output.
+    let x_hex = json["x"].as_str().expect("x is a hex string");
+    assert!(x_hex.len() >= 64);
+    assert!(!shown.contains(x_hex));
+}
