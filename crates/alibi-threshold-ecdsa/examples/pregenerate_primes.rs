@@ -21,14 +21,22 @@ fn main() {
     };
     for party in 0..count {
         let primes = generate_primes(&mut OsRng, |event| match event {
-            PrimeProgress::Started { bits } => eprintln!("party {party}: two {bits}-bit safe primes"),
-            PrimeProgress::Searching { index, candidates, elapsed } => {
+            PrimeProgress::Started { bits } => {
+                eprintln!("party {party}: two {bits}-bit safe primes")
+            }
+            PrimeProgress::Searching {
+                index,
+                candidates,
+                elapsed,
+            } => {
                 eprintln!("party {party}: prime {index}: {candidates} candidates, {elapsed:.1?}")
             }
             PrimeProgress::Found { index, elapsed } => {
                 eprintln!("party {party}: prime {index} found after {elapsed:.1?}")
             }
-            PrimeProgress::Finished { elapsed } => eprintln!("party {party}: done in {elapsed:.1?}"),
+            PrimeProgress::Finished { elapsed } => {
+                eprintln!("party {party}: done in {elapsed:.1?}")
+            }
         });
         println!("{}", hex::encode(&*primes.to_bytes()));
     }

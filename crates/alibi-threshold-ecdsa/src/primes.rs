@@ -116,7 +116,9 @@ impl Primes {
         };
         let ok = |x: &Integer| x.significant_bits() == PRIME_BITS && x.is_odd();
         if !ok(&primes.p) || !ok(&primes.q) || primes.p == primes.q {
-            return Err(Error::Malformed("primes: not two distinct odd numbers of PRIME_BITS"));
+            return Err(Error::Malformed(
+                "primes: not two distinct odd numbers of PRIME_BITS",
+            ));
         }
         Ok(primes)
     }

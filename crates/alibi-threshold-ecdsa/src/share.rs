@@ -77,7 +77,9 @@ impl KeyShare {
     /// and the same `n` parties.
     pub fn from_parts(core: CoreShare, mut aux: AuxInfo) -> Result<Self, Error> {
         if core.index() != aux.index() {
-            return Err(Error::Parameters("core share and aux info of different parties"));
+            return Err(Error::Parameters(
+                "core share and aux info of different parties",
+            ));
         }
         // AuxInfo overwrites its primes on drop, so its fields are taken rather than moved.
         let aux = DirtyAuxInfo {

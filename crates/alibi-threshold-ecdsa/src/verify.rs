@@ -10,14 +10,17 @@ use crate::{Error, PUBLIC_KEY_LEN, SIGNATURE_LEN};
 /// Parses a 33-byte compressed public key and a 64-byte `r || s` signature.
 fn parse(public_key: &[u8], sig: &[u8]) -> Result<(VerifyingKey, Signature), Error> {
     if public_key.len() != PUBLIC_KEY_LEN {
-        return Err(Error::Malformed("public key: not 33 bytes (SEC1 compressed)"));
+        return Err(Error::Malformed(
+            "public key: not 33 bytes (SEC1 compressed)",
+        ));
     }
     if sig.len() != SIGNATURE_LEN {
         return Err(Error::Malformed("signature: not 64 bytes"));
     }
     let key = VerifyingKey::from_sec1_bytes(public_key)
         .map_err(|_| Error::Malformed("public key: not a point of secp256k1"))?;
-    let sig = Signature::from_slice(sig).map_err(|_| Error::Malformed("signature: r or s out of range"))?;
+    let sig = Signature::from_slice(sig)
+        .map_err(|_| Error::Malformed("signature: r or s out of range"))?;
     Ok((key, sig))
 }
 
