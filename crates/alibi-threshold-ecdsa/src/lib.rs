@@ -1,0 +1,124 @@
+//! # alibi-threshold-ecdsa
+//!
+//! Threshold ECDSA over secp256k1 for alibi: the CGGMP21 protocol of the established
+//! [`cggmp21`] crate (0.6), run per party over any `round-based` 0.4 [`Delivery`], so the same
+//! code runs in a simulation (the tests) and over alibi's channels (the MPC layer's adapter).
+//!
+//! A key is made and used in four steps, each party running its own:
+//!
+//! 1. [`generate_primes`]: two safe primes of 1536 bits for the party's Paillier key, the slow
+//!    step (tens of seconds to minutes), reporting [`PrimeProgress`] through a callback. It needs
+//!    no other party, so it can run ahead of time: [`Primes::to_bytes`] caches the result.
+//! 2. [`keygen`]: the threshold key generation (`min_signers`-out-of-`n`), giving a
+//!    [`CoreShare`]: the secret share and every party's public share.
+//! 3. [`aux_info_gen`]: the auxiliary information (every party's Paillier and ring-Pedersen
+//!    parameters with their proofs), consuming the party's [`Primes`]; independent of the key, it
+//!    may run before or after [`keygen`].
+//! 4. [`KeyShare::from_parts`] joins both; [`sign`] (or [`sign_prehash`]) then runs between
+//!    exactly `min_signers` of the `n` parties and returns a 64-byte `r || s` signature, low-S
+//!    normalized, which [`verify`] checks with k256's ECDSA verifier (not with cggmp21).
+//!
+//! Every step takes caller-given session bytes, from which it derives cggmp21's execution id
+//! (domain-separated per step), so that messages of two sessions never mix; the parties of one
+//! session must give the same bytes.
+//!
+//! **Messages.** [`KeygenMsg`], [`AuxMsg`] and [`SigningMsg`] are cggmp21's own message types
+//! (serde-serializable); a transport carries them as they are. Party indices on the delivery are
+//! the keygen indices `0..n` for [`keygen`] and [`aux_info_gen`], and the positions `0..t` in the
+//! signer list for [`sign`].
+//!
+//! **Randomness.** cggmp21 takes `rand_core` 0.6's traits (the workspace's own `rand_core` is
+//! 0.10), so every RNG argument here is a [`rand_core::RngCore`] `+` [`rand_core::CryptoRng`] of
+//! 0.6, re-exported as [`rand_core`]; [`rand_core::OsRng`] is the usual choice.
+//!
+//! **Aborts.** cggmp21 aborts identifiably where it can: a failed proof or check names the
+//! parties it blames; [`Error::Protocol`] carries cggmp21's whole error chain, that blame
+//! included.
+//!
+//! **Build cost.** cggmp21 computes Paillier arithmetic with GMP (through `rug` and
+//! `gmp-mpfr-sys`, which builds GMP from source and needs `m4`); docs/mpc.md states the cost.
+//!
+//! ```no_run
+//! # async fn run(delivery: impl round_based::Delivery<alibi_threshold_ecdsa::SigningMsg>,
+//! #              share: alibi_threshold_ecdsa::KeyShare) -> Result<(), alibi_threshold_ecdsa::Error> {
+//! use alibi_threshold_ecdsa::{rand_core::OsRng, sign, verify};
+//! // Parties 0 and 2 of a 2-out-of-3 key sign together; this process is one of them.
+//! let sig = sign(&mut OsRng, b"session 7", &share, &[0, 2], b"hello", delivery).await?;
+//! verify(&share.public_key(), b"hello", &sig)?;
+//! # Ok(()) }
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
+
+mod codec;
+mod primes;
+mod protocol;
+mod share;
+mod verify;
+
+pub use primes::{generate_primes, PrimeProgress, Primes, PRIME_BITS, PROGRESS_INTERVAL};
+pub use protocol::{aux_info_gen, keygen, sign, sign_prehash};
+pub use share::{AuxInfo, CoreShare, KeyShare};
+pub use verify::{verify, verify_prehash};
+
+/// `rand_core` 0.6, whose traits every RNG argument of this crate takes (cggmp21's version).
+pub use rand_core_06 as rand_core;
+/// The `round-based` 0.4 framework whose [`Delivery`] the protocols run over.
+pub use round_based;
+pub use round_based::Delivery;
+
+/// The curve: secp256k1, as cggmp21 names it.
+pub type Curve = cggmp21::supported_curves::Secp256k1;
+/// cggmp21's security level used throughout (its default, 128-bit).
+pub type Security = cggmp21::security_level::SecurityLevel128;
+/// The hash cggmp21 uses inside its protocols (its default, SHA-256 of `sha2` 0.10).
+pub type ProtocolDigest = sha2_010::Sha256;
+
+/// A message of the key generation ([`keygen`]).
+pub type KeygenMsg = cggmp21::keygen::ThresholdMsg<Curve, Security, ProtocolDigest>;
+/// A message of the auxiliary info generation ([`aux_info_gen`]).
+pub type AuxMsg = cggmp21::key_refresh::AuxOnlyMsg<ProtocolDigest, Security>;
+/// A message of the signing ([`sign`], [`sign_prehash`]).
+pub type SigningMsg = cggmp21::signing::msg::Msg<Curve, ProtocolDigest>;
+
+/// Length of a signature: `r || s`, 32 bytes each, big-endian.
+pub const SIGNATURE_LEN: usize = 64;
+/// Length of a public key: SEC1 compressed.
+pub const PUBLIC_KEY_LEN: usize = 33;
+
+/// What can go wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bytes that do not decode: a key share, primes, public key or signature of the wrong
+    /// length, version or contents (the reason says which).
+    #[error("malformed input: {0}")]
+    Malformed(&'static str),
+    /// The signature does not verify under the public key.
+    #[error("invalid signature")]
+    InvalidSignature,
+    /// Arguments that cannot make a session: an index out of range, a signer list of the wrong
+    /// size, with duplicates or without this party, a share and aux info of different parties.
+    #[error("invalid parameters: {0}")]
+    Parameters(&'static str),
+    /// The protocol failed: cggmp21's error with its whole chain of causes, which names the
+    /// blamed parties when cggmp21 identifies them, or the delivery's error.
+    #[error("protocol failed: {0}")]
+    Protocol(String),
+}
+
+impl Error {
+    /// An [`Error::Protocol`] from an error and its chain of sources (cggmp21 puts the blamed
+    /// parties in a source, not in the top-level message).
+    pub(crate) fn protocol(err: &(dyn std::error::Error + 'static)) -> Self {
+        let mut text = err.to_string();
+        let mut source = err.source();
+        while let Some(cause) = source {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        Error::Protocol(text)
+    }
+}

@@ -1,0 +1,212 @@
+//! What the protocols leave with a party: the core share of [`crate::keygen`], the auxiliary
+//! info of [`crate::aux_info_gen`], and the complete [`KeyShare`] that signs.
+
+use std::fmt;
+
+use cggmp21::generic_ec::Point;
+use cggmp21::key_share::{DirtyAuxInfo, DirtyIncompleteKeyShare, DirtyKeyShare, Valid};
+use zeroize::Zeroizing;
+
+use crate::primes::wipe;
+use crate::{codec, Curve, Error, Security, PUBLIC_KEY_LEN};
+
+const MAGIC: &[u8; 4] = b"ATEK";
+
+/// A party's output of [`crate::keygen`]: its secret share of the key and every party's public
+/// share (cggmp21's incomplete key share). It signs once joined with an [`AuxInfo`] by
+/// [`KeyShare::from_parts`]. The secret scalar zeroizes itself on drop (cggmp21's
+/// `SecretScalar`); `Debug` shows public fields only.
+pub struct CoreShare {
+    pub(crate) inner: DirtyIncompleteKeyShare<Curve>,
+}
+
+/// A party's output of [`crate::aux_info_gen`]: its Paillier primes (secret, overwritten on
+/// drop) and every party's public Paillier and ring-Pedersen parameters.
+pub struct AuxInfo {
+    pub(crate) i: u16,
+    pub(crate) inner: DirtyAuxInfo<Security>,
+}
+
+/// A party's complete key share (cggmp21's `KeyShare`: the core share and the auxiliary info),
+/// what [`crate::sign`] takes.
+///
+/// **Encoding** ([`KeyShare::to_bytes`], version 1): `"ATEK"`, the version byte `1`, then
+/// cggmp21's `KeyShare<Secp256k1, SecurityLevel128>` as serde JSON (its own field names: `core`
+/// with the secret scalar `x`, the public shares and the VSS setup; `aux` with the secret primes
+/// `p`, `q` and every party's `N`, `s`, `t`); without precomputed tables (`multiexp`, `crt`),
+/// which [`KeyShare::from_bytes`] refuses. The bytes are secret: seal them at rest.
+///
+/// On drop the secret scalar zeroizes itself and the primes are overwritten (best effort: GMP
+/// and serde may have left copies); `Debug` shows the public fields only.
+pub struct KeyShare {
+    inner: DirtyKeyShare<Curve, Security>,
+}
+
+/// The SEC1 compressed encoding of a point (33 bytes on secp256k1).
+fn compressed(point: &Point<Curve>) -> [u8; PUBLIC_KEY_LEN] {
+    let mut out = [0u8; PUBLIC_KEY_LEN];
+    let bytes = point.to_bytes(true);
+    // A compressed secp256k1 point is always 33 bytes, so the zip covers all of `out`.
+    for (o, b) in out.iter_mut().zip(bytes.as_bytes()) {
+        *o = *b;
+    }
+    out
+}
+
+impl CoreShare {
+    /// This party's index `0..n` at key generation.
+    pub fn index(&self) -> u16 {
+        self.inner.i
+    }
+
+    /// The key's public key, SEC1 compressed (33 bytes); equal at every party.
+    pub fn public_key(&self) -> [u8; PUBLIC_KEY_LEN] {
+        compressed(&self.inner.shared_public_key)
+    }
+}
+
+impl AuxInfo {
+    /// This party's index `0..n` at the auxiliary info generation.
+    pub fn index(&self) -> u16 {
+        self.i
+    }
+}
+
+impl KeyShare {
+    /// Joins a party's [`CoreShare`] and [`AuxInfo`]; they must be of the same party (index)
+    /// and the same `n` parties.
+    pub fn from_parts(core: CoreShare, mut aux: AuxInfo) -> Result<Self, Error> {
+        if core.index() != aux.index() {
+            return Err(Error::Parameters(
+                "core share and aux info of different parties",
+            ));
+        }
+        // AuxInfo overwrites its primes on drop, so its fields are taken rather than moved.
+        let aux = DirtyAuxInfo {
+            p: std::mem::take(&mut aux.inner.p),
+            q: std::mem::take(&mut aux.inner.q),
+            parties: std::mem::take(&mut aux.inner.parties),
+            security_level: std::marker::PhantomData,
+        };
+        let share = KeyShare {
+            inner: DirtyKeyShare {
+                core: core.inner,
+                aux,
+            },
+        };
+        share
+            .valid()
+            .map_err(|_| Error::Parameters("core share and aux info do not belong together"))?;
+        Ok(share)
+    }
+
+    /// The share as cggmp21's validated type (validation is cheap: sizes, gcds, `N_i = p q`).
+    pub(crate) fn valid(&self) -> Result<&cggmp21::KeyShare<Curve, Security>, Error> {
+        Valid::validate_ref(&self.inner).map_err(|_| Error::Malformed("key share: invalid"))
+    }
+
+    /// This party's index `0..n` at key generation (its index in a signer list).
+    pub fn index(&self) -> u16 {
+        self.inner.core.i
+    }
+
+    /// Number of parties holding the key.
+    pub fn parties(&self) -> u16 {
+        u16::try_from(self.inner.core.public_shares.len()).unwrap_or(u16::MAX)
+    }
+
+    /// Number of parties that sign together (`t + 1` for a threshold `t`).
+    pub fn min_signers(&self) -> u16 {
+        match &self.inner.core.vss_setup {
+            Some(vss) => vss.min_signers,
+            None => self.parties(),
+        }
+    }
+
+    /// The key's public key, SEC1 compressed (33 bytes); what [`crate::verify`] takes.
+    pub fn public_key(&self) -> [u8; PUBLIC_KEY_LEN] {
+        compressed(&self.inner.core.shared_public_key)
+    }
+
+    /// The encoding described on [`KeyShare`].
+    pub fn to_bytes(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let mut out = codec::header(MAGIC, 4096);
+        serde_json::to_writer(&mut *out, &self.inner)
+            .map_err(|_| Error::Malformed("key share: cannot be encoded"))?;
+        Ok(out)
+    }
+
+    /// Decodes [`KeyShare::to_bytes`] and validates the share as cggmp21 does (consistent
+    /// public shares and VSS setup, Paillier sizes, `N_i = p q`); never panics on bad bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let body = codec::body(MAGIC, bytes)?;
+        let inner: DirtyKeyShare<Curve, Security> = serde_json::from_slice(body)
+            .map_err(|_| Error::Malformed("key share: not cggmp21's key share"))?;
+        let share = KeyShare { inner };
+        // Precomputed tables are never written by to_bytes; a table from untrusted bytes would
+        // be used unchecked by the protocol.
+        if share
+            .inner
+            .aux
+            .parties
+            .iter()
+            .any(|p| p.multiexp.is_some() || p.crt.is_some())
+        {
+            return Err(Error::Malformed("key share: unexpected precomputed tables"));
+        }
+        share.valid()?;
+        Ok(share)
+    }
+}
+
+impl Drop for AuxInfo {
+    fn drop(&mut self) {
+        wipe(&mut self.inner.p);
+        wipe(&mut self.inner.q);
+    }
+}
+
+impl Drop for KeyShare {
+    fn drop(&mut self) {
+        wipe(&mut self.inner.aux.p);
+        wipe(&mut self.inner.aux.q);
+    }
+}
+
+/// Lowercase hex, for the public keys `Debug` shows.
+struct Hex<'a>(&'a [u8]);
+
+impl fmt::Debug for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+impl fmt::Debug for CoreShare {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CoreShare")
+            .field("index", &self.index())
+            .field("public_key", &Hex(&self.public_key()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for AuxInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuxInfo")
+            .field("index", &self.i)
+            .field("parties", &self.inner.parties.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for KeyShare {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeyShare")
+            .field("index", &self.index())
+            .field("parties", &self.parties())
+            .field("min_signers", &self.min_signers())
+            .field("public_key", &Hex(&self.public_key()))
+            .finish_non_exhaustive()
+    }
+}

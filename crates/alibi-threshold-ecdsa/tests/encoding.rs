@@ -1,0 +1,163 @@
+//! The decoders and `verify` on bad bytes: errors, never panics; signatures from k256's own
+//! signer stand in for the protocol's (same format: `r || s`, low S).
+
+use alibi_threshold_ecdsa::{verify, verify_prehash, Error, KeyShare, Primes, PRIME_BITS};
+use k256::ecdsa::signature::Signer;
+use k256::ecdsa::{Signature, SigningKey};
+
+fn signed(msg: &[u8]) -> ([u8; 33], [u8; 64]) {
+    let key = SigningKey::from_slice(&[0x42; 32]).expect("key");
+    let sig: Signature = key.sign(msg);
+    let sig = sig.normalize_s().unwrap_or(sig);
+    let pk: [u8; 33] = key
+        .verifying_key()
+        .to_encoded_point(true)
+        .as_bytes()
+        .try_into()
+        .expect("33");
+    (pk, sig.to_bytes().into())
+}
+
+#[test]
+fn verify_accepts_k256_and_rejects_every_flipped_bit() {
+    let (pk, sig) = signed(b"message");
+    verify(&pk, b"message", &sig).expect("valid");
+    for bit in 0..(64 * 8) {
+        let mut bad = sig;
+        bad[bit / 8] ^= 1 << (bit % 8);
+        assert!(verify(&pk, b"message", &bad).is_err(), "bit {bit}");
+    }
+    for bit in 0..(7 * 8) {
+        let mut msg = *b"message";
+        msg[bit / 8] ^= 1 << (bit % 8);
+        assert!(matches!(
+            verify(&pk, &msg, &sig),
+            Err(Error::InvalidSignature)
+        ));
+    }
+    let mut other = pk;
+    other[0] ^= 1; // the other y: a different, valid key
+    assert!(matches!(
+        verify(&other, b"message", &sig),
+        Err(Error::InvalidSignature)
+    ));
+}
+
+#[test]
+fn verify_rejects_high_s_and_bad_lengths() {
+    let (pk, sig) = signed(b"message");
+    let low = Signature::from_slice(&sig).expect("sig");
+    let (r, s) = low.split_scalars();
+    let high = Signature::from_scalars(r, -*s).expect("high s");
+    assert!(matches!(
+        verify(&pk, b"message", &high.to_bytes()),
+        Err(Error::InvalidSignature)
+    ));
+    for len in [0, 32, 63, 65, 128] {
+        let bad = vec![1u8; len];
+        assert!(matches!(
+            verify(&pk, b"message", &bad),
+            Err(Error::Malformed(_))
+        ));
+    }
+    for len in [0, 32, 34, 65] {
+        let bad = vec![2u8; len];
+        assert!(matches!(
+            verify(&bad, b"message", &sig),
+            Err(Error::Malformed(_))
+        ));
+    }
+    assert!(matches!(
+        verify(&[5u8; 33], b"message", &sig),
+        Err(Error::Malformed(_))
+    ));
+    assert!(matches!(
+        verify(&pk, b"message", &[0u8; 64]),
+        Err(Error::Malformed(_))
+    ));
+    assert!(matches!(
+        verify_prehash(&pk, &[0u8; 31], &sig),
+        Err(Error::Malformed(_))
+    ));
+}
+
+#[test]
+fn key_share_from_garbage_is_an_error() {
+    let mut inputs: Vec<Vec<u8>> = vec![vec![], b"ATEK".to_vec(), b"ATEK\x02{}".to_vec()];
+    inputs.push(b"ATEK\x01".to_vec());
+    inputs.push(b"ATEK\x01{}".to_vec());
+    inputs.push(b"ATEK\x01{\"core\":1,\"aux\":[]}".to_vec());
+    inputs.push(b"ATEK\x01[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[".to_vec());
+    let mut x = 0x9e37_79b9u32;
+    for len in [1, 5, 6, 100, 4000] {
+        let mut bytes = b"ATEK\x01".to_vec();
+        bytes.extend((0..len).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        }));
+        inputs.push(bytes);
+    }
+    for input in &inputs {
+        assert!(KeyShare::from_bytes(input).is_err());
+    }
+}
+
+/// The committed test-only share (tests/vectors/README.md) decodes and re-encodes to itself;
+/// every truncation of it is an error, and bytes flipped along it decode to an error or (a flip
+/// in a public number only the protocol's proofs would catch) a share, never a panic.
+#[test]
+fn fixture_key_share_round_trip_and_damage() {
+    let line = include_str!("vectors/key_share.hex")
+        .lines()
+        .next()
+        .expect("a line");
+    let bytes = hex::decode(line).expect("hex");
+    let share = KeyShare::from_bytes(&bytes).expect("decode");
+    assert_eq!(*share.to_bytes().expect("encode"), bytes);
+    assert_eq!(
+        (share.index(), share.parties(), share.min_signers()),
+        (0, 2, 2)
+    );
+    let debug = format!("{share:?}");
+    assert!(debug.contains("public_key") && debug.len() < 200, "{debug}");
+    for len in (0..bytes.len()).step_by(7) {
+        assert!(KeyShare::from_bytes(&bytes[..len]).is_err());
+    }
+    for at in (0..bytes.len()).step_by(11) {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x41;
+        let _ = KeyShare::from_bytes(&damaged);
+    }
+}
+
+#[test]
+fn primes_round_trip_and_refuse_bad_bytes() {
+    let line = include_str!("vectors/primes.hex")
+        .lines()
+        .next()
+        .expect("a line");
+    let bytes = hex::decode(line).expect("hex");
+    let primes = Primes::from_bytes(&bytes).expect("decode");
+    assert_eq!(*primes.to_bytes(), bytes);
+    assert_eq!(bytes.len(), 5 + 2 * (PRIME_BITS as usize / 8));
+    assert!(format!("{primes:?}").len() < 20, "Debug shows no secret");
+
+    assert!(Primes::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+    let mut even = bytes.clone();
+    *even.last_mut().expect("byte") &= 0xfe;
+    assert!(Primes::from_bytes(&even).is_err());
+    let mut short = bytes.clone();
+    short[5] = 0; // p loses its top bits
+    assert!(Primes::from_bytes(&short).is_err());
+    let mut same = bytes.clone();
+    let half = (bytes.len() - 5) / 2;
+    let (p, q) = same[5..].split_at_mut(half);
+    q.copy_from_slice(p);
+    assert!(Primes::from_bytes(&same).is_err());
+    let mut version = bytes.clone();
+    version[4] = 2;
+    assert!(Primes::from_bytes(&version).is_err());
+    assert!(Primes::from_bytes(b"ATEK\x01").is_err());
+}

@@ -1,0 +1,174 @@
+//! Key generation, auxiliary info and signing by a subset, each party its own future over
+//! round-based's simulated network (the same `Delivery` interface a real transport offers),
+//! with the signatures checked by k256's verifier; plus the key share's round trip.
+
+use alibi_threshold_ecdsa::round_based::sim::async_env::Network;
+use alibi_threshold_ecdsa::{
+    aux_info_gen, keygen, rand_core::OsRng, sign, sign_prehash, verify, verify_prehash, Error,
+    KeyShare, Primes,
+};
+use futures_util::future::{join_all, try_join_all};
+use k256::ecdsa::signature::Verifier;
+use std::sync::Arc;
+
+/// Test-only primes, one set per party (tests/vectors/README.md says how they were made).
+fn fixture_primes(n: usize) -> Vec<Primes> {
+    let text = include_str!("vectors/primes.hex");
+    let primes: Vec<Primes> = text
+        .lines()
+        .take(n)
+        .map(|line| Primes::from_bytes(&hex::decode(line).expect("hex")).expect("primes"))
+        .collect();
+    assert_eq!(primes.len(), n, "the fixture holds fewer parties' primes");
+    primes
+}
+
+/// Runs one future per party, each a task of the multi-threaded runtime (which also checks
+/// that the protocols' futures are `Send`, as a real transport's tasks need), in party order.
+async fn parties<T, F>(futures: impl IntoIterator<Item = F>) -> Result<Vec<T>, Error>
+where
+    T: Send + 'static,
+    F: std::future::Future<Output = Result<T, Error>> + Send + 'static,
+{
+    let tasks: Vec<_> = futures.into_iter().map(tokio::spawn).collect();
+    let joined = try_join_all(tasks).await.expect("no task panics");
+    joined.into_iter().collect()
+}
+
+/// Keygen and aux info for `n` parties, `t` of whom sign: every party's complete key share.
+async fn dealerless_setup(session: &'static [u8], n: u16, t: u16) -> Vec<Arc<KeyShare>> {
+    let mut net = Network::new();
+    let cores = parties((0..n).map(|i| {
+        let delivery = net.connect_new_party();
+        async move { keygen(&mut OsRng, session, i, n, t, delivery).await }
+    }))
+    .await
+    .expect("keygen");
+    let mut net = Network::new();
+    let auxes = parties((0..n).zip(fixture_primes(n.into())).map(|(i, primes)| {
+        let delivery = net.connect_new_party();
+        async move { aux_info_gen(&mut OsRng, session, i, n, primes, delivery).await }
+    }))
+    .await
+    .expect("aux info");
+    let shares: Vec<Arc<KeyShare>> = cores
+        .into_iter()
+        .zip(auxes)
+        .map(|(core, aux)| Arc::new(KeyShare::from_parts(core, aux).expect("parts")))
+        .collect();
+    let public_key = shares[0].public_key();
+    for (i, share) in (0u16..).zip(&shares) {
+        assert_eq!(share.public_key(), public_key, "all parties hold one key");
+        assert_eq!(
+            (share.index(), share.parties(), share.min_signers()),
+            (i, n, t)
+        );
+    }
+    shares
+}
+
+/// The signers (keygen indices) sign `msg`; every signer returns the same signature.
+async fn sign_by(
+    shares: &[Arc<KeyShare>],
+    signers: &'static [u16],
+    session: &'static [u8],
+    msg: &'static [u8],
+) -> [u8; 64] {
+    let mut net = Network::new();
+    let sigs = parties(signers.iter().map(|&s| {
+        let delivery = net.connect_new_party();
+        let share = shares[usize::from(s)].clone();
+        async move { sign(&mut OsRng, session, &share, signers, msg, delivery).await }
+    }))
+    .await
+    .expect("signing");
+    assert!(sigs.iter().all(|s| *s == sigs[0]), "signers agree");
+    sigs[0]
+}
+
+/// k256 on its own, without this crate's `verify`.
+fn k256_accepts(public_key: &[u8], msg: &[u8], sig: &[u8; 64]) -> bool {
+    let key = k256::ecdsa::VerifyingKey::from_sec1_bytes(public_key).expect("key");
+    let sig = k256::ecdsa::Signature::from_slice(sig).expect("sig");
+    key.verify(msg, &sig).is_ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_parties_two_sign() {
+    let shares = dealerless_setup(b"test 3-2", 3, 2).await;
+    let pk = shares[0].public_key();
+    for (signers, msg) in [(&[0u16, 2][..], &b"first"[..]), (&[2, 1][..], b"second")] {
+        let sig = sign_by(&shares, signers, b"sign 3-2", msg).await;
+        assert!(k256_accepts(&pk, msg, &sig));
+        verify(&pk, msg, &sig).expect("verify");
+        assert!(matches!(
+            verify(&pk, b"other", &sig),
+            Err(Error::InvalidSignature)
+        ));
+    }
+
+    // The encoded shares sign as the originals do.
+    let decoded: Vec<Arc<KeyShare>> = shares
+        .iter()
+        .map(|s| {
+            let bytes = s.to_bytes().expect("encode");
+            let back = KeyShare::from_bytes(&bytes).expect("decode");
+            assert_eq!(*back.to_bytes().expect("encode"), *bytes);
+            Arc::new(back)
+        })
+        .collect();
+    let sig = sign_by(&decoded, &[1, 0], b"decoded", b"third").await;
+    assert!(k256_accepts(&pk, b"third", &sig));
+
+    bad_signer_lists_are_refused(&shares[0]).await;
+    assert!(format!("{:?}", shares[0]).contains("min_signers: 2"));
+}
+
+/// A signer list of the wrong size, with a duplicate or without this party fails before any
+/// message; so do keygen's index and threshold out of range.
+async fn bad_signer_lists_are_refused(share: &KeyShare) {
+    let cases: [&[u16]; 5] = [&[0], &[0, 1, 2], &[0, 0], &[1, 2], &[0, 3]];
+    let mut net = Network::new();
+    let results = join_all(cases.iter().map(|signers| {
+        let delivery = net.connect_new_party();
+        async move { sign(&mut OsRng, b"s", share, signers, b"m", delivery).await }
+    }))
+    .await;
+    for result in results {
+        assert!(matches!(result, Err(Error::Parameters(_))), "{result:?}");
+    }
+    let mut net = Network::new();
+    let delivery = net.connect_new_party();
+    let r = keygen(&mut OsRng, b"s", 3, 3, 2, delivery).await;
+    assert!(matches!(r, Err(Error::Parameters(_))));
+    let delivery = net.connect_new_party();
+    let r = keygen(&mut OsRng, b"s", 0, 3, 4, delivery).await;
+    assert!(matches!(r, Err(Error::Parameters(_))));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_parties_three_sign() {
+    let shares = dealerless_setup(b"test 5-3", 5, 3).await;
+    let pk = shares[0].public_key();
+    let sig = sign_by(&shares, &[1, 3, 4], b"sign 5-3", b"five parties").await;
+    assert!(k256_accepts(&pk, b"five parties", &sig));
+    verify(&pk, b"five parties", &sig).expect("verify");
+
+    // A prehash is signed as it is.
+    let prehash = [7u8; 32];
+    let mut net = Network::new();
+    let signers = [4u16, 0, 2];
+    let sigs =
+        try_join_all(
+            signers.iter().map(|&s| {
+                let delivery = net.connect_new_party();
+                let share = &shares[usize::from(s)];
+                async move {
+                    sign_prehash(&mut OsRng, b"pre", share, &signers, &prehash, delivery).await
+                }
+            }),
+        )
+        .await
+        .expect("signing");
+    verify_prehash(&pk, &prehash, &sigs[0]).expect("verify prehash");
+}

@@ -1,0 +1,33 @@
+//! Threshold ECDSA decoders: `KeyShare::from_bytes` (serde JSON of cggmp21's key share, then its
+//! validation) and `Primes::from_bytes`. No panic; accepted primes re-encode to the same bytes,
+//! an accepted share re-encodes to bytes that decode again. Inputs edit the test fixtures'
+//! primes and a key share from the crate's tests (corpus `threshold_ecdsa_decoders/`), or are
+//! raw (`alibi_fuzz::input`).
+#![no_main]
+use alibi_threshold_ecdsa::{KeyShare, Primes};
+use libfuzzer_sys::fuzz_target;
+use std::sync::OnceLock;
+
+fn samples() -> &'static Vec<Vec<u8>> {
+    static S: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    S.get_or_init(|| {
+        let primes = include_str!("../../crates/alibi-threshold-ecdsa/tests/vectors/primes.hex");
+        let share = include_str!("../../crates/alibi-threshold-ecdsa/tests/vectors/key_share.hex");
+        [primes.lines().next(), share.lines().next()]
+            .into_iter()
+            .flatten()
+            .filter_map(|line| hex::decode(line.trim()).ok())
+            .collect()
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let data = &alibi_fuzz::input(data, samples())[..];
+    if let Ok(share) = KeyShare::from_bytes(data) {
+        let again = share.to_bytes().expect("an accepted share encodes");
+        assert!(KeyShare::from_bytes(&again).is_ok());
+    }
+    if let Ok(primes) = Primes::from_bytes(data) {
+        assert_eq!(&primes.to_bytes()[..], data);
+    }
+});
