@@ -38,6 +38,7 @@ pub mod poly;
 pub mod relay;
 pub mod share_proof;
 pub mod sign;
+pub mod threshold;
 pub mod transport;
 
 use std::collections::BTreeMap;
@@ -308,6 +309,7 @@ pub mod fuzzing {
         crate::echo::fuzz_decoders(data);
         crate::agreement::fuzz_decoders(data);
         crate::net::fuzz_decoders(data);
+        crate::threshold::fuzz_decoders(data);
         let _ = crate::bls::g1_decodes(data);
         let _ = crate::bls::g2_decodes(data);
         crate::sign::fuzz_decoders(data, rng);

@@ -64,7 +64,7 @@ impl Scheme {
     pub fn public_key_len(self) -> usize {
         match self {
             Scheme::EcdsaSecp256k1 => ecdsa::PUBLIC_KEY_LEN,
-            _ => alibi_frost::PUBLIC_KEY_LEN,
+            _ => 32,
         }
     }
 
@@ -167,9 +167,7 @@ impl Share {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let bad = || Error::Malformed("threshold key share");
         let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or_else(bad)?;
-        let (&[version, tag], rest) = rest.split_first_chunk::<2>().ok_or_else(bad)? else {
-            return Err(bad());
-        };
+        let (&[version, tag], rest) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
         let scheme = Scheme::ALL
             .into_iter()
             .find(|s| s.tag() == tag)
@@ -194,14 +192,20 @@ impl Share {
         me: PartyIndex,
         inner: &[u8],
     ) -> Result<Self> {
-        let bad = |_| Error::Malformed("threshold key share");
         let (index, n, needed, public_key) = match scheme {
             Scheme::EcdsaSecp256k1 => {
-                let s = ecdsa::KeyShare::from_bytes(inner).map_err(bad)?;
-                (s.index(), s.parties(), s.min_signers(), s.public_key().to_vec())
+                let s = ecdsa::KeyShare::from_bytes(inner)
+                    .map_err(|_| Error::Malformed("threshold key share"))?;
+                (
+                    s.index(),
+                    s.parties(),
+                    s.min_signers(),
+                    s.public_key().to_vec(),
+                )
             }
             _ => {
-                let s = alibi_frost::KeyShare::from_bytes(inner).map_err(bad)?;
+                let s = alibi_frost::KeyShare::from_bytes(inner)
+                    .map_err(|_| Error::Malformed("threshold key share"))?;
                 let frost = if scheme == Scheme::FrostEd25519 {
                     alibi_frost::Scheme::Ed25519
                 } else {
@@ -325,7 +329,11 @@ async fn frost_keygen<T: Transport + 'static, C: FrostSuite>(
 
 /// Signs `msg` with `share` among the net's participants: exactly t+1 parties of key
 /// generation, this one among them. Returns the scheme's standard 64-byte signature, checked.
-pub async fn sign<T: Transport + 'static>(net: &Net<T>, share: &Share, msg: &[u8]) -> Result<Vec<u8>> {
+pub async fn sign<T: Transport + 'static>(
+    net: &Net<T>,
+    share: &Share,
+    msg: &[u8],
+) -> Result<Vec<u8>> {
     let signers: Vec<u16> = net
         .participants()
         .iter()
@@ -383,9 +391,10 @@ async fn frost_sign<T: Transport + 'static, C: FrostSuite>(
 ) -> Result<Vec<u8>> {
     let inner = alibi_frost::KeyShare::from_bytes(&share.inner).map_err(frost_err)?;
     let party = MpcParty::connected(delivery_from(net, 0));
-    let sig = alibi_frost::sign::<C, _, _>(party, &inner, signers, me, msg, &mut alibi_frost::OsRng)
-        .await
-        .map_err(|e| failed(net, frost_err(e)))?;
+    let sig =
+        alibi_frost::sign::<C, _, _>(party, &inner, signers, me, msg, &mut alibi_frost::OsRng)
+            .await
+            .map_err(|e| failed(net, frost_err(e)))?;
     Ok(sig.to_bytes().to_vec())
 }
 

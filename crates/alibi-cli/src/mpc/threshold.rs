@@ -13,11 +13,14 @@ use alibi_mpc::PartyIndex;
 use serde_json::json;
 
 use super::{
-    exclude, member, mpc_setup, passphrase, protocol_failure, read_group, waiting_reporter,
-    Member, PassphraseArgs, RunArgs,
+    exclude, member, mpc_setup, passphrase, protocol_failure, read_group, waiting_reporter, Member,
+    PassphraseArgs, RunArgs,
 };
 use crate::failure::{usage, CmdResult, Failure};
-use crate::files::{check_json, check_outputs, read, read_input, read_secret, write, write_outputs, Kind, NewDir, Output};
+use crate::files::{
+    check_json, check_outputs, read, read_input, read_secret, write, write_outputs, Kind, NewDir,
+    Output,
+};
 use crate::net::runtime;
 use crate::report::Format;
 use crate::rng::os_rng;
@@ -129,7 +132,11 @@ fn connect(
     participants: &[PartyIndex],
     format: Format,
 ) -> Result<(GroupFile, Net<RelayParty>), Failure> {
-    let Member { group, messenger, me } = m;
+    let Member {
+        group,
+        messenger,
+        me,
+    } = m;
     let mode = Mode::from(run.transport);
     let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
         .map_err(mpc_setup)?;
@@ -162,7 +169,10 @@ pub(super) fn keygen(
     }
     let share_file = share_path(dir, &group, scheme);
     check_outputs(
-        &[("--dir", share_file.as_path(), Kind::Secret), ("--pk-out", pk_out, Kind::PublicKey)],
+        &[
+            ("--dir", share_file.as_path(), Kind::Secret),
+            ("--pk-out", pk_out, Kind::PublicKey),
+        ],
         &[("--group", group_path)],
         force,
     )?;
@@ -225,12 +235,19 @@ pub(super) fn keygen(
 }
 
 /// Opens this party's sealed share of `group` for `scheme`.
-fn load_share(dir: &Path, group: &GroupFile, scheme: Scheme, passphrase: &[u8], me: PartyIndex) -> Result<Share, Failure> {
+fn load_share(
+    dir: &Path,
+    group: &GroupFile,
+    scheme: Scheme,
+    passphrase: &[u8],
+    me: PartyIndex,
+) -> Result<Share, Failure> {
     let path = share_path(dir, group, scheme);
     let sealed = read_secret(&path, "a sealed key share")?;
     let bytes = alibi_keyfile::open(SHARE_PURPOSE, &sealed, passphrase)
         .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    let share = Share::from_bytes(&bytes).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let share = Share::from_bytes(&bytes)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     let indices = group.indices();
     if share.scheme() != scheme
         || share.me() != me
@@ -247,12 +264,21 @@ fn load_share(dir: &Path, group: &GroupFile, scheme: Scheme, passphrase: &[u8], 
 
 /// The signers: exactly t+1 (the schemes sign with exactly that many), named, or all parties of
 /// key generation when they are exactly t+1.
-fn signers_of(group: &GroupFile, share: &Share, names: Option<Vec<String>>, me: PartyIndex) -> Result<Vec<PartyIndex>, Failure> {
+fn signers_of(
+    group: &GroupFile,
+    share: &Share,
+    names: Option<Vec<String>>,
+    me: PartyIndex,
+) -> Result<Vec<PartyIndex>, Failure> {
     let needed = share.threshold() + 1;
     let mut signers: Vec<PartyIndex> = match names {
         Some(names) => names
             .iter()
-            .map(|n| group.index_named(n).ok_or_else(|| Failure::Usage(format!("--signers: no party named {n}"))))
+            .map(|n| {
+                group
+                    .index_named(n)
+                    .ok_or_else(|| Failure::Usage(format!("--signers: no party named {n}")))
+            })
             .collect::<Result<_, _>>()?,
         None if share.parties().len() == needed => share.parties().to_vec(),
         None => {
@@ -268,7 +294,10 @@ fn signers_of(group: &GroupFile, share: &Share, names: Option<Vec<String>>, me: 
         return Err(Failure::Usage("--signers: a party appears twice".into()));
     }
     if let Some(p) = signers.iter().find(|p| !share.parties().contains(p)) {
-        return Err(Failure::Usage(format!("--signers: {} holds no share of this key", group.name_of(*p))));
+        return Err(Failure::Usage(format!(
+            "--signers: {} holds no share of this key",
+            group.name_of(*p)
+        )));
     }
     if signers.len() != needed {
         return Err(Failure::Usage(format!(
@@ -278,7 +307,10 @@ fn signers_of(group: &GroupFile, share: &Share, names: Option<Vec<String>>, me: 
         )));
     }
     if !signers.contains(&me) {
-        return Err(Failure::Usage(format!("{} is not among the signers", group.name_of(me))));
+        return Err(Failure::Usage(format!(
+            "{} is not among the signers",
+            group.name_of(me)
+        )));
     }
     Ok(signers)
 }
@@ -299,7 +331,15 @@ pub(super) fn sign(
 ) -> CmdResult {
     check_json(format.json, &[("--out", out)])?;
     let identity = dir.join(alibi_messenger::IDENTITY_FILE);
-    check_outputs(&[("--out", out, SIGNATURE)], &[("--msg", msg), ("--group", group_path), ("--dir", &identity)], force)?;
+    check_outputs(
+        &[("--out", out, SIGNATURE)],
+        &[
+            ("--msg", msg),
+            ("--group", group_path),
+            ("--dir", &identity),
+        ],
+        force,
+    )?;
     let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
     let msg = read(msg)?;
     if session.is_empty() {
@@ -338,7 +378,13 @@ pub(super) fn sign(
 
 /// `alibi mpc verify --scheme S`: the scheme's standard verification, by an independent
 /// verifier.
-pub(super) fn verify(scheme: Scheme, pk: &Path, msg: &Path, sig: &Path, format: Format) -> CmdResult {
+pub(super) fn verify(
+    scheme: Scheme,
+    pk: &Path,
+    msg: &Path,
+    sig: &Path,
+    format: Format,
+) -> CmdResult {
     let pkb = read_input(pk, scheme.public_key_words())?;
     let sigb = read_input(sig, "a 64-byte signature")?;
     let msg = read(msg)?;
@@ -352,7 +398,7 @@ pub(super) fn verify(scheme: Scheme, pk: &Path, msg: &Path, sig: &Path, format: 
     }
     if sigb.len() != scheme.signature_len() {
         return Err(Failure::Usage(format!(
-            "{} is not a {scheme} signature (64 bytes; {} bytes)",
+            "{} is not a signature of {scheme} (64 bytes; {} bytes)",
             sig.display(),
             sigb.len()
         )));
@@ -360,7 +406,9 @@ pub(super) fn verify(scheme: Scheme, pk: &Path, msg: &Path, sig: &Path, format: 
     let fields = json!({"scheme": scheme.name()});
     match threshold::verify(scheme, &pkb, &msg, &sigb) {
         Ok(()) => format.verdict(Ok(None), fields),
-        Err(threshold::VerifyError::Invalid) => format.verdict(Err("invalid signature".into()), fields),
+        Err(threshold::VerifyError::Invalid) => {
+            format.verdict(Err("invalid signature".into()), fields)
+        }
         Err(threshold::VerifyError::Malformed(m)) => Err(Failure::Usage(format!(
             "{} or {}: {m}",
             pk.display(),
