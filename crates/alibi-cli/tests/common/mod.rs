@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod group;
+pub mod mpc;
 pub mod relay_process;
 
 use std::path::Path;
@@ -35,8 +36,16 @@ pub fn code(o: &Output) -> i32 {
 
 /// Whether a stderr line is a wait's progress report (`alibi mpc`): in words or as JSON.
 pub fn is_progress(line: &str) -> bool {
-    let words = line.starts_with("alibi: ") && line.contains(": waiting for ");
-    words || (line.starts_with('{') && line.contains(r#""event":"waiting""#))
+    let primes = [
+        "generating two",
+        "still searching for safe prime",
+        "found safe prime",
+        "safe primes ready",
+    ];
+    let words = line.starts_with("alibi: ")
+        && (line.contains(": waiting for ") || primes.iter().any(|p| line.contains(p)));
+    let json = [r#""event":"waiting""#, r#""event":"primes""#];
+    words || (line.starts_with('{') && json.iter().any(|e| line.contains(e)))
 }
 
 /// A fresh scratch directory for one test, removed when the test ends (also when it fails:
