@@ -31,6 +31,17 @@
 //! key-generation index of the j-th signer. `threshold` is the number of signers needed, `t + 1`
 //! for a scheme that tolerates `t` corrupted parties.
 //!
+//! ## Aborts
+//!
+//! A failed run is [`Error::Transport`] when the delivery failed (its own send or receive error,
+//! or its stream ended): no party is blamed. Otherwise it is [`Error::Protocol`] with the
+//! protocol's error chain and its `Debug` form. Key generation names the faulty parties there
+//! (cggmp24-keygen's blame: a decommitment, proof or share that fails, or a round-1 broadcast
+//! that was not the same for everyone). Signing is not identifiable (givre 0.3 says so): a bad
+//! signature share shows only as an aggregate that does not verify, blamed on no one. A message
+//! the round router refuses (a second message from one party in a round, a p2p message in a
+//! broadcast round) is a protocol abort too, so a transport must not duplicate deliveries.
+//!
 //! Randomness: givre takes rand_core 0.6's `RngCore + CryptoRng` (the rest of the workspace is on
 //! rand_core 0.10), so this crate re-exports those traits and rand_core 0.6's [`OsRng`].
 //!
