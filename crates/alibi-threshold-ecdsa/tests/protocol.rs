@@ -10,6 +10,7 @@ use alibi_threshold_ecdsa::{
 use futures_util::future::{join_all, try_join_all};
 use k256::ecdsa::signature::Verifier;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Test-only primes, one set per party (tests/vectors/README.md says how they were made).
 fn fixture_primes(n: usize) -> Vec<Primes> {
@@ -37,6 +38,7 @@ where
 
 /// Keygen and aux info for `n` parties, `t` of whom sign: every party's complete key share.
 async fn dealerless_setup(session: &'static [u8], n: u16, t: u16) -> Vec<Arc<KeyShare>> {
+    let start = Instant::now();
     let mut net = Network::new();
     let cores = parties((0..n).map(|i| {
         let delivery = net.connect_new_party();
@@ -44,6 +46,8 @@ async fn dealerless_setup(session: &'static [u8], n: u16, t: u16) -> Vec<Arc<Key
     }))
     .await
     .expect("keygen");
+    eprintln!("n = {n}, t = {t}: keygen {:.1?}", start.elapsed());
+    let start = Instant::now();
     let mut net = Network::new();
     let auxes = parties((0..n).zip(fixture_primes(n.into())).map(|(i, primes)| {
         let delivery = net.connect_new_party();
@@ -51,6 +55,7 @@ async fn dealerless_setup(session: &'static [u8], n: u16, t: u16) -> Vec<Arc<Key
     }))
     .await
     .expect("aux info");
+    eprintln!("n = {n}, t = {t}: aux info {:.1?}", start.elapsed());
     let shares: Vec<Arc<KeyShare>> = cores
         .into_iter()
         .zip(auxes)
@@ -74,6 +79,7 @@ async fn sign_by(
     session: &'static [u8],
     msg: &'static [u8],
 ) -> [u8; 64] {
+    let start = Instant::now();
     let mut net = Network::new();
     let sigs = parties(signers.iter().map(|&s| {
         let delivery = net.connect_new_party();
@@ -82,6 +88,7 @@ async fn sign_by(
     }))
     .await
     .expect("signing");
+    eprintln!("signers {signers:?}: signing {:.1?}", start.elapsed());
     assert!(sigs.iter().all(|s| *s == sigs[0]), "signers agree");
     sigs[0]
 }
