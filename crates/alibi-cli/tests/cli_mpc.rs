@@ -9,8 +9,7 @@ use std::process::{Child, Command, Output, Stdio};
 
 use alibi_relay_api::b64;
 use common::mpc::{
-    keygen, keygen_with, party_cmd, relay, relay_on, run, s, setup, setup_at, spawn_party, Relay,
-    PASS,
+    keygen, keygen_with, party_cmd, relay, relay_on, run, s, setup, setup_at, spawn_party, PASS,
 };
 use common::{alibi, code};
 

@@ -223,10 +223,14 @@ impl Endpoint {
         false
     }
 
-    /// An HTTP client with this endpoint's TLS trust (Nagle off, as on the server).
+    /// An HTTP client with this endpoint's TLS trust (Nagle off, as on the server). An idle
+    /// connection is dropped after [`POOL_IDLE`], well before the relay closes one that sends
+    /// no request head (its `head_timeout`, 10 s by default): a request sent on a connection the
+    /// relay is closing fails without an answer (after a party computed for a while, say).
     pub(crate) fn http_client(&self) -> reqwest::Client {
         reqwest::Client::builder()
             .tcp_nodelay(true)
+            .pool_idle_timeout(POOL_IDLE)
             .use_preconfigured_tls((*self.tls).clone())
             .build()
             .unwrap_or_default()
@@ -237,6 +241,9 @@ impl Endpoint {
         tokio_tungstenite::Connector::Rustls(self.tls.clone())
     }
 }
+
+/// How long the client keeps an idle connection to a relay node (see [`Endpoint::http_client`]).
+pub(crate) const POOL_IDLE: std::time::Duration = std::time::Duration::from_secs(4);
 
 impl From<&str> for Endpoint {
     fn from(s: &str) -> Self {

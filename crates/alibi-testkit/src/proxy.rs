@@ -77,7 +77,11 @@ impl Proxy {
         let state = (
             upstream.to_string(),
             rules.clone(),
-            reqwest::Client::new(),
+            // Idle connections dropped before the relay closes them (its head timeout, 10 s).
+            reqwest::Client::builder()
+                .pool_idle_timeout(std::time::Duration::from_secs(4))
+                .build()
+                .unwrap_or_default(),
             deliveries.clone(),
             rewritten.clone(),
         );

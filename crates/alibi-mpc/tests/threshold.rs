@@ -1,0 +1,255 @@
+//! FROST (givre) and CGGMP21 ECDSA (cggmp21) run over a real relay through the round-based
+//! adapter: every party in its own task with its own messenger; the signatures checked by
+//! ed25519-dalek's strict verification and by k256; a relay that loses a delivery or swaps a
+//! bundle never gets a party blamed.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use alibi_mpc::local::{prepare_all, register_parties};
+use alibi_mpc::net::{Net, NetConfig};
+use alibi_mpc::relay::{Mode, RelayParty};
+use alibi_mpc::threshold::{self, Primes, Scheme, Share};
+use alibi_mpc::transport::Transport;
+use alibi_mpc::{Error, PartyIndex};
+use alibi_relay::local::LocalRelay;
+
+/// Test-only safe primes (public!), made by alibi-threshold-ecdsa's `pregenerate_primes`.
+fn fixture_primes() -> Vec<Primes> {
+    include_str!("../../alibi-threshold-ecdsa/tests/vectors/primes.hex")
+        .lines()
+        .map(|l| Primes::from_bytes(&hex::decode(l.trim()).expect("hex")).expect("primes"))
+        .collect()
+}
+
+/// A round's wait: long enough for CGGMP21's auxiliary information, whose proofs take each
+/// party tens of seconds on a busy machine; a few seconds for FROST.
+fn timeout(scheme: Scheme) -> Duration {
+    match scheme {
+        Scheme::EcdsaSecp256k1 => Duration::from_secs(120),
+        _ => Duration::from_secs(5),
+    }
+}
+
+fn nets(
+    parties: Vec<RelayParty>,
+    signers: &[PartyIndex],
+    session: [u8; 16],
+    timeout: Duration,
+) -> Vec<Net<RelayParty>> {
+    let config = NetConfig {
+        timeout,
+        reliable: false,
+    };
+    parties
+        .into_iter()
+        .filter(|p| signers.contains(&p.me()))
+        .map(|p| {
+            let party = p.party();
+            Net::new(p, party, session, signers, config).expect("net")
+        })
+        .collect()
+}
+
+/// Key generation by every party at once; their shares (or errors) and the parties back.
+async fn keygen_all(
+    parties: Vec<RelayParty>,
+    scheme: Scheme,
+    t: usize,
+    (session, wait): ([u8; 16], Duration),
+) -> (Vec<RelayParty>, Vec<alibi_mpc::Result<Share>>) {
+    let all: Vec<PartyIndex> = parties.iter().map(Transport::me).collect();
+    let mut primes = fixture_primes().into_iter();
+    let runs = nets(parties, &all, session, wait).into_iter().map(|net| {
+        let p = (scheme == Scheme::EcdsaSecp256k1).then(|| primes.next().expect("primes"));
+        tokio::spawn(async move {
+            let r = threshold::keygen(&net, scheme, t, p, &mut |_| {}).await;
+            (net.into_transport().ok().expect("run over"), r)
+        })
+    });
+    futures_util::future::join_all(runs)
+        .await
+        .into_iter()
+        .map(|r| r.expect("task"))
+        .unzip()
+}
+
+/// Signing by `signers` (group indices) with their shares; every signer's result and all
+/// parties back.
+async fn sign_all(
+    parties: Vec<RelayParty>,
+    shares: &[Share],
+    signers: &[PartyIndex],
+    session: [u8; 16],
+    msg: &'static [u8],
+) -> (Vec<RelayParty>, Vec<alibi_mpc::Result<Vec<u8>>>) {
+    let (mut out, idle): (Vec<RelayParty>, Vec<RelayParty>) =
+        parties.into_iter().partition(|p| signers.contains(&p.me()));
+    let scheme = shares[0].scheme();
+    let runs = nets(std::mem::take(&mut out), signers, session, timeout(scheme))
+        .into_iter()
+        .map(|net| {
+            let share =
+                Share::from_bytes(&shares[usize::from(net.me()) - 1].to_bytes()).expect("share");
+            tokio::spawn(async move {
+                let r = threshold::sign(&net, &share, msg).await;
+                (net.into_transport().ok().expect("run over"), r)
+            })
+        });
+    let (back, results): (Vec<RelayParty>, Vec<_>) = futures_util::future::join_all(runs)
+        .await
+        .into_iter()
+        .map(|r| r.expect("task"))
+        .unzip();
+    let mut all: Vec<RelayParty> = back.into_iter().chain(idle).collect();
+    all.sort_by_key(Transport::me);
+    (all, results)
+}
+
+fn independent_verify(scheme: Scheme, pk: &[u8], msg: &[u8], sig: &[u8]) {
+    match scheme {
+        Scheme::FrostEd25519 => {
+            let key =
+                ed25519_dalek::VerifyingKey::from_bytes(pk.try_into().expect("32")).expect("key");
+            let sig = ed25519_dalek::Signature::from_slice(sig).expect("sig");
+            key.verify_strict(msg, &sig).expect("ed25519-dalek accepts");
+        }
+        Scheme::FrostSecp256k1Tr => {
+            let key = k256::schnorr::VerifyingKey::from_bytes(pk).expect("key");
+            let sig = k256::schnorr::Signature::try_from(sig).expect("sig");
+            key.verify_raw(msg, &sig).expect("k256 BIP-340 accepts");
+        }
+        Scheme::EcdsaSecp256k1 => {
+            use k256::ecdsa::signature::Verifier;
+            let key = k256::ecdsa::VerifyingKey::from_sec1_bytes(pk).expect("key");
+            let sig = k256::ecdsa::Signature::from_slice(sig).expect("sig");
+            key.verify(msg, &sig).expect("k256 ECDSA accepts");
+        }
+    }
+}
+
+/// No party is blamed: the run either finished or failed as a transport fault.
+fn unblamed<T>(r: &alibi_mpc::Result<T>) -> bool {
+    matches!(
+        r,
+        Ok(_) | Err(Error::Unreachable { .. } | Error::Stopped { .. } | Error::Transport(_))
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frost_and_ecdsa_over_a_relay_verified_independently() {
+    let relay = LocalRelay::start(Default::default()).await.expect("relay");
+    for (scheme, n, t, mode) in [
+        (Scheme::FrostEd25519, 3, 1, Mode::Group),
+        (Scheme::FrostEd25519, 5, 2, Mode::Pairwise),
+        (Scheme::FrostSecp256k1Tr, 3, 1, Mode::Group),
+        (Scheme::EcdsaSecp256k1, 3, 1, Mode::Group),
+    ] {
+        let indices: Vec<PartyIndex> = (1..=n).collect();
+        let parties = register_parties(&relay.url, &indices, mode)
+            .await
+            .expect("parties");
+        let (parties, shares) = keygen_all(parties, scheme, t, ([1; 16], timeout(scheme))).await;
+        let shares: Vec<Share> = shares.into_iter().map(|s| s.expect("keygen")).collect();
+        let pk = shares[0].public_key().to_vec();
+        assert!(shares.iter().all(|s| s.public_key() == pk), "{scheme}");
+        let signers: Vec<PartyIndex> = indices.iter().copied().rev().take(t + 1).collect();
+        let (_, sigs) = sign_all(parties, &shares, &signers, [2; 16], b"any protocol").await;
+        for sig in sigs {
+            let sig = sig.expect("signed");
+            independent_verify(scheme, &pk, b"any protocol", &sig);
+            assert!(threshold::verify(scheme, &pk, b"any protocol", &sig).is_ok());
+            assert!(threshold::verify(scheme, &pk, b"another", &sig).is_err());
+        }
+    }
+}
+
+/// A relay that loses one delivery of a signing run, at every position (FROST) or at the
+/// first, a middle and the last (ECDSA, whose runs are longer): the signers finish with a valid
+/// signature or stop as a transport fault, never blaming a party.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_delivery_in_signing_blames_no_party() {
+    let relay = LocalRelay::start(Default::default()).await.expect("relay");
+    let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
+    for scheme in [Scheme::FrostEd25519, Scheme::EcdsaSecp256k1] {
+        let parties = register_parties(&proxy.url, &[1, 2, 3], Mode::Group)
+            .await
+            .expect("parties");
+        let (parties, _) = prepare_all(parties).await.expect("prepare");
+        let (parties, shares) = keygen_all(parties, scheme, 1, ([3; 16], timeout(scheme))).await;
+        let shares: Vec<Share> = shares.into_iter().map(|s| s.expect("keygen")).collect();
+        proxy.count_from_zero();
+        let (mut parties, clean) = sign_all(parties, &shares, &[1, 3], [4; 16], b"m").await;
+        assert!(clean.iter().all(Result::is_ok));
+        let total = proxy.deliveries.load(Ordering::SeqCst);
+        let positions: Vec<usize> = match scheme {
+            Scheme::EcdsaSecp256k1 => vec![0, total / 2, total.saturating_sub(1)],
+            _ => (0..total).collect(),
+        };
+        for k in positions {
+            proxy.rules.lock().expect("rules").drop_delivery = Some(k);
+            proxy.count_from_zero();
+            let session = [
+                k as u8,
+                5,
+                5,
+                5,
+                5,
+                5,
+                5,
+                5,
+                5,
+                5,
+                5,
+                5,
+                5,
+                5,
+                5,
+                scheme as u8,
+            ];
+            let (back, results) = sign_all(parties, &shares, &[1, 3], session, b"m").await;
+            parties = back;
+            for r in &results {
+                assert!(
+                    unblamed(r),
+                    "{scheme}, delivery {k} of {total} lost: {:?}",
+                    r.as_ref().err()
+                );
+            }
+        }
+        proxy.rules.lock().expect("rules").drop_delivery = None;
+    }
+}
+
+/// A relay that answers requests for party 2's bundle with party 3's: key generation fails
+/// closed as a transport fault at the parties that asked, nobody blamed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_substituted_bundle_fails_frost_and_ecdsa_closed() {
+    let relay = LocalRelay::start(Default::default()).await.expect("relay");
+    let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
+    for scheme in [Scheme::FrostEd25519, Scheme::EcdsaSecp256k1] {
+        let parties = register_parties(&proxy.url, &[1, 2, 3], Mode::Group)
+            .await
+            .expect("parties");
+        let account = |i: usize| parties[i].messenger().account().to_string();
+        proxy.rules.lock().expect("rules").rewrite = vec![(
+            format!("/v2/keys/{}/", account(1)),
+            format!("/v2/keys/{}/", account(2)),
+        )];
+        let (_, results) = keygen_all(parties, scheme, 1, ([6; 16], Duration::from_secs(3))).await;
+        for (i, r) in results.iter().enumerate() {
+            assert!(r.is_err(), "{scheme}: party {} finished", i + 1);
+            assert!(
+                unblamed(r),
+                "{scheme}: party {}: {:?}",
+                i + 1,
+                r.as_ref().err()
+            );
+        }
+        let named = results
+            .iter()
+            .any(|r| matches!(r, Err(e) if e.to_string().contains("does not match its card")));
+        assert!(named, "{scheme}: the swapped contact is named");
+        proxy.rules.lock().expect("rules").rewrite.clear();
+    }
+}
