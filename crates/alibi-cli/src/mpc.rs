@@ -199,6 +199,11 @@ pub enum Cmd {
         /// The party's directory (from `mpc init`)
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
+        /// Seal these primes instead of generating them: a file of two safe primes in
+        /// alibi-threshold-ecdsa's encoding (`Primes::to_bytes`), made ahead elsewhere. The
+        /// file is secret and must serve one key generation only
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
         /// Replace primes already waiting in DIR
         #[arg(long)]
         force: bool,
@@ -516,10 +521,11 @@ pub fn run(cmd: Cmd) -> CmdResult {
         },
         Cmd::Aux {
             dir,
+            from,
             force,
             passphrase,
             format,
-        } => threshold::aux(&dir, force, &passphrase, format),
+        } => threshold::aux(&dir, from.as_deref(), force, &passphrase, format),
         Cmd::Bench {
             parties,
             delays,

@@ -84,7 +84,13 @@ fn prime_reporter(format: Format) -> impl FnMut(PrimeProgress) + Send {
 
 /// `alibi mpc aux`: the safe primes of threshold ECDSA's key generation, ahead of time, sealed
 /// in the party's directory.
-pub(super) fn aux(dir: &Path, force: bool, pass: &PassphraseArgs, format: Format) -> CmdResult {
+pub(super) fn aux(
+    dir: &Path,
+    from: Option<&Path>,
+    force: bool,
+    pass: &PassphraseArgs,
+    format: Format,
+) -> CmdResult {
     let out = primes_path(dir);
     let identity = dir.join(alibi_messenger::IDENTITY_FILE);
     if !identity.exists() {
@@ -93,10 +99,20 @@ pub(super) fn aux(dir: &Path, force: bool, pass: &PassphraseArgs, format: Format
             dir.display()
         )));
     }
-    check_outputs(&[("--dir", &out, Kind::Secret)], &[], force)?;
+    let inputs: Vec<(&'static str, &Path)> = from.iter().map(|f| ("--from", *f)).collect();
+    check_outputs(&[("--dir", &out, Kind::Secret)], &inputs, force)?;
+    let given = from
+        .map(|f| {
+            let bytes = read_secret(f, "two safe primes")?;
+            Primes::from_bytes(&bytes).map_err(|e| Failure::Usage(format!("{}: {e}", f.display())))
+        })
+        .transpose()?;
     let passphrase = passphrase(pass)?;
     let start = Instant::now();
-    let primes = threshold::generate_primes(prime_reporter(format));
+    let primes = match given {
+        Some(p) => p,
+        None => threshold::generate_primes(prime_reporter(format)),
+    };
     let sealed = seal(PRIMES_PURPOSE, &primes.to_bytes(), &passphrase)?;
     write("--dir", &out, Kind::Secret, &sealed, force)?;
     let took = start.elapsed().as_secs_f64();

@@ -1,0 +1,267 @@
+//! Threshold schemes of established crates through the CLI, every party its own OS process on
+//! a relay process: FROST-Ed25519 and FROST-secp256k1 (taproot) from givre, CGGMP21 threshold
+//! ECDSA from cggmp21, with 3 parties (t = 1) and 5 (t = 2). Each signature is checked by an
+//! independent verifier (ed25519-dalek's strict verification, k256) and by `alibi mpc verify`.
+
+mod common;
+use std::path::{Path, PathBuf};
+use std::process::Child;
+
+use common::code;
+use common::mpc::{keygen_with, relay, run, s, setup, spawn_party, Relay};
+
+/// Key generation for `scheme` by every party of `dirs`, each its own process; the public key.
+fn keygen_all(d: &Path, dirs: &[PathBuf], group: &str, scheme: &str) -> Vec<u8> {
+    let pk = |i: usize| d.join(format!("{i}.{scheme}.pk"));
+    let more = ["--scheme", scheme];
+    let children: Vec<Child> = (0..dirs.len())
+        .map(|i| keygen_with(&dirs[i], group, &pk(i), "300", &more))
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{scheme}: {}", common::stderr(&o));
+        assert!(common::stdout(&o).contains(&format!("keygen {scheme}")));
+    }
+    let key = std::fs::read(pk(0)).unwrap();
+    assert!((1..dirs.len()).all(|i| std::fs::read(pk(i)).unwrap() == key));
+    key
+}
+
+/// Signing of `msg` by the parties `who` (indices into `dirs`, named in `names`), each its own
+/// process; the signature every signer wrote (all equal for FROST; each valid for ECDSA).
+fn sign_all(
+    d: &Path,
+    dirs: &[PathBuf],
+    names: &[&str],
+    group: &str,
+    scheme: &str,
+    who: &[usize],
+) -> Vec<Vec<u8>> {
+    let msg = d.join("msg");
+    std::fs::write(&msg, b"bring your own protocol").unwrap();
+    let signers: Vec<&str> = who.iter().map(|&i| names[i]).collect();
+    let children: Vec<(Child, PathBuf)> = who
+        .iter()
+        .map(|&i| {
+            let out = d.join(format!("{i}.{scheme}.sig"));
+            let args: Vec<String> = [
+                "mpc",
+                "sign",
+                "--scheme",
+                scheme,
+                "--dir",
+                &s(&dirs[i]),
+                "--group",
+                group,
+                "--msg",
+                &s(&msg),
+                "--session",
+                "one",
+                "--signers",
+                &signers.join(","),
+                "--out",
+                &s(&out),
+                "--timeout-s",
+                "300",
+            ]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+            (spawn_party(&args), out)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(c, out)| {
+            let o = c.wait_with_output().unwrap();
+            assert_eq!(code(&o), 0, "{scheme}: {}", common::stderr(&o));
+            std::fs::read(out).unwrap()
+        })
+        .collect()
+}
+
+/// `alibi mpc verify --scheme`: its exit code for this key, message and signature.
+fn cli_verify(d: &Path, scheme: &str, pk: &[u8], msg: &[u8], sig: &[u8]) -> i32 {
+    let (pkf, msgf, sigf) = (d.join("v.pk"), d.join("v.msg"), d.join("v.sig"));
+    std::fs::write(&pkf, pk).unwrap();
+    std::fs::write(&msgf, msg).unwrap();
+    std::fs::write(&sigf, sig).unwrap();
+    let o = run(&[
+        "mpc",
+        "verify",
+        "--scheme",
+        scheme,
+        "--pk",
+        &s(&pkf),
+        "--msg",
+        &s(&msgf),
+        "--sig",
+        &s(&sigf),
+    ]);
+    code(&o)
+}
+
+fn check(d: &Path, scheme: &str, pk: &[u8], sig: &[u8]) {
+    let msg = b"bring your own protocol";
+    match scheme {
+        "frost-ed25519" => {
+            let key = ed25519_dalek::VerifyingKey::from_bytes(pk.try_into().unwrap()).unwrap();
+            let sig = ed25519_dalek::Signature::from_slice(sig).unwrap();
+            key.verify_strict(msg, &sig).expect("ed25519-dalek accepts");
+        }
+        "frost-secp256k1-tr" => {
+            let key = k256::schnorr::VerifyingKey::from_bytes(pk).unwrap();
+            let sig = k256::schnorr::Signature::try_from(sig).unwrap();
+            key.verify_raw(msg, &sig).expect("k256 BIP-340 accepts");
+        }
+        _ => {
+            use k256::ecdsa::signature::Verifier;
+            let key = k256::ecdsa::VerifyingKey::from_sec1_bytes(pk).unwrap();
+            let sig = k256::ecdsa::Signature::from_slice(sig).unwrap();
+            key.verify(msg, &sig).expect("k256 ECDSA accepts");
+        }
+    }
+    assert_eq!(cli_verify(d, scheme, pk, msg, sig), 0);
+    assert_eq!(cli_verify(d, scheme, pk, b"another message", sig), 1);
+}
+
+/// A group of `n` parties with threshold `t` in its own directory under `d`.
+fn group_of(
+    d: &Path,
+    relay: &Relay,
+    n: usize,
+    t: usize,
+    tag: &str,
+) -> (PathBuf, Vec<PathBuf>, Vec<String>, String) {
+    let here = d.join(tag);
+    std::fs::create_dir_all(&here).unwrap();
+    let names: Vec<String> = (0..n).map(|i| format!("{tag}{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (dirs, group) = setup(&here, relay, &refs, t);
+    (here, dirs, names, group)
+}
+
+#[test]
+fn frost_by_3_and_5_processes() {
+    let d = common::scratch("mpc-frost");
+    let relay = relay(&d);
+    for (scheme, n, t) in [
+        ("frost-ed25519", 3, 1),
+        ("frost-ed25519", 5, 2),
+        ("frost-secp256k1-tr", 3, 1),
+    ] {
+        let (here, dirs, names, group) =
+            group_of(&d, &relay, n, t, &format!("{}{n}", &scheme[6..9]));
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let pk = keygen_all(&here, &dirs, &group, scheme);
+        let who: Vec<usize> = (0..n).rev().take(t + 1).collect();
+        let sigs = sign_all(&here, &dirs, &names, &group, scheme, &who);
+        assert!(
+            sigs.iter().all(|s| *s == sigs[0]),
+            "{scheme}: one signature"
+        );
+        check(&here, scheme, &pk, &sigs[0]);
+    }
+}
+
+/// Test-only safe primes (public!), made by alibi-threshold-ecdsa's `pregenerate_primes`.
+fn fixture_primes() -> Vec<Vec<u8>> {
+    include_str!("../../alibi-threshold-ecdsa/tests/vectors/primes.hex")
+        .lines()
+        .map(|l| hex::decode(l.trim()).unwrap())
+        .collect()
+}
+
+#[test]
+fn ecdsa_by_3_and_5_processes() {
+    let d = common::scratch("mpc-ecdsa");
+    let relay = relay(&d);
+    let primes = fixture_primes();
+    for (n, t) in [(3, 1), (5, 2)] {
+        let (here, dirs, names, group) = group_of(&d, &relay, n, t, &format!("e{n}"));
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        for (i, dir) in dirs.iter().enumerate() {
+            let file = here.join(format!("{i}.primes"));
+            std::fs::write(&file, &primes[i]).unwrap();
+            let o = run(&["mpc", "aux", "--dir", &s(dir), "--from", &s(&file)]);
+            assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+        }
+        let pk = keygen_all(&here, &dirs, &group, "ecdsa-secp256k1");
+        assert!(
+            dirs.iter().all(|d| !d.join("primes.sealed").exists()),
+            "primes serve once"
+        );
+        let who: Vec<usize> = (0..t + 1).collect();
+        for sig in sign_all(&here, &dirs, &names, &group, "ecdsa-secp256k1", &who) {
+            check(&here, "ecdsa-secp256k1", &pk, &sig);
+        }
+    }
+}
+
+/// Usage the schemes refuse before anything is sent (exit 2, one line).
+#[test]
+fn scheme_usage_is_refused() {
+    let d = common::scratch("mpc-scheme-usage");
+    let relay = relay(&d);
+    let (here, dirs, _, group) = group_of(&d, &relay, 3, 1, "u");
+    keygen_all(&here, &dirs, &group, "frost-ed25519");
+    let msg = here.join("m");
+    std::fs::write(&msg, b"m").unwrap();
+    let sign = |more: &[&str]| {
+        let mut args = vec![
+            "mpc",
+            "sign",
+            "--scheme",
+            "frost-ed25519",
+            "--dir",
+            dirs[0].to_str().unwrap(),
+            "--group",
+            &group,
+            "--msg",
+            msg.to_str().unwrap(),
+            "--session",
+            "x",
+            "--out",
+        ];
+        let out = here.join("x.sig");
+        let out = s(&out);
+        args.push(&out);
+        args.extend_from_slice(more);
+        run(&args)
+    };
+    // Without --signers: FROST signs with exactly t+1 of the 3.
+    let o = sign(&[]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        common::stderr(&o).contains("exactly t+1 = 2"),
+        "{}",
+        common::stderr(&o)
+    );
+    let o = sign(&["--signers", "u0,u1,u2"]);
+    assert_eq!(code(&o), 2, "{}", common::stderr(&o));
+    // No share of this scheme yet.
+    let o = run(&[
+        "mpc",
+        "sign",
+        "--scheme",
+        "ecdsa-secp256k1",
+        "--dir",
+        &s(&dirs[0]),
+        "--group",
+        &group,
+        "--msg",
+        &s(&msg),
+        "--session",
+        "x",
+        "--out",
+        &s(&here.join("y.sig")),
+        "--signers",
+        "u0,u1",
+    ]);
+    assert_eq!(code(&o), 2, "{}", common::stderr(&o));
+    // Primes that are not primes.
+    let junk = here.join("junk");
+    std::fs::write(&junk, b"not primes").unwrap();
+    let o = run(&["mpc", "aux", "--dir", &s(&dirs[0]), "--from", &s(&junk)]);
+    assert_eq!(code(&o), 2);
+}
