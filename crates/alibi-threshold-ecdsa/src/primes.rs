@@ -15,7 +15,7 @@ use crate::{codec, Error, Security};
 /// Bits of each safe prime: cggmp21 asks for `4 * SECURITY_BITS` (1536 at its 128-bit level).
 pub const PRIME_BITS: u32 = 4 * <Security as KeygenSecurityLevel>::SECURITY_BITS;
 /// How often [`generate_primes`] reports [`PrimeProgress::Searching`] while it searches.
-pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(2);
+pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
 const MAGIC: &[u8; 4] = b"ATEP";
 const PRIME_BYTES: usize = PRIME_BITS.div_ceil(8) as usize;
