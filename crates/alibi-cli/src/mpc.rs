@@ -194,7 +194,8 @@ pub enum Cmd {
     },
     /// Precompute the two safe primes an ecdsa-secp256k1 key generation needs for this party's
     /// Paillier key (the slow step: seconds to minutes), sealed in DIR/primes.sealed under the
-    /// passphrase; the next `keygen --scheme ecdsa-secp256k1` uses and deletes them
+    /// passphrase; the next `keygen --scheme ecdsa-secp256k1` uses and deletes them (without
+    /// them, keygen searches first, and the others wait: give them a --timeout-s that allows it)
     Aux {
         /// The party's directory (from `mpc init`)
         #[arg(long, value_name = "DIR")]

@@ -164,14 +164,14 @@ async fn frost_and_ecdsa_over_a_relay_verified_independently() {
     }
 }
 
-/// A relay that loses one delivery of a signing run, at every position (FROST) or at the
+/// A relay that loses one delivery of a signing run, at every position (FROST, both suites) or at the
 /// first, a middle and the last (ECDSA, whose runs are longer): the signers finish with a valid
 /// signature or stop as a transport fault, never blaming a party.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_delivery_in_signing_blames_no_party() {
     let relay = LocalRelay::start(Default::default()).await.expect("relay");
     let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
-    for scheme in [Scheme::FrostEd25519, Scheme::EcdsaSecp256k1] {
+    for scheme in Scheme::ALL {
         let parties = register_parties(&proxy.url, &[1, 2, 3], Mode::Group)
             .await
             .expect("parties");
@@ -227,7 +227,7 @@ async fn a_lost_delivery_in_signing_blames_no_party() {
 async fn a_substituted_bundle_fails_frost_and_ecdsa_closed() {
     let relay = LocalRelay::start(Default::default()).await.expect("relay");
     let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
-    for scheme in [Scheme::FrostEd25519, Scheme::EcdsaSecp256k1] {
+    for scheme in Scheme::ALL {
         let parties = register_parties(&proxy.url, &[1, 2, 3], Mode::Group)
             .await
             .expect("parties");

@@ -193,11 +193,18 @@ pub(super) fn keygen(
         force,
     )?;
     let passphrase = passphrase(pass)?;
-    let primes = match scheme {
+    let cached = match scheme {
         Scheme::EcdsaSecp256k1 => take_primes(dir, &passphrase)?,
         _ => None,
     };
-    let had_primes = primes.is_some();
+    let had_primes = cached.is_some();
+    // Without `mpc aux`, the primes are searched for before the party connects: the search
+    // takes seconds to minutes, which the others spend waiting (their --timeout-s must allow
+    // it), and a connection left idle that long would only be dropped.
+    let primes = match (scheme, cached) {
+        (Scheme::EcdsaSecp256k1, None) => Some(threshold::generate_primes(prime_reporter(format))),
+        (_, cached) => cached,
+    };
     runtime()?.block_on(async {
         let m = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
         let me = m.me;
