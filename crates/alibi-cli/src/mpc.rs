@@ -448,31 +448,19 @@ pub fn run(cmd: Cmd) -> CmdResult {
             force,
             passphrase,
             format,
-        } => match scheme.threshold() {
-            Some(scheme) => threshold::keygen(
-                scheme,
-                &dir,
-                &group,
-                &pk_out,
-                session.as_deref(),
-                &run,
-                force,
-                &passphrase,
-                format,
-            ),
-            None => keygen(
-                &dir,
-                &group,
-                &pk_out,
-                session.as_deref(),
-                #[cfg(adversary)]
-                misbehave,
-                &run,
-                force,
-                &passphrase,
-                format,
-            ),
-        },
+        } => keygen(
+            scheme,
+            &dir,
+            &group,
+            &pk_out,
+            session.as_deref(),
+            #[cfg(adversary)]
+            misbehave,
+            &run,
+            force,
+            &passphrase,
+            format,
+        ),
         Cmd::Sign {
             dir,
             group,
@@ -485,41 +473,25 @@ pub fn run(cmd: Cmd) -> CmdResult {
             passphrase,
             format,
             scheme,
-        } => match scheme.threshold() {
-            Some(scheme) => threshold::sign(
-                scheme,
-                &dir,
-                &group,
-                &msg,
-                &session,
-                (&out, force),
-                signers,
-                &run,
-                &passphrase,
-                format,
-            ),
-            None => sign(
-                &dir,
-                &group,
-                &msg,
-                &session,
-                (&out, force),
-                signers,
-                &run,
-                &passphrase,
-                format,
-            ),
-        },
+        } => sign(
+            scheme,
+            &dir,
+            &group,
+            &msg,
+            &session,
+            (&out, force),
+            signers,
+            &run,
+            &passphrase,
+            format,
+        ),
         Cmd::Verify {
             pk,
             msg,
             sig,
             scheme,
             format,
-        } => match scheme.threshold() {
-            Some(scheme) => threshold::verify(scheme, &pk, &msg, &sig, format),
-            None => verify(&pk, &msg, &sig, format),
-        },
+        } => verify(scheme, &pk, &msg, &sig, format),
         Cmd::Aux {
             dir,
             from,
@@ -1008,8 +980,10 @@ fn protocol_failure(
     }
 }
 
+/// `alibi mpc keygen`: threshold BLS here, the other schemes in [`threshold::keygen`].
 #[allow(clippy::too_many_arguments)]
 fn keygen(
+    scheme: SchemeArg,
     dir: &Path,
     group_path: &Path,
     pk_out: &Path,
@@ -1020,6 +994,10 @@ fn keygen(
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
+    if let Some(scheme) = scheme.threshold() {
+        let job = (dir, group_path, pk_out, session);
+        return threshold::keygen(scheme, job, run, force, pass, format);
+    }
     let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
     if session == Some("") {
         return Err(Failure::Usage("--session: give the run a name".into()));
@@ -1234,20 +1212,21 @@ fn signers_of(
     Ok(signers)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn sign(
+/// What signing starts with in every scheme, before it connects: the output checked against
+/// the inputs, the group (with `--exclude`), the message, the run's name and the passphrase.
+#[allow(clippy::type_complexity)]
+fn sign_start(
     dir: &Path,
     group_path: &Path,
     msg: &Path,
     session: &str,
     (out, force): (&Path, bool),
-    signers: Option<Vec<String>>,
     run: &RunArgs,
     pass: &PassphraseArgs,
     format: Format,
-) -> CmdResult {
+) -> Result<(GroupFile, Vec<u8>, Zeroizing<Vec<u8>>), Failure> {
     check_json(format.json, &[("--out", out)])?;
-    let identity = dir.join("identity.sealed");
+    let identity = dir.join(alibi_messenger::IDENTITY_FILE);
     let inputs = [
         ("--msg", msg),
         ("--group", group_path),
@@ -1259,7 +1238,45 @@ fn sign(
     if session.is_empty() {
         return Err(Failure::Usage("--session: give the run a name".into()));
     }
-    let passphrase = passphrase(pass)?;
+    Ok((group, msg, passphrase(pass)?))
+}
+
+/// `alibi mpc sign`: threshold BLS here, the other schemes in [`threshold::sign`].
+#[allow(clippy::too_many_arguments)]
+fn sign(
+    scheme: SchemeArg,
+    dir: &Path,
+    group_path: &Path,
+    msg: &Path,
+    session: &str,
+    (out, force): (&Path, bool),
+    signers: Option<Vec<String>>,
+    run: &RunArgs,
+    pass: &PassphraseArgs,
+    format: Format,
+) -> CmdResult {
+    let (group, msg, passphrase) = sign_start(
+        dir,
+        group_path,
+        msg,
+        session,
+        (out, force),
+        run,
+        pass,
+        format,
+    )?;
+    if let Some(scheme) = scheme.threshold() {
+        let signing = threshold::Signing {
+            dir,
+            group,
+            msg: &msg,
+            session,
+            out: (out, force),
+            signers,
+            passphrase: &passphrase,
+        };
+        return threshold::sign(scheme, signing, run, format);
+    }
     runtime()?.block_on(async {
         let Member {
             group,
@@ -1319,7 +1336,11 @@ fn sign(
     })
 }
 
-fn verify(pk: &Path, msg: &Path, sig: &Path, format: Format) -> CmdResult {
+/// `alibi mpc verify`: plain BLS here, the other schemes in [`threshold::verify`].
+fn verify(scheme: SchemeArg, pk: &Path, msg: &Path, sig: &Path, format: Format) -> CmdResult {
+    if let Some(scheme) = scheme.threshold() {
+        return threshold::verify(scheme, pk, msg, sig, format);
+    }
     let pkb = read_input(pk, "a 48-byte BLS group key")?;
     let sigb = read_input(sig, "a 96-byte BLS signature")?;
     let msg = read(msg)?;

@@ -18,8 +18,7 @@ use super::{
 };
 use crate::failure::{usage, CmdResult, Failure};
 use crate::files::{
-    check_json, check_outputs, read, read_input, read_secret, write, write_outputs, Kind, NewDir,
-    Output,
+    check_outputs, read, read_input, read_secret, write, write_outputs, Kind, NewDir, Output,
 };
 use crate::net::runtime;
 use crate::report::Format;
@@ -166,14 +165,11 @@ fn connect(
     Ok((group, net))
 }
 
-/// `alibi mpc keygen --scheme S` for a scheme other than BLS.
-#[allow(clippy::too_many_arguments)]
+/// `alibi mpc keygen --scheme S` for a scheme other than BLS: `job` is the party's directory,
+/// the group file, `--pk-out` and `--session`.
 pub(super) fn keygen(
     scheme: Scheme,
-    dir: &Path,
-    group_path: &Path,
-    pk_out: &Path,
-    session: Option<&str>,
+    (dir, group_path, pk_out, session): (&Path, &Path, &Path, Option<&str>),
     run: &RunArgs,
     force: bool,
     pass: &PassphraseArgs,
@@ -338,48 +334,46 @@ fn signers_of(
     Ok(signers)
 }
 
+/// A signing run's inputs, checked by the caller (`mpc::sign_start`).
+pub(super) struct Signing<'a> {
+    /// The party's directory.
+    pub dir: &'a Path,
+    /// The group, with `--exclude` applied.
+    pub group: GroupFile,
+    /// The message.
+    pub msg: &'a [u8],
+    /// The run's name.
+    pub session: &'a str,
+    /// `--out` and `--force`.
+    pub out: (&'a Path, bool),
+    /// `--signers`.
+    pub signers: Option<Vec<String>>,
+    /// The passphrase.
+    pub passphrase: &'a [u8],
+}
+
 /// `alibi mpc sign --scheme S` for a scheme other than BLS.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn sign(
-    scheme: Scheme,
-    dir: &Path,
-    group_path: &Path,
-    msg: &Path,
-    session: &str,
-    (out, force): (&Path, bool),
-    signers: Option<Vec<String>>,
-    run: &RunArgs,
-    pass: &PassphraseArgs,
-    format: Format,
-) -> CmdResult {
-    check_json(format.json, &[("--out", out)])?;
-    let identity = dir.join(alibi_messenger::IDENTITY_FILE);
-    check_outputs(
-        &[("--out", out, SIGNATURE)],
-        &[
-            ("--msg", msg),
-            ("--group", group_path),
-            ("--dir", &identity),
-        ],
-        force,
-    )?;
-    let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
-    let msg = read(msg)?;
-    if session.is_empty() {
-        return Err(Failure::Usage("--session: give the run a name".into()));
-    }
-    let passphrase = passphrase(pass)?;
+pub(super) fn sign(scheme: Scheme, job: Signing, run: &RunArgs, format: Format) -> CmdResult {
+    let Signing {
+        dir,
+        group,
+        msg,
+        session,
+        out: (out, force),
+        signers,
+        passphrase,
+    } = job;
     runtime()?.block_on(async {
-        let m = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
+        let m = member(dir, group, passphrase, Duration::from_secs(run.timeout_s)).await?;
         let me = m.me;
-        let share = load_share(dir, &m.group, scheme, &passphrase, me)?;
+        let share = load_share(dir, &m.group, scheme, passphrase, me)?;
         let signers = signers_of(&m.group, &share, signers, me)?;
         let listed: Vec<String> = signers.iter().map(u16::to_string).collect();
         let what = format!("sign {} by {}", scheme.name(), listed.join(","));
         let session = m.group.session(&what, session);
         let (group, net) = connect(m, run, "signing", session, &signers, format)?;
         let start = Instant::now();
-        let sig = threshold::sign(&net, &share, &msg)
+        let sig = threshold::sign(&net, &share, msg)
             .await
             .map_err(|e| protocol_failure(&group, me, dir, "signing", e))?;
         let took = start.elapsed();
