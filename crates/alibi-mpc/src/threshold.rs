@@ -292,7 +292,7 @@ pub async fn keygen<T: Transport + 'static>(
         Scheme::EcdsaSecp256k1 => {
             let primes = match primes {
                 Some(p) => p,
-                None => generate_primes(|p| progress(p)),
+                None => generate_primes(progress),
             };
             let core = ecdsa::keygen(&mut rng, &session, i, n, needed, delivery_from(net, 0))
                 .await
