@@ -23,6 +23,7 @@ pub mod machine;
 pub mod measure;
 pub mod mpc;
 pub mod mpc_processes;
+pub mod mpc_scheme;
 pub mod plot;
 pub mod relay_load;
 mod seed000_ring;
@@ -153,12 +154,13 @@ impl Scale {
 
     /// A rough expected wall-clock time for `seeds` (all five when empty) on a 2-core x86-64
     /// machine, for the CLI to state before it starts. Measured on a 2-vCPU AMD EPYC: `--quick`
-    /// 95 s for all five, `--full` 288 s for all but DGSP.
+    /// 95 s for all five, `--full` 288 s for all but DGSP before seed 002 gained threshold ECDSA
+    /// (n = 3: about 25 s per key generation, 12 of them).
     pub fn expected(self, seeds: &[Seed]) -> &'static str {
         let dgsp = seeds.is_empty() || seeds.contains(&Seed::Dgsp);
         match self {
             Scale::Quick => "about 2 minutes at most",
-            Scale::Full if !dgsp => "about 5 minutes",
+            Scale::Full if !dgsp => "about 10 minutes",
             Scale::Full => "an hour or more, with about 10 GB free in the temporary directory and several GB of memory: DGSP's 2^25-member stores (the published crate's on-disk one alone takes about 20 minutes and 8 GB to fill, by its README), and 2-second budgets per row",
             Scale::Tiny => "seconds",
         }

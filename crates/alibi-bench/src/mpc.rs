@@ -1,9 +1,11 @@
-//! Threshold BLS key generation (t = n - 1) and signing by n parties over a relay in this process,
-//! the experiment of seed 002 (Yang, Zhang 2023, section 4): one [`Grid`] of party counts, relay
+//! Threshold key generation (t = n - 1) and signing by n parties over a relay in this process,
+//! the experiment of seed 002 (Yang, Zhang 2023, section 4): one [`Grid`] of schemes (alibi's BLS
+//! and the established crates' threshold signatures, [`crate::mpc_scheme`]), party counts, relay
 //! delays and transports, every party a task of this process or its own OS process
 //! ([`crate::mpc_processes`]); per cell the first run (sessions and sender keys set up) and the
-//! median of the later ones. `alibi bench` reports it as seed 002; `alibi mpc bench` prints the
-//! [`comparison`] table, writes the [`csv`] and draws the [`svg`] plot.
+//! median of the later ones, with the requests and bytes the parties sent. `alibi bench` reports
+//! it as seed 002; `alibi mpc bench` prints the [`comparison`] and [`traffic_table`] tables,
+//! writes the [`scheme_csv`] and draws the [`svg`] plot.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -15,6 +17,7 @@ use alibi_relay::server::Config;
 
 use crate::measure::median_by;
 use crate::mpc_processes::{self, Launch};
+pub use crate::mpc_scheme::{PrimeBank, Run, Scheme};
 use crate::plot::{self, Panel, Series};
 use crate::table::{self, Table};
 use crate::Error;
@@ -22,9 +25,11 @@ use crate::Error;
 /// The transports, in the order of tables and plots.
 pub const MODES: [Mode; 3] = [Mode::Pairwise, Mode::PairwiseConcurrent, Mode::Group];
 
-/// What to measure: every (delay, n, transport), in that nesting, with t = n - 1.
+/// What to measure: every (scheme, delay, n, transport), in that nesting, with t = n - 1.
 #[derive(Clone, Debug)]
 pub struct Grid {
+    /// Protocols.
+    pub schemes: Vec<Scheme>,
     /// Party counts.
     pub ns: Vec<u16>,
     /// Relay delays per request, in milliseconds.
@@ -40,7 +45,7 @@ pub struct Grid {
 impl Grid {
     /// How many cells it has.
     pub fn cells(&self) -> usize {
-        self.ns.len() * self.delays.len() * self.modes.len()
+        self.schemes.len() * self.ns.len() * self.delays.len() * self.modes.len()
     }
 }
 
@@ -56,8 +61,17 @@ pub enum Parties<'a> {
 /// Progress through the grid.
 #[derive(Clone, Copy, Debug)]
 pub enum Progress {
+    /// Safe primes for threshold ECDSA are being generated ahead of the timed runs.
+    Primes {
+        /// The party (1-based) whose pair is being searched for.
+        party: usize,
+        /// Seconds spent on this pair so far.
+        elapsed_s: u64,
+    },
     /// A cell is about to be measured.
     Cell {
+        /// Protocol.
+        scheme: Scheme,
         /// Parties.
         n: u16,
         /// Transport.
@@ -86,58 +100,118 @@ pub struct Cell {
     pub later: Timing,
 }
 
-/// Measures every cell of `grid`, reporting progress to `progress`.
+/// One measured cell of a scheme, with the bytes its runs sent.
+#[derive(Clone, Copy, Debug)]
+pub struct Measured {
+    /// Protocol.
+    pub scheme: Scheme,
+    /// Times and requests.
+    pub cell: Cell,
+    /// Bytes of request bodies the parties sent in the first run and the median later run
+    /// (`None` where a CSV of the older format did not record them).
+    pub bytes: [Option<u64>; 2],
+}
+
+/// Measures every cell of `grid`, reporting progress to `progress`. Threshold ECDSA's safe
+/// primes come from `primes`, which is first filled up to the largest n (untimed).
 pub async fn measure(
     grid: &Grid,
     parties: Parties<'_>,
+    primes: &mut PrimeBank,
     progress: &mut dyn FnMut(Progress),
-) -> Result<Vec<Cell>, Error> {
+) -> Result<Vec<Measured>, Error> {
     if let Some(n) = grid.ns.iter().find(|&&n| n < 2) {
         return Err(Error::Run(format!("{n} parties: a cell needs at least 2")));
     }
+    if grid.schemes.iter().any(|s| s.needs_primes()) {
+        let most = grid.ns.iter().copied().max().map_or(0, usize::from);
+        primes.fill(most, &mut |party, p| {
+            if let alibi_mpc::threshold::PrimeProgress::Searching { elapsed, .. } = p {
+                let elapsed_s = elapsed.as_secs();
+                progress(Progress::Primes { party, elapsed_s });
+            }
+        });
+    }
     let mut cells = vec![];
-    for &delay in &grid.delays {
-        for &n in &grid.ns {
-            let t = usize::from(n) - 1;
-            for &mode in &grid.modes {
-                // A fresh relay per cell: what earlier cells left in a relay (their parties'
-                // accounts, keys and last unacknowledged envelopes) would otherwise slow the
-                // transports measured later, at n = 64 by about 1 s.
-                // Every party connects from loopback: no per-address connection cap.
-                let relay = LocalRelay::start(Config {
-                    delay: Duration::from_millis(delay),
-                    max_connections_per_address: usize::MAX,
-                    ..Config::default()
-                })
-                .await
-                .map_err(run)?;
-                progress(Progress::Cell { n, mode, delay });
-                let (first, rest) = match parties {
-                    Parties::Processes(launch) => {
-                        let url = &relay.url;
-                        mpc_processes::measure(launch, url, n, t, mode, grid.later, grid.timeout)
-                            .await?
-                    }
-                    Parties::Tasks => {
-                        alibi_mpc::local::measure(&relay.url, n, t, mode, grid.later, grid.timeout)
-                            .await
-                            .map_err(run)?
-                    }
-                };
-                let later = median(rest).ok_or(Error::Run("no later run measured".into()))?;
-                cells.push(Cell {
-                    n,
-                    t,
-                    delay,
-                    mode,
-                    first,
-                    later,
-                });
-                progress(Progress::Done);
+    for &scheme in &grid.schemes {
+        for &delay in &grid.delays {
+            for &n in &grid.ns {
+                for &mode in &grid.modes {
+                    progress(Progress::Cell {
+                        scheme,
+                        n,
+                        mode,
+                        delay,
+                    });
+                    cells.push(cell(grid, parties, primes, scheme, delay, n, mode).await?);
+                    progress(Progress::Done);
+                }
             }
         }
     }
     Ok(cells)
+}
+
+/// One cell: a fresh relay, the first run and the median of the later ones.
+async fn cell(
+    grid: &Grid,
+    parties: Parties<'_>,
+    primes: &PrimeBank,
+    scheme: Scheme,
+    delay: u64,
+    n: u16,
+    mode: Mode,
+) -> Result<Measured, Error> {
+    let t = usize::from(n) - 1;
+    // A fresh relay per cell: what earlier cells left in a relay (their parties'
+    // accounts, keys and last unacknowledged envelopes) would otherwise slow the
+    // transports measured later, at n = 64 by about 1 s.
+    // Every party connects from loopback: no per-address connection cap.
+    let relay = LocalRelay::start(Config {
+        delay: Duration::from_millis(delay),
+        max_connections_per_address: usize::MAX,
+        ..Config::default()
+    })
+    .await
+    .map_err(run)?;
+    let (url, later, timeout) = (&relay.url, grid.later, grid.timeout);
+    let mut runs = match (parties, scheme) {
+        (Parties::Processes(launch), _) => {
+            let how = mpc_processes::Cell {
+                scheme,
+                n,
+                t,
+                mode,
+                later,
+                timeout,
+            };
+            mpc_processes::measure(launch, url, &how, primes).await?
+        }
+        (Parties::Tasks, Scheme::Bls) => {
+            crate::mpc_scheme::measure_bls(url, n, t, mode, later, timeout).await?
+        }
+        (Parties::Tasks, Scheme::Threshold(s)) => {
+            crate::mpc_scheme::measure_threshold(url, s, n, t, mode, later, timeout, primes).await?
+        }
+    };
+    if runs.is_empty() {
+        return Err(Error::Run("no run measured".into()));
+    }
+    let first = runs.remove(0);
+    let later = median_by(runs, |r| r.timing.keygen + r.timing.sign)
+        .ok_or(Error::Run("no later run measured".into()))?;
+    Ok(Measured {
+        scheme,
+        cell: Cell {
+            n,
+            t,
+            delay,
+            mode,
+            first: first.timing,
+            later: later.timing,
+        },
+        bytes: [Some(first.bytes), Some(later.bytes)],
+    })
 }
 
 fn run(e: impl std::fmt::Display) -> Error {
@@ -250,6 +324,182 @@ pub fn parse_csv(bytes: &[u8]) -> Result<Vec<Cell>, Error> {
             })
         })
         .collect()
+}
+
+/// The columns of the CSV [`scheme_csv`] writes: [`CSV_COLUMNS`] with the scheme first and the
+/// bytes the parties sent last.
+pub const SCHEME_CSV_COLUMNS: [&str; 10] = [
+    "scheme",
+    "n",
+    "t",
+    "delay_ms",
+    "run",
+    "transport",
+    "keygen_ms",
+    "sign_ms",
+    "requests",
+    "bytes",
+];
+
+/// The measured cells as CSV, one row per cell and run (first, later), in their order.
+pub fn scheme_csv(cells: &[Measured]) -> String {
+    let mut rows = vec![];
+    for m in cells {
+        let c = &m.cell;
+        for ((run, tm), bytes) in [("first", c.first), ("later", c.later)]
+            .into_iter()
+            .zip(m.bytes)
+        {
+            rows.push(
+                [
+                    m.scheme.to_string(),
+                    c.n.to_string(),
+                    c.t.to_string(),
+                    c.delay.to_string(),
+                    run.to_string(),
+                    c.mode.to_string(),
+                    format!("{:.1}", ms(tm.keygen)),
+                    format!("{:.1}", ms(tm.sign)),
+                    tm.requests.to_string(),
+                    bytes.map_or(String::new(), |b| b.to_string()),
+                ]
+                .into_iter()
+                .map(table::Cell::from)
+                .collect(),
+            );
+        }
+    }
+    Table {
+        columns: SCHEME_CSV_COLUMNS.map(String::from).to_vec(),
+        rows,
+        ..Table::default()
+    }
+    .csv()
+}
+
+/// The cells of a CSV [`scheme_csv`] wrote, by scheme in [`Scheme::ALL`] order and then as
+/// [`parse_csv`] orders them; a CSV of the older format ([`csv`], BLS only, no bytes) reads as
+/// BLS cells without bytes.
+pub fn parse_scheme_csv(bytes: &[u8]) -> Result<Vec<Measured>, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|_| Error::NotMpcCsv)?;
+    let header = text.lines().next().map(str::trim);
+    if header == Some(CSV_COLUMNS.join(",").as_str()) {
+        let cells = parse_csv(bytes)?;
+        return Ok(cells
+            .into_iter()
+            .map(|cell| Measured {
+                scheme: Scheme::Bls,
+                cell,
+                bytes: [None, None],
+            })
+            .collect());
+    }
+    if header != Some(SCHEME_CSV_COLUMNS.join(",").as_str()) {
+        return Err(Error::NotMpcCsv);
+    }
+    // Each scheme's rows as a CSV of the older format (bytes kept aside by key).
+    let mut out = vec![];
+    for scheme in Scheme::ALL {
+        let mut old = CSV_COLUMNS.join(",");
+        let mut bytes_of: BTreeMap<(String, String, String, String), Option<u64>> = BTreeMap::new();
+        for line in text.lines().skip(1).filter(|l| !l.is_empty()) {
+            let f: Vec<&str> = line.split(',').collect();
+            if f.len() != SCHEME_CSV_COLUMNS.len() {
+                return Err(Error::NotMpcCsv);
+            }
+            if f[0].parse::<Scheme>().is_err() {
+                return Err(Error::NotMpcCsv);
+            }
+            if f[0] != scheme.name() {
+                continue;
+            }
+            old.push('\n');
+            old.push_str(&f[1..9].join(","));
+            let b = match f[9] {
+                "" => None,
+                b => Some(b.parse::<u64>().map_err(|_| Error::NotMpcCsv)?),
+            };
+            let key = (
+                f[3].to_string(),
+                f[1].to_string(),
+                f[5].to_string(),
+                f[4].to_string(),
+            );
+            bytes_of.insert(key, b);
+        }
+        if !old.contains('\n') {
+            continue;
+        }
+        old.push('\n');
+        for cell in parse_csv(old.as_bytes())? {
+            let key = |run: &str| {
+                let k = (
+                    cell.delay.to_string(),
+                    cell.n.to_string(),
+                    cell.mode.to_string(),
+                    run.to_string(),
+                );
+                bytes_of.get(&k).copied().flatten()
+            };
+            out.push(Measured {
+                scheme,
+                cell,
+                bytes: [key("first"), key("later")],
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::NoMeasurements);
+    }
+    Ok(out)
+}
+
+/// Per (delay, n, run) as the cells come: the requests and bytes each transport's run sent
+/// (all parties together), in [`MODES`] order.
+pub fn traffic_table(cells: &[Measured]) -> Table {
+    let mut keys: Vec<(u64, u16, usize)> = cells
+        .iter()
+        .map(|m| (m.cell.delay, m.cell.n, m.cell.t))
+        .collect();
+    keys.dedup();
+    let mut rows = vec![];
+    for (delay, n, t) in keys {
+        let of = |mode: Mode| {
+            cells
+                .iter()
+                .find(|m| m.cell.mode == mode && m.cell.delay == delay && m.cell.n == n)
+        };
+        for (i, run) in ["first", "later"].into_iter().enumerate() {
+            let mut row = vec![
+                n.to_string(),
+                t.to_string(),
+                format!("{delay} ms"),
+                run.into(),
+            ];
+            for mode in MODES {
+                let tm = of(mode).map(|m| if i == 0 { m.cell.first } else { m.cell.later });
+                row.push(tm.map_or("-".into(), |x| x.requests.to_string()));
+            }
+            for mode in MODES {
+                let b = of(mode).and_then(|m| m.bytes[i]);
+                row.push(b.map_or("-".into(), |b| format!("{:.1}", b as f64 / 1024.0)));
+            }
+            rows.push(row.into_iter().map(table::Cell::from).collect());
+        }
+    }
+    let mut columns: Vec<String> = ["n", "t", "delay", "run"].map(String::from).to_vec();
+    for what in ["requests", "KiB sent"] {
+        columns.extend([
+            format!("{what} pairwise"),
+            format!("{what} concurrent"),
+            format!("{what} group"),
+        ]);
+    }
+    Table {
+        columns,
+        rows,
+        ..Table::default()
+    }
 }
 
 /// One row of the [`comparison`] table: per (delay, n, run), each transport's times (in
@@ -465,6 +715,53 @@ mod tests {
             md.contains("| 3 | 2 | 50 ms | later | 100 ms | 50 ms | 25 ms | 75.0% | 50.0% | 40 ms | 20 ms | 10 ms | 75.0% | 50.0% |"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn the_scheme_csv_reads_back_and_old_csvs_read_as_bls() {
+        let frost = Scheme::Threshold(alibi_mpc::threshold::Scheme::FrostEd25519);
+        let measured: Vec<Measured> = [Scheme::Bls, frost]
+            .into_iter()
+            .flat_map(|scheme| {
+                cells().into_iter().map(move |cell| Measured {
+                    scheme,
+                    cell,
+                    bytes: [Some(2048), Some(1024)],
+                })
+            })
+            .collect();
+        let text = scheme_csv(&measured);
+        assert!(text
+            .starts_with("scheme,n,t,delay_ms,run,transport,keygen_ms,sign_ms,requests,bytes\n"));
+        assert!(
+            text.contains("frost-ed25519,3,2,50,later,group,25.0,10.0,7,1024\n"),
+            "{text}"
+        );
+        let back = parse_scheme_csv(text.as_bytes()).unwrap();
+        assert_eq!(back.len(), 6);
+        assert_eq!(back[3].scheme, frost);
+        assert_eq!(back[3].bytes, [Some(2048), Some(1024)]);
+        assert_eq!(scheme_csv(&back).lines().count(), text.lines().count());
+        let old = parse_scheme_csv(csv(&cells()).as_bytes()).unwrap();
+        assert!(old
+            .iter()
+            .all(|m| m.scheme == Scheme::Bls && m.bytes == [None, None]));
+        let table = traffic_table(&back[..3]).markdown();
+        assert!(
+            table.contains("| 3 | 2 | 50 ms | later | 7 | 7 | 7 | 1.0 | 1.0 | 1.0 |"),
+            "{table}"
+        );
+        for bad in ["scheme,n\n", "hello\n"] {
+            assert!(matches!(
+                parse_scheme_csv(bad.as_bytes()),
+                Err(Error::NotMpcCsv)
+            ));
+        }
+        let unknown = text.replace("frost-ed25519,", "rsa,");
+        assert!(matches!(
+            parse_scheme_csv(unknown.as_bytes()),
+            Err(Error::NotMpcCsv)
+        ));
     }
 
     #[test]

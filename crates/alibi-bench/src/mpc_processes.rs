@@ -3,9 +3,11 @@
 //! drives them over their stdin and stdout, one JSON line at a time:
 //!
 //! 1. each party registers (a messenger in memory) and prints its contact card;
-//! 2. the bench sends every party the group file;
+//! 2. the bench sends every party the group file, and for threshold ECDSA `{"primes": [..]}`,
+//!    its safe primes (made before anything is timed, [`crate::mpc_scheme::PrimeBank`]);
 //! 3. per run, the bench sends `{"keygen": r}` to all at once and reads each party's time, then
-//!    `{"sign": [r, [signers]]}` likewise; the run's time is the slowest party's.
+//!    `{"sign": [r, [signers]]}` likewise; the run's time is the slowest party's, its requests
+//!    and bytes the sum of the parties'.
 //!
 //! [`party`] is the other end, what a party process runs.
 
@@ -16,6 +18,7 @@ use alibi_messenger::{ContactCard, Messenger, Options};
 use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig};
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::local::Timing;
+use alibi_mpc::net::NetConfig;
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::sign::{sign, SignConfig};
 use alibi_mpc::PartyIndex;
@@ -25,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
+use crate::mpc_scheme::{self, Input, Op, PrimeBank, Run, Scheme};
 use crate::Error;
 
 /// What one party process is started for.
@@ -38,6 +42,25 @@ pub struct PartyArgs<'a> {
     pub mode: Mode,
     /// Round timeout.
     pub timeout: Duration,
+    /// The protocol.
+    pub scheme: Scheme,
+}
+
+/// What one cell runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Cell {
+    /// The protocol.
+    pub scheme: Scheme,
+    /// Parties.
+    pub n: u16,
+    /// Threshold.
+    pub t: usize,
+    /// Transport.
+    pub mode: Mode,
+    /// Runs after the first.
+    pub later: usize,
+    /// Round timeout.
+    pub timeout: Duration,
 }
 
 /// How to start one party process: a command that runs [`party`] with these arguments (its
@@ -49,6 +72,7 @@ pub type Launch<'a> = dyn Fn(&PartyArgs) -> std::process::Command + 'a;
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Order {
+    Primes(Vec<u8>),
     Keygen(u32),
     Sign(u32, Vec<PartyIndex>),
 }
@@ -58,6 +82,8 @@ enum Order {
 struct Report {
     ms: f64,
     requests: u64,
+    #[serde(default)]
+    bytes: u64,
     eligible: Vec<PartyIndex>,
     error: Option<String>,
 }
@@ -93,16 +119,21 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// One cell with every party a process: a first run and `later` more.
+/// One cell with every party a process: the first run and `later` more, in order.
 pub async fn measure(
     launch: &Launch<'_>,
     url: &str,
-    n: u16,
-    t: usize,
-    mode: Mode,
-    later: usize,
-    timeout: Duration,
-) -> Result<(Timing, Vec<Timing>), Error> {
+    cell: &Cell,
+    primes: &PrimeBank,
+) -> Result<Vec<Run>, Error> {
+    let Cell {
+        scheme,
+        n,
+        t,
+        mode,
+        later,
+        timeout,
+    } = *cell;
     let mut parties = vec![];
     for index in 1..=n {
         let args = PartyArgs {
@@ -110,22 +141,9 @@ pub async fn measure(
             index,
             mode,
             timeout,
+            scheme,
         };
-        let mut child = tokio::process::Command::from(launch(&args))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(run)?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(Error::Run("bench party without pipes".into()));
-        };
-        parties.push(Party {
-            _child: child,
-            stdin,
-            stdout: BufReader::new(stdout).lines(),
-        });
+        parties.push(start(launch, &args)?);
     }
     let mut cards = vec![];
     for (i, p) in parties.iter_mut().enumerate() {
@@ -136,25 +154,60 @@ pub async fn measure(
     UnwrapErr(SysRng).fill_bytes(&mut id);
     let group = GroupFile::new(t, cards, uuid::Uuid::from_bytes(id)).map_err(run)?;
     let group_line = serde_json::to_string(&group).map_err(run)?;
-    for p in &mut parties {
+    for (i, p) in parties.iter_mut().enumerate() {
         p.send(&group_line).await?;
+        if scheme.needs_primes() {
+            let index = i as PartyIndex + 1;
+            let mine = primes
+                .encoded(index)
+                .ok_or_else(|| Error::Run(format!("no safe primes for party {index}")))?;
+            let order = serde_json::to_string(&Order::Primes(mine.to_vec())).map_err(run)?;
+            p.send(&order).await?;
+        }
     }
     let mut runs = vec![];
     for r in 0..=later as u32 {
         let reports = phase(&mut parties, &Order::Keygen(r)).await?;
         let keygen = slowest(&reports);
         let mut requests: u64 = reports.iter().map(|x| x.requests).sum();
-        let signers: Vec<PartyIndex> = reports[0].eligible.iter().copied().take(t + 1).collect();
+        let mut bytes: u64 = reports.iter().map(|x| x.bytes).sum();
+        let signers: Vec<PartyIndex> = match scheme {
+            Scheme::Bls => reports[0].eligible.iter().copied().take(t + 1).collect(),
+            // Exactly t + 1 signers, the first of the group.
+            Scheme::Threshold(_) => (1..=n).take(t + 1).collect(),
+        };
         let reports = phase(&mut parties, &Order::Sign(r, signers)).await?;
         requests += reports.iter().map(|x| x.requests).sum::<u64>();
-        runs.push(Timing {
-            keygen,
-            sign: slowest(&reports),
-            requests,
+        bytes += reports.iter().map(|x| x.bytes).sum::<u64>();
+        runs.push(Run {
+            timing: Timing {
+                keygen,
+                sign: slowest(&reports),
+                requests,
+            },
+            bytes,
         });
     }
-    let first = runs.remove(0);
-    Ok((first, runs))
+    Ok(runs)
+}
+
+/// Starts one party process with piped stdin and stdout.
+fn start(launch: &Launch<'_>, args: &PartyArgs) -> Result<Party, Error> {
+    let mut child = tokio::process::Command::from(launch(args))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(run)?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(Error::Run("bench party without pipes".into()));
+    };
+    Ok(Party {
+        _child: child,
+        stdin,
+        stdout: BufReader::new(stdout).lines(),
+    })
 }
 
 fn slowest(reports: &[Report]) -> Duration {
@@ -181,7 +234,13 @@ async fn phase(parties: &mut [Party], order: &Order) -> Result<Vec<Report>, Erro
 
 /// One party process: registers on `relay`, prints its card, reads the group file, then answers
 /// orders on stdin until it closes. Returns when the bench closes stdin.
-pub fn party(relay: &str, index: PartyIndex, mode: Mode, timeout: Duration) -> Result<(), Error> {
+pub fn party(
+    relay: &str,
+    index: PartyIndex,
+    mode: Mode,
+    timeout: Duration,
+    scheme: Scheme,
+) -> Result<(), Error> {
     // One thread per party: n processes share the machine's cores.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -202,30 +261,134 @@ pub fn party(relay: &str, index: PartyIndex, mode: Mode, timeout: Duration) -> R
             return Ok(());
         };
         let group: GroupFile = serde_json::from_str(&line).map_err(run)?;
-        let mut party = RelayParty::new(messenger, index, &group.members(), group.group_id, mode)
+        let party = RelayParty::new(messenger, index, &group.members(), group.group_id, mode)
             .map_err(run)?;
-        let mut share: Option<KeyShare> = None;
+        let mut state = State {
+            party: Some(party),
+            share: None,
+            threshold: None,
+            primes: None,
+        };
         while let Some(line) = input.next_line().await.map_err(run)? {
             let order: Order = serde_json::from_str(&line).map_err(run)?;
-            let report = obey(&mut party, index, &group, &mut share, order, timeout).await;
+            if let Order::Primes(p) = order {
+                state.primes = Some(p);
+                continue;
+            }
+            let report = match scheme {
+                Scheme::Bls => obey(&mut state, index, &group, order, timeout).await,
+                Scheme::Threshold(s) => obey_threshold(&mut state, s, &group, order, timeout).await,
+            };
             say(&mut out, serde_json::to_string(&report).map_err(run)?).await?;
         }
         Ok(())
     })
 }
 
-/// One order carried out, as its report.
-async fn obey(
-    party: &mut RelayParty,
-    index: PartyIndex,
+/// What a party process holds between orders.
+struct State {
+    /// Its relay party (out while a threshold run holds it).
+    party: Option<RelayParty>,
+    /// Its BLS share.
+    share: Option<KeyShare>,
+    /// Its threshold share.
+    threshold: Option<alibi_mpc::threshold::Share>,
+    /// Its safe primes for threshold ECDSA, encoded.
+    primes: Option<Vec<u8>>,
+}
+
+/// One threshold order carried out, as its report.
+async fn obey_threshold(
+    state: &mut State,
+    scheme: alibi_mpc::threshold::Scheme,
     group: &GroupFile,
-    share: &mut Option<KeyShare>,
     order: Order,
     timeout: Duration,
 ) -> Report {
-    let before = party.requests();
-    let start = Instant::now();
     let mut report = Report::default();
+    let Some(party) = state.party.take() else {
+        report.error = Some("an earlier run failed".into());
+        return report;
+    };
+    let (before, sent) = (party.requests(), party.sent_bytes());
+    let config = NetConfig {
+        timeout,
+        reliable: false,
+    };
+    let start = Instant::now();
+    let (session, participants, op, input) = match order {
+        Order::Keygen(r) => {
+            let input = match state
+                .primes
+                .as_deref()
+                .map(alibi_mpc::threshold::Primes::from_bytes)
+            {
+                Some(Ok(p)) => Input::Primes(p),
+                Some(Err(e)) => {
+                    report.error = Some(e.to_string());
+                    state.party = Some(party);
+                    return report;
+                }
+                None => Input::None,
+            };
+            let session = group.session("bench keygen", &r.to_string());
+            (
+                session,
+                group.indices(),
+                Op::Keygen(scheme, group.threshold),
+                input,
+            )
+        }
+        Order::Sign(r, signers) => {
+            let me = alibi_mpc::transport::Transport::me(&party);
+            match state.threshold.take() {
+                Some(s) if signers.contains(&me) => {
+                    let session = group.session("bench sign", &r.to_string());
+                    (session, signers, Op::Sign, Input::Share(s))
+                }
+                share => {
+                    state.threshold = share;
+                    state.party = Some(party);
+                    return report;
+                }
+            }
+        }
+        Order::Primes(_) => {
+            state.party = Some(party);
+            return report;
+        }
+    };
+    match mpc_scheme::one(party, input, session, &participants, config, op).await {
+        Ok((party, out)) => {
+            report.ms = ms(start.elapsed());
+            report.requests = party.requests() - before;
+            report.bytes = party.sent_bytes() - sent;
+            if let Input::Share(s) = out {
+                state.threshold = Some(s);
+            }
+            state.party = Some(party);
+        }
+        Err(e) => report.error = Some(e.to_string()),
+    }
+    report
+}
+
+/// One BLS order carried out, as its report.
+async fn obey(
+    state: &mut State,
+    index: PartyIndex,
+    group: &GroupFile,
+    order: Order,
+    timeout: Duration,
+) -> Report {
+    let mut report = Report::default();
+    let State { party, share, .. } = state;
+    let Some(party) = party.as_mut() else {
+        report.error = Some("no party".into());
+        return report;
+    };
+    let (before, sent) = (party.requests(), party.sent_bytes());
+    let start = Instant::now();
     match order {
         Order::Keygen(r) => {
             let session = group.session("bench keygen", &r.to_string());
@@ -259,11 +422,13 @@ async fn obey(
             Some(_) => {}
             None => report.error = Some("no share to sign with".into()),
         },
+        Order::Primes(_) => {}
     }
     if report.error.is_none() {
         report.ms = ms(start.elapsed());
     }
     report.requests = party.requests() - before;
+    report.bytes = party.sent_bytes() - sent;
     report
 }
 

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use alibi_bench::mpc::{Cell, Comparison, Grid, Parties, Progress};
+use alibi_bench::mpc::{Comparison, Grid, Measured, Parties, PrimeBank, Progress, Scheme};
 use alibi_bench::mpc_processes::PartyArgs;
 use alibi_messenger::{ContactCard, Messenger, Options};
 #[cfg(adversary)]
@@ -217,6 +217,12 @@ pub enum Cmd {
     /// pairwise channels and group channels, for each party count and relay delay; prints the
     /// table, writes a CSV and an SVG plot
     Bench {
+        /// The protocols: bls (alibi's), frost-ed25519, frost-secp256k1-tr, ecdsa-secp256k1 (the
+        /// established crates', through the round-based adapter; ECDSA's safe primes are made
+        /// before timing: the five test fixtures, generated ahead for larger n)
+        #[arg(long, value_name = "SCHEME,...", value_delimiter = ',', default_value = "bls",
+              value_parser = parse_scheme)]
+        scheme: Vec<Scheme>,
         /// Party counts
         #[arg(long, value_name = "N,...", value_delimiter = ',', default_value = "3,4,5,8,16,32,64",
               value_parser = clap::value_parser!(u16).range(2..=256))]
@@ -254,7 +260,7 @@ pub enum Cmd {
         #[arg(long, value_name = "S", default_value_t = 300)]
         timeout_s: u64,
         /// Do not measure: print the table and redraw the plot from a CSV this command wrote
-        #[arg(long, value_name = "CSV", conflicts_with_all = ["parties", "delays", "later", "csv", "timeout_s", "processes"])]
+        #[arg(long, value_name = "CSV", conflicts_with_all = ["scheme", "parties", "delays", "later", "csv", "timeout_s", "processes"])]
         replot: Option<PathBuf>,
         #[command(flatten)]
         format: Format,
@@ -274,7 +280,15 @@ pub enum Cmd {
         /// Round timeout
         #[arg(long)]
         timeout_s: u64,
+        /// The protocol
+        #[arg(long, default_value = "bls", value_parser = parse_scheme)]
+        scheme: Scheme,
     },
+}
+
+/// A scheme of `mpc bench` by name.
+fn parse_scheme(s: &str) -> Result<Scheme, String> {
+    s.parse::<Scheme>().map_err(|e| e.to_string())
 }
 
 /// Where the passphrase comes from.
@@ -500,6 +514,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             format,
         } => threshold::aux(&dir, from.as_deref(), force, &passphrase, format),
         Cmd::Bench {
+            scheme,
             parties,
             delays,
             transports,
@@ -514,6 +529,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             Some(from) => replot_csv(&from, &plot, format),
             None => bench(
                 &Grid {
+                    schemes: scheme,
                     ns: parties,
                     delays,
                     modes: transports.into_iter().map(Mode::from).collect(),
@@ -531,11 +547,13 @@ pub fn run(cmd: Cmd) -> CmdResult {
             index,
             transport,
             timeout_s,
+            scheme,
         } => alibi_bench::mpc_processes::party(
             &relay,
             index,
             transport.into(),
             Duration::from_secs(timeout_s),
+            scheme,
         )
         .map_err(usage),
     }
@@ -1366,15 +1384,27 @@ fn verify(scheme: SchemeArg, pk: &Path, msg: &Path, sig: &Path, format: Format) 
     }
 }
 
-/// Measures every cell of the grid (t = n-1), then prints the table and writes the CSV and the
-/// plot.
+/// Measures every cell of the grid (t = n-1), then prints the tables and writes the CSV and
+/// the plot (one per scheme after the first, named after it).
 fn bench(grid: &Grid, processes: bool, csv: &Path, plot: &Path, format: Format) -> CmdResult {
     let bar = crate::report::progress_bar(grid.cells() as u64)?;
     let how = if processes { "processes" } else { "tasks" };
     let mut progress = |p| match p {
-        Progress::Cell { n, mode, delay } => {
-            bar.set_message(format!("n = {n}, {mode}, {delay} ms delay, {how}"))
+        Progress::Cell {
+            scheme,
+            n,
+            mode,
+            delay,
+        } => {
+            let what = match scheme {
+                Scheme::Bls => String::new(),
+                s => format!("{s}, "),
+            };
+            bar.set_message(format!("{what}n = {n}, {mode}, {delay} ms delay, {how}"))
         }
+        Progress::Primes { party, elapsed_s } => bar.set_message(format!(
+            "safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s"
+        )),
         Progress::Done => bar.inc(1),
     };
     // Party processes are this binary again, as `alibi mpc bench-party`.
@@ -1384,7 +1414,8 @@ fn bench(grid: &Grid, processes: bool, csv: &Path, plot: &Path, format: Format) 
         c.args(["mpc", "bench-party", "--relay", p.relay, "--index"])
             .arg(p.index.to_string())
             .args(["--transport", &p.mode.to_string(), "--timeout-s"])
-            .arg(p.timeout.as_secs().to_string());
+            .arg(p.timeout.as_secs().to_string())
+            .args(["--scheme", p.scheme.name()]);
         c
     };
     let parties = if processes {
@@ -1392,62 +1423,155 @@ fn bench(grid: &Grid, processes: bool, csv: &Path, plot: &Path, format: Format) 
     } else {
         Parties::Tasks
     };
+    let mut primes = PrimeBank::fixtures().map_err(usage)?;
     let cells = runtime()?
-        .block_on(alibi_bench::mpc::measure(grid, parties, &mut progress))
+        .block_on(alibi_bench::mpc::measure(
+            grid,
+            parties,
+            &mut primes,
+            &mut progress,
+        ))
         .map_err(usage)?;
     bar.finish_and_clear();
-    print_table(&cells, format)?;
-    let text = alibi_bench::mpc::csv(&cells);
+    if primes.generated() > 0 && !format.json {
+        say!(
+            "threshold ECDSA: {} parties' safe primes generated ahead of the timed runs, the \
+             rest from the test fixtures\n",
+            primes.generated()
+        )?;
+    }
+    print_tables(&cells, format)?;
+    let text = alibi_bench::mpc::scheme_csv(&cells);
     write("--csv", csv, Kind::Report, text.as_bytes(), false)?;
-    draw(&cells, &grid.delays, plot)?;
+    let plots = draw_all(&cells, &grid.delays, plot)?;
     if !format.json {
-        say!("\nwrote {} and {}", csv.display(), plot.display())?;
+        say!("\nwrote {} and {}", csv.display(), plots.join(", "))?;
     }
     Ok(())
 }
 
-/// `--replot`: the table and the plot again from a CSV `bench` wrote, without measuring.
+/// `--replot`: the tables and the plots again from a CSV `bench` wrote (this or the older
+/// BLS-only format), without measuring.
 fn replot_csv(from: &Path, plot: &Path, format: Format) -> CmdResult {
-    let cells = alibi_bench::mpc::parse_csv(&read(from)?)
+    let cells = alibi_bench::mpc::parse_scheme_csv(&read(from)?)
         .map_err(|e| Failure::Usage(format!("{}: {e}", from.display())))?;
-    let mut delays: Vec<u64> = cells.iter().map(|c| c.delay).collect();
+    let mut delays: Vec<u64> = cells.iter().map(|c| c.cell.delay).collect();
+    delays.sort_unstable();
     delays.dedup();
-    print_table(&cells, format)?;
-    draw(&cells, &delays, plot)
+    print_tables(&cells, format)?;
+    draw_all(&cells, &delays, plot).map(|_| ())
 }
 
-/// The table: per (n, delay, run), each transport's times and how much faster group is than
-/// each pairwise baseline; or the same as JSON rows.
-fn print_table(cells: &[Cell], format: Format) -> CmdResult {
-    let rows = alibi_bench::mpc::comparison(cells);
-    if !format.json {
-        let table = alibi_bench::mpc::comparison_table(&rows).markdown();
-        return say(table.trim_end());
+/// The schemes measured, in the order they came.
+fn schemes_of(cells: &[Measured]) -> Vec<Scheme> {
+    let mut out: Vec<Scheme> = vec![];
+    for c in cells {
+        if !out.contains(&c.scheme) {
+            out.push(c.scheme);
+        }
     }
+    out
+}
+
+/// Per scheme: the comparison table (a heading names the scheme unless it is BLS alone), then
+/// the requests and bytes per run; or the same as JSON rows.
+fn print_tables(cells: &[Measured], format: Format) -> CmdResult {
+    let schemes = schemes_of(cells);
+    let mut json_rows = vec![];
+    for (i, &scheme) in schemes.iter().enumerate() {
+        let mine: Vec<Measured> = cells
+            .iter()
+            .filter(|c| c.scheme == scheme)
+            .copied()
+            .collect();
+        let plain: Vec<alibi_bench::mpc::Cell> = mine.iter().map(|m| m.cell).collect();
+        let rows = alibi_bench::mpc::comparison(&plain);
+        if !format.json {
+            if i > 0 {
+                say("")?;
+            }
+            if schemes != [Scheme::Bls] {
+                say(format!("## {scheme}\n"))?;
+            }
+            let table = alibi_bench::mpc::comparison_table(&rows).markdown();
+            say(table.trim_end())?;
+            let traffic = alibi_bench::mpc::traffic_table(&mine).markdown();
+            say(format!(
+                "\nrequests and KiB sent per run, all parties:\n\n{}",
+                traffic.trim_end()
+            ))?;
+            continue;
+        }
+        json_rows.extend(rows.iter().map(|r| comparison_json(scheme, r, &mine)));
+    }
+    if format.json {
+        return say(json!({ "rows": json_rows }));
+    }
+    Ok(())
+}
+
+/// One comparison row as JSON, with the requests and bytes of each transport's run.
+fn comparison_json(scheme: Scheme, r: &Comparison, cells: &[Measured]) -> serde_json::Value {
     let msv = |d: Option<Duration>| d.map(ms);
-    let rows: Vec<_> = rows
-        .iter()
-        .map(|r| {
-            let (k, s) = (&r.keygen, &r.sign);
-            let (kf, sf) = (Comparison::group_faster(k), Comparison::group_faster(s));
-            json!({
-                "n": r.n, "t": r.t, "delay_ms": r.delay, "run": r.run,
-                "keygen_pairwise_ms": msv(k[0]), "keygen_concurrent_ms": msv(k[1]),
-                "keygen_group_ms": msv(k[2]),
-                "keygen_group_vs_pairwise_pct": kf[0],
-                "keygen_group_vs_concurrent_pct": kf[1],
-                "sign_pairwise_ms": msv(s[0]), "sign_concurrent_ms": msv(s[1]),
-                "sign_group_ms": msv(s[2]),
-                "sign_group_vs_pairwise_pct": sf[0],
-                "sign_group_vs_concurrent_pct": sf[1],
-            })
-        })
-        .collect();
-    say(json!({ "rows": rows }))
+    let (k, s) = (&r.keygen, &r.sign);
+    let (kf, sf) = (Comparison::group_faster(k), Comparison::group_faster(s));
+    let i = usize::from(r.run == "later");
+    let of = |mode: Mode| {
+        cells
+            .iter()
+            .find(|m| m.cell.mode == mode && m.cell.delay == r.delay && m.cell.n == r.n)
+    };
+    let requests =
+        |mode| of(mode).map(|m| if i == 0 { m.cell.first } else { m.cell.later }.requests);
+    let bytes = |mode| of(mode).and_then(|m| m.bytes[i]);
+    json!({
+        "scheme": scheme.name(),
+        "n": r.n, "t": r.t, "delay_ms": r.delay, "run": r.run,
+        "keygen_pairwise_ms": msv(k[0]), "keygen_concurrent_ms": msv(k[1]),
+        "keygen_group_ms": msv(k[2]),
+        "keygen_group_vs_pairwise_pct": kf[0],
+        "keygen_group_vs_concurrent_pct": kf[1],
+        "sign_pairwise_ms": msv(s[0]), "sign_concurrent_ms": msv(s[1]),
+        "sign_group_ms": msv(s[2]),
+        "sign_group_vs_pairwise_pct": sf[0],
+        "sign_group_vs_concurrent_pct": sf[1],
+        "requests_pairwise": requests(Mode::Pairwise),
+        "requests_concurrent": requests(Mode::PairwiseConcurrent),
+        "requests_group": requests(Mode::Group),
+        "bytes_pairwise": bytes(Mode::Pairwise),
+        "bytes_concurrent": bytes(Mode::PairwiseConcurrent),
+        "bytes_group": bytes(Mode::Group),
+    })
+}
+
+/// Every scheme's plot: the first at `path`, each other beside it named after its scheme.
+fn draw_all(cells: &[Measured], delays: &[u64], path: &Path) -> Result<Vec<String>, Failure> {
+    let mut written = vec![];
+    for (i, scheme) in schemes_of(cells).into_iter().enumerate() {
+        let plain: Vec<alibi_bench::mpc::Cell> = cells
+            .iter()
+            .filter(|c| c.scheme == scheme)
+            .map(|c| c.cell)
+            .collect();
+        let at = if i == 0 {
+            path.to_path_buf()
+        } else {
+            let stem = path
+                .file_stem()
+                .map_or("mpc-bench".into(), |s| s.to_string_lossy());
+            let ext = path
+                .extension()
+                .map_or("svg".into(), |e| e.to_string_lossy());
+            path.with_file_name(format!("{stem}-{scheme}.{ext}"))
+        };
+        draw(&plain, delays, &at)?;
+        written.push(at.display().to_string());
+    }
+    Ok(written)
 }
 
 /// The plot, atomically (data: an existing file is replaced, as `--replot` redraws the old one).
-fn draw(cells: &[Cell], delays: &[u64], path: &Path) -> CmdResult {
+fn draw(cells: &[alibi_bench::mpc::Cell], delays: &[u64], path: &Path) -> CmdResult {
     let svg = alibi_bench::mpc::svg(cells, delays)
         .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     write("--plot", path, Kind::Report, svg.as_bytes(), false)

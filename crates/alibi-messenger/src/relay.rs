@@ -3,6 +3,8 @@
 //! with acknowledgements and reconnection with backoff. It moves bytes and believes nothing:
 //! [`crate::Messenger`] checks what comes back against the pinned contacts.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use alibi_relay_api::access::{self, AccessKey};
@@ -51,6 +53,8 @@ pub struct RelayClient {
     password: String,
     /// `Basic base64(user:password)`, made once (every request carries it).
     authorization: reqwest::header::HeaderValue,
+    /// Bytes of request bodies that reached a relay node, shared by clones (measurement).
+    sent_bytes: Arc<AtomicU64>,
 }
 
 impl core::fmt::Display for SendError {
@@ -119,6 +123,7 @@ impl RelayClient {
             device,
             password: password.to_string(),
             authorization: reqwest::header::HeaderValue::from_static(""),
+            sent_bytes: Arc::default(),
         };
         me.set_authorization();
         me
@@ -135,6 +140,12 @@ impl RelayClient {
     /// The relay's nodes and TLS trust.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
+    }
+
+    /// Bytes of request bodies this client (and its clones) sent to the relay so far: HTTP
+    /// bodies only, not headers or WebSocket acknowledgements.
+    pub fn sent_bytes(&self) -> u64 {
+        self.sent_bytes.load(Ordering::Relaxed)
     }
 
     fn user(&self) -> String {
@@ -162,8 +173,17 @@ impl RelayClient {
             let mut last = None;
             for _ in 0..self.endpoint.len() {
                 let (node, turn) = self.endpoint.current();
-                match build(&self.http, node).send().await {
-                    Ok(r) => return Ok(r),
+                // Built here, not by `send`, to read the body's length (already in memory).
+                let request = build(&self.http, node).build().map_err(client_err)?;
+                let len = request
+                    .body()
+                    .and_then(|b| b.as_bytes())
+                    .map_or(0, <[u8]>::len);
+                match self.http.execute(request).await {
+                    Ok(r) => {
+                        self.sent_bytes.fetch_add(len as u64, Ordering::Relaxed);
+                        return Ok(r);
+                    }
                     Err(e) if e.is_connect() => {
                         self.endpoint.failed(turn);
                         last = Some(e);

@@ -260,6 +260,12 @@ impl RelayParty {
         self.messenger.requests()
     }
 
+    /// Bytes of request bodies this party has sent to the relay so far (HTTP bodies of every
+    /// request), for measurement beside [`RelayParty::requests`].
+    pub fn sent_bytes(&self) -> u64 {
+        self.messenger.sent_bytes()
+    }
+
     async fn send_pairwise(&self, out: &Outgoing, concurrent: bool) -> Result<()> {
         let mut sends = vec![];
         for &to in out.recipients.iter().filter(|&&to| to != self.me) {

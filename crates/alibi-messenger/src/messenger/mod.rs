@@ -193,6 +193,12 @@ impl Messenger {
         self.inner.requests.load(Ordering::Relaxed)
     }
 
+    /// Bytes of request bodies sent to the relay so far (every request, registration and key
+    /// uploads included; HTTP bodies only), for measurement beside [`Messenger::requests`].
+    pub fn sent_bytes(&self) -> u64 {
+        self.inner.client.sent_bytes()
+    }
+
     /// Keeps trying, for up to `patience`, a request that reaches no relay node (a relay
     /// restarting): see [`crate::Endpoint::set_patience`]. Zero, the default, fails at once.
     pub fn set_patience(&self, patience: std::time::Duration) {
