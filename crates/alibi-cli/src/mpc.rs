@@ -1232,7 +1232,7 @@ fn signers_of(
 
 /// What signing starts with in every scheme, before it connects: the output checked against
 /// the inputs, the group (with `--exclude`), the message, the run's name and the passphrase.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn sign_start(
     dir: &Path,
     group_path: &Path,
