@@ -461,9 +461,9 @@ impl<T: Transport> Net<T> {
     /// How many parts of this run have arrived so far.
     fn arrived(&self) -> usize {
         self.mailbox
-            .filed(self.session)
+            .arrivals(self.session)
             .values()
-            .map(|i| i.broadcasts.len() + usize::from(i.p2p.is_some()))
+            .map(|&(broadcasts, p2p)| broadcasts + usize::from(p2p))
             .sum()
     }
 
@@ -504,16 +504,16 @@ impl<T: Transport> Net<T> {
     /// The lowest round this party sent in whose parts from the others are not all here, and
     /// whose are missing (round 0 and nobody when nothing is awaited).
     fn missing(&self, s: &State<T>) -> (u16, Vec<PartyIndex>) {
-        let filed = self.mailbox.filed(self.session);
+        let arrived = self.mailbox.arrivals(self.session);
         for (&round, kinds) in &s.sent {
             let missing: Vec<PartyIndex> = self
                 .others()
                 .into_iter()
                 .filter(|&p| {
-                    let slot = filed.get(&(round, p));
+                    let (broadcasts, p2p) = arrived.get(&(round, p)).copied().unwrap_or_default();
                     !kinds.iter().all(|k| match k {
-                        Kind::Broadcast => slot.is_some_and(|i| !i.broadcasts.is_empty()),
-                        Kind::P2p => slot.is_some_and(|i| i.p2p.is_some()),
+                        Kind::Broadcast => broadcasts > 0,
+                        Kind::P2p => p2p,
                     })
                 })
                 .collect();
@@ -553,26 +553,30 @@ impl<T: Transport> Net<T> {
                     .collect(),
             });
         }
-        let filed = self.mailbox.filed(self.session);
-        for (&(round, sender), slot) in filed.range((only.start, 0)..(only.end, 0)) {
+        let arrived = self.mailbox.arrivals(self.session);
+        for (&(round, sender), &(broadcasts, p2p)) in arrived.range((only.start, 0)..(only.end, 0))
+        {
             if sender == self.me() || !self.participants.contains(&sender) {
                 continue;
             }
-            if let Some(bytes) = &slot.p2p {
-                if s.delivered.insert((round, sender, Kind::P2p)) {
-                    return Ok(Some(Message {
-                        sender,
-                        kind: Kind::P2p,
-                        round,
-                        bytes: bytes.clone(),
-                    }));
-                }
-            }
-            if slot.broadcasts.is_empty() || s.delivered.contains(&(round, sender, Kind::Broadcast))
-            {
+            let new_p2p = p2p && !s.delivered.contains(&(round, sender, Kind::P2p));
+            let new_broadcast =
+                broadcasts > 0 && !s.delivered.contains(&(round, sender, Kind::Broadcast));
+            if !new_p2p && !new_broadcast {
                 continue;
             }
-            if self.config.reliable && !self.settle(s, round, &filed).await? {
+            // Only the part handed out is copied.
+            let slot = self.slot(round, sender);
+            if let (true, Some(bytes)) = (new_p2p, slot.p2p) {
+                s.delivered.insert((round, sender, Kind::P2p));
+                return Ok(Some(Message {
+                    sender,
+                    kind: Kind::P2p,
+                    round,
+                    bytes,
+                }));
+            }
+            if !new_broadcast || (self.config.reliable && !self.settle(s, round).await?) {
                 continue;
             }
             let Some(body) = slot
@@ -597,15 +601,13 @@ impl<T: Transport> Net<T> {
     /// Reliable broadcast for `round`: whether its broadcasts may be delivered. Echoes this
     /// party's view once it holds every participant's broadcast (its own included), and checks
     /// the others' echoes against it once all are here.
-    async fn settle(
-        &self,
-        s: &mut State<T>,
-        round: u16,
-        filed: &BTreeMap<(u16, PartyIndex), Incoming>,
-    ) -> Result<bool> {
+    async fn settle(&self, s: &mut State<T>, round: u16) -> Result<bool> {
         if s.settled.contains(&round) {
             return Ok(true);
         }
+        let echo_round = ECHO + round;
+        let filed = self.round_and_echo(round);
+        let filed = &filed;
         // The mailbox holds a second version only when it is validly signed: proof enough.
         if let Some(((_, p), _)) = filed
             .range((round, 0)..=(round, PartyIndex::MAX))
@@ -616,7 +618,6 @@ impl<T: Transport> Net<T> {
         let Some(view) = self.view(round, filed) else {
             return Ok(false);
         };
-        let echo_round = ECHO + round;
         if !s.sent.contains_key(&echo_round) {
             let seen = view
                 .iter()
@@ -648,6 +649,28 @@ impl<T: Transport> Net<T> {
             s.settled.insert(round);
         }
         Ok(agreed)
+    }
+
+    /// What this party holds of one sender's parts of `round`.
+    fn slot(&self, round: u16, sender: PartyIndex) -> Incoming {
+        self.mailbox
+            .snapshot(self.session, round, &[sender])
+            .remove(&sender)
+            .unwrap_or_default()
+    }
+
+    /// What this party holds of `round` and of its echo round, by (round, sender): what the
+    /// reliable broadcast compares.
+    fn round_and_echo(&self, round: u16) -> BTreeMap<(u16, PartyIndex), Incoming> {
+        [round, ECHO + round]
+            .into_iter()
+            .flat_map(|r| {
+                self.mailbox
+                    .snapshot(self.session, r, &self.participants)
+                    .into_iter()
+                    .map(move |(p, i)| ((r, p), i))
+            })
+            .collect()
     }
 
     /// This party's view of `round`'s broadcasts: each participant's signed digest, once all are

@@ -463,13 +463,15 @@ impl Mailbox {
             .collect()
     }
 
-    /// Everything filed for `session`, by (round, sender), in that order.
-    pub fn filed(&self, session: SessionId) -> BTreeMap<(u16, PartyIndex), Incoming> {
+    /// What has arrived for `session`, by (round, sender), in that order: how many versions of
+    /// the broadcast and whether a point-to-point part, without copying any bytes (a run looks
+    /// at this on every wake-up; [`Mailbox::snapshot`] fetches the parts it takes).
+    pub fn arrivals(&self, session: SessionId) -> BTreeMap<(u16, PartyIndex), (usize, bool)> {
         let h = self.held();
         h.slots
             .iter()
             .filter(|(k, _)| k.0 == session)
-            .map(|(k, i)| ((k.1, k.2), i.clone()))
+            .map(|(k, i)| ((k.1, k.2), (i.broadcasts.len(), i.p2p.is_some())))
             .collect()
     }
 
