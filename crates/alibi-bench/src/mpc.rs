@@ -251,21 +251,7 @@ pub fn csv(cells: &[Cell]) -> String {
     let mut rows = vec![];
     for c in cells {
         for (run, tm) in [("first", c.first), ("later", c.later)] {
-            rows.push(
-                [
-                    c.n.to_string(),
-                    c.t.to_string(),
-                    c.delay.to_string(),
-                    run.to_string(),
-                    c.mode.to_string(),
-                    format!("{:.1}", ms(tm.keygen)),
-                    format!("{:.1}", ms(tm.sign)),
-                    tm.requests.to_string(),
-                ]
-                .into_iter()
-                .map(table::Cell::from)
-                .collect(),
-            );
+            rows.push(run_fields(c, run, tm).map(table::Cell::from).to_vec());
         }
     }
     Table {
@@ -274,6 +260,20 @@ pub fn csv(cells: &[Cell]) -> String {
         ..Table::default()
     }
     .csv()
+}
+
+/// One run of a cell as the [`CSV_COLUMNS`] say.
+fn run_fields(c: &Cell, run: &str, tm: Timing) -> [String; 8] {
+    [
+        c.n.to_string(),
+        c.t.to_string(),
+        c.delay.to_string(),
+        run.to_string(),
+        c.mode.to_string(),
+        format!("{:.1}", ms(tm.keygen)),
+        format!("{:.1}", ms(tm.sign)),
+        tm.requests.to_string(),
+    ]
 }
 
 /// The cells of a CSV [`csv`] wrote, ordered by (delay, n, transport name); anything else
@@ -350,23 +350,10 @@ pub fn scheme_csv(cells: &[Measured]) -> String {
             .into_iter()
             .zip(m.bytes)
         {
-            rows.push(
-                [
-                    m.scheme.to_string(),
-                    c.n.to_string(),
-                    c.t.to_string(),
-                    c.delay.to_string(),
-                    run.to_string(),
-                    c.mode.to_string(),
-                    format!("{:.1}", ms(tm.keygen)),
-                    format!("{:.1}", ms(tm.sign)),
-                    tm.requests.to_string(),
-                    bytes.map_or(String::new(), |b| b.to_string()),
-                ]
-                .into_iter()
-                .map(table::Cell::from)
-                .collect(),
-            );
+            let scheme = core::iter::once(m.scheme.to_string());
+            let bytes = bytes.map_or(String::new(), |b| b.to_string());
+            let fields = scheme.chain(run_fields(c, run, tm)).chain([bytes]);
+            rows.push(fields.map(table::Cell::from).collect());
         }
     }
     Table {

@@ -95,16 +95,34 @@ pub struct PrimeBank {
 impl PrimeBank {
     /// The five fixture pairs.
     pub fn fixtures() -> Result<Self, Error> {
-        let encoded = FIXTURE_PRIMES
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| unhex(l.trim()))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| Error::Run("the fixture primes are not hex".into()))?;
-        Ok(Self {
-            encoded,
-            generated: 0,
-        })
+        let mut bank = Self::default();
+        bank.extend_from_hex(FIXTURE_PRIMES)?;
+        Ok(bank)
+    }
+
+    /// Adds the pairs of `text`, one [`Primes::to_bytes`] encoding in hex per line (as the
+    /// `pregenerate_primes` example of `alibi-threshold-ecdsa` prints them), after those held;
+    /// every pair is decoded first, so a bad line adds nothing.
+    pub fn extend_from_hex(&mut self, text: &str) -> Result<(), Error> {
+        let mut pairs = vec![];
+        for (number, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            let bytes = hex::decode(line)
+                .ok()
+                .filter(|b| Primes::from_bytes(b).is_ok())
+                .ok_or_else(|| {
+                    Error::Run(format!(
+                        "line {}: not a pair of safe primes in hex",
+                        number + 1
+                    ))
+                })?;
+            pairs.push(bytes);
+        }
+        self.encoded.extend(pairs);
+        Ok(())
     }
 
     /// Pairs held.
@@ -147,16 +165,6 @@ impl PrimeBank {
             .ok_or_else(|| Error::Run(format!("no safe primes for party {index}")))?;
         Primes::from_bytes(bytes).map_err(run)
     }
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 fn run(e: impl std::fmt::Display) -> Error {
@@ -349,6 +357,19 @@ mod tests {
         assert!(bank.primes(5).is_ok());
         assert!(bank.primes(6).is_err());
         assert!(bank.primes(0).is_err());
+    }
+
+    #[test]
+    fn more_primes_come_from_hex_lines_and_a_bad_line_adds_none() {
+        let mut bank = PrimeBank::fixtures().unwrap();
+        let first = hex::encode(bank.encoded(1).unwrap());
+        bank.extend_from_hex(&format!("\n{first}\n\n")).unwrap();
+        assert_eq!(bank.len(), 6);
+        assert_eq!(bank.encoded(6), bank.encoded(1));
+        for bad in [format!("{first}\nzz"), format!("{first}\n{}", &first[2..])] {
+            assert!(bank.extend_from_hex(&bad).is_err());
+            assert_eq!(bank.len(), 6);
+        }
     }
 
     #[test]

@@ -259,8 +259,13 @@ pub enum Cmd {
         /// Give up on one run after this many seconds
         #[arg(long, value_name = "S", default_value_t = 300)]
         timeout_s: u64,
+        /// Threshold ECDSA's safe primes for parties after the five fixtures, one pair in hex
+        /// per line (as alibi-threshold-ecdsa's pregenerate_primes example prints them); pairs
+        /// still missing are searched for before timing
+        #[arg(long, value_name = "FILE")]
+        primes: Option<PathBuf>,
         /// Do not measure: print the table and redraw the plot from a CSV this command wrote
-        #[arg(long, value_name = "CSV", conflicts_with_all = ["scheme", "parties", "delays", "later", "csv", "timeout_s", "processes"])]
+        #[arg(long, value_name = "CSV", conflicts_with_all = ["scheme", "parties", "delays", "later", "csv", "timeout_s", "processes", "primes"])]
         replot: Option<PathBuf>,
         #[command(flatten)]
         format: Format,
@@ -523,6 +528,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             csv,
             plot,
             timeout_s,
+            primes,
             replot,
             format,
         } => match replot {
@@ -537,6 +543,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     timeout: Duration::from_secs(timeout_s),
                 },
                 processes,
+                primes.as_deref(),
                 &csv,
                 &plot,
                 format,
@@ -776,6 +783,52 @@ async fn member(
     })
 }
 
+/// What every key generation checks before it connects: the group (less `--exclude`), a
+/// named session, the share (`share_file` of the group) and `--pk-out` free to write or
+/// `--force`; then the passphrase. Gives the group, the share's path and the passphrase.
+fn keygen_start(
+    (dir, group_path, pk_out, session): (&Path, &Path, &Path, Option<&str>),
+    share_file: impl FnOnce(&GroupFile) -> PathBuf,
+    run: &RunArgs,
+    force: bool,
+    pass: &PassphraseArgs,
+) -> Result<(GroupFile, PathBuf, Zeroizing<Vec<u8>>), Failure> {
+    let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
+    if session == Some("") {
+        return Err(Failure::Usage("--session: give the run a name".into()));
+    }
+    let share_file = share_file(&group);
+    check_outputs(
+        &[
+            ("--dir", share_file.as_path(), Kind::Secret),
+            ("--pk-out", pk_out, Kind::PublicKey),
+        ],
+        &[("--group", group_path)],
+        force,
+    )?;
+    Ok((group, share_file, passphrase(pass)?))
+}
+
+/// This member's endpoint for a run of `what` over the channels `--transport` chose, saying
+/// on stderr what it waits for.
+fn relay_party(
+    m: Member,
+    run: &RunArgs,
+    what: &'static str,
+    format: Format,
+) -> Result<(GroupFile, RelayParty), Failure> {
+    let Member {
+        group,
+        messenger,
+        me,
+    } = m;
+    let mode = Mode::from(run.transport);
+    let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
+        .map_err(mpc_setup)?;
+    party.on_waiting(waiting_reporter(&group, what, format));
+    Ok((group, party))
+}
+
 fn share_path(dir: &Path, g: &GroupFile) -> PathBuf {
     dir.join("shares").join(format!("{}.share", g.group_id))
 }
@@ -1012,34 +1065,17 @@ fn keygen(
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
+    let job = (dir, group_path, pk_out, session);
     if let Some(scheme) = scheme.threshold() {
-        let job = (dir, group_path, pk_out, session);
         return threshold::keygen(scheme, job, run, force, pass, format);
     }
-    let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
-    if session == Some("") {
-        return Err(Failure::Usage("--session: give the run a name".into()));
-    }
-    let passphrase = passphrase(pass)?;
+    let (group, share_file, passphrase) =
+        keygen_start(job, |g| share_path(dir, g), run, force, pass)?;
     runtime()?.block_on(async {
-        let Member {
-            group,
-            messenger,
-            me,
-        } = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
-        let share_file = share_path(dir, &group);
-        check_outputs(
-            &[
-                ("--dir", share_file.as_path(), Kind::Secret),
-                ("--pk-out", pk_out, Kind::PublicKey),
-            ],
-            &[("--group", group_path)],
-            force,
-        )?;
+        let m = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
+        let me = m.me;
+        let (group, mut party) = relay_party(m, run, "key generation", format)?;
         let mode = Mode::from(run.transport);
-        let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
-            .map_err(mpc_setup)?;
-        party.on_waiting(waiting_reporter(&group, "key generation", format));
         let session = match session {
             None => group.keygen_session(),
             Some(id) => group.session("keygen", id),
@@ -1296,18 +1332,13 @@ fn sign(
         return threshold::sign(scheme, signing, run, format);
     }
     runtime()?.block_on(async {
-        let Member {
-            group,
-            messenger,
-            me,
-        } = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
-        let share = load_share(dir, &group, &passphrase, me)?;
+        let m = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
+        let me = m.me;
+        let share = load_share(dir, &m.group, &passphrase, me)?;
         let exact = signers.is_some();
-        let signers = signers_of(&group, &share, signers, me)?;
+        let signers = signers_of(&m.group, &share, signers, me)?;
+        let (group, mut party) = relay_party(m, run, "signing", format)?;
         let mode = Mode::from(run.transport);
-        let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
-            .map_err(mpc_setup)?;
-        party.on_waiting(waiting_reporter(&group, "signing", format));
         let timeout = Duration::from_secs(run.timeout_s);
         let session = group.sign_session(session);
         let config = if exact {
@@ -1386,7 +1417,14 @@ fn verify(scheme: SchemeArg, pk: &Path, msg: &Path, sig: &Path, format: Format) 
 
 /// Measures every cell of the grid (t = n-1), then prints the tables and writes the CSV and
 /// the plot (one per scheme after the first, named after it).
-fn bench(grid: &Grid, processes: bool, csv: &Path, plot: &Path, format: Format) -> CmdResult {
+fn bench(
+    grid: &Grid,
+    processes: bool,
+    more_primes: Option<&Path>,
+    csv: &Path,
+    plot: &Path,
+    format: Format,
+) -> CmdResult {
     let bar = crate::report::progress_bar(grid.cells() as u64)?;
     let how = if processes { "processes" } else { "tasks" };
     let mut progress = |p| match p {
@@ -1424,6 +1462,13 @@ fn bench(grid: &Grid, processes: bool, csv: &Path, plot: &Path, format: Format) 
         Parties::Tasks
     };
     let mut primes = PrimeBank::fixtures().map_err(usage)?;
+    if let Some(path) = more_primes {
+        let text = String::from_utf8(read(path)?)
+            .map_err(|_| Failure::Usage(format!("{}: not text", path.display())))?;
+        primes
+            .extend_from_hex(&text)
+            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    }
     let cells = runtime()?
         .block_on(alibi_bench::mpc::measure(
             grid,

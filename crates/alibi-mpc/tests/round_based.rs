@@ -106,18 +106,11 @@ async fn toss<T: Transport + 'static>(
     nets: Vec<Net<T>>,
 ) -> (Vec<T>, Vec<Result<[u8; 32], coin::Failed>>) {
     let n = nets.len() as u16;
-    let runs = nets.into_iter().enumerate().map(|(i, net)| {
+    common::on_each(nets, |i, net| {
         let party = MpcParty::connected(delivery::<T, coin::Msg>(&net));
-        tokio::spawn(async move {
-            let r = coin::toss(party, i as u16, n, [i as u8 + 1; 32]).await;
-            (net.into_transport().ok().expect("the run is over"), r)
-        })
-    });
-    futures_util::future::join_all(runs)
-        .await
-        .into_iter()
-        .map(|r| r.expect("task"))
-        .unzip()
+        coin::toss(party, i as u16, n, [i as u8 + 1; 32])
+    })
+    .await
 }
 
 async fn toss_all<T: Transport + 'static>(nets: Vec<Net<T>>) -> Vec<[u8; 32]> {

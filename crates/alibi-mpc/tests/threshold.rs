@@ -3,6 +3,8 @@
 //! ed25519-dalek's strict verification and by k256; a relay that loses a delivery or swaps a
 //! bundle never gets a party blamed.
 
+mod common;
+
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -60,18 +62,11 @@ async fn keygen_all(
 ) -> (Vec<RelayParty>, Vec<alibi_mpc::Result<Share>>) {
     let all: Vec<PartyIndex> = parties.iter().map(Transport::me).collect();
     let mut primes = fixture_primes().into_iter();
-    let runs = nets(parties, &all, session, wait).into_iter().map(|net| {
+    common::on_each(nets(parties, &all, session, wait), |_, net| {
         let p = (scheme == Scheme::EcdsaSecp256k1).then(|| primes.next().expect("primes"));
-        tokio::spawn(async move {
-            let r = threshold::keygen(&net, scheme, t, p, &mut |_| {}).await;
-            (net.into_transport().ok().expect("run over"), r)
-        })
-    });
-    futures_util::future::join_all(runs)
-        .await
-        .into_iter()
-        .map(|r| r.expect("task"))
-        .unzip()
+        async move { threshold::keygen(&net, scheme, t, p, &mut |_| {}).await }
+    })
+    .await
 }
 
 /// Signing by `signers` (group indices) with their shares; every signer's result and all
@@ -86,21 +81,13 @@ async fn sign_all(
     let (mut out, idle): (Vec<RelayParty>, Vec<RelayParty>) =
         parties.into_iter().partition(|p| signers.contains(&p.me()));
     let scheme = shares[0].scheme();
-    let runs = nets(std::mem::take(&mut out), signers, session, timeout(scheme))
-        .into_iter()
-        .map(|net| {
-            let share =
-                Share::from_bytes(&shares[usize::from(net.me()) - 1].to_bytes()).expect("share");
-            tokio::spawn(async move {
-                let r = threshold::sign(&net, &share, msg).await;
-                (net.into_transport().ok().expect("run over"), r)
-            })
-        });
-    let (back, results): (Vec<RelayParty>, Vec<_>) = futures_util::future::join_all(runs)
-        .await
-        .into_iter()
-        .map(|r| r.expect("task"))
-        .unzip();
+    let nets = nets(std::mem::take(&mut out), signers, session, timeout(scheme));
+    let (back, results) = common::on_each(nets, |_, net| {
+        let share =
+            Share::from_bytes(&shares[usize::from(net.me()) - 1].to_bytes()).expect("share");
+        async move { threshold::sign(&net, &share, msg).await }
+    })
+    .await;
     let mut all: Vec<RelayParty> = back.into_iter().chain(idle).collect();
     all.sort_by_key(Transport::me);
     (all, results)

@@ -13,8 +13,8 @@ use alibi_mpc::PartyIndex;
 use serde_json::json;
 
 use super::{
-    exclude, member, mpc_setup, passphrase, protocol_failure, read_group, waiting_reporter, Member,
-    PassphraseArgs, RunArgs,
+    keygen_start, member, passphrase, protocol_failure, relay_party, Member, PassphraseArgs,
+    RunArgs,
 };
 use crate::failure::{usage, CmdResult, Failure};
 use crate::files::{
@@ -147,15 +147,7 @@ fn connect(
     participants: &[PartyIndex],
     format: Format,
 ) -> Result<(GroupFile, Net<RelayParty>), Failure> {
-    let Member {
-        group,
-        messenger,
-        me,
-    } = m;
-    let mode = Mode::from(run.transport);
-    let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
-        .map_err(mpc_setup)?;
-    party.on_waiting(waiting_reporter(&group, what, format));
+    let (group, party) = relay_party(m, run, what, format)?;
     let config = NetConfig {
         timeout: Duration::from_secs(run.timeout_s),
         reliable: false,
@@ -169,26 +161,14 @@ fn connect(
 /// the group file, `--pk-out` and `--session`.
 pub(super) fn keygen(
     scheme: Scheme,
-    (dir, group_path, pk_out, session): (&Path, &Path, &Path, Option<&str>),
+    job @ (dir, _, pk_out, session): (&Path, &Path, &Path, Option<&str>),
     run: &RunArgs,
     force: bool,
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
-    let group = exclude(group_path, read_group(group_path)?, &run.exclude, dir)?;
-    if session == Some("") {
-        return Err(Failure::Usage("--session: give the run a name".into()));
-    }
-    let share_file = share_path(dir, &group, scheme);
-    check_outputs(
-        &[
-            ("--dir", share_file.as_path(), Kind::Secret),
-            ("--pk-out", pk_out, Kind::PublicKey),
-        ],
-        &[("--group", group_path)],
-        force,
-    )?;
-    let passphrase = passphrase(pass)?;
+    let (group, share_file, passphrase) =
+        keygen_start(job, |g| share_path(dir, g, scheme), run, force, pass)?;
     let cached = match scheme {
         Scheme::EcdsaSecp256k1 => take_primes(dir, &passphrase)?,
         _ => None,

@@ -166,3 +166,29 @@ pub fn blst_verifies(group_key: &[u8], msg: &[u8], sig: &[u8]) -> bool {
     let sig = Signature::sig_validate(sig, true).unwrap();
     sig.verify(true, msg, alibi_mpc::bls::DST_SIG, &[], &pk, true) == blst::BLST_ERROR::BLST_SUCCESS
 }
+
+/// Runs `run` on every net, each party its own task, and gives back each party's transport
+/// (the run over) and its result, in the order of `nets`.
+pub async fn on_each<T, R, F, Fut>(
+    nets: Vec<alibi_mpc::net::Net<T>>,
+    mut run: F,
+) -> (Vec<T>, Vec<R>)
+where
+    T: alibi_mpc::transport::Transport + 'static,
+    R: Send + 'static,
+    F: FnMut(usize, alibi_mpc::net::Net<T>) -> Fut,
+    Fut: std::future::Future<Output = R> + Send + 'static,
+{
+    let runs = nets.into_iter().enumerate().map(|(i, net)| {
+        let running = run(i, net.clone());
+        tokio::spawn(async move {
+            let r = running.await;
+            (net.into_transport().ok().expect("the run is over"), r)
+        })
+    });
+    futures_util::future::join_all(runs)
+        .await
+        .into_iter()
+        .map(|r| r.expect("task"))
+        .unzip()
+}
