@@ -57,7 +57,7 @@ def cell_row(rows, key):
                 for k in repeats
                 if (k, base) in by and (k, "group") in by
             ]
-            out.append(f"{statistics.median(pct):.0f}%" if pct else "-")
+            out.append(f"{round(statistics.median(pct))}%" if pct else "-")
     for what, scale in [("requests", 1), ("bytes", 1024)]:
         parts = []
         for mode in MODES:

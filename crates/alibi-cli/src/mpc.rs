@@ -1425,6 +1425,14 @@ fn bench(
     plot: &Path,
     format: Format,
 ) -> CmdResult {
+    let mut primes = PrimeBank::fixtures().map_err(usage)?;
+    if let Some(path) = more_primes {
+        let text = String::from_utf8(read(path)?)
+            .map_err(|_| Failure::Usage(format!("{}: not text", path.display())))?;
+        primes
+            .extend_from_hex(&text)
+            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    }
     let bar = crate::report::progress_bar(grid.cells() as u64)?;
     let how = if processes { "processes" } else { "tasks" };
     let mut progress = |p| match p {
@@ -1461,14 +1469,6 @@ fn bench(
     } else {
         Parties::Tasks
     };
-    let mut primes = PrimeBank::fixtures().map_err(usage)?;
-    if let Some(path) = more_primes {
-        let text = String::from_utf8(read(path)?)
-            .map_err(|_| Failure::Usage(format!("{}: not text", path.display())))?;
-        primes
-            .extend_from_hex(&text)
-            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    }
     let cells = runtime()?
         .block_on(alibi_bench::mpc::measure(
             grid,
