@@ -320,8 +320,15 @@ fn bench_writes_a_csv_that_replots() {
     // --primes that are not pairs of safe primes in hex, or no file: refused before measuring.
     std::fs::write(p("primes.hex"), "00ff\n").unwrap();
     for primes in [p("primes.hex"), p("absent.hex")] {
-        let scheme = ["mpc", "bench", "--scheme", "ecdsa-secp256k1"];
-        let o = alibi(&[&scheme[..], &["--primes", &primes]].concat());
+        let args = [
+            "mpc",
+            "bench",
+            "--scheme",
+            "ecdsa-secp256k1",
+            "--primes",
+            primes.as_str(),
+        ];
+        let o = alibi(&args);
         assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(&primes) && err.lines().count() == 1, "{err}");
