@@ -868,14 +868,15 @@ fn a_wait_for_a_party_not_started_is_reported_while_it_lasts() {
         move || sign_processes(&dirs, &group, &[(0, &msg)], "alone-json", &json)
     });
     // Meanwhile the party's store is in use: a key generation of the same party is refused as
-    // busy, not reported as a malformed database, and does not start.
+    // busy, not reported as a malformed database, and does not start (--force: its share file
+    // exists, which key generation checks first).
     std::thread::sleep(std::time::Duration::from_secs(2));
     let o = keygen_with(
         &dirs[0],
         &group,
         &d.join("again.pk"),
         "60",
-        &["--session", "again"],
+        &["--session", "again", "--force"],
     )
     .wait_with_output()
     .unwrap();
