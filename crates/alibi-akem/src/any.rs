@@ -153,3 +153,55 @@ pub fn decap(
         _ => Err(Error::SchemeMismatch),
     }
 }
+
+/// Deniability: the receiver alone, with its own secret key and the sender's public key, makes a
+/// (C, K) that [`decap`] accepts as sent by `sender` (each AKEM's `fake_encap`: RFC 9180's
+/// DH-AKEM, [`pq::fake_encap`], [`shadowfax::fake_encap`]); the errors of [`encap`] for
+/// mismatched keys.
+pub fn fake_encap<R: CryptoRng + ?Sized>(
+    receiver: &SecretKey,
+    sender: &PublicKey,
+    rng: &mut R,
+) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), Error> {
+    match (receiver, sender) {
+        (SecretKey::Dh(r), PublicKey::Dh(s)) => {
+            dh::rfc9180::fake_encap(r, s, rng).map(|(c, k)| (c.to_vec(), k))
+        }
+        (SecretKey::Pq(r), PublicKey::Pq(s)) => pq::fake_encap(r, s, rng),
+        (SecretKey::Shadowfax(r), PublicKey::Shadowfax(s)) => shadowfax::fake_encap(r, s, rng),
+        _ => Err(Error::SchemeMismatch),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pq::Suite;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    /// The receiver's forgery decapsulates as the sender's message, at every configuration, and
+    /// keys of two configurations are refused.
+    #[test]
+    fn fake_encap_decapsulates_as_the_senders() {
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let mut all = vec![Akem::Dh];
+        for s in Suite::ALL {
+            all.extend([Akem::Pq(s), Akem::Shadowfax(s)]);
+        }
+        for akem in all {
+            let sender = SecretKey::generate(akem, &mut rng);
+            let receiver = SecretKey::generate(akem, &mut rng);
+            let (c, k) = fake_encap(&receiver, &sender.public_key(), &mut rng).unwrap();
+            assert_eq!(c.len(), akem.ciphertext_len(), "{akem:?}");
+            let opened = decap(&receiver, &sender.public_key(), &c).unwrap();
+            assert_eq!(opened, k, "{akem:?}");
+        }
+        let dh = SecretKey::generate(Akem::Dh, &mut rng);
+        let pq = SecretKey::generate(Akem::Pq(Suite::MlKem512Falcon512), &mut rng);
+        assert!(matches!(
+            fake_encap(&dh, &pq.public_key(), &mut rng),
+            Err(Error::SchemeMismatch)
+        ));
+    }
+}

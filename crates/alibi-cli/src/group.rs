@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use alibi_dgsp::storage::{MemoryRevokedList, RedbStore};
 use alibi_dgsp::{
-    csr, judge, verify, CertificateList, CertificateRequest, Credential, Error, GroupSignature,
-    Manager, ManagerPublicKey, ManagerSecretKey, OneTimeKey, Params, PendingKeys, UserKey,
+    judge, request_keys, verify, CertificateList, CertificateRequest, Credential, Error,
+    GroupSignature, Manager, ManagerPublicKey, ManagerSecretKey, OneTimeKey, Params, PendingKeys,
+    UserKey,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Subcommand;
@@ -416,33 +417,29 @@ fn csr_verb(
             (u, Some(b))
         }
     };
-    if user.params() != p || user.id() != id {
-        return Err(Failure::Usage(format!(
-            "{} belongs to member {} ({}), the credential to member {id} ({})",
-            user_sk.display(),
-            user.id(),
-            user.params().name(),
-            p.name()
-        )));
-    }
-    let (seeds, pks) = csr(&user, usize::from(count), &mut os_rng());
-    // The keys are numbered from the credential, which counts them before any key file is
-    // written: a failure after this only skips numbers.
-    let first = credential
-        .issue(u32::from(count))
-        .map_err(|e| malformed("credential", e))?;
+    let (request, pending_keys) =
+        request_keys(&mut credential, &user, u32::from(count), &mut os_rng()).map_err(
+            |e| match e {
+                Error::OtherMember { .. } => Failure::Usage(format!(
+                    "{} belongs to member {} ({}), the credential to member {id} ({})",
+                    user_sk.display(),
+                    user.id(),
+                    user.params().name(),
+                    p.name()
+                )),
+                e => malformed("credential", e),
+            },
+        )?;
+    // The credential counts the keys before any key file is written: a failure after this only
+    // skips numbers.
     rewrite_outputs(&[Output {
         flag: "--cred",
         path: &cred,
         kind: CREDENTIAL,
         data: &credential.to_file_bytes(),
     }])?;
-    let r = CertificateRequest::new(credential, pks)
-        .map_err(|e| malformed("certificate request", e))?
-        .to_bytes();
-    let pend = PendingKeys::numbered(p, seeds, first)
-        .map_err(|e| malformed("pending keys", e))?
-        .to_file_bytes();
+    let r = request.to_bytes();
+    let pend = pending_keys.to_file_bytes();
     let mut outs = vec![];
     if let Some(b) = &new_key {
         outs.push(Output {
@@ -612,7 +609,8 @@ fn sign_verb(
 }
 
 /// The next one-time key (accepted with its certificate under the manager's key), the pending
-/// keys and certificates left, and the credential (with `--cred`) that now counts it used.
+/// keys and certificates left, and the credential (with `--cred`) that now counts it used
+/// ([`alibi_dgsp::take_one_time_key`]); each refusal names the file at fault.
 #[allow(clippy::type_complexity)]
 fn take_one_time_key<'f>(
     f: &'f SignFiles,
@@ -632,57 +630,39 @@ fn take_one_time_key<'f>(
         Some(c) => Some((credential(c)?, c)),
         None => None,
     };
-    if let Some((c, path)) = &counter {
-        if c.params() != p || c.id() != user.id() {
-            return Err(Failure::Usage(format!(
-                "{} is member {}'s credential, {} member {}'s secret key",
-                path.display(),
-                c.id(),
-                f.user_sk.display(),
-                user.id()
-            )));
-        }
-    }
     let mut pend = PendingKeys::from_file_bytes(p, &read_secret_or_empty(&f.pending)?)
         .map_err(|e| malformed(&format!("pending keys in {}", f.pending.display()), e))?;
     let mut cs = CertificateList::from_bytes(p, &read(&f.certs)?)
         .map_err(|e| malformed(&format!("certificates in {}", f.certs.display()), e))?;
-    if pend.is_empty() {
-        return Err(Failure::Usage(format!(
-            "no pending one-time key left in {}: run csr and cert for new ones",
-            f.pending.display()
-        )));
-    }
-    if cs.is_empty() {
-        return Err(Failure::Usage(format!(
-            "{} holds no certificate for the next pending key: have the manager run cert on the request",
-            f.certs.display()
-        )));
-    }
-    if let (Some(index), Some((c, path))) = (pend.next_index(), counter.as_mut()) {
-        c.use_key(index).map_err(|e| match e {
-            Error::OneTimeKeyUsed { next, .. } => Failure::Usage(format!(
+    let cred = counter.as_mut().map(|(c, _)| c);
+    let key = alibi_dgsp::take_one_time_key(user, &mut pend, &mut cs, cred, pkm).map_err(|e| {
+        let cred_path = || f.cred.as_ref().map_or(String::new(), |c| c.display().to_string());
+        match e {
+            Error::OtherMember { credential, key } => Failure::Usage(format!(
+                "{} is member {credential}'s credential, {} member {key}'s secret key",
+                cred_path(),
+                f.user_sk.display()
+            )),
+            Error::NoPendingKey => Failure::Usage(format!(
+                "no pending one-time key left in {}: run csr and cert for new ones",
+                f.pending.display()
+            )),
+            Error::NoCertificate => Failure::Usage(format!(
+                "{} holds no certificate for the next pending key: have the manager run cert on the request",
+                f.certs.display()
+            )),
+            Error::OneTimeKeyUsed { index, next } => Failure::Usage(format!(
                 "{} was restored from an older copy: its next one-time key (#{index}) was used already ({} counts #{next} as the next unused); signing would reuse a WOTS+ one-time key, so run csr and cert for new keys",
                 f.pending.display(),
-                path.display()
+                cred_path()
             )),
-            e => malformed("credential", e),
-        })?;
-    }
-    let (Some(seed), Some(cert)) = (pend.take_next(), cs.take_next()) else {
-        return Err(Failure::Usage("no pending one-time key left".into()));
-    };
-    let key = user
-        .accept(vec![seed], vec![cert], pkm)
-        .map_err(|e| match e {
             Error::InvalidCertificate => Failure::Usage(format!(
                 "the next certificate in {} is not the manager's for this key",
                 f.certs.display()
             )),
-            e => malformed("certificate", e),
-        })?
-        .pop()
-        .ok_or_else(|| Failure::Usage("no one-time key accepted".into()))?;
+            e => malformed("credential", e),
+        }
+    })?;
     Ok((key, pend, cs, counter))
 }
 
@@ -693,7 +673,7 @@ fn read_secret_or_empty(path: &Path) -> Result<zeroize::Zeroizing<Vec<u8>>, Fail
 
 type Mgr = Manager<Arc<RedbStore>, Arc<RedbStore>>;
 
-const MANAGER_FILES: [&str; 3] = ["manager.sk", "manager.pk", "members.redb"];
+use alibi_dgsp::storage::MANAGER_DIR as MANAGER_FILES;
 
 /// The files of a manager's directory, which a command reading it must not write over.
 fn manager_files(dir: &Path) -> [PathBuf; 3] {

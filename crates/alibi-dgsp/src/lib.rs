@@ -70,7 +70,9 @@ use rayon::prelude::*;
 use storage::{Plm, RevokedList};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-pub use member::{CertificateList, CertificateRequest, Credential, PendingKeys};
+pub use member::{
+    request_keys, take_one_time_key, CertificateList, CertificateRequest, Credential, PendingKeys,
+};
 pub use params::Params;
 
 /// Errors of DGSP.
@@ -140,6 +142,21 @@ pub enum Error {
     /// with it, it is busy.
     #[error("{} is in use by another process", .0.display())]
     Busy(std::path::PathBuf),
+    /// A member's pending one-time keys are all used: it must request new ones.
+    #[error("no pending one-time key left: make a certificate request for new ones")]
+    NoPendingKey,
+    /// A member holds no certificate for its next pending one-time key.
+    #[error("no certificate for the next pending one-time key: the manager has not certified it")]
+    NoCertificate,
+    /// A member's files belong to two members (a credential and a secret key of different ids
+    /// or parameter sets).
+    #[error("the credential is member {credential}'s, the secret key member {key}'s")]
+    OtherMember {
+        /// The credential's member id.
+        credential: u64,
+        /// The secret key's member id.
+        key: u64,
+    },
 }
 
 fn id_bytes(id: u64) -> [u8; 8] {

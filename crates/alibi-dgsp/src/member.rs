@@ -30,7 +30,11 @@ use std::collections::VecDeque;
 use alibi_encoding::LengthChecked;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use crate::{spx, Certificate, Error, Params, UserKey, WotsSeed};
+use rand_core::CryptoRng;
+
+use crate::{
+    csr, spx, Certificate, Error, ManagerPublicKey, OneTimeKey, Params, UserKey, WotsSeed,
+};
 
 /// Bytes of the head every tagged member value starts with: the tag and the member id.
 const HEAD_LEN: usize = 9;
@@ -438,4 +442,65 @@ impl CertificateList {
     pub fn params(&self) -> Params {
         self.params
     }
+}
+
+/// The member's side of signing from its stored state: takes the next one-time key out of
+/// `pending` and its certificate out of `certs` and checks the certificate under the manager's
+/// key. With the member's `credential`, the key is first counted used there, and a key counted
+/// already (pending keys restored from an older copy) is refused with [`Error::OneTimeKeyUsed`]
+/// instead of signing with a WOTS+ one-time key a second time. The caller stores the changed
+/// `pending`, `certs` and `credential` before it signs, so that a crash cannot reuse the key.
+pub fn take_one_time_key(
+    user: &UserKey,
+    pending: &mut PendingKeys,
+    certs: &mut CertificateList,
+    credential: Option<&mut Credential>,
+    pkm: &ManagerPublicKey,
+) -> Result<OneTimeKey, Error> {
+    if let Some(c) = &credential {
+        if c.params() != user.params() || c.id() != user.id() {
+            return Err(Error::OtherMember {
+                credential: c.id(),
+                key: user.id(),
+            });
+        }
+    }
+    if pending.is_empty() {
+        return Err(Error::NoPendingKey);
+    }
+    if certs.is_empty() {
+        return Err(Error::NoCertificate);
+    }
+    if let (Some(index), Some(c)) = (pending.next_index(), credential) {
+        c.use_key(index)?;
+    }
+    let (Some(seed), Some(cert)) = (pending.take_next(), certs.take_next()) else {
+        return Err(Error::NoPendingKey);
+    };
+    user.accept(vec![seed], vec![cert], pkm)?
+        .pop()
+        .ok_or(Error::InvalidCertificate)
+}
+
+/// The member's side of a certificate request from its stored state: `count` fresh one-time
+/// keys ([`csr`]), numbered from the `credential`, which counts them first (store it before the
+/// rest, so that a failure after that only skips numbers). Returns the request for the manager
+/// and the pending keys the member keeps.
+pub fn request_keys<R: CryptoRng + ?Sized>(
+    credential: &mut Credential,
+    user: &UserKey,
+    count: u32,
+    rng: &mut R,
+) -> Result<(CertificateRequest, PendingKeys), Error> {
+    if credential.params() != user.params() || credential.id() != user.id() {
+        return Err(Error::OtherMember {
+            credential: credential.id(),
+            key: user.id(),
+        });
+    }
+    let (seeds, pks) = csr(user, count as usize, rng);
+    let first = credential.issue(count)?;
+    let request = CertificateRequest::new(credential.clone(), pks)?;
+    let pending = PendingKeys::numbered(user.params(), seeds, first)?;
+    Ok((request, pending))
 }

@@ -8,6 +8,11 @@ use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+/// The files of a manager's directory as `alibi group` and the Python package lay it out: the
+/// manager's secret key (raw, owner-only), its public key, and the [`RedbStore`] of members and
+/// revocations (owner-only).
+pub const MANAGER_DIR: [&str; 3] = ["manager.sk", "manager.pk", "members.redb"];
+
 /// One group member in the private list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {

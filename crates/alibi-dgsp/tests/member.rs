@@ -4,12 +4,87 @@
 
 use alibi_dgsp::storage::{MemoryPlm, MemoryRevokedList};
 use alibi_dgsp::{
-    csr, verify, Certificate, CertificateList, CertificateRequest, Credential, Error, Manager,
-    Params, PendingKeys, UserKey, WotsSeed,
+    csr, request_keys, take_one_time_key, verify, Certificate, CertificateList, CertificateRequest,
+    Credential, Error, Manager, Params, PendingKeys, UserKey, WotsSeed,
 };
 use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
+
+/// The member's two steps on its stored state: `request_keys` numbers the keys in the
+/// credential, `take_one_time_key` counts each used and refuses a restored copy of the pending
+/// keys, an empty list and another member's credential.
+#[test]
+fn request_and_take_keep_the_credential_counting() {
+    let p = Params::Shake128f;
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    let m = Manager::generate(
+        p,
+        MemoryPlm::default(),
+        MemoryRevokedList::default(),
+        &mut rng,
+    );
+    let (id, cid_star) = m.join("alice").unwrap();
+    let mut cred = Credential::new(p, id, &cid_star).unwrap();
+    let user = UserKey::generate(p, id, &mut rng);
+    let (req, mut pending) = request_keys(&mut cred, &user, 2, &mut rng).unwrap();
+    assert_eq!(pending.next_index(), Some(0));
+    let issued = m
+        .gen_cert(id, req.credential().cid_star(), req.public_keys())
+        .unwrap();
+    let mut certs = CertificateList::new(p, issued).unwrap();
+    // A backup of the member's files, restored below after a key was used.
+    let backup = (
+        PendingKeys::from_file_bytes(p, &pending.to_file_bytes()).unwrap(),
+        certs.clone(),
+    );
+    let key = take_one_time_key(
+        &user,
+        &mut pending,
+        &mut certs,
+        Some(&mut cred),
+        m.public_key(),
+    )
+    .unwrap();
+    let sig = user.sign(key, b"m");
+    verify(m.public_key(), b"m", &sig, m.revoked()).unwrap();
+    assert_eq!(cred.next_unused(), 1);
+    let (mut old_pending, mut old_certs) = backup;
+    assert!(matches!(
+        take_one_time_key(
+            &user,
+            &mut old_pending,
+            &mut old_certs,
+            Some(&mut cred),
+            m.public_key()
+        ),
+        Err(Error::OneTimeKeyUsed { index: 0, next: 1 })
+    ));
+    take_one_time_key(
+        &user,
+        &mut pending,
+        &mut certs,
+        Some(&mut cred),
+        m.public_key(),
+    )
+    .unwrap();
+    assert!(matches!(
+        take_one_time_key(
+            &user,
+            &mut pending,
+            &mut certs,
+            Some(&mut cred),
+            m.public_key()
+        ),
+        Err(Error::NoPendingKey)
+    ));
+    let (other_id, other_star) = m.join("bob").unwrap();
+    let mut other = Credential::new(p, other_id, &other_star).unwrap();
+    assert!(matches!(
+        request_keys(&mut other, &user, 1, &mut rng),
+        Err(Error::OtherMember { .. })
+    ));
+}
 
 #[test]
 fn layouts_are_the_files_of_alibi_group() {

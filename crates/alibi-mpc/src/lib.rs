@@ -2,8 +2,7 @@
 //! keys in G1, signatures in G2) between parties that talk over Signal channels, with identifiable
 //! abort: a party that cheats is named and the others finish without it.
 //!
-//! * [`bls`]: the single-signer primitive (blst), checked against the ethereum/bls12-381-tests
-//!   vectors.
+//! * [`bls`]: the single-signer primitive (`alibi-bls`, on blst).
 //! * [`poly`]: Shamir shares, Feldman commitments, Lagrange interpolation.
 //! * [`transport`]: how a round's parts travel: the [`transport::Transport`] trait, each
 //!   party's mailbox (wants, forwarding, caps), and the in-memory transport. Above it, the
@@ -27,7 +26,6 @@
 
 mod adversary;
 mod agreement;
-pub mod bls;
 pub mod delivery;
 pub mod dkg;
 mod echo;
@@ -40,6 +38,9 @@ pub mod share_proof;
 pub mod sign;
 pub mod threshold;
 pub mod transport;
+
+/// The single-signer BLS primitive, from its own crate.
+pub use alibi_bls as bls;
 
 use std::collections::BTreeMap;
 
@@ -147,6 +148,15 @@ fn stoppers(stopped: &[(PartyIndex, String)]) -> String {
 
 /// The crate's result type.
 pub type Result<T> = core::result::Result<T, Error>;
+
+impl From<bls::Error> for Error {
+    fn from(e: bls::Error) -> Error {
+        match e {
+            bls::Error::Malformed(what) => Error::Malformed(what),
+            bls::Error::Verification(what) => Error::Verification(what),
+        }
+    }
+}
 
 /// What a named party did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

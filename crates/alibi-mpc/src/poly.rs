@@ -215,13 +215,7 @@ pub fn random_scalar<R: CryptoRng + ?Sized>(rng: &mut R) -> Scalar {
     }
 }
 
-/// A random 128-bit weight for a random linear combination (batch checks): a false equation
-/// survives the combination with probability at most 2^-128.
-pub fn random_weight<R: CryptoRng + ?Sized>(rng: &mut R) -> Scalar {
-    let mut b = [0u8; 32];
-    rng.fill_bytes(&mut b[16..]);
-    Option::from(Scalar::from_bytes_be(&b)).unwrap_or(Scalar::ONE)
-}
+pub use alibi_bls::random_weight;
 
 #[cfg(test)]
 mod tests {

@@ -1,13 +1,40 @@
+//! # alibi-bls
+//!
 //! The single-signer BLS primitive of ciphersuite `BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_`
 //! (draft-irtf-cfrg-bls-signature-05, section 4.2.3): public keys in G1 (48 bytes compressed),
 //! signatures in G2 (96 bytes), proofs of possession under their own tag. All of it is `blst`'s
 //! `min_pk` API; this module fixes the tags and turns blst's error codes into ours.
 
+//!
+//! ```
+//! let sk = alibi_bls::keygen(&[7u8; 32])?;
+//! let pk = alibi_bls::public_key(&sk)?;
+//! let sig = alibi_bls::sign(&sk, b"message")?;
+//! alibi_bls::verify(&pk, b"message", &sig)?;
+//! assert!(alibi_bls::verify(&pk, b"another", &sig).is_err());
+//! # Ok::<(), alibi_bls::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+#![deny(clippy::unwrap_used)]
+
 use blst::min_pk::{AggregateSignature, PublicKey, SecretKey, Signature};
 use blst::BLST_ERROR;
 use zeroize::Zeroizing;
 
-use crate::{Error, Result};
+/// Why a BLS operation failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// Bytes that do not decode (a key, signature or list that is not one).
+    #[error("malformed: {0}")]
+    Malformed(&'static str),
+    /// A signature or proof of possession that does not verify.
+    #[error("does not verify: {0}")]
+    Verification(&'static str),
+}
+
+/// The crate's result type.
+pub type Result<T> = core::result::Result<T, Error>;
 
 /// The signature tag (draft section 4.2.3).
 pub const DST_SIG: &[u8] = b"BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
@@ -240,10 +267,7 @@ pub fn batch_verify_points<R: rand_core::CryptoRng + ?Sized>(
     if items.is_empty() || items.iter().any(|(pk, _)| bool::from(pk.is_identity())) {
         return Err(Error::Malformed("batch: empty, or an identity public key"));
     }
-    let r: Vec<Scalar> = items
-        .iter()
-        .map(|_| crate::poly::random_weight(rng))
-        .collect();
+    let r: Vec<Scalar> = items.iter().map(|_| random_weight(rng)).collect();
     let pks: Vec<G1Projective> = items.iter().map(|(p, _)| *p).collect();
     let sigs: Vec<G2Projective> = items.iter().map(|(_, s)| *s).collect();
     let s = G2Projective::multi_exp(&sigs, &r).to_affine();
@@ -254,4 +278,13 @@ pub fn batch_verify_points<R: rand_core::CryptoRng + ?Sized>(
     } else {
         Err(Error::Verification("batch"))
     }
+}
+
+/// A random 128-bit weight for a random linear combination (batch checks): a false equation
+/// survives the combination with probability at most 2^-128.
+pub fn random_weight<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> blstrs::Scalar {
+    use ff::Field;
+    let mut b = [0u8; 32];
+    rng.fill_bytes(&mut b[16..]);
+    Option::from(blstrs::Scalar::from_bytes_be(&b)).unwrap_or(blstrs::Scalar::ONE)
 }

@@ -2,7 +2,7 @@
 //! `BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_` (vectors/bls12381-g2-pop): every case of
 //! every kind, valid and invalid.
 
-use alibi_mpc::bls;
+use alibi_bls as bls;
 use alibi_testkit::{skip, vectors_dir};
 use serde_json::Value;
 
