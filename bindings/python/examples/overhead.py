@@ -23,20 +23,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from timing import per_call, spread
+
 from alibi import falcon, mayo
 
 MSG = b"the quick brown fox jumps over the lazy dog"
 REPO = Path(__file__).resolve().parents[3]
-
-
-def per_call(fn, seconds=0.5):
-    n, start = 0, time.perf_counter()
-    while True:
-        fn()
-        n += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return elapsed / n
 
 
 def criterion(directory: Path, bench: str):
@@ -45,10 +37,6 @@ def criterion(directory: Path, bench: str):
     if not path.exists():
         return None
     return json.loads(path.read_text())["median"]["point_estimate"] * 1e-9
-
-
-def spread(xs, scale=1e6, unit="µs", digits=1):
-    return f"{statistics.median(xs) * scale:.{digits}f} {unit} ({min(xs) * scale:.{digits}f}-{max(xs) * scale:.{digits}f})"
 
 
 def main():
@@ -67,11 +55,11 @@ def main():
         ("Falcon-512 verify (decoded key)", lambda: vk.verify(MSG, sig), "verify-reused/alibi"),
         ("Falcon-512 sign (decoded key)", lambda: key.sign(MSG), "sign-expanded/alibi"),
     ):
-        runs = [per_call(fn) for _ in range(args.runs)]
+        runs = [per_call(fn, 0.5) for _ in range(args.runs)]
         rust = criterion(args.criterion, bench)
         rust_text = f"{rust * 1e6:.1f} µs" if rust else "not run"
         over = f"{(statistics.median(runs) - rust) * 1e6:+.2f} µs" if rust else "-"
-        print(f"| {label} | {spread(runs)} | {rust_text} | {over} |")
+        print(f"| {label} | {spread(runs, 1e6, ' µs', 1)} | {rust_text} | {over} |")
 
     cores = os.cpu_count() or 1
     print()
@@ -91,7 +79,7 @@ def main():
                 list(pool.map(sign, msgs))
                 many.append(time.perf_counter() - t)
         ups = [a / b for a, b in zip(one, many)]
-        print(f"| {label} | {spread(one, 1e3, 'ms', 2)} | {spread(many, 1e3, 'ms', 2)} | {statistics.median(ups):.2f}x ({min(ups):.2f}-{max(ups):.2f}) |")
+        print(f"| {label} | {spread(one, 1e3, ' ms')} | {spread(many, 1e3, ' ms')} | {statistics.median(ups):.2f}x ({min(ups):.2f}-{max(ups):.2f}) |")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ table in docs/BENCHMARKS.md does; verification starts from the signature's bytes
 
 import argparse
 import statistics
-import time
+
+from timing import per_call, spread
 
 from alibi import falcon, mayo, ring
 
@@ -22,17 +23,6 @@ PAPER = {
     "MAYO_2": (1.5 / 1.1, 0.16 / 0.09),
 }
 MSG = b"the quick brown fox jumps over the lazy dog"
-
-
-def per_call(fn, seconds=0.3):
-    """Seconds per call of fn, from a loop of about `seconds`."""
-    n, start = 0, time.perf_counter()
-    while True:
-        fn()
-        n += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return elapsed / n
 
 
 def schemes():
@@ -52,10 +42,6 @@ def schemes():
         mr = ring.Ring([q0, q1])
         mrs = mr.sign(j0, MSG)
         yield params, (lambda mk=mk: mk.sign(MSG)), (lambda mvk=mvk, s=msig: mvk.verify(MSG, s)), (lambda mr=mr, j=j0: mr.sign(j, MSG)), (lambda mr=mr, s=mrs: mr.verify(MSG, s))
-
-
-def spread(xs):
-    return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
 
 
 def main():

@@ -11,19 +11,25 @@ use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-/// The member's two steps on its stored state: `request_keys` numbers the keys in the
-/// credential, `take_one_time_key` counts each used and refuses a restored copy of the pending
-/// keys, an empty list and another member's credential.
-#[test]
-fn request_and_take_keep_the_credential_counting() {
-    let p = Params::Shake128f;
-    let mut rng = ChaCha20Rng::seed_from_u64(8);
+/// A manager of `p` over in-memory stores, and the generator it was drawn from.
+fn manager(p: Params, seed: u64) -> (Manager<MemoryPlm, MemoryRevokedList>, ChaCha20Rng) {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let m = Manager::generate(
         p,
         MemoryPlm::default(),
         MemoryRevokedList::default(),
         &mut rng,
     );
+    (m, rng)
+}
+
+/// The member's two steps on its stored state: `request_keys` numbers the keys in the
+/// credential, `take_one_time_key` counts each used and refuses a restored copy of the pending
+/// keys, an empty list and another member's credential.
+#[test]
+fn request_and_take_keep_the_credential_counting() {
+    let p = Params::Shake128f;
+    let (m, mut rng) = manager(p, 8);
     let (id, cid_star) = m.join("alice").unwrap();
     let mut cred = Credential::new(p, id, &cid_star).unwrap();
     let user = UserKey::generate(p, id, &mut rng);
@@ -38,44 +44,21 @@ fn request_and_take_keep_the_credential_counting() {
         PendingKeys::from_file_bytes(p, &pending.to_file_bytes()).unwrap(),
         certs.clone(),
     );
-    let key = take_one_time_key(
-        &user,
-        &mut pending,
-        &mut certs,
-        Some(&mut cred),
-        m.public_key(),
-    )
-    .unwrap();
+    let take = |pending: &mut PendingKeys, certs: &mut CertificateList, cred: &mut Credential| {
+        take_one_time_key(&user, pending, certs, Some(cred), m.public_key())
+    };
+    let key = take(&mut pending, &mut certs, &mut cred).unwrap();
     let sig = user.sign(key, b"m");
     verify(m.public_key(), b"m", &sig, m.revoked()).unwrap();
     assert_eq!(cred.next_unused(), 1);
     let (mut old_pending, mut old_certs) = backup;
     assert!(matches!(
-        take_one_time_key(
-            &user,
-            &mut old_pending,
-            &mut old_certs,
-            Some(&mut cred),
-            m.public_key()
-        ),
+        take(&mut old_pending, &mut old_certs, &mut cred),
         Err(Error::OneTimeKeyUsed { index: 0, next: 1 })
     ));
-    take_one_time_key(
-        &user,
-        &mut pending,
-        &mut certs,
-        Some(&mut cred),
-        m.public_key(),
-    )
-    .unwrap();
+    take(&mut pending, &mut certs, &mut cred).unwrap();
     assert!(matches!(
-        take_one_time_key(
-            &user,
-            &mut pending,
-            &mut certs,
-            Some(&mut cred),
-            m.public_key()
-        ),
+        take(&mut pending, &mut certs, &mut cred),
         Err(Error::NoPendingKey)
     ));
     let (other_id, other_star) = m.join("bob").unwrap();
@@ -89,13 +72,7 @@ fn request_and_take_keep_the_credential_counting() {
 #[test]
 fn layouts_are_the_files_of_alibi_group() {
     let p = Params::Shake128f;
-    let mut rng = ChaCha20Rng::seed_from_u64(7);
-    let m = Manager::generate(
-        p,
-        MemoryPlm::default(),
-        MemoryRevokedList::default(),
-        &mut rng,
-    );
+    let (m, mut rng) = manager(p, 7);
     m.join("carol").unwrap();
     let (id, cid_star) = m.join("alice").unwrap();
     assert_eq!(id, 1);

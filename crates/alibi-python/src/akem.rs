@@ -10,7 +10,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors::{akem as err, KeyMismatch};
 use crate::secret::{secret_repr, SharedKey};
-use crate::{bytes, choose, keygen_rng, os_rng};
+use crate::{bytes, choose, choose_named, keygen_rng, os_rng};
 
 /// The AKEMs by the CLI's `--scheme` names, with the suite a `-bat` name fixes.
 const SCHEMES: [(&str, (Scheme, Option<Suite>)); 5] = [
@@ -25,8 +25,7 @@ const SCHEMES: [(&str, (Scheme, Option<Suite>)); 5] = [
 ];
 
 fn suite(name: &str) -> PyResult<Suite> {
-    let all: Vec<(&str, Suite)> = Suite::ALL.iter().map(|s| (s.name(), *s)).collect();
-    choose("AKEM suite", name, &all)
+    choose_named("AKEM suite", name, &Suite::ALL, Suite::name)
 }
 
 /// The configuration `scheme` and `suite` name; without a suite, `detected` (from a key's

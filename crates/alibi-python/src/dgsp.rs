@@ -20,13 +20,12 @@ use pyo3::types::PyBytes;
 
 use crate::errors::{dgsp as err, StoreError};
 use crate::secret::secret_repr;
-use crate::{bytes, choose, keygen_rng, os_rng};
+use crate::{bytes, choose_named, keygen_rng, os_rng};
 
 type Store = Arc<RedbStore>;
 
 fn params(name: &str) -> PyResult<Params> {
-    let all: Vec<(&str, Params)> = Params::ALL.iter().map(|p| (p.name(), *p)).collect();
-    choose("DGSP parameter set", name, &all)
+    choose_named("DGSP parameter set", name, &Params::ALL, Params::name)
 }
 
 /// The names of the twelve SPHINCS+ parameter sets DGSP runs on.

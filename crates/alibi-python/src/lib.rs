@@ -79,6 +79,17 @@ pub(crate) fn choose<T: Copy>(what: &str, name: &str, all: &[(&str, T)]) -> PyRe
         })
 }
 
+/// [`choose`] among values that carry their own names (a crate's `ALL` and `name`).
+pub(crate) fn choose_named<T: Copy>(
+    what: &str,
+    name: &str,
+    all: &[T],
+    name_of: impl Fn(T) -> &'static str,
+) -> PyResult<T> {
+    let named: Vec<(&str, T)> = all.iter().map(|&v| (name_of(v), v)).collect();
+    choose(what, name, &named)
+}
+
 /// The module `alibi._native`.
 #[pymodule]
 #[pyo3(name = "_native")]

@@ -10,11 +10,10 @@ use zeroize::Zeroizing;
 
 use crate::errors::ring as err;
 use crate::secret::secret_repr;
-use crate::{bytes, choose, keygen_rng, os_rng};
+use crate::{bytes, choose_named, keygen_rng, os_rng};
 
 fn scheme(name: &str) -> PyResult<Scheme> {
-    let all: Vec<(&str, Scheme)> = Scheme::ALL.iter().map(|s| (s.name(), *s)).collect();
-    choose("ring scheme", name, &all)
+    choose_named("ring scheme", name, &Scheme::ALL, Scheme::name)
 }
 
 /// The names of the ring signature schemes: falcon512, falcon1024, mitaka512, mayo1, mayo2.
