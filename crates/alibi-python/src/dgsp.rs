@@ -100,15 +100,27 @@ impl DgspManager {
         }
         std::fs::create_dir_all(&directory).map_err(|e| store_error(&directory, e))?;
         let sk = py.detach(|| ManagerSecretKey::generate(p, &mut rng));
-        create_file(&skp, &sk.to_bytes(), true)?;
-        create_file(&pkp, &sk.public_key().to_bytes(), false)?;
-        let store = open_store(&db)?;
-        std::fs::set_permissions(&db, std::os::unix::fs::PermissionsExt::from_mode(0o600))
-            .map_err(|e| store_error(&db, e))?;
-        Ok(DgspManager {
-            manager: Manager::new(sk, store.clone(), store),
-            dir: directory,
-        })
+        let made = (|| {
+            create_file(&skp, &sk.to_bytes(), true)?;
+            create_file(&pkp, &sk.public_key().to_bytes(), false)?;
+            let store = open_store(&db)?;
+            std::fs::set_permissions(&db, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+                .map_err(|e| store_error(&db, e))?;
+            Ok(store)
+        })();
+        match made {
+            Ok(store) => Ok(DgspManager {
+                manager: Manager::new(sk, store.clone(), store),
+                dir: directory,
+            }),
+            Err(e) => {
+                // No half-made manager is left behind (none of these files existed before).
+                for f in [&skp, &pkp, &db] {
+                    let _ = std::fs::remove_file(f);
+                }
+                Err(e)
+            }
+        }
     }
 
     /// The manager of `directory` (made by `create` or `alibi group manager-keygen`).
