@@ -75,7 +75,28 @@ impl AkemSecretKey {
             .map_err(|e| KeyMismatch::new_err(e.to_string()))?;
         PublicKey::from_bytes(akem, public_key).map_err(|e| err("public key", e))
     }
+
+    /// `how` (AuthEncap or its forgery) from this key with the other party's `public_key`.
+    fn encapsulate<'py>(
+        &self,
+        py: Python<'py>,
+        public_key: &[u8],
+        how: Encapsulation,
+    ) -> PyResult<(Bound<'py, PyBytes>, SharedKey)> {
+        let other = self.peer(public_key)?;
+        let (c, k) = py
+            .detach(|| how(&self.0, &other, &mut os_rng()))
+            .map_err(|e| err("public key", e))?;
+        Ok((bytes(py, &c), SharedKey(k)))
+    }
 }
+
+/// [`any::encap`] or [`any::fake_encap`], with the operating system's generator.
+type Encapsulation = fn(
+    &SecretKey,
+    &PublicKey,
+    &mut rand_core::UnwrapErr<getrandom::SysRng>,
+) -> Result<(Vec<u8>, zeroize::Zeroizing<[u8; 32]>), alibi_akem::Error>;
 
 #[pymethods]
 impl AkemSecretKey {
@@ -146,11 +167,7 @@ impl AkemSecretKey {
         py: Python<'py>,
         receiver_public_key: &[u8],
     ) -> PyResult<(Bound<'py, PyBytes>, SharedKey)> {
-        let receiver = self.peer(receiver_public_key)?;
-        let (c, k) = py
-            .detach(|| any::encap(&self.0, &receiver, &mut os_rng()))
-            .map_err(|e| err("public key", e))?;
-        Ok((bytes(py, &c), SharedKey(k)))
+        self.encapsulate(py, receiver_public_key, any::encap)
     }
 
     /// AuthDecap by this key (the receiver) of a ciphertext from `sender_public_key`: the
@@ -170,11 +187,7 @@ impl AkemSecretKey {
         py: Python<'py>,
         sender_public_key: &[u8],
     ) -> PyResult<(Bound<'py, PyBytes>, SharedKey)> {
-        let sender = self.peer(sender_public_key)?;
-        let (c, k) = py
-            .detach(|| any::fake_encap(&self.0, &sender, &mut os_rng()))
-            .map_err(|e| err("public key", e))?;
-        Ok((bytes(py, &c), SharedKey(k)))
+        self.encapsulate(py, sender_public_key, any::fake_encap)
     }
 
     fn __repr__(&self) -> String {

@@ -100,14 +100,15 @@ impl DgspManager {
         }
         std::fs::create_dir_all(&directory).map_err(|e| store_error(&directory, e))?;
         let sk = py.detach(|| ManagerSecretKey::generate(p, &mut rng));
-        let made = (|| {
+        // Files and the database's first transaction (an fsync): off the interpreter.
+        let made = py.detach(|| {
             create_file(&skp, &sk.to_bytes(), true)?;
             create_file(&pkp, &sk.public_key().to_bytes(), false)?;
             let store = open_store(&db)?;
             std::fs::set_permissions(&db, std::os::unix::fs::PermissionsExt::from_mode(0o600))
                 .map_err(|e| store_error(&db, e))?;
             Ok(store)
-        })();
+        });
         match made {
             Ok(store) => Ok(DgspManager {
                 manager: Manager::new(sk, store.clone(), store),
@@ -125,11 +126,11 @@ impl DgspManager {
 
     /// The manager of `directory` (made by `create` or `alibi group manager-keygen`).
     #[staticmethod]
-    fn load(directory: PathBuf) -> PyResult<Self> {
+    fn load(py: Python<'_>, directory: PathBuf) -> PyResult<Self> {
         let [skp, _, db] = MANAGER_DIR.map(|f| directory.join(f));
         let b = zeroize::Zeroizing::new(std::fs::read(&skp).map_err(|e| store_error(&skp, e))?);
         let sk = ManagerSecretKey::from_bytes(&b).map_err(|e| err("manager secret key", e))?;
-        let store = open_store(&db)?;
+        let store = py.detach(|| open_store(&db))?;
         Ok(DgspManager {
             manager: Manager::new(sk, store.clone(), store),
             dir: directory,
@@ -150,7 +151,9 @@ impl DgspManager {
     /// Registers a member under a unique `username`: (member id, credential file bytes, as `alibi
     /// group join --cred` writes them). `GroupError` for a name taken.
     fn join<'py>(&self, py: Python<'py>, username: &str) -> PyResult<(u64, Bound<'py, PyBytes>)> {
-        let (id, cid_star) = self.manager.join(username).map_err(|e| err("join", e))?;
+        let (id, cid_star) = py
+            .detach(|| self.manager.join(username))
+            .map_err(|e| err("join", e))?;
         let c = Credential::new(self.manager.public_key().params(), id, &cid_star)
             .map_err(|e| err("credential", e))?;
         Ok((id, bytes(py, &c.to_file_bytes())))
@@ -200,8 +203,9 @@ impl DgspManager {
     }
 
     /// Revokes member `id`: its signatures no longer verify here, and it gets no certificates.
-    fn revoke(&self, id: u64) -> PyResult<()> {
-        self.manager.revoke(&[id]).map_err(|e| err("revoke", e))
+    fn revoke(&self, py: Python<'_>, id: u64) -> PyResult<()> {
+        py.detach(|| self.manager.revoke(&[id]))
+            .map_err(|e| err("revoke", e))
     }
 
     /// Returns if `sig` is a valid group signature on `msg` by a member not revoked; raises

@@ -33,8 +33,12 @@ fn ring_generate<'py>(
 ) -> PyResult<(Bound<'py, PyBytes>, RingSigningKey)> {
     let s = self::scheme(scheme)?;
     let mut rng = keygen_rng(seed)?;
-    let (pk, sk) = py.detach(|| s.generate(&mut rng));
-    let key = AnySigningKey::from_bytes(s, &sk).map_err(|e| err("secret key", e))?;
+    let (pk, sk, key) = py.detach(|| {
+        let (pk, sk) = s.generate(&mut rng);
+        let key = AnySigningKey::from_bytes(s, &sk);
+        (pk, sk, key)
+    });
+    let key = key.map_err(|e| err("secret key", e))?;
     Ok((
         bytes(py, &pk),
         RingSigningKey {
