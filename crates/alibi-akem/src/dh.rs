@@ -150,7 +150,7 @@ pub mod rfc9180 {
 /// but no HKDF, and the C strings' terminating zeros are hashed.
 pub mod artifact {
     use super::*;
-    use sha3::{Digest, Sha3_256};
+    use alibi_keccak::Sha3_256;
 
     fn key(static_dh: &[u8], eph_dh: &[u8], epk: &[u8], pk_r: &[u8], pk_s: &[u8]) -> [u8; 32] {
         Sha3_256::new()
@@ -162,7 +162,6 @@ pub mod artifact {
             .chain_update(pk_r)
             .chain_update(pk_s)
             .finalize()
-            .into()
     }
 
     /// Encapsulation with a given ephemeral key; returns (ct = epk, K).

@@ -11,9 +11,9 @@
 
 use alibi_encoding::LengthChecked;
 use alibi_falcon::{ExpandedSigningKey, Level, SigningKey, VerifyingKey};
+use alibi_keccak::{Absorb, Sha3_256};
 use alibi_ringsig::{Ring, Trapdoor};
 use rand_core::CryptoRng;
-use sha3::{Digest, Sha3_256};
 use zeroize::Zeroizing;
 
 use crate::kem::{DecapsulationKey, EncapsulationKey, Kem};
@@ -354,6 +354,13 @@ pub(crate) fn sign_and_encrypt<R: CryptoRng + ?Sized>(
     Ok(sig)
 }
 
+/// The session ring signature's bytes from c_sigma.
+fn decrypt(c_sigma: &[u8], aes_key: &[u8; 16]) -> Zeroizing<Vec<u8>> {
+    let mut sig = Zeroizing::new(c_sigma.to_vec());
+    aes128_ctr(aes_key, &mut sig);
+    sig
+}
+
 /// Decrypts and verifies the session ring signature on `m`.
 pub(crate) fn decrypt_and_verify(
     ring: &Ring,
@@ -361,11 +368,25 @@ pub(crate) fn decrypt_and_verify(
     m: &[u8],
     aes_key: &[u8; 16],
 ) -> Result<(), Error> {
-    let mut sig = Zeroizing::new(c_sigma.to_vec());
-    aes128_ctr(aes_key, &mut sig);
+    let sig = decrypt(c_sigma, aes_key);
     // The same work whether the decrypted signature is garbled or only wrong (ringsig's
     // `verify_encoded`): see benches/ct.rs, `pq_akem_decap_invalid`.
     ring.verify_encoded(m, &sig)
+        .map_err(|_| Error::InvalidCiphertext)
+}
+
+/// [`decrypt_and_verify`], absorbing `parts` into `other` in the same permutations as the ring
+/// signature's hash (ringsig's `verify_encoded_absorbing`).
+pub(crate) fn decrypt_and_verify_absorbing<A: Absorb>(
+    ring: &Ring,
+    c_sigma: &[u8],
+    m: &[u8],
+    aes_key: &[u8; 16],
+    other: &mut A,
+    parts: &[&[u8]],
+) -> Result<(), Error> {
+    let sig = decrypt(c_sigma, aes_key);
+    ring.verify_encoded_absorbing(m, &sig, other, parts)
         .map_err(|_| Error::InvalidCiphertext)
 }
 
@@ -373,16 +394,23 @@ fn signed_message(ct: &[u8], sender: &PublicKey, receiver: &PublicKey) -> Vec<u8
     [ct, sender.ek(), receiver.ek(), receiver.vk.h_bytes()].concat()
 }
 
+/// K's input: kk[16..48] || c_sigma || pk_S.h || m.
+fn session_key_input<'a>(
+    kk: &'a [u8; 48],
+    c_sigma: &'a [u8],
+    sender: &'a PublicKey,
+    m: &'a [u8],
+) -> [&'a [u8]; 4] {
+    [&kk[16..], c_sigma, sender.vk.h_bytes(), m]
+}
+
+/// K = SHA3-256 of [`session_key_input`].
 fn session_key(kk: &[u8; 48], c_sigma: &[u8], sender: &PublicKey, m: &[u8]) -> Zeroizing<[u8; 32]> {
-    Zeroizing::new(
-        Sha3_256::new()
-            .chain_update(&kk[16..])
-            .chain_update(c_sigma)
-            .chain_update(sender.vk.h_bytes())
-            .chain_update(m)
-            .finalize()
-            .into(),
-    )
+    let mut h = Sha3_256::new();
+    for part in session_key_input(kk, c_sigma, sender, m) {
+        h.update(part);
+    }
+    Zeroizing::new(h.finalize())
 }
 
 /// Encapsulation for `signer`, who is the sender (honest) or the receiver (deniability).
@@ -424,8 +452,12 @@ pub fn decap(
     let mut kk = Zeroizing::new([0u8; 48]);
     receiver.dk.decapsulate_secret(ct, &mut kk[..])?;
     let m = signed_message(ct, sender, &receiver.public);
-    decrypt_and_verify(&ring, c_sigma, &m, &aes_key(&kk))?;
-    Ok(session_key(&kk, c_sigma, sender, &m))
+    // K's hash runs beside the ring signature's, two Keccak states per permutation; it is
+    // returned only if the signature verifies.
+    let mut key = Sha3_256::new();
+    let input = session_key_input(&kk, c_sigma, sender, &m);
+    decrypt_and_verify_absorbing(&ring, c_sigma, &m, &aes_key(&kk), &mut key, &input)?;
+    Ok(Zeroizing::new(key.finalize()))
 }
 
 /// Deniability: the receiver alone (its secret key and the sender's public key) makes a ciphertext

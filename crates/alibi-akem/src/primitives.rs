@@ -3,9 +3,7 @@
 //! with a zero counter block, and SHAKE256 key expansion.
 
 use aes::cipher::{KeyIvInit, StreamCipher};
-use sha3::digest::{Digest, ExtendableOutput, Update as XofUpdate, XofReader};
-use sha3::{Sha3_256, Sha3_512};
-use shake::Shake256;
+use alibi_keccak::{Sha3_256, Sha3_512, Shake256};
 use zeroize::Zeroizing;
 
 use crate::Error;
@@ -25,15 +23,15 @@ pub fn hm(key: &[u8; 32], msg: &[&[u8]]) -> [u8; 32] {
         opad[i] = key[i] ^ 0x5c;
     }
     let mut inner = Sha3_256::new();
-    Digest::update(&mut inner, &ipad[..]);
+    inner.update(&ipad[..]);
     for m in msg {
-        Digest::update(&mut inner, m);
+        inner.update(m);
     }
     let inner = inner.finalize();
     let mut outer = Sha3_256::new();
-    Digest::update(&mut outer, &opad[..]);
-    Digest::update(&mut outer, inner);
-    outer.finalize().into()
+    outer.update(&opad[..]);
+    outer.update(&inner);
+    outer.finalize()
 }
 
 /// [`x25519_raw_batch`] with any all-zero output refused (a low-order peer key), as RFC 7748
@@ -66,20 +64,20 @@ pub fn nike_batch<const N: usize>(
     pairs: [(&[u8; 32], &[u8; 32]); N],
 ) -> Result<[Zeroizing<[u8; 64]>; N], Error> {
     let dh = x25519_batch(pairs)?;
-    Ok(dh.map(|d| Zeroizing::new(Sha3_512::digest(&d[..]).into())))
+    Ok(dh.map(|d| Zeroizing::new(Sha3_512::digest(&d[..]))))
 }
 
 /// SHAKE256(input) into `out`, whatever its length (the artifact's ML-KEM `kem_encap` expansion).
 pub fn shake_into(input: &[u8], out: &mut [u8]) {
     let mut h = Shake256::default();
-    XofUpdate::update(&mut h, input);
+    h.update(input);
     h.finalize_xof().read(out);
 }
 
 /// SHAKE256(input) truncated to N bytes.
 pub fn shake256<const N: usize>(input: &[u8]) -> Zeroizing<[u8; N]> {
     let mut h = Shake256::default();
-    XofUpdate::update(&mut h, input);
+    h.update(input);
     let mut out = Zeroizing::new([0u8; N]);
     h.finalize_xof().read(&mut out[..]);
     out

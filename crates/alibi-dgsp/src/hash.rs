@@ -5,9 +5,8 @@
 
 use crate::params::{Family, Params};
 use crate::sphincs::thash::Adrs;
+use alibi_keccak::Shake256;
 use sha2::{Digest, Sha256, Sha512};
-use shake::digest::{ExtendableOutput, Update, XofReader};
-use shake::Shake256;
 
 /// The SHA-2 sets' tweakable hash of one or more blocks under (seed, adrs), n bytes.
 pub(crate) fn tweak_sha2(p: Params, seed: &[u8], adrs: &Adrs, msg: &[&[u8]], out: &mut [u8]) {

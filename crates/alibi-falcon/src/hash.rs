@@ -2,8 +2,7 @@
 //! those below 5q = 61445 reduced mod q, until n coefficients. Variable-time in the number of
 //! rejected words, which depend only on public data (salt and message).
 
-use shake::digest::{ExtendableOutput, Update, XofReader};
-use shake::{Shake128, Shake256};
+use alibi_keccak::{Shake128, Shake256, XofReader};
 
 use crate::params::Q;
 
@@ -24,12 +23,18 @@ pub fn shake128_to_poly(parts: &[&[u8]], n: usize) -> Vec<u16> {
     for p in parts {
         h.update(p);
     }
-    sample_words(h.finalize_xof(), u16::from_le_bytes, n)
+    shake128_poly(h.finalize_xof(), n)
+}
+
+/// The words of [`shake128_to_poly`] from a SHAKE128 already finished (by a caller that absorbed
+/// its input alongside another hash's, `alibi_keccak::absorb_pair`).
+pub fn shake128_poly(rd: XofReader, n: usize) -> Vec<u16> {
+    sample_words(rd, u16::from_le_bytes, n)
 }
 
 /// The rejection sampling both hashes share: 16-bit words (in the byte order `word` reads) below
 /// 5q, reduced mod q, until n coefficients.
-fn sample_words(mut rd: impl XofReader, word: fn([u8; 2]) -> u16, n: usize) -> Vec<u16> {
+fn sample_words(mut rd: XofReader, word: fn([u8; 2]) -> u16, n: usize) -> Vec<u16> {
     let mut out = Vec::with_capacity(n);
     let mut buf = [0u8; 136];
     while out.len() < n {

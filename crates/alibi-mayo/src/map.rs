@@ -9,12 +9,11 @@ use crate::kernels::{self, Shape};
 use crate::params::Params;
 use crate::solve;
 use aes::cipher::{BlockCipherEncrypt, KeyInit};
-use shake::digest::{ExtendableOutput, Update, XofReader};
 use zeroize::{Zeroize, Zeroizing};
 
 /// SHAKE256 of the concatenation of `parts`, `len` bytes.
 pub(crate) fn shake256(parts: &[&[u8]], len: usize) -> Vec<u8> {
-    let mut h = shake::Shake256::default();
+    let mut h = alibi_keccak::Shake256::default();
     for p in parts {
         h.update(p);
     }

@@ -59,6 +59,7 @@ use alibi_falcon::{
     compress_padded, norm_sq, sub_centered, sum_mul_h, DiscreteGaussian, ExpandedSigningKey, Level,
     Preimage, VerifyingKey, Q,
 };
+use alibi_keccak::{absorb_pair_read, Absorb, Shake128};
 use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
 use std::sync::OnceLock;
 
@@ -389,16 +390,21 @@ impl Ring {
         if sig.trapdoor != self.trapdoor || sig.level != self.level || sig.us.len() != self.len() {
             return Err(Error::InvalidSignature);
         }
-        let c = self.hash_to_poly(msg, &sig.salt);
+        self.verify_hashed(&self.hash_to_poly(msg, &sig.salt), &sig.us)
+    }
+
+    /// The check once c = HashToPoly(m || ring || salt) is known: v = c - sum h_i u_i, and the
+    /// norm of (u_0, ..., u_{N-1}, v).
+    fn verify_hashed(&self, c: &[u16], us: &[Vec<i16>]) -> Result<(), Error> {
         let terms: Vec<(&VerifyingKey, &[i16])> = self
             .members()
             .iter()
-            .zip(&sig.us)
+            .zip(us)
             .map(|(m, u)| (m, u.as_slice()))
             .collect();
         // v = c - sum h_i u_i, centred; the bound covers (u_0, ..., u_{N-1}, v).
-        let v = sub_centered(&c, &sum_mul_h(&terms)?);
-        let norm = norm_sq(&v, &[]) + sig.us.iter().map(|u| norm_sq(u, &[])).sum::<u64>();
+        let v = sub_centered(c, &sum_mul_h(&terms)?);
+        let norm = norm_sq(&v, &[]) + us.iter().map(|u| norm_sq(u, &[])).sum::<u64>();
         if norm <= self.bound() {
             Ok(())
         } else {
@@ -420,14 +426,48 @@ impl Ring {
     /// time that depends on the coefficients, as Falcon's reference decoder does (docs/SECURITY.md
     /// gives the measured difference).
     pub fn verify_encoded(&self, msg: &[u8], bytes: &[u8]) -> Result<(), Error> {
+        let (body, salt) = self.split_encoded(bytes)?;
+        self.verify_blocks(&self.hash_to_poly(msg, salt), body)
+    }
+
+    /// [`Ring::verify_encoded`], with the input of another hash absorbed in the same Keccak
+    /// permutations as the ring's own SHAKE128, two states per permutation
+    /// ([`alibi_keccak::absorb_pair_read`]): PQ-AKEM's decapsulation hashes its session key's input,
+    /// about as long as the ring's, this way. After the length check, `other` takes
+    /// `other_parts` whatever the outcome.
+    pub fn verify_encoded_absorbing<A: Absorb>(
+        &self,
+        msg: &[u8],
+        bytes: &[u8],
+        other: &mut A,
+        other_parts: &[&[u8]],
+    ) -> Result<(), Error> {
+        let (body, salt) = self.split_encoded(bytes)?;
+        let n = self.level.n();
+        // The words HashToPoly reads: 2n bytes if every word were kept; 15/16 are (below 5q),
+        // so 2n + n/4 is nearly always enough, and the reader squeezes on if not.
+        let parts = [msg, &self.encoded[..], &salt[..]];
+        let h = absorb_pair_read(Shake128::new(), &parts, 2 * n + n / 4, other, other_parts);
+        let c = alibi_falcon::shake128_poly(h, n);
+        self.verify_blocks(&c, body)
+    }
+
+    /// The blocks and the salt of an encoded signature of this ring's length.
+    fn split_encoded<'a>(&self, bytes: &'a [u8]) -> Result<(&'a [u8], &'a [u8; SALT_LEN]), Error> {
         let want = self.signature_len();
         if bytes.len() != want {
             return Err(Error::length("ring signature", want, bytes.len()));
         }
+        let (body, salt) = bytes.split_at(self.len() * block_len(self.level));
+        let salt = salt.try_into().map_err(|_| Error::InvalidSignature)?;
+        Ok((body, salt))
+    }
+
+    /// Every block decompressed (one that does not decode counts as zero), then the check.
+    fn verify_blocks(&self, c: &[u16], body: &[u8]) -> Result<(), Error> {
         let n = self.level.n();
-        let (body, salt_bytes) = bytes.split_at(self.len() * block_len(self.level));
         let mut decoded = true;
-        let us = body
+        let us: Vec<Vec<i16>> = body
             .chunks_exact(block_len(self.level))
             .map(|b| {
                 let (u, ok) = self.trapdoor.decode_block_uniform(b, n);
@@ -435,16 +475,7 @@ impl Ring {
                 u
             })
             .collect();
-        let mut salt = [0u8; SALT_LEN];
-        salt.copy_from_slice(salt_bytes);
-        let sig = RingSignature {
-            trapdoor: self.trapdoor,
-            level: self.level,
-            us,
-            salt,
-            blocks: vec![],
-        };
-        let verified = self.verify(msg, &sig).is_ok();
+        let verified = self.verify_hashed(c, &us).is_ok();
         if decoded & verified {
             Ok(())
         } else {

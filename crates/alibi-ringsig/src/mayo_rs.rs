@@ -36,7 +36,6 @@
 use alibi_encoding::LengthChecked;
 use alibi_mayo::{Params, SigningKey, VerifyingKey};
 use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
-use shake::digest::{ExtendableOutput, Update, XofReader};
 
 use crate::ring::{Member, Members};
 use crate::Error;
@@ -63,7 +62,7 @@ pub struct Ring {
     /// SHAKE256 after "MAYO-RS" || N || pk_0 || ... || pk_{N-1}: the digest's prefix, the same
     /// for every signature of the ring (2.8 KB at MAYO_1, 9.8 KB at MAYO_2 for two members),
     /// absorbed once here rather than on every sign and verify.
-    prefix: shake::Shake256,
+    prefix: alibi_keccak::Shake256,
 }
 
 impl PartialEq for Ring {
@@ -89,7 +88,7 @@ impl Ring {
     pub fn new(members: Vec<VerifyingKey>) -> Result<Ring, Error> {
         let members = Members::new(members, |_| Ok(()))?;
         let params = members.params();
-        let mut prefix = shake::Shake256::default();
+        let mut prefix = alibi_keccak::Shake256::default();
         prefix.update(b"MAYO-RS");
         prefix.update(&(members.len() as u16).to_be_bytes());
         for m in members.keys() {

@@ -48,7 +48,6 @@ use alibi_encoding::{pack_bits as pack, unpack_bits as unpack};
 use ntt::{FixedPoly, Ring};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
-use shake::digest::{ExtendableOutput, Update, XofReader};
 use std::sync::{Arc, OnceLock};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -101,7 +100,7 @@ impl Gck {
         } else {
             (1u32 << level.q_bits()) - 1
         };
-        let mut x = shake::Shake128::default();
+        let mut x = alibi_keccak::Shake128::default();
         x.update(b"TACHYON A");
         x.update(seed);
         let mut rd = x.finalize_xof();

@@ -59,33 +59,9 @@ pub(crate) fn has_avx512() -> bool {
     }
 }
 
-/// The round constants RC[i] of iota (FIPS 202 §3.2.5).
-const RC: [u64; 24] = [
-    0x0000_0000_0000_0001,
-    0x0000_0000_0000_8082,
-    0x8000_0000_0000_808a,
-    0x8000_0000_8000_8000,
-    0x0000_0000_0000_808b,
-    0x0000_0000_8000_0001,
-    0x8000_0000_8000_8081,
-    0x8000_0000_0000_8009,
-    0x0000_0000_0000_008a,
-    0x0000_0000_0000_0088,
-    0x0000_0000_8000_8009,
-    0x0000_0000_8000_000a,
-    0x0000_0000_8000_808b,
-    0x8000_0000_0000_008b,
-    0x8000_0000_0000_8089,
-    0x8000_0000_0000_8003,
-    0x8000_0000_0000_8002,
-    0x8000_0000_0000_0080,
-    0x0000_0000_0000_800a,
-    0x8000_0000_8000_000a,
-    0x8000_0000_8000_8081,
-    0x8000_0000_0000_8080,
-    0x0000_0000_8000_0001,
-    0x8000_0000_8000_8008,
-];
+// The round constants of iota (FIPS 202 §3.2.5): the workspace's one copy.
+#[cfg(target_arch = "x86_64")]
+use alibi_keccak::RC;
 
 // The crate denies unsafe code; this module is its one exception: SIMD intrinsics behind a
 // run-time CPU check, with no pointer arithmetic beyond whole-row loads and stores.

@@ -12,7 +12,6 @@ pub(crate) mod thash;
 use crate::Error;
 use alibi_encoding::LengthChecked;
 use rayon::prelude::*;
-use shake::digest::{ExtendableOutput, Update, XofReader};
 use thash::{Adrs, Chain, Ctx, Node};
 use zeroize::Zeroizing;
 
@@ -136,7 +135,7 @@ fn hash_message(p: &SpxParams, r: &[u8], pk: &[u8], msg: &[u8]) -> Digest {
     let tree_bits = p.h - p.hp();
     let tree_len = tree_bits.div_ceil(8) as usize;
     let leaf_len = p.hp().div_ceil(8) as usize;
-    let mut h = shake::Shake256::default();
+    let mut h = alibi_keccak::Shake256::default();
     h.update(r);
     h.update(pk);
     h.update(msg);
@@ -377,7 +376,7 @@ pub fn sign(p: &SpxParams, msg: &[u8], sk: &[u8], optrand: &[u8]) -> Option<Vec<
     let ctx = sign_ctx(p, sk);
     let (sk_prf, pk) = (&sk[n..2 * n], &sk[2 * n..]);
     let mut r = vec![0u8; n];
-    let mut h = shake::Shake256::default();
+    let mut h = alibi_keccak::Shake256::default();
     h.update(sk_prf);
     h.update(optrand);
     h.update(msg);
@@ -467,9 +466,5 @@ pub fn verify(p: &SpxParams, msg: &[u8], sig: &[u8], pk: &[u8]) -> Result<(), Er
     }
 }
 
-/// Keccak-f[1600] on one state, through the `keccak` crate's backend selection (the portable one
-/// on x86-64, which inlines here).
-#[inline(always)]
-pub(crate) fn f1600(s: &mut [u64; 25]) {
-    keccak::Keccak::new().with_f1600(|f| f(s));
-}
+/// Keccak-f[1600] on one state: the workspace's one permutation.
+pub(crate) use alibi_keccak::f1600;
