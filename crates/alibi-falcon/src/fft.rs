@@ -31,6 +31,7 @@ fn cmul(ar: f64, ai: f64, br: f64, bi: f64) -> (f64, f64) {
 }
 
 /// Forward FFT in place (`f.len()` = n = 2^logn, n >= 2).
+#[inline(always)]
 pub fn fft(f: &mut [f64]) {
     let n = f.len();
     let hn = n / 2;
@@ -57,6 +58,7 @@ pub fn fft(f: &mut [f64]) {
 }
 
 /// Inverse FFT in place (`f.len()` = n >= 2).
+#[inline(always)]
 pub fn ifft(f: &mut [f64]) {
     let n = f.len();
     let hn = n / 2;
@@ -88,6 +90,7 @@ pub fn ifft(f: &mut [f64]) {
 
 /// split (Algorithm 1) in the FFT domain: f of degree n into f0, f1 of degree n/2 with
 /// f(x) = f0(x^2) + x f1(x^2). `f0` and `f1` have length n/2. For n = 2 the outputs are real scalars.
+#[inline(always)]
 pub fn split(f0: &mut [f64], f1: &mut [f64], f: &[f64]) {
     let n = f.len();
     let hn = n / 2;
@@ -111,6 +114,7 @@ pub fn split(f0: &mut [f64], f1: &mut [f64], f: &[f64]) {
 }
 
 /// merge (Algorithm 2) in the FFT domain: the inverse of [`split`].
+#[inline(always)]
 pub fn merge(f: &mut [f64], f0: &[f64], f1: &[f64]) {
     let n = f.len();
     let hn = n / 2;
@@ -133,6 +137,7 @@ pub fn merge(f: &mut [f64], f0: &[f64], f1: &[f64]) {
 }
 
 /// a += b.
+#[inline(always)]
 pub fn add(a: &mut [f64], b: &[f64]) {
     for (x, y) in a.iter_mut().zip(b) {
         *x += y;
@@ -140,6 +145,7 @@ pub fn add(a: &mut [f64], b: &[f64]) {
 }
 
 /// a -= b.
+#[inline(always)]
 pub fn sub(a: &mut [f64], b: &[f64]) {
     for (x, y) in a.iter_mut().zip(b) {
         *x -= y;
@@ -147,6 +153,7 @@ pub fn sub(a: &mut [f64], b: &[f64]) {
 }
 
 /// a = -a.
+#[inline(always)]
 pub fn neg(a: &mut [f64]) {
     for x in a.iter_mut() {
         *x = -*x;
@@ -154,12 +161,14 @@ pub fn neg(a: &mut [f64]) {
 }
 
 /// a = adj(a), the Hermitian adjoint (complex conjugation in the FFT domain).
+#[inline(always)]
 pub fn adj(a: &mut [f64]) {
     let hn = a.len() / 2;
     neg(&mut a[hn..]);
 }
 
 /// a *= b (pointwise complex product).
+#[inline(always)]
 pub fn mul(a: &mut [f64], b: &[f64]) {
     let hn = a.len() / 2;
     let (ar, ai) = a.split_at_mut(hn);
@@ -172,6 +181,7 @@ pub fn mul(a: &mut [f64], b: &[f64]) {
 }
 
 /// a *= x for a real constant x.
+#[inline(always)]
 pub fn scale(a: &mut [f64], x: f64) {
     for v in a.iter_mut() {
         *v *= x;
@@ -179,6 +189,7 @@ pub fn scale(a: &mut [f64], x: f64) {
 }
 
 /// out = a adj(a) + b adj(b): a self-adjoint polynomial, whose imaginary parts are zero.
+#[inline(always)]
 pub fn norm2_sum(out: &mut [f64], a: &[f64], b: &[f64]) {
     let hn = a.len() / 2;
     for u in 0..hn {
@@ -188,6 +199,7 @@ pub fn norm2_sum(out: &mut [f64], a: &[f64], b: &[f64]) {
 }
 
 /// out = a adj(c) + b adj(d).
+#[inline(always)]
 pub fn mul_adj_sum(out: &mut [f64], a: &[f64], c: &[f64], b: &[f64], d: &[f64]) {
     let hn = a.len() / 2;
     for u in 0..hn {
@@ -199,6 +211,7 @@ pub fn mul_adj_sum(out: &mut [f64], a: &[f64], c: &[f64], b: &[f64], d: &[f64]) 
 }
 
 /// a /= b, b self-adjoint (real evaluations).
+#[inline(always)]
 pub fn div_selfadj(a: &mut [f64], b: &[f64]) {
     let hn = a.len() / 2;
     for u in 0..hn {
@@ -209,6 +222,7 @@ pub fn div_selfadj(a: &mut [f64], b: &[f64]) {
 }
 
 /// Converts small integer coefficients to an FFT-domain polynomial.
+#[inline(always)]
 pub fn from_ints<T: Copy + Into<f64>>(c: &[T]) -> Vec<f64> {
     let mut v: Vec<f64> = c.iter().map(|&x| x.into()).collect();
     fft(&mut v);

@@ -6,6 +6,7 @@
 //! Its size is (logn + 1) 2^logn values. After [`normalize`], leaves hold 1 / sigma' = sqrt(D) / sigma.
 
 use crate::fft;
+use crate::isa::Isa;
 use crate::sampler::Sampler;
 
 /// Number of f64 values in a tree of degree 2^logn.
@@ -15,6 +16,7 @@ pub const fn tree_size(logn: u32) -> usize {
 
 /// One LDL* step on a 2x2 self-adjoint block: L10 = adj(g01) / g00 into `l10`, then
 /// D11 = g11 - |g01|^2 / g00 written over `g01` (g00 is self-adjoint: its values are real).
+#[inline(always)]
 fn ldl(l10: &mut [f64], g00: &[f64], g01: &mut [f64], g11: &[f64]) {
     let hn = g00.len() / 2;
     l10.copy_from_slice(g01);
@@ -29,37 +31,64 @@ fn ldl(l10: &mut [f64], g00: &[f64], g01: &mut [f64], g11: &[f64]) {
 
 /// Builds the two subtrees below a node of degree 2^logn from its diagonal D00, D11: each is split
 /// into the quasi-cyclic Gram matrix [[d0, d1], [adj(d1), d0]] of degree 2^(logn - 1).
-fn children(rest: &mut [f64], d00: &[f64], d11: &[f64], logn: u32, scratch: &mut [f64]) {
+#[inline(always)]
+fn children<I: Isa>(
+    isa: I,
+    rest: &mut [f64],
+    d00: &[f64],
+    d11: &[f64],
+    logn: u32,
+    scratch: &mut [f64],
+) {
     let hn = 1usize << (logn - 1);
     let (left, right) = rest.split_at_mut(tree_size(logn - 1));
     let (a, rest_s) = scratch.split_at_mut(hn);
     let (b, deeper) = rest_s.split_at_mut(hn);
     fft::split(a, b, d00);
-    inner(left, a, b, logn - 1, deeper);
+    inner(isa, left, a, b, logn - 1, deeper);
     fft::split(a, b, d11);
-    inner(right, a, b, logn - 1, deeper);
+    inner(isa, right, a, b, logn - 1, deeper);
 }
 
 /// ffLDL* of the full Gram matrix [[g00, g01], [adj(g01), g11]] (Algorithm 9); `g01` is consumed.
-pub fn ffldl(tree: &mut [f64], g00: &[f64], g01: &mut [f64], g11: &[f64], logn: u32) {
+pub(crate) fn ffldl<I: Isa>(
+    isa: I,
+    tree: &mut [f64],
+    g00: &[f64],
+    g01: &mut [f64],
+    g11: &[f64],
+    logn: u32,
+) {
     let n = 1usize << logn;
     let (l10, rest) = tree.split_at_mut(n);
-    ldl(l10, g00, g01, g11);
     // D11 now sits in g01. Scratch: 2^logn for this level's halves, 2^logn more for all deeper ones.
     let mut scratch = vec![0.0; 2 * n];
-    children(rest, g00, g01, logn, &mut scratch);
+    isa.run(|| {
+        ldl(l10, g00, g01, g11);
+        children(isa, rest, g00, g01, logn, &mut scratch);
+    });
 }
 
 /// ffLDL* of the quasi-cyclic Gram matrix [[g0, g1], [adj(g1), g0]] that `split` produces.
-fn inner(tree: &mut [f64], g0: &mut [f64], g1: &mut [f64], logn: u32, scratch: &mut [f64]) {
+fn inner<I: Isa>(
+    isa: I,
+    tree: &mut [f64],
+    g0: &mut [f64],
+    g1: &mut [f64],
+    logn: u32,
+    scratch: &mut [f64],
+) {
     if logn == 0 {
         tree[0] = g0[0];
         return;
     }
     let n = 1usize << logn;
     let (l10, rest) = tree.split_at_mut(n);
-    ldl(l10, g0, g1, g0);
-    children(rest, g0, g1, logn, scratch);
+    // Each level enters the build again: the recursion is a call, never inlined.
+    isa.run(|| {
+        ldl(l10, g0, g1, g0);
+        children(isa, rest, g0, g1, logn, scratch);
+    });
 }
 
 /// Replaces every leaf D by 1 / sigma' = sqrt(D) / sigma: the inverse of Algorithm 9's
@@ -92,7 +121,26 @@ pub fn leaf_range(tree: &[f64], logn: u32) -> (f64, f64) {
 /// ffSampling (Algorithm 11): (z0, z1) close to (t0, t1) in the lattice's Gram-Schmidt metric.
 /// All of `z0`, `z1`, `t0`, `t1` have length 2^logn; `tmp` needs 2 * 2^logn values.
 #[allow(clippy::too_many_arguments)]
-pub fn ff_sampling(
+pub(crate) fn ff_sampling<I: Isa>(
+    isa: I,
+    samp: &mut Sampler,
+    z0: &mut [f64],
+    z1: &mut [f64],
+    tree: &[f64],
+    t0: &[f64],
+    t1: &[f64],
+    logn: u32,
+    tmp: &mut [f64],
+) {
+    // Each level enters the build again: the recursion is a call, never inlined.
+    isa.run(|| ff_sampling_level(isa, samp, z0, z1, tree, t0, t1, logn, tmp));
+}
+
+/// One level of [`ff_sampling`], compiled into the build `isa` names.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn ff_sampling_level<I: Isa>(
+    isa: I,
     samp: &mut Sampler,
     z0: &mut [f64],
     z1: &mut [f64],
@@ -129,7 +177,7 @@ pub fn ff_sampling(
         let (a, b) = z1.split_at_mut(hn);
         fft::split(a, b, t1);
         let (c, d) = cur.split_at_mut(hn);
-        ff_sampling(samp, c, d, tree1, a, b, logn - 1, deeper);
+        ff_sampling(isa, samp, c, d, tree1, a, b, logn - 1, deeper);
     }
     {
         let (c, d) = cur.split_at(hn);
@@ -144,7 +192,7 @@ pub fn ff_sampling(
         let (a, b) = z0.split_at_mut(hn);
         fft::split(a, b, cur);
         let (c, d) = cur.split_at_mut(hn);
-        ff_sampling(samp, c, d, tree0, a, b, logn - 1, deeper);
+        ff_sampling(isa, samp, c, d, tree0, a, b, logn - 1, deeper);
     }
     let (c, d) = cur.split_at(hn);
     fft::merge(z0, c, d);

@@ -43,6 +43,7 @@ mod error;
 pub mod fft;
 mod fftree;
 mod hash;
+mod isa;
 mod keygen;
 mod modq;
 mod params;
@@ -51,6 +52,7 @@ mod sampler;
 mod testutil;
 
 use alibi_encoding::LengthChecked;
+use isa::Isa;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -232,6 +234,16 @@ impl SigningKey {
 
     /// Precomputes the FFT basis and the Falcon tree (spec §3.8.3) for fast repeated signing.
     pub fn expand(&self) -> ExpandedSigningKey {
+        isa::on_best_isa!(isa => self.expand_on(isa))
+    }
+
+    /// [`SigningKey::expand`] on one build of the floating-point code.
+    fn expand_on<I: Isa>(&self, isa: I) -> ExpandedSigningKey {
+        isa.run(|| self.expand_body(isa))
+    }
+
+    #[inline(always)]
+    fn expand_body<I: Isa>(&self, isa: I) -> ExpandedSigningKey {
         let n = self.level.n();
         let logn = self.level.logn();
         let b00 = fft::from_ints(&self.g);
@@ -248,7 +260,7 @@ impl SigningKey {
         fft::mul_adj_sum(&mut g01, &b00, &b10, &b01, &b11);
         fft::norm2_sum(&mut g11, &b10, &b11);
         let mut tree = vec![0.0; fftree::tree_size(logn)];
-        fftree::ffldl(&mut tree, &g00, &mut g01, &g11, logn);
+        fftree::ffldl(isa, &mut tree, &g00, &mut g01, &g11, logn);
         fftree::normalize(&mut tree, self.level.sigma(), logn);
         ExpandedSigningKey {
             level: self.level,
@@ -328,6 +340,16 @@ impl ExpandedSigningKey {
     /// One draw of (s1, s2) = (c, 0) - z B with z from ffSampling on t = (c, 0) B^{-1}
     /// (spec Algorithm 10, lines 3-6), without the norm test.
     fn sample_with(&self, c: &[u16], samp: &mut Sampler) -> Preimage {
+        isa::on_best_isa!(isa => self.sample_on(isa, c, samp))
+    }
+
+    /// [`ExpandedSigningKey::sample_with`] on one build of the floating-point code.
+    fn sample_on<I: Isa>(&self, isa: I, c: &[u16], samp: &mut Sampler) -> Preimage {
+        isa.run(|| self.sample_body(isa, c, samp))
+    }
+
+    #[inline(always)]
+    fn sample_body<I: Isa>(&self, isa: I, c: &[u16], samp: &mut Sampler) -> Preimage {
         let n = self.level.n();
         let logn = self.level.logn();
         let mut cf: Vec<f64> = c.iter().map(|&x| x as f64).collect();
@@ -343,7 +365,9 @@ impl ExpandedSigningKey {
         let mut z0 = vec![0.0; n];
         let mut z1 = vec![0.0; n];
         let mut tmp = vec![0.0; 2 * n];
-        fftree::ff_sampling(samp, &mut z0, &mut z1, &self.tree, &t0, &t1, logn, &mut tmp);
+        fftree::ff_sampling(
+            isa, samp, &mut z0, &mut z1, &self.tree, &t0, &t1, logn, &mut tmp,
+        );
         // s = (t - z) B.
         fft::sub(&mut t0, &z0);
         fft::sub(&mut t1, &z1);
@@ -672,6 +696,11 @@ pub fn shake128_to_poly(parts: &[&[u8]], n: usize) -> Vec<u16> {
     hash::shake128_to_poly(parts, n)
 }
 
+/// [`shake128_to_poly`]'s sampling from a SHAKE128 the caller absorbed and finished itself.
+pub fn shake128_poly(reader: alibi_keccak::XofReader, n: usize) -> Vec<u16> {
+    hash::shake128_poly(reader, n)
+}
+
 /// Decompresses `n` coefficients from the start of a fixed-size block and ignores the whole bytes
 /// after them (the unused bits of the last byte read must be zero). For compatibility with
 /// encoders that leave stale bytes after the body (the SHADOWFAX artifact's Mitaka signer); such
@@ -836,5 +865,51 @@ mod serde_tests {
         assert_eq!((vk2, sig2.clone()), (vk.clone(), sig));
         assert!(vk.verify(b"m", &sig2).is_ok());
         assert!(serde_json::from_str::<Signature>("[1,2,3]").is_err());
+    }
+}
+
+#[cfg(test)]
+mod isa_tests {
+    //! The two builds of the floating-point code give the same bits on every input drawn.
+    use super::*;
+    use crate::isa::{Avx2Fma, Portable};
+    use crate::sampler::Sampler;
+    use rand_core::Rng;
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn both_builds_expand_and_sample_the_same_bits() {
+        let Some(avx2) = Avx2Fma::detect() else {
+            eprintln!("no AVX2 and FMA on this CPU: one build only");
+            return;
+        };
+        let mut rng = ChaCha20Rng::seed_from_u64(46);
+        for (k, level) in [Level::Falcon512, Level::Falcon1024]
+            .into_iter()
+            .enumerate()
+        {
+            for key in 0..3 {
+                let sk = SigningKey::generate(level, &mut rng);
+                let (a, b) = (sk.expand_on(Portable), sk.expand_on(avx2));
+                assert_eq!(bits(&a.tree), bits(&b.tree), "tree, key {key} at {level}");
+                for (x, y) in [(&a.b00, &b.b00), (&a.b01, &b.b01), (&a.b10, &b.b10)] {
+                    assert_eq!(bits(x), bits(y));
+                }
+                for draw in 0..20u64 {
+                    let c: Vec<u16> = (0..level.n())
+                        .map(|_| (rng.next_u32() % Q) as u16)
+                        .collect();
+                    let seed = [(k * 100 + draw as usize) as u8; 32];
+                    let sigma_min = level.sigma_min();
+                    let p = a.sample_on(Portable, &c, &mut Sampler::new(seed, sigma_min));
+                    let q = a.sample_on(avx2, &c, &mut Sampler::new(seed, sigma_min));
+                    assert_eq!(p.s1, q.s1, "draw {draw}, key {key} at {level}");
+                    assert_eq!(p.s2, q.s2, "draw {draw}, key {key} at {level}");
+                }
+            }
+        }
     }
 }

@@ -102,7 +102,7 @@ impl Sampler {
     }
 
     /// BaseSampler (Algorithm 12) and the sign bit b of Algorithm 15: (z0, b).
-    #[inline]
+    #[inline(always)]
     fn base_and_bit(&mut self) -> (i32, i32) {
         let r: [u8; 10] = self.take();
         let mut lo = [0u8; 8];
@@ -117,7 +117,7 @@ impl Sampler {
     }
 
     /// BerExp(x, ccs) (Algorithm 14): a bit that is 1 with probability ccs * exp(-x), x >= 0.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn ber_exp(&mut self, x: f64, ccs: f64) -> bool {
         let s = (x * INV_LN2) as i64; // floor, x >= 0
         let r = x - s as f64 * LN2;
@@ -149,7 +149,8 @@ impl Sampler {
 
     /// SamplerZ(mu, sigma') (Algorithm 15), given `isigma` = 1 / sigma' (what the normalised
     /// Falcon tree stores, so that no division happens here).
-    #[inline]
+    // Always inlined: ffSampling's leaves call it inside the build (`isa`) they run on.
+    #[inline(always)]
     pub fn sample(&mut self, mu: f64, isigma: f64) -> i32 {
         // Branch-free floor: truncation, then minus one where truncation rounded up.
         let t = mu as i64;
