@@ -2,6 +2,7 @@
 //! below both accounts.rs (whose handlers authenticate) and auth.rs (which reads it), so that
 //! neither imports the other.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -43,6 +44,54 @@ pub(crate) async fn account(s: &AppState, account: Uuid) -> ApiResult<CachedAcco
             .insert(account, a.clone());
     }
     Ok(a)
+}
+
+/// [`account`] for many accounts (each listed once): those fresh in memory from there, the rest
+/// read from the store together, in one call.
+pub(crate) async fn accounts(
+    s: &AppState,
+    wanted: &[Uuid],
+) -> ApiResult<HashMap<Uuid, CachedAccount>> {
+    let mut out = HashMap::with_capacity(wanted.len());
+    let mut missing = vec![];
+    {
+        let cache = s.device_cache.lock().expect("cache lock");
+        for &a in wanted {
+            match cache.get(&a) {
+                Some(c) if c.at.elapsed() < DEVICE_CACHE_TTL => {
+                    out.insert(a, c.clone());
+                }
+                _ => missing.push(a),
+            }
+        }
+    }
+    if missing.is_empty() {
+        return Ok(out);
+    }
+    let read = s.store.accounts(&missing).await?;
+    if read.len() != missing.len() {
+        // A store that answers for fewer accounts than asked would leave some unchecked.
+        return Err(crate::Error::Store(format!(
+            "asked for {} accounts, the store answered {}",
+            missing.len(),
+            read.len()
+        ))
+        .into());
+    }
+    let at = Instant::now();
+    let mut cache = s.device_cache.lock().expect("cache lock");
+    for (a, (devices, access_key)) in missing.into_iter().zip(read) {
+        let c = CachedAccount {
+            devices: Arc::new(devices),
+            access_key,
+            at,
+        };
+        if !c.devices.is_empty() {
+            cache.insert(a, c.clone());
+        }
+        out.insert(a, c);
+    }
+    Ok(out)
 }
 
 /// The account's devices, from memory when fresh.

@@ -299,19 +299,20 @@ async fn recipient_accounts(
     s: &AppState,
     sent: &SentMessage<'_>,
 ) -> ApiResult<std::collections::HashMap<Uuid, super::account_cache::CachedAccount>> {
-    let mut accounts = std::collections::HashMap::new();
-    let mut unknown = vec![];
+    let mut listed = vec![];
+    let mut seen = std::collections::HashSet::new();
     for r in sent.recipients.iter().filter(|r| !r.devices.is_empty()) {
-        let uuid = r.service_id.uuid;
-        if accounts.contains_key(&uuid) {
-            continue;
+        if seen.insert(r.service_id.uuid) {
+            listed.push(r.service_id.uuid);
         }
-        let a = account(s, uuid).await?;
-        if a.devices.is_empty() {
-            unknown.push(uuid.to_string());
-        }
-        accounts.insert(uuid, a);
     }
+    // One read of the store for every account not fresh in memory, not one per account.
+    let accounts = super::account_cache::accounts(s, &listed).await?;
+    let unknown: Vec<String> = listed
+        .iter()
+        .filter(|a| accounts[a].devices.is_empty())
+        .map(Uuid::to_string)
+        .collect();
     // With nobody to deliver to, the access-key check would compare against the XOR of no keys
     // (all zero) and the shared part would be stored with no reference: refused.
     if accounts.is_empty() {

@@ -158,6 +158,21 @@ pub trait RelayStore: Send + Sync + 'static {
     async fn access_key(&self, account: Uuid) -> Result<Option<AccessKey>>;
     /// The account's devices, by id.
     async fn devices(&self, account: Uuid) -> Result<Vec<DeviceInfo>>;
+    /// [`RelayStore::devices`] and [`RelayStore::access_key`] of many accounts, in the order
+    /// given: what a multi-recipient send checks of its up to 1,000 recipients. By default one
+    /// read of each per account; a store across the network overrides it with one round trip
+    /// for all (a send otherwise waits for 2,000 of them whenever the relay's one-second cache
+    /// of accounts has expired).
+    async fn accounts(
+        &self,
+        accounts: &[Uuid],
+    ) -> Result<Vec<(Vec<DeviceInfo>, Option<AccessKey>)>> {
+        let mut out = Vec::with_capacity(accounts.len());
+        for &a in accounts {
+            out.push((self.devices(a).await?, self.access_key(a).await?));
+        }
+        Ok(out)
+    }
     /// Stores a device's keys.
     async fn upload_keys(&self, account: Uuid, device: u8, keys: KeysUpload) -> Result<()>;
     /// Takes a device's bundle, consuming one one-time EC prekey and one one-time KEM prekey (or

@@ -968,6 +968,47 @@ impl RelayStore for PgRelayStore {
             .collect()
     }
 
+    async fn accounts(
+        &self,
+        accounts: &[Uuid],
+    ) -> Result<Vec<(Vec<DeviceInfo>, Option<AccessKey>)>> {
+        let ids: Vec<Vec<u8>> = accounts.iter().map(|&a| u(a)).collect();
+        let c = self.client().await?;
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&ids];
+        // Both reads in one pipelined round trip.
+        let (devices, keys) = tokio::try_join!(
+            c.query(
+                "SELECT uuid, device, registration_id, password_hash FROM devices
+                 WHERE uuid = ANY($1) ORDER BY uuid, device",
+                &params,
+            ),
+            c.query(
+                "SELECT uuid, key FROM access_keys WHERE uuid = ANY($1)",
+                &params
+            ),
+        )
+        .map_err(pg_err)?;
+        let mut found: HashMap<Vec<u8>, (Vec<DeviceInfo>, Option<AccessKey>)> = HashMap::new();
+        for r in &devices {
+            found.entry(r.get(0)).or_default().0.push(DeviceInfo {
+                device_id: r.get::<_, i16>(1) as u8,
+                registration_id: r.get::<_, i32>(2) as u16,
+                password_hash: r.get(3),
+            });
+        }
+        for r in &keys {
+            let k: Vec<u8> = r.get(1);
+            let k = k
+                .try_into()
+                .map_err(|_| Error::Store("stored access key: not 16 bytes".into()))?;
+            found.entry(r.get(0)).or_default().1 = Some(k);
+        }
+        Ok(ids
+            .iter()
+            .map(|id| found.get(id).cloned().unwrap_or_default())
+            .collect())
+    }
+
     async fn upload_keys(&self, account: Uuid, device: u8, keys: KeysUpload) -> Result<()> {
         let (a, d) = (u(account), i16::from(device));
         let mut c = self.client().await?;

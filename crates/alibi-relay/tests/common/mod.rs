@@ -100,6 +100,15 @@ pub async fn conformance(store: Arc<dyn RelayStore>) {
     store.set_access_key(a, [1; 16]).await.unwrap();
     store.set_access_key(a, [2; 16]).await.unwrap();
     assert_eq!(store.access_key(a).await.unwrap(), Some([2; 16]));
+    // Many accounts in one call: in the order asked, an unknown one with nothing.
+    let ghost = Uuid::new_v4();
+    let want = vec![
+        (store.devices(b).await.unwrap(), None),
+        (vec![], None),
+        (store.devices(a).await.unwrap(), Some([2; 16])),
+    ];
+    assert_eq!(store.accounts(&[b, ghost, a]).await.unwrap(), want);
+    assert_eq!(store.accounts(&[]).await.unwrap(), vec![]);
     assert_eq!(store.access_key(b).await.unwrap(), None);
     assert!(matches!(
         store.set_access_key(Uuid::new_v4(), [3; 16]).await,
