@@ -73,17 +73,27 @@ pub fn absorb_pair<X: Absorb, Y: Absorb>(x: &mut X, xs: &[&[u8]], y: &mut Y, ys:
     let (x, y) = (x.sponge(), y.sponge());
     let (mut xs, mut ys) = (Parts::new(xs), Parts::new(ys));
     loop {
-        match (x.fill(&mut xs), y.fill(&mut ys)) {
-            (true, true) => {
-                f1600_x2(&mut x.a, &mut y.a);
-                x.pos = 0;
-                y.pos = 0;
-            }
-            (true, false) => x.permute(),
-            (false, true) => y.permute(),
-            (false, false) => return,
+        let (fx, fy) = (x.fill(&mut xs), y.fill(&mut ys));
+        if !permute_wanted(x, fx, y, fy) {
+            return;
         }
     }
+}
+
+/// Permutes whichever of `x` and `y` wants it (both as a pair when both do); false when neither
+/// does.
+fn permute_wanted(x: &mut Sponge, x_wants: bool, y: &mut Sponge, y_wants: bool) -> bool {
+    match (x_wants, y_wants) {
+        (true, true) => {
+            f1600_x2(&mut x.a, &mut y.a);
+            x.pos = 0;
+            y.pos = 0;
+        }
+        (true, false) => x.permute(),
+        (false, true) => y.permute(),
+        (false, false) => return false,
+    }
+    true
 }
 
 /// [`absorb_pair`], then `x` finished and its first `ahead` bytes of output squeezed, with `x`'s
@@ -115,15 +125,9 @@ pub fn absorb_pair_read<X: Xof, Y: Absorb>(
         } else {
             false
         };
-        match (x_wants, yp.fill(&mut ys)) {
-            (true, true) => {
-                f1600_x2(&mut xp.a, &mut yp.a);
-                xp.pos = 0;
-                yp.pos = 0;
-            }
-            (true, false) => xp.permute(),
-            (false, true) => yp.permute(),
-            (false, false) => return XofReader::new(x.into_sponge(), out),
+        let y_wants = yp.fill(&mut ys);
+        if !permute_wanted(xp, x_wants, yp, y_wants) {
+            return XofReader::new(x.into_sponge(), out);
         }
     }
 }
