@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use alibi_handshake::IdentityKey;
-use alibi_messenger::{ContactCard, Group, Kind, Messenger};
+use alibi_messenger::{ContactCard, Group, Kind, Messenger, Received};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -90,6 +90,58 @@ impl Drop for RelayParty {
     }
 }
 
+/// At most this many received frames are filed (and their signatures checked) together.
+const FILED_TOGETHER: usize = 256;
+
+/// The frame a received message carries for the mailbox, from a party of the roster: a want is
+/// answered here (off the receiving loop, which must not wait on the relay) and files nothing.
+fn frame_of(
+    r: Received,
+    me: PartyIndex,
+    group: Uuid,
+    index_of: &HashMap<String, PartyIndex>,
+    filed: &Mailbox,
+    answering: &Messenger,
+) -> Option<(SessionId, u16, PartyIndex, Packet)> {
+    let &from = index_of.get(&r.sender)?;
+    match r.kind {
+        Kind::Direct => {
+            let f = decode::<Frame>(&r.data).ok().filter(|f| f.from == from)?;
+            let Packet::Want { senders } = &f.packet else {
+                return Some((f.session, f.round, from, f.packet));
+            };
+            let answers = filed.answer(f.session, f.round, from, senders);
+            if !answers.is_empty() {
+                let m = answering.clone();
+                let to = r.sender.clone();
+                tokio::spawn(async move {
+                    for packet in answers {
+                        let frame = encode(&Frame {
+                            session: f.session,
+                            round: f.round,
+                            from: me,
+                            packet,
+                        });
+                        let _ = m.send(&to, &frame).await;
+                    }
+                });
+            }
+            None
+        }
+        Kind::Group(id) if id == group => {
+            let f = decode::<GroupFrame>(&r.data)
+                .ok()
+                .filter(|f| f.from == from)?;
+            let packet = Packet::Round {
+                broadcast: f.broadcast,
+                p2p: r.private,
+            };
+            Some((f.session, f.round, from, packet))
+        }
+        Kind::Group(_) => None,
+    }
+}
+
 fn relay_err(e: alibi_messenger::Error) -> Error {
     Error::Transport(e.to_string())
 }
@@ -129,54 +181,21 @@ impl RelayParty {
         let filed = mailbox.clone();
         let answering = messenger.clone();
         let receiver = tokio::spawn(async move {
-            while let Some(r) = inbox.next().await {
-                let Some(&from) = index_of.get(&r.sender) else {
-                    continue;
-                };
-                match r.kind {
-                    Kind::Direct => {
-                        let Ok(f) = decode::<Frame>(&r.data) else {
-                            continue;
-                        };
-                        if f.from != from {
-                            continue;
-                        }
-                        if let Packet::Want { senders } = &f.packet {
-                            let answers = filed.answer(f.session, f.round, from, senders);
-                            if answers.is_empty() {
-                                continue;
-                            }
-                            // Answered off the receiving loop, which must not wait on the relay.
-                            let m = answering.clone();
-                            let to = r.sender.clone();
-                            tokio::spawn(async move {
-                                for packet in answers {
-                                    let frame = encode(&Frame {
-                                        session: f.session,
-                                        round: f.round,
-                                        from: me,
-                                        packet,
-                                    });
-                                    let _ = m.send(&to, &frame).await;
-                                }
-                            });
-                        } else {
-                            filed.file(f.session, f.round, from, f.packet);
-                        }
+            while let Some(first) = inbox.next().await {
+                // What arrived together is filed together: its signatures in one batch.
+                let mut frames = vec![];
+                let mut next = Some(first);
+                while let Some(r) = next {
+                    if let Some(frame) = frame_of(r, me, group, &index_of, &filed, &answering) {
+                        frames.push(frame);
                     }
-                    Kind::Group(id) if id == group => {
-                        if let Ok(f) = decode::<GroupFrame>(&r.data) {
-                            if f.from == from {
-                                let packet = Packet::Round {
-                                    broadcast: f.broadcast,
-                                    p2p: r.private,
-                                };
-                                filed.file(f.session, f.round, from, packet);
-                            }
-                        }
-                    }
-                    Kind::Group(_) => {}
+                    next = if frames.len() < FILED_TOGETHER {
+                        inbox.ready()
+                    } else {
+                        None
+                    };
                 }
+                filed.file_all(frames);
             }
         });
         Ok(Self {

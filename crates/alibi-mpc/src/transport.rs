@@ -14,8 +14,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use alibi_handshake::IdentityKey;
+use alibi_handshake::{xeddsa, IdentityKey};
 use async_trait::async_trait;
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
@@ -202,7 +204,23 @@ struct Held {
     latest: HashMap<SessionId, u16>,
 }
 
+/// A broadcast to check before it is filed: (session, round, sender, wire).
+type Candidate = (SessionId, u16, PartyIndex, Vec<u8>);
+
 impl Held {
+    /// Moves `session`'s latest round up to `round` if something of `sender`'s is filed for it
+    /// (the stop notice's and the closing rounds are not protocol rounds).
+    fn mark_latest(&mut self, session: SessionId, round: u16, sender: PartyIndex) {
+        let filed = self
+            .slots
+            .get(&(session, round, sender))
+            .is_some_and(|s| !s.broadcasts.is_empty() || s.p2p.is_some());
+        if filed && round != ROUND_STOP && round != ROUND_CLOSED {
+            let latest = self.latest.entry(session).or_default();
+            *latest = (*latest).max(round);
+        }
+    }
+
     /// Opens `session`; the oldest opened session past [`SESSIONS_KEPT`] is forgotten.
     fn open(&mut self, session: SessionId) {
         if self.open.contains(&session) {
@@ -306,18 +324,37 @@ impl Mailbox {
         self.inner.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether `wire` is a broadcast of `sender` for (`session`, `round`) with a valid signature.
-    fn verifies(&self, session: &SessionId, round: u16, sender: PartyIndex, wire: &[u8]) -> bool {
-        let Ok(sb) = decode::<SignedBroadcast>(wire) else {
-            return false;
-        };
-        self.roster.get(&sender).is_some_and(|k| {
-            k.verify(
-                &broadcast_transcript(session, round, sender, &digest(&sb.body)),
-                &sb.sig,
-            )
-            .is_ok()
-        })
+    /// Which of `candidates` (session, round, sender, wire) are broadcasts with valid
+    /// signatures: all checked in one batch, and one by one only when the batch fails. Both
+    /// checks are XEdDSA's cofactored equation, so a signature gets the same verdict whichever
+    /// way, and at every party ([`crate::Party::attests`] uses it too).
+    fn valid(&self, candidates: Vec<Candidate>) -> Vec<Candidate> {
+        let parsed: Vec<(Candidate, Vec<u8>, SignedBroadcast)> = candidates
+            .into_iter()
+            .filter_map(|c| {
+                let sb = decode::<SignedBroadcast>(&c.3).ok()?;
+                let m = broadcast_transcript(&c.0, c.1, c.2, &digest(&sb.body));
+                self.roster.contains_key(&c.2).then_some((c, m, sb))
+            })
+            .collect();
+        let parts: Vec<[&[u8]; 1]> = parsed.iter().map(|(_, m, _)| [&m[..]]).collect();
+        let batch: Vec<xeddsa::BatchItem> = parsed
+            .iter()
+            .zip(&parts)
+            .map(|((c, _, sb), m)| (&self.roster[&c.2].0, &m[..], &sb.sig[..]))
+            .collect();
+        if xeddsa::verify_batch(&batch, &mut UnwrapErr(SysRng)).is_ok() {
+            return parsed.into_iter().map(|(c, _, _)| c).collect();
+        }
+        let verdicts: Vec<bool> = batch
+            .iter()
+            .map(|(k, m, s)| xeddsa::verify_cofactored(k, m, s).is_ok())
+            .collect();
+        parsed
+            .into_iter()
+            .zip(verdicts)
+            .filter_map(|((c, _, _), ok)| ok.then_some(c))
+            .collect()
     }
 
     /// Opens `session`, this party's run: from now on its frames are filed, those that came
@@ -332,9 +369,11 @@ impl Mailbox {
             h.open(session);
             h.take_early(session)
         };
-        for (from, (session, round, packet)) in early {
-            self.file(session, round, from, packet);
-        }
+        let frames = early
+            .into_iter()
+            .map(|(from, (session, round, packet))| (session, round, from, packet))
+            .collect();
+        self.file_all(frames);
     }
 
     /// Frames from each party that this party did not file: of sessions it never opened (a
@@ -358,69 +397,97 @@ impl Mailbox {
     /// verified only when it would add a version, so repeating one costs its sender, not this
     /// party, and each sender fills slots of a bounded number of rounds per session.
     pub fn file(&self, session: SessionId, round: u16, from: PartyIndex, packet: Packet) {
-        if matches!(packet, Packet::Want { .. }) || from == self.me {
-            return;
-        }
-        if !self.roster.contains_key(&from) {
-            return;
-        }
-        let cap = ROUNDS_PER_SENDER + self.roster.len();
-        let candidates = {
-            let mut h = self.held();
-            if !h.open.contains(&session) {
-                h.keep_early(from, (session, round, packet));
-                return;
-            }
-            let (sender, broadcasts, p2p) = match packet {
-                Packet::Round { broadcast, p2p } => (from, broadcast.into_iter().collect(), p2p),
-                Packet::Forward { sender, broadcasts } => (sender, broadcasts, None),
-                Packet::Want { .. } => return,
-            };
-            if sender == self.me
-                || !self.roster.contains_key(&sender)
-                || !h.admits(session, from, round, cap)
-            {
-                return;
-            }
-            let slot = h.slots.entry((session, round, sender)).or_default();
-            if slot.p2p.is_none() {
-                slot.p2p = p2p;
-            }
-            let new: Vec<Vec<u8>> = if slot.broadcasts.len() < 2 {
-                broadcasts
-                    .into_iter()
-                    .take(4)
-                    .filter(|w| !same_body(&slot.broadcasts, w))
-                    .collect()
-            } else {
-                vec![]
-            };
-            (sender, new)
-        };
-        let (sender, new) = candidates;
-        // Verified outside the lock: a signature check costs more than the rest.
-        let valid: Vec<Vec<u8>> = new
-            .into_iter()
-            .filter(|w| self.verifies(&session, round, sender, w))
-            .collect();
+        self.file_all(vec![(session, round, from, packet)]);
+    }
+
+    /// [`Mailbox::file`] for packets that arrived together: the new broadcasts among them have
+    /// their signatures checked in one batch.
+    pub fn file_all(&self, frames: Vec<(SessionId, u16, PartyIndex, Packet)>) {
+        let mut candidates: Vec<Candidate> = vec![];
         {
             let mut h = self.held();
-            let Some(slot) = h.slots.get_mut(&(session, round, sender)) else {
-                return;
-            };
-            for w in valid {
+            for (session, round, from, packet) in frames {
+                for (sender, w) in self.candidates(&mut h, session, round, from, packet) {
+                    // The same broadcast twice in one batch (sent, then forwarded) is checked once.
+                    let twice = candidates.iter().any(|c| {
+                        (c.0, c.1, c.2) == (session, round, sender)
+                            && same_body(std::slice::from_ref(&c.3), &w)
+                    });
+                    if !twice {
+                        candidates.push((session, round, sender, w));
+                    }
+                }
+            }
+        }
+        if candidates.is_empty() {
+            self.inner.1.notify_waiters();
+            return;
+        }
+        // Verified outside the lock: the signature checks cost more than the rest.
+        let valid = self.valid(candidates);
+        {
+            let mut h = self.held();
+            for (session, round, sender, w) in valid {
+                let Some(slot) = h.slots.get_mut(&(session, round, sender)) else {
+                    continue;
+                };
                 // Two versions prove equivocation; more add nothing.
                 if slot.broadcasts.len() < 2 && !same_body(&slot.broadcasts, &w) {
                     slot.broadcasts.push(w);
                 }
-            }
-            let filed = !slot.broadcasts.is_empty() || slot.p2p.is_some();
-            if filed && round != ROUND_STOP && round != ROUND_CLOSED {
-                let latest = h.latest.entry(session).or_default();
-                *latest = (*latest).max(round);
+                h.mark_latest(session, round, sender);
             }
         }
         self.inner.1.notify_waiters();
+    }
+
+    /// Files what of `packet` needs no signature check (a point-to-point part) and returns the
+    /// broadcasts that would add a version, by their sender, to check.
+    fn candidates(
+        &self,
+        h: &mut Held,
+        session: SessionId,
+        round: u16,
+        from: PartyIndex,
+        packet: Packet,
+    ) -> Vec<(PartyIndex, Vec<u8>)> {
+        if matches!(packet, Packet::Want { .. })
+            || from == self.me
+            || !self.roster.contains_key(&from)
+        {
+            return vec![];
+        }
+        let cap = ROUNDS_PER_SENDER + self.roster.len();
+        if !h.open.contains(&session) {
+            h.keep_early(from, (session, round, packet));
+            return vec![];
+        }
+        let (sender, broadcasts, p2p) = match packet {
+            Packet::Round { broadcast, p2p } => (from, broadcast.into_iter().collect(), p2p),
+            Packet::Forward { sender, broadcasts } => (sender, broadcasts, None),
+            Packet::Want { .. } => return vec![],
+        };
+        if sender == self.me
+            || !self.roster.contains_key(&sender)
+            || !h.admits(session, from, round, cap)
+        {
+            return vec![];
+        }
+        let slot = h.slots.entry((session, round, sender)).or_default();
+        if slot.p2p.is_none() {
+            slot.p2p = p2p;
+        }
+        let new: Vec<Vec<u8>> = if slot.broadcasts.len() < 2 {
+            broadcasts
+                .into_iter()
+                .take(4)
+                .filter(|w| !same_body(&slot.broadcasts, w))
+                .collect()
+        } else {
+            vec![]
+        };
+        h.mark_latest(session, round, sender);
+        new.into_iter().map(|w| (sender, w)).collect()
     }
 
     /// Records what this party sent in a round, to send it again when asked: its broadcast per
@@ -713,5 +780,61 @@ impl Transport for MemoryTransport {
         self.refusal(to)?;
         self.deliver(self.me, to, session, round, packet);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Party;
+    use alibi_handshake::IdentityKeyPair;
+
+    /// Broadcasts that arrive together are checked in one batch; one forged among them (a body
+    /// its sender never signed) fails the batch, and the one-by-one check that follows files
+    /// every valid one and not the forgery.
+    #[test]
+    fn a_batch_with_a_forgery_files_the_valid_broadcasts_only() {
+        let mut rng = UnwrapErr(SysRng);
+        let keys: Vec<IdentityKeyPair> = (0..5)
+            .map(|_| IdentityKeyPair::generate(&mut rng))
+            .collect();
+        let roster: BTreeMap<PartyIndex, IdentityKey> = (1..=5u16)
+            .zip(&keys)
+            .map(|(i, k)| (i, k.identity))
+            .collect();
+        let party = |i: PartyIndex| Party {
+            index: i,
+            identity: keys[usize::from(i) - 1].clone(),
+            roster: roster.clone(),
+        };
+        let session = [9; 16];
+        let mailbox = Mailbox::new(1, roster.clone());
+        mailbox.open(session);
+        let mut frames = vec![];
+        for i in 2..=5u16 {
+            let mut wire = party(i).sign_broadcast(&session, 1, vec![i as u8; 40]);
+            if i == 4 {
+                // The signature of another body under party 4's name.
+                let other = party(4).sign_broadcast(&session, 1, vec![0; 40]);
+                let mut sb = decode::<SignedBroadcast>(&wire).unwrap();
+                sb.sig = decode::<SignedBroadcast>(&other).unwrap().sig;
+                wire = crate::encode(&sb);
+            }
+            let packet = Packet::Round {
+                broadcast: Some(wire),
+                p2p: None,
+            };
+            frames.push((session, 1, i, packet));
+        }
+        mailbox.file_all(frames);
+        let snap = mailbox.snapshot(session, 1, &[2, 3, 4, 5]);
+        for i in [2, 3, 5] {
+            assert_eq!(
+                snap[&i].broadcasts.len(),
+                1,
+                "party {i}'s broadcast is filed"
+            );
+        }
+        assert!(snap.get(&4).is_none_or(|s| s.broadcasts.is_empty()));
     }
 }

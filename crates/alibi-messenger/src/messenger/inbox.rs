@@ -134,6 +134,14 @@ impl Inbox {
         Some(r)
     }
 
+    /// The next message if one is here already, without waiting (a receiver that handles what
+    /// arrived together at once), acknowledged as [`Inbox::next`] does.
+    pub fn ready(&mut self) -> Option<Received> {
+        let (r, guid) = self.rx.try_recv().ok()?;
+        self.acker.ack(guid);
+        Some(r)
+    }
+
     /// How many envelopes were given up on so far (unknown senders, identities that disagree
     /// with a card, bytes that do not decrypt), and why the latest (up to 16) were.
     pub fn rejected(&self) -> (u64, Vec<String>) {
