@@ -171,6 +171,24 @@ fn default_sigpipe() {
 #[cfg(not(unix))]
 fn default_sigpipe() {}
 
+/// Turns transparent huge pages off for this process. mimalloc asks for them on its arenas
+/// (`MADV_HUGEPAGE`), and the first touch of each 2 MiB page then zeroes all of it; an MPC party,
+/// which frees and reuses memory as messages come and go, paid that again and again (9% of the
+/// CPU of an n = 64 key generation, all in the kernel's page clearing; docs/BENCHMARKS.md,
+/// issue 46). The kernel checks the flag at each fault, so pages mapped before it still follow it.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn no_huge_pages() {
+    // SAFETY: PR_SET_THP_DISABLE takes an integer flag and no pointers; a kernel without it
+    // returns an error, which changes nothing.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn no_huge_pages() {}
+
 fn fail(f: &Failure) -> ExitCode {
     // The write to stderr may itself fail; there is nowhere left to report that.
     let _ = writeln!(std::io::stderr(), "alibi: {}", f.line());
@@ -191,6 +209,7 @@ fn named_alibi(cmd: clap::Command) -> clap::Command {
 
 fn main() -> ExitCode {
     default_sigpipe();
+    no_huge_pages();
     let argv: Vec<OsString> = std::env::args_os().collect();
     let parsed = named_alibi(Cli::command())
         .try_get_matches_from(&argv)
