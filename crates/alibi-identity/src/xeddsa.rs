@@ -19,6 +19,9 @@ use zeroize::Zeroizing;
 use crate::curve::{IdentityKey, IdentityKeyPair, PrivateKey, PublicKey};
 use crate::{Error, Result};
 
+/// The error of a signature that does not verify.
+const BAD: Error = Error::BadSignature("XEdDSA signature");
+
 /// Length of an XEdDSA signature.
 pub const SIGNATURE_LEN: usize = 64;
 
@@ -90,37 +93,50 @@ fn edwards_key(u: &[u8; 32], sign: u8) -> Option<(EdwardsPoint, CompressedEdward
     converted
 }
 
+/// What both verification equations read from a signature: A (from the key and the sign bit),
+/// R's encoding, s (below 2^253, the specification's check that s < q as libsignal applies it)
+/// and the challenge c = SHA-512(R || A || msg).
+struct Parts {
+    a: EdwardsPoint,
+    r: [u8; 32],
+    s: Scalar,
+    c: Scalar,
+}
+
+impl Parts {
+    fn of(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> Result<Self> {
+        let sig: &[u8; 64] = sig
+            .try_into()
+            .map_err(|_| Error::length("XEdDSA signature", 64, sig.len()))?;
+        let (a, big_a) = edwards_key(key.u(), sig[63] >> 7).ok_or(BAD)?;
+        let r: [u8; 32] = sig[..32].try_into().expect("32 bytes");
+        let mut s = [0u8; 32];
+        s.copy_from_slice(&sig[32..]);
+        s[31] &= 0x7F;
+        if s[31] & 0xE0 != 0 {
+            return Err(BAD);
+        }
+        let mut h = Sha512::new();
+        h.update(r);
+        h.update(big_a.as_bytes());
+        for m in msg {
+            h.update(m);
+        }
+        Ok(Self {
+            a,
+            r,
+            s: Scalar::from_bytes_mod_order(s),
+            c: Scalar::from_hash(h),
+        })
+    }
+}
+
 /// Verifies a signature on the concatenation of `msg` parts: [`Error::Length`] for a signature
 /// that is not 64 bytes, [`Error::BadSignature`] for one that does not verify.
 pub fn verify(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> Result<()> {
-    const BAD: Error = Error::BadSignature("XEdDSA signature");
-    let sig: &[u8; 64] = sig
-        .try_into()
-        .map_err(|_| Error::length("XEdDSA signature", 64, sig.len()))?;
-    let Some((a, big_a)) = edwards_key(key.u(), sig[63] >> 7) else {
-        return Err(BAD);
-    };
-    let mut s = [0u8; 32];
-    s.copy_from_slice(&sig[32..]);
-    s[31] &= 0x7F;
-    // s must be below 2^253 (the specification's check that s < q, as libsignal applies it).
-    if s[31] & 0xE0 != 0 {
-        return Err(BAD);
-    }
-    let mut h = Sha512::new();
-    h.update(&sig[..32]);
-    h.update(big_a.as_bytes());
-    for m in msg {
-        h.update(m);
-    }
-    let c = Scalar::from_hash(h);
-    let r_check = EdwardsPoint::vartime_double_scalar_mul_basepoint(
-        &c,
-        &-a,
-        &Scalar::from_bytes_mod_order(s),
-    )
-    .compress();
-    if bool::from(r_check.as_bytes().ct_eq(&sig[..32])) {
+    let Parts { a, r, s, c } = Parts::of(key, msg, sig)?;
+    let r_check = EdwardsPoint::vartime_double_scalar_mul_basepoint(&c, &-a, &s).compress();
+    if bool::from(r_check.as_bytes().ct_eq(&r)) {
         Ok(())
     } else {
         Err(BAD)
@@ -165,35 +181,12 @@ fn canonical(r: &[u8; 32]) -> bool {
 
 impl Cofactored {
     fn parse(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> Result<Self> {
-        const BAD: Error = Error::BadSignature("XEdDSA signature");
-        let sig: &[u8; 64] = sig
-            .try_into()
-            .map_err(|_| Error::length("XEdDSA signature", 64, sig.len()))?;
-        let (a, big_a) = edwards_key(key.u(), sig[63] >> 7).ok_or(BAD)?;
-        let r_bytes: [u8; 32] = sig[..32].try_into().expect("32 bytes");
-        if !canonical(&r_bytes) {
+        let Parts { a, r, s, c } = Parts::of(key, msg, sig)?;
+        if !canonical(&r) {
             return Err(BAD);
         }
-        let r = CompressedEdwardsY(r_bytes).decompress().ok_or(BAD)?;
-        let mut s = [0u8; 32];
-        s.copy_from_slice(&sig[32..]);
-        s[31] &= 0x7F;
-        // As in `verify`: s below 2^253.
-        if s[31] & 0xE0 != 0 {
-            return Err(BAD);
-        }
-        let mut h = Sha512::new();
-        h.update(r_bytes);
-        h.update(big_a.as_bytes());
-        for m in msg {
-            h.update(m);
-        }
-        Ok(Self {
-            a,
-            r,
-            s: Scalar::from_bytes_mod_order(s),
-            c: Scalar::from_hash(h),
-        })
+        let r = CompressedEdwardsY(r).decompress().ok_or(BAD)?;
+        Ok(Self { a, r, s, c })
     }
 }
 
@@ -210,7 +203,7 @@ pub fn verify_cofactored(key: &PublicKey, msg: &[&[u8]], sig: &[u8]) -> Result<(
     if check.mul_by_cofactor().is_identity() {
         Ok(())
     } else {
-        Err(Error::BadSignature("XEdDSA signature"))
+        Err(BAD)
     }
 }
 
