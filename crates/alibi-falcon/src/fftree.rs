@@ -118,38 +118,40 @@ pub fn leaf_range(tree: &[f64], logn: u32) -> (f64, f64) {
     (a.min(c), b.max(d))
 }
 
-/// ffSampling (Algorithm 11): (z0, z1) close to (t0, t1) in the lattice's Gram-Schmidt metric.
-/// All of `z0`, `z1`, `t0`, `t1` have length 2^logn; `tmp` needs 2 * 2^logn values.
-#[allow(clippy::too_many_arguments)]
+/// One ffSampling call's vectors, each of length 2^logn: the target (t0, t1) and where the
+/// sample (z0, z1) goes.
+pub(crate) struct Target<'a> {
+    pub z0: &'a mut [f64],
+    pub z1: &'a mut [f64],
+    pub t0: &'a [f64],
+    pub t1: &'a [f64],
+}
+
+/// ffSampling (Algorithm 11): (z0, z1) close to (t0, t1) in the lattice's Gram-Schmidt metric;
+/// `tmp` needs 2 * 2^logn values.
 pub(crate) fn ff_sampling<I: Isa>(
     isa: I,
     samp: &mut Sampler,
-    z0: &mut [f64],
-    z1: &mut [f64],
+    target: Target<'_>,
     tree: &[f64],
-    t0: &[f64],
-    t1: &[f64],
     logn: u32,
     tmp: &mut [f64],
 ) {
     // Each level enters the build again: the recursion is a call, never inlined.
-    isa.run(|| ff_sampling_level(isa, samp, z0, z1, tree, t0, t1, logn, tmp));
+    isa.run(|| ff_sampling_level(isa, samp, target, tree, logn, tmp));
 }
 
 /// One level of [`ff_sampling`], compiled into the build `isa` names.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn ff_sampling_level<I: Isa>(
     isa: I,
     samp: &mut Sampler,
-    z0: &mut [f64],
-    z1: &mut [f64],
+    target: Target<'_>,
     tree: &[f64],
-    t0: &[f64],
-    t1: &[f64],
     logn: u32,
     tmp: &mut [f64],
 ) {
+    let Target { z0, z1, t0, t1 } = target;
     if logn == 1 {
         // Degree 2: one complex value each; the two leaves share each child's sigma'.
         let (l_re, l_im) = (tree[0], tree[1]);
@@ -166,34 +168,42 @@ fn ff_sampling_level<I: Isa>(
         return;
     }
     let n = 1usize << logn;
-    let hn = n / 2;
     let ts = tree_size(logn - 1);
     let (l10, subtrees) = tree.split_at(n);
     let (tree0, tree1) = subtrees.split_at(ts);
     let (cur, deeper) = tmp.split_at_mut(n);
 
-    // z1 = merge(ffSampling(split(t1), T1)); split(t1) is parked in z1.
-    {
-        let (a, b) = z1.split_at_mut(hn);
-        fft::split(a, b, t1);
-        let (c, d) = cur.split_at_mut(hn);
-        ff_sampling(isa, samp, c, d, tree1, a, b, logn - 1, deeper);
-    }
-    {
-        let (c, d) = cur.split_at(hn);
-        fft::merge(z1, c, d);
-    }
-    // t0' = t0 + (t1 - z1) L10.
+    // z1 = merge(ffSampling(split(t1), T1)).
+    cur.copy_from_slice(t1);
+    sample_split(isa, samp, z1, cur, tree1, logn, deeper);
+    // t0' = t0 + (t1 - z1) L10; z0 = merge(ffSampling(split(t0'), T0)).
     cur.copy_from_slice(t1);
     fft::sub(cur, z1);
     fft::mul(cur, l10);
     fft::add(cur, t0);
+    sample_split(isa, samp, z0, cur, tree0, logn, deeper);
+}
+
+/// `z` = merge(ffSampling(split(v), `tree`)) at level `logn`, for the v held in `cur`: split(v)
+/// is parked in `z`'s halves, the sample made in `cur`'s, then merged into `z`.
+#[inline(always)]
+fn sample_split<I: Isa>(
+    isa: I,
+    samp: &mut Sampler,
+    z: &mut [f64],
+    cur: &mut [f64],
+    tree: &[f64],
+    logn: u32,
+    deeper: &mut [f64],
+) {
+    let hn = z.len() / 2;
     {
-        let (a, b) = z0.split_at_mut(hn);
-        fft::split(a, b, cur);
-        let (c, d) = cur.split_at_mut(hn);
-        ff_sampling(isa, samp, c, d, tree0, a, b, logn - 1, deeper);
+        let (t0, t1) = z.split_at_mut(hn);
+        fft::split(t0, t1, cur);
+        let (z0, z1) = cur.split_at_mut(hn);
+        let half = Target { z0, z1, t0, t1 };
+        ff_sampling(isa, samp, half, tree, logn - 1, deeper);
     }
     let (c, d) = cur.split_at(hn);
-    fft::merge(z0, c, d);
+    fft::merge(z, c, d);
 }

@@ -365,9 +365,13 @@ impl ExpandedSigningKey {
         let mut z0 = vec![0.0; n];
         let mut z1 = vec![0.0; n];
         let mut tmp = vec![0.0; 2 * n];
-        fftree::ff_sampling(
-            isa, samp, &mut z0, &mut z1, &self.tree, &t0, &t1, logn, &mut tmp,
-        );
+        let target = fftree::Target {
+            z0: &mut z0,
+            z1: &mut z1,
+            t0: &t0,
+            t1: &t1,
+        };
+        fftree::ff_sampling(isa, samp, target, &self.tree, logn, &mut tmp);
         // s = (t - z) B.
         fft::sub(&mut t0, &z0);
         fft::sub(&mut t1, &z1);
