@@ -27,23 +27,12 @@ const DEVICE_CACHE_TTL: Duration = Duration::from_secs(1);
 
 /// The account's devices and access key, from memory when fresh (no devices: no account).
 pub(crate) async fn account(s: &AppState, account: Uuid) -> ApiResult<CachedAccount> {
-    if let Some(a) = s.device_cache.lock().expect("cache lock").get(&account) {
-        if a.at.elapsed() < DEVICE_CACHE_TTL {
-            return Ok(a.clone());
-        }
-    }
-    let a = CachedAccount {
-        devices: Arc::new(s.store.devices(account).await?),
-        access_key: s.store.access_key(account).await?,
-        at: Instant::now(),
-    };
-    if !a.devices.is_empty() {
-        s.device_cache
-            .lock()
-            .expect("cache lock")
-            .insert(account, a.clone());
-    }
-    Ok(a)
+    accounts(s, &[account])
+        .await?
+        .remove(&account)
+        .ok_or_else(|| {
+            crate::Error::Store("the store did not answer for the account".into()).into()
+        })
 }
 
 /// [`account`] for many accounts (each listed once): those fresh in memory from there, the rest
