@@ -10,7 +10,7 @@ use alibi_threshold_ecdsa::{
 use futures_util::future::{join_all, try_join_all};
 use k256::ecdsa::signature::Verifier;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Test-only primes, one set per party (tests/vectors/README.md says how they were made).
 fn fixture_primes(n: usize) -> Vec<Primes> {
@@ -24,15 +24,27 @@ fn fixture_primes(n: usize) -> Vec<Primes> {
     primes
 }
 
+/// No run of these tests takes a tenth of this; a lost message fails the test instead of
+/// hanging it.
+const RUN_LIMIT: Duration = Duration::from_secs(300);
+
 /// Runs one future per party, each a task of the multi-threaded runtime (which also checks
 /// that the protocols' futures are `Send`, as a real transport's tasks need), in party order.
+///
+/// Every party is connected before any starts: the simulated network is a broadcast channel,
+/// which gives a party only what was sent after it connected, so a party spawned while the
+/// next were still connecting could send its first round to no one (the test then hung).
 async fn parties<T, F>(futures: impl IntoIterator<Item = F>) -> Result<Vec<T>, Error>
 where
     T: Send + 'static,
     F: std::future::Future<Output = Result<T, Error>> + Send + 'static,
 {
-    let tasks: Vec<_> = futures.into_iter().map(tokio::spawn).collect();
-    let joined = try_join_all(tasks).await.expect("no task panics");
+    let connected: Vec<F> = futures.into_iter().collect();
+    let tasks: Vec<_> = connected.into_iter().map(tokio::spawn).collect();
+    let joined = tokio::time::timeout(RUN_LIMIT, try_join_all(tasks))
+        .await
+        .expect("every party finishes within the limit")
+        .expect("no task panics");
     joined.into_iter().collect()
 }
 
@@ -165,7 +177,7 @@ async fn five_parties_three_sign() {
     let prehash = [7u8; 32];
     let mut net = Network::new();
     let signers = [4u16, 0, 2];
-    let sigs =
+    let signing =
         try_join_all(
             signers.iter().map(|&s| {
                 let delivery = net.connect_new_party();
@@ -174,8 +186,10 @@ async fn five_parties_three_sign() {
                     sign_prehash(&mut OsRng, b"pre", share, &signers, &prehash, delivery).await
                 }
             }),
-        )
+        );
+    let sigs = tokio::time::timeout(RUN_LIMIT, signing)
         .await
+        .expect("every signer finishes within the limit")
         .expect("signing");
     verify_prehash(&pk, &prehash, &sigs[0]).expect("verify prehash");
 }
