@@ -100,10 +100,26 @@ pub fn pack_bits(vals: impl IntoIterator<Item = u32>, bits: u32, out: &mut alloc
 /// zero, and bits after the last value are not looked at (callers check lengths and padding).
 pub fn unpack_bits(data: &[u8], count: usize, bits: u32) -> alloc::vec::Vec<u32> {
     let mut out = alloc::vec::Vec::with_capacity(count);
+    let mask = (1u64 << bits) - 1;
+    // Whole groups first: `group` values fill exactly `group_bytes` bytes, read as one word
+    // when they fit in 8 (every width up to 8 bits, 10, 12 and 14); the loop below takes the
+    // rest from the next byte on.
+    let group = 8 >> bits.trailing_zeros().min(3);
+    let group_bytes = (bits * group / 8) as usize;
+    let mut consumed = 0;
+    if (1..=8).contains(&group_bytes) {
+        let groups = data.chunks_exact(group_bytes).take(count / group as usize);
+        for chunk in groups {
+            let word = chunk.iter().fold(0u64, |w, &b| (w << 8) | b as u64);
+            for k in (0..group).rev() {
+                out.push(((word >> (k * bits)) & mask) as u32);
+            }
+            consumed += group_bytes;
+        }
+    }
     let mut acc: u64 = 0;
     let mut acc_len = 0;
-    let mask = (1u64 << bits) - 1;
-    let mut it = data.iter();
+    let mut it = data[consumed..].iter();
     while out.len() < count {
         while acc_len < bits {
             acc = (acc << 8) | *it.next().unwrap_or(&0) as u64;
@@ -121,19 +137,30 @@ mod tests {
 
     #[test]
     fn bits_round_trip() {
-        for bits in [1u32, 4, 6, 14, 17, 32] {
+        // Every width, with whole groups of the word-at-a-time path, tails and short input.
+        for bits in 1u32..=32 {
             let max = if bits == 32 {
                 u32::MAX
             } else {
                 (1 << bits) - 1
             };
-            let vals: alloc::vec::Vec<u32> = (0..37u32)
-                .map(|i| i.wrapping_mul(2_654_435_761) & max)
-                .collect();
-            let mut out = alloc::vec::Vec::new();
-            pack_bits(vals.iter().copied(), bits, &mut out);
-            assert_eq!(out.len(), (37 * bits as usize).div_ceil(8));
-            assert_eq!(unpack_bits(&out, 37, bits), vals);
+            for count in [0usize, 1, 7, 8, 9, 37, 64] {
+                let vals: alloc::vec::Vec<u32> = (0..count as u32)
+                    .map(|i| i.wrapping_mul(2_654_435_761) & max)
+                    .collect();
+                let mut out = alloc::vec::Vec::new();
+                pack_bits(vals.iter().copied(), bits, &mut out);
+                assert_eq!(out.len(), (count * bits as usize).div_ceil(8));
+                assert_eq!(unpack_bits(&out, count, bits), vals);
+                // Missing bytes read as zero.
+                let cut = out.len().saturating_sub(3);
+                let mut zeroed = out.clone();
+                zeroed[cut..].fill(0);
+                assert_eq!(
+                    unpack_bits(&out[..cut], count, bits),
+                    unpack_bits(&zeroed, count, bits)
+                );
+            }
         }
         // Most significant bit first: 0b101 then 0b1 in 3 bits each.
         let mut out = alloc::vec::Vec::new();

@@ -56,21 +56,17 @@ fn pack_signed(v: &[i8], bits: u32, out: &mut Vec<u8>) {
 }
 
 fn unpack_signed(data: &[u8], n: usize, bits: u32) -> Result<Vec<i8>, Error> {
-    let sign = 1u32 << (bits - 1);
-    unpack(data, n, bits)
-        .into_iter()
-        .map(|x| {
-            if x == sign {
-                // -2^(bits-1) is excluded from the encoding (spec §3.11.5).
-                return Err(Error::CoefficientRange);
-            }
-            Ok(if x & sign != 0 {
-                (x as i32 - (1 << bits)) as i8
-            } else {
-                x as i8
-            })
-        })
-        .collect()
+    let values = unpack(data, n, bits);
+    // -2^(bits-1) is excluded from the encoding (spec §3.11.5).
+    if values.contains(&(1u32 << (bits - 1))) {
+        return Err(Error::CoefficientRange);
+    }
+    // Sign extension from `bits` bits.
+    let shift = 32 - bits;
+    Ok(values
+        .iter()
+        .map(|&x| (((x << shift) as i32) >> shift) as i8)
+        .collect())
 }
 
 /// The secret key: header, f and g at fg_bits each, F at 8 bits (G is recomputed on decoding).

@@ -40,20 +40,37 @@ pub fn fft(f: &mut [f64]) {
     let (re, im) = f.split_at_mut(hn);
     let mut len = hn / 2;
     while len >= 1 {
-        let base = n / (2 * len);
-        for b in 0..hn / (2 * len) {
-            let (zr, zi) = gm[base + b];
-            let s = b * 2 * len;
-            for j in s..s + len {
-                let (yr, yi) = cmul(re[j + len], im[j + len], zr, zi);
-                let (xr, xi) = (re[j], im[j]);
-                re[j] = xr + yr;
-                im[j] = xi + yi;
-                re[j + len] = xr - yr;
-                im[j + len] = xi - yi;
-            }
+        let tw = &gm[n / (2 * len)..];
+        // The two last layers with their block length a constant, so that the compiler
+        // vectorizes across blocks rather than along blocks of one or two butterflies.
+        match len {
+            1 => fft_layer(re, im, 1, tw),
+            2 => fft_layer(re, im, 2, tw),
+            _ => fft_layer(re, im, len, tw),
         }
         len /= 2;
+    }
+}
+
+/// One layer of [`fft`]: blocks of `2 len` values, block `b` turned by `tw[b]`. Blocks as
+/// slices and butterflies as zipped iterators, so that no index is checked.
+#[inline(always)]
+fn fft_layer(re: &mut [f64], im: &mut [f64], len: usize, tw: &[(f64, f64)]) {
+    let blocks = re
+        .chunks_exact_mut(2 * len)
+        .zip(im.chunks_exact_mut(2 * len));
+    for ((rb, ib), &(zr, zi)) in blocks.zip(tw) {
+        let (r0, r1) = rb.split_at_mut(len);
+        let (i0, i1) = ib.split_at_mut(len);
+        let halves = r0.iter_mut().zip(i0.iter_mut()).zip(r1.iter_mut().zip(i1));
+        for ((xr, xi), (hr, hi)) in halves {
+            let (yr, yi) = cmul(*hr, *hi, zr, zi);
+            let (ar, ai) = (*xr, *xi);
+            *xr = ar + yr;
+            *xi = ai + yi;
+            *hr = ar - yr;
+            *hi = ai - yi;
+        }
     }
 }
 
@@ -66,25 +83,39 @@ pub fn ifft(f: &mut [f64]) {
     let (re, im) = f.split_at_mut(hn);
     let mut len = 1;
     while len < hn {
-        let base = n / (2 * len);
-        for b in 0..hn / (2 * len) {
-            let (zr, zi) = gm[base + b];
-            let s = b * 2 * len;
-            for j in s..s + len {
-                let (xr, xi) = (re[j], im[j]);
-                let (yr, yi) = (re[j + len], im[j + len]);
-                re[j] = xr + yr;
-                im[j] = xi + yi;
-                let (tr, ti) = cmul(xr - yr, xi - yi, zr, -zi);
-                re[j + len] = tr;
-                im[j + len] = ti;
-            }
+        let tw = &gm[n / (2 * len)..];
+        match len {
+            1 => ifft_layer(re, im, 1, tw),
+            2 => ifft_layer(re, im, 2, tw),
+            _ => ifft_layer(re, im, len, tw),
         }
         len *= 2;
     }
     let s = 1.0 / hn as f64;
     for x in f.iter_mut() {
         *x *= s;
+    }
+}
+
+/// One layer of [`ifft`], shaped as [`fft_layer`].
+#[inline(always)]
+fn ifft_layer(re: &mut [f64], im: &mut [f64], len: usize, tw: &[(f64, f64)]) {
+    let blocks = re
+        .chunks_exact_mut(2 * len)
+        .zip(im.chunks_exact_mut(2 * len));
+    for ((rb, ib), &(zr, zi)) in blocks.zip(tw) {
+        let (r0, r1) = rb.split_at_mut(len);
+        let (i0, i1) = ib.split_at_mut(len);
+        let halves = r0.iter_mut().zip(i0.iter_mut()).zip(r1.iter_mut().zip(i1));
+        for ((xr, xi), (hr, hi)) in halves {
+            let (ar, ai) = (*xr, *xi);
+            let (br, bi) = (*hr, *hi);
+            *xr = ar + br;
+            *xi = ai + bi;
+            let (tr, ti) = cmul(ar - br, ai - bi, zr, -zi);
+            *hr = tr;
+            *hi = ti;
+        }
     }
 }
 

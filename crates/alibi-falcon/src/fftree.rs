@@ -3,7 +3,8 @@
 //!
 //! Flat layout, as a tree of degree 2^logn: `[L10 (n values)][left subtree][right subtree]`, where the
 //! left subtree is the tree of D00 and the right one the tree of D11; a tree of degree 1 is a single leaf.
-//! Its size is (logn + 1) 2^logn values. After [`normalize`], leaves hold 1 / sigma' = sqrt(D) / sigma.
+//! Its size is (logn + 1) 2^logn values. Leaves hold 1 / sigma' = sqrt(D) / sigma, normalised as
+//! [`ffldl`] reaches them.
 
 use crate::fft;
 use crate::isa::Isa;
@@ -30,7 +31,8 @@ fn ldl(l10: &mut [f64], g00: &[f64], g01: &mut [f64], g11: &[f64]) {
 }
 
 /// Builds the two subtrees below a node of degree 2^logn from its diagonal D00, D11: each is split
-/// into the quasi-cyclic Gram matrix [[d0, d1], [adj(d1), d0]] of degree 2^(logn - 1).
+/// into the quasi-cyclic Gram matrix [[d0, d1], [adj(d1), d0]] of degree 2^(logn - 1), down to
+/// leaves normalised for `sigma`.
 #[inline(always)]
 fn children<I: Isa>(
     isa: I,
@@ -38,6 +40,7 @@ fn children<I: Isa>(
     d00: &[f64],
     d11: &[f64],
     logn: u32,
+    sigma: f64,
     scratch: &mut [f64],
 ) {
     let hn = 1usize << (logn - 1);
@@ -45,12 +48,14 @@ fn children<I: Isa>(
     let (a, rest_s) = scratch.split_at_mut(hn);
     let (b, deeper) = rest_s.split_at_mut(hn);
     fft::split(a, b, d00);
-    inner(isa, left, a, b, logn - 1, deeper);
+    inner(isa, left, a, b, logn - 1, sigma, deeper);
     fft::split(a, b, d11);
-    inner(isa, right, a, b, logn - 1, deeper);
+    inner(isa, right, a, b, logn - 1, sigma, deeper);
 }
 
-/// ffLDL* of the full Gram matrix [[g00, g01], [adj(g01), g11]] (Algorithm 9); `g01` is consumed.
+/// ffLDL* of the full Gram matrix [[g00, g01], [adj(g01), g11]] (Algorithm 9), its leaves D
+/// normalised for `sigma` (§3.8.3) into 1 / sigma' = sqrt(D) / sigma, what SamplerZ consumes;
+/// `g01` is consumed.
 pub(crate) fn ffldl<I: Isa>(
     isa: I,
     tree: &mut [f64],
@@ -58,6 +63,7 @@ pub(crate) fn ffldl<I: Isa>(
     g01: &mut [f64],
     g11: &[f64],
     logn: u32,
+    sigma: f64,
 ) {
     let n = 1usize << logn;
     let (l10, rest) = tree.split_at_mut(n);
@@ -65,7 +71,7 @@ pub(crate) fn ffldl<I: Isa>(
     let mut scratch = vec![0.0; 2 * n];
     isa.run(|| {
         ldl(l10, g00, g01, g11);
-        children(isa, rest, g00, g01, logn, &mut scratch);
+        children(isa, rest, g00, g01, logn, sigma, &mut scratch);
     });
 }
 
@@ -76,10 +82,12 @@ fn inner<I: Isa>(
     g0: &mut [f64],
     g1: &mut [f64],
     logn: u32,
+    sigma: f64,
     scratch: &mut [f64],
 ) {
     if logn == 0 {
-        tree[0] = g0[0];
+        // The leaf D, normalised (the inverse of Algorithm 9's sigma' = sigma / sqrt(D)).
+        tree[0] = g0[0].sqrt() / sigma;
         return;
     }
     let n = 1usize << logn;
@@ -87,22 +95,8 @@ fn inner<I: Isa>(
     // Each level enters the build again: the recursion is a call, never inlined.
     isa.run(|| {
         ldl(l10, g0, g1, g0);
-        children(isa, rest, g0, g1, logn, scratch);
+        children(isa, rest, g0, g1, logn, sigma, scratch);
     });
-}
-
-/// Replaces every leaf D by 1 / sigma' = sqrt(D) / sigma: the inverse of Algorithm 9's
-/// normalisation sigma' = sigma / sqrt(D) (§3.8.3), which is what SamplerZ consumes.
-pub fn normalize(tree: &mut [f64], sigma: f64, logn: u32) {
-    if logn == 0 {
-        tree[0] = tree[0].sqrt() / sigma;
-        return;
-    }
-    let n = 1usize << logn;
-    let ts = tree_size(logn - 1);
-    let (left, right) = tree[n..].split_at_mut(ts);
-    normalize(left, sigma, logn - 1);
-    normalize(right, sigma, logn - 1);
 }
 
 /// The smallest and largest sigma' of a normalised tree (the key is usable iff they lie in

@@ -260,8 +260,8 @@ impl SigningKey {
         fft::mul_adj_sum(&mut g01, &b00, &b10, &b01, &b11);
         fft::norm2_sum(&mut g11, &b10, &b11);
         let mut tree = vec![0.0; fftree::tree_size(logn)];
-        fftree::ffldl(isa, &mut tree, &g00, &mut g01, &g11, logn);
-        fftree::normalize(&mut tree, self.level.sigma(), logn);
+        let sigma = self.level.sigma();
+        fftree::ffldl(isa, &mut tree, &g00, &mut g01, &g11, logn, sigma);
         ExpandedSigningKey {
             level: self.level,
             b00,

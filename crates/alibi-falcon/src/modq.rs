@@ -370,24 +370,33 @@ pub fn mul(a: &[u16], b: &[u16]) -> Vec<u16> {
 /// Inverts an NTT-domain polynomial in place; returns false (leaving `a` unspecified) when some
 /// evaluation is zero, i.e. when the polynomial is not invertible mod q.
 ///
-/// Montgomery's batch inversion: one exponentiation and three products per value.
+/// Montgomery's batch inversion: three products per value and one exponentiation per chain.
 pub fn inverse_ntt_form(a: &mut [u16]) -> bool {
+    // LANES interleaved chains (element i in chain i mod LANES): one chain is a serial product
+    // of modular reductions, latency-bound; several run side by side.
+    const LANES: usize = 8;
     let n = a.len();
+    let w = n.min(LANES);
     let mut prefix = vec![0u32; n];
-    let mut acc = 1u32;
-    for (p, &x) in prefix.iter_mut().zip(a.iter()) {
-        acc = mulq(acc, x as u32);
-        *p = acc;
+    let mut acc = [1u32; LANES];
+    for (p, x) in prefix.chunks_exact_mut(w).zip(a.chunks_exact(w)) {
+        for ((acc, p), &x) in acc.iter_mut().zip(p).zip(x) {
+            *acc = mulq(*acc, x as u32);
+            *p = *acc;
+        }
     }
-    if acc == 0 {
+    if acc[..w].contains(&0) {
         return false;
     }
-    let mut inv = pow_mod(acc, Q - 2);
-    for i in (0..n).rev() {
-        let before = if i == 0 { 1 } else { prefix[i - 1] };
-        let x = a[i] as u32;
-        a[i] = mulq(inv, before) as u16;
-        inv = mulq(inv, x);
+    let mut inv = acc.map(|x| pow_mod(x, Q - 2));
+    for i in (0..n / w).rev() {
+        for (j, inv) in inv[..w].iter_mut().enumerate() {
+            let k = i * w + j;
+            let before = if i == 0 { 1 } else { prefix[k - w] };
+            let x = a[k] as u32;
+            a[k] = mulq(*inv, before) as u16;
+            *inv = mulq(*inv, x);
+        }
     }
     true
 }
