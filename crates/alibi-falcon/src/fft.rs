@@ -131,16 +131,24 @@ pub fn split(f0: &mut [f64], f1: &mut [f64], f: &[f64]) {
         return;
     }
     let qn = hn / 2;
-    let gm = gm();
-    for u in 0..qn {
-        let (ar, ai) = (f[2 * u], f[2 * u + hn]);
-        let (br, bi) = (f[2 * u + 1], f[2 * u + 1 + hn]);
-        f0[u] = 0.5 * (ar + br);
-        f0[u + qn] = 0.5 * (ai + bi);
-        let (wr, wi) = gm[hn + u];
+    // Zipped slices rather than indices: nothing is bounds-checked, so the pairs are
+    // de-interleaved in vector registers.
+    let (re, im) = f.split_at(hn);
+    let (f0r, f0i) = f0.split_at_mut(qn);
+    let (f1r, f1i) = f1.split_at_mut(qn);
+    let pairs = re.chunks_exact(2).zip(im.chunks_exact(2));
+    let outs = f0r
+        .iter_mut()
+        .zip(f0i.iter_mut())
+        .zip(f1r.iter_mut().zip(f1i));
+    for (((r, i), ((o0r, o0i), (o1r, o1i))), &(wr, wi)) in pairs.zip(outs).zip(&gm()[hn..]) {
+        let (ar, ai) = (r[0], i[0]);
+        let (br, bi) = (r[1], i[1]);
+        *o0r = 0.5 * (ar + br);
+        *o0i = 0.5 * (ai + bi);
         let (tr, ti) = cmul(ar - br, ai - bi, wr, -wi);
-        f1[u] = 0.5 * tr;
-        f1[u + qn] = 0.5 * ti;
+        *o1r = 0.5 * tr;
+        *o1i = 0.5 * ti;
     }
 }
 
@@ -155,15 +163,17 @@ pub fn merge(f: &mut [f64], f0: &[f64], f1: &[f64]) {
         return;
     }
     let qn = hn / 2;
-    let gm = gm();
-    for u in 0..qn {
-        let (ar, ai) = (f0[u], f0[u + qn]);
-        let (wr, wi) = gm[hn + u];
-        let (br, bi) = cmul(f1[u], f1[u + qn], wr, wi);
-        f[2 * u] = ar + br;
-        f[2 * u + hn] = ai + bi;
-        f[2 * u + 1] = ar - br;
-        f[2 * u + 1 + hn] = ai - bi;
+    let (re, im) = f.split_at_mut(hn);
+    let (f0r, f0i) = f0.split_at(qn);
+    let (f1r, f1i) = f1.split_at(qn);
+    let pairs = re.chunks_exact_mut(2).zip(im.chunks_exact_mut(2));
+    let ins = f0r.iter().zip(f0i).zip(f1r.iter().zip(f1i));
+    for (((r, i), ((&ar, &ai), (&cr, &ci))), &(wr, wi)) in pairs.zip(ins).zip(&gm()[hn..]) {
+        let (br, bi) = cmul(cr, ci, wr, wi);
+        r[0] = ar + br;
+        i[0] = ai + bi;
+        r[1] = ar - br;
+        i[1] = ai - bi;
     }
 }
 
@@ -204,10 +214,10 @@ pub fn mul(a: &mut [f64], b: &[f64]) {
     let hn = a.len() / 2;
     let (ar, ai) = a.split_at_mut(hn);
     let (br, bi) = b.split_at(hn);
-    for u in 0..hn {
-        let (r, i) = cmul(ar[u], ai[u], br[u], bi[u]);
-        ar[u] = r;
-        ai[u] = i;
+    for ((ar, ai), (&br, &bi)) in ar.iter_mut().zip(ai).zip(br.iter().zip(bi)) {
+        let (r, i) = cmul(*ar, *ai, br, bi);
+        *ar = r;
+        *ai = i;
     }
 }
 
@@ -223,10 +233,14 @@ pub fn scale(a: &mut [f64], x: f64) {
 #[inline(always)]
 pub fn norm2_sum(out: &mut [f64], a: &[f64], b: &[f64]) {
     let hn = a.len() / 2;
-    for u in 0..hn {
-        out[u] = a[u] * a[u] + a[u + hn] * a[u + hn] + b[u] * b[u] + b[u + hn] * b[u + hn];
-        out[u + hn] = 0.0;
+    let (or, oi) = out.split_at_mut(hn);
+    let (ar, ai) = a.split_at(hn);
+    let (br, bi) = b.split_at(hn);
+    let ins = ar.iter().zip(ai).zip(br.iter().zip(bi));
+    for (o, ((&ar, &ai), (&br, &bi))) in or.iter_mut().zip(ins) {
+        *o = ar * ar + ai * ai + br * br + bi * bi;
     }
+    oi.fill(0.0);
 }
 
 /// out = a adj(c) + b adj(d).
@@ -245,10 +259,11 @@ pub fn mul_adj_sum(out: &mut [f64], a: &[f64], c: &[f64], b: &[f64], d: &[f64]) 
 #[inline(always)]
 pub fn div_selfadj(a: &mut [f64], b: &[f64]) {
     let hn = a.len() / 2;
-    for u in 0..hn {
-        let inv = 1.0 / b[u];
-        a[u] *= inv;
-        a[u + hn] *= inv;
+    let (ar, ai) = a.split_at_mut(hn);
+    for ((ar, ai), &b) in ar.iter_mut().zip(ai).zip(&b[..hn]) {
+        let inv = 1.0 / b;
+        *ar *= inv;
+        *ai *= inv;
     }
 }
 

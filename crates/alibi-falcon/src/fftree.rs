@@ -23,11 +23,12 @@ fn ldl(l10: &mut [f64], g00: &[f64], g01: &mut [f64], g11: &[f64]) {
     l10.copy_from_slice(g01);
     fft::adj(l10);
     fft::div_selfadj(l10, g00);
-    for u in 0..hn {
-        let m = (g01[u] * g01[u] + g01[u + hn] * g01[u + hn]) / g00[u];
-        g01[u] = g11[u] - m;
-        g01[u + hn] = 0.0;
+    let (re, im) = g01.split_at_mut(hn);
+    for ((re, &im), (&g00, &g11)) in re.iter_mut().zip(&*im).zip(g00.iter().zip(g11)) {
+        let m = (*re * *re + im * im) / g00;
+        *re = g11 - m;
     }
+    im.fill(0.0);
 }
 
 /// Builds the two subtrees below a node of degree 2^logn from its diagonal D00, D11: each is split
