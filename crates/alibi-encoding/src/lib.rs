@@ -99,36 +99,52 @@ pub fn pack_bits(vals: impl IntoIterator<Item = u32>, bits: u32, out: &mut alloc
 /// Reads `count` values of `bits` bits packed as [`pack_bits`] writes them; missing bytes read as
 /// zero, and bits after the last value are not looked at (callers check lengths and padding).
 pub fn unpack_bits(data: &[u8], count: usize, bits: u32) -> alloc::vec::Vec<u32> {
-    let mut out = alloc::vec::Vec::with_capacity(count);
-    let mask = (1u64 << bits) - 1;
+    let mut out = alloc::vec![0u32; count];
     // Whole groups first: `group` values fill exactly `group_bytes` bytes, read as one word
     // when they fit in 8 (every width up to 8 bits, 10, 12 and 14); the loop below takes the
     // rest from the next byte on.
     let group = 8 >> bits.trailing_zeros().min(3);
     let group_bytes = (bits * group / 8) as usize;
-    let mut consumed = 0;
-    if (1..=8).contains(&group_bytes) {
-        let groups = data.chunks_exact(group_bytes).take(count / group as usize);
-        for chunk in groups {
-            let word = chunk.iter().fold(0u64, |w, &b| (w << 8) | b as u64);
-            for k in (0..group).rev() {
-                out.push(((word >> (k * bits)) & mask) as u32);
-            }
-            consumed += group_bytes;
+    let done = if (1..=8).contains(&group_bytes) {
+        match group {
+            8 => unpack_groups::<8>(&mut out, data, bits),
+            4 => unpack_groups::<4>(&mut out, data, bits),
+            2 => unpack_groups::<2>(&mut out, data, bits),
+            _ => unpack_groups::<1>(&mut out, data, bits),
         }
-    }
+    } else {
+        0
+    };
+    let mask = (1u64 << bits) - 1;
     let mut acc: u64 = 0;
     let mut acc_len = 0;
-    let mut it = data[consumed..].iter();
-    while out.len() < count {
+    let mut it = data[done * group_bytes / group as usize..].iter();
+    for v in &mut out[done..] {
         while acc_len < bits {
             acc = (acc << 8) | *it.next().unwrap_or(&0) as u64;
             acc_len += 8;
         }
         acc_len -= bits;
-        out.push(((acc >> acc_len) & mask) as u32);
+        *v = ((acc >> acc_len) & mask) as u32;
     }
     out
+}
+
+/// The whole groups of `G` values of `bits` bits (`G * bits / 8` bytes, at most 8) that `data`
+/// holds, into `out`; returns how many values were written.
+#[inline(always)]
+fn unpack_groups<const G: usize>(out: &mut [u32], data: &[u8], bits: u32) -> usize {
+    let group_bytes = G * bits as usize / 8;
+    let mask = (1u64 << bits) - 1;
+    let mut done = 0;
+    for (o, chunk) in out.chunks_exact_mut(G).zip(data.chunks_exact(group_bytes)) {
+        let word = chunk.iter().fold(0u64, |w, &b| (w << 8) | b as u64);
+        for (k, o) in o.iter_mut().enumerate() {
+            *o = ((word >> ((G - 1 - k) as u32 * bits)) & mask) as u32;
+        }
+        done += G;
+    }
+    done
 }
 
 #[cfg(test)]

@@ -169,20 +169,29 @@ fn ff_sampling_level<I: Isa>(
     let (cur, deeper) = tmp.split_at_mut(n);
 
     // z1 = merge(ffSampling(split(t1), T1)).
-    cur.copy_from_slice(t1);
-    sample_split(isa, samp, z1, cur, tree1, logn, deeper);
+    split_into(z1, t1);
+    sample_halves(isa, samp, z1, cur, tree1, logn, deeper);
     // t0' = t0 + (t1 - z1) L10; z0 = merge(ffSampling(split(t0'), T0)).
-    cur.copy_from_slice(t1);
-    fft::sub(cur, z1);
+    for ((c, &t), &z) in cur.iter_mut().zip(t1).zip(&*z1) {
+        *c = t - z;
+    }
     fft::mul(cur, l10);
     fft::add(cur, t0);
-    sample_split(isa, samp, z0, cur, tree0, logn, deeper);
+    split_into(z0, cur);
+    sample_halves(isa, samp, z0, cur, tree0, logn, deeper);
 }
 
-/// `z` = merge(ffSampling(split(v), `tree`)) at level `logn`, for the v held in `cur`: split(v)
-/// is parked in `z`'s halves, the sample made in `cur`'s, then merged into `z`.
+/// split(v) into the two halves of `z`.
 #[inline(always)]
-fn sample_split<I: Isa>(
+fn split_into(z: &mut [f64], v: &[f64]) {
+    let (a, b) = z.split_at_mut(z.len() / 2);
+    fft::split(a, b, v);
+}
+
+/// `z` = merge(ffSampling(split(v), `tree`)) at level `logn`, for split(v) already in `z`'s
+/// halves: the sample is made in `cur`'s halves, then merged into `z`.
+#[inline(always)]
+fn sample_halves<I: Isa>(
     isa: I,
     samp: &mut Sampler,
     z: &mut [f64],
@@ -193,8 +202,7 @@ fn sample_split<I: Isa>(
 ) {
     let hn = z.len() / 2;
     {
-        let (t0, t1) = z.split_at_mut(hn);
-        fft::split(t0, t1, cur);
+        let (t0, t1) = z.split_at(hn);
         let (z0, z1) = cur.split_at_mut(hn);
         let half = Target { z0, z1, t0, t1 };
         ff_sampling(isa, samp, half, tree, logn - 1, deeper);
