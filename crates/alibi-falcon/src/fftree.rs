@@ -20,15 +20,19 @@ pub const fn tree_size(logn: u32) -> usize {
 #[inline(always)]
 fn ldl(l10: &mut [f64], g00: &[f64], g01: &mut [f64], g11: &[f64]) {
     let hn = g00.len() / 2;
-    l10.copy_from_slice(g01);
-    fft::adj(l10);
-    fft::div_selfadj(l10, g00);
+    let (lr, li) = l10.split_at_mut(hn);
     let (re, im) = g01.split_at_mut(hn);
-    for ((re, &im), (&g00, &g11)) in re.iter_mut().zip(&*im).zip(g00.iter().zip(g11)) {
-        let m = (*re * *re + im * im) / g00;
+    let l = lr.iter_mut().zip(li);
+    let g = re.iter_mut().zip(im).zip(g00.iter().zip(g11));
+    for ((lr, li), ((re, im), (&g00, &g11))) in l.zip(g) {
+        // L10 = adj(g01) * (1 / g00), then D11 from g01 before it is overwritten.
+        let inv = 1.0 / g00;
+        *lr = *re * inv;
+        *li = -*im * inv;
+        let m = (*re * *re + *im * *im) / g00;
         *re = g11 - m;
+        *im = 0.0;
     }
-    im.fill(0.0);
 }
 
 /// Builds the two subtrees below a node of degree 2^logn from its diagonal D00, D11: each is split
