@@ -55,6 +55,7 @@ use alibi_encoding::LengthChecked;
 use isa::Isa;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
+use std::sync::OnceLock;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 pub use error::Error;
@@ -99,9 +100,13 @@ pub struct SigningKey {
     g: Vec<i8>,
     big_f: Vec<i8>,
     big_g: Vec<i8>,
-    /// The public key h = g / f mod q (with its NTT and encoding), so `verifying_key` can lend it.
+    /// h = g / f mod q in the NTT domain, what the public key is made from.
     #[zeroize(skip)]
-    vk: VerifyingKey,
+    h_ntt: Vec<u16>,
+    /// The public key, made on first use so that signing from an encoded key, which does not
+    /// need it, does not pay for it; kept so that `verifying_key` can lend it.
+    #[zeroize(skip)]
+    vk: OnceLock<VerifyingKey>,
 }
 
 impl core::fmt::Debug for SigningKey {
@@ -135,10 +140,11 @@ fn ntru_public(f: &[i8], g: &[i8], big_f: &[i8], big_g: &[i8]) -> Result<Vec<u16
     if [f, g, big_f, big_g].iter().any(|p| p.contains(&i8::MIN)) {
         return Err(Error::CoefficientRange);
     }
-    let (h, g2) = keygen::complete_private(f, g, big_f).ok_or(Error::InvalidSecretKey)?;
+    let (mut h, g2) = keygen::complete_private(f, g, big_f).ok_or(Error::InvalidSecretKey)?;
     if g2 != big_g {
         return Err(Error::InvalidSecretKey);
     }
+    modq::intt(&mut h);
     Ok(h)
 }
 
@@ -148,28 +154,41 @@ impl SigningKey {
         let mut seed = Zeroizing::new([0u8; 32]);
         rng.fill_bytes(&mut seed[..]);
         let k = keygen::ntru_gen(level, *seed);
-        SigningKey {
+        Self::with_public_key(
             level,
-            f: k.f,
-            g: k.g,
-            big_f: k.big_f,
-            big_g: k.big_g,
-            vk: VerifyingKey::from_h(level, k.h, None),
-        }
+            [k.f, k.g, k.big_f, k.big_g],
+            VerifyingKey::from_h(level, k.h, None),
+        )
     }
 
     /// Decodes a secret key (spec §3.11.5) and recomputes G = g F / f mod q.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (level, f, g, big_f) = codec::decode_secret_key(bytes)?;
-        let (h, big_g) = keygen::complete_private(&f, &g, &big_f).ok_or(Error::InvalidSecretKey)?;
+        let (h_ntt, big_g) =
+            keygen::complete_private(&f, &g, &big_f).ok_or(Error::InvalidSecretKey)?;
         Ok(SigningKey {
             level,
             f,
             g,
             big_f,
             big_g,
-            vk: VerifyingKey::from_h(level, h, None),
+            h_ntt,
+            vk: OnceLock::new(),
         })
+    }
+
+    /// A key whose public key is already made.
+    fn with_public_key(level: Level, basis: [Vec<i8>; 4], vk: VerifyingKey) -> Self {
+        let [f, g, big_f, big_g] = basis;
+        SigningKey {
+            level,
+            f,
+            g,
+            big_f,
+            big_g,
+            h_ntt: vk.h_ntt.clone(),
+            vk: OnceLock::from(vk),
+        }
     }
 
     /// Builds a key from its four NTRU polynomials (f, g, F, G), as other implementations store them
@@ -191,14 +210,12 @@ impl SigningKey {
             return Err(Error::CoefficientRange);
         }
         let h = ntru_public(f, g, big_f, big_g)?;
-        Ok(SigningKey {
+        let basis = [f, g, big_f, big_g].map(<[i8]>::to_vec);
+        Ok(Self::with_public_key(
             level,
-            f: f.to_vec(),
-            g: g.to_vec(),
-            big_f: big_f.to_vec(),
-            big_g: big_g.to_vec(),
-            vk: VerifyingKey::from_h(level, h, None),
-        })
+            basis,
+            VerifyingKey::from_h(level, h, None),
+        ))
     }
 
     /// The four NTRU polynomials [f, g, F, G], one signed byte per coefficient (the layout some
@@ -224,12 +241,12 @@ impl SigningKey {
 
     /// The public polynomial h = g / f mod q.
     pub fn h(&self) -> &[u16] {
-        &self.vk.h
+        &self.verifying_key().h
     }
 
     /// The matching public key.
     pub fn verifying_key(&self) -> &VerifyingKey {
-        &self.vk
+        public_key(&self.vk, self.level, &self.h_ntt)
     }
 
     /// Precomputes the FFT basis and the Falcon tree (spec §3.8.3) for fast repeated signing.
@@ -269,6 +286,7 @@ impl SigningKey {
             b10,
             b11,
             tree,
+            h_ntt: self.h_ntt.clone(),
             vk: self.vk.clone(),
         }
     }
@@ -305,8 +323,11 @@ pub struct ExpandedSigningKey {
     b10: Vec<f64>,
     b11: Vec<f64>,
     tree: Vec<f64>,
+    /// As in [`SigningKey`].
     #[zeroize(skip)]
-    vk: VerifyingKey,
+    h_ntt: Vec<u16>,
+    #[zeroize(skip)]
+    vk: OnceLock<VerifyingKey>,
 }
 
 impl core::fmt::Debug for ExpandedSigningKey {
@@ -323,12 +344,12 @@ impl ExpandedSigningKey {
 
     /// The public polynomial h = g / f mod q.
     pub fn h(&self) -> &[u16] {
-        &self.vk.h
+        &self.verifying_key().h
     }
 
     /// The matching public key.
     pub fn verifying_key(&self) -> &VerifyingKey {
-        &self.vk
+        public_key(&self.vk, self.level, &self.h_ntt)
     }
 
     /// The smallest and largest leaf sigma' of the Falcon tree; both lie in [sigma_min, sigma_max]
@@ -466,6 +487,20 @@ impl ExpandedSigningKey {
             }
         }
     }
+}
+
+/// The public key kept in `vk`, made from h's NTT on first use.
+fn public_key<'a>(vk: &'a OnceLock<VerifyingKey>, level: Level, h_ntt: &[u16]) -> &'a VerifyingKey {
+    vk.get_or_init(|| {
+        let mut h = h_ntt.to_vec();
+        modq::intt(&mut h);
+        VerifyingKey {
+            level,
+            encoded: codec::encode_public_key(level, &h),
+            h,
+            h_ntt: h_ntt.to_vec(),
+        }
+    })
 }
 
 /// A Falcon public key: h = g / f mod q, with its NTT and its encoding precomputed (ring

@@ -37,6 +37,9 @@ macro_rules! interop {
                 let their_sk = SigningKey::from_bytes(pq_sk.as_bytes()).unwrap();
                 assert_eq!(&their_sk.to_bytes()[..], pq_sk.as_bytes());
                 assert_eq!(their_sk.verifying_key(), &their_vk);
+                // The public key made on first use by an expansion of a fresh decoding too.
+                let fresh = SigningKey::from_bytes(pq_sk.as_bytes()).unwrap().expand();
+                assert_eq!(fresh.verifying_key(), &their_vk);
                 let their_esk = their_sk.expand();
 
                 // Our key pair, encoded, loads into theirs.
