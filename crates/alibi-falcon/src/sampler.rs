@@ -35,6 +35,10 @@ pub(crate) const RCDT: [u128; 18] = [
     1,
 ];
 
+/// How many [`RCDT`] entries reach 2^64 (the rest fit in 64 bits).
+const RCDT_WIDE: usize = 5;
+const _: () = assert!(RCDT[RCDT_WIDE - 1] >> 64 != 0 && RCDT[RCDT_WIDE] >> 64 == 0);
+
 /// Coefficients of the degree-12 polynomial of ApproxExp (Algorithm 13, the "C" table).
 const EXP_C: [u64; 13] = [
     0x00000004741183A3,
@@ -107,12 +111,20 @@ impl Sampler {
         let r: [u8; 10] = self.take();
         let mut lo = [0u8; 8];
         lo.copy_from_slice(&r[..8]);
-        let u = ((r[8] as u128) << 64) | u64::from_le_bytes(lo) as u128;
+        let (hi, lo) = (r[8] as u64, u64::from_le_bytes(lo));
+        let u = ((hi as u128) << 64) | lo as u128;
         let mut z = 0u32;
-        for &r in RCDT.iter() {
+        for &r in &RCDT[..RCDT_WIDE] {
             // (u - r) wraps to the top bit exactly when u < r.
             z += (u.wrapping_sub(r) >> 127) as u32;
         }
+        // The other entries are below 2^64: u < r exactly when hi = 0 and lo < r, a 64-bit
+        // comparison each (a compare and an add with carry), counted without a branch.
+        let mut below = 0u32;
+        for &r in &RCDT[RCDT_WIDE..] {
+            below += (lo < r as u64) as u32;
+        }
+        z += below * (hi == 0) as u32;
         (z as i32, (r[9] & 1) as i32)
     }
 
@@ -305,7 +317,9 @@ pub(crate) fn approx_exp(x: f64, ccs: f64) -> u64 {
     let c0 = b0 + b1 * x4;
     let c1 = b2 + p[12] * x4;
     let y = c0 + c1 * x8;
-    (y * ccs * 9_223_372_036_854_775_808.0) as u64
+    // ccs 2^63 is exact (a power of two), so this rounds as (y ccs) 2^63 does; in SamplerZ's
+    // loop ccs is fixed, and the product is made once, out of each round's chain of latencies.
+    (y * (ccs * 9_223_372_036_854_775_808.0)) as u64
 }
 
 /// The specification's integer ApproxExp, kept as the reference the f64 evaluation is tested against.
