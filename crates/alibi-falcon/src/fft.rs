@@ -52,24 +52,40 @@ pub fn fft(f: &mut [f64]) {
     }
 }
 
-/// One layer of [`fft`]: blocks of `2 len` values, block `b` turned by `tw[b]`. Blocks as
-/// slices and butterflies as zipped iterators, so that no index is checked.
+/// One layer of [`fft`]: the butterfly (x, h) -> (x + h z, x - h z).
 #[inline(always)]
 fn fft_layer(re: &mut [f64], im: &mut [f64], len: usize, tw: &[(f64, f64)]) {
+    layer(re, im, len, tw, |[xr, xi, hr, hi], (zr, zi)| {
+        let (yr, yi) = cmul(*hr, *hi, zr, zi);
+        let (ar, ai) = (*xr, *xi);
+        *xr = ar + yr;
+        *xi = ai + yi;
+        *hr = ar - yr;
+        *hi = ai - yi;
+    });
+}
+
+/// One layer of either transform: blocks of `2 len` values, block `b` turned by `tw[b]`, the
+/// butterfly applied to each value of a block's first half `(re, im)` with its partner in the
+/// second half. Blocks as slices and butterflies as zipped iterators, so that no index is
+/// checked.
+#[inline(always)]
+fn layer(
+    re: &mut [f64],
+    im: &mut [f64],
+    len: usize,
+    tw: &[(f64, f64)],
+    butterfly: impl Fn([&mut f64; 4], (f64, f64)),
+) {
     let blocks = re
         .chunks_exact_mut(2 * len)
         .zip(im.chunks_exact_mut(2 * len));
-    for ((rb, ib), &(zr, zi)) in blocks.zip(tw) {
+    for ((rb, ib), &z) in blocks.zip(tw) {
         let (r0, r1) = rb.split_at_mut(len);
         let (i0, i1) = ib.split_at_mut(len);
         let halves = r0.iter_mut().zip(i0.iter_mut()).zip(r1.iter_mut().zip(i1));
         for ((xr, xi), (hr, hi)) in halves {
-            let (yr, yi) = cmul(*hr, *hi, zr, zi);
-            let (ar, ai) = (*xr, *xi);
-            *xr = ar + yr;
-            *xi = ai + yi;
-            *hr = ar - yr;
-            *hi = ai - yi;
+            butterfly([xr, xi, hr, hi], z);
         }
     }
 }
@@ -97,26 +113,18 @@ pub fn ifft(f: &mut [f64]) {
     }
 }
 
-/// One layer of [`ifft`], shaped as [`fft_layer`].
+/// One layer of [`ifft`]: the butterfly (x, h) -> (x + h, (x - h) adj(z)).
 #[inline(always)]
 fn ifft_layer(re: &mut [f64], im: &mut [f64], len: usize, tw: &[(f64, f64)]) {
-    let blocks = re
-        .chunks_exact_mut(2 * len)
-        .zip(im.chunks_exact_mut(2 * len));
-    for ((rb, ib), &(zr, zi)) in blocks.zip(tw) {
-        let (r0, r1) = rb.split_at_mut(len);
-        let (i0, i1) = ib.split_at_mut(len);
-        let halves = r0.iter_mut().zip(i0.iter_mut()).zip(r1.iter_mut().zip(i1));
-        for ((xr, xi), (hr, hi)) in halves {
-            let (ar, ai) = (*xr, *xi);
-            let (br, bi) = (*hr, *hi);
-            *xr = ar + br;
-            *xi = ai + bi;
-            let (tr, ti) = cmul(ar - br, ai - bi, zr, -zi);
-            *hr = tr;
-            *hi = ti;
-        }
-    }
+    layer(re, im, len, tw, |[xr, xi, hr, hi], (zr, zi)| {
+        let (ar, ai) = (*xr, *xi);
+        let (br, bi) = (*hr, *hi);
+        *xr = ar + br;
+        *xi = ai + bi;
+        let (tr, ti) = cmul(ar - br, ai - bi, zr, -zi);
+        *hr = tr;
+        *hi = ti;
+    });
 }
 
 /// split (Algorithm 1) in the FFT domain: f of degree n into f0, f1 of degree n/2 with
