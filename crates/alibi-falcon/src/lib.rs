@@ -491,16 +491,7 @@ impl ExpandedSigningKey {
 
 /// The public key kept in `vk`, made from h's NTT on first use.
 fn public_key<'a>(vk: &'a OnceLock<VerifyingKey>, level: Level, h_ntt: &[u16]) -> &'a VerifyingKey {
-    vk.get_or_init(|| {
-        let mut h = h_ntt.to_vec();
-        modq::intt(&mut h);
-        VerifyingKey {
-            level,
-            encoded: codec::encode_public_key(level, &h),
-            h,
-            h_ntt: h_ntt.to_vec(),
-        }
-    })
+    vk.get_or_init(|| VerifyingKey::from_h_ntt(level, h_ntt.to_vec()))
 }
 
 /// A Falcon public key: h = g / f mod q, with its NTT and its encoding precomputed (ring
@@ -530,6 +521,18 @@ impl VerifyingKey {
     fn from_h(level: Level, h: Vec<u16>, encoded: Option<&[u8]>) -> Self {
         let mut h_ntt = h.clone();
         modq::ntt(&mut h_ntt);
+        Self::from_both(level, h, h_ntt, encoded)
+    }
+
+    /// The key of h given in the NTT domain (what a signing key keeps).
+    fn from_h_ntt(level: Level, h_ntt: Vec<u16>) -> Self {
+        let mut h = h_ntt.clone();
+        modq::intt(&mut h);
+        Self::from_both(level, h, h_ntt, None)
+    }
+
+    /// The key of h and its NTT, encoded as `encoded` when the caller has the encoding.
+    fn from_both(level: Level, h: Vec<u16>, h_ntt: Vec<u16>, encoded: Option<&[u8]>) -> Self {
         let encoded = match encoded {
             Some(e) => e.to_vec(),
             None => codec::encode_public_key(level, &h),
