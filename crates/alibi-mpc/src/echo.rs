@@ -33,6 +33,7 @@ use crate::{
 /// What a party signs as a round's broadcast: the protocol's body and its attestations.
 #[derive(Serialize, Deserialize)]
 struct Envelope {
+    #[serde(with = "serde_bytes")]
     body: Vec<u8>,
     attest: Vec<Attestation>,
 }
@@ -48,6 +49,7 @@ pub(crate) struct Attestation {
     pub(crate) round: u16,
     pub(crate) sender: PartyIndex,
     pub(crate) digest: [u8; 32],
+    #[serde(with = "serde_bytes")]
     pub(crate) sig: Vec<u8>,
 }
 

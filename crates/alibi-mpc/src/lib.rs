@@ -240,8 +240,10 @@ pub struct Party {
 
 #[derive(Serialize, Deserialize)]
 pub(crate) struct SignedBroadcast {
+    #[serde(with = "serde_bytes")]
     pub(crate) body: Vec<u8>,
     /// XEdDSA, 64 bytes.
+    #[serde(with = "serde_bytes")]
     pub(crate) sig: Vec<u8>,
 }
 
@@ -354,4 +356,67 @@ pub(crate) fn decode<T: DeserializeOwned>(b: &[u8]) -> Result<T> {
 
 pub(crate) fn digest(b: &[u8]) -> [u8; 32] {
     Sha256::digest(b).into()
+}
+
+/// A list of byte strings as `serde_bytes` writes each one (for `#[serde(with = ...)]`): the
+/// same postcard bytes as a plain `Vec<Vec<u8>>`, decoded a slice at a time.
+pub(crate) mod byte_strings {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use serde_bytes::{ByteBuf, Bytes};
+
+    pub(crate) fn serialize<S: Serializer>(v: &[Vec<u8>], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|b| Bytes::new(b)))
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<u8>>, D::Error> {
+        let v = Vec::<ByteBuf>::deserialize(d)?;
+        Ok(v.into_iter().map(ByteBuf::into_vec).collect())
+    }
+}
+
+#[cfg(test)]
+mod wire_tests {
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Plain {
+        a: Vec<u8>,
+        b: Option<Vec<u8>>,
+        c: Vec<Vec<u8>>,
+    }
+
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Bytes {
+        #[serde(with = "serde_bytes")]
+        a: Vec<u8>,
+        #[serde(with = "serde_bytes")]
+        b: Option<Vec<u8>>,
+        #[serde(with = "super::byte_strings")]
+        c: Vec<Vec<u8>>,
+    }
+
+    /// Byte strings written by `serde_bytes` are the bytes postcard writes for a sequence of
+    /// u8, so messages of builds before it decode (and the reverse), lengths of every size class.
+    #[test]
+    fn byte_strings_keep_the_wire() {
+        for len in [0usize, 1, 127, 128, 300, 20_000] {
+            let v: Vec<u8> = (0..len).map(|i| (i * 7) as u8).collect();
+            let plain = Plain {
+                a: v.clone(),
+                b: Some(v.clone()),
+                c: vec![v.clone(), vec![], v.clone()],
+            };
+            let bytes = Bytes {
+                a: v.clone(),
+                b: Some(v.clone()),
+                c: vec![v.clone(), vec![], v.clone()],
+            };
+            let wire = super::encode(&plain);
+            assert_eq!(super::encode(&bytes), wire);
+            assert_eq!(super::decode::<Bytes>(&wire).unwrap(), bytes);
+            let none = Plain { b: None, ..plain };
+            let w = super::encode(&none);
+            assert_eq!(super::decode::<Bytes>(&w).unwrap().b, None);
+        }
+    }
 }

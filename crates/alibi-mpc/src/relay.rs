@@ -63,6 +63,7 @@ struct GroupFrame {
     session: SessionId,
     round: u16,
     from: PartyIndex,
+    #[serde(with = "serde_bytes")]
     broadcast: Option<Vec<u8>>,
 }
 

@@ -76,8 +76,10 @@ pub enum Packet {
     /// The sender's own parts of the round (sent again when someone asks).
     Round {
         /// Its signed broadcast, if any.
+        #[serde(with = "serde_bytes")]
         broadcast: Option<Vec<u8>>,
         /// Its point-to-point part for the recipient, if any.
+        #[serde(with = "serde_bytes")]
         p2p: Option<Vec<u8>>,
     },
     /// The sender lacks these parties' parts of the round.
@@ -90,6 +92,7 @@ pub enum Packet {
         /// Whose broadcasts.
         sender: PartyIndex,
         /// The signed wire bytes, each as its signer sent it.
+        #[serde(with = "crate::byte_strings")]
         broadcasts: Vec<Vec<u8>>,
     },
 }

@@ -9,6 +9,7 @@ use crate::{digest, encode, Blame, PartyIndex, SessionId};
 /// Round 2: the Feldman commitment A_i (uncompressed G1 points) and the nonce of round 1's hash.
 #[derive(Serialize, Deserialize)]
 pub(super) struct Decommit {
+    #[serde(with = "crate::byte_strings")]
     pub(super) commitment: Vec<Vec<u8>>,
     pub(super) nonce: [u8; 32],
 }
@@ -17,6 +18,7 @@ pub(super) struct Decommit {
 #[derive(Serialize, Deserialize)]
 pub(super) struct SignedShare {
     pub(super) value: [u8; 32],
+    #[serde(with = "serde_bytes")]
     pub(super) sig: Vec<u8>,
 }
 
@@ -42,6 +44,7 @@ pub(super) struct Reveal {
 /// Round 6: a proof of the final share ([`crate::share_proof`]) and the outcome's digest.
 #[derive(Serialize, Deserialize)]
 pub(super) struct Confirm {
+    #[serde(with = "serde_bytes")]
     pub(super) proof: Vec<u8>,
     pub(super) outcome: [u8; 32],
 }
