@@ -24,7 +24,9 @@ pub use alibi_sealed_sender::{
 
 use crate::cipher::{decrypt_prekey, decrypt_signal};
 use crate::message::{PreKeySignalMessage, SignalMessage};
-use crate::sender_keys::{group_decrypt, SenderKeyMessage, SenderKeyStore};
+use crate::sender_keys::{
+    group_decrypt_checked, CheckedSignature, SenderKeyMessage, SenderKeyStore,
+};
 use crate::store::{Address, ProtocolStore};
 use crate::{Error, Result};
 
@@ -72,6 +74,21 @@ pub fn decrypt_usmc<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?
     store: &mut S,
     rng: &mut R,
 ) -> Result<Decrypted> {
+    decrypt_usmc_checked(usmc, trust_roots, now_ms, local, store, rng, None)
+}
+
+/// [`decrypt_usmc`] of a sender-key message whose signature a batch may have found valid
+/// already (`checked`, [`crate::sender_keys::verify_signatures`]); see
+/// [`crate::sender_keys::group_decrypt_checked`].
+pub fn decrypt_usmc_checked<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?Sized>(
+    usmc: &UnidentifiedSenderMessageContent,
+    trust_roots: &[alibi_handshake::PublicKey],
+    now_ms: u64,
+    local: &Address,
+    store: &mut S,
+    rng: &mut R,
+    checked: Option<&CheckedSignature>,
+) -> Result<Decrypted> {
     if !usmc.sender.validate(trust_roots, now_ms) {
         return Err(Error::Certificate(
             "not valid under the trust root, or expired",
@@ -94,7 +111,7 @@ pub fn decrypt_usmc<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?
             &PreKeySignalMessage::deserialize(&usmc.contents)?,
             rng,
         )?,
-        ContentType::SenderKey => group_decrypt(&usmc.contents, store, &sender)?,
+        ContentType::SenderKey => group_decrypt_checked(&usmc.contents, store, &sender, checked)?,
         ContentType::Plaintext => {
             return Err(Error::SealedSender("plaintext content is not handled"))
         }

@@ -397,3 +397,61 @@ fn debug_of_a_distribution_message_hides_the_chain_key() {
         "{text}"
     );
 }
+
+/// Sender-key signatures checked in a batch: every valid one vouched for, a forged one not (and
+/// the others still are, found one by one); a vouch carries over to nothing but its own message
+/// under its own chain's key, so a forged message presented with another's vouch still fails.
+#[test]
+fn sender_key_signatures_in_a_batch() {
+    use alibi_channel::sender_keys::{group_decrypt_checked, signing_key_of, verify_signatures};
+    let mut rng = ChaCha20Rng::from_seed([41; 32]);
+    let dist = Uuid::from_bytes([8; 16]);
+    let (a_at, b_at) = (Address::new(uuid(1), 1), Address::new(uuid(2), 1));
+    let mut alice = common::party(&mut rng, 1);
+    let mut bob = common::party(&mut rng, 2);
+    let skdm = create_distribution_message(&a_at, dist, &mut alice, &mut rng).unwrap();
+    process_distribution_message(&a_at, &skdm, &mut bob).unwrap();
+    let mut wires: Vec<Vec<u8>> = (0..6)
+        .map(|i| {
+            group_encrypt(&mut alice, &a_at, dist, &[i], &mut rng)
+                .unwrap()
+                .serialized()
+                .to_vec()
+        })
+        .collect();
+    let key = signing_key_of(&wires[0], &mut bob, &a_at).unwrap();
+    assert_eq!(signing_key_of(&wires[0], &mut bob, &b_at), None);
+
+    let all: Vec<(&[u8], _)> = wires.iter().map(|w| (w.as_slice(), key)).collect();
+    assert!(verify_signatures(&all, &mut rng)
+        .iter()
+        .all(Option::is_some));
+
+    // Forge message 2's signature: the batch fails, and the single checks name only it.
+    let n = wires[2].len();
+    wires[2][n - 1] ^= 1;
+    let some: Vec<(&[u8], _)> = wires.iter().map(|w| (w.as_slice(), key)).collect();
+    let checked = verify_signatures(&some, &mut rng);
+    let valid: Vec<bool> = checked.iter().map(Option::is_some).collect();
+    assert_eq!(valid, [true, true, false, true, true, true]);
+
+    // Message 1 with message 0's vouch is checked itself (and passes); the forged one with
+    // message 0's vouch is checked itself and fails; message 0 with its own decrypts.
+    let vouch = checked[0].as_ref();
+    assert_eq!(
+        group_decrypt_checked(&wires[1], &mut bob, &a_at, vouch).unwrap(),
+        [1]
+    );
+    assert!(group_decrypt_checked(&wires[2], &mut bob, &a_at, vouch).is_err());
+    assert_eq!(
+        group_decrypt_checked(&wires[0], &mut bob, &a_at, vouch).unwrap(),
+        [0]
+    );
+    // A vouch under another key counts for nothing: a message whose signature is bad under the
+    // chain's key fails with it too.
+    let other = verify_signatures(
+        &[(wires[3].as_slice(), key), (wires[4].as_slice(), key)],
+        &mut rng,
+    );
+    assert!(group_decrypt_checked(&wires[2], &mut bob, &a_at, other[0].as_ref()).is_err());
+}

@@ -473,6 +473,11 @@ impl Receiver {
         self.rx.recv().await
     }
 
+    /// The next envelope if one has arrived already, without waiting.
+    pub fn try_next(&mut self) -> Option<Envelope> {
+        self.rx.try_recv().ok()
+    }
+
     /// Acknowledges an envelope: the relay deletes it.
     pub fn ack(&self, env: &Envelope) {
         if let Some(g) = env.guid() {

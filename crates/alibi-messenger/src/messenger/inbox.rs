@@ -17,6 +17,8 @@ const TOP_UP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 /// Undecryptable-yet envelopes kept at most (below the relay's window of 64 unacknowledged, so
 /// the relay keeps delivering); beyond it the oldest is given up.
 const PENDING_MAX: usize = 48;
+/// Envelopes taken from the relay's stream at once, when that many have arrived.
+const BATCH_MAX: usize = 64;
 
 impl Messenger {
     /// Starts receiving: the relay's envelopes are decrypted in the background and handed out by
@@ -46,13 +48,18 @@ impl Messenger {
                     }
                 };
                 let Some(env) = env else { break };
-                if env
-                    .guid()
-                    .is_some_and(|g| pending.iter().any(|p| p.guid() == Some(g)))
-                {
-                    continue;
-                }
-                let mut queue = VecDeque::from([Incoming::new(env)]);
+                // With it, whatever else has arrived already: their group messages' signatures
+                // are checked together.
+                let mut batch: Vec<Incoming> = std::iter::once(env)
+                    .chain(std::iter::from_fn(|| relay.try_next()).take(BATCH_MAX - 1))
+                    .filter(|env| {
+                        !env.guid()
+                            .is_some_and(|g| pending.iter().any(|p| p.guid() == Some(g)))
+                    })
+                    .map(Incoming::new)
+                    .collect();
+                me.check_batch(&mut batch);
+                let mut queue = VecDeque::from(batch);
                 while let Some(mut incoming) = queue.pop_front() {
                     match me.process(&mut incoming) {
                         Outcome::Deliver(r) => {
@@ -79,8 +86,11 @@ impl Messenger {
                             continue;
                         }
                     }
-                    // Progress: what waited may decrypt now.
-                    queue.extend(pending.drain(..));
+                    // Progress: what waited may decrypt now, and goes before the rest of the
+                    // batch (as it would have, the envelopes taken one at a time).
+                    for p in pending.drain(..).rev() {
+                        queue.push_front(p);
+                    }
                 }
                 if me.inner.prekey_messages.load(Ordering::Relaxed) >= 10 {
                     me.inner.prekey_messages.store(0, Ordering::Relaxed);
