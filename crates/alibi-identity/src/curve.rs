@@ -111,6 +111,12 @@ impl PrivateKey {
         self.0.agree(&their.0)
     }
 
+    /// [`Self::agree`] with each of `theirs` (one key with many: faster than one at a time).
+    pub fn agree_many(&self, theirs: &[&PublicKey]) -> Vec<Zeroizing<[u8; 32]>> {
+        let us: Vec<&[u8; 32]> = theirs.iter().map(|p| &p.0).collect();
+        self.0.agree_many(&us)
+    }
+
     /// The underlying X25519 key pair.
     pub fn key_pair(&self) -> &DhKeyPair {
         &self.0
