@@ -60,27 +60,15 @@ pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?Sized
     rng: &mut R,
 ) -> Result<Decrypted> {
     let usmc = decrypt_to_usmc(ciphertext, &store.identity_key_pair()?)?;
-    decrypt_usmc(&usmc, trust_roots, now_ms, local, store, rng)
+    decrypt_usmc(&usmc, trust_roots, now_ms, local, store, rng, None)
 }
 
 /// [`decrypt`] on a message already opened with [`decrypt_to_usmc`]: a caller that must check
 /// the sender (against its contacts) before anything of it reaches the store opens the outer
-/// layer, checks, and only then decrypts the inner message here.
+/// layer, checks, and only then decrypts the inner message here. `checked`: a sender-key
+/// message's signature a batch found valid already ([`crate::sender_keys::verify_signatures`];
+/// see [`crate::sender_keys::group_decrypt_checked`]), or `None`.
 pub fn decrypt_usmc<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?Sized>(
-    usmc: &UnidentifiedSenderMessageContent,
-    trust_roots: &[alibi_handshake::PublicKey],
-    now_ms: u64,
-    local: &Address,
-    store: &mut S,
-    rng: &mut R,
-) -> Result<Decrypted> {
-    decrypt_usmc_checked(usmc, trust_roots, now_ms, local, store, rng, None)
-}
-
-/// [`decrypt_usmc`] of a sender-key message whose signature a batch may have found valid
-/// already (`checked`, [`crate::sender_keys::verify_signatures`]); see
-/// [`crate::sender_keys::group_decrypt_checked`].
-pub fn decrypt_usmc_checked<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?Sized>(
     usmc: &UnidentifiedSenderMessageContent,
     trust_roots: &[alibi_handshake::PublicKey],
     now_ms: u64,

@@ -148,13 +148,7 @@ pub fn x25519_raw_batch<const N: usize>(
             None => out[i] = Zeroizing::new(x25519_dalek::x25519(*sk, *u)),
         }
     }
-    for (i, m) in slots
-        .into_iter()
-        .zip(EdwardsPoint::to_montgomery_batch(&products))
-    {
-        out[i] = Zeroizing::new(m.to_bytes());
-    }
-    products.zeroize();
+    to_montgomery_into(&mut out, &slots, &mut products);
     out
 }
 
@@ -176,14 +170,24 @@ pub fn x25519_raw_many(sk: &[u8; 32], peers: &[&[u8; 32]]) -> Vec<Zeroizing<[u8;
             None => out[i] = Zeroizing::new(x25519_dalek::x25519(*sk, **u)),
         }
     }
-    for (i, m) in slots
-        .into_iter()
-        .zip(EdwardsPoint::to_montgomery_batch(&products))
+    to_montgomery_into(&mut out, &slots, &mut products);
+    out
+}
+
+/// The Edwards products back in Montgomery form (one batched inversion), each into its slot of
+/// `out`; the products are wiped.
+fn to_montgomery_into(
+    out: &mut [Zeroizing<[u8; 32]>],
+    slots: &[usize],
+    products: &mut Vec<EdwardsPoint>,
+) {
+    for (&i, m) in slots
+        .iter()
+        .zip(EdwardsPoint::to_montgomery_batch(products))
     {
         out[i] = Zeroizing::new(m.to_bytes());
     }
     products.zeroize();
-    out
 }
 
 /// The Edwards forms of public u-coordinates (`None` for one without: on the twist, or -1), from a

@@ -216,7 +216,7 @@ impl Messenger {
         // get this far, so strangers cannot fill the waiting room.
         let opened = {
             let mut store = self.store();
-            sealed_sender::decrypt_usmc_checked(
+            sealed_sender::decrypt_usmc(
                 usmc,
                 &[self.inner.trust_root],
                 now_ms(),
