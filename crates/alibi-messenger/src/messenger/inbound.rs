@@ -84,7 +84,14 @@ impl Messenger {
             let Some(usmc) = &incoming.sealed else {
                 continue;
             };
-            if usmc.msg_type != ContentType::SenderKey {
+            // Only a contact's, under the key its card pins, reaches the store (as in
+            // `process_sealed`): a stranger's message costs no lookup here.
+            let pinned = self
+                .contact_by_account(&usmc.sender.sender_uuid)
+                .and_then(|c| c.identity().ok());
+            if usmc.msg_type != ContentType::SenderKey
+                || pinned != Some(IdentityKey(usmc.sender.key))
+            {
                 continue;
             }
             let sender = Address::new(usmc.sender.sender_uuid.clone(), usmc.sender.device_id);
