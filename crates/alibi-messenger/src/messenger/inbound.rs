@@ -350,3 +350,129 @@ pub(super) struct Counts {
     pub(super) sealed: std::sync::atomic::AtomicU64,
     pub(super) opened: std::sync::atomic::AtomicU64,
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use alibi_channel::sealed_sender::{v1, ContentType, UnidentifiedSenderMessageContent};
+    use alibi_channel::sender_keys::group_encrypt;
+    use alibi_relay::local::LocalRelay;
+    use alibi_relay::server::Config;
+    use alibi_relay_api::proto::{envelope, Envelope};
+    use getrandom::SysRng;
+    use prost::Message as _;
+    use rand_core::UnwrapErr;
+    use uuid::Uuid;
+
+    use super::{Incoming, Outcome};
+    use crate::content::Content;
+    use crate::{Group, Messenger, Options};
+
+    /// A's group message `data` to B as B's inbox gets it (sealed to B alone), its sender-key
+    /// signature spoiled (a bit of its scalar flipped: still well-formed) if `forge`.
+    async fn sealed_group_message(
+        a: &Messenger,
+        b: &Messenger,
+        group: Uuid,
+        data: &[u8],
+        forge: bool,
+    ) -> Incoming {
+        let mut rng = UnwrapErr(SysRng);
+        let content = Content {
+            data: Some(data.to_vec()),
+            sender_key_distribution_message: None,
+            private_parts: vec![],
+        }
+        .encode_to_vec();
+        let mut skm = {
+            let mut store = a.store();
+            group_encrypt(&mut **store, &a.own_address(), group, &content, &mut rng)
+                .expect("group_encrypt")
+                .serialized()
+                .to_vec()
+        };
+        if forge {
+            let s = skm.len() - 32;
+            skm[s] ^= 1;
+        }
+        let cert = a.certificate().await.expect("certificate");
+        let usmc = UnidentifiedSenderMessageContent::new(
+            ContentType::SenderKey,
+            cert,
+            skm,
+            0,
+            Some(group.as_bytes().to_vec()),
+        );
+        let sealed = v1::encrypt(
+            &usmc,
+            &a.inner.identity,
+            &b.inner.identity.identity.0,
+            &mut rng,
+        );
+        Incoming::new(Envelope {
+            r#type: Some(envelope::Type::UnidentifiedSender.into()),
+            content: Some(sealed),
+            ..Default::default()
+        })
+    }
+
+    /// Four group messages of one contact arrive together, the third with a spoiled signature:
+    /// the batch check vouches for the three genuine ones only, and the forgery alone is
+    /// dropped, its neighbours delivered (a batch that vouched for all, or dropped all, fails).
+    #[tokio::test]
+    async fn a_forged_group_message_in_a_batch_is_dropped_alone() {
+        let relay = LocalRelay::start(Config::default()).await.expect("relay");
+        let options = Options::default();
+        let a = Messenger::ephemeral(&relay.url, "A", &options)
+            .await
+            .expect("register A");
+        let b = Messenger::ephemeral(&relay.url, "B", &options)
+            .await
+            .expect("register B");
+        a.import(&b.card()).expect("import B");
+        b.import(&a.card()).expect("import A");
+        let group = Group {
+            id: Uuid::new_v4(),
+            members: vec!["B".into()],
+        };
+        // B gets A's sender key the usual way, with a first message.
+        let mut ib = b.receive();
+        a.send_group(&group, b"first", &[]).await.expect("send");
+        let first = tokio::time::timeout(Duration::from_secs(10), ib.next())
+            .await
+            .expect("the first message within 10 s")
+            .expect("inbox open");
+        assert_eq!(first.data, b"first");
+
+        let mut batch = vec![];
+        for i in 0..4u8 {
+            let data = [b'm', b'0' + i];
+            batch.push(sealed_group_message(&a, &b, group.id, &data, i == 2).await);
+        }
+        b.check_batch(&mut batch);
+        let vouched: Vec<bool> = batch.iter().map(|i| i.checked.is_some()).collect();
+        assert_eq!(
+            vouched,
+            [true, true, false, true],
+            "vouched for in the batch"
+        );
+        let got: Vec<Option<Vec<u8>>> = batch
+            .iter_mut()
+            .map(|i| match b.process(i) {
+                Outcome::Deliver(r) => Some(r.data),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some(b"m0".to_vec()),
+                Some(b"m1".to_vec()),
+                None,
+                Some(b"m3".to_vec())
+            ],
+            "delivered"
+        );
+    }
+}

@@ -98,7 +98,7 @@ impl Messenger {
 
     /// A sender certificate from the relay, checked against the pinned trust root and this
     /// messenger's own account and identity before it is used.
-    async fn certificate(&self) -> Result<SenderCertificate> {
+    pub(super) async fn certificate(&self) -> Result<SenderCertificate> {
         let mut cached = self.inner.certificate.lock().await;
         if let Some(c) = cached.as_ref() {
             if c.expiration > now_ms() + 60_000 {
