@@ -8,15 +8,20 @@ use rand_core::SeedableRng;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let p = std::env::temp_dir().join(format!("alibi-dgsp-{name}-{}.redb", std::process::id()));
-    let _ = std::fs::remove_file(&p);
-    p
+/// A fresh database path in a directory of its own, removed with the returned guard (on a
+/// failure as well).
+fn tmp(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix("alibi-dgsp-")
+        .tempdir()
+        .expect("a temporary directory");
+    let p = dir.path().join(format!("{name}.redb"));
+    (dir, p)
 }
 
 #[test]
 fn flow_and_persistence_on_disk() {
-    let path = tmp("flow");
+    let (_dir, path) = tmp("flow");
     let mut rng = ChaCha20Rng::seed_from_u64(1);
     let p = Params::Shake128f;
     let sk_bytes = {
@@ -51,12 +56,11 @@ fn flow_and_persistence_on_disk() {
     let (id2, _) = m.join("bob").unwrap();
     assert_eq!(id2, 1);
     assert!(store.contains(&[0; 16]).is_ok());
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
 fn concurrent_counters_on_disk() {
-    let path = tmp("ctr");
+    let (_dir, path) = tmp("ctr");
     let store = Arc::new(RedbStore::open(&path).unwrap());
     let id = store.add_new_user("alice").unwrap();
     let handles: Vec<_> = (0..4)
@@ -76,7 +80,6 @@ fn concurrent_counters_on_disk() {
     let distinct: HashSet<_> = starts.iter().collect();
     assert_eq!(distinct.len(), 100);
     assert_eq!(store.member(id).unwrap().ctr, 300);
-    let _ = std::fs::remove_file(&path);
 }
 
 /// The large tier (ignored by default; `scripts/dgsp-scale.sh` runs it): ALIBI_DGSP_MEMBERS members
@@ -88,7 +91,7 @@ fn a_large_group_on_disk() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1 << 20);
-    let path = tmp("large");
+    let (_dir, path) = tmp("large");
     let store = Arc::new(RedbStore::open(&path).unwrap());
     let batch = 1u64 << 16;
     let t = std::time::Instant::now();
@@ -128,14 +131,13 @@ fn a_large_group_on_disk() {
         "database: {} MB",
         std::fs::metadata(&path).unwrap().len() >> 20
     );
-    let _ = std::fs::remove_file(&path);
 }
 
 /// A database another handle holds is reported as busy, naming the file, not as a storage
 /// fault: the CLI tells "another process is using it" from a corrupt file.
 #[test]
 fn a_held_database_is_busy() {
-    let path = tmp("busy");
+    let (_dir, path) = tmp("busy");
     let _held = RedbStore::open(&path).unwrap();
     match RedbStore::open(&path) {
         Err(Error::Busy(p)) => assert_eq!(p, path),
