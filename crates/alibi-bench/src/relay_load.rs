@@ -222,11 +222,11 @@ pub async fn one_to_one(
     }
     let latencies = Arc::new(Mutex::new(Vec::with_capacity(pairs * per_sender)));
     let start = Instant::now();
-    let mut tasks = vec![];
+    let mut receiving = vec![];
     for r in &receivers {
         let mut rx = r.receive();
         let lat = latencies.clone();
-        tasks.push(tokio::spawn(async move {
+        receiving.push(tokio::spawn(async move {
             let mut got = 0;
             while got < per_sender {
                 let Some(env) = rx.next().await else { break };
@@ -244,13 +244,14 @@ pub async fn one_to_one(
             }
         }));
     }
+    let mut sending = vec![];
     for (i, (s, r)) in senders.iter().zip(&receivers).enumerate() {
         let reg = ((2 * i + 1) % 16000 + 1) as u16;
         for lane in 0..concurrency {
             let s = s.clone();
             let to = r.account;
             let count = per_sender / concurrency + usize::from(lane < per_sender % concurrency);
-            tasks.push(tokio::spawn(async move {
+            sending.push(tokio::spawn(async move {
                 for _ in 0..count {
                     let mut content = now_us().to_be_bytes().to_vec();
                     content.resize(100, 0xAB);
@@ -260,12 +261,30 @@ pub async fn one_to_one(
                         destination_registration_id: reg,
                         content,
                     };
-                    let _ = s.send(to, vec![m]).await;
+                    s.send(to, vec![m])
+                        .await?
+                        .map_err(|e| relay_error(format!("the relay refused a 1:1 send ({e})")))?;
                 }
+                Ok::<(), Error>(())
             }));
         }
     }
-    for t in tasks {
+    // A send the relay refused (its rate limits answer 429) would leave its receiver waiting
+    // for a message that never comes: the first failure ends the run, with its reason.
+    let mut failed = None;
+    for t in sending {
+        let r = t
+            .await
+            .unwrap_or_else(|e| Err(relay_error(format!("a sending task failed: {e}"))));
+        if let (Err(e), None) = (r, &failed) {
+            failed = Some(e);
+        }
+    }
+    if let Some(e) = failed {
+        receiving.iter().for_each(|t| t.abort());
+        return Err(e);
+    }
+    for t in receiving {
         let _ = t.await;
     }
     let secs = start.elapsed().as_secs_f64();
@@ -392,6 +411,27 @@ mod tests {
         ] {
             assert!(matches!(empty.scenarios(), Err(Error::EmptyLoad)));
         }
+    }
+
+    /// A relay that refuses sends (its per-device rate spent: 429) ends the 1:1 run with the
+    /// relay's answer, instead of leaving the receivers waiting for messages never sent.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_refused_send_ends_the_run_with_its_reason() {
+        let relay = LocalRelay::start(Config {
+            rate_per_device: 1.0,
+            ..config()
+        })
+        .await
+        .expect("relay");
+        let nodes = [Endpoint::from(relay.url.as_str())];
+        let run = one_to_one(&nodes, 1, 50, 8);
+        let r = tokio::time::timeout(Duration::from_secs(60), run)
+            .await
+            .expect("the run ends rather than waiting");
+        let e = r
+            .expect_err("sends beyond the rate are refused")
+            .to_string();
+        assert!(e.contains("refused a 1:1 send (429"), "{e}");
     }
 
     #[test]
