@@ -18,8 +18,8 @@ use rand_core::CryptoRng;
 
 pub use alibi_sealed_sender::{certificate, v1, v2};
 pub use alibi_sealed_sender::{
-    decrypt_to_usmc, ContentType, SenderCertificate, ServerCertificate, ServiceId,
-    UnidentifiedSenderMessageContent,
+    decrypt_to_usmc, decrypt_to_usmc_many, ContentType, SenderCertificate, ServerCertificate,
+    ServiceId, UnidentifiedSenderMessageContent,
 };
 
 use crate::cipher::{decrypt_prekey, decrypt_signal};

@@ -117,6 +117,12 @@ impl PrivateKey {
         self.0.agree_many(&us)
     }
 
+    /// [`Self::agree_many`] for keys seen once (ephemeral keys): no table of their Edwards forms.
+    pub fn agree_each(&self, theirs: &[&PublicKey]) -> Vec<Zeroizing<[u8; 32]>> {
+        let us: Vec<&[u8; 32]> = theirs.iter().map(|p| &p.0).collect();
+        self.0.agree_each(&us)
+    }
+
     /// The underlying X25519 key pair.
     pub fn key_pair(&self) -> &DhKeyPair {
         &self.0

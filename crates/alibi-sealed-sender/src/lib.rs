@@ -260,3 +260,21 @@ pub fn decrypt_to_usmc(
         None => Err(Error::TooShort(0)),
     }
 }
+
+/// [`decrypt_to_usmc`] of several messages, each with its own verdict, the same as alone: the
+/// version 2 ones opened together ([`v2::decrypt_to_usmc_many`]), the others one by one.
+pub fn decrypt_to_usmc_many(
+    ciphertexts: &[&[u8]],
+    ours: &IdentityKeyPair,
+) -> Vec<Result<UnidentifiedSenderMessageContent>> {
+    let is_v2 = |c: &&[u8]| c.first().map(|b| b >> 4) == Some(2);
+    let v2: Vec<&[u8]> = ciphertexts.iter().copied().filter(is_v2).collect();
+    let mut opened = v2::decrypt_to_usmc_many(&v2, ours).into_iter();
+    ciphertexts
+        .iter()
+        .map(|c| match is_v2(c) {
+            true => opened.next().expect("one opening per version 2 message"),
+            false => decrypt_to_usmc(c, ours),
+        })
+        .collect()
+}

@@ -131,3 +131,74 @@ fn v2_to_many_recipients() {
         assert_eq!(u.contents, vec![5; 100]);
     }
 }
+
+/// Messages opened together get the verdicts they get alone: good v2 messages, v2 messages with
+/// each part spoiled (C, so M and the ephemeral key disagree; E; the tag; the ciphertext), one
+/// sealed to another recipient, truncated ones, a v1 message and an unknown version.
+#[test]
+fn v2_opened_together_as_alone() {
+    let mut rng = ChaCha20Rng::from_seed([46; 32]);
+    let auth = common::Authority::new(&mut rng);
+    let alice = common::party(&mut rng, 1);
+    let alice_keys = alice.identity_key_pair().unwrap();
+    let cert = auth.certify(&alice, &uuid(1), 1, LATER, &mut rng);
+    let bob = IdentityKeyPair::generate(&mut rng);
+    let carol = IdentityKeyPair::generate(&mut rng);
+    let sealed_to = |who: &IdentityKeyPair, n: u8, rng: &mut ChaCha20Rng| {
+        let usmc = UnidentifiedSenderMessageContent::new(
+            ContentType::Whisper,
+            cert.clone(),
+            vec![n; 50 + n as usize],
+            0,
+            None,
+        );
+        let recipient = Recipient {
+            service_id: ServiceId::aci(Uuid::from_u128(7)),
+            identity: who.identity,
+            devices: vec![(1, 7)],
+        };
+        let sent = v2::encrypt(&usmc, &alice_keys, &[recipient], &[], rng).unwrap();
+        let parsed = SentMessage::parse(&sent).unwrap();
+        parsed.received_message(&parsed.recipients[0]).unwrap()
+    };
+    let mut messages: Vec<Vec<u8>> = (0..4).map(|n| sealed_to(&bob, n, &mut rng)).collect();
+    // 0x22 || C (1..33) || AT (33..49) || E (49..81) || ciphertext.
+    for (n, at) in [(10, 5), (11, 40), (12, 60), (13, 90)] {
+        let mut m = sealed_to(&bob, n, &mut rng);
+        m[at] ^= 0x04;
+        messages.push(m);
+    }
+    messages.push(sealed_to(&carol, 20, &mut rng));
+    messages.push(sealed_to(&bob, 21, &mut rng)[..60].to_vec());
+    messages.push(vec![0x22]);
+    messages.push(vec![]);
+    messages.push(vec![0x52; 120]);
+    let usmc = UnidentifiedSenderMessageContent::new(
+        ContentType::Whisper,
+        cert.clone(),
+        vec![9; 9],
+        0,
+        None,
+    );
+    messages.push(alibi_sealed_sender::v1::encrypt(
+        &usmc,
+        &alice_keys,
+        &bob.identity.0,
+        &mut rng,
+    ));
+    messages.push(sealed_to(&bob, 30, &mut rng));
+
+    let refs: Vec<&[u8]> = messages.iter().map(Vec::as_slice).collect();
+    let together = sealed_sender::decrypt_to_usmc_many(&refs, &bob);
+    let alone: Vec<_> = refs
+        .iter()
+        .map(|m| sealed_sender::decrypt_to_usmc(m, &bob))
+        .collect();
+    assert_eq!(together, alone);
+    let opened: Vec<bool> = together.iter().map(Result::is_ok).collect();
+    let mut expected = vec![true; 4];
+    expected.extend([false; 9]);
+    expected.extend([true, true]);
+    assert_eq!(opened, expected);
+    assert!(sealed_sender::decrypt_to_usmc_many(&[], &bob).is_empty());
+}

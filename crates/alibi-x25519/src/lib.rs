@@ -104,6 +104,11 @@ impl DhKeyPair {
     pub fn agree_many(&self, theirs: &[&[u8; 32]]) -> Vec<Zeroizing<[u8; 32]>> {
         x25519_raw_many(&self.sk, theirs)
     }
+
+    /// [`Self::agree`] with each of `theirs`, keys seen once ([`x25519_raw_each`]).
+    pub fn agree_each(&self, theirs: &[&[u8; 32]]) -> Vec<Zeroizing<[u8; 32]>> {
+        x25519_raw_each(&self.sk, theirs)
+    }
 }
 
 /// X25519 (RFC 7748 §5) of a raw secret and a peer's u-coordinate, every input accepted.
@@ -158,10 +163,31 @@ pub fn x25519_raw_batch<const N: usize>(
 /// products return to Montgomery form through one batched inversion. Which path runs depends
 /// only on the public u's.
 pub fn x25519_raw_many(sk: &[u8; 32], peers: &[&[u8; 32]]) -> Vec<Zeroizing<[u8; 32]>> {
+    products_of(sk, peers, edwards_forms(peers))
+}
+
+/// [`x25519_raw`] of one secret with many peers each seen once (the ephemeral keys of the sealed
+/// messages that arrived together): no table (fresh keys would only push the long-lived ones
+/// out), but one batched inversion for all the products instead of one each.
+pub fn x25519_raw_each(sk: &[u8; 32], peers: &[&[u8; 32]]) -> Vec<Zeroizing<[u8; 32]>> {
+    let forms = peers
+        .iter()
+        .map(|u| MontgomeryPoint(**u).to_edwards(0))
+        .collect();
+    products_of(sk, peers, forms)
+}
+
+/// `sk` times each peer, from the peers' Edwards forms (`None`: the ladder on the raw u), back in
+/// Montgomery form through one batched inversion.
+fn products_of(
+    sk: &[u8; 32],
+    peers: &[&[u8; 32]],
+    forms: Vec<Option<EdwardsPoint>>,
+) -> Vec<Zeroizing<[u8; 32]>> {
     let mut out: Vec<Zeroizing<[u8; 32]>> = peers.iter().map(|_| Zeroizing::new([0; 32])).collect();
     let mut products = Vec::with_capacity(peers.len());
     let mut slots = Vec::with_capacity(peers.len());
-    for (i, (u, p)) in peers.iter().zip(edwards_forms(peers)).enumerate() {
+    for (i, (u, p)) in peers.iter().zip(forms).enumerate() {
         match p {
             Some(p) => {
                 products.push(p.mul_clamped(*sk));
@@ -230,6 +256,21 @@ fn edwards_forms(us: &[&[u8; 32]]) -> Vec<Option<EdwardsPoint>> {
 pub fn x25519_public(sk: &[u8; 32]) -> [u8; 32] {
     let secret = x25519_dalek::StaticSecret::from(*sk);
     x25519_dalek::PublicKey::from(&secret).to_bytes()
+}
+
+/// [`x25519_public`] of several raw secrets: the fixed-base products return to Montgomery form
+/// through one batched inversion instead of one each.
+pub fn x25519_public_many(sks: &[&[u8; 32]]) -> Vec<[u8; 32]> {
+    let mut products: Vec<EdwardsPoint> = sks
+        .iter()
+        .map(|sk| EdwardsPoint::mul_base_clamped(**sk))
+        .collect();
+    let out = EdwardsPoint::to_montgomery_batch(&products)
+        .iter()
+        .map(|m| m.to_bytes())
+        .collect();
+    products.zeroize();
+    out
 }
 
 /// Whether `u` is the canonical u-coordinate of a point of prime order ℓ: what every X25519
@@ -354,11 +395,14 @@ mod tests {
         for _ in 0..2 {
             let peers: Vec<&[u8; 32]> = us.iter().collect();
             let got = x25519_raw_many(&sk, &peers);
-            for (u, x) in us.iter().zip(&got) {
+            let each = x25519_raw_each(&sk, &peers);
+            for ((u, x), y) in us.iter().zip(&got).zip(&each) {
                 assert_eq!(**x, x25519_dalek::x25519(sk, *u), "u = {u:02x?}");
+                assert_eq!(**y, x25519_dalek::x25519(sk, *u), "each: u = {u:02x?}");
             }
         }
         assert!(x25519_raw_many(&sk, &[]).is_empty());
+        assert!(x25519_raw_each(&sk, &[]).is_empty());
         let many: Vec<[u8; 32]> = (0..4200u32)
             .map(|i| x25519_public(&core::array::from_fn(|j| (i >> (j % 16)) as u8 ^ j as u8)))
             .collect();
@@ -367,6 +411,26 @@ mod tests {
         for (u, x) in many.iter().zip(&got).step_by(97) {
             assert_eq!(**x, x25519_dalek::x25519(sk, *u));
         }
+    }
+
+    /// Public keys of many secrets at once are each the one of [`x25519_public`] (and the
+    /// ladder's on the base point), clamping included.
+    #[test]
+    fn many_public_keys_match_one_at_a_time() {
+        let sks: Vec<[u8; 32]> = (0..40u8)
+            .map(|i| core::array::from_fn(|j| i.wrapping_mul(37) ^ (j as u8).wrapping_mul(11)))
+            .chain([[0; 32], [0xff; 32]])
+            .collect();
+        let refs: Vec<&[u8; 32]> = sks.iter().collect();
+        let many = x25519_public_many(&refs);
+        for (sk, p) in sks.iter().zip(&many) {
+            assert_eq!(*p, x25519_public(sk));
+            assert_eq!(
+                *p,
+                x25519_dalek::x25519(*sk, x25519_dalek::X25519_BASEPOINT_BYTES)
+            );
+        }
+        assert!(x25519_public_many(&[]).is_empty());
     }
 
     #[test]

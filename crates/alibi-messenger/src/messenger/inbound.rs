@@ -66,21 +66,9 @@ impl Messenger {
     /// Nothing is decided here: [`Self::process`] still makes every check, and skips only the
     /// signature found valid under the very key it would check it against.
     pub(super) fn check_batch(&self, batch: &mut [Incoming]) {
+        self.open_batch(batch);
         let mut found = vec![];
-        for (i, incoming) in batch.iter_mut().enumerate() {
-            if incoming.envelope.r#type() != envelope::Type::UnidentifiedSender {
-                continue;
-            }
-            if incoming.sealed.is_none() {
-                #[cfg(test)]
-                self.inner.counts.opened.fetch_add(1, Ordering::Relaxed);
-                // A failure is left for `process`, which opens it again and says why.
-                incoming.sealed = sealed_sender::decrypt_to_usmc(
-                    incoming.envelope.content(),
-                    &self.inner.identity,
-                )
-                .ok();
-            }
+        for (i, incoming) in batch.iter().enumerate() {
             let Some(usmc) = &incoming.sealed else {
                 continue;
             };
@@ -110,6 +98,28 @@ impl Messenger {
         let checked = sender_keys::verify_signatures(&messages, &mut UnwrapErr(SysRng));
         for ((i, _), c) in found.into_iter().zip(checked) {
             batch[i].checked = c;
+        }
+    }
+
+    /// Opens the sealed outer layers of `batch` not opened yet, all at once
+    /// ([`sealed_sender::decrypt_to_usmc_many`]). A failure is left for [`Self::process`],
+    /// which opens that envelope again and says why.
+    fn open_batch(&self, batch: &mut [Incoming]) {
+        let sealed: Vec<usize> = (0..batch.len())
+            .filter(|&i| {
+                batch[i].envelope.r#type() == envelope::Type::UnidentifiedSender
+                    && batch[i].sealed.is_none()
+            })
+            .collect();
+        let contents: Vec<&[u8]> = sealed
+            .iter()
+            .map(|&i| batch[i].envelope.content())
+            .collect();
+        let opened = sealed_sender::decrypt_to_usmc_many(&contents, &self.inner.identity);
+        for (i, usmc) in sealed.into_iter().zip(opened) {
+            #[cfg(test)]
+            self.inner.counts.opened.fetch_add(1, Ordering::Relaxed);
+            batch[i].sealed = usmc.ok();
         }
     }
 
