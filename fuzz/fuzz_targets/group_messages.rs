@@ -1,7 +1,7 @@
 //! The group layer's decoders on untrusted bytes: sender-key messages and distribution messages,
 //! sender-key records, server and sender certificates, USMCs, sealed-sender v1 and v2 messages and
 //! multi-recipient requests. No panic; whatever parses re-encodes or splits consistently, and
-//! opening it with a fixed identity fails cleanly.
+//! opening it with a fixed identity fails cleanly, with the same verdict in a batch as alone.
 #![no_main]
 use std::sync::OnceLock;
 
@@ -39,7 +39,21 @@ fuzz_target!(|data: &[u8]| {
         let _ = c.validate(&[identity().identity.0], 0);
     }
     let _ = UnidentifiedSenderMessageContent::deserialize(data);
-    let _ = sealed_sender::decrypt_to_usmc(data, identity());
+    let alone = sealed_sender::decrypt_to_usmc(data, identity());
+    // The batch opener on the input cut into pieces that each start at one of its 0x22 bytes
+    // (a v2 message's version), the whole input last: each piece gets its verdict alone.
+    let starts: Vec<usize> = (0..data.len()).filter(|&i| data[i] == 0x22).collect();
+    let mut pieces: Vec<&[u8]> = starts
+        .iter()
+        .zip(starts.iter().skip(1).chain([&data.len()]))
+        .map(|(&a, &b)| &data[a..b])
+        .collect();
+    pieces.push(data);
+    let together = sealed_sender::decrypt_to_usmc_many(&pieces, identity());
+    assert_eq!(together.last(), Some(&alone));
+    for (p, t) in pieces.iter().zip(&together) {
+        assert_eq!(*t, sealed_sender::decrypt_to_usmc(p, identity()));
+    }
     let _ = sealed_sender::v2::announced_recipients(data);
     if let Ok(sent) = SentMessage::parse(data) {
         for r in &sent.recipients {
