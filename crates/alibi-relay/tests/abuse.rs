@@ -240,12 +240,19 @@ async fn login_time_does_not_tell_whether_an_account_exists() {
         auth_failure_delay: Duration::ZERO,
         ..Config::default()
     };
+    // The fastest of four hashes: the first pays for mapping Argon2's memory (41 ms against 20 ms
+    // on the CI machine), and the other tests running beside this one can slow any single run.
     let one_hash = {
         use argon2::password_hash::PasswordHasher;
         let a = argon2::Argon2::from(config.password_params.clone());
-        let start = Instant::now();
-        a.hash_password_with_salt(b"x", &[7; 16]).unwrap();
-        start.elapsed()
+        (0..4)
+            .map(|_| {
+                let start = Instant::now();
+                a.hash_password_with_salt(b"x", &[7; 16]).unwrap();
+                start.elapsed()
+            })
+            .min()
+            .unwrap()
     };
     let relay = LocalRelay::start(config).await.unwrap();
     let known = register(&relay.url, 1).await;
@@ -277,8 +284,9 @@ async fn login_time_does_not_tell_whether_an_account_exists() {
         println!(
             "one Argon2id hash {one_hash:?}; 401 for a known account {k:?}, an unknown one {u:?}"
         );
-        // Both pay an Argon2id run (an unknown account is checked against a dummy hash) ...
-        let both_hash = k > one_hash / 2 && u > one_hash / 2;
+        // Both pay an Argon2id run (an unknown account is checked against a dummy hash; a 401
+        // without one takes well under a millisecond) ...
+        let both_hash = k > one_hash / 4 && u > one_hash / 4;
         // ... so neither answer is distinguishable by its time.
         let ratio = k.as_secs_f64() / u.as_secs_f64();
         if both_hash && (0.67..1.5).contains(&ratio) {
