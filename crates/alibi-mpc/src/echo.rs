@@ -362,8 +362,11 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
             if self.is_blamed(p) {
                 continue;
             }
-            let incomplete =
-                (expect.broadcast && versions.is_empty()) || (expect.p2p && p2p.is_none());
+            let incomplete = if expect.broadcast {
+                versions.is_empty()
+            } else {
+                expect.p2p && p2p.is_none()
+            };
             if incomplete && expect.required {
                 silent.push(p);
                 continue;

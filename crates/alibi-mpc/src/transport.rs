@@ -114,8 +114,10 @@ pub struct Expect {
     pub broadcast: bool,
     /// A point-to-point part.
     pub p2p: bool,
-    /// Whether a sender that misses the deadline is at fault (otherwise the protocol handles
-    /// the gap, as key generation does for a missing share: the victim complains).
+    /// Whether a sender that misses the deadline is at fault: for its broadcast when the round
+    /// expects one, else for its point-to-point part. A missing point-to-point part beside a
+    /// broadcast is the protocol's to handle, as key generation does for a missing share (the
+    /// victim complains).
     pub required: bool,
 }
 

@@ -264,7 +264,8 @@ async fn any_single_lost_delivery_is_recovered() {
     let results = keygen_all(&ps, 1, &[], count, Duration::from_secs(2)).await;
     let shares = all_finish(&results);
     let total = deliveries.load(Ordering::Relaxed);
-    assert!(total >= 6 * 12 + 12, "{total} deliveries");
+    // Six rounds of 12 deliveries (n = 4), the shares riding with round 2's decommitments.
+    assert!(total >= 6 * 12, "{total} deliveries");
     let mut keys = BTreeSet::new();
     for k in 0..total {
         let results = keygen_all(&ps, 1, &[], drop_kth(k), Duration::from_secs(2)).await;

@@ -18,14 +18,14 @@ pub enum Misbehaviour {
     /// Deal this party a share off by this much (signed): two colluders with opposite offsets
     /// to one victim cancel out in an unweighted sum.
     OffsetShareTo(PartyIndex, i64),
-    /// As [`Misbehaviour::OffsetShareTo`], then fall silent after round 3 (so that the colluder's
+    /// As [`Misbehaviour::OffsetShareTo`], then fall silent after round 2 (so that the colluder's
     /// offset would be left alone in the victim's share).
     OffsetShareThenSilent(PartyIndex, i64),
     /// Send no broadcast to this party, and answer no wants (signing too).
     WithholdBroadcastFrom(PartyIndex),
     /// Send this party an invalid partial signature and the others a valid one (signing).
     EquivocatePartial,
-    /// Send no share to this party in round 3 (then answer its complaint with a public reveal).
+    /// Send no share to this party in round 2 (then answer its complaint with a public reveal).
     WithholdShareFrom(PartyIndex),
     /// Send a different round-1 commitment to the lowest-numbered other party.
     EquivocateCommit,

@@ -14,7 +14,8 @@ pub(super) struct Decommit {
     pub(super) nonce: [u8; 32],
 }
 
-/// Round 3: a share f_i(j), signed by its dealer so that a victim can show it.
+/// Round 2's point-to-point part: a share f_i(j), signed by its dealer so that a victim can show
+/// it.
 #[derive(Serialize, Deserialize)]
 pub(super) struct SignedShare {
     pub(super) value: [u8; 32],

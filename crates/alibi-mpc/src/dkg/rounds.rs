@@ -25,8 +25,9 @@ use crate::transport::{Expect, Transport};
 use crate::{check_indices, decode, encode, Error, Fault, Party, PartyIndex, Result};
 
 const R_COMMIT: u16 = 1;
+/// Also the shares, point-to-point beside the decommitment (round 3 carried them alone before
+/// issue 46; the later rounds keep their numbers).
 const R_DECOMMIT: u16 = 2;
-const R_SHARES: u16 = 3;
 const R_COMPLAIN: u16 = 4;
 const R_REVEAL: u16 = 5;
 const R_CONFIRM: u16 = 6;
@@ -58,8 +59,7 @@ pub async fn keygen<T: Transport, R: CryptoRng + ?Sized>(
     );
     let mut k = Keygen::new(run, config).await?;
     let opening = k.commit().await?;
-    k.decommit(opening).await?;
-    let complaints = k.deal().await?;
+    let complaints = k.decommit_and_deal(opening).await?;
     let disputes = k.complain(complaints).await?;
     k.reveal(disputes).await?;
     let confirmed = k.confirm().await?;
@@ -76,7 +76,7 @@ struct Keygen<'a, T: Transport, R: CryptoRng + ?Sized> {
     commits: BTreeMap<PartyIndex, [u8; 32]>,
     /// Round 2: each party's opened Feldman commitment, this party's own included.
     commitments: BTreeMap<PartyIndex, Commitment>,
-    /// Rounds 3 and 5: the shares this party holds, by dealer, its own included.
+    /// Rounds 2 and 5: the shares this party holds, by dealer, its own included.
     shares: BTreeMap<PartyIndex, Scalar>,
 }
 
@@ -166,13 +166,35 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
         Ok(Decommit { commitment, nonce })
     }
 
-    /// Round 2: open the commitments. Its attestations settle round 1: an equivocator is
-    /// named here.
-    async fn decommit(&mut self, opening: Decommit) -> Result<()> {
+    /// Round 2: open the commitments (broadcast) and deal the signed shares (point-to-point, to
+    /// everyone still in, in the same message: the dealer is bound by its round-1 commitment
+    /// already, so seeing the others' openings first gains it nothing). Its attestations settle
+    /// round 1: an equivocator is named here. Returns the complaints about the shares received.
+    async fn decommit_and_deal(&mut self, opening: Decommit) -> Result<Vec<Complaint>> {
         let body = self.garble(R_DECOMMIT, encode(&opening));
-        let r2 = self.run.broadcast_round(R_DECOMMIT, body).await?;
+        let dealt = self.dealings();
+        let from: Vec<PartyIndex> = self.run.active.iter().copied().collect();
+        // A missing decommitment names its sender silent; a missing share is complained of.
+        let expect = Expect {
+            p2p: true,
+            ..BROADCAST
+        };
+        let r2 = self
+            .run
+            .round(R_DECOMMIT, Some(body), dealt, &from, expect)
+            .await?;
+        if let Some(e) = adversary::silent_after_dealing(&self.run.hooks) {
+            return Err(e);
+        }
+        self.open_commitments(&r2);
+        Ok(self.check_shares(&r2))
+    }
+
+    /// Round 2's decommitments: each must open its sender's round-1 digest to t + 1 points on
+    /// the curve.
+    fn open_commitments(&mut self, r2: &BTreeMap<PartyIndex, Got>) {
         let t = self.config.threshold;
-        for (p, g) in r2 {
+        for (&p, g) in r2 {
             let Some(Ok(d)) = g.body.as_deref().map(decode::<Decommit>) else {
                 self.run.blame(p, Fault::Malformed { round: R_DECOMMIT });
                 continue;
@@ -196,32 +218,18 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 _ => self.run.blame(p, Fault::BadDecommitment),
             }
         }
-        Ok(())
     }
 
-    /// Round 3: signed shares, point-to-point, to everyone still in; returns the complaints
-    /// about the shares received.
-    async fn deal(&mut self) -> Result<Vec<Complaint>> {
-        let dealt = self.dealings();
+    /// Round 2's shares from the dealers still in: the complaints about them (a share missing,
+    /// unsigned, or failing its dealer's commitment).
+    fn check_shares(&mut self, r2: &BTreeMap<PartyIndex, Got>) -> Vec<Complaint> {
         let dealers: Vec<PartyIndex> = self.run.active.iter().copied().collect();
-        let expect = Expect {
-            broadcast: false,
-            p2p: true,
-            required: false,
-        };
-        let r3 = self
-            .run
-            .round(R_SHARES, None, dealt, &dealers, expect)
-            .await?;
-        if let Some(e) = adversary::silent_after_dealing(&self.run.hooks) {
-            return Err(e);
-        }
         let me = self.me();
         self.shares.insert(me, self.f.eval(me));
         let mut complaints = vec![];
         let mut candidates: BTreeMap<PartyIndex, (Scalar, SignedShare)> = BTreeMap::new();
         for &d in &dealers {
-            let signed = r3
+            let signed = r2
                 .get(&d)
                 .and_then(|g| g.p2p.as_deref())
                 .and_then(|b| decode::<SignedShare>(b).ok())
@@ -252,7 +260,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 });
             }
         }
-        Ok(complaints)
+        complaints
     }
 
     /// Whether `s` is the share `dealer` signed for `to`.
@@ -265,7 +273,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             .is_some_and(|k| k.verify(&m, &s.sig).is_ok())
     }
 
-    /// The share f_i(j) for each party j still in, signed, as round 3 sends them.
+    /// The share f_i(j) for each party j still in, signed, as round 2 sends them.
     fn dealings(&mut self) -> Vec<(PartyIndex, Vec<u8>)> {
         let (me, session) = (self.me(), self.config.session);
         let to: Vec<PartyIndex> = self.run.active.iter().copied().collect();
@@ -293,7 +301,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
         let mine = Complaints {
             against: complaints,
         };
-        // A victim of a withheld share waited a whole timeout in round 3 before complaining:
+        // A victim of a withheld share waited a whole timeout in round 2 before complaining:
         // give it that long again here, so that nobody names it silent for having waited.
         self.run.timeout = self.config.timeout * 2;
         let body = self.garble(R_COMPLAIN, encode(&mine));
