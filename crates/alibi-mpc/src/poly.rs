@@ -121,13 +121,19 @@ impl Commitment {
     }
 
     /// g1^{f(i)}: the commitment evaluated at i by Horner's rule; each step multiplies by the
-    /// small integer i (double-and-add over its bits), far cheaper than a
-    /// multi-exponentiation by the full-size powers of i.
+    /// small integer i (double-and-add over its bits, from its top bit: bitlen(i) - 1 doublings),
+    /// far cheaper than a multi-exponentiation by the full-size powers of i.
     pub fn eval(&self, i: PartyIndex) -> G1Projective {
+        let Some((top, rest)) = self.0.split_last() else {
+            return G1Projective::identity();
+        };
+        if i == 0 {
+            return self.0[0];
+        }
         let bits = 16 - i.leading_zeros();
         let times_i = |p: G1Projective| {
-            let mut acc = G1Projective::identity();
-            for bit in (0..bits).rev() {
+            let mut acc = p;
+            for bit in (0..bits - 1).rev() {
                 acc = acc.double();
                 if (i >> bit) & 1 == 1 {
                     acc += p;
@@ -135,10 +141,7 @@ impl Commitment {
             }
             acc
         };
-        self.0
-            .iter()
-            .rev()
-            .fold(G1Projective::identity(), |acc, c| times_i(acc) + c)
+        rest.iter().rev().fold(*top, |acc, c| times_i(acc) + c)
     }
 
     /// The sum of several commitments of the same degree (the qualified dealers' joint one).
@@ -255,6 +258,22 @@ mod tests {
     use super::*;
     use getrandom::SysRng;
     use rand_core::UnwrapErr;
+
+    /// Horner's rule over the points gives g1^f(i) at every index (0, the small ones, and
+    /// some with long bit strings), and the empty commitment the identity.
+    #[test]
+    fn evaluation_matches_the_polynomial_at_every_small_index() {
+        let mut rng = UnwrapErr(SysRng);
+        for t in [0, 1, 5] {
+            let f = Polynomial::random(t, &mut rng);
+            let c = Commitment::decode(&f.commitment()).unwrap();
+            for i in (0..=70).chain([255, 256, 1000, u16::MAX]) {
+                let want = G1Projective::generator() * f.eval(i);
+                assert_eq!(c.eval(i), want, "t = {t}, i = {i}");
+            }
+        }
+        assert_eq!(Commitment(vec![]).eval(5), G1Projective::identity());
+    }
 
     /// The table's products are the generic scalar multiplication's, for scalars with every
     /// nibble value in every window (0, 1, -1, nibble patterns) and random ones.
