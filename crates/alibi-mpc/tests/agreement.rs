@@ -264,8 +264,9 @@ async fn any_single_lost_delivery_is_recovered() {
     let results = keygen_all(&ps, 1, &[], count, Duration::from_secs(2)).await;
     let shares = all_finish(&results);
     let total = deliveries.load(Ordering::Relaxed);
-    // Six rounds of 12 deliveries (n = 4), the shares riding with round 2's decommitments.
-    assert!(total >= 6 * 12, "{total} deliveries");
+    // Five rounds of 12 deliveries (n = 4): the shares ride with round 2's decommitments, the
+    // confirmations with round 4's complaints.
+    assert!(total >= 5 * 12, "{total} deliveries");
     let mut keys = BTreeSet::new();
     for k in 0..total {
         let results = keygen_all(&ps, 1, &[], drop_kth(k), Duration::from_secs(2)).await;
@@ -541,5 +542,46 @@ async fn a_party_shown_a_proof_alone_in_the_confirm_round_names_no_honest_party(
             "{reason}"
         ),
         r => panic!("party 1: {}", verdict(r)),
+    }
+}
+
+/// Party 4 confirms early in round 4 like everyone, then shows party 1 alone garbage in round 5.
+/// Round 5 cannot undo the early confirmations for this: party 1 alone saw it, and nobody
+/// echoes round 5 before the closing round. Every honest party finishes with the key all of
+/// them confirmed, party 4 in it (its dealing was good), and names party 4 for its two versions
+/// of round 5 (the closing round's attestations show both to everyone). Fails if a round-5
+/// fault undoes the early confirmations: party 1 alone confirms again and stops without a share.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_shown_to_one_party_after_the_early_confirmations_leaves_everyone_alike() {
+    let ps = parties(4);
+    let cheat = [(4, Misbehaviour::GarbageTo { round: 5, to: 1 })];
+    let results = keygen_all(&ps, 2, &cheat, reliable(), Duration::from_secs(1)).await;
+    let v = agreed(&results, &[1, 2, 3], "garbage to party 1 in round 5");
+    assert!(v.starts_with("key "), "{v}");
+    for (_, s) in results.iter().filter(|(p, _)| *p != 4) {
+        let s = s.as_ref().expect("agreed on a key");
+        assert_eq!(s.qualified, vec![1, 2, 3, 4]);
+        let fault = Fault::Equivocation { round: 5 };
+        assert_eq!(s.blamed, vec![Blame { party: 4, fault }]);
+    }
+}
+
+/// Party 4 shows party 1 alone garbage in round 4: party 1 has no early confirmations, the
+/// others have all of them. Round 5's attestations show both versions of party 4's round 4 to
+/// everyone, so every honest party names it and confirms again without it (round 6): none
+/// finishes on confirmations that party 1 never saw. Fails if the early confirmations stand
+/// whatever round 5 brings to light (the others finish with party 4, party 1 stops).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_complaint_round_shown_differently_to_one_party_undoes_the_early_confirmations() {
+    let ps = parties(4);
+    let cheat = [(4, Misbehaviour::GarbageTo { round: 4, to: 1 })];
+    let results = keygen_all(&ps, 2, &cheat, reliable(), Duration::from_secs(1)).await;
+    let v = agreed(&results, &[1, 2, 3], "garbage to party 1 in round 4");
+    assert!(v.starts_with("key "), "{v}");
+    for (_, s) in results.iter().filter(|(p, _)| *p != 4) {
+        let s = s.as_ref().expect("agreed on a key");
+        assert_eq!(s.qualified, vec![1, 2, 3]);
+        let fault = Fault::Equivocation { round: 4 };
+        assert_eq!(s.blamed, vec![Blame { party: 4, fault }]);
     }
 }

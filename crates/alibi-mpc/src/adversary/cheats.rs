@@ -51,6 +51,14 @@ pub enum Misbehaviour {
         /// The round.
         round: u16,
     },
+    /// Send this party alone random bytes (validly signed) as the round's message, the others
+    /// the real one: two versions of one round, the garbled one seen by its victim only.
+    GarbageTo {
+        /// The round.
+        round: u16,
+        /// The party that gets the garbage.
+        to: PartyIndex,
+    },
     /// Send a signed stop notice at the start, as a party whose transport failed would, though
     /// nothing failed (signing too).
     Stop,
@@ -91,6 +99,10 @@ fn hooks(cheat: Option<Misbehaviour>) -> Hooks {
         Some(Misbehaviour::ShowInConfirmTo(v)) => {
             h.equivocate_to = Some(v);
             h.release_late = Some(R_CONFIRM);
+        }
+        Some(Misbehaviour::GarbageTo { round, to }) => {
+            h.equivocate_to = Some(to);
+            h.other_body = Some((round, garble(&h, round, vec![0; 64])));
         }
         _ => {}
     }
@@ -190,10 +202,13 @@ fn unread_versions<T: Transport, R: CryptoRng + ?Sized>(run: &Run<'_, T, R>) -> 
     out
 }
 
-/// [`Misbehaviour::Garbage`]: the round's body replaced by random bytes.
+/// [`Misbehaviour::Garbage`]: the round's body replaced by random bytes (and the victim's version of
+/// [`Misbehaviour::GarbageTo`], drawn once).
 pub(crate) fn garble(h: &Hooks, round: u16, body: Vec<u8>) -> Vec<u8> {
     match h.cheat {
-        Some(Misbehaviour::Garbage { round: r }) if r == round => {
+        Some(Misbehaviour::Garbage { round: r } | Misbehaviour::GarbageTo { round: r, .. })
+            if r == round && h.other_body.is_none() =>
+        {
             let mut junk = vec![0u8; body.len().max(8)];
             rand_core::Rng::fill_bytes(&mut rand_core::UnwrapErr(getrandom::SysRng), &mut junk);
             junk
@@ -303,6 +318,21 @@ pub(crate) async fn before_confirm<T: Transport, R: CryptoRng + ?Sized>(
         }
         _ => {}
     }
+}
+
+/// Whether the party confirms in round 4 already (an early confirmation). The cheaters whose
+/// misbehaviour lies in the rounds after it (5, the confirm rounds, the closing round) do not,
+/// which takes every party the long way, through round 6, where those cheats act.
+pub(crate) fn confirms_early(h: &Hooks) -> bool {
+    !matches!(
+        h.cheat,
+        Some(
+            Misbehaviour::SecretVersionTo(_)
+                | Misbehaviour::ReleaseLateTo(_)
+                | Misbehaviour::ShowInConfirmTo(_)
+                | Misbehaviour::Garbage { round: 5.. }
+        )
+    )
 }
 
 /// [`Misbehaviour::WrongShareProof`]: whether the party's own proven key is its real one.

@@ -73,6 +73,10 @@ pub(crate) async fn before_confirm<T: Transport, R: rand_core::CryptoRng + ?Size
 ) {
 }
 
+pub(crate) fn confirms_early(_: &Hooks) -> bool {
+    true
+}
+
 pub(crate) fn proves_own_key(_: &Hooks) -> bool {
     true
 }

@@ -30,10 +30,12 @@ pub(super) struct Complaint {
     pub(super) evidence: Option<SignedShare>,
 }
 
-/// Round 4: a party's complaints.
+/// Round 4: a party's complaints and, from a party with none, its early confirmation of the
+/// outcome as it stands (it holds if nobody complains: round 5 settles that).
 #[derive(Serialize, Deserialize)]
 pub(super) struct Complaints {
     pub(super) against: Vec<Complaint>,
+    pub(super) confirm: Option<Confirm>,
 }
 
 /// Round 5: the shares a dealer was asked to reveal, by accuser.
@@ -42,7 +44,7 @@ pub(super) struct Reveal {
     pub(super) shares: Vec<(PartyIndex, SignedShare)>,
 }
 
-/// Round 6: a proof of the final share ([`crate::share_proof`]) and the outcome's digest.
+/// Rounds 4 and 6: a proof of the final share ([`crate::share_proof`]) and the outcome's digest.
 #[derive(Serialize, Deserialize)]
 pub(super) struct Confirm {
     #[serde(with = "serde_bytes")]

@@ -60,9 +60,12 @@ pub async fn keygen<T: Transport, R: CryptoRng + ?Sized>(
     let mut k = Keygen::new(run, config).await?;
     let opening = k.commit().await?;
     let complaints = k.decommit_and_deal(opening).await?;
-    let disputes = k.complain(complaints).await?;
+    let (disputes, early) = k.complain(complaints).await?;
     k.reveal(disputes).await?;
-    let confirmed = k.confirm().await?;
+    let confirmed = match early.filter(|e| k.stands(e)) {
+        Some(early) => early,
+        None => k.confirm().await?,
+    };
     k.close(confirmed).await
 }
 
@@ -103,6 +106,8 @@ struct Confirmed {
     round: u16,
     proof: ShareProof,
     confirms: BTreeMap<PartyIndex, Got>,
+    /// The parties named when the outcome was computed.
+    named: BTreeSet<PartyIndex>,
 }
 
 impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
@@ -296,11 +301,27 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             .collect()
     }
 
-    /// Round 4: complaints. Its attestations settle round 2.
-    async fn complain(&mut self, complaints: Vec<Complaint>) -> Result<Disputes> {
+    /// Round 4: complaints, and from a party with none its early confirmation of the outcome as
+    /// it stands. Its attestations settle round 2. Returns the disputes, and the early
+    /// confirmations if nobody complained or was named in this round and every party confirmed
+    /// this party's outcome (they hold if round 5 names nobody for rounds 1 to 4, see
+    /// [`Self::stands`]).
+    async fn complain(
+        &mut self,
+        complaints: Vec<Complaint>,
+    ) -> Result<(Disputes, Option<Confirmed>)> {
+        let early = match complaints.is_empty() && adversary::confirms_early(&self.run.hooks) {
+            true => self.early_outcome(),
+            false => None,
+        };
         let mine = Complaints {
             against: complaints,
+            confirm: early.as_ref().map(|(_, _, c)| Confirm {
+                proof: c.proof.clone(),
+                outcome: c.outcome,
+            }),
         };
+        let named = self.named();
         // A victim of a withheld share waited a whole timeout in round 2 before complaining:
         // give it that long again here, so that nobody names it silent for having waited.
         self.run.timeout = self.config.timeout * 2;
@@ -314,6 +335,18 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 _ => self.run.blame(p, Fault::Malformed { round: R_COMPLAIN }),
             }
         }
+        let early = early
+            .filter(|_| self.named() == named)
+            .and_then(|(outcome, proof, _)| {
+                let confirms = early_confirms(&all, &outcome.digest, self.me())?;
+                Some(Confirmed {
+                    outcome,
+                    round: R_COMPLAIN,
+                    proof,
+                    confirms,
+                    named,
+                })
+            });
         let mut disputes = Disputes {
             pending: BTreeSet::new(),
             evidenced: vec![],
@@ -328,7 +361,46 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 }
             }
         }
-        Ok(disputes)
+        Ok((disputes, early))
+    }
+
+    /// The parties named so far.
+    fn named(&self) -> BTreeSet<PartyIndex> {
+        self.run.blamed.iter().map(|b| b.party).collect()
+    }
+
+    /// The outcome as it stands after round 2, with this party's proof and confirmation for
+    /// round 4; `None` if it cannot be computed now (round 6 computes it again, or stops).
+    fn early_outcome(&mut self) -> Option<(Outcome, ShareProof, Confirm)> {
+        loop {
+            match self.outcome() {
+                Ok(Some(o)) => {
+                    let (proof, confirm) = self.confirmation(R_COMPLAIN, &o).ok()?;
+                    return Some((o, proof, confirm));
+                }
+                // A dealer committed outside G1 and is named: compute again without it.
+                Ok(None) => continue,
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Whether round 4's early confirmations hold after round 5: it named nobody for anything
+    /// in rounds 1 to 4 (an equivocation in round 4, which round 5's attestations bring to
+    /// light, names its sender and so does not hold). A party named for round 5 alone (silent,
+    /// garbage, two versions) stays in the outcome everyone confirmed: what it did there can
+    /// have been shown to some parties only, and is settled by the closing round's
+    /// attestations, which name it at every party.
+    fn stands(&self, early: &Confirmed) -> bool {
+        self.run.blamed.iter().all(|b| {
+            early.named.contains(&b.party)
+                || matches!(
+                    b.fault,
+                    Fault::Silent { round: R_REVEAL }
+                        | Fault::Malformed { round: R_REVEAL }
+                        | Fault::Equivocation { round: R_REVEAL }
+                )
+        })
     }
 
     /// Round 5: every party broadcasts the shares it was asked to reveal (often none), and
@@ -433,12 +505,12 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             let Some(outcome) = self.outcome()? else {
                 continue;
             };
-            let before: Vec<PartyIndex> = self.run.blamed.iter().map(|b| b.party).collect();
+            let named = self.named();
             let (proof, confirms) = self.confirm_round(round, &outcome).await?;
             let newly_out = outcome
                 .qualified
                 .iter()
-                .any(|q| self.run.is_blamed(*q) && !before.contains(q));
+                .any(|q| self.run.is_blamed(*q) && !named.contains(q));
             if newly_out && round < R_CONFIRM + 2 {
                 round += 1;
                 continue;
@@ -448,6 +520,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 round,
                 proof,
                 confirms,
+                named,
             });
         }
     }
@@ -517,16 +590,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
         round: u16,
         outcome: &Outcome,
     ) -> Result<(ShareProof, BTreeMap<PartyIndex, Got>)> {
-        let context = proof_context(&self.config.session, round, &outcome.digest);
-        let x = scalar_from_bytes(&outcome.secret)?;
-        let mut x = adversary::proven_share(&self.run.hooks, x);
-        let proof = ShareProof::generate(&context, self.me(), &x, &mut *self.run.rng);
-        x = Scalar::ZERO;
-        std::hint::black_box(&x);
-        let mut confirm = Confirm {
-            proof: proof.to_bytes().to_vec(),
-            outcome: outcome.digest,
-        };
+        let (proof, mut confirm) = self.confirmation(round, outcome)?;
         adversary::before_confirm(&mut self.run, &mut confirm.outcome).await;
         let body = self.garble(R_CONFIRM, encode(&confirm));
         let confirms = self.run.broadcast_round(round, body).await?;
@@ -547,6 +611,21 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             });
         }
         Ok((proof, confirms))
+    }
+
+    /// This party's proof of its share for `outcome` and its confirmation, for `round`.
+    fn confirmation(&mut self, round: u16, outcome: &Outcome) -> Result<(ShareProof, Confirm)> {
+        let context = proof_context(&self.config.session, round, &outcome.digest);
+        let x = scalar_from_bytes(&outcome.secret)?;
+        let mut x = adversary::proven_share(&self.run.hooks, x);
+        let proof = ShareProof::generate(&context, self.me(), &x, &mut *self.run.rng);
+        x = Scalar::ZERO;
+        std::hint::black_box(&x);
+        let confirm = Confirm {
+            proof: proof.to_bytes().to_vec(),
+            outcome: outcome.digest,
+        };
+        Ok((proof, confirm))
     }
 
     /// Round 10, the closing round: its attestations settle the confirmations, so a party that
@@ -659,6 +738,30 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             secret: outcome.secret,
         }
     }
+}
+
+/// Round 4's early confirmations as received (this party's own left out), if every party sent
+/// one of `outcome` and nobody complained.
+fn early_confirms(
+    all: &[(PartyIndex, Complaints)],
+    outcome: &[u8; 32],
+    me: PartyIndex,
+) -> Option<BTreeMap<PartyIndex, Got>> {
+    let mut confirms = BTreeMap::new();
+    for (p, c) in all {
+        let confirm = c.confirm.as_ref().filter(|c| c.outcome == *outcome)?;
+        if !c.against.is_empty() {
+            return None;
+        }
+        if *p != me {
+            let got = Got {
+                body: Some(encode(confirm)),
+                p2p: None,
+            };
+            confirms.insert(*p, got);
+        }
+    }
+    Some(confirms)
 }
 
 /// Whether every candidate share passes its dealer's commitment, checked at once: with random
