@@ -545,6 +545,27 @@ async fn a_party_shown_a_proof_alone_in_the_confirm_round_names_no_honest_party(
     }
 }
 
+/// Key generation (n = 4, t = 2) in which party 4 shows party 1 alone garbage in `round`: the
+/// honest parties must all finish alike, with `qualified`, naming party 4 alone for two versions
+/// of `round`.
+async fn garbage_to_party_1_ends_alike(round: u16, qualified: &[PartyIndex]) {
+    let ps = parties(4);
+    let cheat = [(4, Misbehaviour::GarbageTo { round, to: 1 })];
+    let results = keygen_all(&ps, 2, &cheat, reliable(), Duration::from_secs(1)).await;
+    let v = agreed(
+        &results,
+        &[1, 2, 3],
+        &format!("garbage to party 1 in round {round}"),
+    );
+    assert!(v.starts_with("key "), "{v}");
+    for (_, s) in results.iter().filter(|(p, _)| *p != 4) {
+        let s = s.as_ref().expect("agreed on a key");
+        assert_eq!(s.qualified, qualified);
+        let fault = Fault::Equivocation { round };
+        assert_eq!(s.blamed, vec![Blame { party: 4, fault }]);
+    }
+}
+
 /// Party 4 confirms early in round 4 like everyone, then shows party 1 alone garbage in round 5.
 /// Round 5 cannot undo the early confirmations for this: party 1 alone saw it, and nobody
 /// echoes round 5 before the closing round. Every honest party finishes with the key all of
@@ -553,17 +574,7 @@ async fn a_party_shown_a_proof_alone_in_the_confirm_round_names_no_honest_party(
 /// fault undoes the early confirmations: party 1 alone confirms again and stops without a share.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_shown_to_one_party_after_the_early_confirmations_leaves_everyone_alike() {
-    let ps = parties(4);
-    let cheat = [(4, Misbehaviour::GarbageTo { round: 5, to: 1 })];
-    let results = keygen_all(&ps, 2, &cheat, reliable(), Duration::from_secs(1)).await;
-    let v = agreed(&results, &[1, 2, 3], "garbage to party 1 in round 5");
-    assert!(v.starts_with("key "), "{v}");
-    for (_, s) in results.iter().filter(|(p, _)| *p != 4) {
-        let s = s.as_ref().expect("agreed on a key");
-        assert_eq!(s.qualified, vec![1, 2, 3, 4]);
-        let fault = Fault::Equivocation { round: 5 };
-        assert_eq!(s.blamed, vec![Blame { party: 4, fault }]);
-    }
+    garbage_to_party_1_ends_alike(5, &[1, 2, 3, 4]).await;
 }
 
 /// Party 4 shows party 1 alone garbage in round 4: party 1 has no early confirmations, the
@@ -573,15 +584,5 @@ async fn garbage_shown_to_one_party_after_the_early_confirmations_leaves_everyon
 /// whatever round 5 brings to light (the others finish with party 4, party 1 stops).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_complaint_round_shown_differently_to_one_party_undoes_the_early_confirmations() {
-    let ps = parties(4);
-    let cheat = [(4, Misbehaviour::GarbageTo { round: 4, to: 1 })];
-    let results = keygen_all(&ps, 2, &cheat, reliable(), Duration::from_secs(1)).await;
-    let v = agreed(&results, &[1, 2, 3], "garbage to party 1 in round 4");
-    assert!(v.starts_with("key "), "{v}");
-    for (_, s) in results.iter().filter(|(p, _)| *p != 4) {
-        let s = s.as_ref().expect("agreed on a key");
-        assert_eq!(s.qualified, vec![1, 2, 3]);
-        let fault = Fault::Equivocation { round: 4 };
-        assert_eq!(s.blamed, vec![Blame { party: 4, fault }]);
-    }
+    garbage_to_party_1_ends_alike(4, &[1, 2, 3]).await;
 }
