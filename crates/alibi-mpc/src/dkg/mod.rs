@@ -62,7 +62,8 @@ pub fn fuzz_decoders(data: &[u8]) {
         pts.map(|p| Commitment::decode(&p).map(|c| c.eval(1)))
     });
     let _ = decode::<SignedShare>(data).map(|s| scalar_from_bytes(&s.value));
-    let _ = decode::<Complaints>(data);
+    let _ = decode::<Complaints>(data)
+        .map(|c| c.confirm.map(|c| ShareProof::from_bytes(&c.proof).is_ok()));
     let _ = decode::<Reveal>(data);
     let _ = decode::<Confirm>(data).map(|c| ShareProof::from_bytes(&c.proof));
     let _ = KeyShare::from_json(&String::from_utf8_lossy(data));
