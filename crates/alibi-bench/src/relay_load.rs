@@ -210,6 +210,22 @@ pub async fn one_to_one(
     per_sender: usize,
     concurrency: usize,
 ) -> Result<Row> {
+    one_to_one_within(nodes, pairs, per_sender, concurrency, DELIVERY_PATIENCE).await
+}
+
+/// How long a 1:1 receiver waits for its next message before the run ends with the shortfall: a
+/// relay that accepted every send but delivers nothing more would otherwise keep it waiting for
+/// ever, silently.
+pub const DELIVERY_PATIENCE: Duration = Duration::from_secs(30);
+
+/// [`one_to_one`], a receiver giving up after `patience` without a message.
+async fn one_to_one_within(
+    nodes: &[Endpoint],
+    pairs: usize,
+    per_sender: usize,
+    concurrency: usize,
+    patience: Duration,
+) -> Result<Row> {
     let n = nodes.len();
     if n == 0 {
         return Err(no_node());
@@ -229,7 +245,15 @@ pub async fn one_to_one(
         receiving.push(tokio::spawn(async move {
             let mut got = 0;
             while got < per_sender {
-                let Some(env) = rx.next().await else { break };
+                let next = tokio::time::timeout(patience, rx.next()).await;
+                let Ok(next) = next else {
+                    return Err(relay_error(format!(
+                        "the relay accepted every 1:1 send but delivered {got} of a receiver's \
+                         {per_sender} messages, then none for {} s",
+                        patience.as_secs()
+                    )));
+                };
+                let Some(env) = next else { break };
                 let sent = u64::from_be_bytes(
                     env.content()
                         .get(..8)
@@ -242,6 +266,7 @@ pub async fn one_to_one(
                 rx.ack(&env);
                 got += 1;
             }
+            Ok::<(), Error>(())
         }));
     }
     let mut sending = vec![];
@@ -271,21 +296,13 @@ pub async fn one_to_one(
     }
     // A send the relay refused (its rate limits answer 429) would leave its receiver waiting
     // for a message that never comes: the first failure ends the run, with its reason.
-    let mut failed = None;
-    for t in sending {
-        let r = t
-            .await
-            .unwrap_or_else(|e| Err(relay_error(format!("a sending task failed: {e}"))));
-        if let (Err(e), None) = (r, &failed) {
-            failed = Some(e);
-        }
-    }
-    if let Some(e) = failed {
+    if let Some(e) = first_failure(sending, "sending").await {
         receiving.iter().for_each(|t| t.abort());
         return Err(e);
     }
-    for t in receiving {
-        let _ = t.await;
+    // Each receiver gives up after `patience` without a message, with the shortfall.
+    if let Some(e) = first_failure(receiving, "receiving").await {
+        return Err(e);
     }
     let secs = start.elapsed().as_secs_f64();
     let mut l = latencies.lock().await.clone();
@@ -300,6 +317,23 @@ pub async fn one_to_one(
         p50_ms: percentile(&mut l, 0.5),
         p99_ms: percentile(&mut l, 0.99),
     })
+}
+
+/// Waits for every task; the first one's error, if any failed.
+async fn first_failure(
+    tasks: Vec<tokio::task::JoinHandle<Result<()>>>,
+    what: &str,
+) -> Option<Error> {
+    let mut failed = None;
+    for t in tasks {
+        let r = t
+            .await
+            .unwrap_or_else(|e| Err(relay_error(format!("a {what} task failed: {e}"))));
+        if let (Err(e), None) = (r, &failed) {
+            failed = Some(e);
+        }
+    }
+    failed
 }
 
 /// Multi-recipient: one sender seals `sends` group messages to `recipients` accounts (sealed sender
@@ -365,6 +399,13 @@ pub async fn multi_recipient(relay: &Endpoint, recipients: usize, sends: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alibi_relay::store::redb::RedbRelayStore;
+    use alibi_relay::store::{
+        Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, MailboxUsage, Sender,
+    };
+    use alibi_relay::Result as StoreResult;
+    use alibi_relay_api::proto::Envelope;
+    use uuid::Uuid;
 
     #[test]
     fn a_load_is_its_scenarios_in_order() {
@@ -432,6 +473,111 @@ mod tests {
             .expect_err("sends beyond the rate are refused")
             .to_string();
         assert!(e.contains("refused a 1:1 send (429"), "{e}");
+    }
+
+    /// A store that keeps every account and send like the one inside but shows no device any
+    /// mail: a relay on it accepts sends and delivers them only to sockets on the same node.
+    struct Undelivering(Arc<dyn RelayStore>);
+
+    #[async_trait::async_trait]
+    impl RelayStore for Undelivering {
+        async fn create_account(
+            &self,
+            account: Uuid,
+            identity_key: &[u8],
+            primary: DeviceInfo,
+        ) -> StoreResult<()> {
+            self.0.create_account(account, identity_key, primary).await
+        }
+        async fn add_device(&self, account: Uuid, device: DeviceInfo) -> StoreResult<()> {
+            self.0.add_device(account, device).await
+        }
+        async fn identity_key(&self, account: Uuid) -> StoreResult<Option<Vec<u8>>> {
+            self.0.identity_key(account).await
+        }
+        async fn set_access_key(&self, account: Uuid, key: AccessKey) -> StoreResult<()> {
+            self.0.set_access_key(account, key).await
+        }
+        async fn access_key(&self, account: Uuid) -> StoreResult<Option<AccessKey>> {
+            self.0.access_key(account).await
+        }
+        async fn devices(&self, account: Uuid) -> StoreResult<Vec<DeviceInfo>> {
+            self.0.devices(account).await
+        }
+        async fn upload_keys(
+            &self,
+            account: Uuid,
+            device: u8,
+            keys: KeysUpload,
+        ) -> StoreResult<()> {
+            self.0.upload_keys(account, device, keys).await
+        }
+        async fn take_bundle(
+            &self,
+            account: Uuid,
+            device: u8,
+        ) -> StoreResult<Option<DeviceBundle>> {
+            self.0.take_bundle(account, device).await
+        }
+        async fn key_counts(&self, account: Uuid, device: u8) -> StoreResult<(usize, usize)> {
+            self.0.key_counts(account, device).await
+        }
+        async fn enqueue(
+            &self,
+            deliveries: Vec<Delivery>,
+            shared: Option<(Uuid, Vec<u8>)>,
+            sender: Sender,
+            quota: MailboxQuota,
+        ) -> StoreResult<()> {
+            self.0.enqueue(deliveries, shared, sender, quota).await
+        }
+        async fn pending(&self, _: Uuid, _: u8, _: usize) -> StoreResult<Vec<Envelope>> {
+            Ok(vec![])
+        }
+        async fn shared(&self, key: Uuid) -> StoreResult<Option<Vec<u8>>> {
+            self.0.shared(key).await
+        }
+        async fn ack(&self, account: Uuid, device: u8, guid: Uuid) -> StoreResult<bool> {
+            self.0.ack(account, device, guid).await
+        }
+        async fn expire(&self, before_ms: u64) -> StoreResult<u64> {
+            self.0.expire(before_ms).await
+        }
+        async fn queued(&self) -> StoreResult<u64> {
+            self.0.queued().await
+        }
+        async fn mailbox_usage(
+            &self,
+            account: Uuid,
+            device: u8,
+            sender: Sender,
+        ) -> StoreResult<MailboxUsage> {
+            self.0.mailbox_usage(account, device, sender).await
+        }
+    }
+
+    /// Relays that accept every 1:1 send and deliver none end the run with the shortfall
+    /// once a receiver has waited its patience, instead of leaving the receivers waiting for
+    /// ever without a word.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_relay_that_never_delivers_ends_the_run_with_the_shortfall() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let inner = RedbRelayStore::create(dir.path().join("relay.redb")).expect("store");
+        let store: Arc<dyn RelayStore> = Arc::new(Undelivering(Arc::new(inner)));
+        // Two relays on the store: the sender's node hands nothing over to a socket of its own
+        // (the receiver is on the other node), so only the store could deliver.
+        let a = start(Some(store.clone())).await.expect("relay");
+        let b = start(Some(store)).await.expect("relay");
+        let nodes = [
+            Endpoint::from(a.url.as_str()),
+            Endpoint::from(b.url.as_str()),
+        ];
+        let run = one_to_one_within(&nodes, 1, 5, 2, Duration::from_secs(2));
+        let r = tokio::time::timeout(Duration::from_secs(60), run)
+            .await
+            .expect("the run ends rather than waiting");
+        let e = r.expect_err("nothing was delivered").to_string();
+        assert!(e.contains("delivered 0 of a receiver's 5 messages"), "{e}");
     }
 
     #[test]
