@@ -1,6 +1,6 @@
 //! The protocols the MPC grid measures: alibi's threshold BLS, and the threshold signatures of
 //! established crates that run over [`alibi_mpc::net`] (FROST, CGGMP21 ECDSA), each party a task
-//! of this process ([`measure`]) or its own process ([`crate::mpc_processes`]).
+//! of this process ([`crate::mpc::measure`]) or its own process ([`crate::mpc_processes`]).
 //!
 //! Threshold ECDSA's key generation needs two safe primes per party. Finding them takes tens of
 //! seconds to minutes per party and needs no other party, so it is not part of the timed key
