@@ -495,7 +495,10 @@ mod tests {
         let e = r.expect_err("nothing was delivered").to_string();
         // Mail stored before the receiver's socket opened comes with its first look at the
         // store; the rest waits for the poll.
-        assert!(e.contains("of a receiver's 5 messages, then none for 2 s"), "{e}");
+        assert!(
+            e.contains("of a receiver's 5 messages, then none for 2 s"),
+            "{e}"
+        );
     }
 
     #[test]
