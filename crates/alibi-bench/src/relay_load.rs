@@ -2,8 +2,10 @@
 //! 1:1 and multi-recipient sends;
 //! messages per second and delivery latency percentiles. A [`Load`] names the scenarios, [`start`]
 //! runs the measured relay in this process when there is no remote one, [`measure`] gives a
-//! scenario's [`Row`], and [`head`] and [`Row::markdown`] print the table row by row.
+//! scenario's [`Row`] ([`measure_reporting`] also says, while it lasts, what it waits for), and
+//! [`head`] and [`Row::markdown`] print the table row by row.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -110,11 +112,114 @@ pub async fn start(store: Option<Arc<dyn RelayStore>>) -> Result<LocalRelay> {
 
 /// Measures one scenario against `nodes` (relays on one store; at least one).
 pub async fn measure(nodes: &[Endpoint], scenario: Scenario) -> Result<Row> {
+    measure_with(nodes, scenario, &Arc::new(Progress::default())).await
+}
+
+/// [`measure`], calling `report` with what the scenario waits for and how far it has come every
+/// `every` while it lasts (registering devices can take minutes when the relay limits password
+/// checks; a relay that stops delivering keeps the receivers waiting up to [`DELIVERY_PATIENCE`]).
+pub async fn measure_reporting(
+    nodes: &[Endpoint],
+    scenario: Scenario,
+    every: Duration,
+    report: impl FnMut(String),
+) -> Result<Row> {
+    let progress = Arc::new(Progress::default());
+    reporting(
+        measure_with(nodes, scenario, &progress),
+        &progress,
+        every,
+        report,
+    )
+    .await
+}
+
+async fn measure_with(
+    nodes: &[Endpoint],
+    scenario: Scenario,
+    progress: &Arc<Progress>,
+) -> Result<Row> {
     match scenario {
-        Scenario::OneToOne { pairs, per_sender } => one_to_one(nodes, pairs, per_sender, 8).await,
+        Scenario::OneToOne { pairs, per_sender } => {
+            one_to_one_within(nodes, pairs, per_sender, 8, DELIVERY_PATIENCE, progress).await
+        }
         Scenario::MultiRecipient { recipients, sends } => {
             let first = nodes.first().ok_or_else(no_node)?;
-            multi_recipient(first, recipients, sends).await
+            multi_recipient_with(first, recipients, sends, progress).await
+        }
+    }
+}
+
+/// How often [`measure_reporting`]'s caller hears of a wait that goes on.
+pub const REPORT_EVERY: Duration = Duration::from_secs(5);
+
+/// Runs `run`, calling `report` with `progress` described every `every` until it ends.
+async fn reporting<T>(
+    run: impl std::future::Future<Output = T>,
+    progress: &Progress,
+    every: Duration,
+    mut report: impl FnMut(String),
+) -> T {
+    let start = Instant::now();
+    tokio::pin!(run);
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    loop {
+        tokio::select! {
+            out = &mut run => return out,
+            _ = ticks.tick() => report(format!(
+                "{}, {} s so far",
+                progress.describe(),
+                start.elapsed().as_secs()
+            )),
+        }
+    }
+}
+
+/// How far a scenario has come: its stage and how many of the stage's steps are done.
+#[derive(Default)]
+pub struct Progress {
+    stage: std::sync::Mutex<Stage>,
+    done: AtomicUsize,
+}
+
+/// A scenario's stage, with its number of steps.
+#[derive(Clone, Copy, Default)]
+enum Stage {
+    #[default]
+    Starting,
+    /// Devices registered with the relay (each a password check the relay may rate-limit).
+    Registering(usize),
+    /// 1:1 messages delivered to their receivers.
+    Delivering(usize),
+    /// Multi-recipient sends the relay answered.
+    Sending(usize),
+}
+
+impl Progress {
+    fn enter(&self, stage: Stage) {
+        *self.stage.lock().unwrap_or_else(|e| e.into_inner()) = stage;
+        self.done.store(0, Ordering::Relaxed);
+    }
+
+    fn step(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The stage and its count, for people.
+    pub fn describe(&self) -> String {
+        let done = self.done.load(Ordering::Relaxed);
+        match *self.stage.lock().unwrap_or_else(|e| e.into_inner()) {
+            Stage::Starting => "starting".into(),
+            Stage::Registering(of) => format!(
+                "waiting for the relay to register devices: {done} of {of} (each a password \
+                 check, which a relay may rate-limit: `alibi relay serve --password-checks`)"
+            ),
+            Stage::Delivering(of) => {
+                format!("waiting for the relay to deliver 1:1 messages: {done} of {of} received")
+            }
+            Stage::Sending(of) => {
+                format!("waiting for the relay to answer multi-recipient sends: {done} of {of}")
+            }
         }
     }
 }
@@ -210,7 +315,16 @@ pub async fn one_to_one(
     per_sender: usize,
     concurrency: usize,
 ) -> Result<Row> {
-    one_to_one_within(nodes, pairs, per_sender, concurrency, DELIVERY_PATIENCE).await
+    let progress = Arc::new(Progress::default());
+    one_to_one_within(
+        nodes,
+        pairs,
+        per_sender,
+        concurrency,
+        DELIVERY_PATIENCE,
+        &progress,
+    )
+    .await
 }
 
 /// How long a 1:1 receiver waits for its next message before the run ends with the shortfall: a
@@ -227,6 +341,7 @@ async fn one_to_one_within(
     per_sender: usize,
     concurrency: usize,
     patience: Duration,
+    progress: &Arc<Progress>,
 ) -> Result<Row> {
     let n = nodes.len();
     if n == 0 {
@@ -234,16 +349,21 @@ async fn one_to_one_within(
     }
     let mut senders = vec![];
     let mut receivers = vec![];
+    progress.enter(Stage::Registering(2 * pairs));
     for i in 0..pairs {
         senders.push(register(&nodes[i % n], 2 * i).await?.0);
+        progress.step();
         receivers.push(register(&nodes[(i + 1) % n], 2 * i + 1).await?.0);
+        progress.step();
     }
+    progress.enter(Stage::Delivering(pairs * per_sender));
     let latencies = Arc::new(Mutex::new(Vec::with_capacity(pairs * per_sender)));
     let start = Instant::now();
     let mut receiving = vec![];
     for r in &receivers {
         let mut rx = r.receive();
         let lat = latencies.clone();
+        let progress = progress.clone();
         receiving.push(tokio::spawn(async move {
             let mut got = 0;
             while got < per_sender {
@@ -266,6 +386,7 @@ async fn one_to_one_within(
                     .await
                     .push(now_us().saturating_sub(sent) as f64 / 1e3);
                 rx.ack(&env);
+                progress.step();
                 got += 1;
             }
             Ok::<(), Error>(())
@@ -341,11 +462,23 @@ async fn first_failure(
 /// Multi-recipient: one sender seals `sends` group messages to `recipients` accounts (sealed sender
 /// v2) and sends each in one request; latency is the request's round trip (server time).
 pub async fn multi_recipient(relay: &Endpoint, recipients: usize, sends: usize) -> Result<Row> {
+    multi_recipient_with(relay, recipients, sends, &Arc::new(Progress::default())).await
+}
+
+async fn multi_recipient_with(
+    relay: &Endpoint,
+    recipients: usize,
+    sends: usize,
+    progress: &Progress,
+) -> Result<Row> {
+    progress.enter(Stage::Registering(recipients + 1));
     let (sender, sid, _) = register(relay, 0).await?;
+    progress.step();
     let mut rs = vec![];
     let mut keys = vec![];
     for i in 0..recipients {
         let (c, id, key) = register(relay, i + 1).await?;
+        progress.step();
         keys.push(key);
         rs.push(Recipient {
             service_id: ServiceId::aci(c.account),
@@ -376,6 +509,7 @@ pub async fn multi_recipient(relay: &Endpoint, recipients: usize, sends: usize) 
     let mut lat = vec![];
     let start = Instant::now();
     let mut busy = Duration::ZERO;
+    progress.enter(Stage::Sending(sends));
     for _ in 0..sends {
         let sent = v2::encrypt(&usmc, &sid, &rs, &[], &mut UnwrapErr(SysRng))
             .map_err(|e| relay_error(e.to_string()))?;
@@ -384,6 +518,7 @@ pub async fn multi_recipient(relay: &Endpoint, recipients: usize, sends: usize) 
             .multi_send(sent, &combine(&keys))
             .await?
             .map_err(|e| relay_error(e.to_string()))?;
+        progress.step();
         let d = t.elapsed();
         busy += d;
         lat.push(d.as_secs_f64() * 1e3);
@@ -488,7 +623,11 @@ mod tests {
             Endpoint::from(a.url.as_str()),
             Endpoint::from(b.url.as_str()),
         ];
-        let run = one_to_one_within(&nodes, 1, 5, 2, Duration::from_secs(2));
+        let progress = Arc::new(Progress::default());
+        let run = one_to_one_within(&nodes, 1, 5, 2, Duration::from_secs(2), &progress);
+        let mut said = vec![];
+        let every = Duration::from_millis(500);
+        let run = reporting(run, &progress, every, |line| said.push(line));
         let r = tokio::time::timeout(Duration::from_secs(60), run)
             .await
             .expect("the run ends rather than waiting");
@@ -498,6 +637,33 @@ mod tests {
         assert!(
             e.contains("of a receiver's 5 messages, then none for 2 s"),
             "{e}"
+        );
+        // The wait was not silent: it said what it waited for while it lasted.
+        assert!(
+            said.iter().any(
+                |l| l.starts_with("waiting for the relay to deliver 1:1 messages: ")
+                    && l.contains(" of 5 received, ")
+            ),
+            "{said:?}"
+        );
+    }
+
+    /// Every stage says what it waits for, with its count.
+    #[test]
+    fn progress_says_what_it_waits_for() {
+        let p = Progress::default();
+        assert_eq!(p.describe(), "starting");
+        p.enter(Stage::Registering(1001));
+        p.step();
+        assert!(p
+            .describe()
+            .starts_with("waiting for the relay to register devices: 1 of 1001 "));
+        p.enter(Stage::Sending(20));
+        p.step();
+        p.step();
+        assert_eq!(
+            p.describe(),
+            "waiting for the relay to answer multi-recipient sends: 2 of 20"
         );
     }
 

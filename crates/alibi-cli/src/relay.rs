@@ -487,7 +487,13 @@ fn bench(
         }
         let mut rows = vec![];
         for scenario in scenarios {
-            let r = relay_load::measure(&nodes, scenario).await.map_err(usage)?;
+            // A wait longer than a few seconds says what it waits for (on stderr: stdout stays
+            // the table or the JSON).
+            let report = |line: String| eprintln!("relay bench: {line}");
+            let r =
+                relay_load::measure_reporting(&nodes, scenario, relay_load::REPORT_EVERY, report)
+                    .await
+                    .map_err(usage)?;
             if !format.json {
                 say(r.markdown())?;
             }

@@ -45,7 +45,7 @@ pub(super) struct Reveal {
 }
 
 /// Rounds 4 and 6: a proof of the final share ([`crate::share_proof`]) and the outcome's digest.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(super) struct Confirm {
     #[serde(with = "serde_bytes")]
     pub(super) proof: Vec<u8>,

@@ -63,7 +63,7 @@ pub async fn keygen<T: Transport, R: CryptoRng + ?Sized>(
     let (disputes, early) = k.complain(complaints).await?;
     k.reveal(disputes).await?;
     let confirmed = match early.filter(|e| k.stands(e)) {
-        Some(early) => early,
+        Some(early) => early.confirmed,
         None => k.confirm().await?,
     };
     k.close(confirmed).await
@@ -100,13 +100,19 @@ struct Outcome {
     digest: [u8; 32],
 }
 
-/// The outcome this party confirmed, its proof, and the others' confirmations.
+/// The outcome this party confirmed, its proof, and the others' confirmations (`None` for one
+/// whose body did not decode: the closing round names its sender).
 struct Confirmed {
     outcome: Outcome,
     round: u16,
     proof: ShareProof,
-    confirms: BTreeMap<PartyIndex, Got>,
-    /// The parties named when the outcome was computed.
+    confirms: BTreeMap<PartyIndex, Option<Confirm>>,
+}
+
+/// Round 4's early confirmations, and who was named when their outcome was computed (they
+/// hold only if round 5 names nobody else for rounds 1 to 4: [`Keygen::stands`]).
+struct Early {
+    confirmed: Confirmed,
     named: BTreeSet<PartyIndex>,
 }
 
@@ -306,10 +312,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     /// confirmations if nobody complained or was named in this round and every party confirmed
     /// this party's outcome (they hold if round 5 names nobody for rounds 1 to 4, see
     /// [`Self::stands`]).
-    async fn complain(
-        &mut self,
-        complaints: Vec<Complaint>,
-    ) -> Result<(Disputes, Option<Confirmed>)> {
+    async fn complain(&mut self, complaints: Vec<Complaint>) -> Result<(Disputes, Option<Early>)> {
         let early = match complaints.is_empty() && adversary::confirms_early(&self.run.hooks) {
             true => self.early_outcome(),
             false => None,
@@ -339,13 +342,13 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             .filter(|_| self.named() == named)
             .and_then(|(outcome, proof, _)| {
                 let confirms = early_confirms(&all, &outcome.digest, self.me())?;
-                Some(Confirmed {
+                let confirmed = Confirmed {
                     outcome,
                     round: R_COMPLAIN,
                     proof,
                     confirms,
-                    named,
-                })
+                };
+                Some(Early { confirmed, named })
             });
         let mut disputes = Disputes {
             pending: BTreeSet::new(),
@@ -391,7 +394,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     /// garbage, two versions) stays in the outcome everyone confirmed: what it did there can
     /// have been shown to some parties only, and is settled by the closing round's
     /// attestations, which name it at every party.
-    fn stands(&self, early: &Confirmed) -> bool {
+    fn stands(&self, early: &Early) -> bool {
         self.run.blamed.iter().all(|b| {
             early.named.contains(&b.party)
                 || matches!(
@@ -520,7 +523,6 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 round,
                 proof,
                 confirms,
-                named,
             });
         }
     }
@@ -589,7 +591,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
         &mut self,
         round: u16,
         outcome: &Outcome,
-    ) -> Result<(ShareProof, BTreeMap<PartyIndex, Got>)> {
+    ) -> Result<(ShareProof, BTreeMap<PartyIndex, Option<Confirm>>)> {
         let (proof, mut confirm) = self.confirmation(round, outcome)?;
         adversary::before_confirm(&mut self.run, &mut confirm.outcome).await;
         let body = self.garble(R_CONFIRM, encode(&confirm));
@@ -610,6 +612,10 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 blamed,
             });
         }
+        let confirms = confirms
+            .into_iter()
+            .map(|(p, g)| (p, g.body.and_then(|b| decode::<Confirm>(&b).ok())))
+            .collect();
         Ok((proof, confirms))
     }
 
@@ -631,19 +637,19 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     /// Round 10, the closing round: its attestations settle the confirmations, so a party that
     /// confirmed differently to different parties is named by all. Finishes if every
     /// confirmation announced this party's outcome.
-    async fn close(mut self, confirmed: Confirmed) -> Result<KeyShare> {
+    async fn close(mut self, mut confirmed: Confirmed) -> Result<KeyShare> {
         self.run.closing_round(R_CLOSE).await?;
         let mut confirms_ok = BTreeMap::new();
-        for (p, g) in &confirmed.confirms {
-            if self.run.is_blamed(*p) {
+        for (p, c) in std::mem::take(&mut confirmed.confirms) {
+            if self.run.is_blamed(p) {
                 continue;
             }
-            match g.body.as_deref().map(decode::<Confirm>) {
-                Some(Ok(c)) => {
-                    confirms_ok.insert(*p, c);
+            match c {
+                Some(c) => {
+                    confirms_ok.insert(p, c);
                 }
-                _ => self.run.blame(
-                    *p,
+                None => self.run.blame(
+                    p,
                     Fault::Malformed {
                         round: confirmed.round,
                     },
@@ -746,7 +752,7 @@ fn early_confirms(
     all: &[(PartyIndex, Complaints)],
     outcome: &[u8; 32],
     me: PartyIndex,
-) -> Option<BTreeMap<PartyIndex, Got>> {
+) -> Option<BTreeMap<PartyIndex, Option<Confirm>>> {
     let mut confirms = BTreeMap::new();
     for (p, c) in all {
         let confirm = c.confirm.as_ref().filter(|c| c.outcome == *outcome)?;
@@ -754,11 +760,7 @@ fn early_confirms(
             return None;
         }
         if *p != me {
-            let got = Got {
-                body: Some(encode(confirm)),
-                p2p: None,
-            };
-            confirms.insert(*p, got);
+            confirms.insert(*p, Some(confirm.clone()));
         }
     }
     Some(confirms)
