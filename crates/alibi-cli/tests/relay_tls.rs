@@ -34,12 +34,19 @@ fn a_relay_over_tls_serves_clients_that_trust_its_ca() {
         &cert,
         "--tls-key",
         &key,
+        "--log-level",
+        "debug",
     ]
     .iter()
     .map(Into::into)
     .collect();
-    let relay = RelayProcess::start(0, &args);
+    // The relay's log (a failed handshake is logged at debug) goes to a file, shown if a bench
+    // fails: this test once saw its first connection reset, cause unknown.
+    let log_path = dir.path().join("relay.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let relay = RelayProcess::start_logging(0, &args, log);
     assert!(relay.url.starts_with("https://127.0.0.1:"), "{}", relay.url);
+    let relay_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
 
     let bench = |extra: &[&str]| {
         let mut a = vec![
@@ -60,7 +67,13 @@ fn a_relay_over_tls_serves_clients_that_trust_its_ca() {
         alibi(&a)
     };
     let ok = bench(&["--ca", &ca]);
-    assert_eq!(code(&ok), 0, "{}", stderr(&ok));
+    assert_eq!(
+        code(&ok),
+        0,
+        "{}\nthe relay's log:\n{}",
+        stderr(&ok),
+        relay_log()
+    );
     assert!(
         stdout(&ok).contains("| 1:1, 2 pairs | 200 |"),
         "{}",

@@ -19,11 +19,16 @@ impl RelayProcess {
     /// Starts `alibi relay serve --listen 127.0.0.1:PORT` (0 for any) with `args` (the store and
     /// anything else), and returns once it has printed where it listens.
     pub fn start(port: u16, args: &[OsString]) -> Self {
+        Self::start_logging(port, args, Stdio::inherit())
+    }
+
+    /// [`Self::start`] with the relay's log (its stderr) going to `log`.
+    pub fn start_logging(port: u16, args: &[OsString], log: impl Into<Stdio>) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_alibi"))
             .args(["relay", "serve", "--listen", &format!("127.0.0.1:{port}")])
             .args(args)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(log)
             .spawn()
             .expect("start alibi relay serve");
         let stdout = child.stdout.take().unwrap();
