@@ -262,18 +262,22 @@ pub fn batch_verify_points<R: rand_core::CryptoRng + ?Sized>(
     msg: &[u8],
     rng: &mut R,
 ) -> Result<()> {
-    use blstrs::{G1Projective, G2Projective, Scalar};
+    use blstrs::{Bls12, G1Affine, G1Projective, G2Prepared, G2Projective};
     use group::{Curve, Group};
+    use pairing::{MillerLoopResult, MultiMillerLoop};
     if items.is_empty() || items.iter().any(|(pk, _)| bool::from(pk.is_identity())) {
         return Err(Error::Malformed("batch: empty, or an identity public key"));
     }
-    let r: Vec<Scalar> = items.iter().map(|_| random_weight(rng)).collect();
+    let w = Weights::random(items.len(), rng);
     let pks: Vec<G1Projective> = items.iter().map(|(p, _)| *p).collect();
     let sigs: Vec<G2Projective> = items.iter().map(|(_, s)| *s).collect();
-    let s = G2Projective::multi_exp(&sigs, &r).to_affine();
-    let v = G1Projective::multi_exp(&pks, &r).to_affine();
-    let h = G2Projective::hash_to_curve(msg, DST_SIG, &[]).to_affine();
-    if blstrs::pairing(&G1Projective::generator().to_affine(), &s) == blstrs::pairing(&v, &h) {
+    let s = G2Prepared::from(w.g2(&sigs).to_affine());
+    let v = w.g1(&pks).to_affine();
+    let h = G2Prepared::from(G2Projective::hash_to_curve(msg, DST_SIG, &[]).to_affine());
+    // e(g1, s) = e(v, h) as e(-g1, s) e(v, h) = 1: one final exponentiation instead of two.
+    let minus_g1 = G1Affine::from(-G1Projective::generator());
+    let product = Bls12::multi_miller_loop(&[(&minus_g1, &s), (&v, &h)]).final_exponentiation();
+    if bool::from(product.is_identity()) {
         Ok(())
     } else {
         Err(Error::Verification("batch"))
@@ -283,8 +287,71 @@ pub fn batch_verify_points<R: rand_core::CryptoRng + ?Sized>(
 /// A random 128-bit weight for a random linear combination (batch checks): a false equation
 /// survives the combination with probability at most 2^-128.
 pub fn random_weight<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> blstrs::Scalar {
-    use ff::Field;
-    let mut b = [0u8; 32];
-    rng.fill_bytes(&mut b[16..]);
-    Option::from(blstrs::Scalar::from_bytes_be(&b)).unwrap_or(blstrs::Scalar::ONE)
+    use ff::PrimeField;
+    blstrs::Scalar::from_u128(random_u128(rng))
+}
+
+fn random_u128<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> u128 {
+    let mut b = [0u8; 16];
+    rng.fill_bytes(&mut b);
+    u128::from_be_bytes(b)
+}
+
+/// Random 128-bit weights for a random linear combination of points (batch checks), and the
+/// combinations themselves: blst's Pippenger over 128-bit scalars, about half the work of a
+/// multi-scalar multiplication by full-size scalars.
+pub struct Weights(Vec<u128>);
+
+impl Weights {
+    /// `n` weights drawn from `rng`, each as [`random_weight`] draws one.
+    pub fn random<R: rand_core::CryptoRng + ?Sized>(n: usize, rng: &mut R) -> Self {
+        Self((0..n).map(|_| random_u128(rng)).collect())
+    }
+
+    /// The i-th weight as a scalar.
+    pub fn scalar(&self, i: usize) -> blstrs::Scalar {
+        use ff::PrimeField;
+        blstrs::Scalar::from_u128(self.0[i])
+    }
+
+    /// The combinations take this many points: one per weight.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no weights.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn scalar_bytes(&self) -> Vec<u8> {
+        self.0.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// Sum of w_i P_i over G1 (points beyond the weights are left out; missing ones count as
+    /// the identity).
+    pub fn g1(&self, points: &[blstrs::G1Projective]) -> blstrs::G1Projective {
+        use group::Group;
+        let n = points.len().min(self.0.len());
+        let mut out = blstrs::G1Projective::identity();
+        if n > 0 {
+            let ps: Vec<blst::blst_p1> = points[..n].iter().map(|p| *p.as_ref()).collect();
+            let bytes = self.scalar_bytes();
+            *out.as_mut() = blst::p1_affines::from(&ps).mult(&bytes[..16 * n], 128);
+        }
+        out
+    }
+
+    /// Sum of w_i P_i over G2, as [`Self::g1`].
+    pub fn g2(&self, points: &[blstrs::G2Projective]) -> blstrs::G2Projective {
+        use group::Group;
+        let n = points.len().min(self.0.len());
+        let mut out = blstrs::G2Projective::identity();
+        if n > 0 {
+            let ps: Vec<blst::blst_p2> = points[..n].iter().map(|p| *p.as_ref()).collect();
+            let bytes = self.scalar_bytes();
+            *out.as_mut() = blst::p2_affines::from(&ps).mult(&bytes[..16 * n], 128);
+        }
+        out
+    }
 }

@@ -120,6 +120,16 @@ fn bench(c: &mut Criterion) {
             })
         },
     );
+    // The last step alone, by full-size scalars and by 128-bit weights (`Weights`, as
+    // key generation does it now).
+    let evaluated: Vec<blstrs::G1Projective> = decoded.iter().map(|c| c.eval(me)).collect();
+    let short = alibi_mpc::poly::Weights::random(N as usize, &mut rng);
+    g.bench_function("64 points by full-size weights", |b| {
+        b.iter(|| blstrs::G1Projective::multi_exp(&evaluated, &weights))
+    });
+    g.bench_function("64 points by 128-bit weights", |b| {
+        b.iter(|| short.g1(&evaluated))
+    });
     g.bench_function("(replaced) 64 verification keys", |b| {
         b.iter(|| (1..=N).map(|j| joint.eval(j)).collect::<Vec<_>>())
     });

@@ -57,7 +57,7 @@ impl Polynomial {
 /// 64 nibbles each select one of 16 points of its window, every entry read (constant time), and
 /// 64 mixed additions sum them; about a third of the cost of a generic scalar multiplication,
 /// which a dealer pays t + 1 times.
-fn generator_times(c: &Scalar) -> G1Projective {
+pub(crate) fn generator_times(c: &Scalar) -> G1Projective {
     use std::sync::OnceLock;
     use subtle::{ConditionallySelectable, ConstantTimeEq};
     /// Row w holds k·16^w·g1 for k = 0..16 (k = 0 the identity).
@@ -251,7 +251,7 @@ pub fn random_scalar<R: CryptoRng + ?Sized>(rng: &mut R) -> Scalar {
     }
 }
 
-pub use alibi_bls::random_weight;
+pub use alibi_bls::{random_weight, Weights};
 
 #[cfg(test)]
 mod tests {

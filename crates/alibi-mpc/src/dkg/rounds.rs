@@ -7,7 +7,6 @@ use blstrs::{G1Affine, G1Projective, Scalar};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::Curve;
-use group::Group;
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
@@ -19,7 +18,9 @@ use super::messages::{
 };
 use crate::adversary;
 use crate::echo::{Got, Run, BROADCAST};
-use crate::poly::{random_weight, scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial};
+use crate::poly::{
+    generator_times, scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial, Weights,
+};
 use crate::share_proof::{self, ShareProof};
 use crate::transport::{Expect, Transport};
 use crate::{check_indices, decode, encode, Error, Fault, Party, PartyIndex, Result};
@@ -770,8 +771,10 @@ fn early_confirms(
 /// 128-bit weights w_d, g1^(sum w_d s_d) = sum_d w_d C_d(i), where C_d(i) is dealer d's commitment
 /// evaluated at this party's index by Horner's rule (i is small, so each step is a few doublings:
 /// cheaper than one multi-scalar multiplication over every coefficient by the full-size w_d i^k,
-/// see `benches/keygen_party.rs`). Without the weights two dealers' errors could cancel; with them
-/// a batch containing a bad share passes with probability about 2^-128.
+/// see `benches/keygen_party.rs`). The right side is one multiplication by 128-bit weights, the
+/// left one by the generator's table (the sum holds secrets). Without the weights two dealers'
+/// errors could cancel; with them a batch containing a bad share passes with probability about
+/// 2^-128.
 fn shares_pass<R: CryptoRng + ?Sized>(
     commitments: &BTreeMap<PartyIndex, Commitment>,
     candidates: &BTreeMap<PartyIndex, (Scalar, SignedShare)>,
@@ -781,16 +784,15 @@ fn shares_pass<R: CryptoRng + ?Sized>(
     if candidates.is_empty() {
         return true;
     }
-    let mut points = vec![];
-    let mut scalars = vec![];
+    let w = Weights::random(candidates.len(), rng);
+    let mut points = Vec::with_capacity(candidates.len());
     let mut on_g = Scalar::ZERO;
-    for (d, (v, _)) in candidates {
-        let w = random_weight(rng);
-        on_g += w * v;
+    for (k, (d, (v, _))) in candidates.iter().enumerate() {
+        on_g += w.scalar(k) * v;
         points.push(commitments[d].eval(me));
-        scalars.push(-w);
     }
-    points.push(G1Projective::generator());
-    scalars.push(on_g);
-    bool::from(G1Projective::multi_exp(&points, &scalars).is_identity())
+    let ok = w.g1(&points) == generator_times(&on_g);
+    on_g = Scalar::ZERO;
+    std::hint::black_box(&on_g);
+    ok
 }
