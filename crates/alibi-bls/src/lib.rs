@@ -297,6 +297,24 @@ fn random_u128<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> u128 {
     u128::from_be_bytes(b)
 }
 
+/// `Weights::$name`: the sum of w_i P_i over one group, by blst's Pippenger over 128-bit scalars.
+macro_rules! weighted_sum {
+    ($(#[$doc:meta])* $name:ident, $point:ident, $raw:ident, $affines:ident) => {
+        $(#[$doc])*
+        pub fn $name(&self, points: &[blstrs::$point]) -> blstrs::$point {
+            use group::Group;
+            let n = points.len().min(self.0.len());
+            let mut out = blstrs::$point::identity();
+            if n > 0 {
+                let ps: Vec<blst::$raw> = points[..n].iter().map(|p| *p.as_ref()).collect();
+                let bytes = self.scalar_bytes();
+                *out.as_mut() = blst::$affines::from(&ps).mult(&bytes[..16 * n], 128);
+            }
+            out
+        }
+    };
+}
+
 /// Random 128-bit weights for a random linear combination of points (batch checks), and the
 /// combinations themselves: blst's Pippenger over 128-bit scalars, about half the work of a
 /// multi-scalar multiplication by full-size scalars.
@@ -328,30 +346,13 @@ impl Weights {
         self.0.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
 
-    /// Sum of w_i P_i over G1 (points beyond the weights are left out; missing ones count as
-    /// the identity).
-    pub fn g1(&self, points: &[blstrs::G1Projective]) -> blstrs::G1Projective {
-        use group::Group;
-        let n = points.len().min(self.0.len());
-        let mut out = blstrs::G1Projective::identity();
-        if n > 0 {
-            let ps: Vec<blst::blst_p1> = points[..n].iter().map(|p| *p.as_ref()).collect();
-            let bytes = self.scalar_bytes();
-            *out.as_mut() = blst::p1_affines::from(&ps).mult(&bytes[..16 * n], 128);
-        }
-        out
-    }
-
-    /// Sum of w_i P_i over G2, as [`Self::g1`].
-    pub fn g2(&self, points: &[blstrs::G2Projective]) -> blstrs::G2Projective {
-        use group::Group;
-        let n = points.len().min(self.0.len());
-        let mut out = blstrs::G2Projective::identity();
-        if n > 0 {
-            let ps: Vec<blst::blst_p2> = points[..n].iter().map(|p| *p.as_ref()).collect();
-            let bytes = self.scalar_bytes();
-            *out.as_mut() = blst::p2_affines::from(&ps).mult(&bytes[..16 * n], 128);
-        }
-        out
-    }
+    weighted_sum!(
+        /// Sum of w_i P_i over G1 (points beyond the weights are left out; missing ones count as
+        /// the identity).
+        g1, G1Projective, blst_p1, p1_affines
+    );
+    weighted_sum!(
+        /// Sum of w_i P_i over G2, as [`Self::g1`].
+        g2, G2Projective, blst_p2, p2_affines
+    );
 }
