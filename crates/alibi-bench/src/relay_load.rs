@@ -177,7 +177,7 @@ async fn reporting<T>(
 
 /// How far a scenario has come: its stage and how many of the stage's steps are done.
 #[derive(Default)]
-pub struct Progress {
+struct Progress {
     stage: std::sync::Mutex<Stage>,
     done: AtomicUsize,
 }
@@ -206,7 +206,7 @@ impl Progress {
     }
 
     /// The stage and its count, for people.
-    pub fn describe(&self) -> String {
+    fn describe(&self) -> String {
         let done = self.done.load(Ordering::Relaxed);
         match *self.stage.lock().unwrap_or_else(|e| e.into_inner()) {
             Stage::Starting => "starting".into(),
@@ -359,62 +359,19 @@ async fn one_to_one_within(
     progress.enter(Stage::Delivering(pairs * per_sender));
     let latencies = Arc::new(Mutex::new(Vec::with_capacity(pairs * per_sender)));
     let start = Instant::now();
-    let mut receiving = vec![];
-    for r in &receivers {
-        let mut rx = r.receive();
-        let lat = latencies.clone();
-        let progress = progress.clone();
-        receiving.push(tokio::spawn(async move {
-            let mut got = 0;
-            while got < per_sender {
-                let next = tokio::time::timeout(patience, rx.next()).await;
-                let Ok(next) = next else {
-                    return Err(relay_error(format!(
-                        "the relay accepted every 1:1 send but delivered {got} of a receiver's \
-                         {per_sender} messages, then none for {} s",
-                        patience.as_secs()
-                    )));
-                };
-                let Some(env) = next else { break };
-                let sent = u64::from_be_bytes(
-                    env.content()
-                        .get(..8)
-                        .and_then(|b| b.try_into().ok())
-                        .unwrap_or([0; 8]),
-                );
-                lat.lock()
-                    .await
-                    .push(now_us().saturating_sub(sent) as f64 / 1e3);
-                rx.ack(&env);
-                progress.step();
-                got += 1;
-            }
-            Ok::<(), Error>(())
-        }));
-    }
+    let receiving: Vec<_> = receivers
+        .iter()
+        .map(|r| {
+            let (rx, lat, progress) = (r.receive(), latencies.clone(), progress.clone());
+            tokio::spawn(receive_timed(rx, per_sender, patience, lat, progress))
+        })
+        .collect();
     let mut sending = vec![];
     for (i, (s, r)) in senders.iter().zip(&receivers).enumerate() {
         let reg = ((2 * i + 1) % 16000 + 1) as u16;
         for lane in 0..concurrency {
-            let s = s.clone();
-            let to = r.account;
             let count = per_sender / concurrency + usize::from(lane < per_sender % concurrency);
-            sending.push(tokio::spawn(async move {
-                for _ in 0..count {
-                    let mut content = now_us().to_be_bytes().to_vec();
-                    content.resize(100, 0xAB);
-                    let m = OutgoingMessage {
-                        kind: 1,
-                        destination_device_id: 1,
-                        destination_registration_id: reg,
-                        content,
-                    };
-                    s.send(to, vec![m])
-                        .await?
-                        .map_err(|e| relay_error(format!("the relay refused a 1:1 send ({e})")))?;
-                }
-                Ok::<(), Error>(())
-            }));
+            sending.push(tokio::spawn(send_timed(s.clone(), r.account, reg, count)));
         }
     }
     // A send the relay refused (its rate limits answer 429) would leave its receiver waiting
@@ -440,6 +397,62 @@ async fn one_to_one_within(
         p50_ms: percentile(&mut l, 0.5),
         p99_ms: percentile(&mut l, 0.99),
     })
+}
+
+/// One 1:1 receiver: takes `expected` messages, recording each one's latency from the send time
+/// it carries; gives up after `patience` without a message, with the shortfall.
+async fn receive_timed(
+    mut rx: alibi_messenger::relay::Receiver,
+    expected: usize,
+    patience: Duration,
+    latencies: Arc<Mutex<Vec<f64>>>,
+    progress: Arc<Progress>,
+) -> Result<()> {
+    let mut got = 0;
+    while got < expected {
+        let Ok(next) = tokio::time::timeout(patience, rx.next()).await else {
+            return Err(relay_error(format!(
+                "the relay accepted every 1:1 send but delivered {got} of a receiver's \
+                 {expected} messages, then none for {} s",
+                patience.as_secs()
+            )));
+        };
+        let Some(env) = next else { break };
+        let sent = u64::from_be_bytes(
+            env.content()
+                .get(..8)
+                .and_then(|b| b.try_into().ok())
+                .unwrap_or([0; 8]),
+        );
+        latencies
+            .lock()
+            .await
+            .push(now_us().saturating_sub(sent) as f64 / 1e3);
+        rx.ack(&env);
+        progress.step();
+        got += 1;
+    }
+    Ok(())
+}
+
+/// One 1:1 sending lane: `count` messages of 100 bytes to `to` (registration `reg`), one at a
+/// time, each carrying its send time.
+async fn send_timed(sender: RelayClient, to: uuid::Uuid, reg: u16, count: usize) -> Result<()> {
+    for _ in 0..count {
+        let mut content = now_us().to_be_bytes().to_vec();
+        content.resize(100, 0xAB);
+        let m = OutgoingMessage {
+            kind: 1,
+            destination_device_id: 1,
+            destination_registration_id: reg,
+            content,
+        };
+        sender
+            .send(to, vec![m])
+            .await?
+            .map_err(|e| relay_error(format!("the relay refused a 1:1 send ({e})")))?;
+    }
+    Ok(())
 }
 
 /// Waits for every task; the first one's error, if any failed.
