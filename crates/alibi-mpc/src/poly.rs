@@ -18,11 +18,15 @@ pub struct Polynomial {
 
 impl Drop for Polynomial {
     fn drop(&mut self) {
-        // blstrs scalars have no Zeroize; overwrite them with zero before the memory goes.
-        for c in &mut self.coefficients {
-            *c = Scalar::ZERO;
-        }
+        self.coefficients.iter_mut().for_each(wipe);
     }
+}
+
+/// Overwrites a secret scalar with zero: blstrs scalars have no `Zeroize`, and `black_box` keeps
+/// the compiler from eliding a store to memory that is not read again.
+pub(crate) fn wipe(s: &mut Scalar) {
+    *s = Scalar::ZERO;
+    std::hint::black_box(s);
 }
 
 impl Polynomial {

@@ -16,7 +16,7 @@ use group::{Curve, Group};
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha512};
 
-use crate::poly::{random_scalar, random_weight, scalar_from_bytes, Commitment};
+use crate::poly::{random_scalar, random_weight, scalar_from_bytes, wipe, Commitment};
 use crate::{Error, PartyIndex, Result};
 
 /// The length of an encoded proof: vk_j and R uncompressed (96 bytes each), s big-endian (32).
@@ -72,9 +72,7 @@ impl ShareProof {
         let mut k = random_scalar(rng);
         let r = (g * k).to_affine();
         let s = k + challenge(context, index, &key, &r) * share;
-        // blstrs scalars have no Zeroize: overwrite the nonce, and keep the store from being elided.
-        k = Scalar::ZERO;
-        std::hint::black_box(&k);
+        wipe(&mut k);
         Self { key, r, s }
     }
 

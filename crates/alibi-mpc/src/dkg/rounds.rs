@@ -19,7 +19,7 @@ use super::messages::{
 use crate::adversary;
 use crate::echo::{Got, Run, BROADCAST};
 use crate::poly::{
-    generator_times, scalar_from_bytes, scalar_to_bytes, Commitment, Polynomial, Weights,
+    generator_times, scalar_from_bytes, scalar_to_bytes, wipe, Commitment, Polynomial, Weights,
 };
 use crate::share_proof::{self, ShareProof};
 use crate::transport::{Expect, Transport};
@@ -626,8 +626,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
         let x = scalar_from_bytes(&outcome.secret)?;
         let mut x = adversary::proven_share(&self.run.hooks, x);
         let proof = ShareProof::generate(&context, self.me(), &x, &mut *self.run.rng);
-        x = Scalar::ZERO;
-        std::hint::black_box(&x);
+        wipe(&mut x);
         let confirm = Confirm {
             proof: proof.to_bytes().to_vec(),
             outcome: outcome.digest,
@@ -729,9 +728,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             .map(|(&j, a)| (j, a.to_compressed().to_vec()))
             .collect();
         // The received shares are summed into the secret; wipe them.
-        for v in self.shares.values_mut() {
-            *v = Scalar::ZERO;
-        }
+        self.shares.values_mut().for_each(wipe);
         let mut blamed = std::mem::take(&mut self.run.blamed);
         blamed.sort_by_key(|b| b.party);
         KeyShare {
@@ -792,7 +789,6 @@ fn shares_pass<R: CryptoRng + ?Sized>(
         points.push(commitments[d].eval(me));
     }
     let ok = w.g1(&points) == generator_times(&on_g);
-    on_g = Scalar::ZERO;
-    std::hint::black_box(&on_g);
+    wipe(&mut on_g);
     ok
 }
