@@ -615,21 +615,25 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
 
     /// Checks the attestations that came with `round`'s broadcasts, each against its signer's
     /// key when it tells something new: a second digest of one round names that round's sender,
-    /// a signature that fails names the party whose broadcast carried it.
+    /// a signature that fails names the party whose broadcast carried it. The new ones (the
+    /// first of each digest) are checked in one batch; only if that fails, one by one.
     fn settle(&mut self, round: u16, attestations: Vec<(PartyIndex, Attestation)>) {
+        let mut first = BTreeSet::new();
+        let new: Vec<&Attestation> = attestations
+            .iter()
+            .map(|(_, a)| a)
+            .filter(|a| !self.knows(a) && first.insert((a.round, a.sender, a.digest)))
+            .collect();
+        let all_good = self.party.all_attest(&self.session, &new);
         let mut liars = BTreeSet::new();
         for (carrier, a) in attestations {
-            if liars.contains(&carrier)
-                || self
-                    .known
-                    .get(&(a.round, a.sender))
-                    .is_some_and(|ds| ds.contains_key(&a.digest))
-            {
+            if liars.contains(&carrier) || self.knows(&a) {
                 continue;
             }
-            if self
-                .party
-                .attests(&self.session, a.round, a.sender, &a.digest, &a.sig)
+            if all_good
+                || self
+                    .party
+                    .attests(&self.session, a.round, a.sender, &a.digest, &a.sig)
             {
                 self.learn(a.round, a.sender, a.digest, a.sig);
             } else {
@@ -637,6 +641,13 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
                 self.blame(carrier, Fault::Malformed { round });
             }
         }
+    }
+
+    /// Whether this attestation's digest is already known to be signed by its sender.
+    fn knows(&self, a: &Attestation) -> bool {
+        self.known
+            .get(&(a.round, a.sender))
+            .is_some_and(|ds| ds.contains_key(&a.digest))
     }
 }
 
@@ -657,4 +668,133 @@ pub(crate) fn stop_reason(wire: &[u8]) -> String {
 /// Decodes `data` as a broadcast envelope (for the fuzz target).
 pub(crate) fn fuzz_decoders(data: &[u8]) {
     let _ = decode::<Envelope>(data);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::MemoryTransport;
+    use alibi_handshake::{IdentityKey, IdentityKeyPair};
+    use getrandom::SysRng;
+    use rand_core::UnwrapErr;
+
+    /// Four parties' keys; party `i` signs as itself.
+    fn parties() -> Vec<Party> {
+        let mut rng = UnwrapErr(SysRng);
+        let keys: Vec<IdentityKeyPair> = (0..4)
+            .map(|_| IdentityKeyPair::generate(&mut rng))
+            .collect();
+        let roster: BTreeMap<PartyIndex, IdentityKey> = (1..=4u16)
+            .zip(&keys)
+            .map(|(i, k)| (i, k.identity))
+            .collect();
+        (1..=4u16)
+            .zip(keys)
+            .map(|(index, identity)| Party {
+                index,
+                identity,
+                roster: roster.clone(),
+            })
+            .collect()
+    }
+
+    /// `party`'s attestation of a round-1 body.
+    fn attestation(party: &Party, session: &SessionId, body: &[u8]) -> Attestation {
+        let wire = party.sign_broadcast(session, 1, body.to_vec());
+        Attestation {
+            round: 1,
+            sender: party.index,
+            digest: digest(body),
+            sig: decode::<SignedBroadcast>(&wire).unwrap().sig,
+        }
+    }
+
+    /// Settles `carried` (carrier, attestation) at party 1; who is named, and which digests of
+    /// (round 1, sender) are known after.
+    fn settle_at_1(
+        ps: &[Party],
+        session: SessionId,
+        carried: Vec<(PartyIndex, Attestation)>,
+    ) -> (Vec<Blame>, BTreeMap<PartyIndex, usize>) {
+        let mut transports = MemoryTransport::network(&ps[0].roster);
+        let mut rng = UnwrapErr(SysRng);
+        let mut run = Run::new(
+            &ps[0],
+            session,
+            &mut transports[0],
+            Duration::from_secs(1),
+            &mut rng,
+            [2, 3, 4],
+        );
+        run.settle(2, carried);
+        let known = run
+            .known
+            .iter()
+            .map(|((_, s), ds)| (*s, ds.len()))
+            .collect();
+        (run.blamed, known)
+    }
+
+    /// Valid attestations, one carried twice, are all learned, and nobody is named (they pass
+    /// as one batch).
+    #[test]
+    fn valid_attestations_are_learned() {
+        let ps = parties();
+        let s = [7; 16];
+        let (a3, a4) = (
+            attestation(&ps[2], &s, b"three"),
+            attestation(&ps[3], &s, b"four"),
+        );
+        let carried = vec![(2, a3.clone()), (2, a4.clone()), (4, a3)];
+        let (blamed, known) = settle_at_1(&ps, s, carried);
+        assert!(blamed.is_empty());
+        assert_eq!(known, BTreeMap::from([(3, 1), (4, 1)]));
+    }
+
+    /// A forged attestation fails the batch; checked one by one, it names its carrier (not the
+    /// party it claims to come from), the valid ones are still learned, and another attestation
+    /// the same carrier brings is not read.
+    #[test]
+    fn a_forged_attestation_names_its_carrier_only() {
+        let ps = parties();
+        let s = [7; 16];
+        let mut forged = attestation(&ps[2], &s, b"three");
+        forged.digest = digest(b"not what party 3 signed");
+        let carried = vec![
+            (4, attestation(&ps[1], &s, b"two")),
+            (2, forged),
+            (2, attestation(&ps[3], &s, b"four")),
+            (3, attestation(&ps[3], &s, b"four")),
+        ];
+        let (blamed, known) = settle_at_1(&ps, s, carried);
+        assert_eq!(
+            blamed,
+            vec![Blame {
+                party: 2,
+                fault: Fault::Malformed { round: 2 }
+            }]
+        );
+        assert_eq!(known, BTreeMap::from([(2, 1), (4, 1)]));
+    }
+
+    /// Two valid attestations of one sender's round with different digests name that sender
+    /// for equivocating, though both pass the batch.
+    #[test]
+    fn two_signed_digests_name_the_sender() {
+        let ps = parties();
+        let s = [7; 16];
+        let carried = vec![
+            (2, attestation(&ps[2], &s, b"one version")),
+            (4, attestation(&ps[2], &s, b"another")),
+        ];
+        let (blamed, known) = settle_at_1(&ps, s, carried);
+        assert_eq!(
+            blamed,
+            vec![Blame {
+                party: 3,
+                fault: Fault::Equivocation { round: 1 }
+            }]
+        );
+        assert_eq!(known, BTreeMap::from([(3, 2)]));
+    }
 }
