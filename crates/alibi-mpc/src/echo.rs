@@ -674,29 +674,8 @@ pub(crate) fn fuzz_decoders(data: &[u8]) {
 mod tests {
     use super::*;
     use crate::transport::MemoryTransport;
-    use alibi_handshake::{IdentityKey, IdentityKeyPair};
     use getrandom::SysRng;
     use rand_core::UnwrapErr;
-
-    /// Four parties' keys; party `i` signs as itself.
-    fn parties() -> Vec<Party> {
-        let mut rng = UnwrapErr(SysRng);
-        let keys: Vec<IdentityKeyPair> = (0..4)
-            .map(|_| IdentityKeyPair::generate(&mut rng))
-            .collect();
-        let roster: BTreeMap<PartyIndex, IdentityKey> = (1..=4u16)
-            .zip(&keys)
-            .map(|(i, k)| (i, k.identity))
-            .collect();
-        (1..=4u16)
-            .zip(keys)
-            .map(|(index, identity)| Party {
-                index,
-                identity,
-                roster: roster.clone(),
-            })
-            .collect()
-    }
 
     /// `party`'s attestation of a round-1 body.
     fn attestation(party: &Party, session: &SessionId, body: &[u8]) -> Attestation {
@@ -739,7 +718,7 @@ mod tests {
     /// as one batch).
     #[test]
     fn valid_attestations_are_learned() {
-        let ps = parties();
+        let ps = crate::test_parties(4);
         let s = [7; 16];
         let (a3, a4) = (
             attestation(&ps[2], &s, b"three"),
@@ -756,7 +735,7 @@ mod tests {
     /// the same carrier brings is not read.
     #[test]
     fn a_forged_attestation_names_its_carrier_only() {
-        let ps = parties();
+        let ps = crate::test_parties(4);
         let s = [7; 16];
         let mut forged = attestation(&ps[2], &s, b"three");
         forged.digest = digest(b"not what party 3 signed");
@@ -781,7 +760,7 @@ mod tests {
     /// for equivocating, though both pass the batch.
     #[test]
     fn two_signed_digests_name_the_sender() {
-        let ps = parties();
+        let ps = crate::test_parties(4);
         let s = [7; 16];
         let carried = vec![
             (2, attestation(&ps[2], &s, b"one version")),

@@ -370,6 +370,25 @@ pub(crate) fn check_indices(parties: &[PartyIndex]) -> Result<()> {
     Ok(())
 }
 
+/// Parties 1..=n with fresh identity keys, each holding the roster of all: for unit tests.
+#[cfg(test)]
+pub(crate) fn test_parties(n: u16) -> Vec<Party> {
+    let mut rng = UnwrapErr(SysRng);
+    let keys: Vec<IdentityKeyPair> = (0..n)
+        .map(|_| IdentityKeyPair::generate(&mut rng))
+        .collect();
+    let roster: BTreeMap<PartyIndex, IdentityKey> =
+        (1..=n).zip(&keys).map(|(i, k)| (i, k.identity)).collect();
+    (1..=n)
+        .zip(keys)
+        .map(|(index, identity)| Party {
+            index,
+            identity,
+            roster: roster.clone(),
+        })
+        .collect()
+}
+
 pub(crate) fn encode<T: Serialize>(v: &T) -> Vec<u8> {
     postcard::to_stdvec(v).expect("in-memory serialization does not fail")
 }

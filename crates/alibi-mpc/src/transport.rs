@@ -791,29 +791,16 @@ impl Transport for MemoryTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Party;
-    use alibi_handshake::IdentityKeyPair;
 
     /// Broadcasts that arrive together are checked in one batch; one forged among them (a body
     /// its sender never signed) fails the batch, and the one-by-one check that follows files
     /// every valid one and not the forgery.
     #[test]
     fn a_batch_with_a_forgery_files_the_valid_broadcasts_only() {
-        let mut rng = UnwrapErr(SysRng);
-        let keys: Vec<IdentityKeyPair> = (0..5)
-            .map(|_| IdentityKeyPair::generate(&mut rng))
-            .collect();
-        let roster: BTreeMap<PartyIndex, IdentityKey> = (1..=5u16)
-            .zip(&keys)
-            .map(|(i, k)| (i, k.identity))
-            .collect();
-        let party = |i: PartyIndex| Party {
-            index: i,
-            identity: keys[usize::from(i) - 1].clone(),
-            roster: roster.clone(),
-        };
+        let ps = crate::test_parties(5);
+        let party = |i: PartyIndex| &ps[usize::from(i) - 1];
         let session = [9; 16];
-        let mailbox = Mailbox::new(1, roster.clone());
+        let mailbox = Mailbox::new(1, ps[0].roster.clone());
         mailbox.open(session);
         let mut frames = vec![];
         for i in 2..=5u16 {
