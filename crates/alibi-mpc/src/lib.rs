@@ -286,27 +286,22 @@ impl Party {
     }
 
     /// Whether every one of `attestations` is signed by its sender (each as [`Party::attests`]
-    /// would find): one random-weight batch of their signatures, the cofactored equation that
-    /// `attests` checks, so a `true` here never differs from checking them one by one (up to
-    /// 2^-128). `false` says only that some failed, or that a sender is not on the roster.
+    /// would find), checked as one batch ([`all_signed`]).
     pub(crate) fn all_attest(
         &self,
         session: &SessionId,
         attestations: &[&echo::Attestation],
     ) -> bool {
-        let transcripts: Vec<[Vec<u8>; 1]> = attestations
+        let transcripts: Vec<Vec<u8>> = attestations
             .iter()
-            .map(|a| [broadcast_transcript(session, a.round, a.sender, &a.digest)])
+            .map(|a| broadcast_transcript(session, a.round, a.sender, &a.digest))
             .collect();
-        let parts: Vec<[&[u8]; 1]> = transcripts.iter().map(|[t]| [&t[..]]).collect();
-        let mut batch = Vec::with_capacity(attestations.len());
-        for (a, m) in attestations.iter().zip(&parts) {
-            let Some(key) = self.roster.get(&a.sender) else {
-                return false;
-            };
-            batch.push((&key.0, &m[..], &a.sig[..]));
-        }
-        batch.is_empty() || xeddsa::verify_batch(&batch, &mut UnwrapErr(SysRng)).is_ok()
+        let items: Vec<(PartyIndex, &[u8], &[u8])> = attestations
+            .iter()
+            .zip(&transcripts)
+            .map(|(a, t)| (a.sender, &t[..], &a.sig[..]))
+            .collect();
+        all_signed(&self.roster, &items)
     }
 
     /// Whether `from` signed the body with this digest for (`session`, `round`).
@@ -387,6 +382,25 @@ pub(crate) fn test_parties(n: u16) -> Vec<Party> {
             roster: roster.clone(),
         })
         .collect()
+}
+
+/// Whether every `(sender, signed bytes, signature)` verifies under the sender's key in `roster`:
+/// one random-weight batch by XEdDSA's cofactored equation, the one every single check of a
+/// broadcast signature uses, so `true` never differs from checking them one by one (up to
+/// 2^-128). `false` says only that some failed, or that a sender is not in `roster`.
+pub(crate) fn all_signed(
+    roster: &BTreeMap<PartyIndex, IdentityKey>,
+    items: &[(PartyIndex, &[u8], &[u8])],
+) -> bool {
+    let parts: Vec<[&[u8]; 1]> = items.iter().map(|(_, m, _)| [*m]).collect();
+    let mut batch = Vec::with_capacity(items.len());
+    for ((sender, _, sig), m) in items.iter().zip(&parts) {
+        let Some(key) = roster.get(sender) else {
+            return false;
+        };
+        batch.push((&key.0, &m[..], *sig));
+    }
+    batch.is_empty() || xeddsa::verify_batch(&batch, &mut UnwrapErr(SysRng)).is_ok()
 }
 
 pub(crate) fn encode<T: Serialize>(v: &T) -> Vec<u8> {

@@ -16,14 +16,12 @@ use std::sync::{Arc, Mutex};
 
 use alibi_handshake::{xeddsa, IdentityKey};
 use async_trait::async_trait;
-use getrandom::SysRng;
-use rand_core::UnwrapErr;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use crate::{
-    broadcast_transcript, decode, digest, PartyIndex, Result, SessionId, SignedBroadcast,
-    ROUND_CLOSED, ROUND_STOP,
+    all_signed, broadcast_transcript, decode, digest, PartyIndex, Result, SessionId,
+    SignedBroadcast, ROUND_CLOSED, ROUND_STOP,
 };
 
 /// A round's broadcast part.
@@ -342,18 +340,16 @@ impl Mailbox {
                 self.roster.contains_key(&c.2).then_some((c, m, sb))
             })
             .collect();
-        let parts: Vec<[&[u8]; 1]> = parsed.iter().map(|(_, m, _)| [&m[..]]).collect();
-        let batch: Vec<xeddsa::BatchItem> = parsed
+        let items: Vec<(PartyIndex, &[u8], &[u8])> = parsed
             .iter()
-            .zip(&parts)
-            .map(|((c, _, sb), m)| (&self.roster[&c.2].0, &m[..], &sb.sig[..]))
+            .map(|(c, m, sb)| (c.2, &m[..], &sb.sig[..]))
             .collect();
-        if xeddsa::verify_batch(&batch, &mut UnwrapErr(SysRng)).is_ok() {
+        if all_signed(&self.roster, &items) {
             return parsed.into_iter().map(|(c, _, _)| c).collect();
         }
-        let verdicts: Vec<bool> = batch
+        let verdicts: Vec<bool> = items
             .iter()
-            .map(|(k, m, s)| xeddsa::verify_cofactored(k, m, s).is_ok())
+            .map(|(p, m, s)| xeddsa::verify_cofactored(&self.roster[p].0, &[m], s).is_ok())
             .collect();
         parsed
             .into_iter()
