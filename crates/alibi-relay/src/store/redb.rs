@@ -790,7 +790,6 @@ fn pop_first(
     Ok(first)
 }
 
-/// `NotFound` unless the account exists.
 /// An account's devices, from the devices table.
 fn read_devices(
     d: &impl ReadableTable<&'static [u8], &'static [u8]>,
@@ -820,6 +819,7 @@ fn read_access_key(
     v.map(|v| v.value().try_into().map_err(db_err)).transpose()
 }
 
+/// `NotFound` unless the account exists.
 fn require_account(t: &redb::WriteTransaction, account: Uuid) -> Result<()> {
     let exists = t
         .open_table(ACCOUNTS)
