@@ -23,6 +23,7 @@ pub mod machine;
 pub mod measure;
 pub mod mpc;
 pub mod mpc_processes;
+pub mod mpc_rounds;
 pub mod mpc_scheme;
 pub mod plot;
 pub mod relay_load;

@@ -17,6 +17,7 @@ use alibi_relay::server::Config;
 
 use crate::measure::median_by;
 use crate::mpc_processes::{self, Launch};
+pub use crate::mpc_rounds::{Phase, Step};
 pub use crate::mpc_scheme::{PrimeBank, Run, Scheme};
 use crate::plot::{self, Panel, Series};
 use crate::table::{self, Table};
@@ -59,7 +60,7 @@ pub enum Parties<'a> {
 }
 
 /// Progress through the grid.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum Progress {
     /// Safe primes for threshold ECDSA are being generated ahead of the timed runs.
     Primes {
@@ -78,6 +79,16 @@ pub enum Progress {
         mode: Mode,
         /// Relay delay, ms.
         delay: u64,
+    },
+    /// One run of the cell announced last, its time per round (BLS with every party a process;
+    /// the steps add up to the run's time).
+    Rounds {
+        /// The run: 0 for the first, then the later ones.
+        run: u32,
+        /// Key generation or signing.
+        phase: Phase,
+        /// Its rounds, in the order they were sent.
+        steps: Vec<Step>,
     },
     /// The cell announced last is measured.
     Done,
@@ -143,7 +154,8 @@ pub async fn measure(
                         mode,
                         delay,
                     });
-                    cells.push(cell(grid, parties, primes, scheme, delay, n, mode).await?);
+                    let which = (scheme, delay, n, mode);
+                    cells.push(cell(grid, parties, primes, which, progress).await?);
                     progress(Progress::Done);
                 }
             }
@@ -157,10 +169,8 @@ async fn cell(
     grid: &Grid,
     parties: Parties<'_>,
     primes: &PrimeBank,
-    scheme: Scheme,
-    delay: u64,
-    n: u16,
-    mode: Mode,
+    (scheme, delay, n, mode): (Scheme, u64, u16, Mode),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Measured, Error> {
     let t = usize::from(n) - 1;
     // A fresh relay per cell: what earlier cells left in a relay (their parties'
@@ -185,7 +195,9 @@ async fn cell(
                 later,
                 timeout,
             };
-            mpc_processes::measure(launch, url, &how, primes).await?
+            let mut on_rounds =
+                |run, phase, steps| progress(Progress::Rounds { run, phase, steps });
+            mpc_processes::measure(launch, url, &how, primes, &mut on_rounds).await?
         }
         (Parties::Tasks, Scheme::Bls) => {
             crate::mpc_scheme::measure_bls(url, n, t, mode, later, timeout).await?

@@ -7,7 +7,8 @@
 //!    its safe primes (made before anything is timed, [`crate::mpc_scheme::PrimeBank`]);
 //! 3. per run, the bench sends `{"keygen": r}` to all at once and reads each party's time, then
 //!    `{"sign": [r, [signers]]}` likewise; the run's time is the slowest party's, its requests
-//!    and bytes the sum of the parties'.
+//!    and bytes the sum of the parties'. Each party also reports when it sent each round, from
+//!    which [`steps`] makes the run's time per round ([`crate::mpc::Progress::Rounds`]).
 //!
 //! [`party`] is the other end, what a party process runs.
 
@@ -21,13 +22,15 @@ use alibi_mpc::local::Timing;
 use alibi_mpc::net::NetConfig;
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::sign::{sign, SignConfig};
-use alibi_mpc::PartyIndex;
+use alibi_mpc::transport::{Mailbox, Outgoing, Packet, Transport, Waiting};
+use alibi_mpc::{PartyIndex, SessionId};
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
+use crate::mpc_rounds::{steps, Phase, Step};
 use crate::mpc_scheme::{self, Input, Op, PrimeBank, Run, Scheme};
 use crate::Error;
 
@@ -86,6 +89,9 @@ struct Report {
     bytes: u64,
     eligible: Vec<PartyIndex>,
     error: Option<String>,
+    /// When this party first sent each round, ms after the order came, in sending order.
+    #[serde(default)]
+    sent: Vec<(u16, f64)>,
 }
 
 struct Party {
@@ -119,12 +125,19 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// One cell with every party a process: the first run and `later` more, in order.
+/// Hears each run's time per round of one phase as soon as it is measured: the run (0 for the
+/// first), the phase and its rounds ([`crate::mpc_rounds`]).
+pub type OnRounds<'a> = dyn FnMut(u32, Phase, Vec<Step>) + 'a;
+
+/// One cell with every party a process: the first run and `later` more, in order. Each run's
+/// time per round goes to `on_rounds` as it comes (BLS only: the other schemes run their own
+/// crates' rounds).
 pub async fn measure(
     launch: &Launch<'_>,
     url: &str,
     cell: &Cell,
     primes: &PrimeBank,
+    on_rounds: &mut OnRounds<'_>,
 ) -> Result<Vec<Run>, Error> {
     let Cell {
         scheme,
@@ -168,6 +181,7 @@ pub async fn measure(
     let mut runs = vec![];
     for r in 0..=later as u32 {
         let reports = phase(&mut parties, &Order::Keygen(r)).await?;
+        rounds(on_rounds, r, Phase::Keygen, &reports);
         let keygen = slowest(&reports);
         let mut requests: u64 = reports.iter().map(|x| x.requests).sum();
         let mut bytes: u64 = reports.iter().map(|x| x.bytes).sum();
@@ -177,6 +191,7 @@ pub async fn measure(
             Scheme::Threshold(_) => (1..=n).take(t + 1).collect(),
         };
         let reports = phase(&mut parties, &Order::Sign(r, signers)).await?;
+        rounds(on_rounds, r, Phase::Sign, &reports);
         requests += reports.iter().map(|x| x.requests).sum::<u64>();
         bytes += reports.iter().map(|x| x.bytes).sum::<u64>();
         runs.push(Run {
@@ -208,6 +223,54 @@ fn start(launch: &Launch<'_>, args: &PartyArgs) -> Result<Party, Error> {
         stdin,
         stdout: BufReader::new(stdout).lines(),
     })
+}
+
+/// Tells `on_rounds` run `run`'s time per round of `phase`, when its parties sent any.
+fn rounds(on_rounds: &mut OnRounds<'_>, run: u32, phase: Phase, reports: &[Report]) {
+    let end = reports.iter().map(|r| r.ms).fold(0.0, f64::max);
+    let steps = steps(reports.iter().map(|r| &r.sent[..]), end);
+    if !steps.is_empty() {
+        on_rounds(run, phase, steps);
+    }
+}
+
+/// A party's transport that notes when each round is first sent ([`Report::sent`]).
+struct Timed<'a, T> {
+    inner: &'a mut T,
+    start: Instant,
+    sent: Vec<(u16, f64)>,
+}
+
+#[async_trait::async_trait]
+impl<T: Transport> Transport for Timed<'_, T> {
+    fn me(&self) -> PartyIndex {
+        self.inner.me()
+    }
+
+    fn mailbox(&self) -> &Mailbox {
+        self.inner.mailbox()
+    }
+
+    async fn send(&mut self, out: Outgoing) -> alibi_mpc::Result<()> {
+        if !self.sent.iter().any(|(r, _)| *r == out.round) {
+            self.sent.push((out.round, ms(self.start.elapsed())));
+        }
+        self.inner.send(out).await
+    }
+
+    async fn send_packet(
+        &mut self,
+        session: SessionId,
+        round: u16,
+        to: PartyIndex,
+        packet: Packet,
+    ) -> alibi_mpc::Result<()> {
+        self.inner.send_packet(session, round, to, packet).await
+    }
+
+    fn waiting(&mut self, waiting: &Waiting) {
+        self.inner.waiting(waiting);
+    }
 }
 
 fn slowest(reports: &[Report]) -> Duration {
@@ -389,11 +452,17 @@ async fn obey(
     };
     let (before, sent) = (party.requests(), party.sent_bytes());
     let start = Instant::now();
+    let me = party.party();
+    let mut timed = Timed {
+        inner: &mut *party,
+        start,
+        sent: vec![],
+    };
     match order {
         Order::Keygen(r) => {
             let session = group.session("bench keygen", &r.to_string());
             let config = KeygenConfig::new(session, group.threshold, group.indices(), timeout);
-            match keygen(&party.party(), &config, party, &mut UnwrapErr(SysRng)).await {
+            match keygen(&me, &config, &mut timed, &mut UnwrapErr(SysRng)).await {
                 Ok(s) => {
                     report.eligible = s.eligible_signers();
                     *share = Some(s);
@@ -406,15 +475,7 @@ async fn obey(
                 let session = group.session("bench sign", &r.to_string());
                 let config = SignConfig::new(session, signers, timeout);
                 let msg = b"alibi bench";
-                if let Err(e) = sign(
-                    &party.party(),
-                    s,
-                    &config,
-                    msg,
-                    party,
-                    &mut UnwrapErr(SysRng),
-                )
-                .await
+                if let Err(e) = sign(&me, s, &config, msg, &mut timed, &mut UnwrapErr(SysRng)).await
                 {
                     report.error = Some(e.to_string());
                 }
@@ -427,6 +488,7 @@ async fn obey(
     if report.error.is_none() {
         report.ms = ms(start.elapsed());
     }
+    report.sent = timed.sent;
     report.requests = party.requests() - before;
     report.bytes = party.sent_bytes() - sent;
     report

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use alibi_bench::mpc::{Comparison, Grid, Measured, Parties, PrimeBank, Progress, Scheme};
 use alibi_bench::mpc_processes::PartyArgs;
+use alibi_bench::mpc_rounds::RunRounds;
 use alibi_messenger::{ContactCard, Messenger, Options};
 #[cfg(adversary)]
 use alibi_mpc::dkg::Misbehaviour;
@@ -250,6 +251,12 @@ pub enum Cmd {
         /// Every party its own OS process (as the paper ran them), instead of a task in this one
         #[arg(long)]
         processes: bool,
+        /// Also time each round (BLS, with --processes): write every run's time per round to
+        /// this CSV and print the later runs' median per round. A round lasts from when the last
+        /// party sent it to when the last party sent the next; `start` is the time until every
+        /// party had sent its first
+        #[arg(long, value_name = "CSV", requires = "processes")]
+        rounds: Option<PathBuf>,
         /// Where to write the measurements
         #[arg(long, value_name = "FILE", default_value = "mpc-bench.csv")]
         csv: PathBuf,
@@ -265,7 +272,7 @@ pub enum Cmd {
         #[arg(long, value_name = "FILE")]
         primes: Option<PathBuf>,
         /// Do not measure: print the table and redraw the plot from a CSV this command wrote
-        #[arg(long, value_name = "CSV", conflicts_with_all = ["scheme", "parties", "delays", "later", "csv", "timeout_s", "processes", "primes"])]
+        #[arg(long, value_name = "CSV", conflicts_with_all = ["scheme", "parties", "delays", "later", "csv", "timeout_s", "processes", "primes", "rounds"])]
         replot: Option<PathBuf>,
         #[command(flatten)]
         format: Format,
@@ -525,6 +532,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             transports,
             later,
             processes,
+            rounds,
             csv,
             plot,
             timeout_s,
@@ -544,8 +552,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 },
                 processes,
                 primes.as_deref(),
-                &csv,
-                &plot,
+                (&csv, &plot, rounds.as_deref()),
                 format,
             ),
         },
@@ -1416,13 +1423,13 @@ fn verify(scheme: SchemeArg, pk: &Path, msg: &Path, sig: &Path, format: Format) 
 }
 
 /// Measures every cell of the grid (t = n-1), then prints the tables and writes the CSV and
-/// the plot (one per scheme after the first, named after it).
+/// the plot (one per scheme after the first, named after it), and with `rounds` each run's
+/// time per round.
 fn bench(
     grid: &Grid,
     processes: bool,
     more_primes: Option<&Path>,
-    csv: &Path,
-    plot: &Path,
+    (csv, plot, rounds): (&Path, &Path, Option<&Path>),
     format: Format,
 ) -> CmdResult {
     let mut primes = PrimeBank::fixtures().map_err(usage)?;
@@ -1435,6 +1442,8 @@ fn bench(
     }
     let bar = crate::report::progress_bar(grid.cells() as u64)?;
     let how = if processes { "processes" } else { "tasks" };
+    let mut timed: Vec<RunRounds> = vec![];
+    let mut now = None;
     let mut progress = |p| match p {
         Progress::Cell {
             scheme,
@@ -1442,11 +1451,25 @@ fn bench(
             mode,
             delay,
         } => {
+            now = Some((scheme, n, delay, mode));
             let what = match scheme {
                 Scheme::Bls => String::new(),
                 s => format!("{s}, "),
             };
             bar.set_message(format!("{what}n = {n}, {mode}, {delay} ms delay, {how}"))
+        }
+        Progress::Rounds { run, phase, steps } => {
+            if let Some((scheme, n, delay, mode)) = now {
+                timed.push(RunRounds {
+                    scheme,
+                    n,
+                    delay,
+                    mode,
+                    run,
+                    phase,
+                    steps,
+                });
+            }
         }
         Progress::Primes { party, elapsed_s } => bar.set_message(format!(
             "safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s"
@@ -1486,13 +1509,48 @@ fn bench(
         )?;
     }
     print_tables(&cells, format)?;
+    if let Some(path) = rounds {
+        print_rounds(&timed, format)?;
+        let text = alibi_bench::mpc_rounds::rounds_csv(&timed);
+        write("--rounds", path, Kind::Report, text.as_bytes(), false)?;
+    }
     let text = alibi_bench::mpc::scheme_csv(&cells);
     write("--csv", csv, Kind::Report, text.as_bytes(), false)?;
     let plots = draw_all(&cells, &grid.delays, plot)?;
     if !format.json {
-        say!("\nwrote {} and {}", csv.display(), plots.join(", "))?;
+        let also = rounds.map_or(String::new(), |r| format!(", {}", r.display()));
+        say!("\nwrote {}{also} and {}", csv.display(), plots.join(", "))?;
     }
     Ok(())
+}
+
+/// The later runs' median time per round ([`alibi_bench::mpc_rounds::summary`]), as a table or
+/// as JSON rows (a second JSON line, after the comparison's).
+fn print_rounds(timed: &[RunRounds], format: Format) -> CmdResult {
+    let summary = alibi_bench::mpc_rounds::summary(timed);
+    if format.json {
+        let rows: Vec<serde_json::Value> = summary
+            .iter()
+            .map(|r| {
+                json!({
+                    "scheme": r.scheme.name(), "n": r.n, "delay_ms": r.delay,
+                    "transport": r.mode.to_string(), "phase": r.phase.name(),
+                    "round": r.round, "median_ms": r.median_ms, "min_ms": r.min_ms,
+                    "max_ms": r.max_ms, "runs": r.runs,
+                })
+            })
+            .collect();
+        return say(json!({ "rounds": rows }));
+    }
+    if summary.is_empty() {
+        return say("\nno round timed: only BLS runs are timed per round");
+    }
+    let table = alibi_bench::mpc_rounds::rounds_table(&summary);
+    say(format!(
+        "\ntime per round, median of the later runs (a round lasts from when the last party sent \
+         it to when the last party sent the next; start: until every party had sent its first):\n\n{}",
+        table.markdown().trim_end()
+    ))
 }
 
 /// `--replot`: the tables and the plots again from a CSV `bench` wrote (this or the older

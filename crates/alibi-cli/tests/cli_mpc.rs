@@ -268,6 +268,67 @@ fn party_verbs_refuse_bad_usage() {
 }
 
 #[test]
+fn bench_times_each_round_and_the_rounds_add_up_to_the_run() {
+    let d = common::scratch("mpc-bench-rounds");
+    let p = |f: &str| d.join(f).to_str().unwrap().to_string();
+    let (csv, rounds) = (p("b.csv"), p("r.csv"));
+    let args = [
+        "mpc",
+        "bench",
+        "--parties",
+        "3",
+        "--delays",
+        "0",
+        "--transports",
+        "group",
+        "--later",
+        "1",
+        "--processes",
+        "--csv",
+        &csv,
+        "--plot",
+        &p("b.svg"),
+        "--rounds",
+        &rounds,
+    ];
+    let o = alibi(&args);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("| bls | 3 | 0 ms | group | keygen | 1 |"));
+    let runs = std::fs::read_to_string(&csv).unwrap();
+    let text = std::fs::read_to_string(&rounds).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("scheme,n,delay_ms,transport,run,phase,round,ms")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    for (run, name) in [("0", "first"), ("1", "later")] {
+        let timed = runs
+            .lines()
+            .find(|l| l.contains(&format!(",{name},")))
+            .expect("a row per run");
+        let cols: Vec<&str> = timed.split(',').collect();
+        for (phase, col) in [("keygen", 6), ("sign", 7)] {
+            let steps: Vec<&Vec<&str>> = rows
+                .iter()
+                .filter(|r| r[4] == run && r[5] == phase)
+                .collect();
+            assert_eq!(steps[0][6], "start", "{text}");
+            assert!(steps.len() >= 3, "{text}");
+            let sum: f64 = steps.iter().map(|r| r[7].parse::<f64>().unwrap()).sum();
+            let total: f64 = cols[col].parse().unwrap();
+            assert!(
+                (sum - total).abs() < 0.1 * steps.len() as f64,
+                "{sum} against {total}"
+            );
+        }
+    }
+    // Rounds are timed by the party processes only.
+    let tasks = ["mpc", "bench", "--parties", "3", "--rounds", &rounds];
+    assert_eq!(code(&alibi(&tasks)), 2);
+}
+
+#[test]
 fn bench_writes_a_csv_that_replots() {
     let d = common::scratch("mpc-bench");
     let p = |f: &str| d.join(f).to_str().unwrap().to_string();
