@@ -17,7 +17,7 @@ use alibi_relay::server::Config;
 
 use crate::measure::median_by;
 use crate::mpc_processes::{self, Launch};
-pub use crate::mpc_rounds::{Phase, Step};
+use crate::mpc_rounds::{CellId, RunRounds};
 pub use crate::mpc_scheme::{PrimeBank, Run, Scheme};
 use crate::plot::{self, Panel, Series};
 use crate::table::{self, Table};
@@ -82,14 +82,7 @@ pub enum Progress {
     },
     /// One run of the cell announced last, its time per round (BLS with every party a process;
     /// the steps add up to the run's time).
-    Rounds {
-        /// The run: 0 for the first, then the later ones.
-        run: u32,
-        /// Key generation or signing.
-        phase: Phase,
-        /// Its rounds, in the order they were sent.
-        steps: Vec<Step>,
-    },
+    Rounds(RunRounds),
     /// The cell announced last is measured.
     Done,
 }
@@ -195,8 +188,20 @@ async fn cell(
                 later,
                 timeout,
             };
-            let mut on_rounds =
-                |run, phase, steps| progress(Progress::Rounds { run, phase, steps });
+            let cell = CellId {
+                scheme,
+                n,
+                delay,
+                mode,
+            };
+            let mut on_rounds = |run, phase, steps| {
+                progress(Progress::Rounds(RunRounds {
+                    cell,
+                    run,
+                    phase,
+                    steps,
+                }))
+            };
             mpc_processes::measure(launch, url, &how, primes, &mut on_rounds).await?
         }
         (Parties::Tasks, Scheme::Bls) => {

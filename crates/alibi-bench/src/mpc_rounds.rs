@@ -1,7 +1,7 @@
 //! A run's time per round, for `alibi mpc bench --processes --rounds`: each party process notes
 //! when it first sends each round ([`crate::mpc_processes`]), [`steps`] turns the parties' notes
-//! into how long each round kept the run, and [`rounds_csv`] and [`rounds_table`] write and sum
-//! them up. It answers "which round costs what" with a command, where a trace printed from inside
+//! into how long each round kept the run, [`rounds_csv`] writes every run's rounds and
+//! [`summary`] (shown by [`rounds_table`]) sums the later runs up. It answers "which round costs what" with a command, where a trace printed from inside
 //! the protocol would have to be built for the occasion.
 
 use alibi_mpc::relay::Mode;
@@ -38,10 +38,34 @@ pub struct Step {
     pub ms: f64,
 }
 
-impl Step {
-    /// The round as tables name it: its number, or `start` for what came before.
-    pub fn label(&self) -> String {
-        self.round.map_or("start".into(), |r| r.to_string())
+/// A round as tables and CSV name it: its number, or `start` for what came before the first.
+pub fn round_label(round: Option<u16>) -> String {
+    round.map_or("start".into(), |r| r.to_string())
+}
+
+/// The cell of the grid a run belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellId {
+    /// Protocol.
+    pub scheme: Scheme,
+    /// Parties.
+    pub n: u16,
+    /// Relay delay, ms.
+    pub delay: u64,
+    /// Transport.
+    pub mode: Mode,
+}
+
+impl CellId {
+    /// Its scheme, n, delay and transport as the first four columns of the CSV and the table
+    /// (the delay with its unit in the table).
+    fn columns(&self, unit: &str) -> [String; 4] {
+        [
+            self.scheme.name().to_string(),
+            self.n.to_string(),
+            format!("{}{unit}", self.delay),
+            self.mode.to_string(),
+        ]
     }
 }
 
@@ -80,26 +104,14 @@ pub fn steps<'a>(sent: impl IntoIterator<Item = &'a [(u16, f64)]>, end: f64) -> 
 /// One run of one cell, round by round.
 #[derive(Clone, Debug)]
 pub struct RunRounds {
-    /// Protocol.
-    pub scheme: Scheme,
-    /// Parties.
-    pub n: u16,
-    /// Relay delay, ms.
-    pub delay: u64,
-    /// Transport.
-    pub mode: Mode,
+    /// Its cell.
+    pub cell: CellId,
     /// The run: 0 for the first, then the later ones.
     pub run: u32,
     /// Key generation or signing.
     pub phase: Phase,
     /// Its rounds, in the order they were sent.
     pub steps: Vec<Step>,
-}
-
-impl RunRounds {
-    fn cell(&self) -> (Scheme, u16, u64, Mode, Phase) {
-        (self.scheme, self.n, self.delay, self.mode, self.phase)
-    }
 }
 
 /// The columns of [`rounds_csv`]: one row per cell, run, phase and round.
@@ -121,18 +133,18 @@ pub fn rounds_csv(runs: &[RunRounds]) -> String {
         .iter()
         .flat_map(|r| {
             r.steps.iter().map(move |s| {
-                [
-                    r.scheme.name().to_string(),
-                    r.n.to_string(),
-                    r.delay.to_string(),
-                    r.mode.to_string(),
+                let run = [
                     r.run.to_string(),
                     r.phase.name().to_string(),
-                    s.label(),
+                    round_label(s.round),
                     format!("{:.1}", s.ms),
-                ]
-                .map(table::Cell::from)
-                .to_vec()
+                ];
+                r.cell
+                    .columns("")
+                    .into_iter()
+                    .chain(run)
+                    .map(table::Cell::from)
+                    .collect()
             })
         })
         .collect();
@@ -147,14 +159,8 @@ pub fn rounds_csv(runs: &[RunRounds]) -> String {
 /// One round of one cell and phase over the later runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoundSummary {
-    /// Protocol.
-    pub scheme: Scheme,
-    /// Parties.
-    pub n: u16,
-    /// Relay delay, ms.
-    pub delay: u64,
-    /// Transport.
-    pub mode: Mode,
+    /// The cell.
+    pub cell: CellId,
     /// Key generation or signing.
     pub phase: Phase,
     /// The round (`None`: before the first, as in [`Step`]).
@@ -174,22 +180,25 @@ pub struct RoundSummary {
 /// and round, in the order the runs sent them, the median time with its range.
 pub fn summary(runs: &[RunRounds]) -> Vec<RoundSummary> {
     let later: Vec<&RunRounds> = runs.iter().filter(|r| r.run > 0).collect();
-    let mut cells: Vec<(Scheme, u16, u64, Mode, Phase)> = vec![];
+    let mut cells: Vec<(CellId, Phase)> = vec![];
     for r in &later {
-        if !cells.contains(&r.cell()) {
-            cells.push(r.cell());
+        if !cells.contains(&(r.cell, r.phase)) {
+            cells.push((r.cell, r.phase));
         }
     }
     let mut out = vec![];
-    for cell in cells {
-        let of_cell: Vec<&RunRounds> = later.iter().copied().filter(|r| r.cell() == cell).collect();
+    for (cell, phase) in cells {
+        let of_cell: Vec<&RunRounds> = later
+            .iter()
+            .copied()
+            .filter(|r| (r.cell, r.phase) == (cell, phase))
+            .collect();
         let mut rounds: Vec<Option<u16>> = vec![];
         for s in of_cell.iter().flat_map(|r| &r.steps) {
             if !rounds.contains(&s.round) {
                 rounds.push(s.round);
             }
         }
-        let (scheme, n, delay, mode, phase) = cell;
         for round in rounds {
             let mut ms: Vec<f64> = of_cell
                 .iter()
@@ -197,10 +206,7 @@ pub fn summary(runs: &[RunRounds]) -> Vec<RoundSummary> {
                 .collect();
             ms.sort_by(f64::total_cmp);
             out.push(RoundSummary {
-                scheme,
-                n,
-                delay,
-                mode,
+                cell,
                 phase,
                 round,
                 median_ms: ms[ms.len() / 2],
@@ -218,23 +224,19 @@ pub fn rounds_table(summary: &[RoundSummary]) -> Table {
     let rows = summary
         .iter()
         .map(|r| {
-            [
-                r.scheme.name().to_string(),
-                r.n.to_string(),
-                format!("{} ms", r.delay),
-                r.mode.to_string(),
+            let round = [
                 r.phase.name().to_string(),
-                Step {
-                    round: r.round,
-                    ms: r.median_ms,
-                }
-                .label(),
+                round_label(r.round),
                 format!("{:.0}", r.median_ms),
                 format!("{:.0}-{:.0}", r.min_ms, r.max_ms),
                 r.runs.to_string(),
-            ]
-            .map(table::Cell::from)
-            .to_vec()
+            ];
+            r.cell
+                .columns(" ms")
+                .into_iter()
+                .chain(round)
+                .map(table::Cell::from)
+                .collect()
         })
         .collect();
     let columns = [
@@ -293,10 +295,12 @@ mod tests {
     #[test]
     fn the_table_takes_the_later_runs_median_and_leaves_the_first_out() {
         let run = |run: u32, first: f64| RunRounds {
-            scheme: Scheme::Bls,
-            n: 3,
-            delay: 0,
-            mode: Mode::Group,
+            cell: CellId {
+                scheme: Scheme::Bls,
+                n: 3,
+                delay: 0,
+                mode: Mode::Group,
+            },
             run,
             phase: Phase::Sign,
             steps: vec![

@@ -1443,7 +1443,6 @@ fn bench(
     let bar = crate::report::progress_bar(grid.cells() as u64)?;
     let how = if processes { "processes" } else { "tasks" };
     let mut timed: Vec<RunRounds> = vec![];
-    let mut now = None;
     let mut progress = |p| match p {
         Progress::Cell {
             scheme,
@@ -1451,26 +1450,13 @@ fn bench(
             mode,
             delay,
         } => {
-            now = Some((scheme, n, delay, mode));
             let what = match scheme {
                 Scheme::Bls => String::new(),
                 s => format!("{s}, "),
             };
             bar.set_message(format!("{what}n = {n}, {mode}, {delay} ms delay, {how}"))
         }
-        Progress::Rounds { run, phase, steps } => {
-            if let Some((scheme, n, delay, mode)) = now {
-                timed.push(RunRounds {
-                    scheme,
-                    n,
-                    delay,
-                    mode,
-                    run,
-                    phase,
-                    steps,
-                });
-            }
-        }
+        Progress::Rounds(r) => timed.push(r),
         Progress::Primes { party, elapsed_s } => bar.set_message(format!(
             "safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s"
         )),
@@ -1532,9 +1518,10 @@ fn print_rounds(timed: &[RunRounds], format: Format) -> CmdResult {
         let rows: Vec<serde_json::Value> = summary
             .iter()
             .map(|r| {
+                let c = &r.cell;
                 json!({
-                    "scheme": r.scheme.name(), "n": r.n, "delay_ms": r.delay,
-                    "transport": r.mode.to_string(), "phase": r.phase.name(),
+                    "scheme": c.scheme.name(), "n": c.n, "delay_ms": c.delay,
+                    "transport": c.mode.to_string(), "phase": r.phase.name(),
                     "round": r.round, "median_ms": r.median_ms, "min_ms": r.min_ms,
                     "max_ms": r.max_ms, "runs": r.runs,
                 })
