@@ -13,6 +13,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out.join("descriptors.bin"),
         prost::Message::encode_to_vec(&descriptors),
     )?;
-    prost_build::Config::new().compile_fds(descriptors)?;
+    // A multi-recipient send's fields stay slices of the request body (no copy of the parts).
+    prost_build::Config::new()
+        .bytes([".alibi.relay.MultiRecipientParts"])
+        .compile_fds(descriptors)?;
     Ok(())
 }

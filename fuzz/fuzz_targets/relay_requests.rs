@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         other.as_str()
     };
-    let path = match head[1] % 14 {
+    let path = match head[1] % 15 {
         0 => paths::ACCOUNTS.to_string(),
         1 => format!("{}/{}", paths::DEVICES, head[3]),
         2 => paths::ATTRIBUTES.to_string(),
@@ -40,6 +40,7 @@ fuzz_target!(|data: &[u8]| {
         10 => paths::METRICS.to_string(),
         11 => paths::HEALTH.to_string(),
         12 => paths::WEBSOCKET.to_string(),
+        13 => paths::MULTI_RECIPIENT_PARTS.to_string(),
         _ => format!("/{}", other.replace(['?', '#', ' '], "")),
     };
     let Ok(mut req) = Request::builder()
@@ -60,10 +61,10 @@ fuzz_target!(|data: &[u8]| {
         let key = b64::encode(&rest[..rest.len().min(16)]);
         h.insert(alibi_relay_api::access::HEADER, key.parse().unwrap());
     }
-    let ct = if head[2] & 16 != 0 {
-        paths::MRM_CONTENT_TYPE
-    } else {
-        "application/json"
+    let ct = match (head[2] & 16 != 0, head[1] % 15 == 13) {
+        (true, true) => paths::MRM_PARTS_CONTENT_TYPE,
+        (true, false) => paths::MRM_CONTENT_TYPE,
+        _ => "application/json",
     };
     h.insert("content-type", ct.parse().unwrap());
     let status =

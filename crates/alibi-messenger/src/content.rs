@@ -1,7 +1,7 @@
 //! What travels inside the Signal encryption: Signal's `Content` numbering where a field has a
 //! Signal counterpart (the sender-key distribution message is field 7), the application's bytes
-//! in field 1, and, for a group message, the per-member parts (each a Double Ratchet message to
-//! its member) in a field of our own.
+//! in field 1, and, for a group message, the digests of the per-member parts (each a Double
+//! Ratchet message to its member, delivered to it alone) in a field of our own.
 
 use prost::Message;
 
@@ -31,7 +31,10 @@ pub(crate) struct PrivatePart {
     /// The Double Ratchet message's type (2 Whisper, 3 PreKey).
     #[prost(uint32, tag = "3")]
     pub r#type: u32,
-    /// The Double Ratchet message.
-    #[prost(bytes = "vec", tag = "4")]
-    pub ciphertext: Vec<u8>,
+    /// SHA-256 of the Double Ratchet message, which travels beside the shared message in the
+    /// member's envelope alone (`device_part`, see `Client::multi_send_parts`): the sender's
+    /// sender-key signature binds the part to this message, so the relay cannot move it to
+    /// another.
+    #[prost(bytes = "vec", tag = "5")]
+    pub digest: Vec<u8>,
 }

@@ -12,7 +12,7 @@ use alibi_relay_api::accounts::{AccountAttributes, AccountCreated, AddDevice, Cr
 use alibi_relay_api::certificates::{DeliveryCertificate, TrustRoot};
 use alibi_relay_api::keys::{KeyCounts, KeysUpload, PreKeyResponse};
 use alibi_relay_api::messages::{OutgoingMessage, OutgoingMessages};
-use alibi_relay_api::proto::{Envelope, WebSocketMessage};
+use alibi_relay_api::proto::{Envelope, MultiRecipientParts, WebSocketMessage};
 use alibi_relay_api::{b64, paths, ErrorBody};
 use futures_util::{SinkExt, StreamExt};
 use prost::Message as _;
@@ -304,10 +304,53 @@ impl RelayClient {
         access_key: &AccessKey,
     ) -> Result<std::result::Result<(), SendError>> {
         let body = bytes::Bytes::from(sent_message);
+        self.put_sealed(
+            paths::MULTI_RECIPIENT,
+            paths::MRM_CONTENT_TYPE,
+            body,
+            access_key,
+        )
+        .await
+    }
+
+    /// As [`Self::multi_send`], with a part for single devices
+    /// (`PUT /v1/messages/multi_recipient/parts`, alibi's own): `parts[i]` reaches the i-th
+    /// `(recipient, device)` entry of `sent_message` alone, in the envelope's `device_part`
+    /// (empty: no part for that device). One length per entry, or the relay answers 400.
+    pub async fn multi_send_parts(
+        &self,
+        sent_message: Vec<u8>,
+        parts: &[Vec<u8>],
+        access_key: &AccessKey,
+    ) -> Result<std::result::Result<(), SendError>> {
+        let part_lengths = parts
+            .iter()
+            .map(|p| u32::try_from(p.len()))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|_| Error::Relay("a device's part is over 4 GiB".into()))?;
+        let body = MultiRecipientParts {
+            mrm: Some(sent_message.into()),
+            parts: Some(parts.concat().into()),
+            part_lengths,
+        }
+        .encode_to_vec();
+        let path = paths::MULTI_RECIPIENT_PARTS;
+        self.put_sealed(path, paths::MRM_PARTS_CONTENT_TYPE, body.into(), access_key)
+            .await
+    }
+
+    /// A sealed send's `PUT` of `body` to `path`, presenting `access_key` and no credentials.
+    async fn put_sealed(
+        &self,
+        path: &str,
+        content_type: &str,
+        body: bytes::Bytes,
+        access_key: &AccessKey,
+    ) -> Result<std::result::Result<(), SendError>> {
         let r = self
             .request(|http, node| {
-                http.put(format!("{node}{}", paths::MULTI_RECIPIENT))
-                    .header("Content-Type", paths::MRM_CONTENT_TYPE)
+                http.put(format!("{node}{path}"))
+                    .header("Content-Type", content_type)
                     .header(access::HEADER, b64::encode(access_key))
                     .body(body.clone())
             })

@@ -2,6 +2,7 @@
 //! that lies (`alibi_testkit::proxy`): substituted bundles, a foreign trust root, a downgrade, a
 //! sender key held back.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use alibi_channel::sealed_sender::{SenderCertificate, ServerCertificate};
@@ -9,8 +10,10 @@ use alibi_handshake::PrivateKey;
 use alibi_messenger::{Error, Group, Kind, Messenger, Options, Received};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
+use alibi_relay_api::proto::{Envelope, WebSocketMessage};
 use alibi_testkit::proxy::Proxy;
 use getrandom::SysRng;
+use prost::Message as _;
 use rand_core::UnwrapErr;
 use uuid::Uuid;
 
@@ -96,6 +99,57 @@ async fn direct_and_group_messages() {
     a.send_group(&group, b"x", &[]).await.expect("group send");
     assert_eq!(a.requests() - before, 1);
     assert_eq!(ib.rejected().0 + ic.rejected().0, 0);
+}
+
+/// A group round's private part reaches its member alone; a relay that moves a part from one
+/// message to the next (here: each held back and delivered with the following message) gets
+/// neither accepted: a part is taken only with the message whose signed content names its digest.
+#[tokio::test]
+async fn a_private_part_moved_to_another_message_is_not_accepted() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let proxy = Proxy::start(&relay.url).await;
+    let (a, b, c) = (
+        party(&proxy.url, "A").await,
+        party(&proxy.url, "B").await,
+        party(&proxy.url, "C").await,
+    );
+    introduce(&[&a, &b, &c]);
+    let group = Group {
+        id: Uuid::new_v4(),
+        members: vec!["B".into(), "C".into()],
+    };
+    let (mut ib, mut ic) = (b.receive(), c.receive());
+    let send = |i: u8| {
+        let (a, group) = (&a, &group);
+        async move {
+            let private = [("B".to_string(), vec![i, 42])];
+            a.send_group(group, &[i; 5], &private).await
+        }
+    };
+    send(0).await.expect("group send");
+    assert_eq!(next(&mut ib).await.private, Some(vec![0, 42]));
+    assert_eq!(next(&mut ic).await.private, None, "C gets no part");
+    let held: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
+    proxy.rules.lock().expect("rules").tamper = Some(Arc::new(move |frame| {
+        let mut ws = WebSocketMessage::decode(&frame[..]).expect("frame");
+        let Some(req) = ws.request.as_mut() else {
+            return frame;
+        };
+        let Ok(mut env) = Envelope::decode(req.body()) else {
+            return frame;
+        };
+        let Some(part) = env.device_part.take() else {
+            return frame;
+        };
+        env.device_part = held.lock().expect("held").replace(part);
+        req.body = Some(env.encode_to_vec());
+        ws.encode_to_vec()
+    }));
+    for i in 1..3u8 {
+        send(i).await.expect("group send");
+        let r = next(&mut ib).await;
+        assert_eq!((r.data, r.private), (vec![i; 5], None), "message {i}");
+    }
 }
 
 /// The relay answers a request for B's bundle with C's genuine one: A refuses, naming B, and

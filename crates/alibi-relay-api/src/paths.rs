@@ -14,6 +14,9 @@ pub const KEYS_OF: &str = "/v2/keys";
 pub const MESSAGES: &str = "/v1/messages";
 /// `PUT`: a sealed-sender v2 multi-recipient send (body: the `SentMessage` bytes).
 pub const MULTI_RECIPIENT: &str = "/v1/messages/multi_recipient";
+/// `PUT`: a sealed-sender v2 send with a part for single devices (alibi's own; body: the
+/// encoded [`crate::proto::MultiRecipientParts`]); each device's part reaches that device alone.
+pub const MULTI_RECIPIENT_PARTS: &str = "/v1/messages/multi_recipient/parts";
 /// `GET`: a sender certificate for the calling device
 /// ([`crate::certificates::DeliveryCertificate`]).
 pub const DELIVERY_CERTIFICATE: &str = "/v1/certificate/delivery";
@@ -31,3 +34,5 @@ pub const WS_MESSAGE: &str = "/api/v1/message";
 pub const WS_QUEUE_EMPTY: &str = "/api/v1/queue/empty";
 /// The content type of a multi-recipient send.
 pub const MRM_CONTENT_TYPE: &str = "application/vnd.signal-messenger.mrm";
+/// The content type of a multi-recipient send with parts.
+pub const MRM_PARTS_CONTENT_TYPE: &str = "application/x-protobuf";

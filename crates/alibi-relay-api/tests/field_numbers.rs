@@ -58,6 +58,8 @@ fn envelope_has_signal_servers_numbers_and_types() {
             ("story", 16, Type::Bool),
             ("report_spam_token", 17, Type::Bytes),
             ("shared_mrm_key", 18, Type::Bytes),
+            // alibi's own, far from Signal's numbers.
+            ("device_part", 100, Type::Bytes),
         ],
     );
 }

@@ -15,7 +15,7 @@ use alibi_channel::sender_keys::{
 };
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
 use alibi_handshake::{IdentityKeyPair, KeyPair, PublicKey};
-use alibi_messenger::relay::{RelayClient, SendError};
+use alibi_messenger::relay::{Receiver, RelayClient, SendError};
 use alibi_messenger::{generate_keys, to_prekey_bundle};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::{self, Config};
@@ -23,6 +23,7 @@ use alibi_relay_api::access::{combine, derive_access_key, AccessKey};
 use alibi_relay_api::keys::{KeysUpload, SignedKey};
 use alibi_relay_api::messages::OutgoingMessage;
 use alibi_relay_api::proto::envelope::Type;
+use alibi_relay_api::proto::Envelope;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
@@ -196,18 +197,16 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
         }
     }
     let both = combine([&bob.access_key, &carol.access_key]);
-    alice.client.multi_send(sent, &both).await.unwrap().unwrap();
-    for p in [&mut bob, &mut carol] {
-        let mut rx = p.client.receive();
-        let env = loop {
-            let e = tokio::time::timeout(Duration::from_secs(10), rx.next())
-                .await
-                .unwrap()
-                .unwrap();
-            if e.r#type() == Type::UnidentifiedSender {
-                break e;
-            }
-        };
+    alice
+        .client
+        .multi_send(sent.clone(), &both)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut inboxes = [bob.client.receive(), carol.client.receive()];
+    let mut firsts = vec![];
+    for (p, rx) in [&mut bob, &mut carol].into_iter().zip(&mut inboxes) {
+        let env = next_sealed(rx).await;
         assert!(
             env.source_service_id.is_none() && env.source_device.is_none(),
             "sealed: the relay does not name the sender"
@@ -227,7 +226,47 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
         .unwrap();
         assert_eq!(d.plaintext, b"hello group");
         assert_eq!(d.sender_uuid, alice.at.name);
+        assert_eq!(env.device_part, None);
         rx.ack(&env);
+        firsts.push(env.content().to_vec());
+    }
+
+    // With parts: each reaches its device alone, in its envelope.
+    let parts = [b"for bob alone".to_vec(), vec![]];
+    let short = &parts[..1];
+    match alice
+        .client
+        .multi_send_parts(sent.clone(), short, &both)
+        .await
+    {
+        Ok(Err(SendError::Other(400, _))) => {}
+        other => panic!("one length for two entries: expected 400, got {other:?}"),
+    }
+    let sending = alice.client.multi_send_parts(sent, &parts, &both).await;
+    sending.unwrap().unwrap();
+    let expected = [Some(parts[0].clone()), None];
+    for ((rx, part), first) in inboxes.iter_mut().zip(expected).zip(&firsts) {
+        let env = next_sealed(rx).await;
+        assert_eq!(env.device_part, part);
+        assert_eq!(
+            env.content(),
+            first,
+            "the sealed message is as without parts"
+        );
+        rx.ack(&env);
+    }
+}
+
+/// The next sealed envelope from `rx` (others skipped), within 10 s.
+async fn next_sealed(rx: &mut Receiver) -> Envelope {
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(10), rx.next())
+            .await
+            .unwrap()
+            .unwrap();
+        if e.r#type() == Type::UnidentifiedSender {
+            return e;
+        }
     }
 }
 

@@ -32,7 +32,13 @@ pub struct Rules {
     /// delivery socket after [`Proxy::count_from_zero`] is not passed on (nor acknowledged, so
     /// the relay holds it as pending and never sends it again on that socket).
     pub drop_delivery: Option<usize>,
+    /// Rewrites every message the relay pushes down a delivery socket (the WebSocket frame's
+    /// bytes) before it is passed on: a relay that changes what it delivers.
+    pub tamper: Option<Tamper>,
 }
+
+/// A rewrite of the delivery frames ([`Rules::tamper`]).
+pub type Tamper = Arc<dyn Fn(Vec<u8>) -> Vec<u8> + Send + Sync>;
 
 fn strip(v: &mut serde_json::Value, key: &str) {
     match v {
@@ -191,7 +197,8 @@ async fn handle(
     resp
 }
 
-/// Forwards the delivery WebSocket frame by frame, losing the one [`Rules::drop_delivery`] names.
+/// Forwards the delivery WebSocket frame by frame, losing the one [`Rules::drop_delivery`] names
+/// and rewriting each by [`Rules::tamper`].
 async fn websocket(
     upstream: String,
     path: String,
@@ -223,9 +230,17 @@ async fn websocket(
                     _ => continue,
                 };
                 let n = deliveries.fetch_add(1, Ordering::SeqCst);
-                if rules.lock().expect("rules").drop_delivery == Some(n) {
+                let (drop, tamper) = {
+                    let r = rules.lock().expect("rules");
+                    (r.drop_delivery == Some(n), r.tamper.clone())
+                };
+                if drop {
                     continue;
                 }
+                let m = match (m, tamper) {
+                    (AxMsg::Binary(b), Some(t)) => AxMsg::Binary(t(b.to_vec()).into()),
+                    (m, _) => m,
+                };
                 if cl_tx.send(m).await.is_err() {
                     break;
                 }

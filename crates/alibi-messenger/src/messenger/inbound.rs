@@ -16,6 +16,7 @@ use alibi_relay_api::proto::{envelope, Envelope};
 use getrandom::SysRng;
 use prost::Message as _;
 use rand_core::UnwrapErr;
+use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::{address, Kind, Messenger, Received};
@@ -183,7 +184,7 @@ impl Messenger {
                 decrypt(&addr, &mut **store, &m, &mut UnwrapErr(SysRng)).map_err(Discard::from)?
             }
         };
-        self.open_content(&contact, device, &addr, Kind::Direct, &plaintext)
+        self.open_content(&contact, device, &addr, Kind::Direct, &plaintext, None)
     }
 
     /// A sealed envelope. Its outer layer opens with our identity key alone; the sender it names
@@ -249,9 +250,13 @@ impl Messenger {
             (ContentType::SenderKey, Some(id)) => Kind::Group(id),
             _ => Kind::Direct,
         };
-        self.open_content(&contact, device, &addr, kind, &opened.plaintext)
+        let part = incoming.envelope.device_part.as_deref();
+        self.open_content(&contact, device, &addr, kind, &opened.plaintext, part)
     }
 
+    /// A decrypted message from `contact`'s `device`: its content, and for a group message the
+    /// private part for this device (`device_part`, delivered beside it), which must be the one
+    /// whose digest the content names for this device.
     fn open_content(
         &self,
         contact: &ContactCard,
@@ -259,6 +264,7 @@ impl Messenger {
         addr: &Address,
         kind: Kind,
         plaintext: &[u8],
+        device_part: Option<&[u8]>,
     ) -> core::result::Result<Outcome, Discard> {
         let content = Content::decode(plaintext).map_err(|_| Discard::Malformed)?;
         if let Some(b) = &content.sender_key_distribution_message {
@@ -276,8 +282,10 @@ impl Messenger {
             .private_parts
             .iter()
             .find(|p| p.account == me && p.device == own_device)
-            .and_then(|p| {
-                let m = CiphertextMessage::deserialize(p.r#type as u8, &p.ciphertext).ok()?;
+            .zip(device_part)
+            .filter(|(p, c)| Sha256::digest(c)[..] == p.digest[..])
+            .and_then(|(p, c)| {
+                let m = CiphertextMessage::deserialize(p.r#type as u8, c).ok()?;
                 if let CiphertextMessage::PreKey(pk) = &m {
                     if Some(pk.identity_key) != contact.identity().ok() {
                         return None;

@@ -17,6 +17,7 @@ use alibi_relay_api::proto::envelope;
 use getrandom::SysRng;
 use prost::Message as _;
 use rand_core::UnwrapErr;
+use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::{address, Group, Messenger};
@@ -188,7 +189,7 @@ impl Messenger {
         self.distribute(group.id, &members).await?;
         let mut last = None;
         for _ in 0..SEND_ATTEMPTS {
-            let (recipients, parts) = self.group_recipients(&members, private).await?;
+            let (recipients, parts, ciphertexts) = self.group_recipients(&members, private).await?;
             let content = Content {
                 data: Some(data.to_vec()),
                 sender_key_distribution_message: None,
@@ -200,8 +201,14 @@ impl Messenger {
                 .iter()
                 .map(ContactCard::access)
                 .collect::<Result<_>>()?;
+            let key = combine(&keys);
             self.inner.requests.fetch_add(1, Ordering::Relaxed);
-            match self.inner.client.multi_send(sent, &combine(&keys)).await? {
+            let client = &self.inner.client;
+            let outcome = match private.is_empty() {
+                true => client.multi_send(sent, &key).await?,
+                false => client.multi_send_parts(sent, &ciphertexts, &key).await?,
+            };
+            match outcome {
                 Ok(()) => return Ok(()),
                 Err(e) => {
                     // The relay names devices, not accounts: apply the list to every member it
@@ -222,41 +229,50 @@ impl Messenger {
 
     /// The recipients of one group send, each with its devices and sessions as they are now,
     /// and the private parts: each `(member, bytes)` of `private` encrypted to every device of
-    /// that member over its pairwise session.
+    /// that member over its pairwise session. Returns the parts' entries for the content (with
+    /// the ciphertexts' digests) and the ciphertexts, one per `(recipient, device)` entry in
+    /// order (empty for a device without a part), for the relay to deliver one by one.
     async fn group_recipients(
         &self,
         members: &[ContactCard],
         private: &[(String, Vec<u8>)],
-    ) -> Result<(Vec<Recipient>, Vec<PrivatePart>)> {
+    ) -> Result<(Vec<Recipient>, Vec<PrivatePart>, Vec<Vec<u8>>)> {
         let mut recipients = Vec::with_capacity(members.len());
         let mut parts = vec![];
+        let mut ciphertexts = vec![];
         for m in members {
             let m = self.contact(&m.name)?;
             let devices = self.ensure_sessions(&m).await?;
-            if let Some((_, bytes)) = private.iter().find(|(n, _)| *n == m.name) {
-                let mut store = self.store();
-                for &(d, _) in &devices {
-                    let c = encrypt(
-                        &address(m.account, d),
-                        &mut **store,
-                        bytes,
-                        SystemTime::now(),
-                    )?;
-                    parts.push(PrivatePart {
-                        account: m.account.to_string(),
-                        device: d.into(),
-                        r#type: c.message_type().into(),
-                        ciphertext: c.serialize().to_vec(),
-                    });
-                }
+            let bytes = private.iter().find(|(n, _)| *n == m.name).map(|(_, b)| b);
+            let mut store = self.store();
+            for &(d, _) in &devices {
+                let Some(bytes) = bytes else {
+                    ciphertexts.push(vec![]);
+                    continue;
+                };
+                let c = encrypt(
+                    &address(m.account, d),
+                    &mut **store,
+                    bytes,
+                    SystemTime::now(),
+                )?;
+                let ciphertext = c.serialize().to_vec();
+                parts.push(PrivatePart {
+                    account: m.account.to_string(),
+                    device: d.into(),
+                    r#type: c.message_type().into(),
+                    digest: Sha256::digest(&ciphertext).to_vec(),
+                });
+                ciphertexts.push(ciphertext);
             }
+            drop(store);
             recipients.push(Recipient {
                 service_id: ServiceId::aci(m.account),
                 identity: m.identity()?,
                 devices,
             });
         }
-        Ok((recipients, parts))
+        Ok((recipients, parts, ciphertexts))
     }
 
     /// `content` as one sender-key message of group `group`, sealed once for all `recipients`

@@ -4,13 +4,14 @@
 
 use alibi_relay_api::access::{self, AccessKey};
 use alibi_relay_api::messages::{MultiRecipientResponse, OutgoingMessages, SendResponse};
-use alibi_relay_api::proto::{envelope, Envelope};
+use alibi_relay_api::proto::{envelope, Envelope, MultiRecipientParts};
 use alibi_relay_api::ErrorBody;
 use alibi_sealed_sender::v2::{self, SentMessage};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::{Extension, Json};
+use prost::Message;
 use uuid::Uuid;
 
 use super::account_cache::account;
@@ -203,6 +204,77 @@ pub(crate) async fn multi_recipient(
     body: Bytes,
 ) -> ApiResult<Json<MultiRecipientResponse>> {
     s.limits.unidentified_sends.check(&from)?;
+    multi_send(&s, from, &headers, body, None).await
+}
+
+/// `PUT /v1/messages/multi_recipient/parts` (alibi's own): as [`multi_recipient`], with a part
+/// for single devices beside the shared message, each stored in and delivered with that device's
+/// envelope alone. A group round's point-to-point messages travel so: otherwise every member
+/// would receive (and the relay push to each) all members' parts.
+pub(crate) async fn multi_recipient_parts(
+    State(s): State<Shared>,
+    Extension(from): Extension<ClientAddress>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Json<MultiRecipientResponse>> {
+    s.limits.unidentified_sends.check(&from)?;
+    // At most 4 bytes of lengths decoded per byte of the (bounded) body; the parts and the
+    // shared message stay slices of it.
+    let m = MultiRecipientParts::decode(body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("multi-recipient parts: {e}"),
+        )
+    })?;
+    let parts = DeviceParts {
+        bytes: m.parts.unwrap_or_default(),
+        lengths: m.part_lengths,
+    };
+    multi_send(&s, from, &headers, m.mrm.unwrap_or_default(), Some(parts)).await
+}
+
+/// The parts of a multi-recipient send with parts: `lengths[i]` bytes of `bytes` for the i-th
+/// `(recipient, device)` entry of its `SentMessage`, one after another.
+struct DeviceParts {
+    bytes: Bytes,
+    lengths: Vec<u32>,
+}
+
+impl DeviceParts {
+    /// 400 unless there is one length per entry and they add up to the parts' bytes.
+    fn check(&self, entries: usize) -> ApiResult<()> {
+        let total: u64 = self.lengths.iter().map(|&l| u64::from(l)).sum();
+        if self.lengths.len() != entries || total != self.bytes.len() as u64 {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "the parts' lengths must name one part per device entry and add up to the parts",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Each entry's part, in order (slices of the request body, not copies).
+    fn split(self) -> Vec<Bytes> {
+        let mut at = 0;
+        self.lengths
+            .iter()
+            .map(|&l| {
+                let part = self.bytes.slice(at..at + l as usize);
+                at += l as usize;
+                part
+            })
+            .collect()
+    }
+}
+
+/// A multi-recipient send (its body `body`), with `parts` for single devices if given.
+async fn multi_send(
+    s: &AppState,
+    from: ClientAddress,
+    headers: &HeaderMap,
+    body: Bytes,
+    parts: Option<DeviceParts>,
+) -> ApiResult<Json<MultiRecipientResponse>> {
     // Bounded before any work proportional to the count.
     let bad = |e: alibi_sealed_sender::Error| {
         ApiError::new(
@@ -230,11 +302,14 @@ pub(crate) async fn multi_recipient(
             format!("at most {MAX_DEVICE_ENTRIES} device entries per request"),
         ));
     }
-    let accounts = recipient_accounts(&s, &sent).await?;
+    if let Some(p) = &parts {
+        p.check(entries)?;
+    }
+    let accounts = recipient_accounts(s, &sent).await?;
     // The sender proves it may reach every recipient: the XOR of their access keys, each
     // account's once (listed as ACI and as PNI, a key would cancel itself out).
     let keys: Option<Vec<AccessKey>> = accounts.values().map(|a| a.access_key).collect();
-    check_access_key(&headers, keys.map(|k| access::combine(&k)))?;
+    check_access_key(headers, keys.map(|k| access::combine(&k)))?;
     let listed = sent.recipients.iter().filter(|r| !r.devices.is_empty());
     if listed.count() != accounts.len() {
         return Err(ApiError::new(
@@ -245,12 +320,21 @@ pub(crate) async fn multi_recipient(
     let mut deliveries = Vec::with_capacity(entries);
     let key = Uuid::new_v4();
     let now = now_ms();
+    // The entries' parts in order (none without parts); recipients without devices have none.
+    let mut part_of_entry = parts
+        .map(DeviceParts::split)
+        .unwrap_or_default()
+        .into_iter();
     for r in sent.recipients.iter().filter(|r| !r.devices.is_empty()) {
         let account = r.service_id.uuid;
         check_devices(&accounts[&account].devices, &r.devices, None)?;
         let c_and_at = sent.key_material(r).expect("has devices").to_vec();
-        // Stored per device: C || AT (48 bytes); the rest is the shared part.
+        // Stored per device: C || AT (48 bytes) and its part; the rest is the shared part.
         for &(d, _) in &r.devices {
+            let device_part = part_of_entry
+                .next()
+                .filter(|p| !p.is_empty())
+                .map(|p| p.to_vec());
             deliveries.push((
                 account,
                 d,
@@ -262,6 +346,7 @@ pub(crate) async fn multi_recipient(
                     server_timestamp: Some(now),
                     destination_service_id: Some(account.to_string()),
                     shared_mrm_key: Some(key.as_bytes().to_vec()),
+                    device_part,
                     ..Envelope::default()
                 },
             ));
@@ -289,7 +374,7 @@ pub(crate) async fn multi_recipient(
             (a, d, Outgoing { env, shared })
         })
         .collect();
-    hand_over(&s, outgoing);
+    hand_over(s, outgoing);
     Ok(Json(MultiRecipientResponse::default()))
 }
 

@@ -443,6 +443,10 @@ fn app_draining(
         )
         .route(paths::MULTI_RECIPIENT, put(messages::multi_recipient))
         .route(
+            paths::MULTI_RECIPIENT_PARTS,
+            put(messages::multi_recipient_parts),
+        )
+        .route(
             &format!("{}/{{account}}", paths::MESSAGES),
             put(messages::send),
         )
