@@ -8,8 +8,9 @@
 //!   use (`../shared/specs/signal-stack.md`, sections 2 and 3);
 //! * [`Messenger::send_group`]: one sender-key message to a [`Group`], sealed once for every
 //!   member (sealed sender v2) in one multi-recipient request; each member's sender key goes to
-//!   it over the pairwise session on first use; optional per-member parts ride inside, each
-//!   Double-Ratchet-encrypted to its member;
+//!   it over the pairwise session on first use; optional per-member parts go in the same
+//!   request, each Double-Ratchet-encrypted to its member and delivered to it alone, the signed
+//!   message naming each part's digest;
 //! * [`Messenger::receive`]: an [`Inbox`] of [`Received`] messages; an envelope is acknowledged to
 //!   the relay only once the application has taken its message, and one that cannot be decrypted
 //!   yet (a group message ahead of its sender key) is kept and tried again, not dropped.

@@ -7,8 +7,8 @@
 //! * [`Mode::PairwiseConcurrent`]: the same n-1 requests, all in flight at once: the honest
 //!   pairwise baseline.
 //! * [`Mode::Group`]: a round is one sender-key message sealed once for all its recipients
-//!   (sealed sender v2) in one multi-recipient request; the round's point-to-point parts ride
-//!   inside it, each Double-Ratchet-encrypted to its recipient.
+//!   (sealed sender v2) in one multi-recipient request; the round's point-to-point parts go in
+//!   the same request, each Double-Ratchet-encrypted to its recipient and delivered to it alone.
 //!
 //! Receiving is the same in every mode: a task reads the messenger's inbox, checks that the
 //! protocol frame names the sender the channel authenticated, and files it in the [`Mailbox`];
