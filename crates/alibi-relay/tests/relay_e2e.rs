@@ -442,6 +442,20 @@ async fn wrong_requests_get_clear_4xx() {
         oversized_put_status(&relay.url, "/v1/messages/multi_recipient", 3 * 1024 * 1024).await,
         413
     );
+    // With parts: a body that is no MultiRecipientParts, and one whose message is malformed.
+    for body in [vec![0xff, 0xff], vec![0x0a, 0x02, 0x23, 0xff]] {
+        let r = http
+            .put(format!("{}/v1/messages/multi_recipient/parts", relay.url))
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+    }
+    assert_eq!(
+        oversized_put_status(&relay.url, "/v1/messages/multi_recipient/parts", 3 << 20).await,
+        413
+    );
     assert_eq!(
         alice
             .client
