@@ -50,6 +50,14 @@ async fn two_behind_a_proxy() -> (LocalRelay, Proxy, Messenger, Messenger) {
     (relay, proxy, a, b)
 }
 
+/// As [`two_behind_a_proxy`], with a third party C.
+async fn three_behind_a_proxy() -> (LocalRelay, Proxy, Messenger, Messenger, Messenger) {
+    let (relay, proxy, a, b) = two_behind_a_proxy().await;
+    let c = party(&proxy.url, "C").await;
+    introduce(&[&a, &b, &c]);
+    (relay, proxy, a, b, c)
+}
+
 async fn nothing(inbox: &mut alibi_messenger::Inbox, ms: u64) {
     let got = tokio::time::timeout(Duration::from_millis(ms), inbox.next()).await;
     assert!(got.is_err(), "nothing may arrive, got {got:?}");
@@ -106,14 +114,7 @@ async fn direct_and_group_messages() {
 /// neither accepted: a part is taken only with the message whose signed content names its digest.
 #[tokio::test]
 async fn a_private_part_moved_to_another_message_is_not_accepted() {
-    let relay = LocalRelay::start(Config::default()).await.expect("relay");
-    let proxy = Proxy::start(&relay.url).await;
-    let (a, b, c) = (
-        party(&proxy.url, "A").await,
-        party(&proxy.url, "B").await,
-        party(&proxy.url, "C").await,
-    );
-    introduce(&[&a, &b, &c]);
+    let (_relay, proxy, a, b, c) = three_behind_a_proxy().await;
     let group = Group {
         id: Uuid::new_v4(),
         members: vec!["B".into(), "C".into()],
@@ -156,14 +157,7 @@ async fn a_private_part_moved_to_another_message_is_not_accepted() {
 /// nothing reaches anyone.
 #[tokio::test]
 async fn substituted_bundle_is_refused_naming_the_contact() {
-    let relay = LocalRelay::start(Config::default()).await.expect("relay");
-    let proxy = Proxy::start(&relay.url).await;
-    let (a, b, c) = (
-        party(&proxy.url, "A").await,
-        party(&proxy.url, "B").await,
-        party(&proxy.url, "C").await,
-    );
-    introduce(&[&a, &b, &c]);
+    let (_relay, proxy, a, b, c) = three_behind_a_proxy().await;
     proxy.rules.lock().expect("rules").rewrite = vec![(
         format!("/v2/keys/{}/", b.account()),
         format!("/v2/keys/{}/", c.account()),
