@@ -2,6 +2,8 @@
 //! key), and multi-recipient sealed-sender v2 sends; Signal-Server's device checks (409, 410);
 //! each stored envelope handed to its device's socket if it is connected here.
 
+use std::collections::HashMap;
+
 use alibi_relay_api::access::{self, AccessKey};
 use alibi_relay_api::messages::{MultiRecipientResponse, OutgoingMessages, SendResponse};
 use alibi_relay_api::proto::{envelope, Envelope, MultiRecipientParts};
@@ -14,7 +16,7 @@ use axum::{Extension, Json};
 use prost::Message;
 use uuid::Uuid;
 
-use super::account_cache::account;
+use super::account_cache::{account, CachedAccount};
 use super::auth::{authenticate, check_access_key};
 use super::delivery::{self, Outgoing};
 use super::limits::ClientAddress;
@@ -317,8 +319,44 @@ async fn multi_send(
             "an account is listed twice (as ACI and as PNI)",
         ));
     }
-    let mut deliveries = Vec::with_capacity(entries);
     let key = Uuid::new_v4();
+    let deliveries = envelopes(&sent, &accounts, parts, key)?;
+    let n = deliveries.len() as u64;
+    s.metrics
+        .time(
+            metrics::Op::Enqueue,
+            s.store.enqueue(
+                deliveries.clone(),
+                Some((key, sent.shared_bytes().to_vec())),
+                Sender::address(from.0),
+                s.quota(),
+            ),
+        )
+        .await?;
+    metrics::Metrics::add(&s.metrics.accepted, n);
+    // Every device's socket gets a reference to the one shared part in the request body.
+    let shared = body.slice_ref(sent.shared_bytes());
+    let outgoing = deliveries
+        .into_iter()
+        .map(|(a, d, env)| {
+            let shared = Some(shared.clone());
+            (a, d, Outgoing { env, shared })
+        })
+        .collect();
+    hand_over(s, outgoing);
+    Ok(Json(MultiRecipientResponse::default()))
+}
+
+/// The envelope each listed device of `sent` gets (its `C || AT` and its part, if any; the
+/// shared part is stored once under `key`), after checking each account's device list.
+fn envelopes(
+    sent: &SentMessage<'_>,
+    accounts: &HashMap<Uuid, CachedAccount>,
+    parts: Option<DeviceParts>,
+    key: Uuid,
+) -> ApiResult<Vec<(Uuid, u8, Envelope)>> {
+    let entries = sent.recipients.iter().map(|r| r.devices.len()).sum();
+    let mut deliveries = Vec::with_capacity(entries);
     let now = now_ms();
     // The entries' parts in order (none without parts); recipients without devices have none.
     let mut part_of_entry = parts
@@ -352,30 +390,7 @@ async fn multi_send(
             ));
         }
     }
-    let n = deliveries.len() as u64;
-    s.metrics
-        .time(
-            metrics::Op::Enqueue,
-            s.store.enqueue(
-                deliveries.clone(),
-                Some((key, sent.shared_bytes().to_vec())),
-                Sender::address(from.0),
-                s.quota(),
-            ),
-        )
-        .await?;
-    metrics::Metrics::add(&s.metrics.accepted, n);
-    // Every device's socket gets a reference to the one shared part in the request body.
-    let shared = body.slice_ref(sent.shared_bytes());
-    let outgoing = deliveries
-        .into_iter()
-        .map(|(a, d, env)| {
-            let shared = Some(shared.clone());
-            (a, d, Outgoing { env, shared })
-        })
-        .collect();
-    hand_over(s, outgoing);
-    Ok(Json(MultiRecipientResponse::default()))
+    Ok(deliveries)
 }
 
 /// The accounts a multi-recipient send lists with devices, each once: 400 if there are none,
@@ -383,7 +398,7 @@ async fn multi_send(
 async fn recipient_accounts(
     s: &AppState,
     sent: &SentMessage<'_>,
-) -> ApiResult<std::collections::HashMap<Uuid, super::account_cache::CachedAccount>> {
+) -> ApiResult<HashMap<Uuid, CachedAccount>> {
     let mut listed = vec![];
     let mut seen = std::collections::HashSet::new();
     for r in sent.recipients.iter().filter(|r| !r.devices.is_empty()) {
