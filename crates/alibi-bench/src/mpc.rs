@@ -80,8 +80,8 @@ pub enum Progress {
         /// Relay delay, ms.
         delay: u64,
     },
-    /// One run of the cell announced last, its time per round (BLS with every party a process;
-    /// the steps add up to the run's time).
+    /// One run's time per round, with its cell (BLS with every party a process; the steps add
+    /// up to the run's time).
     Rounds(RunRounds),
     /// The cell announced last is measured.
     Done,

@@ -432,3 +432,33 @@ async fn recipient_accounts(
     }
     Ok(accounts)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(bytes: &'static [u8], lengths: &[u32]) -> DeviceParts {
+        DeviceParts {
+            bytes: Bytes::from_static(bytes),
+            lengths: lengths.to_vec(),
+        }
+    }
+
+    #[test]
+    fn parts_need_one_length_per_entry_adding_up_to_the_bytes() {
+        assert!(parts(b"abc", &[2, 0, 1]).check(3).is_ok());
+        // One length short, one too many, a sum short of the bytes, and one past them.
+        for (lengths, entries) in [(&[2, 1][..], 3), (&[2, 0, 1, 0], 3), (&[1, 0, 1], 3)] {
+            let e = parts(b"abc", lengths).check(entries).unwrap_err();
+            assert_eq!(e.0, StatusCode::BAD_REQUEST, "{lengths:?}");
+        }
+        assert!(parts(b"abc", &[2, 0, 2]).check(3).is_err());
+    }
+
+    #[test]
+    fn each_entry_gets_its_own_slice_in_order() {
+        let split = parts(b"abcdef", &[2, 0, 3, 1]).split();
+        let got: Vec<&[u8]> = split.iter().map(|b| &b[..]).collect();
+        assert_eq!(got, [&b"ab"[..], b"", b"cde", b"f"]);
+    }
+}
