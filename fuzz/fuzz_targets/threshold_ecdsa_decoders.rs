@@ -1,4 +1,4 @@
-//! Threshold ECDSA decoders: `KeyShare::from_bytes` (serde JSON of cggmp21's key share, then its
+//! Threshold ECDSA decoders: `KeyShare::from_bytes` (serde JSON of cggmp24's key share, then its
 //! validation) and `Primes::from_bytes`. No panic; accepted primes re-encode to the same bytes,
 //! an accepted share re-encodes to bytes that decode again. Inputs edit the test fixtures'
 //! primes and a key share from the crate's tests (corpus `threshold_ecdsa_decoders/`), or are

@@ -1,12 +1,12 @@
 //! The protocols the MPC grid measures: alibi's threshold BLS, and the threshold signatures of
-//! established crates that run over [`alibi_mpc::net`] (FROST, CGGMP21 ECDSA), each party a task
+//! established crates that run over [`alibi_mpc::net`] (FROST, CGGMP24 ECDSA), each party a task
 //! of this process ([`crate::mpc::measure`]) or its own process ([`crate::mpc_processes`]).
 //!
 //! Threshold ECDSA's key generation needs two safe primes per party. Finding them takes tens of
 //! seconds to minutes per party and needs no other party, so it is not part of the timed key
 //! generation: a [`PrimeBank`] holds them before anything is timed (the five test-only fixtures
 //! of `alibi-threshold-ecdsa`, and primes generated ahead for larger n), and every run of party
-//! i uses the bank's i-th pair (bench primes, never a real key's).
+//! i uses the bank's i-th set of primes (bench primes, never a real key's).
 
 use core::str::FromStr;
 use std::time::{Duration, Instant};
@@ -86,23 +86,23 @@ const FIXTURE_PRIMES: &str = include_str!("../../alibi-threshold-ecdsa/tests/vec
 /// Safe primes per party for threshold ECDSA, made before anything is timed.
 #[derive(Clone, Default)]
 pub struct PrimeBank {
-    /// Party i's pair is entry i - 1, as [`Primes::to_bytes`] encodes it.
+    /// Party i's primes are entry i - 1, as [`Primes::to_bytes`] encodes it.
     encoded: Vec<Vec<u8>>,
     /// How many of them were generated here rather than taken from the fixtures.
     generated: usize,
 }
 
 impl PrimeBank {
-    /// The five fixture pairs.
+    /// The five fixture sets.
     pub fn fixtures() -> Result<Self, Error> {
         let mut bank = Self::default();
         bank.extend_from_hex(FIXTURE_PRIMES)?;
         Ok(bank)
     }
 
-    /// Adds the pairs of `text`, one [`Primes::to_bytes`] encoding in hex per line (as the
+    /// Adds the sets of `text`, one [`Primes::to_bytes`] encoding in hex per line (as the
     /// `pregenerate_primes` example of `alibi-threshold-ecdsa` prints them), after those held;
-    /// every pair is decoded first, so a bad line adds nothing.
+    /// every set is decoded first, so a bad line adds nothing.
     pub fn extend_from_hex(&mut self, text: &str) -> Result<(), Error> {
         let mut pairs = vec![];
         for (number, line) in text.lines().enumerate() {
@@ -115,7 +115,7 @@ impl PrimeBank {
                 .filter(|b| Primes::from_bytes(b).is_ok())
                 .ok_or_else(|| {
                     Error::Run(format!(
-                        "line {}: not a pair of safe primes in hex",
+                        "line {}: not a party's safe primes in hex",
                         number + 1
                     ))
                 })?;
@@ -135,12 +135,12 @@ impl PrimeBank {
         self.encoded.is_empty()
     }
 
-    /// How many pairs were generated ahead rather than taken from the fixtures.
+    /// How many sets were generated ahead rather than taken from the fixtures.
     pub fn generated(&self) -> usize {
         self.generated
     }
 
-    /// Generates pairs until there are `n` (slow, untimed); `progress` hears of each pair
+    /// Generates sets until there are `n` (slow, untimed); `progress` hears of each set
     /// (its number, 1-based) and of the search.
     pub fn fill(&mut self, n: usize, progress: &mut dyn FnMut(usize, PrimeProgress)) {
         while self.encoded.len() < n {
@@ -151,14 +151,14 @@ impl PrimeBank {
         }
     }
 
-    /// Party `index`'s pair (1-based), encoded.
+    /// Party `index`'s primes (1-based), encoded.
     pub fn encoded(&self, index: PartyIndex) -> Option<&[u8]> {
         self.encoded
             .get(usize::from(index).checked_sub(1)?)
             .map(Vec::as_slice)
     }
 
-    /// Party `index`'s pair, decoded for one key generation.
+    /// Party `index`'s primes, decoded for one key generation.
     pub fn primes(&self, index: PartyIndex) -> Result<Primes, Error> {
         let bytes = self
             .encoded(index)

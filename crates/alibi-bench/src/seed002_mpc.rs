@@ -3,7 +3,7 @@
 //! concurrent pairwise messages, or one group message; the first run (sessions and sender keys
 //! set up) and later runs; no delay and 50 ms per relay request. The paper's Table 2 reports the
 //! same cells; its claim is that group broadcast is at least 37.48% faster than pairwise. The
-//! same grid, smaller, runs for FROST-Ed25519 and threshold ECDSA (CGGMP21) through the
+//! same grid, smaller, runs for FROST-Ed25519 and threshold ECDSA (CGGMP24) through the
 //! round-based adapter (issue 44), with the requests and bytes the parties sent.
 
 use std::time::Duration;
@@ -194,10 +194,10 @@ pub(crate) fn table(ctx: &mut Ctx) -> Result<Table, Error> {
              \"later\" is the median of {later} further runs on the same sessions. `alibi mpc bench \
              --processes` runs each party as its own OS process."
         ), format!(
-            "Schemes: BLS is alibi's own; frost-ed25519 (givre) and ecdsa-secp256k1 (cggmp21, key \
+            "Schemes: BLS is alibi's own; frost-ed25519 (givre) and ecdsa-secp256k1 (cggmp24, key \
              generation with its auxiliary information) run unchanged through the round-based \
              adapter over the same channels, signing with exactly t + 1 = n parties. Measured: {}. \
-             Threshold ECDSA's safe primes are made before timing ({generated} pairs generated \
+             Threshold ECDSA's safe primes are made before timing ({generated} sets generated \
              here, the rest the test fixtures of alibi-threshold-ecdsa) and are not in its key \
              generation time. Requests and KiB are what all parties sent to the relay in the run \
              (request bodies), per transport.",

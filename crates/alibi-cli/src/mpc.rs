@@ -193,15 +193,15 @@ pub enum Cmd {
         #[command(flatten)]
         format: Format,
     },
-    /// Precompute the two safe primes an ecdsa-secp256k1 key generation needs for this party's
-    /// Paillier key (the slow step: seconds to minutes), sealed in DIR/primes.sealed under the
+    /// Precompute the four safe primes an ecdsa-secp256k1 key generation needs for this party's
+    /// Paillier key and ring-Pedersen modulus (the slow step: seconds to minutes), sealed in DIR/primes.sealed under the
     /// passphrase; the next `keygen --scheme ecdsa-secp256k1` uses and deletes them (without
     /// them, keygen searches first, and the others wait: give them a --timeout-s that allows it)
     Aux {
         /// The party's directory (from `mpc init`)
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
-        /// Seal these primes instead of generating them: a file of two safe primes in
+        /// Seal these primes instead of generating them: a file of four safe primes in
         /// alibi-threshold-ecdsa's encoding (`Primes::to_bytes`), made ahead elsewhere. The
         /// file is secret and must serve one key generation only
         #[arg(long, value_name = "FILE")]
@@ -266,9 +266,9 @@ pub enum Cmd {
         /// Give up on one run after this many seconds
         #[arg(long, value_name = "S", default_value_t = 300)]
         timeout_s: u64,
-        /// Threshold ECDSA's safe primes for parties after the five fixtures, one pair in hex
-        /// per line (as alibi-threshold-ecdsa's pregenerate_primes example prints them); pairs
-        /// still missing are searched for before timing
+        /// Threshold ECDSA's safe primes for parties after the five fixtures, one party's four
+        /// in hex per line (as alibi-threshold-ecdsa's pregenerate_primes example prints them);
+        /// those still missing are searched for before timing
         #[arg(long, value_name = "FILE")]
         primes: Option<PathBuf>,
         /// Do not measure: print the table and redraw the plot from a CSV this command wrote
@@ -395,7 +395,7 @@ pub enum SchemeArg {
     /// FROST over secp256k1 with BIP-340 challenges and the BIP-341 key tweak (givre):
     /// BIP-340 Schnorr signatures under an x-only taproot key
     FrostSecp256k1Tr,
-    /// CGGMP21 threshold ECDSA over secp256k1 (cggmp21): ECDSA over SHA-256, r || s, low S
+    /// CGGMP24 threshold ECDSA over secp256k1 (cggmp24): ECDSA over SHA-256, r || s, low S
     EcdsaSecp256k1,
 }
 

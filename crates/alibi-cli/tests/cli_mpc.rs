@@ -378,7 +378,7 @@ fn bench_writes_a_csv_that_replots() {
         code(&alibi(&["mpc", "bench", "--replot", &p("bad.csv")])),
         2
     );
-    // --primes that are not pairs of safe primes in hex, or no file: refused before measuring.
+    // --primes that are not sets of safe primes in hex, or no file: refused before measuring.
     std::fs::write(p("primes.hex"), "00ff\n").unwrap();
     for primes in [p("primes.hex"), p("absent.hex")] {
         let args = [

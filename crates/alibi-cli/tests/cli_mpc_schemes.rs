@@ -1,6 +1,6 @@
 //! Threshold schemes of established crates through the CLI, every party its own OS process on
-//! a relay process: FROST-Ed25519 and FROST-secp256k1 (taproot) from givre, CGGMP21 threshold
-//! ECDSA from cggmp21, with 3 parties (t = 1) and 5 (t = 2). Each signature is checked by an
+//! a relay process: FROST-Ed25519 and FROST-secp256k1 (taproot) from givre, CGGMP24 threshold
+//! ECDSA from cggmp24, with 3 parties (t = 1) and 5 (t = 2). Each signature is checked by an
 //! independent verifier (ed25519-dalek's strict verification, k256) and by `alibi mpc verify`.
 
 mod common;

@@ -37,7 +37,7 @@
 //! or its stream ended): no party is blamed. Otherwise it is [`Error::Protocol`] with the
 //! protocol's error chain and its `Debug` form. Key generation names the faulty parties there
 //! (cggmp24-keygen's blame: a decommitment, proof or share that fails, or a round-1 broadcast
-//! that was not the same for everyone). Signing is not identifiable (givre 0.3 says so): a bad
+//! that was not the same for everyone). Signing is not identifiable (givre says so): a bad
 //! signature share shows only as an aggregate that does not verify, blamed on no one. A message
 //! the round router refuses (a second message from one party in a round, a p2p message in a
 //! broadcast round) is a protocol abort too, so a transport must not duplicate deliveries.

@@ -1,5 +1,5 @@
 //! The `round-based` 0.4 adapter: a [`round_based::Delivery`] over a [`Net`], so that a protocol
-//! written for that framework (givre's FROST, cggmp21's threshold ECDSA, or your own) runs
+//! written for that framework (givre's FROST, cggmp24's threshold ECDSA, or your own) runs
 //! unchanged over alibi's channels.
 //!
 //! * A message to `AllParties` is a [`Net::broadcast`] (the group channel, or n-1 pairwise

@@ -110,7 +110,7 @@ pub enum Error {
         /// The parties whose closed notice reached this one, in index order.
         by: Vec<PartyIndex>,
     },
-    /// A protocol from another crate (FROST, CGGMP21: [`threshold`]) aborted, in its own words,
+    /// A protocol from another crate (FROST, CGGMP24: [`threshold`]) aborted, in its own words,
     /// which name the parties it blames by their position in the run (0 for the first
     /// participant) when it identifies any.
     #[error("the protocol aborted: {0}")]

@@ -22,7 +22,7 @@
 //!   a broadcast is delivered only once every echo agrees, so every honest party delivers the
 //!   same broadcasts. Two signed digests of one sender for one round prove it equivocated
 //!   ([`Error::Aborted`] with [`Fault::Equivocation`]). This costs one extra round per broadcast
-//!   round; protocols that check consistency themselves (cggmp21's and givre's key generation
+//!   round; protocols that check consistency themselves (cggmp24's and givre's key generation
 //!   do) leave it off.
 //!
 //! Without reliable broadcast, a sender that equivocates is not detected here: each party hands

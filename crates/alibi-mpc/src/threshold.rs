@@ -1,5 +1,5 @@
 //! Threshold signatures alibi did not write, run over its channels: FROST from `givre`
-//! (`alibi-frost`) and CGGMP21 threshold ECDSA from `cggmp21` (`alibi-threshold-ecdsa`), each
+//! (`alibi-frost`) and CGGMP24 threshold ECDSA from `cggmp24` (`alibi-threshold-ecdsa`), each
 //! party its own [`Net`] end, each protocol through the `round-based` adapter
 //! ([`crate::delivery`]) unchanged.
 //!
@@ -30,7 +30,7 @@ pub enum Scheme {
     /// FROST over secp256k1 with BIP-340 challenges and the BIP-341 key tweak (givre's Bitcoin
     /// ciphersuite): BIP-340 Schnorr signatures under an x-only taproot key.
     FrostSecp256k1Tr,
-    /// CGGMP21 threshold ECDSA over secp256k1 (SHA-256 of the message, low-S).
+    /// CGGMP24 threshold ECDSA over secp256k1 (SHA-256 of the message, low-S).
     EcdsaSecp256k1,
 }
 
@@ -255,16 +255,16 @@ fn ecdsa_err(e: ecdsa::Error) -> Error {
     }
 }
 
-pub use alibi_threshold_ecdsa::{PrimeProgress, Primes};
+pub use alibi_threshold_ecdsa::{PrimeProgress, Primes, PRIME_COUNT};
 
 /// What key generation tells of its slow step, the safe primes of threshold ECDSA.
 pub type OnPrimes<'a> = &'a mut (dyn FnMut(PrimeProgress) + Send);
 
-/// Generates the two safe primes of a party's Paillier key for threshold ECDSA's key
-/// generation, with the operating system's randomness (slow: seconds to minutes; `progress`
-/// hears of it every few seconds).
+/// Generates the [`PRIME_COUNT`] safe primes of a party's Paillier key and ring-Pedersen
+/// modulus for threshold ECDSA's key generation, with the operating system's randomness (slow:
+/// seconds to minutes; `progress` hears of it every few seconds).
 pub fn generate_primes(progress: impl FnMut(PrimeProgress)) -> Primes {
-    ecdsa::generate_primes(&mut alibi_frost::OsRng, progress)
+    ecdsa::generate_primes(&mut rand_core::UnwrapErr(getrandom::SysRng), progress)
 }
 
 /// Key generation for `scheme` among the net's participants, any t+1 of whom sign. For

@@ -1,4 +1,4 @@
-//! FROST (givre) and CGGMP21 ECDSA (cggmp21) run over a real relay through the round-based
+//! FROST (givre) and CGGMP24 ECDSA (cggmp24) run over a real relay through the round-based
 //! adapter: every party in its own task with its own messenger; the signatures checked by
 //! ed25519-dalek's strict verification and by k256; a relay that loses a delivery or swaps a
 //! bundle never gets a party blamed.
@@ -24,7 +24,7 @@ fn fixture_primes() -> Vec<Primes> {
         .collect()
 }
 
-/// A round's wait: long enough for CGGMP21's auxiliary information, whose proofs take each
+/// A round's wait: long enough for CGGMP24's auxiliary information, whose proofs take each
 /// party tens of seconds on a busy machine; a few seconds for FROST.
 fn timeout(scheme: Scheme) -> Duration {
     match scheme {

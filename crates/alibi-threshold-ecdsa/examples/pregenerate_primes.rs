@@ -8,7 +8,9 @@
 //!     > crates/alibi-threshold-ecdsa/tests/vectors/primes.hex
 //! ```
 
-use alibi_threshold_ecdsa::{generate_primes, rand_core::OsRng, PrimeProgress};
+use alibi_threshold_ecdsa::{generate_primes, PrimeProgress};
+use getrandom::SysRng;
+use rand_core::UnwrapErr;
 
 fn main() {
     let count: usize = match std::env::args().nth(1).map(|a| a.parse()) {
@@ -20,9 +22,9 @@ fn main() {
         }
     };
     for party in 0..count {
-        let primes = generate_primes(&mut OsRng, |event| match event {
-            PrimeProgress::Started { bits } => {
-                eprintln!("party {party}: two {bits}-bit safe primes")
+        let primes = generate_primes(&mut UnwrapErr(SysRng), |event| match event {
+            PrimeProgress::Started { bits, count } => {
+                eprintln!("party {party}: {count} safe primes of {bits} bits")
             }
             PrimeProgress::Searching {
                 index,

@@ -4,22 +4,19 @@
 use crate::Error;
 use zeroize::Zeroizing;
 
-/// The version byte every encoding carries today.
-pub(crate) const VERSION: u8 = 1;
-
-/// A buffer holding `magic || VERSION`, ready for the body.
-pub(crate) fn header(magic: &[u8; 4], body_len: usize) -> Zeroizing<Vec<u8>> {
+/// A buffer holding `magic || version`, ready for the body.
+pub(crate) fn header_v(magic: &[u8; 4], version: u8, body_len: usize) -> Zeroizing<Vec<u8>> {
     let mut out = Zeroizing::new(Vec::with_capacity(5 + body_len));
     out.extend_from_slice(magic);
-    out.push(VERSION);
+    out.push(version);
     out
 }
 
-/// The body after `magic || VERSION`, or why the bytes are not of this type and version.
-pub(crate) fn body<'a>(magic: &[u8; 4], bytes: &'a [u8]) -> Result<&'a [u8], Error> {
+/// The body after `magic || version`, or why the bytes are not of this type and version.
+pub(crate) fn body_v<'a>(magic: &[u8; 4], version: u8, bytes: &'a [u8]) -> Result<&'a [u8], Error> {
     match bytes {
-        [m0, m1, m2, m3, version, body @ ..] if [*m0, *m1, *m2, *m3] == *magic => {
-            if *version == VERSION {
+        [m0, m1, m2, m3, v, body @ ..] if [*m0, *m1, *m2, *m3] == *magic => {
+            if *v == version {
                 Ok(body)
             } else {
                 Err(Error::Malformed("unknown version"))

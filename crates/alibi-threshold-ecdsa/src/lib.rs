@@ -1,14 +1,16 @@
 //! # alibi-threshold-ecdsa
 //!
-//! Threshold ECDSA over secp256k1 for alibi: the CGGMP21 protocol of the established
-//! [`cggmp21`] crate (0.6), run per party over any `round-based` 0.4 [`Delivery`], so the same
-//! code runs in a simulation (the tests) and over alibi's channels (the MPC layer's adapter).
+//! Threshold ECDSA over secp256k1 for alibi: the CGGMP24 protocol (the 2024 revision of
+//! CGGMP21) of the [`cggmp24`] crate (0.7, by cggmp21's authors), run per party over any
+//! `round-based` 0.4 [`Delivery`], so the same code runs in a simulation (the tests) and over
+//! alibi's channels (the MPC layer's adapter).
 //!
 //! A key is made and used in four steps, each party running its own:
 //!
-//! 1. [`generate_primes`]: two safe primes of 1536 bits for the party's Paillier key, the slow
-//!    step (tens of seconds to minutes), reporting [`PrimeProgress`] through a callback. It needs
-//!    no other party, so it can run ahead of time: [`Primes::to_bytes`] caches the result.
+//! 1. [`generate_primes`]: four safe primes of 1536 bits for the party's Paillier key and its
+//!    ring-Pedersen modulus, the slow step (about 20 s on average on one core, a minute or more
+//!    at times), reporting [`PrimeProgress`] through a callback. It needs no other party, so it
+//!    can run ahead of time: [`Primes::to_bytes`] caches the result.
 //! 2. [`keygen`]: the threshold key generation (`min_signers`-out-of-`n`), giving a
 //!    [`CoreShare`]: the secret share and every party's public share.
 //! 3. [`aux_info_gen`]: the auxiliary information (every party's Paillier and ring-Pedersen
@@ -16,27 +18,29 @@
 //!    may run before or after [`keygen`].
 //! 4. [`KeyShare::from_parts`] joins both; [`sign`] (or [`sign_prehash`]) then runs between
 //!    exactly `min_signers` of the `n` parties and returns a 64-byte `r || s` signature, low-S
-//!    normalized, which [`verify`] checks with k256's ECDSA verifier (not with cggmp21).
+//!    normalized, which [`verify`] checks with k256's ECDSA verifier (not with cggmp24).
 //!
-//! Every step takes caller-given session bytes, from which it derives cggmp21's execution id
+//! Every step takes caller-given session bytes, from which it derives cggmp24's execution id
 //! (domain-separated per step), so that messages of two sessions never mix; the parties of one
 //! session must give the same bytes.
 //!
-//! **Messages.** [`KeygenMsg`], [`AuxMsg`] and [`SigningMsg`] are cggmp21's own message types
+//! **Messages.** [`KeygenMsg`], [`AuxMsg`] and [`SigningMsg`] are cggmp24's own message types
 //! (serde-serializable); a transport carries them as they are. Party indices on the delivery are
 //! the keygen indices `0..n` for [`keygen`] and [`aux_info_gen`], and the positions `0..t` in the
 //! signer list for [`sign`].
 //!
-//! **Randomness.** cggmp21 takes `rand_core` 0.6's traits (the workspace's own `rand_core` is
-//! 0.10), so every RNG argument here is a [`rand_core::RngCore`] `+` [`rand_core::CryptoRng`] of
-//! 0.6, re-exported as [`rand_core`]; [`rand_core::OsRng`] is the usual choice.
+//! **Randomness.** cggmp24 takes `rand_core` 0.6's traits (the workspace's own `rand_core` is
+//! 0.10), so the protocols' RNG argument is a [`rand_core::RngCore`] `+` [`rand_core::CryptoRng`]
+//! of 0.6, re-exported as [`rand_core`]; [`rand_core::OsRng`] is the usual choice. The prime
+//! search alone takes the workspace's `rand_core` 0.10 `CryptoRng`.
 //!
-//! **Aborts.** cggmp21 aborts identifiably where it can: a failed proof or check names the
-//! parties it blames; [`Error::Protocol`] carries cggmp21's whole error chain, that blame
+//! **Aborts.** cggmp24 aborts identifiably where it can: a failed proof or check names the
+//! parties it blames; [`Error::Protocol`] carries cggmp24's whole error chain, that blame
 //! included.
 //!
-//! **Build cost.** cggmp21 computes Paillier arithmetic with GMP (through `rug` and
-//! `gmp-mpfr-sys`, which builds GMP from source and needs `m4`); docs/mpc.md states the cost.
+//! **Big integers.** cggmp24 runs here on its pure-Rust backend (num-bigint), and the prime search
+//! on crypto-primes: nothing but a Rust toolchain builds it (GMP, cggmp24's other backend, needs
+//! `m4` at build time). docs/mpc.md states the cost in time.
 //!
 //! ```no_run
 //! # async fn run(delivery: impl round_based::Delivery<alibi_threshold_ecdsa::SigningMsg>,
@@ -58,30 +62,32 @@ mod protocol;
 mod share;
 mod verify;
 
-pub use primes::{generate_primes, PrimeProgress, Primes, PRIME_BITS, PROGRESS_INTERVAL};
+pub use primes::{
+    generate_primes, PrimeProgress, Primes, PRIME_BITS, PRIME_COUNT, PROGRESS_INTERVAL,
+};
 pub use protocol::{aux_info_gen, keygen, sign, sign_prehash};
 pub use share::{AuxInfo, CoreShare, KeyShare};
 pub use verify::{verify, verify_prehash};
 
-/// `rand_core` 0.6, whose traits every RNG argument of this crate takes (cggmp21's version).
+/// `rand_core` 0.6, whose traits every RNG argument of this crate takes (cggmp24's version).
 pub use rand_core_06 as rand_core;
 /// The `round-based` 0.4 framework whose [`Delivery`] the protocols run over.
 pub use round_based;
 pub use round_based::Delivery;
 
-/// The curve: secp256k1, as cggmp21 names it.
-pub type Curve = cggmp21::supported_curves::Secp256k1;
-/// cggmp21's security level used throughout (its default, 128-bit).
-pub type Security = cggmp21::security_level::SecurityLevel128;
-/// The hash cggmp21 uses inside its protocols (its default, SHA-256 of `sha2` 0.10).
+/// The curve: secp256k1, as cggmp24 names it.
+pub type Curve = cggmp24::supported_curves::Secp256k1;
+/// cggmp24's security level used throughout (its default, 128-bit).
+pub type Security = cggmp24::security_level::SecurityLevel128;
+/// The hash cggmp24 uses inside its protocols (its default, SHA-256 of `sha2` 0.10).
 pub type ProtocolDigest = sha2_010::Sha256;
 
 /// A message of the key generation ([`keygen`]).
-pub type KeygenMsg = cggmp21::keygen::ThresholdMsg<Curve, Security, ProtocolDigest>;
+pub type KeygenMsg = cggmp24::keygen::ThresholdMsg<Curve, Security, ProtocolDigest>;
 /// A message of the auxiliary info generation ([`aux_info_gen`]).
-pub type AuxMsg = cggmp21::key_refresh::AuxOnlyMsg<ProtocolDigest, Security>;
+pub type AuxMsg = cggmp24::key_refresh::msg::Msg<ProtocolDigest, Security>;
 /// A message of the signing ([`sign`], [`sign_prehash`]).
-pub type SigningMsg = cggmp21::signing::msg::Msg<Curve, ProtocolDigest>;
+pub type SigningMsg = cggmp24::signing::msg::Msg<Curve, ProtocolDigest>;
 
 /// Length of a signature: `r || s`, 32 bytes each, big-endian.
 pub const SIGNATURE_LEN: usize = 64;
@@ -102,14 +108,14 @@ pub enum Error {
     /// size, with duplicates or without this party, a share and aux info of different parties.
     #[error("invalid parameters: {0}")]
     Parameters(&'static str),
-    /// The protocol failed: cggmp21's error with its whole chain of causes, which names the
-    /// blamed parties when cggmp21 identifies them, or the delivery's error.
+    /// The protocol failed: cggmp24's error with its whole chain of causes, which names the
+    /// blamed parties when cggmp24 identifies them, or the delivery's error.
     #[error("protocol failed: {0}")]
     Protocol(String),
 }
 
 impl Error {
-    /// An [`Error::Protocol`] from an error and its chain of sources (cggmp21 puts the blamed
+    /// An [`Error::Protocol`] from an error and its chain of sources (cggmp24 puts the blamed
     /// parties in a source, not in the top-level message).
     pub(crate) fn protocol(err: &(dyn std::error::Error + 'static)) -> Self {
         let mut text = err.to_string();

@@ -1,7 +1,8 @@
 //! The three protocols, one party's side each, over any `round-based` delivery.
 
-use cggmp21::generic_ec::Scalar;
-use cggmp21::{DataToSign, ExecutionId};
+use cggmp24::generic_ec::Scalar;
+use cggmp24::signing::AnyDataToSign;
+use cggmp24::{DataToSign, ExecutionId, PrehashedDataToSign};
 use rand_core_06::{CryptoRng, RngCore};
 use round_based::{Delivery, MpcParty};
 use sha2_010::{Digest, Sha256};
@@ -11,7 +12,7 @@ use crate::{
     SIGNATURE_LEN,
 };
 
-/// cggmp21's execution id for one step of a session: SHA-256 over a domain label, the step and
+/// cggmp24's execution id for one step of a session: SHA-256 over a domain label, the step and
 /// the length-prefixed session bytes, so that the steps of one session never share an id.
 fn execution_id(step: &[u8], session: &[u8]) -> [u8; 32] {
     let mut h = Sha256::new();
@@ -22,7 +23,7 @@ fn execution_id(step: &[u8], session: &[u8]) -> [u8; 32] {
     h.finalize().into()
 }
 
-/// One party's side of the threshold key generation (cggmp21's, with reliable broadcast
+/// One party's side of the threshold key generation (cggmp24's, with reliable broadcast
 /// enforced): party `i` of `n`, any `min_signers` of whom (2 to `n`) sign together.
 /// The delivery's party indices are the keygen indices `0..n`.
 pub async fn keygen<R, D>(
@@ -44,7 +45,7 @@ where
         return Err(Error::Parameters("min_signers not in 2..=n"));
     }
     let eid = execution_id(b"keygen", session);
-    let share = cggmp21::keygen::<Curve>(ExecutionId::new(&eid), i, n)
+    let share = cggmp24::keygen::<Curve>(ExecutionId::new(&eid), i, n)
         .set_threshold(min_signers)
         .start(rng, MpcParty::connected(delivery))
         .await
@@ -54,7 +55,7 @@ where
     })
 }
 
-/// One party's side of the auxiliary info generation (cggmp21's, with reliable broadcast
+/// One party's side of the auxiliary info generation (cggmp24's, with reliable broadcast
 /// enforced), consuming the party's [`Primes`]: party `i` of `n`, the same `i` and `n` as at
 /// [`keygen`] (it does not need the key, so it may run first). The delivery's party indices
 /// are `0..n`.
@@ -74,14 +75,11 @@ where
         return Err(Error::Parameters("party index not below n, or n below 2"));
     }
     let eid = execution_id(b"aux-info", session);
-    let aux = cggmp21::aux_info_gen(ExecutionId::new(&eid), i, n, primes.take()?)
+    let aux = cggmp24::aux_info_gen(ExecutionId::new(&eid), i, n, primes.take()?)
         .start(rng, MpcParty::connected(delivery))
         .await
         .map_err(|e| Error::protocol(&e))?;
-    Ok(AuxInfo {
-        i,
-        inner: aux.into_inner(),
-    })
+    Ok(AuxInfo::new(i, aux.into_inner()))
 }
 
 /// One signer's side of signing `message`: it is hashed with SHA-256 and signed as ECDSA
@@ -99,15 +97,17 @@ where
     R: RngCore + CryptoRng,
     D: Delivery<SigningMsg>,
 {
-    let prehash: [u8; 32] = Sha256::digest(message).into();
-    sign_prehash(rng, session, share, signers, &prehash, delivery).await
+    let data = DataToSign::<Curve>::digest::<Sha256>(message);
+    sign_data(rng, session, share, signers, &data, delivery).await
 }
 
 /// One signer's side of signing a 32-byte prehash (a SHA-256 digest, or any 32 bytes taken
 /// as ECDSA's `z`, reduced modulo the group order). `signers` are the keygen indices of
 /// exactly [`KeyShare::min_signers`] distinct parties, this one among them, in the same order
 /// at every signer: the delivery's party indices are the positions in this list. Returns
-/// `r || s`, 32 bytes each, big-endian, `s` low (as k256 and Bitcoin require).
+/// `r || s`, 32 bytes each, big-endian, `s` low (as k256 and Bitcoin require). Interactive
+/// signing is safe on a digest whose message nobody knows (CGGMP24's own note); presignatures
+/// would not be.
 pub async fn sign_prehash<R, D>(
     rng: &mut R,
     session: &[u8],
@@ -120,11 +120,28 @@ where
     R: RngCore + CryptoRng,
     D: Delivery<SigningMsg>,
 {
+    let z = Scalar::<Curve>::from_be_bytes_mod_order(prehash);
+    let data = PrehashedDataToSign::from_scalar(z);
+    sign_data(rng, session, share, signers, &data, delivery).await
+}
+
+/// The interactive signing both entry points run.
+async fn sign_data<R, D>(
+    rng: &mut R,
+    session: &[u8],
+    share: &KeyShare,
+    signers: &[u16],
+    data: &dyn AnyDataToSign<Curve>,
+    delivery: D,
+) -> Result<[u8; SIGNATURE_LEN], Error>
+where
+    R: RngCore + CryptoRng,
+    D: Delivery<SigningMsg>,
+{
     let me = signer_position(share, signers)?;
     let valid = share.valid()?;
-    let data = DataToSign::from_scalar(Scalar::<Curve>::from_be_bytes_mod_order(prehash));
     let eid = execution_id(b"sign", session);
-    let sig = cggmp21::signing(ExecutionId::new(&eid), me, signers, valid)
+    let sig = cggmp24::signing(ExecutionId::new(&eid), me, signers, valid)
         .sign(rng, MpcParty::connected(delivery), data)
         .await
         .map_err(|e| Error::protocol(&e))?

@@ -3,41 +3,46 @@
 
 use std::fmt;
 
-use cggmp21::generic_ec::Point;
-use cggmp21::key_share::{DirtyAuxInfo, DirtyIncompleteKeyShare, DirtyKeyShare, Valid};
+use cggmp24::backend::Integer;
+use cggmp24::generic_ec::Point;
+use cggmp24::key_share::{DirtyAuxInfo, DirtyIncompleteKeyShare, DirtyKeyShare, Valid};
 use zeroize::Zeroizing;
 
 use crate::primes::wipe;
 use crate::{codec, Curve, Error, Security, PUBLIC_KEY_LEN};
 
 const MAGIC: &[u8; 4] = b"ATEK";
+/// The version of CGGMP24's key share; version 1 was cggmp21's.
+const VERSION: u8 = 2;
 
 /// A party's output of [`crate::keygen`]: its secret share of the key and every party's public
-/// share (cggmp21's incomplete key share). It signs once joined with an [`AuxInfo`] by
-/// [`KeyShare::from_parts`]. The secret scalar zeroizes itself on drop (cggmp21's
+/// share (cggmp24's incomplete key share). It signs once joined with an [`AuxInfo`] by
+/// [`KeyShare::from_parts`]. The secret scalar zeroizes itself on drop (generic-ec's
 /// `SecretScalar`); `Debug` shows public fields only.
 pub struct CoreShare {
     pub(crate) inner: DirtyIncompleteKeyShare<Curve>,
 }
 
 /// A party's output of [`crate::aux_info_gen`]: its Paillier primes (secret, overwritten on
-/// drop) and every party's public Paillier and ring-Pedersen parameters.
+/// drop) and every party's public Paillier key and ring-Pedersen parameters.
 pub struct AuxInfo {
     pub(crate) i: u16,
     pub(crate) inner: DirtyAuxInfo<Security>,
 }
 
-/// A party's complete key share (cggmp21's `KeyShare`: the core share and the auxiliary info),
+/// A party's complete key share (cggmp24's `KeyShare`: the core share and the auxiliary info),
 /// what [`crate::sign`] takes.
 ///
-/// **Encoding** ([`KeyShare::to_bytes`], version 1): `"ATEK"`, the version byte `1`, then
-/// cggmp21's `KeyShare<Secp256k1, SecurityLevel128>` as serde JSON (its own field names: `core`
+/// **Encoding** ([`KeyShare::to_bytes`], version 2): `"ATEK"`, the version byte `2`, then
+/// cggmp24's `KeyShare<Secp256k1, SecurityLevel128>` as serde JSON (its own field names: `core`
 /// with the secret scalar `x`, the public shares and the VSS setup; `aux` with the secret primes
-/// `p`, `q` and every party's `N`, `s`, `t`); without precomputed tables (`multiexp`, `crt`),
-/// which [`KeyShare::from_bytes`] refuses. The bytes are secret: seal them at rest.
+/// `p`, `q`, every party's Paillier key `N` and ring-Pedersen parameters `hat_N`, `s`, `t`);
+/// without precomputed tables (`multiexp`, `crt`), which [`KeyShare::from_bytes`] refuses. The
+/// bytes are secret: seal them at rest. Version 1, cggmp21's share (alibi before CGGMP24, whose
+/// ring-Pedersen parameters reused `N`), is refused with a message that says so.
 ///
-/// On drop the secret scalar zeroizes itself and the primes are overwritten (best effort: GMP
-/// and serde may have left copies); `Debug` shows the public fields only.
+/// On drop the secret scalar zeroizes itself and the primes are overwritten (best effort: the
+/// big-integer code and serde may have left copies); `Debug` shows the public fields only.
 pub struct KeyShare {
     inner: DirtyKeyShare<Curve, Security>,
 }
@@ -66,6 +71,18 @@ impl CoreShare {
 }
 
 impl AuxInfo {
+    /// Wraps cggmp24's output without its precomputed tables: the CRT table it keeps for this
+    /// party's own ring-Pedersen modulus holds that modulus's secret factors in one more place
+    /// nothing wipes, and only speeds up checks (tables are never written or read, see
+    /// [`KeyShare`]).
+    pub(crate) fn new(i: u16, mut inner: DirtyAuxInfo<Security>) -> Self {
+        for params in &mut inner.pedersen_params {
+            params.crt = None;
+            params.multiexp = None;
+        }
+        AuxInfo { i, inner }
+    }
+
     /// This party's index `0..n` at the auxiliary info generation.
     pub fn index(&self) -> u16 {
         self.i
@@ -83,9 +100,10 @@ impl KeyShare {
         }
         // AuxInfo overwrites its primes on drop, so its fields are taken rather than moved.
         let aux = DirtyAuxInfo {
-            p: std::mem::take(&mut aux.inner.p),
-            q: std::mem::take(&mut aux.inner.q),
-            parties: std::mem::take(&mut aux.inner.parties),
+            p: std::mem::replace(&mut aux.inner.p, Integer::zero()),
+            q: std::mem::replace(&mut aux.inner.q, Integer::zero()),
+            N: std::mem::take(&mut aux.inner.N),
+            pedersen_params: std::mem::take(&mut aux.inner.pedersen_params),
             security_level: std::marker::PhantomData,
         };
         let share = KeyShare {
@@ -100,8 +118,8 @@ impl KeyShare {
         Ok(share)
     }
 
-    /// The share as cggmp21's validated type (validation is cheap: sizes, gcds, `N_i = p q`).
-    pub(crate) fn valid(&self) -> Result<&cggmp21::KeyShare<Curve, Security>, Error> {
+    /// The share as cggmp24's validated type (validation is cheap: sizes, gcds, `N_i = p q`).
+    pub(crate) fn valid(&self) -> Result<&cggmp24::KeyShare<Curve, Security>, Error> {
         Valid::validate_ref(&self.inner).map_err(|_| Error::Malformed("key share: invalid"))
     }
 
@@ -130,25 +148,30 @@ impl KeyShare {
 
     /// The encoding described on [`KeyShare`].
     pub fn to_bytes(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
-        let mut out = codec::header(MAGIC, 4096);
+        let mut out = codec::header_v(MAGIC, VERSION, 8192);
         serde_json::to_writer(&mut *out, &self.inner)
             .map_err(|_| Error::Malformed("key share: cannot be encoded"))?;
         Ok(out)
     }
 
-    /// Decodes [`KeyShare::to_bytes`] and validates the share as cggmp21 does (consistent
+    /// Decodes [`KeyShare::to_bytes`] and validates the share as cggmp24 does (consistent
     /// public shares and VSS setup, Paillier sizes, `N_i = p q`); never panics on bad bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let body = codec::body(MAGIC, bytes)?;
+        if codec::body_v(MAGIC, 1, bytes).is_ok() {
+            return Err(Error::Malformed(
+                "key share: made with cggmp21 (alibi before CGGMP24); its auxiliary info cannot serve CGGMP24",
+            ));
+        }
+        let body = codec::body_v(MAGIC, VERSION, bytes)?;
         let inner: DirtyKeyShare<Curve, Security> = serde_json::from_slice(body)
-            .map_err(|_| Error::Malformed("key share: not cggmp21's key share"))?;
+            .map_err(|_| Error::Malformed("key share: not cggmp24's key share"))?;
         let share = KeyShare { inner };
         // Precomputed tables are never written by to_bytes; a table from untrusted bytes would
         // be used unchecked by the protocol.
         if share
             .inner
             .aux
-            .parties
+            .pedersen_params
             .iter()
             .any(|p| p.multiexp.is_some() || p.crt.is_some())
         {
@@ -195,7 +218,7 @@ impl fmt::Debug for AuxInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AuxInfo")
             .field("index", &self.i)
-            .field("parties", &self.inner.parties.len())
+            .field("parties", &self.inner.N.len())
             .finish_non_exhaustive()
     }
 }

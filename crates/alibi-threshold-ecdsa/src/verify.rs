@@ -1,4 +1,4 @@
-//! Verification with k256's ECDSA verifier, independent of cggmp21: what any secp256k1 ECDSA
+//! Verification with k256's ECDSA verifier, independent of cggmp24: what any secp256k1 ECDSA
 //! verifier would accept.
 
 use k256::ecdsa::signature::hazmat::PrehashVerifier;

@@ -1,7 +1,9 @@
 //! The decoders and `verify` on bad bytes: errors, never panics; signatures from k256's own
 //! signer stand in for the protocol's (same format: `r || s`, low S).
 
-use alibi_threshold_ecdsa::{verify, verify_prehash, Error, KeyShare, Primes, PRIME_BITS};
+use alibi_threshold_ecdsa::{
+    verify, verify_prehash, Error, KeyShare, Primes, PRIME_BITS, PRIME_COUNT,
+};
 use k256::ecdsa::signature::Signer;
 use k256::ecdsa::{Signature, SigningKey};
 
@@ -83,14 +85,14 @@ fn verify_rejects_high_s_and_bad_lengths() {
 
 #[test]
 fn key_share_from_garbage_is_an_error() {
-    let mut inputs: Vec<Vec<u8>> = vec![vec![], b"ATEK".to_vec(), b"ATEK\x02{}".to_vec()];
-    inputs.push(b"ATEK\x01".to_vec());
-    inputs.push(b"ATEK\x01{}".to_vec());
-    inputs.push(b"ATEK\x01{\"core\":1,\"aux\":[]}".to_vec());
-    inputs.push(b"ATEK\x01[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[".to_vec());
+    let mut inputs: Vec<Vec<u8>> = vec![vec![], b"ATEK".to_vec(), b"ATEK\x03{}".to_vec()];
+    inputs.push(b"ATEK\x02".to_vec());
+    inputs.push(b"ATEK\x02{}".to_vec());
+    inputs.push(b"ATEK\x02{\"core\":1,\"aux\":[]}".to_vec());
+    inputs.push(b"ATEK\x02[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[".to_vec());
     let mut x = 0x9e37_79b9u32;
     for len in [1, 5, 6, 100, 4000] {
-        let mut bytes = b"ATEK\x01".to_vec();
+        let mut bytes = b"ATEK\x02".to_vec();
         bytes.extend((0..len).map(|_| {
             x ^= x << 13;
             x ^= x >> 17;
@@ -141,7 +143,10 @@ fn primes_round_trip_and_refuse_bad_bytes() {
     let bytes = hex::decode(line).expect("hex");
     let primes = Primes::from_bytes(&bytes).expect("decode");
     assert_eq!(*primes.to_bytes(), bytes);
-    assert_eq!(bytes.len(), 5 + 2 * (PRIME_BITS as usize / 8));
+    assert_eq!(
+        bytes.len(),
+        5 + usize::from(PRIME_COUNT) * (PRIME_BITS as usize / 8)
+    );
     assert!(format!("{primes:?}").len() < 20, "Debug shows no secret");
 
     assert!(Primes::from_bytes(&bytes[..bytes.len() - 1]).is_err());
@@ -151,13 +156,39 @@ fn primes_round_trip_and_refuse_bad_bytes() {
     let mut short = bytes.clone();
     short[5] = 0; // p loses its top bits
     assert!(Primes::from_bytes(&short).is_err());
-    let mut same = bytes.clone();
-    let half = (bytes.len() - 5) / 2;
-    let (p, q) = same[5..].split_at_mut(half);
-    q.copy_from_slice(p);
-    assert!(Primes::from_bytes(&same).is_err());
+    let width = PRIME_BITS as usize / 8;
+    for (i, j) in [(0, 1), (0, 3), (2, 3)] {
+        let mut same = bytes.clone();
+        let prime = same[5 + i * width..5 + (i + 1) * width].to_vec();
+        same[5 + j * width..5 + (j + 1) * width].copy_from_slice(&prime);
+        assert!(
+            Primes::from_bytes(&same).is_err(),
+            "primes {i} and {j} equal"
+        );
+    }
     let mut version = bytes.clone();
-    version[4] = 2;
+    version[4] = 3;
     assert!(Primes::from_bytes(&version).is_err());
-    assert!(Primes::from_bytes(b"ATEK\x01").is_err());
+    assert!(Primes::from_bytes(b"ATEK\x02").is_err());
+}
+
+/// Files written by alibi before CGGMP24 (cggmp21's two primes; cggmp21's key share, whose
+/// ring-Pedersen parameters reused the Paillier modulus) are refused by name, not as garbage.
+#[test]
+fn cggmp21_files_are_refused_with_their_reason() {
+    for (text, what) in [
+        (include_str!("vectors/primes_cggmp21.hex"), "primes"),
+        (include_str!("vectors/key_share_cggmp21.hex"), "share"),
+    ] {
+        let bytes = hex::decode(text.trim()).expect("hex");
+        let err = match what {
+            "primes" => Primes::from_bytes(&bytes).map(|_| ()),
+            _ => KeyShare::from_bytes(&bytes).map(|_| ()),
+        }
+        .expect_err("a cggmp21 file");
+        assert!(
+            matches!(&err, Error::Malformed(m) if m.contains("cggmp21")),
+            "{what}: {err}"
+        );
+    }
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::net::{Net, NetConfig};
 use alibi_mpc::relay::{Mode, RelayParty};
-use alibi_mpc::threshold::{self, PrimeProgress, Primes, Scheme, Share};
+use alibi_mpc::threshold::{self, PrimeProgress, Primes, Scheme, Share, PRIME_COUNT};
 use alibi_mpc::PartyIndex;
 use serde_json::json;
 
@@ -58,17 +58,17 @@ fn seal(purpose: &str, data: &[u8], passphrase: &[u8]) -> Result<Vec<u8>, Failur
 fn prime_reporter(format: Format) -> impl FnMut(PrimeProgress) + Send {
     move |p| {
         let (event, text) = match p {
-            PrimeProgress::Started { bits } => (
-                json!({"event": "primes", "state": "started", "bits": bits}),
-                format!("alibi: generating two {bits}-bit safe primes for the Paillier key (slow: seconds to minutes; `alibi mpc aux` does it ahead of time)"),
+            PrimeProgress::Started { bits, count } => (
+                json!({"event": "primes", "state": "started", "bits": bits, "count": count}),
+                format!("alibi: generating {count} {bits}-bit safe primes for the Paillier key and ring-Pedersen modulus (slow: seconds to minutes; `alibi mpc aux` does it ahead of time)"),
             ),
             PrimeProgress::Searching { index, candidates, elapsed } => (
                 json!({"event": "primes", "state": "searching", "prime": index + 1, "candidates": candidates, "elapsed_s": elapsed.as_secs()}),
-                format!("alibi: still searching for safe prime {} of 2 ({candidates} candidates, {} s)", index + 1, elapsed.as_secs()),
+                format!("alibi: still searching for safe prime {} of {PRIME_COUNT} ({candidates} candidates tested, {} s)", index + 1, elapsed.as_secs()),
             ),
             PrimeProgress::Found { index, elapsed } => (
                 json!({"event": "primes", "state": "found", "prime": index + 1, "elapsed_s": elapsed.as_secs()}),
-                format!("alibi: found safe prime {} of 2 after {} s", index + 1, elapsed.as_secs()),
+                format!("alibi: found safe prime {} of {PRIME_COUNT} after {} s", index + 1, elapsed.as_secs()),
             ),
             PrimeProgress::Finished { elapsed } => (
                 json!({"event": "primes", "state": "finished", "elapsed_s": elapsed.as_secs()}),
@@ -102,7 +102,7 @@ pub(super) fn aux(
     check_outputs(&[("--dir", &out, Kind::Secret)], &inputs, force)?;
     let given = from
         .map(|f| {
-            let bytes = read_secret(f, "two safe primes")?;
+            let bytes = read_secret(f, "safe primes")?;
             Primes::from_bytes(&bytes).map_err(|e| Failure::Usage(format!("{}: {e}", f.display())))
         })
         .transpose()?;
