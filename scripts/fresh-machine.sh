@@ -17,13 +17,29 @@ command -v debootstrap >/dev/null 2>&1 || {
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
 }
+# A mount left by an interrupted run would let the rm below reach the host's /dev and /sys.
+if grep -q " $root/" /proc/mounts; then
+  echo "fresh-machine: something is still mounted under $root; unmount it first" >&2
+  exit 1
+fi
 if [ ! -x "$root/usr/bin/gcc" ]; then
-  rm -rf "$root"
+  rm -rf --one-file-system "$root"
   echo "fresh-machine: debootstrap into $root" >&2
   debootstrap --variant=minbase --include=gcc,libc6-dev,python3,python3-venv,ca-certificates \
     bookworm "$root" http://deb.debian.org/debian >/dev/null
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The host's trust store: on a network that inspects TLS, its CA is what lets rustup and cargo in.
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+mounts=(proc sys dev dev/pts)
+cleanup() {
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "$root/${mounts[i]}" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+mount -t proc proc "$root/proc"
+mount --rbind /sys "$root/sys"
+mount --rbind /dev "$root/dev"
+mount -t devpts devpts "$root/dev/pts" 2>/dev/null || true
 # What the chroot must not hold, so that the check means something.
 for tool in m4 cmake clang git curl node psql; do
   if chroot "$root" sh -c "command -v $tool" >/dev/null 2>&1; then
@@ -31,7 +47,7 @@ for tool in m4 cmake clang git curl node psql; do
     exit 1
   fi
 done
-if [ ! -x "$root/root/.cargo/bin/cargo" ]; then
+if ! chroot "$root" env HOME=/root /root/.cargo/bin/rustc --version >/dev/null 2>&1; then
   echo "fresh-machine: rustup (minimal profile)" >&2
   python3 - "$root/tmp/rustup-init" <<'EOF'
 import sys, urllib.request
@@ -43,15 +59,6 @@ EOF
 fi
 rm -rf "$root/src"
 git clone -q --no-hardlinks . "$root/src"
-mounts=(proc sys dev dev/pts)
-cleanup() {
-  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "$root/${mounts[i]}" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-mount -t proc proc "$root/proc"
-mount --rbind /sys "$root/sys"
-mount --rbind /dev "$root/dev"
-mount -t devpts devpts "$root/dev/pts" 2>/dev/null || true
 run() {
   echo "fresh-machine: $*" >&2
   chroot "$root" env -i HOME=/root PATH=/root/.cargo/bin:/usr/bin:/bin TERM=dumb \
