@@ -118,7 +118,9 @@ pub struct Limits {
     #[arg(long, value_name = "BURST,PER_SECOND", value_parser = parse_rate,
           default_value_t = Config::default().prekey_fetches_per_target)]
     prekey_fetches_per_target: Rate,
-    /// Argon2id runs per account (first logins, wrong passwords, new or replaced devices)
+    /// Argon2id runs per account: first logins and wrong passwords per (account, client
+    /// address), so nobody spends an owner's budget from elsewhere; new or replaced devices per
+    /// account
     #[arg(long, value_name = "BURST,PER_SECOND", value_parser = parse_rate,
           default_value_t = Config::default().password_work_per_account)]
     password_checks_per_account: Rate,

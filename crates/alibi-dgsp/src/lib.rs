@@ -705,6 +705,8 @@ impl<P: Plm, R: RevokedList> Manager<P, R> {
         pks: &[Vec<u8>],
     ) -> Result<Vec<Certificate>, Error> {
         let p = self.sk.params;
+        // An early refusal only: `fetch_add_ctr` below checks activity again in the transaction
+        // that reserves the positions, which is what a concurrent `revoke` is ordered against.
         let member = self.plm.member(id)?;
         if !member.active {
             return Err(Error::Revoked);
@@ -753,15 +755,25 @@ impl<P: Plm, R: RevokedList> Manager<P, R> {
 
     /// revoke: every position ever issued to these members goes on the revocation list, and the
     /// members can no longer obtain certificates.
+    ///
+    /// Each member is deactivated first, reading its final counter in the same transaction in
+    /// which [`Manager::gen_cert`] reserves positions (so a certificate issued concurrently is
+    /// either refused or below that counter), then every position below the final counters is
+    /// listed in one transaction. An unknown id fails before anything changes. An error between
+    /// the two steps leaves members deactivated but not yet listed: calling `revoke` again
+    /// finishes it.
     pub fn revoke(&self, ids: &[u64]) -> Result<(), Error> {
         for &id in ids {
-            let member = self.plm.member(id)?;
-            for j in 0..member.ctr {
-                self.revoked.insert(self.sk.zeta(id, j))?;
-            }
-            self.plm.deactivate(id)?;
+            self.plm.member(id)?;
         }
-        Ok(())
+        let finals = ids
+            .iter()
+            .map(|&id| Ok((id, self.plm.deactivate(id)?)))
+            .collect::<Result<Vec<(u64, u64)>, Error>>()?;
+        let mut zetas = finals
+            .iter()
+            .flat_map(|&(id, ctr)| (0..ctr).map(move |j| self.sk.zeta(id, j)));
+        self.revoked.insert_all(&mut zetas)
     }
 }
 

@@ -30,8 +30,10 @@ pub trait Plm: Send + Sync {
     fn add_new_user(&self, username: &str) -> Result<u64, Error>;
     /// The member with this id.
     fn member(&self, id: u64) -> Result<Member, Error>;
-    /// Marks a member revoked.
-    fn deactivate(&self, id: u64) -> Result<(), Error>;
+    /// Marks a member revoked and returns its counter, now final: in the same transaction (or
+    /// under the same lock) as [`Plm::fetch_add_ctr`] checks activity, so every position ever
+    /// issued to the member is below the returned counter.
+    fn deactivate(&self, id: u64) -> Result<u64, Error>;
     /// Atomically returns the counter and adds `by` to it (for an active member).
     fn fetch_add_ctr(&self, id: u64, by: u64) -> Result<u64, Error>;
     /// Number of members ever added.
@@ -46,8 +48,8 @@ pub trait Plm: Send + Sync {
 pub trait RevokedList: Send + Sync {
     /// Whether zeta is revoked.
     fn contains(&self, zeta: &[u8; 16]) -> Result<bool, Error>;
-    /// Revokes zeta.
-    fn insert(&self, zeta: [u8; 16]) -> Result<(), Error>;
+    /// Revokes every zeta of `zetas`, all in one transaction (or under one lock).
+    fn insert_all(&self, zetas: &mut dyn Iterator<Item = [u8; 16]>) -> Result<(), Error>;
 }
 
 impl<T: Plm> Plm for Arc<T> {
@@ -57,7 +59,7 @@ impl<T: Plm> Plm for Arc<T> {
     fn member(&self, id: u64) -> Result<Member, Error> {
         (**self).member(id)
     }
-    fn deactivate(&self, id: u64) -> Result<(), Error> {
+    fn deactivate(&self, id: u64) -> Result<u64, Error> {
         (**self).deactivate(id)
     }
     fn fetch_add_ctr(&self, id: u64, by: u64) -> Result<u64, Error> {
@@ -72,8 +74,8 @@ impl<T: RevokedList> RevokedList for Arc<T> {
     fn contains(&self, zeta: &[u8; 16]) -> Result<bool, Error> {
         (**self).contains(zeta)
     }
-    fn insert(&self, zeta: [u8; 16]) -> Result<(), Error> {
-        (**self).insert(zeta)
+    fn insert_all(&self, zetas: &mut dyn Iterator<Item = [u8; 16]>) -> Result<(), Error> {
+        (**self).insert_all(zetas)
     }
 }
 
@@ -110,13 +112,14 @@ impl Plm for MemoryPlm {
         g.0.get(id as usize).cloned().ok_or(Error::UnknownId(id))
     }
 
-    fn deactivate(&self, id: u64) -> Result<(), Error> {
+    fn deactivate(&self, id: u64) -> Result<u64, Error> {
         let mut g = self
             .inner
             .lock()
             .map_err(|_| Error::Storage("lock poisoned".into()))?;
-        g.0.get_mut(id as usize).ok_or(Error::UnknownId(id))?.active = false;
-        Ok(())
+        let m = g.0.get_mut(id as usize).ok_or(Error::UnknownId(id))?;
+        m.active = false;
+        Ok(m.ctr)
     }
 
     fn fetch_add_ctr(&self, id: u64, by: u64) -> Result<u64, Error> {
@@ -153,11 +156,11 @@ impl RevokedList for MemoryRevokedList {
             .contains(zeta))
     }
 
-    fn insert(&self, zeta: [u8; 16]) -> Result<(), Error> {
+    fn insert_all(&self, zetas: &mut dyn Iterator<Item = [u8; 16]>) -> Result<(), Error> {
         self.inner
             .lock()
             .map_err(|_| Error::Storage("lock poisoned".into()))?
-            .insert(zeta);
+            .extend(zetas);
         Ok(())
     }
 }
@@ -294,10 +297,10 @@ impl Plm for RedbStore {
         decode_member(v.value())
     }
 
-    fn deactivate(&self, id: u64) -> Result<(), Error> {
+    fn deactivate(&self, id: u64) -> Result<u64, Error> {
         self.update(id, |m| {
             m.active = false;
-            Ok(())
+            Ok(m.ctr)
         })
     }
 
@@ -329,11 +332,13 @@ impl RevokedList for RedbStore {
         Ok(t.get(zeta).map_err(st)?.is_some())
     }
 
-    fn insert(&self, zeta: [u8; 16]) -> Result<(), Error> {
+    fn insert_all(&self, zetas: &mut dyn Iterator<Item = [u8; 16]>) -> Result<(), Error> {
         let w = self.db.begin_write().map_err(st)?;
         {
             let mut t = w.open_table(REVOKED).map_err(st)?;
-            t.insert(&zeta, ()).map_err(st)?;
+            for zeta in zetas {
+                t.insert(&zeta, ()).map_err(st)?;
+            }
         }
         w.commit().map_err(st)
     }

@@ -330,6 +330,47 @@ async fn wrong_passwords_wait_and_are_limited_per_address() {
     assert_eq!(status, 200);
 }
 
+/// A client whose connections come from `ip` (any 127.0.0.0/8 address is this host's loopback):
+/// another client address for the relay's limits.
+fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(ip.parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap()
+}
+
+/// Issue 65, item 3: wrong passwords sent for an account from one address spend that address's
+/// budget for it, not the account's: its owner, logging in from another address to a relay node
+/// that has not seen its password yet (another process, a restart), still gets in. Before, the
+/// account's one budget was at zero and the owner met 429 on every login.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_passwords_from_one_address_do_not_lock_the_owner_out() {
+    let config = || Config {
+        password_work_per_account: Rate::new(5, 0.01),
+        auth_failure_delay: Duration::ZERO,
+        ..cheap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(RedbRelayStore::create(dir.path().join("relay.redb")).unwrap());
+    let first = LocalRelay::start_on(store.clone(), config()).await.unwrap();
+    let victim = register(&first.url, 1).await;
+    // A second node on the same store: it has verified nobody's password yet.
+    let node = LocalRelay::start_on(store, config()).await.unwrap();
+    let attacker = client_from("127.0.0.2");
+    let wrong = basic(victim.account, 1, "wrong-password-0123");
+    let mut statuses = vec![];
+    for _ in 0..8 {
+        statuses.push(login(&attacker, &node.url, &wrong).await.1);
+    }
+    // The attack happened: five wrong passwords were checked, then the budget was spent.
+    assert_eq!(statuses, [401, 401, 401, 401, 401, 429, 429, 429]);
+    let owner = client_from("127.0.0.3");
+    let (_, status) = login(&owner, &node.url, &basic(victim.account, 1, PASSWORD)).await;
+    assert_eq!(status, 200, "the owner is not locked out from its own address");
+    // The attacker's address stays limited for that account.
+    assert_eq!(login(&attacker, &node.url, &wrong).await.1, 429);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_account_cannot_drain_another_accounts_one_time_prekeys() {
     use rand_chacha::rand_core::SeedableRng;

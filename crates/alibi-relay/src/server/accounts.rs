@@ -92,9 +92,9 @@ pub(crate) async fn add_device(
             "password: at least 16 characters",
         ));
     }
-    // Argon2id again: charged like a password check, so one account replacing devices in a loop
-    // meets 429 instead of holding every Argon2 permit.
-    s.limits.password_work(&from, &account)?;
+    // Argon2id again, charged to the account (its primary asked): one account replacing devices
+    // in a loop meets 429 instead of holding every Argon2 permit.
+    s.limits.device_password(&from, &account)?;
     let password_hash = s
         .credentials
         .hash((account, device_id), &req.password)

@@ -46,7 +46,7 @@ pub(crate) fn check_access_key(headers: &HeaderMap, expected: Option<AccessKey>)
 ///
 /// A password this relay process has verified before is checked by a keyed tag in constant time;
 /// otherwise Argon2id runs (against a dummy hash for an unknown account or device, so the answer
-/// takes as long), counted against the client address. A wrong password is answered after
+/// takes as long), counted against the client address and (account, address). A wrong password is answered after
 /// [`super::Config::auth_failure_delay`].
 pub(crate) async fn authenticate(
     s: &AppState,
@@ -87,7 +87,7 @@ pub(crate) async fn authenticate_device(
     let ok = match stored {
         Some(stored) if s.credentials.known(who, stored, password) => true,
         _ => {
-            s.limits.password_work(&from, &account)?;
+            s.limits.password_check(&from, &account)?;
             s.credentials.verify(who, stored, password).await?
         }
     };

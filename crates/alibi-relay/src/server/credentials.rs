@@ -8,12 +8,13 @@
 //! client address by the `password_checks` limit, and in total by a semaphore, so that wrong
 //! passwords cannot take more than the cores (and `cores x m_cost` of memory).
 
-use std::collections::HashMap;
+use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::{Algorithm, Argon2, Params, PasswordHash, Version};
 use getrandom::SysRng;
+use lru::LruCache;
 use rand_core::{Rng, UnwrapErr};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -22,7 +23,9 @@ use uuid::Uuid;
 
 use crate::{Error, Result};
 
-/// Most remembered verifications; beyond it the memory starts again empty.
+/// Most remembered verifications; beyond it the least recently used is forgotten, one at a time
+/// (clearing all at once would make every device of the relay pay Argon2id again together, and
+/// let a stranger's flood of new accounts push the owners' tags out in one step).
 const MAX_REMEMBERED: usize = 100_000;
 
 /// Hashing and checking of device passwords.
@@ -35,7 +38,7 @@ pub(crate) struct Credentials {
     dummy: String,
     /// Per process: the key of the remembered tags.
     tag_key: [u8; 32],
-    remembered: Mutex<HashMap<(Uuid, u8), [u8; 32]>>,
+    remembered: Mutex<LruCache<(Uuid, u8), [u8; 32]>>,
 }
 
 fn argon2(params: &Params) -> Argon2<'static> {
@@ -54,6 +57,11 @@ fn hash_with(params: &Params, password: &[u8]) -> Result<String> {
 impl Credentials {
     /// Parameters `params`; computes the dummy hash (one Argon2id run).
     pub(crate) fn new(params: Params) -> Self {
+        Self::remembering(params, MAX_REMEMBERED)
+    }
+
+    /// [`Self::new`], remembering at most `capacity` verifications (at least one).
+    fn remembering(params: Params, capacity: usize) -> Self {
         let mut random = [0u8; 32];
         UnwrapErr(SysRng).fill_bytes(&mut random);
         let dummy = hash_with(&params, &random).expect("hashing a random password");
@@ -65,7 +73,9 @@ impl Credentials {
             running: Arc::new(Semaphore::new(cores)),
             dummy,
             tag_key,
-            remembered: Mutex::new(HashMap::new()),
+            remembered: Mutex::new(LruCache::new(
+                NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN),
+            )),
         }
     }
 
@@ -94,7 +104,8 @@ impl Credentials {
     /// Whether `password` was already verified against `stored` for this device (no Argon2id).
     pub(crate) fn known(&self, who: (Uuid, u8), stored: &str, password: &str) -> bool {
         let tag = self.tag(who, stored, password);
-        let remembered = self.remembered.lock().expect("credentials lock");
+        // `get` marks the entry as used: a device that keeps logging in keeps its place.
+        let mut remembered = self.remembered.lock().expect("credentials lock");
         remembered
             .get(&who)
             .is_some_and(|t| bool::from(t.ct_eq(&tag)))
@@ -132,11 +143,10 @@ impl Credentials {
     }
 
     fn remember(&self, who: (Uuid, u8), tag: [u8; 32]) {
-        let mut r = self.remembered.lock().expect("credentials lock");
-        if r.len() >= MAX_REMEMBERED {
-            r.clear();
-        }
-        r.insert(who, tag);
+        self.remembered
+            .lock()
+            .expect("credentials lock")
+            .put(who, tag);
     }
 }
 
@@ -175,5 +185,28 @@ mod tests {
             .unwrap());
         assert!(!c.verify(who, None, "correct horse battery").await.unwrap());
         assert!(!c.verify(who, Some("not a hash"), "x").await.unwrap());
+    }
+
+    /// A full memory forgets its least recently used verification alone; before, it forgot all
+    /// at once, and every device paid Argon2id (and its share of the limits) again together.
+    #[tokio::test]
+    async fn a_full_memory_forgets_the_least_recently_used_only() {
+        let c = Credentials::remembering(small(), 3);
+        let mut devices = vec![];
+        for i in 0..3u8 {
+            let who = (Uuid::new_v4(), i);
+            let stored = c.hash(who, "correct horse battery").await.unwrap();
+            devices.push((who, stored));
+        }
+        // The first is used again, so the second is now the least recently used.
+        assert!(c.known(devices[0].0, &devices[0].1, "correct horse battery"));
+        let fourth = (Uuid::new_v4(), 9);
+        let stored = c.hash(fourth, "correct horse battery").await.unwrap();
+        devices.push((fourth, stored));
+        let known: Vec<bool> = devices
+            .iter()
+            .map(|(who, stored)| c.known(*who, stored, "correct horse battery"))
+            .collect();
+        assert_eq!(known, [true, false, true, true]);
     }
 }

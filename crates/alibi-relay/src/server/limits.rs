@@ -145,8 +145,12 @@ pub(crate) struct Limiters {
     pub(crate) prekey_fetches: Limiter<Uuid>,
     /// Per (requesting account, target account).
     pub(crate) prekey_fetches_per_target: Limiter<(Uuid, Uuid)>,
-    /// Argon2id runs (checks and new device passwords) per account.
+    /// Argon2id runs for new or replaced device passwords, per account (only its primary device,
+    /// logged in, can cause them).
     pub(crate) password_work: Limiter<Uuid>,
+    /// Argon2id password checks per (account, client address): a stranger who knows an account id
+    /// spends its own address's budget for that account, never the owner's elsewhere.
+    pub(crate) password_checks_per_account: Limiter<(Uuid, ClientAddress)>,
     pub(crate) per_device: Limiter<(Uuid, u8)>,
 }
 
@@ -162,7 +166,11 @@ impl Limiters {
                 c.prekey_fetches_per_target,
                 "prekey fetches of this account",
             ),
-            password_work: Limiter::new(c.password_work_per_account, "password checks"),
+            password_work: Limiter::new(c.password_work_per_account, "device passwords"),
+            password_checks_per_account: Limiter::new(
+                c.password_work_per_account,
+                "password checks of this account from this address",
+            ),
             per_device: Limiter::new(
                 Rate::new(
                     (2.0 * c.rate_per_device).min(u32::MAX as f64) as u32,
@@ -173,10 +181,24 @@ impl Limiters {
         }
     }
 
-    /// Charges one Argon2id run to the client address and to the account, before it waits for a
-    /// permit: neither a flood from one address nor one account's many devices or device
-    /// replacements can keep every permit busy.
-    pub(crate) fn password_work(
+    /// Charges one Argon2id password check to the client address and to (account, address),
+    /// before it waits for a permit: a flood from one address cannot keep every permit busy, and
+    /// wrong passwords sent for an account from one address never lock its owner out from
+    /// another (a budget per account alone could be kept at zero by anyone who read the
+    /// account id on a card).
+    pub(crate) fn password_check(
+        &self,
+        from: &ClientAddress,
+        account: &Uuid,
+    ) -> Result<(), ApiError> {
+        self.password_checks.check(from)?;
+        self.password_checks_per_account.check(&(*account, *from))
+    }
+
+    /// Charges one Argon2id hash of a new or replaced device password to the address and to the
+    /// account, whose logged-in primary asked for it: one account replacing devices in a loop
+    /// meets 429 instead of holding every permit.
+    pub(crate) fn device_password(
         &self,
         from: &ClientAddress,
         account: &Uuid,
@@ -192,6 +214,7 @@ impl Limiters {
         self.prekey_fetches.shrink();
         self.prekey_fetches_per_target.shrink();
         self.password_work.shrink();
+        self.password_checks_per_account.shrink();
         self.per_device.shrink();
     }
 }

@@ -69,8 +69,9 @@ pub struct Config {
     /// Bundles one account may fetch of any one other account: below the one-time prekeys a
     /// client keeps (100, topped up below 30), so no account drains another's.
     pub prekey_fetches_per_target: Rate,
-    /// Argon2id runs one account may cause (its devices' first logins, wrong passwords, new or
-    /// replaced devices), on top of the per-address limit.
+    /// Argon2id runs one account may cause from one client address (its devices' first logins and
+    /// wrong passwords, counted per address so that a stranger cannot spend the owner's), and its
+    /// new or replaced devices (counted per account), on top of the per-address limit.
     pub password_work_per_account: Rate,
     /// How long a wrong password waits before its 401.
     pub auth_failure_delay: Duration,
