@@ -61,8 +61,9 @@ rm -rf "$root/src"
 git clone -q --no-hardlinks . "$root/src"
 run() {
   echo "fresh-machine: $*" >&2
+  # The build stays in /root/target across runs of this script (the source is cloned afresh).
   chroot "$root" env -i HOME=/root PATH=/root/.cargo/bin:/usr/bin:/bin TERM=dumb \
-    CARGO_TERM_COLOR=never sh -c "cd /src && $*"
+    CARGO_TERM_COLOR=never CARGO_TARGET_DIR=/root/target sh -c "cd /src && $*"
 }
 run "cargo run --release"
 run "cargo test --workspace --release"

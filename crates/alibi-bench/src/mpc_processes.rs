@@ -268,6 +268,16 @@ impl<T: Transport> Transport for Timed<'_, T> {
         self.inner.send_packet(session, round, to, packet).await
     }
 
+    async fn send_each(
+        &mut self,
+        session: SessionId,
+        round: u16,
+        to: &[PartyIndex],
+        packet: Packet,
+    ) {
+        self.inner.send_each(session, round, to, packet).await
+    }
+
     fn waiting(&mut self, waiting: &Waiting) {
         self.inner.waiting(waiting);
     }

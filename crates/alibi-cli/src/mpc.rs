@@ -830,8 +830,13 @@ fn relay_party(
         me,
     } = m;
     let mode = Mode::from(run.transport);
+    // No request, socket or send outlasts a round: a stalled path to the relay ends the run
+    // (exit 3, naming what stalled) within about one round timeout.
+    let round = Duration::from_secs(run.timeout_s);
+    messenger.set_request_timeout(round.min(alibi_messenger::REQUEST_TIMEOUT));
     let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
         .map_err(mpc_setup)?;
+    party.set_send_timeout(round);
     party.on_waiting(waiting_reporter(&group, what, format));
     Ok((group, party))
 }

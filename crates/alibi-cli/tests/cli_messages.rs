@@ -507,11 +507,7 @@ fn relay_log_to_a_file_has_no_colours() {
         .read_exact(&mut first)
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let ok = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    common::sigterm(child.id());
     let mut log = String::new();
     child
         .stderr

@@ -9,7 +9,8 @@ use std::process::{Child, Command, Output, Stdio};
 
 use alibi_relay_api::b64;
 use common::mpc::{
-    keygen, keygen_with, party_cmd, relay, relay_on, run, s, setup, setup_at, spawn_party, PASS,
+    keygen, keygen_with, party_cmd, relay, relay_on, run, s, setup, setup_at, setup_each,
+    spawn_party, PASS,
 };
 use common::{alibi, code};
 
@@ -393,6 +394,56 @@ fn bench_writes_a_csv_that_replots() {
         assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(&primes) && err.lines().count() == 1, "{err}");
+    }
+}
+
+/// Issue 65, item 2: one party's path to the relay stops moving bytes in the middle of a key
+/// generation, its sockets left open: a TCP forwarder holds every byte from the party's first
+/// message send on (the request never reaches the relay, nor any answer the party). The party must
+/// not wait for ever: every request, socket and send is bounded, and it exits 3 within about a
+/// round timeout (here 8 s: one for the stalled send, the stop notices to the others bounded
+/// alike), with a line that says what stalled. Before, the send waited for ever (the report: still
+/// running after 122 s with `--timeout-s 8`, printing nothing).
+#[test]
+fn a_stalled_path_to_the_relay_ends_the_party_within_about_a_round_timeout() {
+    let d = common::scratch("mpc-stall");
+    let relay = relay(&d);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let stall = rt.block_on(alibi_testkit::stall::StallProxy::start(&relay.url));
+    let parties = [("s1", &relay.url), ("s2", &relay.url), ("s3", &stall.url)];
+    let parties: Vec<(&str, &str)> = parties.iter().map(|(n, u)| (*n, u.as_str())).collect();
+    let (dirs, group) = setup_each(&d, &relay.trust_root, &parties, 1);
+    let pk = |i: usize| d.join(format!("{i}.pk"));
+    stall.stall_on(b"PUT /v1/messages");
+    let started = std::time::Instant::now();
+    let mut children: Vec<Child> = (0..3)
+        .map(|i| keygen(&dirs[i], &group, &pk(i), "8"))
+        .collect();
+    let mut s3 = children.pop().unwrap();
+    while s3.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            s3.kill().unwrap();
+            panic!("s3 still running 60 s after it started");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let o = s3.wait_with_output().unwrap();
+    let took = started.elapsed();
+    let err = common::stderr(&o);
+    assert!(
+        stall.held.load(std::sync::atomic::Ordering::SeqCst) > 0,
+        "the stall held s3's traffic: {err}"
+    );
+    assert_eq!(code(&o), 3, "{err}");
+    assert!(took < std::time::Duration::from_secs(24), "{took:?}: {err}");
+    println!("s3 exited {took:?} after it started: {err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("within 8.0 s") || last.contains("nothing heard"),
+        "names what stalled: {err}"
+    );
+    for c in children {
+        let _ = c.wait_with_output();
     }
 }
 

@@ -31,7 +31,18 @@ pub struct Endpoint {
     patience_ms: Arc<AtomicU64>,
     /// Told while a request is tried again ([`Endpoint::on_unreachable`]).
     on_unreachable: Arc<std::sync::Mutex<Option<OnUnreachable>>>,
+    /// How long, in milliseconds, one request or one quiet delivery socket is given
+    /// ([`Endpoint::set_request_timeout`]); shared by every clone.
+    request_timeout_ms: Arc<AtomicU64>,
 }
+
+/// How long one request may take, from connecting to the last byte of the answer, unless set
+/// otherwise ([`Endpoint::set_request_timeout`]).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long connecting to a node may take (TCP, and TLS): a node that does not answer within it
+/// counts as unreachable, and the next is tried.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What an endpoint tells while a request reaches no node: the error, how long it has been
 /// tried, and how long it will be tried at most.
@@ -108,7 +119,26 @@ impl Endpoint {
             insecure_http: false,
             patience_ms: Arc::default(),
             on_unreachable: Arc::default(),
+            request_timeout_ms: Arc::new(AtomicU64::new(REQUEST_TIMEOUT.as_millis() as u64)),
         }
+    }
+
+    /// Bounds every request to a node, from connecting to the last byte of its answer, and the
+    /// delivery socket: its handshake, and its quiet (the client pings a third of the way in;
+    /// a socket that stays silent for the whole bound is dropped and opened again on the next
+    /// node). A request past the bound fails, and the node is left for the next one. Default
+    /// [`REQUEST_TIMEOUT`]; a run with a shorter round timeout sets that here. Shared by every
+    /// clone of this endpoint.
+    pub fn set_request_timeout(&self, timeout: Duration) {
+        let ms = u64::try_from(timeout.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        self.request_timeout_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// The bound of [`Self::set_request_timeout`].
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms.load(Ordering::Relaxed))
     }
 
     /// Keeps trying, for up to `patience`, a request that could not connect to any node (a relay
@@ -230,6 +260,7 @@ impl Endpoint {
     pub(crate) fn http_client(&self) -> reqwest::Client {
         reqwest::Client::builder()
             .tcp_nodelay(true)
+            .connect_timeout(CONNECT_TIMEOUT)
             .pool_idle_timeout(POOL_IDLE)
             .use_preconfigured_tls((*self.tls).clone())
             .build()

@@ -37,7 +37,9 @@ pub use messenger::{
     STORE_FILE,
 };
 pub use prekeys::{generate_keys, to_prekey_bundle};
-pub use relay::{Endpoint, OnUnreachable, RelayClient, SendError};
+pub use relay::{
+    Endpoint, OnUnreachable, RelayClient, SendError, CONNECT_TIMEOUT, REQUEST_TIMEOUT,
+};
 
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]

@@ -24,7 +24,7 @@ use uuid::Uuid;
 
 use alibi_relay_api::now_ms;
 
-pub use crate::endpoint::{Endpoint, OnUnreachable};
+pub use crate::endpoint::{Endpoint, OnUnreachable, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
 
 use crate::{Error, Result};
 
@@ -159,7 +159,9 @@ impl RelayClient {
     /// Sends the request `build` makes for the node in use. One that could not connect never
     /// reached a relay, so it is sent again to the next node, each node tried once per pass; when
     /// a pass reaches none, passes repeat with backoff for the endpoint's patience
-    /// ([`Endpoint::set_patience`]).
+    /// ([`Endpoint::set_patience`]). One that connected but got no whole answer within the
+    /// endpoint's request timeout ([`Endpoint::set_request_timeout`]) fails, naming the node, and
+    /// the node is left for the next: it may have taken the request, so it is not sent again.
     async fn request(
         &self,
         build: impl Fn(&reqwest::Client, &str) -> reqwest::RequestBuilder,
@@ -174,7 +176,11 @@ impl RelayClient {
             for _ in 0..self.endpoint.len() {
                 let (node, turn) = self.endpoint.current();
                 // Built here, not by `send`, to read the body's length (already in memory).
-                let request = build(&self.http, node).build().map_err(client_err)?;
+                let timeout = self.endpoint.request_timeout();
+                let request = build(&self.http, node)
+                    .timeout(timeout)
+                    .build()
+                    .map_err(client_err)?;
                 let len = request
                     .body()
                     .and_then(|b| b.as_bytes())
@@ -187,6 +193,13 @@ impl RelayClient {
                     Err(e) if e.is_connect() => {
                         self.endpoint.failed(turn);
                         last = Some(e);
+                    }
+                    Err(e) if e.is_timeout() => {
+                        self.endpoint.failed(turn);
+                        return Err(Error::Relay(format!(
+                            "{node}: no answer within {:.1} s (a stalled connection or relay); the next request goes to the next node",
+                            timeout.as_secs_f64()
+                        )));
                     }
                     Err(e) => return Err(client_err(e)),
                 }
@@ -437,14 +450,14 @@ impl RelayClient {
             };
             req.headers_mut()
                 .insert("Authorization", self.authorization.clone());
-            let Ok((ws, _)) = tokio_tungstenite::connect_async_tls_with_config(
+            let bound = self.endpoint.request_timeout();
+            let handshake = tokio_tungstenite::connect_async_tls_with_config(
                 req,
                 Some(ws_config()),
                 true,
                 Some(self.endpoint.ws_connector()),
-            )
-            .await
-            else {
+            );
+            let Ok(Ok((ws, _))) = tokio::time::timeout(bound, handshake).await else {
                 // Unreachable: the next node, after a pause once every node was tried.
                 self.endpoint.failed(turn);
                 if turn.wrapping_add(1) % self.endpoint.len() == 0 {
@@ -457,9 +470,28 @@ impl RelayClient {
             let (mut sink, mut stream) = ws.split();
             // Request ids of this connection, by envelope guid, for the acknowledgements.
             let mut ids: std::collections::HashMap<Uuid, u64> = Default::default();
+            // Liveness: a ping a third of the way into a quiet spell; a socket that stays
+            // silent for the whole bound (a stalled path, the relay gone without a close) is
+            // dropped, and the next node's socket is opened.
+            let mut heard = tokio::time::Instant::now();
+            let mut ping = tokio::time::interval(bound / 3);
+            ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ping.tick().await;
             loop {
                 tokio::select! {
+                    _ = ping.tick() => {
+                        if heard.elapsed() >= bound {
+                            self.endpoint.failed(turn);
+                            break;
+                        }
+                        if heard.elapsed() >= bound / 3
+                            && sink.send(WsMessage::Ping(Vec::new().into())).await.is_err()
+                        {
+                            break;
+                        }
+                    }
                     frame = stream.next() => {
+                        heard = tokio::time::Instant::now();
                         // Pings are answered by tungstenite; anything but data or the end of the
                         // connection is skipped.
                         let b = match frame {

@@ -319,21 +319,15 @@ impl<T: Transport, R: CryptoRng + ?Sized> Run<'_, T, R> {
         let wire = self
             .party
             .sign_broadcast(&self.session, round, encode(&chains));
-        for &q in others {
-            // Best effort: a step message that cannot be sent changes only what q learns.
-            let _ = self
-                .transport
-                .send_packet(
-                    self.session,
-                    round,
-                    q,
-                    Packet::Round {
-                        broadcast: Some(wire.clone()),
-                        p2p: None,
-                    },
-                )
-                .await;
-        }
+        // Best effort: a step message that cannot be sent changes only what its recipient
+        // learns.
+        let packet = Packet::Round {
+            broadcast: Some(wire),
+            p2p: None,
+        };
+        self.transport
+            .send_each(self.session, round, others, packet)
+            .await;
     }
 
     /// The chains `others` sent for step `round`, once all have sent it or at `deadline`; at

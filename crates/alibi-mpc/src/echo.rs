@@ -472,16 +472,13 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
                 } else {
                     missing.clone()
                 };
-                for q in to {
-                    // Best effort: a want that cannot be sent changes nothing.
-                    let want = Packet::Want {
-                        senders: missing.clone(),
-                    };
-                    let _ = self
-                        .transport
-                        .send_packet(self.session, round, q, want)
-                        .await;
-                }
+                // Best effort: a want that cannot be sent changes nothing.
+                let want = Packet::Want {
+                    senders: missing.clone(),
+                };
+                self.transport
+                    .send_each(self.session, round, &to, want)
+                    .await;
                 asked = true;
                 wait = (wait * 2).min(self.want_after * 8);
                 quiet_since = tokio::time::Instant::now();
@@ -563,14 +560,12 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
         self.send_each_in(ROUND_STOP, to, packet).await;
     }
 
-    /// [`Run::send_each`] with the frame filed under `round`.
+    /// [`Run::send_each`] with the frame filed under `round` (all at once: a stalled path
+    /// costs one wait, not one per party).
     async fn send_each_in(&mut self, round: u16, to: &[PartyIndex], packet: Packet) {
-        for &q in to.iter().filter(|&&q| q != self.party.index) {
-            let _ = self
-                .transport
-                .send_packet(self.session, round, q, packet.clone())
-                .await;
-        }
+        self.transport
+            .send_each(self.session, round, to, packet)
+            .await;
     }
 
     /// Tells each party this one named silent that the run is over without it: a signed closed

@@ -75,8 +75,9 @@ pub struct Message {
 /// How a [`Net`] behaves.
 #[derive(Clone, Copy, Debug)]
 pub struct NetConfig {
-    /// How long [`Net::recv`] waits without anything new arriving before it gives up
-    /// ([`Error::Unreachable`]).
+    /// How long this party waits for one round, from the first time it waits on it, before
+    /// [`Net::recv`] gives up ([`Error::Unreachable`]): a deadline, not a quiet timer, so parts
+    /// of other rounds (a cheater's trickle of new ones) do not extend it.
     pub timeout: Duration,
     /// Whether broadcasts are delivered only after every participant's echo agrees (see the
     /// module documentation).
@@ -109,12 +110,28 @@ struct State<T> {
     sent: BTreeMap<u16, BTreeSet<Kind>>,
     /// Rounds whose echoes have all arrived and agree (reliable broadcast).
     settled: BTreeSet<u16>,
-    /// The last time anything new was handed out or arrived.
-    progress: Instant,
-    /// Wants sent in the current quiet spell.
+    /// Each round this party has waited on, by [`Wait`] key: when, and what it still lacks.
+    waits: BTreeMap<u16, Wait>,
+}
+
+/// This party's wait for one round: it ends at `since` plus the timeout, whatever arrives
+/// meanwhile (a part of a round nobody waits for extends nothing, as a cheater's trickle of new
+/// rounds did), and its wants are timed from the last part it was waiting for.
+struct Wait {
+    /// The first time this party waited on the round.
+    since: Instant,
+    /// The last time a part this party waits for arrived (or `since`).
+    quiet_since: Instant,
+    /// How many parties' parts were still missing then.
+    left: usize,
+    /// Wants sent since `quiet_since`.
     asked: u32,
-    /// How many parts had arrived when last looked at (an arrival is progress too).
-    arrived: usize,
+}
+
+/// The [`Wait`] key of a receive that awaits no part of a round this party sent in (its first
+/// round, say): the receive's own range, above every round number.
+fn range_key(only: &core::ops::Range<u16>) -> u16 {
+    0x8000 | only.start
 }
 
 /// One party's end of one run of a protocol over a [`Transport`] (see the module
@@ -174,9 +191,7 @@ impl<T: Transport> Net<T> {
             delivered: HashSet::new(),
             sent: BTreeMap::new(),
             settled: BTreeSet::new(),
-            progress: Instant::now(),
-            asked: 0,
-            arrived: 0,
+            waits: BTreeMap::new(),
         };
         Ok(Self {
             state: Arc::new(Mutex::new(state)),
@@ -379,20 +394,18 @@ impl<T: Transport> Net<T> {
         let notice =
             self.party
                 .sign_broadcast(&self.session, ROUND_STOP, reason.as_bytes().to_vec());
-        for q in self.others() {
-            let packet = Packet::Round {
-                broadcast: Some(notice.clone()),
-                p2p: None,
-            };
-            let _ = s
-                .transport
-                .send_packet(self.session, ROUND_STOP, q, packet)
-                .await;
-        }
+        let packet = Packet::Round {
+            broadcast: Some(notice),
+            p2p: None,
+        };
+        s.transport
+            .send_each(self.session, ROUND_STOP, &self.others(), packet)
+            .await;
     }
 
     /// The next message another participant sent this party, in round order; waits for one.
-    /// Fails with [`Error::Unreachable`] when nothing new arrives for the configured timeout,
+    /// Fails with [`Error::Unreachable`] when a round it waits on is not complete within the
+    /// configured timeout of its first wait,
     /// [`Error::Stopped`] when a participant stopped the run, and [`Error::Aborted`] when the
     /// reliable broadcast proves a participant equivocated.
     pub async fn recv(&self) -> Result<Message> {
@@ -411,13 +424,7 @@ impl<T: Transport> Net<T> {
         let only = rounds.start..rounds.end.min(ECHO);
         let want_after =
             (self.config.timeout / 10).clamp(Duration::from_millis(100), Duration::from_secs(1));
-        let start = Instant::now();
-        let mut report_at = start + REPORT_EVERY;
-        {
-            // Time the protocol spent computing is not the others' silence.
-            let mut s = self.state.lock().await;
-            s.progress = s.progress.max(start);
-        }
+        let mut report_at = Instant::now() + REPORT_EVERY;
         loop {
             let notified = self.mailbox.notify().notified();
             tokio::pin!(notified);
@@ -425,46 +432,49 @@ impl<T: Transport> Net<T> {
             let wake = {
                 let mut s = self.state.lock().await;
                 if let Some(m) = self.try_recv(&mut s, only.clone()).await? {
-                    s.progress = Instant::now();
-                    s.asked = 0;
                     return Ok(m);
                 }
                 let now = Instant::now();
-                let arrived = self.arrived();
-                if arrived != s.arrived {
-                    s.arrived = arrived;
-                    s.progress = now;
-                    s.asked = 0;
+                let (round, missing) = self.missing(&s, &only);
+                let key = if missing.is_empty() {
+                    range_key(&only)
+                } else {
+                    round
+                };
+                let w = s.waits.entry(key).or_insert(Wait {
+                    since: now,
+                    quiet_since: now,
+                    left: missing.len(),
+                    asked: 0,
+                });
+                // Only the parts this party waits for are progress, and they only time the
+                // wants: the round's deadline stays where it was set.
+                if missing.len() < w.left {
+                    w.left = missing.len();
+                    w.quiet_since = now;
+                    w.asked = 0;
                 }
-                let (round, missing) = self.missing(&s);
-                if now >= s.progress + self.config.timeout {
+                let deadline = w.since + self.config.timeout;
+                let due = w.quiet_since + want_after * 2u32.pow(w.asked.min(3)) * (w.asked + 1);
+                let elapsed = now - w.since;
+                if now >= deadline {
                     return Err(Error::Unreachable {
-                        round,
+                        round: round & MAX_ROUND,
                         parties: missing,
                     });
                 }
                 if now >= report_at {
-                    self.report(&mut s, round, &missing, now - start);
+                    self.report(&mut s, round, &missing, elapsed);
                     report_at = now + REPORT_EVERY;
                 }
-                let due = s.progress + want_after * 2u32.pow(s.asked.min(3)) * (s.asked + 1);
                 if now >= due && !missing.is_empty() {
-                    self.ask(&mut s, round, &missing).await;
+                    self.ask(&mut s, key, round, &missing).await;
                     continue;
                 }
-                due.min(report_at).min(s.progress + self.config.timeout)
+                due.min(report_at).min(deadline)
             };
             let _ = tokio::time::timeout_at(wake, notified).await;
         }
-    }
-
-    /// How many parts of this run have arrived so far.
-    fn arrived(&self) -> usize {
-        self.mailbox
-            .arrivals(self.session)
-            .values()
-            .map(|&(broadcasts, p2p)| broadcasts + usize::from(p2p))
-            .sum()
     }
 
     /// Tells the transport whom the run waits for (the CLI prints it).
@@ -484,28 +494,30 @@ impl<T: Transport> Net<T> {
         });
     }
 
-    /// Asks for `round`'s missing parts: first their senders, then everyone.
-    async fn ask(&self, s: &mut State<T>, round: u16, missing: &[PartyIndex]) {
-        let to = if s.asked == 0 {
+    /// Asks for `round`'s missing parts (the wait `key`'s): first their senders, then everyone.
+    async fn ask(&self, s: &mut State<T>, key: u16, round: u16, missing: &[PartyIndex]) {
+        let asked = s.waits.get(&key).map_or(0, |w| w.asked);
+        let to = if asked == 0 {
             missing.to_vec()
         } else {
             self.others()
         };
-        for q in to {
-            let want = Packet::Want {
-                senders: missing.to_vec(),
-            };
-            // Best effort: a want that cannot be sent changes nothing.
-            let _ = s.transport.send_packet(self.session, round, q, want).await;
+        let want = Packet::Want {
+            senders: missing.to_vec(),
+        };
+        // Best effort: a want that cannot be sent changes nothing.
+        s.transport.send_each(self.session, round, &to, want).await;
+        if let Some(w) = s.waits.get_mut(&key) {
+            w.asked += 1;
         }
-        s.asked += 1;
     }
 
-    /// The lowest round this party sent in whose parts from the others are not all here, and
-    /// whose are missing (round 0 and nobody when nothing is awaited).
-    fn missing(&self, s: &State<T>) -> (u16, Vec<PartyIndex>) {
+    /// The lowest round of `only` (or its echo) this party sent in whose parts from the others
+    /// are not all here, and whose are missing (round 0 and nobody when nothing is awaited).
+    fn missing(&self, s: &State<T>, only: &core::ops::Range<u16>) -> (u16, Vec<PartyIndex>) {
         let arrived = self.mailbox.arrivals(self.session);
-        for (&round, kinds) in &s.sent {
+        let awaited = |round: u16| round < 2 * ECHO && only.contains(&(round & MAX_ROUND));
+        for (&round, kinds) in s.sent.iter().filter(|(&r, _)| awaited(r)) {
             let missing: Vec<PartyIndex> = self
                 .others()
                 .into_iter()
@@ -535,16 +547,15 @@ impl<T: Transport> Net<T> {
         if !notices.is_empty() {
             // Passed on: the stopper's own notices may not have reached everyone.
             for (stopper, wire) in &notices {
-                for q in self.others().into_iter().filter(|q| q != stopper) {
-                    let forward = Packet::Forward {
-                        sender: *stopper,
-                        broadcasts: vec![wire.clone()],
-                    };
-                    let _ = s
-                        .transport
-                        .send_packet(self.session, ROUND_STOP, q, forward)
-                        .await;
-                }
+                let to: Vec<PartyIndex> =
+                    self.others().into_iter().filter(|q| q != stopper).collect();
+                let forward = Packet::Forward {
+                    sender: *stopper,
+                    broadcasts: vec![wire.clone()],
+                };
+                s.transport
+                    .send_each(self.session, ROUND_STOP, &to, forward)
+                    .await;
             }
             return Err(Error::Stopped {
                 stopped: notices

@@ -80,6 +80,9 @@ pub struct RelayParty {
     pub mode: Mode,
     /// Told of every wait ([`RelayParty::on_waiting`]).
     on_waiting: Option<OnWaiting>,
+    /// How long one send may take before the run gives up on it
+    /// ([`RelayParty::set_send_timeout`]).
+    send_timeout: Option<std::time::Duration>,
 }
 
 /// What a [`RelayParty`] tells of a run's wait (see [`Transport::waiting`]).
@@ -123,7 +126,10 @@ fn frame_of(
                             from: me,
                             packet,
                         });
-                        let _ = m.send(&to, &frame).await;
+                        // Best effort, and never for longer than a request may take.
+                        let bound = Some(alibi_messenger::REQUEST_TIMEOUT);
+                        let send = m.send(&to, &frame);
+                        let _ = bounded(bound, &m, String::new, send).await;
                     }
                 });
             }
@@ -145,6 +151,30 @@ fn frame_of(
 
 fn relay_err(e: alibi_messenger::Error) -> Error {
     Error::Transport(e.to_string())
+}
+
+/// `send` within `timeout` (if any), or a transport fault naming what stalled and the relay.
+async fn bounded<F>(
+    timeout: Option<std::time::Duration>,
+    messenger: &Messenger,
+    what: impl FnOnce() -> String,
+    send: F,
+) -> Result<()>
+where
+    F: std::future::Future<Output = alibi_messenger::Result<()>>,
+{
+    let Some(t) = timeout else {
+        return send.await.map_err(relay_err);
+    };
+    match tokio::time::timeout(t, send).await {
+        Ok(r) => r.map_err(relay_err),
+        Err(_) => Err(Error::Transport(format!(
+            "{}: the relay did not take it within {:.1} s ({})",
+            what(),
+            t.as_secs_f64(),
+            messenger.relay_nodes()
+        ))),
+    }
 }
 
 impl RelayParty {
@@ -209,7 +239,25 @@ impl RelayParty {
             receiver,
             mode,
             on_waiting: None,
+            send_timeout: None,
         })
+    }
+
+    /// Bounds every send of a run (a round's messages, a packet, the answers to wants): one the
+    /// relay has not taken within `timeout` fails as a transport fault naming the relay node,
+    /// instead of holding the party for ever on a stalled path. A run sets its round timeout
+    /// here; the messenger's own request bound ([`alibi_messenger::Endpoint::set_request_timeout`])
+    /// ends each request sooner.
+    pub fn set_send_timeout(&mut self, timeout: std::time::Duration) {
+        self.send_timeout = Some(timeout);
+    }
+
+    /// `send` under the send timeout: past it, a transport fault that says what stalled.
+    async fn bounded<F>(&self, what: impl FnOnce() -> String, send: F) -> Result<()>
+    where
+        F: std::future::Future<Output = alibi_messenger::Result<()>>,
+    {
+        bounded(self.send_timeout, &self.messenger, what, send).await
     }
 
     /// Tells `report` of every wait of a run, every few seconds while it lasts (the CLI prints
@@ -301,14 +349,21 @@ impl RelayParty {
             });
             sends.push((self.name(to)?, frame));
         }
+        let round = out.round;
+        let what = |n: &String| {
+            let n = n.clone();
+            move || format!("round {round} to {n}")
+        };
         if concurrent {
-            let all = sends.iter().map(|(n, f)| self.messenger.send(n, f));
+            let all = sends
+                .iter()
+                .map(|(n, f)| self.bounded(what(n), self.messenger.send(n, f)));
             for r in futures_util::future::join_all(all).await {
-                r.map_err(relay_err)?;
+                r?;
             }
         } else {
             for (n, f) in &sends {
-                self.messenger.send(n, f).await.map_err(relay_err)?;
+                self.bounded(what(n), self.messenger.send(n, f)).await?;
             }
         }
         Ok(())
@@ -335,10 +390,10 @@ impl RelayParty {
             .filter(|(p, _)| to.contains(p))
             .map(|(p, b)| Ok((self.name(*p)?, b.clone())))
             .collect::<Result<_>>()?;
-        self.messenger
-            .send_group(&self.group_of(to)?, &frame, &private)
+        let group = self.group_of(to)?;
+        let what = || format!("round {}'s group message", out.round);
+        self.bounded(what, self.messenger.send_group(&group, &frame, &private))
             .await
-            .map_err(relay_err)
     }
 }
 
@@ -402,10 +457,33 @@ impl Transport for RelayParty {
             from: self.me,
             packet,
         });
-        self.messenger
-            .send(&self.name(to)?, &frame)
-            .await
-            .map_err(relay_err)
+        let name = self.name(to)?;
+        let what = || format!("round {round} to {name}");
+        self.bounded(what, self.messenger.send(&name, &frame)).await
+    }
+
+    async fn send_each(
+        &mut self,
+        session: SessionId,
+        round: u16,
+        to: &[PartyIndex],
+        packet: Packet,
+    ) {
+        let frame = encode(&Frame {
+            session,
+            round,
+            from: self.me,
+            packet,
+        });
+        let names: Vec<String> = to
+            .iter()
+            .filter(|&&q| q != self.me)
+            .filter_map(|&q| self.name(q).ok())
+            .collect();
+        let all = names
+            .iter()
+            .map(|n| self.bounded(String::new, self.messenger.send(n, &frame)));
+        futures_util::future::join_all(all).await;
     }
 }
 

@@ -158,6 +158,22 @@ pub trait Transport: Send {
         to: PartyIndex,
         packet: Packet,
     ) -> Result<()>;
+    /// Sends `packet` about (`session`, `round`) to each of `to` but this party, best effort
+    /// (a notice, a want, a forward): failures change nothing. A transport whose sends wait on
+    /// a network sends them all at once, so that a stalled path costs one wait, not one per
+    /// party; by default they go one after another.
+    async fn send_each(
+        &mut self,
+        session: SessionId,
+        round: u16,
+        to: &[PartyIndex],
+        packet: Packet,
+    ) {
+        let me = self.me();
+        for &q in to.iter().filter(|&&q| q != me) {
+            let _ = self.send_packet(session, round, q, packet.clone()).await;
+        }
+    }
     /// Hears, every [`REPORT_EVERY`] of a round's wait, whom the run waits for (to tell the
     /// user); by default nobody is told.
     fn waiting(&mut self, _: &Waiting) {}

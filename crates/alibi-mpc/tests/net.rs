@@ -141,6 +141,40 @@ async fn a_silent_party_is_unreachable_not_blamed() {
     }
 }
 
+/// Issue 65, item 5: party 3 never sends round 1 but sends a part of a new round every 0.75 s
+/// (rounds nobody waits for). The others' wait for round 1 still ends at its deadline, about the
+/// 2 s timeout after it began, naming 3 unreachable. Before, every new part reset a quiet timer
+/// and the wait lasted as long as the trickle (a FROST key generation with a 2 s timeout ran for
+/// 54.6 s).
+#[tokio::test]
+async fn a_trickle_of_other_rounds_does_not_extend_a_rounds_wait() {
+    let mut nets = nets(network(3, |_| true), false);
+    let cheater = nets.pop().expect("party 3");
+    let trickle = tokio::spawn(async move {
+        for round in 10..24u16 {
+            for to in [1, 2] {
+                cheater.send(round, to, vec![0; 8]).await.expect("send");
+            }
+            tokio::time::sleep(Duration::from_millis(750)).await;
+        }
+        cheater
+    });
+    let start = std::time::Instant::now();
+    let results = run_all(nets).await;
+    let took = start.elapsed();
+    for r in results {
+        match r {
+            Err(Error::Unreachable { round, parties }) => {
+                assert_eq!((round, parties), (1, vec![3]))
+            }
+            other => panic!("expected unreachable, got {other:?}"),
+        }
+    }
+    assert!(!trickle.is_finished(), "the trickle was still going");
+    assert!(took < Duration::from_secs(4), "waited {took:?}");
+    trickle.abort();
+}
+
 #[tokio::test]
 async fn a_refused_send_stops_the_run_for_everyone_without_blame() {
     let (parties, mut network) = network(3, |_| true);

@@ -366,7 +366,10 @@ async fn wrong_passwords_from_one_address_do_not_lock_the_owner_out() {
     assert_eq!(statuses, [401, 401, 401, 401, 401, 429, 429, 429]);
     let owner = client_from("127.0.0.3");
     let (_, status) = login(&owner, &node.url, &basic(victim.account, 1, PASSWORD)).await;
-    assert_eq!(status, 200, "the owner is not locked out from its own address");
+    assert_eq!(
+        status, 200,
+        "the owner is not locked out from its own address"
+    );
     // The attacker's address stays limited for that account.
     assert_eq!(login(&attacker, &node.url, &wrong).await.1, 429);
 }

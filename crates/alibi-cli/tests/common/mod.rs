@@ -11,6 +11,16 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 /// Runs the `alibi` binary built for these tests.
+/// Sends SIGTERM to process `pid` (libc's `kill(2)`: a fresh machine may have no `kill`
+/// command, procps not being installed).
+pub fn sigterm(pid: u32) {
+    let pid = libc::pid_t::try_from(pid).expect("a pid");
+    // SAFETY: kill(2) takes plain integers and touches no memory of this process.
+    #[allow(unsafe_code)]
+    let r = unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(r, 0, "kill({pid}, SIGTERM)");
+}
+
 pub fn alibi(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_alibi"))
         .args(args)

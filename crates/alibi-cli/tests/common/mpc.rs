@@ -88,8 +88,19 @@ pub fn setup_at(
     names: &[&str],
     t: usize,
 ) -> (Vec<PathBuf>, String) {
+    let with_urls: Vec<(&str, &str)> = names.iter().map(|n| (*n, url)).collect();
+    setup_each(d, trust_root, &with_urls, t)
+}
+
+/// As [`setup_at`], each party with its own relay URL: `(name, url)`.
+pub fn setup_each(
+    d: &Path,
+    trust_root: &str,
+    parties: &[(&str, &str)],
+    t: usize,
+) -> (Vec<PathBuf>, String) {
     let mut dirs = vec![];
-    for n in names {
+    for (n, url) in parties {
         let dir = d.join(n);
         let o = run(&[
             "mpc",

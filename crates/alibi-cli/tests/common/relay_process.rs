@@ -62,11 +62,7 @@ impl RelayProcess {
 
     /// SIGTERM; the exit status, within `limit`.
     pub fn terminate(&mut self, limit: Duration) -> ExitStatus {
-        let ok = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill -TERM");
-        assert!(ok.success());
+        super::sigterm(self.child.id());
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {

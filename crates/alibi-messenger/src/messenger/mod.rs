@@ -205,6 +205,17 @@ impl Messenger {
         self.inner.client.endpoint().set_patience(patience);
     }
 
+    /// Bounds each request to the relay and the delivery socket's quiet: see
+    /// [`crate::Endpoint::set_request_timeout`].
+    pub fn set_request_timeout(&self, timeout: std::time::Duration) {
+        self.inner.client.endpoint().set_request_timeout(timeout);
+    }
+
+    /// The relay's nodes, comma-separated (for messages that name the relay).
+    pub fn relay_nodes(&self) -> String {
+        self.inner.client.endpoint().nodes()
+    }
+
     /// Tells `report` while a request is tried again: see [`crate::Endpoint::on_unreachable`].
     pub fn on_unreachable(&self, report: crate::endpoint::OnUnreachable) {
         self.inner.client.endpoint().on_unreachable(report);
