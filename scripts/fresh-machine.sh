@@ -29,6 +29,8 @@ if [ ! -x "$root/usr/bin/gcc" ]; then
     bookworm "$root" http://deb.debian.org/debian >/dev/null
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# What every installed Debian has and debootstrap does not write: localhost by name.
+printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
 # The host's trust store: on a network that inspects TLS, its CA is what lets rustup and cargo in.
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 mounts=(proc sys dev dev/pts)

@@ -528,7 +528,7 @@ async fn multi_recipient_with(
             .map_err(|e| relay_error(e.to_string()))?;
         let t = Instant::now();
         sender
-            .multi_send(sent, &combine(&keys))
+            .multi_send(sent, &combine(&keys), false)
             .await?
             .map_err(|e| relay_error(e.to_string()))?;
         progress.step();

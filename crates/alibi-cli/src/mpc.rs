@@ -647,6 +647,7 @@ fn init(
         legacy: false,
         pq_identity: Vec::new(),
         handshake: alibi_messenger::Handshake::Pqxdh,
+        fixed_devices: false,
     };
     if let Err(alibi_messenger::Error::Card(m)) = probe.check() {
         return Err(Failure::Usage(format!("--name: {m}")));
@@ -851,6 +852,48 @@ fn named_path(dir: &Path) -> PathBuf {
     dir.join("named.json")
 }
 
+/// Where a party's directory records every run it took part in (a session id a line).
+fn sessions_path(dir: &Path) -> PathBuf {
+    dir.join("sessions.txt")
+}
+
+/// Refuses a run whose session this party has already run, and records it before anything is
+/// sent. A run's signed messages must never be repeated under one session id: a cheater could
+/// forward the old ones beside the new as proof of equivocation, and every party would name an
+/// honest one.
+fn claim_session(
+    dir: &Path,
+    session: &alibi_mpc::SessionId,
+    what: &str,
+    name: Option<&str>,
+) -> Result<(), Failure> {
+    let path = sessions_path(dir);
+    let id = hex::encode(session);
+    let mut text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Failure::Usage(format!("{}: {e}", path.display()))),
+    };
+    let run = match name {
+        Some(n) => format!("{what} --session {n}"),
+        None => format!("{what} without --session"),
+    };
+    if text
+        .lines()
+        .any(|l| l.split(' ').next() == Some(id.as_str()))
+    {
+        return Err(Failure::Usage(format!(
+            "{}: this party already ran {run} in this group (a run's signed messages are never \
+             repeated under one session, or another party could show the old ones as \
+             equivocation); every party gives this run a new --session",
+            dir.display()
+        )));
+    }
+    text.push_str(&format!("{id} {run}\n"));
+    rewrite("--dir", &path, Kind::Report, text.as_bytes())?;
+    Ok(())
+}
+
 /// Notes in the party's directory each party a failed run named (a cheater, or a party that
 /// stopped the run), so that `--exclude` can record why. Best effort: the run's failure is what
 /// the user must see.
@@ -863,6 +906,10 @@ fn note_named(g: &GroupFile, dir: &Path, what: &str, e: &alibi_mpc::Error) {
         alibi_mpc::Error::Stopped { stopped } => stopped
             .iter()
             .map(|(p, reason)| (*p, format!("stopped {what} ({reason})")))
+            .collect(),
+        alibi_mpc::Error::Undeliverable { parties } => parties
+            .iter()
+            .map(|(p, why)| (*p, format!("unreachable in {what}: the relay said {why}")))
             .collect(),
         _ => return,
     };
@@ -1035,6 +1082,19 @@ fn protocol_failure(
                 names.join(",")
             ))
         }
+        alibi_mpc::Error::Undeliverable { parties } => {
+            let names: Vec<String> = parties.iter().map(|(p, _)| g.name_of(*p)).collect();
+            let each: Vec<String> = parties
+                .iter()
+                .map(|(p, why)| format!("{} ({why})", g.name_of(*p)))
+                .collect();
+            Failure::Transport(format!(
+                "{what} stopped, no party blamed: the relay {relay} will not deliver to {}; to go \
+                 on without it, every party runs again with --exclude {} and a new --session",
+                each.join(", "),
+                names.join(",")
+            ))
+        }
         alibi_mpc::Error::Unreachable { round, parties } => {
             let names: Vec<String> = parties.iter().map(|&p| g.name_of(p)).collect();
             Failure::Transport(format!(
@@ -1088,10 +1148,12 @@ fn keygen(
         let me = m.me;
         let (group, mut party) = relay_party(m, run, "key generation", format)?;
         let mode = Mode::from(run.transport);
+        let name = session;
         let session = match session {
             None => group.keygen_session(),
             Some(id) => group.session("keygen", id),
         };
+        claim_session(dir, &session, "key generation", name)?;
         let timeout = Duration::from_secs(run.timeout_s);
         let config = KeygenConfig::new(session, group.threshold, group.run_parties(), timeout);
         #[cfg(adversary)]
@@ -1352,7 +1414,9 @@ fn sign(
         let (group, mut party) = relay_party(m, run, "signing", format)?;
         let mode = Mode::from(run.transport);
         let timeout = Duration::from_secs(run.timeout_s);
+        let name = session;
         let session = group.sign_session(session);
+        claim_session(dir, &session, "signing", Some(name))?;
         let config = if exact {
             SignConfig::new(session, signers.clone(), timeout)
         } else {

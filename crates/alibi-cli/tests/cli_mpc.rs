@@ -858,6 +858,53 @@ fn sign_processes(
         .collect()
 }
 
+/// Issue 65, item 4: a party never runs one session twice. Before, a key generation or signing run
+/// again under its old name (the default key generation, or the same `--session`) signed new
+/// round messages under the old session id; a cheater who kept the old run's signed round-1
+/// broadcast forwarded it beside the new one, and every party named the honest sender for
+/// equivocating. Now each party records the sessions it ran (`DIR/sessions.txt`) and refuses a
+/// rerun before it sends anything (exit 2, saying to give the run a new `--session`).
+#[test]
+fn a_party_never_runs_one_session_twice() {
+    let d = common::scratch("mpc-session-once");
+    let relay = relay(&d);
+    let (dirs, group) = setup(&d, &relay, &["ian", "jo", "kim"], 1);
+    keygen_everyone(&d, &dirs, &group);
+    for (i, dir) in dirs.iter().enumerate() {
+        let pk = d.join(format!("{i}.pk"));
+        let o = keygen_with(dir, &group, &pk, "5", &["--force"])
+            .wait_with_output()
+            .unwrap();
+        let err = common::stderr(&o);
+        assert_eq!(code(&o), 2, "{err}");
+        assert!(
+            err.contains("already ran key generation without --session")
+                && err.contains("new --session"),
+            "{err}"
+        );
+    }
+    let msg = d.join("msg");
+    std::fs::write(&msg, b"pay 1").unwrap();
+    for (run, want) in [("first", 0), ("again", 2)] {
+        let outs = sign_processes(
+            &dirs,
+            &group,
+            &[(0, &msg), (1, &msg)],
+            "pay-1",
+            &["--force"],
+        );
+        for o in &outs {
+            let err = common::stderr(o);
+            assert_eq!(code(o), want, "{run}: {err}");
+            if want == 2 {
+                assert!(err.contains("already ran signing --session pay-1"), "{err}");
+            }
+        }
+    }
+    let ledger = std::fs::read_to_string(dirs[0].join("sessions.txt")).unwrap();
+    assert_eq!(ledger.lines().count(), 2, "{ledger}");
+}
+
 /// The README's `mpc sign` line with t+1 of n parties (no `--signers`) returns as soon as their
 /// partials are in, naming nobody; signers given different messages are told so (exit 1),
 /// never named for a bad partial. Before, the first waited the whole timeout and named the

@@ -75,6 +75,13 @@ pub struct ContactCard {
     /// choose the same).
     #[serde(default, skip_serializing_if = "Handshake::is_default")]
     pub handshake: Handshake,
+    /// The card's device list is authoritative (set by whoever imports the card; an MPC
+    /// party's contacts): sends go to exactly these devices (the relay's
+    /// `alibi-listed-devices`), and nothing the relay answers adds or drops one. A device the
+    /// contact links to its account later then cannot stop delivery to these; one the relay
+    /// says does not exist makes the contact undeliverable, named.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    pub fixed_devices: bool,
 }
 
 impl ContactCard {

@@ -59,6 +59,17 @@ pub enum Error {
         /// The relay's reason.
         reason: String,
     },
+    /// The relay will not deliver to these contacts, for their accounts: it does not know them,
+    /// a device's mailbox is full, or a device a contact's authoritative card lists does not
+    /// exist. Its answer. Nobody is proven at fault: the contact, a flood of others' mail or the
+    /// relay itself may be the cause.
+    #[error("cannot deliver to {}: {reason}", contacts.join(", "))]
+    Undeliverable {
+        /// The contacts, by name.
+        contacts: Vec<String>,
+        /// What the relay answered.
+        reason: String,
+    },
     /// A send the relay refused after the device list was brought up to date.
     #[error("send to {contact}: {error}")]
     Send {

@@ -13,7 +13,7 @@ use alibi_relay_api::certificates::{DeliveryCertificate, TrustRoot};
 use alibi_relay_api::keys::{KeyCounts, KeysUpload, PreKeyResponse};
 use alibi_relay_api::messages::{OutgoingMessage, OutgoingMessages};
 use alibi_relay_api::proto::{Envelope, MultiRecipientParts, WebSocketMessage};
-use alibi_relay_api::{b64, paths, ErrorBody};
+use alibi_relay_api::{b64, paths, DeviceLists, ErrorBody};
 use futures_util::{SinkExt, StreamExt};
 use prost::Message as _;
 use serde::de::DeserializeOwned;
@@ -67,6 +67,19 @@ impl core::fmt::Display for SendError {
                 )
             }
             SendError::StaleDevices(d) => write!(f, "devices re-registered: {d:?}"),
+            SendError::Accounts(a) => {
+                let each: Vec<String> = a
+                    .iter()
+                    .map(|(u, l)| {
+                        format!(
+                            "{u}: missing {:?}, extra {:?}, re-registered {:?}",
+                            l.missing_devices, l.extra_devices, l.stale_devices
+                        )
+                    })
+                    .collect();
+                write!(f, "device lists out of date ({})", each.join("; "))
+            }
+            SendError::Undeliverable { status, reason, .. } => write!(f, "{status}: {reason}"),
             SendError::Other(s, m) => write!(f, "{s}: {m}"),
         }
     }
@@ -84,6 +97,19 @@ pub enum SendError {
     },
     /// 410: registration ids changed (the devices were re-registered).
     StaleDevices(Vec<u8>),
+    /// 409 or 410 of a multi-recipient send: each account whose device list was wrong, with its
+    /// lists, so that each is corrected alone.
+    Accounts(Vec<(Uuid, DeviceLists)>),
+    /// The relay will not deliver to these accounts: it does not know them (404) or a device's
+    /// mailbox is full (413); its status and reason.
+    Undeliverable {
+        /// The accounts it named.
+        accounts: Vec<Uuid>,
+        /// The HTTP status.
+        status: u16,
+        /// The relay's reason.
+        reason: String,
+    },
     /// Anything else: the status and the server's reason.
     Other(u16, String),
 }
@@ -281,15 +307,27 @@ impl RelayClient {
         account: Uuid,
         messages: Vec<OutgoingMessage>,
     ) -> Result<std::result::Result<(), SendError>> {
-        self.put_messages(account, messages, None).await
+        self.put_messages(account, messages, None, false).await
     }
 
-    /// `PUT /v1/messages/{account}`, as this device or, with `access_key`, unidentified.
+    /// Sends one message to each device the messages name, and to no other device of `account`
+    /// ([`paths::LISTED_DEVICES`]): for a contact whose card's device list is authoritative.
+    pub async fn send_listed(
+        &self,
+        account: Uuid,
+        messages: Vec<OutgoingMessage>,
+    ) -> Result<std::result::Result<(), SendError>> {
+        self.put_messages(account, messages, None, true).await
+    }
+
+    /// `PUT /v1/messages/{account}`, as this device or, with `access_key`, unidentified; with
+    /// `listed`, to the listed devices alone.
     async fn put_messages(
         &self,
         account: Uuid,
         messages: Vec<OutgoingMessage>,
         access_key: Option<&AccessKey>,
+        listed: bool,
     ) -> Result<std::result::Result<(), SendError>> {
         let body = OutgoingMessages {
             messages,
@@ -298,11 +336,11 @@ impl RelayClient {
         let r = self
             .request(|http, node| {
                 let rb = http.put(format!("{node}{}/{account}", paths::MESSAGES));
-                match access_key {
+                let rb = match access_key {
                     Some(k) => rb.header(access::HEADER, b64::encode(k)),
                     None => self.auth(rb),
-                }
-                .json(&body)
+                };
+                with_listed(rb, listed).json(&body)
             })
             .await?;
         Ok(send_outcome(r).await)
@@ -310,20 +348,18 @@ impl RelayClient {
 
     /// Sends a sealed-sender v2 multi-recipient message (`PUT /v1/messages/multi_recipient`),
     /// presenting `access_key`: the XOR of the recipients' keys ([`access::combine`]).
-    /// No credentials of the sender go with it.
+    /// No credentials of the sender go with it. With `listed`, to the devices the message lists
+    /// alone ([`paths::LISTED_DEVICES`]).
     pub async fn multi_send(
         &self,
         sent_message: Vec<u8>,
         access_key: &AccessKey,
+        listed: bool,
     ) -> Result<std::result::Result<(), SendError>> {
         let body = bytes::Bytes::from(sent_message);
-        self.put_sealed(
-            paths::MULTI_RECIPIENT,
-            paths::MRM_CONTENT_TYPE,
-            body,
-            access_key,
-        )
-        .await
+        let path = paths::MULTI_RECIPIENT;
+        self.put_sealed(path, paths::MRM_CONTENT_TYPE, body, access_key, listed)
+            .await
     }
 
     /// As [`Self::multi_send`], with a part for single devices
@@ -335,6 +371,7 @@ impl RelayClient {
         sent_message: Vec<u8>,
         parts: &[Vec<u8>],
         access_key: &AccessKey,
+        listed: bool,
     ) -> Result<std::result::Result<(), SendError>> {
         let part_lengths = parts
             .iter()
@@ -348,7 +385,8 @@ impl RelayClient {
         }
         .encode_to_vec();
         let path = paths::MULTI_RECIPIENT_PARTS;
-        self.put_sealed(path, paths::MRM_PARTS_CONTENT_TYPE, body.into(), access_key)
+        let kind = paths::MRM_PARTS_CONTENT_TYPE;
+        self.put_sealed(path, kind, body.into(), access_key, listed)
             .await
     }
 
@@ -359,13 +397,15 @@ impl RelayClient {
         content_type: &str,
         body: bytes::Bytes,
         access_key: &AccessKey,
+        listed: bool,
     ) -> Result<std::result::Result<(), SendError>> {
         let r = self
             .request(|http, node| {
-                http.put(format!("{node}{path}"))
+                let rb = http
+                    .put(format!("{node}{path}"))
                     .header("Content-Type", content_type)
-                    .header(access::HEADER, b64::encode(access_key))
-                    .body(body.clone())
+                    .header(access::HEADER, b64::encode(access_key));
+                with_listed(rb, listed).body(body.clone())
             })
             .await?;
         Ok(send_outcome(r).await)
@@ -379,7 +419,8 @@ impl RelayClient {
         messages: Vec<OutgoingMessage>,
         access_key: &AccessKey,
     ) -> Result<std::result::Result<(), SendError>> {
-        self.put_messages(account, messages, Some(access_key)).await
+        self.put_messages(account, messages, Some(access_key), false)
+            .await
     }
 
     /// Publishes this account's access key (`PUT /v1/accounts/attributes`), which senders
@@ -650,11 +691,46 @@ async fn ok_status(r: reqwest::Response) -> Result<()> {
     Ok(())
 }
 
+/// The [`paths::LISTED_DEVICES`] header on a send, when `listed`.
+fn with_listed(rb: reqwest::RequestBuilder, listed: bool) -> reqwest::RequestBuilder {
+    match listed {
+        true => rb.header(paths::LISTED_DEVICES, "1"),
+        false => rb,
+    }
+}
+
+/// Accounts the relay named in an answer; names that are no account are dropped.
+fn named(uuids: Vec<String>) -> Vec<Uuid> {
+    uuids
+        .iter()
+        .filter_map(|u| Uuid::parse_str(u).ok())
+        .collect()
+}
+
 async fn send_outcome(r: reqwest::Response) -> std::result::Result<(), SendError> {
     if r.status().is_success() {
         return Ok(());
     }
     let (status, body) = failure(r).await;
+    if let Some(accounts) = body.accounts.filter(|_| matches!(status, 409 | 410)) {
+        let each = accounts
+            .into_iter()
+            .filter_map(|a| Some((Uuid::parse_str(&a.uuid).ok()?, a.devices)))
+            .collect();
+        return Err(SendError::Accounts(each));
+    }
+    let undeliverable = match status {
+        404 => body.uuids_404,
+        413 => body.full,
+        _ => None,
+    };
+    if let Some(accounts) = undeliverable {
+        return Err(SendError::Undeliverable {
+            accounts: named(accounts),
+            status,
+            reason: body.error,
+        });
+    }
     match status {
         409 => Err(SendError::MismatchedDevices {
             missing: body.missing_devices.unwrap_or_default(),

@@ -146,6 +146,7 @@ fn card(name: &str, account: Uuid, key: &IdentityKeyPair, root: &Root, url: &str
         legacy: false,
         pq_identity: vec![],
         handshake: Handshake::Pqxdh,
+        fixed_devices: false,
     }
 }
 

@@ -491,3 +491,43 @@ async fn ringxkem_contacts_talk_and_refuse_a_substituted_bundle() {
         other => panic!("expected an identity mismatch naming A, got {other:?}"),
     }
 }
+
+/// Issue 65, item 1: a contact links a second device that has no bundle. The relay answers
+/// 409 "missing [2]"; the device is not added to the contact (nor its identity pinned) before
+/// its bundle was fetched and checked, and as there is none the send fails naming the contact.
+/// Before, device 2 was added first (registration id 0) and stayed in the contact list, so every
+/// later send failed the same way. With the card authoritative (`fixed_devices`), the send goes
+/// to the carded device alone and arrives.
+#[tokio::test]
+async fn a_device_without_a_bundle_is_not_added_and_a_fixed_card_ignores_it() {
+    let relay = LocalRelay::start(Config::default()).await.expect("relay");
+    let (a, b) = (party(&relay.url, "A").await, party(&relay.url, "B").await);
+    introduce(&[&a, &b]);
+    b.relay_client()
+        .add_device(2, 99, "a-second-device-password")
+        .await
+        .expect("B links device 2");
+    let err = a
+        .send("B", b"hello")
+        .await
+        .expect_err("no bundle for device 2");
+    assert!(
+        matches!(&err, Error::Send { contact, .. } if contact == "B"),
+        "{err}"
+    );
+    let ids = |m: &Messenger| -> Vec<u8> {
+        let card = m
+            .contact_cards()
+            .into_iter()
+            .find(|c| c.name == "B")
+            .expect("B");
+        card.devices.iter().map(|d| d.id).collect()
+    };
+    assert_eq!(ids(&a), [1], "device 2 was not added");
+    let mut fixed = b.card();
+    fixed.fixed_devices = true;
+    a.import(&fixed).expect("import");
+    let mut ib = b.receive();
+    a.send("B", b"to the carded device").await.expect("send");
+    assert_eq!(next(&mut ib).await.data, b"to the carded device");
+}

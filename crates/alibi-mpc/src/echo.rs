@@ -333,8 +333,8 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
         match self.transport.send(out).await {
             Err(_) if self.closing => {}
             Err(e) => {
-                if let Error::Transport(reason) = &e {
-                    self.stop(reason).await;
+                if let Some(reason) = e.stop_reason() {
+                    self.stop(&reason).await;
                 }
                 return Err(e);
             }

@@ -77,6 +77,18 @@ pub enum Error {
     /// does not match its card. No party is at fault.
     #[error("transport: {0}")]
     Transport(String),
+    /// The relay would not deliver to these parties, for their accounts (a full mailbox, an
+    /// account or a carded device it does not know), each with its answer. No party is blamed:
+    /// the party, a flood of others' mail or the relay itself may be the cause (absence, which
+    /// only excludes); a next run may leave them out.
+    #[error(
+        "unreachable: the relay will not deliver to {}",
+        undeliverable(parties)
+    )]
+    Undeliverable {
+        /// Each party, with the relay's answer.
+        parties: Vec<(PartyIndex, String)>,
+    },
     /// Too few parties were heard from to go on, though the relay was asked again and the others
     /// were asked to forward: the relay or these parties failed. No party is blamed.
     #[error(
@@ -124,9 +136,30 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// What a party tells the others in its stop notice when a send of its run fails this way: a
+    /// transport fault, or the relay's refusal to deliver to some parties. Other failures do not
+    /// stop a run for everyone.
+    pub(crate) fn stop_reason(&self) -> Option<String> {
+        match self {
+            Error::Transport(reason) => Some(reason.clone()),
+            e @ Error::Undeliverable { .. } => Some(e.to_string()),
+            _ => None,
+        }
+    }
+}
+
 /// Items in words, comma-separated (never `Debug` text).
 pub(crate) fn list<T: core::fmt::Display>(items: &[T]) -> String {
     let each: Vec<String> = items.iter().map(T::to_string).collect();
+    each.join(", ")
+}
+
+fn undeliverable(parties: &[(PartyIndex, String)]) -> String {
+    let each: Vec<String> = parties
+        .iter()
+        .map(|(p, why)| format!("party {p} ({why})"))
+        .collect();
     each.join(", ")
 }
 

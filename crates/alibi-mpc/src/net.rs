@@ -309,8 +309,8 @@ impl<T: Transport> Net<T> {
             .transport
             .send_packet(self.session, round, to, packet)
             .await;
-        if let Err(Error::Transport(reason)) = &sent {
-            self.stop(&mut s, reason).await;
+        if let Some(reason) = sent.as_ref().err().and_then(Error::stop_reason) {
+            self.stop(&mut s, &reason).await;
         }
         sent
     }
@@ -382,8 +382,8 @@ impl<T: Transport> Net<T> {
         };
         self.mailbox.record_sent(&out);
         let sent = s.transport.send(out).await;
-        if let Err(Error::Transport(reason)) = &sent {
-            self.stop(s, reason).await;
+        if let Some(reason) = sent.as_ref().err().and_then(Error::stop_reason) {
+            self.stop(s, &reason).await;
         }
         sent
     }

@@ -129,7 +129,7 @@ fn frame_of(
                         // Best effort, and never for longer than a request may take.
                         let bound = Some(alibi_messenger::REQUEST_TIMEOUT);
                         let send = m.send(&to, &frame);
-                        let _ = bounded(bound, &m, String::new, send).await;
+                        let _ = bounded(bound, &m, String::new, send, relay_err).await;
                     }
                 });
             }
@@ -153,21 +153,42 @@ fn relay_err(e: alibi_messenger::Error) -> Error {
     Error::Transport(e.to_string())
 }
 
-/// `send` within `timeout` (if any), or a transport fault naming what stalled and the relay.
+/// A messenger failure in a run, with the parties it names: the relay's refusal to deliver to
+/// some members is their being unreachable (named, not blamed); the rest is a transport fault.
+fn send_err(names: &BTreeMap<PartyIndex, String>, e: alibi_messenger::Error) -> Error {
+    match e {
+        alibi_messenger::Error::Undeliverable { contacts, reason } => {
+            let parties: Vec<(PartyIndex, String)> = names
+                .iter()
+                .filter(|(_, n)| contacts.contains(n))
+                .map(|(p, _)| (*p, reason.clone()))
+                .collect();
+            if parties.is_empty() {
+                return Error::Transport(format!("cannot deliver: {reason}"));
+            }
+            Error::Undeliverable { parties }
+        }
+        e => relay_err(e),
+    }
+}
+
+/// `send` within `timeout` (if any), or a transport fault naming what stalled and the relay; its
+/// own failure as `err` says.
 async fn bounded<F>(
     timeout: Option<std::time::Duration>,
     messenger: &Messenger,
     what: impl FnOnce() -> String,
     send: F,
+    err: impl FnOnce(alibi_messenger::Error) -> Error,
 ) -> Result<()>
 where
     F: std::future::Future<Output = alibi_messenger::Result<()>>,
 {
     let Some(t) = timeout else {
-        return send.await.map_err(relay_err);
+        return send.await.map_err(err);
     };
     match tokio::time::timeout(t, send).await {
-        Ok(r) => r.map_err(relay_err),
+        Ok(r) => r.map_err(err),
         Err(_) => Err(Error::Transport(format!(
             "{}: the relay did not take it within {:.1} s ({})",
             what(),
@@ -197,7 +218,13 @@ impl RelayParty {
             );
             names.insert(*i, card.name.clone());
             if *i != me {
-                messenger.import(card).map_err(relay_err)?;
+                // The group file's cards are authoritative: a device a party links to its
+                // account later must not stop delivery to the one it carded.
+                let card = ContactCard {
+                    fixed_devices: true,
+                    ..card.clone()
+                };
+                messenger.import(&card).map_err(relay_err)?;
             }
         }
         if roster.get(&me) != Some(&messenger.identity_key_pair().identity) {
@@ -252,12 +279,17 @@ impl RelayParty {
         self.send_timeout = Some(timeout);
     }
 
-    /// `send` under the send timeout: past it, a transport fault that says what stalled.
+    /// `send` under the send timeout: past it, a transport fault that says what stalled; the
+    /// relay's refusal to deliver to some parties names them ([`Error::Undeliverable`]).
     async fn bounded<F>(&self, what: impl FnOnce() -> String, send: F) -> Result<()>
     where
         F: std::future::Future<Output = alibi_messenger::Result<()>>,
     {
-        bounded(self.send_timeout, &self.messenger, what, send).await
+        let names = &self.names;
+        bounded(self.send_timeout, &self.messenger, what, send, |e| {
+            send_err(names, e)
+        })
+        .await
     }
 
     /// Tells `report` of every wait of a run, every few seconds while it lasts (the CLI prints

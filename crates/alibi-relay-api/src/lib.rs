@@ -36,6 +36,39 @@ pub struct ErrorBody {
     /// 404 of a multi-recipient send: the accounts that do not exist.
     #[serde(default, rename = "uuids404", skip_serializing_if = "Option::is_none")]
     pub uuids_404: Option<Vec<String>>,
+    /// 409 and 410 of a multi-recipient send: each account whose device list was wrong, with
+    /// its lists (Signal-Server's `[{uuid, devices}]`), so a sender corrects that account alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounts: Option<Vec<AccountDevices>>,
+    /// 413 for a full mailbox: the accounts whose device's mailbox is full (alibi's own), so a
+    /// sender can name whom it cannot reach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full: Option<Vec<String>>,
+}
+
+/// One account's device lists in a 409 or 410 of a multi-recipient send.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountDevices {
+    /// The account (a UUID).
+    pub uuid: String,
+    /// Its lists.
+    pub devices: DeviceLists,
+}
+
+/// The device lists of one account (as in a single-account 409 or 410).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceLists {
+    /// Devices the account has that the request left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing_devices: Vec<u8>,
+    /// Devices the request named that the account does not have.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_devices: Vec<u8>,
+    /// Devices whose registration id changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale_devices: Vec<u8>,
 }
 
 impl ErrorBody {

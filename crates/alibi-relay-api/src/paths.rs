@@ -36,3 +36,9 @@ pub const WS_QUEUE_EMPTY: &str = "/api/v1/queue/empty";
 pub const MRM_CONTENT_TYPE: &str = "application/vnd.signal-messenger.mrm";
 /// The content type of a multi-recipient send with parts.
 pub const MRM_PARTS_CONTENT_TYPE: &str = "application/x-protobuf";
+/// A header of a send (alibi's own): with value `1`, the devices the request lists are exactly
+/// those to deliver to. The relay then answers no 409 for devices of the account the request
+/// left out (only for listed devices the account does not have, and 410 for changed
+/// registrations). A sender whose contact card is authoritative (an MPC party's) sends so: a
+/// device its contact links to its own account later cannot stop delivery to the carded ones.
+pub const LISTED_DEVICES: &str = "alibi-listed-devices";

@@ -152,7 +152,14 @@ async fn a_full_mailbox_refuses_and_loses_nothing() {
         .await
         .unwrap();
     match refused {
-        Err(SendError::Other(413, reason)) => assert!(reason.contains("full"), "{reason}"),
+        Err(SendError::Undeliverable {
+            accounts,
+            status: 413,
+            reason,
+        }) => {
+            assert!(reason.contains("full"), "{reason}");
+            assert_eq!(accounts, [receiver.account], "the answer names the account");
+        }
         other => panic!("a sixth envelope into a full mailbox: {other:?}"),
     }
     let mut rx = receiver.receive();

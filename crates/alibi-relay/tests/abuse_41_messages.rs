@@ -266,7 +266,8 @@ async fn one_sender_s_flood_leaves_room_for_the_others() {
     let (accepted, refused) = flood(&attacker, victim.account, false, 100).await;
     assert_eq!(accepted, 10, "a quarter of 40");
     assert!(
-        matches!(&refused, SendError::Other(413, why) if why.contains("share")),
+        matches!(&refused, SendError::Undeliverable { status: 413, reason, accounts }
+            if reason.contains("share") && accounts == &[victim.account]),
         "{refused:?}"
     );
     honest

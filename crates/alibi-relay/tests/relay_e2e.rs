@@ -191,7 +191,12 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
         bob.access_key,
         combine([&bob.access_key, &alice.access_key]),
     ] {
-        match alice.client.multi_send(sent.clone(), &wrong).await.unwrap() {
+        match alice
+            .client
+            .multi_send(sent.clone(), &wrong, false)
+            .await
+            .unwrap()
+        {
             Err(SendError::Other(401, _)) => {}
             other => panic!("expected 401, got {other:?}"),
         }
@@ -199,7 +204,7 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
     let both = combine([&bob.access_key, &carol.access_key]);
     alice
         .client
-        .multi_send(sent.clone(), &both)
+        .multi_send(sent.clone(), &both, false)
         .await
         .unwrap()
         .unwrap();
@@ -236,13 +241,16 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
     let short = &parts[..1];
     match alice
         .client
-        .multi_send_parts(sent.clone(), short, &both)
+        .multi_send_parts(sent.clone(), short, &both, false)
         .await
     {
         Ok(Err(SendError::Other(400, _))) => {}
         other => panic!("one length for two entries: expected 400, got {other:?}"),
     }
-    let sending = alice.client.multi_send_parts(sent, &parts, &both).await;
+    let sending = alice
+        .client
+        .multi_send_parts(sent.clone(), &parts, &both, false)
+        .await;
     sending.unwrap().unwrap();
     let expected = [Some(parts[0].clone()), None];
     for ((rx, part), first) in inboxes.iter_mut().zip(expected).zip(&firsts) {
@@ -255,6 +263,34 @@ async fn pqxdh_session_and_group_message_through_the_relay() {
         );
         rx.ack(&env);
     }
+
+    // Carol links a second device: the 409 names her account alone, with its lists
+    // (Signal-Server's `[{uuid, devices}]`), so nobody corrects Bob's. Sent to the listed
+    // devices alone (`alibi-listed-devices`), the message goes through to device 1.
+    carol
+        .client
+        .add_device(2, 77, "a-second-device-password")
+        .await
+        .unwrap();
+    match alice.client.multi_send(sent.clone(), &both, false).await {
+        Ok(Err(SendError::Accounts(a))) => {
+            assert_eq!(a.len(), 1, "{a:?}");
+            assert_eq!(a[0].0, carol.client.account);
+            assert_eq!(a[0].1.missing_devices, [2]);
+        }
+        other => panic!("expected a 409 naming Carol's account, got {other:?}"),
+    }
+    alice
+        .client
+        .multi_send(sent, &both, true)
+        .await
+        .unwrap()
+        .unwrap();
+    let env = next_sealed(&mut inboxes[1]).await;
+    assert_eq!(
+        env.destination_service_id,
+        Some(carol.client.account.to_string())
+    );
 }
 
 /// The next sealed envelope from `rx` (others skipped), within 10 s.

@@ -186,7 +186,9 @@ pub(super) fn keygen(
         let me = m.me;
         let what = format!("keygen {}", scheme.name());
         let id = session.unwrap_or("");
+        let name = session;
         let session = m.group.session(&what, id);
+        super::claim_session(dir, &session, &what, name)?;
         let parties = m.group.run_parties();
         let (group, net) = connect(m, run, "key generation", session, &parties, format)?;
         let start = Instant::now();
@@ -350,7 +352,9 @@ pub(super) fn sign(scheme: Scheme, job: Signing, run: &RunArgs, format: Format) 
         let signers = signers_of(&m.group, &share, signers, me)?;
         let listed: Vec<String> = signers.iter().map(u16::to_string).collect();
         let what = format!("sign {} by {}", scheme.name(), listed.join(","));
+        let name = session;
         let session = m.group.session(&what, session);
+        super::claim_session(dir, &session, "signing", Some(name))?;
         let (group, net) = connect(m, run, "signing", session, &signers, format)?;
         let start = Instant::now();
         let sig = threshold::sign(&net, &share, msg)

@@ -25,16 +25,25 @@ impl Drop for Relay {
 }
 
 pub fn relay(dir: &Path) -> Relay {
+    relay_with(dir, &[])
+}
+
+/// A relay process on a free port with more `relay serve` arguments (its limits, say).
+pub fn relay_with(dir: &Path, more: &[&str]) -> Relay {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    relay_on(&dir.join("relay.redb"), port)
+    relay_on_with(&dir.join("relay.redb"), port, more)
 }
 
 /// A relay process on `port` with its database at `db` (to restart one where it was).
 pub fn relay_on(db: &Path, port: u16) -> Relay {
+    relay_on_with(db, port, &[])
+}
+
+fn relay_on_with(db: &Path, port: u16, more: &[&str]) -> Relay {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_alibi"))
         .args([
@@ -45,6 +54,7 @@ pub fn relay_on(db: &Path, port: u16) -> Relay {
             "--db",
         ])
         .arg(db)
+        .args(more)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()

@@ -245,6 +245,7 @@ impl Messenger {
                 .map(|(pq, _)| pq.public_key().to_bytes())
                 .unwrap_or_default(),
             handshake: Handshake::Pqxdh,
+            fixed_devices: false,
         }
     }
 }

@@ -188,6 +188,13 @@ impl Messenger {
         self.inner.trust_root
     }
 
+    /// The relay client underneath, for what the messenger does not do itself (linking another
+    /// device to this account, say). It believes nothing, as the messenger's checks do not
+    /// apply to what is done through it.
+    pub fn relay_client(&self) -> &crate::RelayClient {
+        &self.inner.client
+    }
+
     /// Requests sent to the relay for sessions and messages (bundles, certificates, sends).
     pub fn requests(&self) -> u64 {
         self.inner.requests.load(Ordering::Relaxed)
@@ -223,11 +230,6 @@ impl Messenger {
 
     fn own_address(&self) -> Address {
         address(self.account(), self.inner.client.device)
-    }
-
-    /// The relay client (for [`crate::fuzzing`]).
-    pub(crate) fn relay_client(&self) -> &RelayClient {
-        &self.inner.client
     }
 
     /// What the store holds (for [`crate::fuzzing`]'s callers, the tests): whether there is a

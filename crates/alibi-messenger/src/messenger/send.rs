@@ -31,7 +31,8 @@ const SEND_ATTEMPTS: usize = 3;
 
 impl Messenger {
     /// Encrypts `content` for every device of `contact` and sends it in one request, correcting
-    /// the device list as the relay reports it (409, 410).
+    /// the device list as the relay reports it (409, 410); to exactly the carded devices for a
+    /// contact whose card is authoritative ([`ContactCard::fixed_devices`]).
     async fn send_content(&self, contact: &ContactCard, content: &[u8]) -> Result<()> {
         let mut last = None;
         for _ in 0..SEND_ATTEMPTS {
@@ -59,10 +60,15 @@ impl Messenger {
                     .collect::<Result<Vec<_>>>()?
             };
             self.inner.requests.fetch_add(1, Ordering::Relaxed);
-            match self.inner.client.send(contact.account, messages).await? {
+            let client = &self.inner.client;
+            let sent = match contact.fixed_devices {
+                true => client.send_listed(contact.account, messages).await?,
+                false => client.send(contact.account, messages).await?,
+            };
+            match sent {
                 Ok(()) => return Ok(()),
                 Err(e) => {
-                    self.correct_devices(contact, &e)?;
+                    self.correct_devices(contact, &e).await?;
                     last = Some(e);
                 }
             }
@@ -204,19 +210,18 @@ impl Messenger {
             let key = combine(&keys);
             self.inner.requests.fetch_add(1, Ordering::Relaxed);
             let client = &self.inner.client;
+            let listed = members.iter().all(|m| m.fixed_devices);
             let outcome = match private.is_empty() {
-                true => client.multi_send(sent, &key).await?,
-                false => client.multi_send_parts(sent, &ciphertexts, &key).await?,
+                true => client.multi_send(sent, &key, listed).await?,
+                false => {
+                    let parts = &ciphertexts;
+                    client.multi_send_parts(sent, parts, &key, listed).await?
+                }
             };
             match outcome {
                 Ok(()) => return Ok(()),
                 Err(e) => {
-                    // The relay names devices, not accounts: apply the list to every member it
-                    // fits (a 409 here names one account's devices in Signal; ours sends one
-                    // device per member, so a correction means a re-registration).
-                    for m in &members {
-                        self.correct_devices(m, &e)?;
-                    }
+                    self.correct_members(&members, &e).await?;
                     last = Some(e);
                 }
             }

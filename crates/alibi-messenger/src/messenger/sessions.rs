@@ -114,10 +114,16 @@ impl Messenger {
                 }
                 e => Error::Protocol(e),
             })?;
-            let reg = b.registration_id;
+            // A device the card did not list (a 409 named it) joins the list only now, its bundle
+            // checked against the pinned identity and its session open.
+            let (id, reg) = (b.device_id, b.registration_id);
             self.update_devices(&contact.name, |ds| {
-                for d in ds.iter_mut().filter(|d| d.id == b.device_id) {
-                    d.registration_id = reg;
+                match ds.iter_mut().find(|d| d.id == id) {
+                    Some(d) => d.registration_id = reg,
+                    None => ds.push(Device {
+                        id,
+                        registration_id: reg,
+                    }),
                 }
             })?;
         }
@@ -154,28 +160,42 @@ impl Messenger {
         )
     }
 
-    /// Applies a 409 or 410 to the contact's device list; other answers are final.
-    pub(super) fn correct_devices(&self, contact: &ContactCard, e: &SendError) -> Result<()> {
+    /// Applies a 409 or 410 to the contact's device list; other answers are final. A device the
+    /// relay says is missing is added only once its bundle was fetched and checked against the
+    /// pinned identity (its session opened); a contact whose card is authoritative is never
+    /// changed: the relay's word that a carded device does not exist makes it undeliverable.
+    pub(super) async fn correct_devices(&self, contact: &ContactCard, e: &SendError) -> Result<()> {
         match e {
             SendError::MismatchedDevices { missing, extra } => {
-                let identity = contact.session_identity()?;
-                {
-                    let mut store = self.store();
-                    for &d in missing {
-                        store.save_identity(&address(contact.account, d), &identity)?;
+                if contact.fixed_devices {
+                    return Err(undeliverable(contact, e));
+                }
+                if !extra.is_empty() {
+                    self.update_devices(&contact.name, |ds| ds.retain(|d| !extra.contains(&d.id)))?;
+                }
+                if !missing.is_empty() {
+                    let unusable = |why: String| Error::Send {
+                        contact: contact.name.clone(),
+                        error: SendError::Other(
+                            404,
+                            format!("devices {missing:?} the relay named: {why}"),
+                        ),
+                    };
+                    self.fetch_sessions(contact, missing)
+                        .await
+                        .map_err(|e| match e {
+                            e @ Error::IdentityMismatch { .. } => e,
+                            e => unusable(e.to_string()),
+                        })?;
+                    let added = self.contact(&contact.name)?;
+                    if let Some(d) = missing
+                        .iter()
+                        .find(|&&d| !added.devices.iter().any(|x| x.id == d))
+                    {
+                        return Err(unusable(format!("no bundle for device {d}")));
                     }
                 }
-                self.update_devices(&contact.name, |ds| {
-                    ds.retain(|d| !extra.contains(&d.id));
-                    for &id in missing {
-                        if !ds.iter().any(|d| d.id == id) {
-                            ds.push(Device {
-                                id,
-                                registration_id: 0,
-                            });
-                        }
-                    }
-                })
+                Ok(())
             }
             SendError::StaleDevices(stale) => {
                 let mut store = self.store();
@@ -184,8 +204,61 @@ impl Messenger {
                 }
                 Ok(())
             }
+            SendError::Accounts(lists) => {
+                let Some((_, l)) = lists.iter().find(|(a, _)| *a == contact.account) else {
+                    return Ok(());
+                };
+                let conflict = SendError::MismatchedDevices {
+                    missing: l.missing_devices.clone(),
+                    extra: l.extra_devices.clone(),
+                };
+                if !l.missing_devices.is_empty() || !l.extra_devices.is_empty() {
+                    return Box::pin(self.correct_devices(contact, &conflict)).await;
+                }
+                let stale = SendError::StaleDevices(l.stale_devices.clone());
+                Box::pin(self.correct_devices(contact, &stale)).await
+            }
+            SendError::Undeliverable { .. } | SendError::Other(404 | 413, _) => {
+                Err(undeliverable(contact, e))
+            }
             SendError::Other(..) => Err(Error::Send {
                 contact: contact.name.clone(),
+                error: e.clone(),
+            }),
+        }
+    }
+
+    /// Applies a group send's refusal to each member it names, and to no other: a 409 or 410
+    /// names the accounts whose lists were wrong, a 404 or 413 the accounts the relay will not
+    /// deliver to (all of those are named at once). A refusal that names no account is final.
+    pub(super) async fn correct_members(
+        &self,
+        members: &[ContactCard],
+        e: &SendError,
+    ) -> Result<()> {
+        match e {
+            SendError::Accounts(lists) => {
+                for m in members
+                    .iter()
+                    .filter(|m| lists.iter().any(|(a, _)| *a == m.account))
+                {
+                    self.correct_devices(m, e).await?;
+                }
+                Ok(())
+            }
+            SendError::Undeliverable { accounts, .. } => {
+                let named: Vec<String> = members
+                    .iter()
+                    .filter(|m| accounts.contains(&m.account))
+                    .map(|m| m.name.clone())
+                    .collect();
+                Err(Error::Undeliverable {
+                    contacts: named,
+                    reason: e.to_string(),
+                })
+            }
+            e => Err(Error::Send {
+                contact: "the group".into(),
                 error: e.clone(),
             }),
         }
@@ -203,5 +276,13 @@ impl Messenger {
             r?;
         }
         Ok(())
+    }
+}
+
+/// The relay's word that `contact` cannot be delivered to, for its account.
+fn undeliverable(contact: &ContactCard, e: &SendError) -> Error {
+    Error::Undeliverable {
+        contacts: vec![contact.name.clone()],
+        reason: e.to_string(),
     }
 }

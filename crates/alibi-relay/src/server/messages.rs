@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use alibi_relay_api::access::{self, AccessKey};
 use alibi_relay_api::messages::{MultiRecipientResponse, OutgoingMessages, SendResponse};
 use alibi_relay_api::proto::{envelope, Envelope, MultiRecipientParts};
-use alibi_relay_api::ErrorBody;
+use alibi_relay_api::{paths, AccountDevices, DeviceLists, ErrorBody};
 use alibi_sealed_sender::v2::{self, SentMessage};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -63,46 +63,94 @@ pub(crate) fn hand_over(s: &AppState, deliveries: Vec<(Uuid, u8, Outgoing)>) {
     }
 }
 
-/// Signal-Server's device checks: 409 for missing or extra devices, 410 for stale registrations.
-fn check_devices(devices: &[DeviceInfo], given: &[(u8, u16)], skip: Option<u8>) -> ApiResult<()> {
-    let mut missing = vec![];
-    let mut extra = vec![];
-    let mut stale = vec![];
+/// Signal-Server's comparison of an account's devices with a request's `given` (device,
+/// registration id) list, `skip` (the sender's own device) aside: the devices it left out, those
+/// it named that the account lacks, and those whose registration changed. With `listed` (the
+/// request's [`paths::LISTED_DEVICES`] header), the devices left out are not missing: the sender
+/// delivers to exactly those it lists.
+fn compare_devices(
+    devices: &[DeviceInfo],
+    given: &[(u8, u16)],
+    skip: Option<u8>,
+    listed: bool,
+) -> DeviceLists {
+    let mut lists = DeviceLists::default();
     for d in devices {
         if Some(d.device_id) == skip {
             continue;
         }
         match given.iter().find(|g| g.0 == d.device_id) {
-            None => missing.push(d.device_id),
-            Some(g) if g.1 != d.registration_id => stale.push(d.device_id),
+            None if !listed => lists.missing_devices.push(d.device_id),
+            None => {}
+            Some(g) if g.1 != d.registration_id => lists.stale_devices.push(d.device_id),
             Some(_) => {}
         }
     }
     for g in given {
         if !devices.iter().any(|d| d.device_id == g.0) || Some(g.0) == skip {
-            extra.push(g.0);
+            lists.extra_devices.push(g.0);
         }
     }
-    if !missing.is_empty() || !extra.is_empty() {
+    lists
+}
+
+/// Signal-Server's answers for one account's lists: 409 for missing or extra devices, then 410
+/// for stale registrations.
+fn check_devices(lists: DeviceLists) -> ApiResult<()> {
+    if !lists.missing_devices.is_empty() || !lists.extra_devices.is_empty() {
         return Err(ApiError::with(
             StatusCode::CONFLICT,
             ErrorBody {
-                missing_devices: Some(missing),
-                extra_devices: Some(extra),
+                missing_devices: Some(lists.missing_devices),
+                extra_devices: Some(lists.extra_devices),
                 ..ErrorBody::new("missing or extra devices")
             },
         ));
     }
-    if !stale.is_empty() {
+    if !lists.stale_devices.is_empty() {
         return Err(ApiError::with(
             StatusCode::GONE,
             ErrorBody {
-                stale_devices: Some(stale),
+                stale_devices: Some(lists.stale_devices),
                 ..ErrorBody::new("stale registration ids")
             },
         ));
     }
     Ok(())
+}
+
+/// The answers of a multi-recipient send for every account's lists at once, each account named
+/// (Signal-Server's `[{uuid, devices}]`): 409 listing the accounts with missing or extra
+/// devices, else 410 listing those with stale ones.
+fn check_accounts(lists: Vec<AccountDevices>) -> ApiResult<()> {
+    let conflict = |a: &AccountDevices| {
+        !a.devices.missing_devices.is_empty() || !a.devices.extra_devices.is_empty()
+    };
+    let (status, error, wrong): (_, _, Vec<AccountDevices>) = if lists.iter().any(conflict) {
+        let wrong = lists.into_iter().filter(conflict).collect();
+        (StatusCode::CONFLICT, "missing or extra devices", wrong)
+    } else {
+        let stale = |a: &AccountDevices| !a.devices.stale_devices.is_empty();
+        let wrong: Vec<AccountDevices> = lists.into_iter().filter(stale).collect();
+        if wrong.is_empty() {
+            return Ok(());
+        }
+        (StatusCode::GONE, "stale registration ids", wrong)
+    };
+    Err(ApiError::with(
+        status,
+        ErrorBody {
+            accounts: Some(wrong),
+            ..ErrorBody::new(error)
+        },
+    ))
+}
+
+/// Whether a send carries the [`paths::LISTED_DEVICES`] header.
+fn listed_only(headers: &HeaderMap) -> bool {
+    headers
+        .get(paths::LISTED_DEVICES)
+        .is_some_and(|v| v.as_bytes() == b"1")
 }
 
 /// `PUT /v1/messages/{account}`: one message per device of the account, all stored or none.
@@ -151,7 +199,15 @@ pub(crate) async fn send(
         .map(|m| (m.destination_device_id, m.destination_registration_id))
         .collect();
     let own_device = sender.and_then(|(a, d)| (a == target).then_some(d));
-    check_devices(&devices, &given, own_device)?;
+    if given.is_empty() {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "no device listed"));
+    }
+    check_devices(compare_devices(
+        &devices,
+        &given,
+        own_device,
+        listed_only(&headers),
+    ))?;
     let now = now_ms();
     let deliveries = req
         .messages
@@ -319,8 +375,23 @@ async fn multi_send(
             "an account is listed twice (as ACI and as PNI)",
         ));
     }
+    let lists = sent
+        .recipients
+        .iter()
+        .filter(|r| !r.devices.is_empty())
+        .map(|r| AccountDevices {
+            uuid: r.service_id.uuid.to_string(),
+            devices: compare_devices(
+                &accounts[&r.service_id.uuid].devices,
+                &r.devices,
+                None,
+                listed_only(headers),
+            ),
+        })
+        .collect();
+    check_accounts(lists)?;
     let key = Uuid::new_v4();
-    let deliveries = envelopes(&sent, &accounts, parts, key)?;
+    let deliveries = envelopes(&sent, parts, key)?;
     let n = deliveries.len() as u64;
     s.metrics
         .time(
@@ -348,10 +419,9 @@ async fn multi_send(
 }
 
 /// The envelope each listed device of `sent` gets (its `C || AT` and its part, if any; the
-/// shared part is stored once under `key`), after checking each account's device list.
+/// shared part is stored once under `key`); the device lists are checked already.
 fn envelopes(
     sent: &SentMessage<'_>,
-    accounts: &HashMap<Uuid, CachedAccount>,
     parts: Option<DeviceParts>,
     key: Uuid,
 ) -> ApiResult<Vec<(Uuid, u8, Envelope)>> {
@@ -365,7 +435,6 @@ fn envelopes(
         .into_iter();
     for r in sent.recipients.iter().filter(|r| !r.devices.is_empty()) {
         let account = r.service_id.uuid;
-        check_devices(&accounts[&account].devices, &r.devices, None)?;
         let c_and_at = sent.key_material(r).expect("has devices").to_vec();
         // Stored per device: C || AT (48 bytes) and its part; the rest is the shared part.
         for &(d, _) in &r.devices {

@@ -266,15 +266,24 @@ impl From<Error> for ApiError {
             Error::AccountExists => ApiError::new(StatusCode::CONFLICT, "account exists"),
             Error::NotFound(w) => ApiError::new(StatusCode::NOT_FOUND, format!("{w} not found")),
             Error::BadRequest(m) => ApiError::new(StatusCode::BAD_REQUEST, m),
-            Error::MailboxFull(a, d) => ApiError::new(
+            Error::MailboxFull(a, d) => ApiError::with(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the mailbox of {a}.{d} is full; nothing was stored"),
+                ErrorBody {
+                    full: Some(vec![a.to_string()]),
+                    ..ErrorBody::new(format!(
+                        "the mailbox of {a}.{d} is full; nothing was stored"
+                    ))
+                },
             ),
-            Error::SenderShareFull(a, d) => ApiError::new(
+            Error::SenderShareFull(a, d) => ApiError::with(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                format!(
-                    "this sender's share of the mailbox of {a}.{d} is used up; nothing was stored"
-                ),
+                ErrorBody {
+                    full: Some(vec![a.to_string()]),
+                    ..ErrorBody::new(format!(
+                        "this sender's share of the mailbox of {a}.{d} is used up; nothing was \
+                         stored"
+                    ))
+                },
             ),
             // The store's text (paths, SQL, addresses) is for the operator, not the client.
             e => {

@@ -1,0 +1,147 @@
+//! Issue 65, item 1: a party's own account, and outsiders' mail, must not stop every run with
+//! nobody named. Each test is the attack on the wire (party processes on a relay process),
+//! failing before its defence.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Child;
+
+use alibi_messenger::{ContactCard, Messenger};
+use alibi_relay_api::messages::OutgoingMessage;
+use common::code;
+use common::mpc::{keygen_with, relay, setup, PASS};
+
+/// Key generation by every party of `dirs` under `session` over `transport`; their outputs.
+fn keygen_all(
+    d: &Path,
+    dirs: &[PathBuf],
+    group: &str,
+    session: &str,
+    transport: &str,
+) -> Vec<std::process::Output> {
+    let more = ["--session", session, "--transport", transport, "--force"];
+    let children: Vec<Child> = (0..dirs.len())
+        .map(|i| {
+            let pk = d.join(format!("{i}.pk"));
+            keygen_with(&dirs[i], group, &pk, "10", &more)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect()
+}
+
+/// A member links a second device to its own account (with its primary's password; the new
+/// device uploads no prekeys) and then plays honestly. The others send to the device its card
+/// in the group file lists, and nothing else: every run finishes (group and pairwise channels),
+/// and no phantom device is written for any member. Before, every honest sender got 409
+/// "missing [2]", added device 2 (in group mode to every member), failed to fetch its bundle and
+/// exited 3, no party blamed.
+#[test]
+fn a_device_the_card_does_not_list_stops_nothing() {
+    let d = common::scratch("mpc-linked-device");
+    let relay = relay(&d);
+    let names = ["la", "lb", "lc"];
+    let (dirs, group) = setup(&d, &relay, &names, 1);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let lc = Messenger::open(&dirs[2], PASS.as_bytes()).await.unwrap();
+        lc.relay_client()
+            .add_device(2, 4242, "a-second-device-password")
+            .await
+            .expect("lc links device 2 to its own account");
+    });
+    for transport in ["group", "pairwise"] {
+        for (i, o) in keygen_all(&d, &dirs, &group, transport, transport)
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(
+                code(o),
+                0,
+                "{transport}, {}: {}",
+                names[i],
+                common::stderr(o)
+            );
+        }
+    }
+    for dir in &dirs[..2] {
+        let text = std::fs::read_to_string(dir.join(alibi_messenger::CONTACTS_FILE)).unwrap();
+        let cards: Vec<ContactCard> = serde_json::from_str(&text).unwrap();
+        for c in cards {
+            let ids: Vec<u8> = c.devices.iter().map(|d| d.id).collect();
+            assert_eq!(
+                ids,
+                [1],
+                "{}: {} has no phantom device",
+                dir.display(),
+                c.name
+            );
+        }
+    }
+}
+
+/// Outsiders fill a member's mailbox before a run (four accounts of their own, each within its
+/// share of the mailbox). The relay then refuses every message for that member (413, naming its
+/// account): the others stop the run naming it unreachable, with the relay's answer, and say
+/// how to go on without it; nobody is blamed. Before, they stopped with an anonymous transport
+/// fault.
+#[test]
+fn a_member_whose_mailbox_is_full_is_named_unreachable() {
+    let d = common::scratch("mpc-full-mailbox");
+    let relay = common::mpc::relay_with(&d, &["--mailbox-messages", "8"]);
+    let names = ["fa", "fb", "fc"];
+    let (dirs, group) = setup(&d, &relay, &names, 1);
+    let card: ContactCard = ContactCard::from_json(
+        &std::fs::read_to_string(dirs[2].join(alibi_messenger::CARD_FILE)).unwrap(),
+    )
+    .unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let filled = rt.block_on(async {
+        let mut stored = 0;
+        for reg in 1..=4u16 {
+            let outsider = alibi_messenger::RelayClient::register(
+                relay.url.as_str(),
+                &outsider_identity(),
+                reg,
+                "an-outsider-password-1",
+            )
+            .await
+            .unwrap();
+            for _ in 0..2 {
+                let junk = OutgoingMessage {
+                    kind: 1,
+                    destination_device_id: 1,
+                    destination_registration_id: card.devices[0].registration_id,
+                    content: vec![7; 32],
+                };
+                if let Ok(Ok(())) = outsider.send(card.account, vec![junk]).await {
+                    stored += 1;
+                }
+            }
+        }
+        stored
+    });
+    assert_eq!(filled, 8, "the outsiders filled fc's mailbox");
+    // fc is not started: its mailbox stays full.
+    let outs = keygen_all(&d, &dirs[..2], &group, "full", "group");
+    for (i, o) in outs.iter().enumerate() {
+        let err = common::stderr(o);
+        assert_eq!(code(o), 3, "{}: {err}", names[i]);
+        assert!(
+            err.contains("will not deliver to fc (") && err.contains("413"),
+            "{}: {err}",
+            names[i]
+        );
+        assert!(err.contains("--exclude fc"), "{err}");
+    }
+}
+
+fn outsider_identity() -> Vec<u8> {
+    alibi_handshake::IdentityKeyPair::generate(&mut rand_core::UnwrapErr(getrandom::SysRng))
+        .identity
+        .serialize()
+        .to_vec()
+}
