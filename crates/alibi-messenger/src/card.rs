@@ -84,6 +84,26 @@ pub struct ContactCard {
     pub fixed_devices: bool,
 }
 
+/// Whether a character of another party's words (a name on its card, a reason it gives) may be
+/// shown: not a control character, and not an invisible formatting one (bidirectional overrides
+/// and isolates, zero-width characters, tags), with which such words could hide or reorder what
+/// a terminal shows.
+pub fn printable(c: char) -> bool {
+    !c.is_control()
+        && !matches!(
+            c,
+            '\u{00AD}'
+                | '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{E0000}'..='\u{E007F}'
+        )
+}
+
 impl ContactCard {
     /// Parses and checks a card.
     pub fn from_json(text: &str) -> Result<Self> {
@@ -102,10 +122,10 @@ impl ContactCard {
         let bad = |m: &str| Error::Card(format!("{}: {m}", self.name));
         if self.name.is_empty()
             || self.name.len() > 64
-            || self.name.chars().any(|c| c.is_control() || c == ',')
+            || self.name.chars().any(|c| !printable(c) || c == ',')
         {
             return Err(Error::Card(format!(
-                "name {:?}: 1 to 64 characters, no commas or control characters",
+                "name {:?}: 1 to 64 characters, no commas, control or invisible formatting characters",
                 self.name
             )));
         }

@@ -31,7 +31,7 @@ mod prekeys;
 mod profile;
 pub mod relay;
 
-pub use card::{ContactCard, Device, Handshake, PQ_SUITE};
+pub use card::{printable, ContactCard, Device, Handshake, PQ_SUITE};
 pub use messenger::{
     Group, Inbox, Kind, Messenger, Options, Received, CARD_FILE, CONTACTS_FILE, IDENTITY_FILE,
     STORE_FILE,

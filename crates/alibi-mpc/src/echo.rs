@@ -653,7 +653,7 @@ pub(crate) fn stop_reason(wire: &[u8]) -> String {
         .map(|sb| {
             String::from_utf8_lossy(&sb.body)
                 .chars()
-                .filter(|c| !c.is_control())
+                .filter(|&c| alibi_messenger::printable(c))
                 .take(300)
                 .collect()
         })
@@ -669,6 +669,16 @@ pub(crate) fn fuzz_decoders(data: &[u8]) {
 mod tests {
     use super::*;
     use crate::transport::MemoryTransport;
+
+    /// Issue 65, item 9: a stop reason keeps printable text only; a bidirectional override, a
+    /// zero-width space and a tag character would otherwise reach the user's terminal.
+    #[test]
+    fn a_stop_reason_keeps_printable_text_only() {
+        let party = &crate::test_parties(2)[0];
+        let body = "relay down\u{202E}txt.exe\u{200B}\u{2066}ok\u{E0041}\u{0007}".as_bytes();
+        let wire = party.sign_broadcast(&[1; 16], crate::ROUND_STOP, body.to_vec());
+        assert_eq!(stop_reason(&wire), "relay downtxt.exeok");
+    }
     use getrandom::SysRng;
     use rand_core::UnwrapErr;
 

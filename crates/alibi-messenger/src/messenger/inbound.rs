@@ -50,6 +50,15 @@ impl Incoming {
     pub(super) fn guid(&self) -> Option<Uuid> {
         self.envelope.guid()
     }
+
+    /// Who sent it, as far as known: the sender certificate of a sealed message once opened,
+    /// else the envelope's source.
+    pub(super) fn sender(&self) -> Option<&str> {
+        match &self.sealed {
+            Some(usmc) => Some(usmc.sender.sender_uuid.as_str()),
+            None => self.envelope.source_service_id.as_deref(),
+        }
+    }
 }
 
 impl Messenger {

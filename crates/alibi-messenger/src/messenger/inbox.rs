@@ -17,6 +17,9 @@ const TOP_UP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 /// Undecryptable-yet envelopes kept at most (below the relay's window of 64 unacknowledged, so
 /// the relay keeps delivering); beyond it the oldest is given up.
 const PENDING_MAX: usize = 48;
+/// Of those, at most this many from one sender: beyond it that sender's oldest is given up, so
+/// one contact's undecryptable envelopes never push out another's (it would take three).
+const PENDING_PER_SENDER: usize = 16;
 /// Envelopes taken from the relay's stream at once, when that many have arrived.
 const BATCH_MAX: usize = 64;
 
@@ -77,11 +80,10 @@ impl Messenger {
                             continue;
                         }
                         Outcome::Later => {
-                            pending.push_back(incoming);
-                            if pending.len() > PENDING_MAX {
-                                if let Some(old) = pending.pop_front() {
-                                    task_acker.ack(old.guid());
-                                }
+                            let given_up =
+                                wait(&mut pending, incoming, |i| i.sender().map(str::to_owned));
+                            for old in given_up {
+                                task_acker.ack(old.guid());
                             }
                             continue;
                         }
@@ -108,6 +110,24 @@ impl Messenger {
             rejected,
         }
     }
+}
+
+/// Puts `item` in the waiting room and returns what it gives up for it: the oldest of the same
+/// sender's beyond [`PENDING_PER_SENDER`], then the oldest of all beyond [`PENDING_MAX`].
+fn wait<T>(pending: &mut VecDeque<T>, item: T, sender: impl Fn(&T) -> Option<String>) -> Vec<T> {
+    let who = sender(&item);
+    let mut given_up = vec![];
+    let same = pending.iter().filter(|p| sender(p) == who).count();
+    if same >= PENDING_PER_SENDER {
+        if let Some(at) = pending.iter().position(|p| sender(p) == who) {
+            given_up.extend(pending.remove(at));
+        }
+    }
+    pending.push_back(item);
+    if pending.len() > PENDING_MAX {
+        given_up.extend(pending.pop_front());
+    }
+    given_up
 }
 
 /// The envelopes an inbox gave up on: how many, and the latest reasons.
@@ -187,6 +207,32 @@ impl Drop for Inbox {
 mod tests {
     use std::sync::atomic::Ordering;
     use std::time::Duration;
+
+    /// Issue 65, item 9: one sender's undecryptable envelopes give up that sender's own oldest,
+    /// never another's. Before, 48 from one contact pushed out everyone else's waiting ones.
+    #[test]
+    fn one_sender_cannot_push_out_anothers_waiting_envelopes() {
+        let sender = |x: &(char, u32)| Some(x.0.to_string());
+        let mut pending = std::collections::VecDeque::new();
+        assert!(super::wait(&mut pending, ('h', 0), sender).is_empty());
+        let mut given_up = vec![];
+        for i in 0..100 {
+            given_up.extend(super::wait(&mut pending, ('x', i), sender));
+        }
+        assert!(
+            pending.contains(&('h', 0)),
+            "the honest sender's envelope still waits"
+        );
+        assert_eq!(pending.len(), 1 + super::PENDING_PER_SENDER);
+        assert!(given_up.iter().all(|g| g.0 == 'x'));
+        // Many senders: the waiting room stays bounded, the oldest of all given up.
+        for s in 'a'..='f' {
+            for i in 0..10 {
+                super::wait(&mut pending, (s, i), sender);
+            }
+        }
+        assert_eq!(pending.len(), super::PENDING_MAX);
+    }
 
     use alibi_relay::local::LocalRelay;
     use alibi_relay::server::Config;
