@@ -352,7 +352,15 @@ fn failed_mpc_init_leaves_no_directory() {
         .env("ALIBI_PASSPHRASE", "correct horse")
         .output()
         .unwrap();
-    assert_ne!(code(&o), 0);
+    // The run failed where it should: at the relay (exit 3, a transport fault), which `mpc init`
+    // contacts only after creating the directory; a usage error (exit 2) would have stopped it
+    // before, leaving nothing to clean up and this test nothing to check.
+    let e = stderr(&o);
+    assert_eq!(code(&o), 3, "{e}");
+    assert!(
+        e.starts_with("alibi: relay: ") && e.contains("http://127.0.0.1:1/"),
+        "{e}"
+    );
     assert!(!d.join("newdir").exists(), "{dir} left behind");
 }
 

@@ -46,7 +46,8 @@ pub const ROUNDS_PER_PROTOCOL: u16 = 0x100;
 
 /// [`delivery`] for the `k`-th of several protocols run one after another on one net (key
 /// generation, then auxiliary information): its rounds are `k * ROUNDS_PER_PROTOCOL +
-/// round`, and it hears only its own.
+/// round`, and it hears only its own. `k` is below 63: the last rounds below
+/// [`crate::net::MAX_ROUND`] are [`Net::conclude`]'s.
 pub fn delivery_from<T, M>(net: &Net<T>, k: u16) -> (Incomings<M>, Outgoings<M>)
 where
     T: Transport + 'static,
@@ -121,6 +122,11 @@ async fn send<T: Transport, M: ProtocolMessage + Serialize>(
         )));
     }
     let round = first + out.msg.round();
+    if round >= crate::net::ROUND_CONFIRM {
+        return Err(Error::Parameters(format!(
+            "round {round} is one of the rounds Net::conclude keeps"
+        )));
+    }
     let bytes = crate::encode(&out.msg);
     match out.recipient {
         MessageDestination::AllParties => net.broadcast(round, bytes).await,

@@ -50,6 +50,10 @@ pub const MAX_ROUND: u16 = 0x3fff;
 /// The echo of protocol round `r` travels as round `ECHO + r`.
 const ECHO: u16 = 0x4000;
 
+/// [`Net::conclude`]'s rounds: every participant's digest of the outcome, then its close.
+pub(crate) const ROUND_CONFIRM: u16 = MAX_ROUND - 1;
+pub(crate) const ROUND_CLOSE: u16 = MAX_ROUND;
+
 /// How a message travelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
@@ -326,6 +330,56 @@ impl<T: Transport> Net<T> {
             vec![],
         )
         .await
+    }
+
+    /// Ends a run alike at every participant: each broadcasts `digest` (its outcome, e.g. the
+    /// key it holds and who holds shares of it) and waits for every other's. Equal digests from
+    /// all: `Ok`, after a close round in which the party lingers (up to six want intervals)
+    /// so that a participant still missing a part of the run can ask it for one. A different
+    /// digest: [`Error::Aborted`] naming the parties that confirmed another outcome (their
+    /// signed confirms are the evidence), nobody blamed for it. Not all in time:
+    /// [`Error::Unreachable`]. So a party claims the outcome only once every participant has
+    /// computed the same, and a lost message is still answered by a party that finished.
+    pub async fn conclude(&self, digest: [u8; 32]) -> Result<()> {
+        self.broadcast(ROUND_CONFIRM, digest.to_vec()).await?;
+        let mut differ = vec![];
+        for _ in self.others() {
+            let m = self.recv_round(ROUND_CONFIRM).await?;
+            if m.bytes != digest {
+                differ.push(m.sender);
+            }
+        }
+        if !differ.is_empty() {
+            return Err(Error::Aborted {
+                reason: format!(
+                    "parties {} hold another outcome of this run",
+                    crate::list(&differ)
+                ),
+                blamed: vec![],
+            });
+        }
+        self.close().await;
+        Ok(())
+    }
+
+    /// The close round of [`Net::conclude`]: best effort, errors ignored; it returns when every
+    /// other participant's close is here or after six want intervals.
+    async fn close(&self) {
+        if self.broadcast(ROUND_CLOSE, vec![]).await.is_err() {
+            return;
+        }
+        let linger = (self.config.timeout / 10)
+            .clamp(Duration::from_millis(100), Duration::from_secs(1))
+            * 6;
+        let others = self.others().len();
+        let _ = tokio::time::timeout(linger.min(self.config.timeout), async {
+            for _ in 0..others {
+                if self.recv_round(ROUND_CLOSE).await.is_err() {
+                    break;
+                }
+            }
+        })
+        .await;
     }
 
     /// Test hook: broadcasts a different, validly signed message to each recipient (what an

@@ -15,12 +15,13 @@ use alibi_frost::suite::{Ed25519, Secp256k1Tr};
 use alibi_frost::FrostSuite;
 use alibi_threshold_ecdsa as ecdsa;
 use round_based::MpcParty;
+use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
 use crate::delivery::delivery_from;
 use crate::net::Net;
 use crate::transport::Transport;
-use crate::{Error, PartyIndex, Result};
+use crate::{Error, PartyIndex, Result, SessionId};
 
 /// A threshold scheme from an established crate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -304,7 +305,27 @@ pub async fn keygen<T: Transport + 'static>(
             share.to_bytes().map_err(ecdsa_err)?
         }
     };
-    Share::from_scheme(scheme, net.participants().to_vec(), net.me(), &inner)
+    let share = Share::from_scheme(scheme, net.participants().to_vec(), net.me(), &inner)?;
+    // Nobody claims the key before every participant holds the same: a party still missing a
+    // message of the run can ask the others for it meanwhile.
+    net.conclude(outcome(&share, net.session())).await?;
+    Ok(share)
+}
+
+/// What key generation's participants confirm to each other: the scheme, the run, the public
+/// key, and who holds a share.
+fn outcome(share: &Share, session: SessionId) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"alibi mpc threshold keygen outcome v1\0");
+    h.update(share.scheme().name().as_bytes());
+    h.update([0]);
+    h.update(session);
+    h.update(share.public_key());
+    h.update((share.threshold() as u64).to_be_bytes());
+    for p in share.parties() {
+        h.update(p.to_be_bytes());
+    }
+    h.finalize().into()
 }
 
 async fn frost_keygen<T: Transport + 'static, C: FrostSuite>(

@@ -110,6 +110,47 @@ async fn offsetting_bad_shares_of_two_colluders_are_both_caught() {
     }
 }
 
+/// A reliable network that records every delivery.
+fn recording() -> (Adversary, Arc<std::sync::Mutex<Vec<Delivery>>>) {
+    let log = Arc::new(std::sync::Mutex::new(vec![]));
+    let l = log.clone();
+    let adversary: Adversary = Arc::new(move |d: &Delivery| {
+        l.lock().unwrap().push(*d);
+        true
+    });
+    (adversary, log)
+}
+
+/// The rounds in which `cheater` sent its round's parts to every one of `others` but nothing
+/// to `victim` (the withholding, as the network saw it), and of those the rounds in which
+/// `victim` got a forward from another party (not necessarily all: a party that has finished
+/// asks for no late round).
+fn withheld_and_forwarded(
+    log: &[Delivery],
+    cheater: PartyIndex,
+    victim: PartyIndex,
+    others: &[PartyIndex],
+) -> (BTreeSet<u16>, BTreeSet<u16>) {
+    let sent = |to: PartyIndex, round: u16| {
+        log.iter()
+            .any(|d| d.from == cheater && d.to == to && d.kind == 0 && d.round == round)
+    };
+    let rounds: BTreeSet<u16> = log.iter().map(|d| d.round).collect();
+    let withheld: BTreeSet<u16> = rounds
+        .into_iter()
+        .filter(|&r| others.iter().all(|&o| sent(o, r)) && !sent(victim, r))
+        .collect();
+    let forwarded = withheld
+        .iter()
+        .copied()
+        .filter(|&r| {
+            log.iter()
+                .any(|d| d.to == victim && d.from != cheater && d.kind == 2 && d.round == r)
+        })
+        .collect();
+    (withheld, forwarded)
+}
+
 /// A party that sends its broadcasts to all but one honest party (and answers no wants): the
 /// others forward them, so the victim does not call it silent and everyone ends alike, nobody
 /// named. The same for a partial signature withheld from one signer.
@@ -117,12 +158,28 @@ async fn offsetting_bad_shares_of_two_colluders_are_both_caught() {
 async fn a_broadcast_withheld_from_one_party_reaches_it_through_the_others() {
     let ps = parties(4);
     let cheat = [(4, Misbehaviour::WithholdBroadcastFrom(2))];
-    let results = keygen_all(&ps, 1, &cheat, reliable(), Duration::from_secs(2)).await;
+    let (network, log) = recording();
+    let results = keygen_all(&ps, 1, &cheat, network, Duration::from_secs(2)).await;
     let v = agreed(&results, &[1, 2, 3, 4], "withheld broadcast");
     assert!(v.ends_with("named []"), "{v}");
+    // The withholding happened (in some round party 4 sent 1 and 3 their parts, 2 nothing), and
+    // party 2 got the first such round, which it could not go on without, from a forward.
+    let (withheld, forwarded) = withheld_and_forwarded(&log.lock().unwrap(), 4, 2, &[1, 3]);
+    assert!(!withheld.is_empty(), "party 4 withheld nothing from 2");
+    assert!(
+        withheld.first().is_some_and(|r| forwarded.contains(r)),
+        "withheld from 2 in rounds {withheld:?}, forwarded to it in {forwarded:?} only"
+    );
     let shares = all_finish(&results);
     let cheat = [(4, Misbehaviour::WithholdBroadcastFrom(1))];
-    let signed = sign_all(&ps, &shares, &[1, 2, 4], b"m", &cheat, reliable()).await;
+    let (network, log) = recording();
+    let signed = sign_all(&ps, &shares, &[1, 2, 4], b"m", &cheat, network).await;
+    let (withheld, forwarded) = withheld_and_forwarded(&log.lock().unwrap(), 4, 1, &[2]);
+    assert!(!withheld.is_empty(), "signer 4 withheld nothing from 1");
+    assert!(
+        withheld.first().is_some_and(|r| forwarded.contains(r)),
+        "withheld from 1 in rounds {withheld:?}, forwarded to it in {forwarded:?} only"
+    );
     for (p, s) in signed {
         let s = s.unwrap_or_else(|e| panic!("signer {p}: {e}"));
         assert!(s.blamed.is_empty(), "{p}: {:?}", s.blamed);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -94,19 +94,35 @@ async fn parts_arrive_from_everyone_in_both_modes() {
 
 #[tokio::test]
 async fn a_lost_part_is_asked_for_again() {
-    // The first delivery of each kind from 1 to 2 is lost; wants bring both back.
-    let lost = [
-        Arc::new(AtomicBool::new(false)),
-        Arc::new(AtomicBool::new(false)),
-    ];
-    let keep = move |d: &Delivery| {
-        if d.from != 1 || d.to != 2 || d.kind != 0 || !(1..=2).contains(&d.round) {
-            return true;
-        }
-        lost[usize::from(d.round - 1)].swap(true, Ordering::SeqCst)
-    };
+    // The first delivery of each kind from 1 to 2 is lost; wants bring both back. Fresh flags
+    // for each mode (shared ones, set by the first run, would let the second lose nothing).
     for reliable in [false, true] {
-        check_delivered(run_all(nets(network(3, keep.clone()), reliable)).await);
+        let lost = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+        let wants = Arc::new(AtomicUsize::new(0));
+        let (l, w) = (lost.clone(), wants.clone());
+        let keep = move |d: &Delivery| {
+            if d.from == 2 && d.to == 1 && d.kind == 1 && (1..=2).contains(&d.round) {
+                w.fetch_add(1, Ordering::SeqCst);
+            }
+            if d.from != 1 || d.to != 2 || d.kind != 0 || !(1..=2).contains(&d.round) {
+                return true;
+            }
+            l[usize::from(d.round - 1)].swap(true, Ordering::SeqCst)
+        };
+        check_delivered(run_all(nets(network(3, keep), reliable)).await);
+        // The attack happened: both first deliveries were dropped, and party 2 asked party 1
+        // again (the drops would otherwise have left it waiting until its 2 s timeout).
+        for (round, l) in lost.iter().enumerate() {
+            assert!(
+                l.load(Ordering::SeqCst),
+                "reliable={reliable}: round {} from 1 to 2 was never dropped",
+                round + 1
+            );
+        }
+        assert!(
+            wants.load(Ordering::SeqCst) > 0,
+            "reliable={reliable}: party 2 never asked party 1 for a lost part"
+        );
     }
 }
 
@@ -170,8 +186,13 @@ async fn a_trickle_of_other_rounds_does_not_extend_a_rounds_wait() {
             other => panic!("expected unreachable, got {other:?}"),
         }
     }
-    assert!(!trickle.is_finished(), "the trickle was still going");
-    assert!(took < Duration::from_secs(4), "waited {took:?}");
+    // The trickle lasts 10.5 s: a wait it extended would end after it, not while it still runs.
+    assert!(
+        !trickle.is_finished(),
+        "the wait lasted as long as the trickle"
+    );
+    // Generous (the deadline is 2 s; a quiet timer reset by every part would give 12 s or more).
+    assert!(took < Duration::from_secs(8), "waited {took:?}");
     trickle.abort();
 }
 
@@ -236,7 +257,19 @@ async fn reliable_broadcast_names_an_equivocator() {
 
 #[tokio::test]
 async fn bad_parameters_are_refused() {
-    let (mut parties, mut network) = network(3, |_| true);
-    let (t, party) = (network.remove(0), parties.remove(0));
-    assert!(Net::new(t, party, SESSION, &[2, 3], config(false)).is_err());
+    // Each list of participants is refused for its own reason, before anything is sent.
+    let cases: [(&[PartyIndex], &str); 3] = [
+        (&[2, 3], "party 1 is not among the participants"),
+        (&[1, 2, 9], "party 9 is not in the group"),
+        (&[0, 1, 2], "party index 0 (indices start at 1)"),
+    ];
+    for (participants, why) in cases {
+        let (mut parties, mut network) = network(3, |_| true);
+        let (t, party) = (network.remove(0), parties.remove(0));
+        match Net::new(t, party, SESSION, participants, config(false)) {
+            Err(Error::Parameters(m)) => assert_eq!(m, why, "{participants:?}"),
+            Err(e) => panic!("{participants:?}: expected bad parameters, got {e}"),
+            Ok(_) => panic!("{participants:?}: accepted"),
+        }
+    }
 }

@@ -123,7 +123,9 @@ async fn duplicate_devices_in_multi_recipient_are_refused_400_in_bounded_memory(
     assert!(text.contains("twice"), "{text}");
     // The test's own 2 MiB body is counted too (the allocator sees the whole process).
     assert!(grew < 20 << 20, "peak memory grew by {grew} bytes");
-    assert!(took < Duration::from_millis(50), "{took:?}");
+    // Refused before any envelope was built: well under the 2.4 s the relay took before (a
+    // generous bound; the memory bound above is the tight one).
+    assert!(took < Duration::from_secs(1), "{took:?}");
 }
 
 /// N2: more device entries than [`alibi_relay::server::MAX_DEVICE_ENTRIES`], each distinct, are
@@ -291,6 +293,8 @@ async fn one_sender_s_flood_leaves_room_for_the_others() {
 struct SlowCount {
     inner: alibi_relay::store::redb::RedbRelayStore,
     counts: AtomicUsize,
+    /// Told when a count has ended.
+    counted: tokio::sync::Notify,
 }
 
 #[async_trait::async_trait]
@@ -298,7 +302,9 @@ impl RelayStore for SlowCount {
     async fn queued(&self) -> alibi_relay::Result<u64> {
         self.counts.fetch_add(1, Ordering::SeqCst);
         tokio::time::sleep(Duration::from_millis(2300)).await;
-        self.inner.queued().await
+        let n = self.inner.queued().await;
+        self.counted.notify_one();
+        n
     }
     async fn create_account(&self, a: Uuid, ik: &[u8], d: DeviceInfo) -> alibi_relay::Result<()> {
         self.inner.create_account(a, ik, d).await
@@ -368,6 +374,7 @@ async fn health_and_metrics_requests_share_one_store_count() {
     let store = Arc::new(SlowCount {
         inner: alibi_relay::store::redb::RedbRelayStore::create(dir.path().join("r.redb")).unwrap(),
         counts: AtomicUsize::new(0),
+        counted: tokio::sync::Notify::new(),
     });
     let relay = LocalRelay::start_on(store.clone(), cheap()).await.unwrap();
     let http = reqwest::Client::new();
@@ -395,8 +402,11 @@ async fn health_and_metrics_requests_share_one_store_count() {
         1,
         "one count for 40 requests"
     );
-    // The slow count, once done, answers the next requests.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The slow count, once done, answers the next requests (asked as soon as it has ended,
+    // well within the second it is kept for, not after a guessed sleep).
+    tokio::time::timeout(Duration::from_secs(10), store.counted.notified())
+        .await
+        .expect("the count ended");
     assert_eq!(get(paths::HEALTH).await, 200);
     assert_eq!(store.counts.load(Ordering::SeqCst), 1);
 }

@@ -114,7 +114,34 @@ async fn a_relay_certificate_from_another_ca_or_plain_http_is_refused() {
         "sender-secret-0123456",
     )
     .await;
-    assert!(plain.is_err());
+    // The request was sent (not a connection refused) and what came back was no HTTP answer.
+    match plain {
+        Err(alibi_messenger::Error::Relay(m)) => assert!(
+            m.contains(&format!("http://127.0.0.1:{}/v1/accounts", relay.port))
+                && m.contains("(SendRequest)")
+                && m.contains("invalid HTTP version parsed"),
+            "{m}"
+        ),
+        Err(e) => panic!("expected a relay error, got {e:?}"),
+        Ok(_) => panic!("plain HTTP to the TLS port registered an account"),
+    }
+    // What it was: a TLS alert record (content type 21, version 3.x), and then the end.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", relay.port))
+        .await
+        .unwrap();
+    tcp.write_all(b"GET /health HTTP/1.1\r\nHost: relay\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = vec![];
+    tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut answer))
+        .await
+        .expect("the relay closed the connection")
+        .ok();
+    assert!(
+        answer.len() >= 5 && answer[0] == 21 && answer[1] == 3,
+        "{answer:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

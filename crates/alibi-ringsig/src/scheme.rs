@@ -61,8 +61,14 @@ impl Scheme {
                 "GANDALF[Antrag, Mitaka] over Antrag keys at Falcon-512's lattice (the SHADOWFAX \
                  artifact's)"
             }
-            Scheme::Mayo1 => "MAYO-RS over MAYO_1 keys",
-            Scheme::Mayo2 => "MAYO-RS over MAYO_2 keys",
+            Scheme::Mayo1 => {
+                "MAYO-RS over MAYO_1 keys (MAYO round 2; round 3 changes MAYO_1's parameters: \
+                 docs/mayo.md)"
+            }
+            Scheme::Mayo2 => {
+                "MAYO-RS over MAYO_2 keys (MAYO round 2; round 3 raises MAYO_2's margin against \
+                 the wedge attack: docs/mayo.md)"
+            }
         }
     }
 
