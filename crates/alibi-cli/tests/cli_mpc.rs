@@ -626,6 +626,10 @@ fn cheating_processes_are_named_alike_by_every_honest_party() {
         ),
         (
             "equivocation",
+            // The withholding itself leaves no trace in the processes' output or files (nor in
+            // the relay's counters), so it is not checked here; agreement.rs's
+            // a_broadcast_withheld_from_one_party_reaches_it_through_the_others checks, on the
+            // in-memory network, that the hook withholds and that the others forward.
             &[(1, "equivocate-commit"), (2, "withhold-broadcast:1")],
             &[0, 2, 3, 4],
             "qualified: c1, c3, c4, c5",

@@ -163,8 +163,17 @@ impl KeyShare {
             ));
         }
         let body = codec::body_v(MAGIC, VERSION, bytes)?;
-        let inner: DirtyKeyShare<Curve, Security> = serde_json::from_slice(body)
-            .map_err(|_| Error::Malformed("key share: not cggmp24's key share"))?;
+        let not_a_share = || Error::Malformed("key share: not cggmp24's key share");
+        let json: serde_json::Value = serde_json::from_slice(body).map_err(|_| not_a_share())?;
+        // fast-paillier reads a big integer's `radix` unchecked, and num-bigint panics on one
+        // outside 2..=36 (found by the fuzz target): every radix is checked before decoding.
+        if !radixes_in_range(&json) {
+            return Err(Error::Malformed(
+                "key share: a number's radix is not 2 to 36",
+            ));
+        }
+        let inner: DirtyKeyShare<Curve, Security> =
+            serde_json::from_value(json).map_err(|_| not_a_share())?;
         let share = KeyShare { inner };
         // Precomputed tables are never written by to_bytes; a table from untrusted bytes would
         // be used unchecked by the protocol.
@@ -179,6 +188,19 @@ impl KeyShare {
         }
         share.valid()?;
         Ok(share)
+    }
+}
+
+/// Whether every `radix` field in `v` (a big integer's, as fast-paillier writes them) is a number
+/// from 2 to 36.
+fn radixes_in_range(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Object(m) => m.iter().all(|(k, v)| {
+            let ok = k != "radix" || v.as_u64().is_some_and(|r| (2..=36).contains(&r));
+            ok && radixes_in_range(v)
+        }),
+        serde_json::Value::Array(a) => a.iter().all(radixes_in_range),
+        _ => true,
     }
 }
 

@@ -172,6 +172,28 @@ fn primes_round_trip_and_refuse_bad_bytes() {
     assert!(Primes::from_bytes(b"ATEK\x02").is_err());
 }
 
+/// A big integer with a radix outside 2..=36 is refused, not a panic: fast-paillier passes the
+/// radix to num-bigint unchecked, which asserts (the fuzz target found it, 2026-12-05).
+#[test]
+fn a_radix_out_of_range_is_an_error_not_a_panic() {
+    let line = include_str!("vectors/key_share.hex")
+        .lines()
+        .next()
+        .expect("a line");
+    let bytes = hex::decode(line).expect("hex");
+    let text = String::from_utf8(bytes[5..].to_vec()).expect("JSON");
+    for radix in ["99", "1", "0", "37", "-3", "\"16\""] {
+        let edited = text.replacen("\"radix\":16", &format!("\"radix\":{radix}"), 1);
+        assert_ne!(edited, text, "the sample has a radix to edit");
+        let mut damaged = bytes[..5].to_vec();
+        damaged.extend_from_slice(edited.as_bytes());
+        assert!(
+            matches!(KeyShare::from_bytes(&damaged), Err(Error::Malformed(_))),
+            "radix {radix}"
+        );
+    }
+}
+
 /// Files written by alibi before CGGMP24 (cggmp21's two primes; cggmp21's key share, whose
 /// ring-Pedersen parameters reused the Paillier modulus) are refused by name, not as garbage.
 #[test]
