@@ -169,10 +169,17 @@ async fn cell(
     // A fresh relay per cell: what earlier cells left in a relay (their parties'
     // accounts, keys and last unacknowledged envelopes) would otherwise slow the
     // transports measured later, at n = 64 by about 1 s.
-    // Every party connects from loopback: no per-address connection cap.
+    // Every party connects from loopback: no per-address connection cap, and its accounts (up
+    // to 64 made at once) and their bundle fetches (each party's by 63 others) all come from
+    // there.
     let relay = LocalRelay::start(Config {
         delay: Duration::from_millis(delay),
         max_connections_per_address: usize::MAX,
+        prekey_fetches_per_target: alibi_relay::server::Rate::new(u32::MAX, 1e9),
+        per_address: alibi_relay::server::AddressLimits {
+            account_creations: alibi_relay::server::Rate::new(u32::MAX, 1e9),
+            ..Default::default()
+        },
         ..Config::default()
     })
     .await

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use alibi_akem::any::{self, PublicKey, SecretKey};
 use alibi_akem::detect::{Akem, Half, KeyError, Scheme};
-use alibi_akem::dh::looks_like_public_key;
 use alibi_akem::pq::Suite;
 use alibi_akem::{confirm, Error};
 use clap::{Subcommand, ValueEnum};
@@ -17,7 +16,7 @@ use serde_json::json;
 
 use crate::failure::{malformed, CmdResult, Failure};
 use crate::files::{
-    check_json, check_outputs, place_outputs, read_input, read_secret, Kind, Output, Own,
+    check_json, check_outputs, is_std, place_outputs, read_input, read_secret, Kind, Output, Own,
 };
 use crate::keys::KeyPairOut;
 use crate::report::{file_json, say, Format};
@@ -201,16 +200,27 @@ fn check_keys(akem: Akem, sk_path: &Path, sk: &[u8], pk_path: &Path, pk: &[u8]) 
         .map_err(|e| wrong_key(pk_path, e))
 }
 
-/// Refuses a DH-AKEM "secret key" that is a public key: both are 32 bytes, so the length cannot
-/// tell them apart, but a public key is a prime-order curve point (a random secret is one only
-/// about once in 32) and its file is readable by others (secret keys are written 0600). Both
-/// must hold, so a genuine secret is refused only in a loosely protected file, and the message
-/// says how to fix that.
-fn not_a_public_key(akem: Akem, path: &Path, sk: &[u8]) -> CmdResult {
-    if akem == Akem::Dh && looks_like_public_key(sk) && readable_by_others(path) {
+/// DH-AKEM's keys are 32 bytes on both halves, so the file tells which half it is, as ssh does
+/// for its keys: a secret key must be private to its owner (secret keys are written 0600), and a
+/// file private to its owner is not taken as a public key. The rule reads the file's mode, never
+/// the key's bytes (a genuine secret was refused at random before: one key in sixteen is also a
+/// prime-order point). Stdin (`-`) has no mode and is taken as given.
+fn dh_halves(akem: Akem, sk_path: &Path, pk_path: &Path) -> CmdResult {
+    if akem != Akem::Dh {
+        return Ok(());
+    }
+    if !is_std(sk_path) && readable_by_others(sk_path) {
         return Err(Failure::Usage(format!(
-            "{p} holds an X25519 public key, not a secret key (a curve point of prime order, in a file others can read); if it is a secret key, make it private first: chmod 600 {p}",
-            p = path.display()
+            "{p}: a DH-AKEM secret key in a file others can read; keep it private (chmod 600 {p}), \
+             as secret keys are written: a public key's file could not be told from it",
+            p = sk_path.display()
+        )));
+    }
+    if !is_std(pk_path) && !readable_by_others(pk_path) {
+        return Err(Failure::Usage(format!(
+            "{p} is private to its owner, as secret keys are written: give the public key's file \
+             (readable by others) here",
+            p = pk_path.display()
         )));
     }
     Ok(())
@@ -339,7 +349,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
                     scheme.name()
                 )));
             }
-            not_a_public_key(akem, &receiver_sk, &sk)?;
+            dh_halves(akem, &receiver_sk, &sender_pk)?;
             let r = SecretKey::from_bytes(akem, &sk)
                 .map_err(|e| malformed("receiver secret key", e))?;
             let s =
@@ -450,7 +460,7 @@ fn encap(
     let (scheme, suite) = scheme.resolve(suite)?;
     let akem = configuration(scheme, suite, &sender_sk, &sk)?;
     check_keys(akem, &sender_sk, &sk, &receiver_pk, &pk)?;
-    not_a_public_key(akem, &sender_sk, &sk)?;
+    dh_halves(akem, &sender_sk, &receiver_pk)?;
     // After the keys (a wrong key file is named first), before anything is derived.
     check_outputs(&outs, &inputs, force)?;
     let s = SecretKey::from_bytes(akem, &sk).map_err(|e| malformed("sender secret key", e))?;

@@ -63,6 +63,7 @@ impl Kind {
 }
 
 /// One file a command writes: the flag that named it, its path, what it holds and its bytes.
+#[derive(Clone, Copy)]
 pub struct Output<'a> {
     /// The option that named the file (`--sk`), for messages.
     pub flag: &'static str,
@@ -72,6 +73,99 @@ pub struct Output<'a> {
     pub kind: Kind,
     /// Its contents.
     pub data: &'a [u8],
+}
+
+/// Whether file descriptor 1 was closed when the process started, recorded before Rust's
+/// runtime replaces a closed standard descriptor by `/dev/null` (after which a write to it
+/// "succeeds" and the output is lost with exit 0).
+#[cfg(target_os = "linux")]
+static STDOUT_CLOSED_AT_START: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Runs from `.init_array`, before `main` and before the runtime touches descriptors 0-2.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+extern "C" fn record_stdout_at_start() {
+    // SAFETY: fcntl(F_GETFD) on a descriptor number reads its flags; no memory is passed.
+    let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+    STDOUT_CLOSED_AT_START.store(closed, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+#[used]
+#[link_section = ".init_array"]
+static RECORD_STDOUT_AT_START: extern "C" fn() = record_stdout_at_start;
+
+/// Whether stdout is usable: not closed at start (see [`STDOUT_CLOSED_AT_START`]).
+#[cfg(target_os = "linux")]
+pub fn stdout_open() -> bool {
+    !STDOUT_CLOSED_AT_START.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether file descriptor 1 is open now.
+#[cfg(all(unix, not(target_os = "linux")))]
+#[allow(unsafe_code)]
+pub fn stdout_open() -> bool {
+    // SAFETY: fcntl(F_GETFD) on a descriptor number reads its flags; no memory is passed.
+    unsafe { libc::fcntl(1, libc::F_GETFD) != -1 }
+}
+
+/// Whether stdout is open (assumed elsewhere than Unix).
+#[cfg(not(unix))]
+pub fn stdout_open() -> bool {
+    true
+}
+
+/// A path of a comma-separated list (`--ring "a.pk, b.pk"`), without the spaces around it.
+#[derive(Clone, Copy, Debug)]
+pub struct TrimmedPath;
+
+impl clap::builder::TypedValueParser for TrimmedPath {
+    type Value = PathBuf;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<PathBuf, clap::Error> {
+        let t = trim_os(value);
+        if t.is_empty() {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                "an empty entry in the list\n",
+            )
+            .with_cmd(cmd));
+        }
+        Ok(PathBuf::from(t))
+    }
+}
+
+/// A name without ASCII spaces around it; the bytes between are kept as they are (a path need
+/// not be UTF-8).
+#[cfg(unix)]
+fn trim_os(value: &std::ffi::OsStr) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::OsStr::from_bytes(value.as_bytes().trim_ascii()).to_owned()
+}
+
+/// A name without spaces around it (elsewhere than Unix, when it is Unicode).
+#[cfg(not(unix))]
+fn trim_os(value: &std::ffi::OsStr) -> std::ffi::OsString {
+    match value.to_str() {
+        Some(s) => s.trim().into(),
+        None => value.to_owned(),
+    }
+}
+
+/// A name of a comma-separated list (`--signers "alice, bob"`), without the spaces around it.
+pub fn trimmed(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err("an empty entry in the list".into());
+    }
+    Ok(t.to_owned())
 }
 
 /// Whether a path is `-`, which means stdin for a file read and stdout for one written.
@@ -349,6 +443,48 @@ pub fn place_outputs<'a>(outs: &[Output<'a>], force: bool) -> Result<Written<'a>
     put(outs, force)
 }
 
+/// Whether `o` names a regular file that already holds exactly `o.data`: writing it would change
+/// nothing, so it is no conflict (parties of one run writing the same public key or signature).
+fn holds_already(o: &Output) -> bool {
+    if is_std(o.path) || !o.path.is_file() {
+        return false;
+    }
+    let same_len = std::fs::metadata(o.path).is_ok_and(|m| m.len() == o.data.len() as u64);
+    same_len && std::fs::read(o.path).is_ok_and(|b| b == o.data)
+}
+
+/// The outputs that do not already hold exactly their bytes.
+fn pending<'a>(outs: &[Output<'a>]) -> Vec<Output<'a>> {
+    outs.iter().filter(|o| !holds_already(o)).copied().collect()
+}
+
+/// Writes a run's outputs when the run has computed something that cannot be computed again (a
+/// party's share): `secret` first, on its own, then the others, skipping any that already holds
+/// exactly its bytes. A clash of the others is reported after the secret is safe, saying so.
+pub fn write_secret_first(secret: &Output, others: &[Output], force: bool) -> CmdResult {
+    write_outputs(std::slice::from_ref(secret), force)?;
+    write_unless_same(others, force).map_err(|e| match e {
+        Failure::Usage(why) => Failure::Usage(format!(
+            "{why} (the share is written: {}; give each party its own outputs)",
+            secret.path.display()
+        )),
+        e => e,
+    })
+}
+
+/// [`write_outputs`], skipping an output that already holds exactly its bytes (no conflict).
+pub fn write_unless_same(outs: &[Output], force: bool) -> CmdResult {
+    let rest = pending(outs);
+    match write_outputs(&rest, force) {
+        // Parties sharing a path finish together: another may have placed the same bytes between
+        // the check and the write (placing is atomic, so what is there is whole).
+        Err(Failure::Usage(_)) if pending(&rest).len() < rest.len() => {
+            write_outputs(&pending(&rest), force)
+        }
+        done => done,
+    }
+}
+
 /// Replaces state files the command owns and has just read (a member's pending keys and
 /// certificates after one is used, notes in a party's directory): atomic, all or none, kept at
 /// the mode of their kind, and not checked against the rules for outputs, which would refuse them
@@ -374,6 +510,12 @@ fn put<'a>(outs: &[Output<'a>], force: bool) -> Result<Written<'a>, Failure> {
         written.placed.push(place(o, tmp, force)?);
     }
     for o in to_stdout {
+        if !stdout_open() {
+            return Err(Failure::Usage(format!(
+                "cannot write {} to stdout: stdout is closed",
+                o.flag
+            )));
+        }
         let mut out = std::io::stdout().lock();
         out.write_all(o.data)
             .and_then(|()| out.flush())

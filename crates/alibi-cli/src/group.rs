@@ -110,11 +110,11 @@ pub enum Cmd {
         /// The member's secret key
         #[arg(long, value_name = "FILE")]
         user_sk: PathBuf,
-        /// The member's credential, which counts the one-time keys used: with it, a restored
-        /// backup of the pending file (whose next key was used since) is refused instead of
-        /// signing with a WOTS+ one-time key a second time
+        /// The member's credential, which counts the one-time keys used: a restored backup of
+        /// the pending file (whose next key was used since) is refused instead of signing with
+        /// a WOTS+ one-time key a second time (so it is required)
         #[arg(long, value_name = "FILE")]
-        cred: Option<PathBuf>,
+        cred: PathBuf,
         /// The pending one-time seeds
         #[arg(long, value_name = "FILE")]
         pending: PathBuf,
@@ -235,6 +235,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 Error::UsernameTaken => {
                     Failure::Usage(format!("username '{username}' is already a member"))
                 }
+                Error::BadUsername => Failure::Usage(format!("--username {username:?}: {e}")),
                 e => malformed("manager state", e),
             })?;
             let c = Credential::new(m.public_key().params(), id, &cid_star)
@@ -286,7 +287,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
         } => sign_verb(
             &SignFiles {
                 user_sk,
-                cred,
+                cred: Some(cred),
                 pending,
                 certs,
             },

@@ -78,7 +78,9 @@ enum Area {
     /// The relay: Signal-Server-style accounts, prekeys, mailboxes and sealed sends
     #[command(subcommand)]
     Relay(relay::Cmd),
-    /// Threshold BLS between parties over the relay's pairwise or group channels
+    /// Threshold signatures between parties over the relay's pairwise or group channels: BLS
+    /// (alibi's own, identifiable abort), FROST-Ed25519, FROST-secp256k1 (taproot) and threshold
+    /// ECDSA (CGGMP24), each party its own process
     #[command(subcommand)]
     Mpc(mpc::Cmd),
     /// Every seed's headline table measured here, peers in the same run: a report with CSVs and plots

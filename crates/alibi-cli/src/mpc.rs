@@ -1,6 +1,7 @@
-//! `alibi mpc init|group|keygen|sign|verify|bench`: threshold BLS between parties that each run in
-//! their own process (one terminal, one machine, one directory each), talking through a relay
-//! over pinned Signal channels; and the paper's experiment comparing the transports.
+//! `alibi mpc init|group|keygen|sign|verify|aux|bench`: threshold signatures (BLS, FROST-Ed25519,
+//! FROST-secp256k1-tr, CGGMP24 ECDSA) between parties that each run in their own process (one
+//! terminal, one machine, one directory each), talking through a relay over pinned Signal
+//! channels; and the paper's experiment comparing the transports.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -25,8 +26,8 @@ use zeroize::Zeroizing;
 
 use crate::failure::{usage, CmdResult, Failure};
 use crate::files::{
-    check_json, check_outputs, read, read_input, read_secret, rewrite, write, write_outputs, Kind,
-    NewDir, Output,
+    check_json, check_outputs, read, read_input, read_secret, rewrite, write, write_secret_first,
+    write_unless_same, Kind, NewDir, Output,
 };
 use crate::net::{relay_url, runtime};
 use crate::report::{say, Format};
@@ -80,7 +81,8 @@ pub enum Cmd {
         #[arg(long, value_name = "T")]
         threshold: usize,
         /// The parties' card.json files, in index order
-        #[arg(long, value_name = "CARD,...", value_delimiter = ',', required = true)]
+        #[arg(long, value_name = "CARD,...", value_delimiter = ',', required = true,
+              value_parser = crate::files::TrimmedPath)]
         cards: Vec<PathBuf>,
         /// Where to write the group file
         #[arg(long, value_name = "FILE")]
@@ -166,7 +168,8 @@ pub enum Cmd {
         /// waited for) [default for bls: any t+1 of the parties key generation did not exclude,
         /// the first to answer; those not heard from are not named. The other schemes sign
         /// with exactly t+1 parties: name them, unless key generation had only t+1]
-        #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+        #[arg(long, value_name = "NAME,...", value_delimiter = ',',
+              value_parser = crate::files::trimmed)]
         signers: Option<Vec<String>>,
         #[command(flatten)]
         run: RunArgs,
@@ -306,7 +309,7 @@ fn parse_scheme(s: &str) -> Result<Scheme, String> {
 /// Where the passphrase comes from.
 #[derive(clap::Args, Debug)]
 pub struct PassphraseArgs {
-    /// Read the passphrase from this file (first line) [default: the ALIBI_PASSPHRASE variable]
+    /// Read the passphrase from this file, `-` for stdin (one trailing newline dropped) [default: the ALIBI_PASSPHRASE variable]
     #[arg(long, value_name = "FILE")]
     passphrase_file: Option<PathBuf>,
 }
@@ -328,7 +331,8 @@ pub struct RunArgs {
     /// Leave these parties out of this run and the group's later ones (every party must exclude
     /// the same): for a party an earlier run named, such as one that stopped it. Recorded in
     /// the group file with the reason this party's directory noted for it
-    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',',
+          value_parser = crate::files::trimmed)]
     exclude: Vec<String>,
 }
 
@@ -1099,8 +1103,8 @@ fn protocol_failure(
             let names: Vec<String> = parties.iter().map(|&p| g.name_of(p)).collect();
             Failure::Transport(format!(
                 "{what} stopped, no party blamed: nothing heard from {} in round {round} (asked \
-                 again, and the others asked to forward): not started, on another --session or \
-                 --handshake, or the relay {relay} failed",
+                 again, and the others asked to forward): not started, on another --session, \
+                 --scheme or --handshake, or the relay {relay} failed",
                 names.join(", ")
             ))
         }
@@ -1177,24 +1181,22 @@ fn keygen(
         )
         .map_err(usage)?;
         let shares = NewDir::create(share_file.parent().unwrap_or(dir))?;
-        write_outputs(
-            &[
-                Output {
-                    flag: "--dir",
-                    path: &share_file,
-                    kind: Kind::Secret,
-                    data: &sealed,
-                },
-                Output {
-                    flag: "--pk-out",
-                    path: pk_out,
-                    kind: Kind::PublicKey,
-                    data: &share.group_key,
-                },
-            ],
-            force,
-        )?;
+        let secret = Output {
+            flag: "--dir",
+            path: &share_file,
+            kind: Kind::Secret,
+            data: &sealed,
+        };
+        let public = Output {
+            flag: "--pk-out",
+            path: pk_out,
+            kind: Kind::PublicKey,
+            data: &share.group_key,
+        };
+        // The share first: it cannot be made again, and the others' --pk-out may be this one.
+        let written = write_secret_first(&secret, &[public], force);
         shares.keep();
+        written?;
         let run = Ran {
             me,
             mode,
@@ -1433,7 +1435,14 @@ fn sign(
                 "the combined signature does not verify under the group key".into(),
             ));
         }
-        write("--out", out, SIGNATURE, &signed.signature, force)?;
+        // Every signer writes the same signature: one already there is no clash.
+        let sig_out = Output {
+            flag: "--out",
+            path: out,
+            kind: SIGNATURE,
+            data: &signed.signature,
+        };
+        write_unless_same(&[sig_out], force)?;
         let combined: Vec<String> = signed.combined.iter().map(|&p| group.name_of(p)).collect();
         let blamed = named(&group, &signed.blamed);
         let disagreeing = disagreeing(&group, &signed.disagreeing);

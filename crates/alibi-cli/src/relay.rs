@@ -207,10 +207,18 @@ impl Limits {
 
 /// `BURST,PER_SECOND`, both positive.
 fn parse_rate(s: &str) -> Result<Rate, String> {
-    let bad = || format!("'{s}': expected BURST,PER_SECOND, e.g. 100,0.5");
+    let bad = || format!("'{s}': expected BURST,PER_SECOND, e.g. 100,0.5 or 10,1/300");
     let (burst, per) = s.split_once(',').ok_or_else(bad)?;
     let burst: u32 = burst.trim().parse().map_err(|_| bad())?;
-    let per: f64 = per.trim().parse().map_err(|_| bad())?;
+    let per: f64 = match per.trim().split_once('/') {
+        // `N/SECONDS`: N per so many seconds, as `--help` shows slow rates.
+        Some((n, secs)) => {
+            let n: f64 = n.trim().parse().map_err(|_| bad())?;
+            let secs: f64 = secs.trim().parse().map_err(|_| bad())?;
+            n / secs
+        }
+        None => per.trim().parse().map_err(|_| bad())?,
+    };
     if burst == 0 || !(per.is_finite() && per > 0.0) {
         return Err(bad());
     }

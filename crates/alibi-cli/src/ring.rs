@@ -78,6 +78,7 @@ pub struct RingArgs {
         long,
         value_name = "PK1,PK2,...",
         value_delimiter = ',',
+        value_parser = crate::files::TrimmedPath,
         required = true
     )]
     ring: Vec<PathBuf>,

@@ -355,6 +355,8 @@ fn group_cert_and_verify_gaps() {
             "sign",
             "--user-sk",
             &usk,
+            "--cred",
+            &cred,
             "--pending",
             &pend,
             "--certs",

@@ -4,10 +4,11 @@
 mod common;
 use common::{alibi, code};
 
-/// A member's files in a scratch directory: its secret key, certificate request, pending
-/// one-time keys and certificates.
+/// A member's files in a scratch directory: its secret key, credential (`cred`), certificate
+/// request, pending one-time keys and certificates.
 struct Member {
     usk: String,
+    cred: String,
     req: String,
     pend: String,
     certs: String,
@@ -18,6 +19,7 @@ impl Member {
         let p = |f: &str| d.join(f).to_str().unwrap().to_string();
         Member {
             usk: p("user.sk"),
+            cred: p("cred"),
             req: p("req"),
             pend: p("pending"),
             certs: p("certs"),
@@ -64,6 +66,8 @@ impl Member {
             "sign",
             "--user-sk",
             usk,
+            "--cred",
+            &self.cred,
             "--pending",
             pend,
             "--certs",

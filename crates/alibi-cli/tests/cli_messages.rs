@@ -232,14 +232,7 @@ fn dgsp_short_pi_exits_2() {
         0
     );
     assert_eq!(code(&g.cert(&g.p("bob.req"), &g.p("bob.certs"), &[])), 0);
-    assert_eq!(
-        code(&g.sign(
-            &g.p("bob.certs"),
-            &g.p("sig"),
-            &["--cred", &g.p("bob.cred")]
-        )),
-        0
-    );
+    assert_eq!(code(&g.sign(&g.p("bob.certs"), &g.p("sig"), &[])), 0);
     let judge = |pi: &str| {
         g.run(&[
             "judge",
@@ -277,14 +270,11 @@ fn dgsp_restored_pending_backup_is_refused() {
     assert_eq!(code(&g.cert(&g.p("bob.req"), &g.p("bob.certs"), &[])), 0);
     std::fs::copy(g.p("bob.pending"), g.p("pending.bak")).unwrap();
     std::fs::copy(g.p("bob.certs"), g.p("certs.bak")).unwrap();
-    assert_eq!(
-        code(&g.sign(&g.p("bob.certs"), &g.p("s1"), &["--cred", &g.p("bob.cred")])),
-        0
-    );
+    assert_eq!(code(&g.sign(&g.p("bob.certs"), &g.p("s1"), &[])), 0);
     std::fs::copy(g.p("pending.bak"), g.p("bob.pending")).unwrap();
     std::fs::copy(g.p("certs.bak"), g.p("bob.certs")).unwrap();
     let cred_before = std::fs::read(g.p("bob.cred")).unwrap();
-    let o = g.sign(&g.p("bob.certs"), &g.p("s2"), &["--cred", &g.p("bob.cred")]);
+    let o = g.sign(&g.p("bob.certs"), &g.p("s2"), &[]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(

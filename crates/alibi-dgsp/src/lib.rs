@@ -87,6 +87,10 @@ pub enum Error {
     /// The username is already a member.
     #[error("username already taken")]
     UsernameTaken,
+    /// A username that cannot be shown on one line: empty, over 255 bytes, or with a control
+    /// character (`open` prints it on a line of its own).
+    #[error("username: 1 to 255 bytes of printable text, no control characters")]
+    BadUsername,
     /// A member's certificate counter would overflow.
     #[error("certificate counter exhausted")]
     CounterExhausted,
@@ -690,8 +694,12 @@ impl<P: Plm, R: RevokedList> Manager<P, R> {
         &self.plm
     }
 
-    /// join: a new member; returns its id and cid* = H(cid || id), its credential for csr.
+    /// join: a new member; returns its id and cid* = H(cid || id), its credential for csr. The
+    /// username is 1 to 255 bytes without control characters ([`Error::BadUsername`]).
     pub fn join(&self, username: &str) -> Result<(u64, Vec<u8>), Error> {
+        if username.is_empty() || username.len() > 255 || username.chars().any(char::is_control) {
+            return Err(Error::BadUsername);
+        }
         let id = self.plm.add_new_user(username)?;
         let cid = self.sk.cid(id);
         Ok((id, hash::h(self.sk.params, &[&cid, &id_bytes(id)])))

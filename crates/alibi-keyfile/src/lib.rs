@@ -312,11 +312,12 @@ pub fn open(purpose: &str, sealed: &[u8], passphrase: &[u8]) -> Result<Zeroizing
     Ok(plaintext)
 }
 
-/// Reads the passphrase the command-line tool and other crates use: from `file` if given, else
-/// from the environment variable [`ENV`] (`ALIBI_PASSPHRASE`).
+/// Reads the passphrase the command-line tool and other crates use: from `file` if given (`-`:
+/// stdin), else from the environment variable [`ENV`] (`ALIBI_PASSPHRASE`).
 ///
 /// One trailing `"\n"` or `"\r\n"` is stripped from a file (editors and `echo` add one); the
-/// environment variable is taken as is, as raw bytes on Unix.
+/// rest is kept as is, so passphrases sealed before stay the same. The environment variable is
+/// taken as is, as raw bytes on Unix.
 ///
 /// # Errors
 ///
@@ -331,11 +332,18 @@ pub fn passphrase(file: Option<&Path>) -> Result<Zeroizing<Vec<u8>>, Error> {
 }
 
 fn passphrase_from_file(path: &Path) -> Result<Zeroizing<Vec<u8>>, Error> {
-    let mut bytes =
-        Zeroizing::new(std::fs::read(path).map_err(|source| Error::PassphraseFile {
-            path: path.to_path_buf(),
-            source,
-        })?);
+    let read = if path.as_os_str() == "-" {
+        // `-` is stdin, as for every file the command line reads; room for any sane passphrase
+        // up front, so that reading does not leave reallocated copies behind.
+        let mut all = Zeroizing::new(Vec::with_capacity(4096));
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut all).map(|_| all)
+    } else {
+        std::fs::read(path).map(Zeroizing::new)
+    };
+    let mut bytes = read.map_err(|source| Error::PassphraseFile {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let keep = bytes
         .strip_suffix(b"\r\n")
         .or_else(|| bytes.strip_suffix(b"\n"))

@@ -149,6 +149,7 @@ pub fn dgsp(what: &str, e: alibi_dgsp::Error) -> PyErr {
         E::WrongOpening => InvalidOpening::new_err(e.to_string()),
         E::UnknownId(_)
         | E::UsernameTaken
+        | E::BadUsername
         | E::CounterExhausted
         | E::BadCid
         | E::InvalidCertificate

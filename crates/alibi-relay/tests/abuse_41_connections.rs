@@ -490,6 +490,29 @@ async fn one_account_cannot_drain_another_s_one_time_prekeys_under_the_default_l
     );
 }
 
+/// Issue 65, item 8: eleven accounts made on one host, ten fetches each, took every one-time
+/// prekey a client keeps in 0.2 s (the per-target budget was per requesting account). It is
+/// also per client address now: the host's accounts share one budget per target.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounts_made_on_one_host_share_one_prekey_budget_per_target() {
+    let (relay, store, _dir) = relay_with_store(cheap()).await;
+    let options = alibi_messenger::Options::default();
+    let target = alibi_messenger::Messenger::ephemeral(&relay.url, "target", &options)
+        .await
+        .unwrap();
+    let published = store.key_counts(target.account(), 1).await.unwrap();
+    let mut refused = 0;
+    for reg in 0..11u16 {
+        let attacker = register(&relay.url, 10 + reg).await;
+        refused += fetch(&attacker, target.account(), 10).await;
+    }
+    let left = store.key_counts(target.account(), 1).await.unwrap();
+    let taken = (published.0 - left.0, published.1 - left.1);
+    println!("published {published:?}, {refused} of 110 fetches refused, {taken:?} taken");
+    assert_eq!(refused, 100, "ten fetches from this host, the rest refused");
+    assert!(taken.0 <= 10 && taken.1 <= 10, "{taken:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_messenger_below_the_top_up_threshold_tops_up_when_it_receives() {
     let unlimited = Rate::new(100_000, 100_000.0);

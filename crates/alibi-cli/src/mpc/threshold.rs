@@ -18,7 +18,8 @@ use super::{
 };
 use crate::failure::{usage, CmdResult, Failure};
 use crate::files::{
-    check_outputs, read, read_input, read_secret, write, write_outputs, Kind, NewDir, Output,
+    check_outputs, read, read_input, read_secret, write, write_secret_first, write_unless_same,
+    Kind, NewDir, Output,
 };
 use crate::net::runtime;
 use crate::report::Format;
@@ -199,18 +200,16 @@ pub(super) fn keygen(
         let took = start.elapsed();
         let sealed = seal(SHARE_PURPOSE, &share.to_bytes(), &passphrase)?;
         let shares = NewDir::create(share_file.parent().unwrap_or(dir))?;
-        write_outputs(
-            &[
-                Output { flag: "--dir", path: &share_file, kind: Kind::Secret, data: &sealed },
-                Output { flag: "--pk-out", path: pk_out, kind: Kind::PublicKey, data: share.public_key() },
-            ],
-            force,
-        )?;
+        let secret = Output { flag: "--dir", path: &share_file, kind: Kind::Secret, data: &sealed };
+        let public = Output { flag: "--pk-out", path: pk_out, kind: Kind::PublicKey, data: share.public_key() };
+        // The share first: it cannot be made again, and the others' --pk-out may be this one.
+        let written = write_secret_first(&secret, &[public], force);
         shares.keep();
         if had_primes {
             // Used: a second key generation must not reuse the Paillier key.
             let _ = std::fs::remove_file(primes_path(dir));
         }
+        written?;
         let key = hex::encode(share.public_key());
         let names: Vec<String> = parties.iter().map(|&p| group.name_of(p)).collect();
         format.report(
@@ -361,7 +360,8 @@ pub(super) fn sign(scheme: Scheme, job: Signing, run: &RunArgs, format: Format) 
             .await
             .map_err(|e| protocol_failure(&group, me, dir, "signing", e))?;
         let took = start.elapsed();
-        write("--out", out, SIGNATURE, &sig, force)?;
+        let sig_out = Output { flag: "--out", path: out, kind: SIGNATURE, data: &sig };
+        write_unless_same(&[sig_out], force)?;
         let names: Vec<String> = signers.iter().map(|&p| group.name_of(p)).collect();
         format.report(
             format!(

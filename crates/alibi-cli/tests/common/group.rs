@@ -71,10 +71,13 @@ impl Group {
             self.p("mgr/manager.pk"),
             self.p("m"),
         );
+        let cred = self.p("bob.cred");
         let mut a = vec![
             "sign",
             "--user-sk",
             &sk,
+            "--cred",
+            &cred,
             "--pending",
             &pend,
             "--certs",

@@ -102,8 +102,9 @@ pub(crate) async fn key_counts(
 
 /// `GET /v2/keys/{account}/{device or *}`: takes one bundle per device asked for; each request
 /// counts against the asking account's `prekey_fetches` (Signal-Server's per-requester rule) and
-/// against its `prekey_fetches_per_target` for that account, whose burst is below the one-time
-/// prekeys a client keeps: nobody drains another account's one-time prekeys.
+/// against `prekey_fetches_per_target` for that account, per asking account and per client
+/// address, whose burst is below the one-time prekeys a client keeps: nobody drains another
+/// account's one-time prekeys, with one account or with many made on one host.
 pub(crate) async fn get_keys(
     State(s): State<Shared>,
     Extension(from): Extension<ClientAddress>,
@@ -119,6 +120,9 @@ pub(crate) async fn get_keys(
         s.limits
             .prekey_fetches_per_target
             .check(&(requester, target))?;
+        s.limits
+            .prekey_fetches_from_address
+            .check(&(from, target))?;
     }
     let ik = s
         .store

@@ -39,10 +39,17 @@ impl Rate {
     }
 }
 
-/// As `BURST,PER_SECOND` (the form `alibi relay serve` takes).
+/// As `BURST,PER_SECOND` (the form `alibi relay serve` takes), a rate below one per second whose
+/// period is a whole number of seconds as `BURST,1/SECONDS` (`10,1/300`, not
+/// `10,0.0033333333333333335`).
 impl std::fmt::Display for Rate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{},{}", self.burst, self.per_second)
+        let period = 1.0 / self.per_second;
+        if self.per_second < 1.0 && (period - period.round()).abs() < 1e-6 {
+            write!(f, "{},1/{}", self.burst, period.round())
+        } else {
+            write!(f, "{},{}", self.burst, self.per_second)
+        }
     }
 }
 
@@ -61,7 +68,7 @@ pub struct AddressLimits {
 impl Default for AddressLimits {
     fn default() -> Self {
         Self {
-            account_creations: Rate::new(100, 0.2),
+            account_creations: Rate::new(20, 0.2),
             password_checks: Rate::new(100, 2.0),
             unidentified_sends: Rate::new(20_000, 10_000.0),
         }
@@ -69,7 +76,8 @@ impl Default for AddressLimits {
 }
 
 /// Who a request comes from, as far as the limits are concerned: the peer's IP address, or for
-/// IPv6 its /64 (one host commonly holds a whole /64, so single addresses would be free to mint).
+/// IPv6 its /48 (one host commonly holds a whole /64, and one site a /48: keyed by /64, a site
+/// would hold 65,536 keys, each with its own budget).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientAddress(pub IpAddr);
 
@@ -79,9 +87,7 @@ impl ClientAddress {
         match peer {
             IpAddr::V6(v6) if v6.to_ipv4_mapped().is_none() => {
                 let s = v6.segments();
-                Self(IpAddr::V6(Ipv6Addr::new(
-                    s[0], s[1], s[2], s[3], 0, 0, 0, 0,
-                )))
+                Self(IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], 0, 0, 0, 0, 0)))
             }
             IpAddr::V6(v6) => Self(IpAddr::V4(v6.to_ipv4_mapped().expect("mapped"))),
             v4 => Self(v4),
@@ -145,6 +151,8 @@ pub(crate) struct Limiters {
     pub(crate) prekey_fetches: Limiter<Uuid>,
     /// Per (requesting account, target account).
     pub(crate) prekey_fetches_per_target: Limiter<(Uuid, Uuid)>,
+    /// Per (client address, target account): accounts one host made share one budget per target.
+    pub(crate) prekey_fetches_from_address: Limiter<(ClientAddress, Uuid)>,
     /// Argon2id runs for new or replaced device passwords, per account (only its primary device,
     /// logged in, can cause them).
     pub(crate) password_work: Limiter<Uuid>,
@@ -165,6 +173,10 @@ impl Limiters {
             prekey_fetches_per_target: Limiter::new(
                 c.prekey_fetches_per_target,
                 "prekey fetches of this account",
+            ),
+            prekey_fetches_from_address: Limiter::new(
+                c.prekey_fetches_per_target,
+                "prekey fetches of this account from this address",
             ),
             password_work: Limiter::new(c.password_work_per_account, "device passwords"),
             password_checks_per_account: Limiter::new(
@@ -213,6 +225,7 @@ impl Limiters {
         self.unidentified_sends.shrink();
         self.prekey_fetches.shrink();
         self.prekey_fetches_per_target.shrink();
+        self.prekey_fetches_from_address.shrink();
         self.password_work.shrink();
         self.password_checks_per_account.shrink();
         self.per_device.shrink();
@@ -224,11 +237,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ipv6_addresses_of_one_slash_64_share_a_key() {
+    fn a_slow_rate_shows_as_one_per_so_many_seconds() {
+        assert_eq!(Rate::new(10, 1.0 / 300.0).to_string(), "10,1/300");
+        assert_eq!(Rate::new(50, 0.5).to_string(), "50,1/2");
+        assert_eq!(Rate::new(20, 0.2).to_string(), "20,1/5");
+        assert_eq!(Rate::new(100, 2.0).to_string(), "100,2");
+        assert_eq!(Rate::new(3, 0.3).to_string(), "3,0.3");
+    }
+
+    #[test]
+    fn ipv6_addresses_of_one_slash_48_share_a_key() {
         let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
-        let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
-        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
-        assert_eq!(ClientAddress::of(a), ClientAddress::of(b));
+        let b: IpAddr = "2001:db8:1:ffff:bbbb::9".parse().unwrap();
+        let c: IpAddr = "2001:db8:2::1".parse().unwrap();
+        assert_eq!(
+            ClientAddress::of(a),
+            ClientAddress::of(b),
+            "two /64s of one /48"
+        );
         assert_ne!(ClientAddress::of(a), ClientAddress::of(c));
         let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
         assert_eq!(
