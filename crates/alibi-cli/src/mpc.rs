@@ -1065,6 +1065,10 @@ fn protocol_failure(
         .and_then(|i| g.parties.get(i))
         .map_or_else(String::new, |c| c.relay.clone());
     match e {
+        // An empty "excluded:" would read as if someone had been (issue 66).
+        alibi_mpc::Error::Aborted { reason, blamed } if blamed.is_empty() => {
+            Failure::Invalid(format!("{what} failed: {reason}"))
+        }
         alibi_mpc::Error::Aborted { reason, blamed } => Failure::Invalid(format!(
             "{what} failed: {reason}; excluded: {}",
             named(g, &blamed).join(", ")

@@ -83,8 +83,8 @@ fn a_device_the_card_does_not_list_stops_nothing() {
     }
 }
 
-/// Outsiders fill a member's mailbox before a run (four accounts of their own, each within its
-/// share of the mailbox). The relay then refuses every message for that member (413, naming its
+/// Outsiders fill a member's mailbox before a run (accounts of their own on four hosts, each
+/// host within its share of the mailbox). The relay then refuses every message for that member (413, naming its
 /// account): the others stop the run naming it unreachable, with the relay's answer, and say
 /// how to go on without it; nobody is blamed. Before, they stopped with an anonymous transport
 /// fault.
@@ -102,8 +102,10 @@ fn a_member_whose_mailbox_is_full_is_named_unreachable() {
     let filled = rt.block_on(async {
         let mut stored = 0;
         for reg in 1..=4u16 {
+            // Another loopback address is another host to the relay.
+            let host = std::net::IpAddr::from([127, 0, 0, 1 + reg as u8]);
             let outsider = alibi_messenger::RelayClient::register(
-                relay.url.as_str(),
+                alibi_messenger::Endpoint::new(relay.url.as_str()).with_local_address(host),
                 &outsider_identity(),
                 reg,
                 "an-outsider-password-1",

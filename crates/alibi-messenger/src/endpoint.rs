@@ -34,6 +34,9 @@ pub struct Endpoint {
     /// How long, in milliseconds, one request or one quiet delivery socket is given
     /// ([`Endpoint::set_request_timeout`]); shared by every clone.
     request_timeout_ms: Arc<AtomicU64>,
+    /// The local address requests and the delivery socket leave from
+    /// ([`Endpoint::with_local_address`]); the system's choice if `None`.
+    local_address: Option<std::net::IpAddr>,
 }
 
 /// How long one request may take, from connecting to the last byte of the answer, unless set
@@ -120,7 +123,21 @@ impl Endpoint {
             patience_ms: Arc::default(),
             on_unreachable: Arc::default(),
             request_timeout_ms: Arc::new(AtomicU64::new(REQUEST_TIMEOUT.as_millis() as u64)),
+            local_address: None,
         }
+    }
+
+    /// Sends every request, and opens the delivery socket, from this local address (a host with
+    /// several, where the relay should see one in particular; the relay counts its limits and
+    /// mailbox shares per client address).
+    pub fn with_local_address(mut self, address: std::net::IpAddr) -> Self {
+        self.local_address = Some(address);
+        self
+    }
+
+    /// The local address given to [`Self::with_local_address`], if any.
+    pub fn local_address(&self) -> Option<std::net::IpAddr> {
+        self.local_address
     }
 
     /// Bounds every request to a node, from connecting to the last byte of its answer, and the
@@ -262,6 +279,7 @@ impl Endpoint {
             .tcp_nodelay(true)
             .connect_timeout(CONNECT_TIMEOUT)
             .pool_idle_timeout(POOL_IDLE)
+            .local_address(self.local_address)
             .use_preconfigured_tls((*self.tls).clone())
             .build()
             .unwrap_or_default()

@@ -492,13 +492,8 @@ impl RelayClient {
             req.headers_mut()
                 .insert("Authorization", self.authorization.clone());
             let bound = self.endpoint.request_timeout();
-            let handshake = tokio_tungstenite::connect_async_tls_with_config(
-                req,
-                Some(ws_config()),
-                true,
-                Some(self.endpoint.ws_connector()),
-            );
-            let Ok(Ok((ws, _))) = tokio::time::timeout(bound, handshake).await else {
+            let handshake = open_socket(&self.endpoint, req);
+            let Ok(Ok(ws)) = tokio::time::timeout(bound, handshake).await else {
                 // Unreachable: the next node, after a pause once every node was tried.
                 self.endpoint.failed(turn);
                 if turn.wrapping_add(1) % self.endpoint.len() == 0 {
@@ -631,6 +626,72 @@ impl Drop for Receiver {
 }
 
 /// WebSocket limits: frames and messages up to [`MAX_ANSWER`].
+/// The delivery socket's connection, from the endpoint's local address if it has one.
+async fn open_socket(
+    endpoint: &Endpoint,
+    req: tokio_tungstenite::tungstenite::handshake::client::Request,
+) -> std::result::Result<
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+    tokio_tungstenite::tungstenite::Error,
+> {
+    let Some(local) = endpoint.local_address() else {
+        let connecting = tokio_tungstenite::connect_async_tls_with_config(
+            req,
+            Some(ws_config()),
+            true,
+            Some(endpoint.ws_connector()),
+        );
+        return connecting.await.map(|(ws, _)| ws);
+    };
+    let uri = req.uri();
+    let host = uri
+        .host()
+        .unwrap_or_default()
+        .trim_matches(['[', ']'])
+        .to_owned();
+    let port = uri
+        .port_u16()
+        .unwrap_or(if uri.scheme_str() == Some("wss") {
+            443
+        } else {
+            80
+        });
+    let stream = connect_from(local, &host, port).await?;
+    let opened = tokio_tungstenite::client_async_tls_with_config(
+        req,
+        stream,
+        Some(ws_config()),
+        Some(endpoint.ws_connector()),
+    );
+    opened.await.map(|(ws, _)| ws)
+}
+
+/// A TCP connection to `host:port` from `local` (to the first address of the same family).
+async fn connect_from(
+    local: std::net::IpAddr,
+    host: &str,
+    port: u16,
+) -> std::io::Result<tokio::net::TcpStream> {
+    let to = tokio::net::lookup_host((host, port))
+        .await?
+        .find(|a| a.is_ipv4() == local.is_ipv4())
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::AddrNotAvailable,
+                "the relay has no address of the local address's family",
+            )
+        })?;
+    let socket = if local.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.bind(std::net::SocketAddr::new(local, 0))?;
+    let stream = socket.connect(to).await?;
+    stream.set_nodelay(true)?;
+    Ok(stream)
+}
+
 fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
     tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
         .max_message_size(Some(MAX_ANSWER))

@@ -224,6 +224,9 @@ pub enum Fault {
     WrongOutcome,
     /// Its partial signature does not verify against its verification key.
     BadPartial,
+    /// Its message failed a check of a protocol alibi runs unchanged (FROST, CGGMP24), which
+    /// named it.
+    FailedCheck,
 }
 
 impl core::fmt::Display for Fault {
@@ -240,6 +243,7 @@ impl core::fmt::Display for Fault {
             Fault::BadProof => f.write_str("bad proof of its share"),
             Fault::WrongOutcome => f.write_str("announced another outcome"),
             Fault::BadPartial => f.write_str("bad partial signature"),
+            Fault::FailedCheck => f.write_str("its message failed the protocol's check"),
         }
     }
 }

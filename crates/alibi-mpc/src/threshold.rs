@@ -238,7 +238,68 @@ impl Share {
 /// The failure of a protocol run over `net`: the typed error the net recorded (a transport
 /// fault, a silent or stopping party, an undecodable message), else the protocol's own.
 fn failed<T: Transport>(net: &Net<T>, protocol: Error) -> Error {
-    net.failure().unwrap_or(protocol)
+    net.failure()
+        .unwrap_or_else(|| named_by_position(net.participants(), protocol))
+}
+
+/// An abort of FROST or CGGMP24 that names parties, named as parties of the group: the
+/// protocols number a run's parties 0.. in the order of `participants` (round-based's
+/// convention), which a reader takes for the group's 1-based numbers. Any other error is left as
+/// it is.
+fn named_by_position(participants: &[PartyIndex], e: Error) -> Error {
+    let Error::Protocol(text) = &e else {
+        return e;
+    };
+    let blamed: Vec<crate::Blame> = blamed_positions(text)
+        .into_iter()
+        .filter_map(|j| participants.get(usize::from(j)))
+        .map(|&party| crate::Blame {
+            party,
+            fault: crate::Fault::FailedCheck,
+        })
+        .collect();
+    if blamed.is_empty() {
+        return e;
+    }
+    // The protocols' own words, without the Debug form that carried the positions.
+    let reason = text
+        .split_once(" (")
+        .map_or(text.as_str(), |(words, _)| words);
+    Error::Aborted {
+        reason: reason.to_owned(),
+        blamed,
+    }
+}
+
+/// The positions an abort's text blames. The protocols keep their blame in private types, so
+/// it is read from their Debug form: `faulty_party: J` (an `AbortBlame`), `parties: [J, ..]`
+/// (a list of indices) and `NotReliable([(J, msg), ..])` (the senders of broadcasts that
+/// differed).
+fn blamed_positions(text: &str) -> std::collections::BTreeSet<u16> {
+    let mut out = std::collections::BTreeSet::new();
+    let number = |s: &str| -> Option<u16> {
+        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    for (at, _) in text.match_indices("faulty_party: ") {
+        out.extend(number(&text[at + "faulty_party: ".len()..]));
+    }
+    for (at, _) in text.match_indices("parties: [") {
+        let list = &text[at + "parties: [".len()..];
+        let list = &list[..list.find(']').unwrap_or(list.len())];
+        if list
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == ',' || c == ' ')
+        {
+            out.extend(list.split(',').filter_map(|j| number(j.trim())));
+        }
+    }
+    for (at, _) in text.match_indices("NotReliable([") {
+        let list = &text[at + "NotReliable([".len()..];
+        let list = &list[..list.find("])").unwrap_or(list.len())];
+        out.extend(list.split('(').skip(1).filter_map(number));
+    }
+    out
 }
 
 fn frost_err(e: alibi_frost::Error) -> Error {
@@ -460,4 +521,63 @@ pub fn verify(
 /// Decodes `data` as a share (for the fuzz target).
 pub(crate) fn fuzz_decoders(data: &[u8]) {
     let _ = Share::from_bytes(data);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A real abort: party 2 of 3 runs FROST key generation under another session, and the
+    /// others' check of the broadcast's echo names it, by position. Over a group whose
+    /// participants are parties 3, 5 and 7, that is party 7, never "party 2".
+    #[test]
+    fn a_frost_abort_names_the_party_not_its_position() {
+        let outs = round_based::sim::run(3, |i, party| async move {
+            let session: &[u8] = if i == 2 { b"other" } else { b"agreed" };
+            alibi_frost::keygen::<Ed25519, _, _>(party, session, i, 3, 2, &mut alibi_frost::OsRng)
+                .await
+        })
+        .expect("simulation")
+        .into_vec();
+        let Err(alibi_frost::Error::Protocol(text)) = &outs[0] else {
+            panic!("party 0 did not abort: {:?}", outs[0]);
+        };
+        match named_by_position(
+            &[3, 5, 7],
+            frost_err(alibi_frost::Error::Protocol(text.clone())),
+        ) {
+            Error::Aborted { reason, blamed } => {
+                assert_eq!(
+                    blamed,
+                    [crate::Blame {
+                        party: 7,
+                        fault: crate::Fault::FailedCheck
+                    }]
+                );
+                assert!(!reason.contains("Round1NotReliable"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn blame_is_read_from_each_form() {
+        let text = "x: [AbortBlame { faulty_party: 4, data_message: 1 }] \
+                    FeldmanVerificationFailed { parties: [0, 2] } Round1NotReliable([(1, 9), (3, 2)])";
+        assert_eq!(
+            blamed_positions(text).into_iter().collect::<Vec<_>>(),
+            [0, 1, 2, 3, 4]
+        );
+        assert!(blamed_positions("invalid signature").is_empty());
+        // A list of something else is no blame.
+        assert!(blamed_positions("parties: [AbortBlame { data_message: 1 }]").is_empty());
+    }
+
+    #[test]
+    fn an_abort_without_blame_or_a_position_past_the_run_stays_unnamed() {
+        let e = named_by_position(&[1, 2], Error::Protocol("invalid signature".into()));
+        assert!(matches!(e, Error::Protocol(_)), "{e:?}");
+        let e = named_by_position(&[1, 2], Error::Protocol("x (faulty_party: 5)".into()));
+        assert!(matches!(e, Error::Protocol(_)), "{e:?}");
+    }
 }

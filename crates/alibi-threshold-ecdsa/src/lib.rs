@@ -125,6 +125,8 @@ impl Error {
             text.push_str(&cause.to_string());
             source = cause.source();
         }
-        Error::Protocol(text)
+        // Some aborts keep their blame out of the text ("pi_enc::verify(K) failed"); the Debug
+        // form names the parties (alibi-mpc reads them from it). It holds no secret values.
+        Error::Protocol(format!("{text} ({err:?})"))
     }
 }

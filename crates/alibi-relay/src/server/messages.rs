@@ -232,12 +232,9 @@ pub(crate) async fn send(
         })
         .collect::<Vec<_>>();
     let n = deliveries.len() as u64;
-    // The share a sender may take of the mailbox: its account's, or (sealed, the sender unnamed)
-    // its client address's.
-    let share = match sender {
-        Some((a, _)) => Sender::account(a),
-        None => Sender::address(from.0),
-    };
+    // The share a sender may take of the mailbox is its host's, named or sealed (issue 65, item
+    // 8: four accounts made on one host each had a share, and filled a mailbox together).
+    let share = Sender::address(from.0);
     s.metrics
         .time(
             metrics::Op::Enqueue,

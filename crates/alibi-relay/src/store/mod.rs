@@ -62,21 +62,17 @@ impl MailboxQuota {
     };
 }
 
-/// Whom a send counts against within a mailbox ([`MailboxQuota::sender_messages`]): the sending
-/// account when it logged in, else (sealed sender, the sender unnamed) its client address. A tag
-/// byte keeps the two kinds apart; 17 bytes in all.
+/// Whom a send counts against within a mailbox ([`MailboxQuota::sender_messages`]): the client
+/// address it came from (keyed as the relay's limits key it: an IPv4 address, or an IPv6 /48),
+/// whether the sender is named or sealed. Accounts cost nothing to make, an address does: one
+/// host's accounts share one share, so a handful of them cannot fill a mailbox together. A tag
+/// byte (1) keeps these keys apart from the per-account ones of earlier versions still counted
+/// in a store; 17 bytes in all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sender(pub [u8; 17]);
 
 impl Sender {
-    /// A logged-in account.
-    pub fn account(a: Uuid) -> Self {
-        let mut k = [0u8; 17];
-        k[1..].copy_from_slice(a.as_bytes());
-        Self(k)
-    }
-
-    /// An unnamed sender, by its client address (an IPv4 address as its IPv6-mapped form).
+    /// A sender by its client address (an IPv4 address as its IPv6-mapped form).
     pub fn address(ip: std::net::IpAddr) -> Self {
         let v6 = match ip {
             std::net::IpAddr::V4(v4) => v4.to_ipv6_mapped(),

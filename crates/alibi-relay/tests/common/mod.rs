@@ -363,7 +363,7 @@ async fn counters_and_shares(store: &dyn RelayStore) {
     let g = |e: &Envelope| e.guid().expect("a UUID server_guid");
     let v = Uuid::new_v4();
     let (x, y, z) = (
-        Sender::account(Uuid::new_v4()),
+        Sender::address("198.51.100.1".parse().unwrap()),
         Sender::address("192.0.2.7".parse().unwrap()),
         Sender::address("2001:db8::1".parse().unwrap()),
     );
