@@ -129,3 +129,43 @@ def test_the_artifacts_vectors(path, scheme):
         else:
             with pytest.raises(alibi.InvalidCiphertext):
                 receiver.decap(bytes.fromhex(v["sender_pk"]), ct)
+
+
+def test_a_shared_key_equals_its_bytes(pair):
+    """A SharedKey compares (in constant time) with bytes-like contents, not only other keys."""
+    alice, bob = pair
+    _, k = alice.encap(bob.public_key())
+    raw = k.expose()
+    assert k == raw and raw == k
+    assert k == bytearray(raw) and k == memoryview(raw)
+    assert not (k != raw)
+    other = bytes([raw[0] ^ 1]) + raw[1:]
+    assert k != other and not (k == other)
+    assert k != raw[:31] and k != raw + b"\0"
+    assert k != raw.hex() and k != 0 and k is not None and k != None  # noqa: E711
+    assert k != [*raw]
+
+
+@pytest.mark.parametrize("scheme", ["pq", "shadowfax", "shadowfax-bat"])
+def test_a_key_cannot_encapsulate_to_itself(scheme):
+    """PQ-AKEM and SHADOWFAX sign for the ring {sender, receiver}: one key on both ends is a bad
+    argument, told as such (not as a ring with "member 1 twice")."""
+    me = akem.SecretKey.generate(scheme, seed=bytes([3]) * 32)
+    for attempt in (
+        lambda: me.encap(me.public_key()),
+        lambda: me.fake_encap(me.public_key()),
+    ):
+        with pytest.raises(ValueError, match="the sender and the receiver are the same key"):
+            attempt()
+    # A ciphertext from another sender, decapsulated as if from oneself.
+    other = akem.SecretKey.generate(scheme, seed=bytes([4]) * 32)
+    ct, _ = other.encap(me.public_key())
+    with pytest.raises(ValueError, match="the sender and the receiver are the same key"):
+        me.decap(me.public_key(), ct)
+
+
+def test_dh_akem_encapsulates_to_itself():
+    """RFC 9180's DH-AKEM has no ring: a key encapsulating to itself works there."""
+    me = akem.SecretKey.generate("dh", seed=bytes([3]) * 32)
+    ct, k = me.encap(me.public_key())
+    assert me.decap(me.public_key(), ct) == k

@@ -68,7 +68,7 @@ def test_refusals(members):
 def test_schemes_do_not_mix():
     f, _ = ring.generate("falcon512", seed=bytes(32))
     m, _ = ring.generate("mayo1", seed=bytes(32))
-    with pytest.raises((alibi.KeyMismatch, alibi.MalformedInput)):
+    with pytest.raises(alibi.KeyMismatch, match="ring member 1 is a mayo1 public key"):
         ring.Ring([f, m])
     with pytest.raises(alibi.KeyMismatch):
         ring.Ring([f, f[:1] + bytes(896)], scheme="mayo1")
@@ -89,3 +89,28 @@ def test_the_artifacts_gandalf_mitaka_vectors():
                 r.verify(msg, sig)
         key = ring.SigningKey.from_bytes("mitaka512", bytes.fromhex(v["sk%d" % v["signer"]]))
         r.verify(b"ours", r.sign(key, b"ours"))
+
+
+@pytest.mark.parametrize(
+    "schemes",
+    [
+        ("falcon512", "falcon1024"),
+        ("falcon1024", "falcon512"),
+        ("falcon512", "mayo1"),
+        ("mayo1", "falcon512"),
+        ("mayo1", "mayo2"),
+        ("falcon512", "mitaka512"),
+        ("mitaka512", "falcon512"),
+    ],
+)
+def test_a_mixed_ring_is_a_key_mismatch(schemes):
+    """docs/python.md: keys of two schemes or levels raise KeyMismatch, not MalformedInput, in
+    whichever position the stranger stands."""
+    keys = [ring.generate(s, seed=bytes([i]) * 32)[0] for i, s in enumerate(schemes)]
+    first, second = schemes
+    with pytest.raises(alibi.KeyMismatch, match=f"ring member 1 is a {second} public key"):
+        ring.Ring(keys)
+    with pytest.raises(alibi.KeyMismatch):
+        ring.Ring([keys[0], ring.generate(first, seed=bytes([7]) * 32)[0], keys[1]])
+    with pytest.raises(alibi.KeyMismatch):
+        ring.verify(keys, b"m", b"\0" * 100, first)

@@ -45,3 +45,15 @@ def test_methods_match():
             continue
         own = {n for n in vars(obj) if not n.startswith("_")}
         assert {n for n in names if not n.startswith("_")} == own, cls
+
+
+def test_bytes_arguments_are_typed_bytes_like():
+    """Every bytes argument takes bytes, bytearray and memoryview, and the stubs say so."""
+    tree = ast.parse(STUB.read_text())
+    bare = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            if "bytes" in ast.unparse(node.annotation):
+                bare.append(node.arg)
+    assert bare == []
+    assert "_BytesLike = Union[bytes, bytearray, memoryview]" in STUB.read_text()

@@ -10,7 +10,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors::{akem as err, KeyMismatch};
 use crate::secret::{secret_repr, SharedKey};
-use crate::{bytes, choose, choose_named, keygen_rng, os_rng};
+use crate::{bytes, choose, choose_named, keygen_rng, os_rng, BytesLike};
 
 /// The AKEMs by the CLI's `--scheme` names, with the suite a `-bat` name fixes.
 const SCHEMES: [(&str, (Scheme, Option<Suite>)); 5] = [
@@ -80,10 +80,10 @@ impl AkemSecretKey {
     fn encapsulate<'py>(
         &self,
         py: Python<'py>,
-        public_key: &[u8],
+        public_key: BytesLike<'_>,
         how: Encapsulation,
     ) -> PyResult<(Bound<'py, PyBytes>, SharedKey)> {
-        let other = self.peer(public_key)?;
+        let other = self.peer(&public_key)?;
         let (c, k) = py
             .detach(|| how(&self.0, &other, &mut os_rng()))
             .map_err(|e| err("public key", e))?;
@@ -109,10 +109,10 @@ impl AkemSecretKey {
         py: Python<'_>,
         scheme: &str,
         suite: Option<&str>,
-        seed: Option<&[u8]>,
+        seed: Option<BytesLike<'_>>,
     ) -> PyResult<Self> {
         let akem = configuration(scheme, suite, |s| Ok(s.at(Suite::MlKem512Falcon512)))?;
-        let mut rng = keygen_rng(seed)?;
+        let mut rng = keygen_rng(seed.as_deref())?;
         Ok(AkemSecretKey(
             py.detach(|| SecretKey::generate(akem, &mut rng)),
         ))
@@ -124,7 +124,7 @@ impl AkemSecretKey {
     fn from_bytes(
         py: Python<'_>,
         scheme: &str,
-        data: &[u8],
+        data: BytesLike<'_>,
         suite: Option<&str>,
     ) -> PyResult<Self> {
         let akem = configuration(scheme, suite, |s| {
@@ -133,7 +133,7 @@ impl AkemSecretKey {
         })?;
         akem.check_key_len(Half::Secret, data.len())
             .map_err(|e| crate::errors::malformed("AKEM secret key", e))?;
-        py.detach(|| SecretKey::from_bytes(akem, data))
+        py.detach(|| SecretKey::from_bytes(akem, &data))
             .map(AkemSecretKey)
             .map_err(|e| err("AKEM secret key", e))
     }
@@ -165,7 +165,7 @@ impl AkemSecretKey {
     fn encap<'py>(
         &self,
         py: Python<'py>,
-        receiver_public_key: &[u8],
+        receiver_public_key: BytesLike<'_>,
     ) -> PyResult<(Bound<'py, PyBytes>, SharedKey)> {
         self.encapsulate(py, receiver_public_key, any::encap)
     }
@@ -173,9 +173,14 @@ impl AkemSecretKey {
     /// AuthDecap by this key (the receiver) of a ciphertext from `sender_public_key`: the
     /// shared key. pq and shadowfax raise `InvalidCiphertext` when it does not authenticate;
     /// dh authenticates implicitly (another sender or a tampered ciphertext gives another key).
-    fn decap(&self, py: Python<'_>, sender_public_key: &[u8], ct: &[u8]) -> PyResult<SharedKey> {
-        let sender = self.peer(sender_public_key)?;
-        py.detach(|| any::decap(&self.0, &sender, ct))
+    fn decap(
+        &self,
+        py: Python<'_>,
+        sender_public_key: BytesLike<'_>,
+        ct: BytesLike<'_>,
+    ) -> PyResult<SharedKey> {
+        let sender = self.peer(&sender_public_key)?;
+        py.detach(|| any::decap(&self.0, &sender, &ct))
             .map(SharedKey)
             .map_err(|e| err("ciphertext", e))
     }
@@ -185,9 +190,13 @@ impl AkemSecretKey {
     fn fake_encap<'py>(
         &self,
         py: Python<'py>,
-        sender_public_key: &[u8],
+        sender_public_key: BytesLike<'_>,
     ) -> PyResult<(Bound<'py, PyBytes>, SharedKey)> {
         self.encapsulate(py, sender_public_key, any::fake_encap)
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
     }
 
     fn __repr__(&self) -> String {

@@ -7,7 +7,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors::malformed;
 use crate::secret::{secret_repr, SharedKey};
-use crate::{bytes, os_rng, seed32};
+use crate::{bytes, os_rng, seed32, BytesLike};
 
 /// A BAT-257 secret key.
 #[pyclass(module = "alibi.bat", frozen)]
@@ -19,8 +19,8 @@ impl BatSecretKey {
     /// same seed gives the same key.
     #[staticmethod]
     #[pyo3(signature = (seed=None))]
-    fn generate(py: Python<'_>, seed: Option<&[u8]>) -> PyResult<Self> {
-        let seed = seed32(seed)?;
+    fn generate(py: Python<'_>, seed: Option<BytesLike<'_>>) -> PyResult<Self> {
+        let seed = seed32(seed.as_deref())?;
         Ok(BatSecretKey(py.detach(|| match seed {
             Some(s) => SecretKey::generate_from_seed(&s),
             None => SecretKey::generate(&mut os_rng()),
@@ -29,8 +29,8 @@ impl BatSecretKey {
 
     /// Decodes a secret key in the artifact's layout.
     #[staticmethod]
-    fn from_bytes(data: &[u8]) -> PyResult<Self> {
-        SecretKey::from_bytes(data)
+    fn from_bytes(data: BytesLike<'_>) -> PyResult<Self> {
+        SecretKey::from_bytes(&data)
             .map(BatSecretKey)
             .map_err(|e| malformed("BAT-257 secret key", e))
     }
@@ -48,10 +48,14 @@ impl BatSecretKey {
     /// Decapsulates a 473-byte ciphertext. A ciphertext of the right form always yields a key
     /// (implicit rejection: a tampered one yields an unrelated key); `MalformedInput` for the
     /// wrong length or tag.
-    fn decapsulate(&self, py: Python<'_>, ct: &[u8]) -> PyResult<SharedKey> {
-        py.detach(|| decapsulate(&self.0, ct))
+    fn decapsulate(&self, py: Python<'_>, ct: BytesLike<'_>) -> PyResult<SharedKey> {
+        py.detach(|| decapsulate(&self.0, &ct))
             .map(SharedKey)
             .map_err(|e| malformed("BAT-257 ciphertext", e))
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
     }
 
     fn __repr__(&self) -> String {
@@ -63,9 +67,9 @@ impl BatSecretKey {
 #[pyfunction]
 fn bat_encapsulate<'py>(
     py: Python<'py>,
-    public_key: &[u8],
+    public_key: BytesLike<'_>,
 ) -> PyResult<(Bound<'py, PyBytes>, SharedKey)> {
-    let pk = PublicKey::from_bytes(public_key).map_err(|e| malformed("BAT-257 public key", e))?;
+    let pk = PublicKey::from_bytes(&public_key).map_err(|e| malformed("BAT-257 public key", e))?;
     let (ct, k) = py
         .detach(|| encapsulate(&pk, &mut os_rng()))
         .map_err(|e| malformed("BAT-257 public key", e))?;

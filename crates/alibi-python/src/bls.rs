@@ -5,14 +5,20 @@
 use pyo3::prelude::*;
 
 use crate::errors::{malformed, InvalidSignature};
+use crate::BytesLike;
 
 /// Returns if `sig` (96 bytes, G2) is a valid BLS signature on `msg` under `public_key` (48
 /// bytes, G1): a group's key and its threshold signature, or one signer's. Raises
 /// `InvalidSignature` if not, `MalformedInput` for a key or signature that does not decode (or
 /// the identity as the key).
 #[pyfunction]
-fn bls_verify(py: Python<'_>, public_key: &[u8], msg: &[u8], sig: &[u8]) -> PyResult<()> {
-    py.detach(|| alibi_bls::verify(public_key, msg, sig))
+fn bls_verify(
+    py: Python<'_>,
+    public_key: BytesLike<'_>,
+    msg: BytesLike<'_>,
+    sig: BytesLike<'_>,
+) -> PyResult<()> {
+    py.detach(|| alibi_bls::verify(&public_key, &msg, &sig))
         .map_err(|e| match e {
             alibi_bls::Error::Verification(_) => InvalidSignature::new_err("invalid BLS signature"),
             e => malformed("BLS input", e),

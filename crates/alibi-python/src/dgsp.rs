@@ -20,7 +20,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors::{dgsp as err, StoreError};
 use crate::secret::secret_repr;
-use crate::{bytes, choose_named, keygen_rng, os_rng};
+use crate::{bytes, choose_named, keygen_rng, os_rng, BytesLike};
 
 type Store = Arc<RedbStore>;
 
@@ -86,10 +86,10 @@ impl DgspManager {
         py: Python<'_>,
         directory: PathBuf,
         params: &str,
-        seed: Option<&[u8]>,
+        seed: Option<BytesLike<'_>>,
     ) -> PyResult<Self> {
         let p = self::params(params)?;
-        let mut rng = keygen_rng(seed)?;
+        let mut rng = keygen_rng(seed.as_deref())?;
         let [skp, pkp, db] = MANAGER_DIR.map(|f| directory.join(f));
         if let Some(f) = [&skp, &pkp, &db].into_iter().find(|f| f.exists()) {
             return Err(StoreError::new_err(format!(
@@ -161,16 +161,16 @@ impl DgspManager {
 
     /// Certifies a member's certificate request: the certificates, in the order of its one-time
     /// keys. `GroupError` for a revoked or unknown member or a wrong credential.
-    fn cert<'py>(&self, py: Python<'py>, request: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    fn cert<'py>(&self, py: Python<'py>, request: BytesLike<'_>) -> PyResult<Bound<'py, PyBytes>> {
         let p = self.manager.public_key().params();
-        if Params::of_encoding(request).ok() != Some(p) {
+        if Params::of_encoding(&request).ok() != Some(p) {
             return Err(crate::errors::KeyMismatch::new_err(format!(
                 "the request is not for this group's {} parameters",
                 p.name()
             )));
         }
         let r =
-            CertificateRequest::from_bytes(request).map_err(|e| err("certificate request", e))?;
+            CertificateRequest::from_bytes(&request).map_err(|e| err("certificate request", e))?;
         let issued = py
             .detach(|| {
                 self.manager
@@ -192,12 +192,12 @@ impl DgspManager {
     fn open<'py>(
         &self,
         py: Python<'py>,
-        msg: &[u8],
-        sig: &[u8],
+        msg: BytesLike<'_>,
+        sig: BytesLike<'_>,
     ) -> PyResult<(u64, String, Bound<'py, PyBytes>)> {
-        let s = signature(self.manager.public_key().params(), sig)?;
+        let s = signature(self.manager.public_key().params(), &sig)?;
         let o = py
-            .detach(|| self.manager.open(msg, &s))
+            .detach(|| self.manager.open(&msg, &s))
             .map_err(|e| err("group signature", e))?;
         Ok((o.id, o.username, bytes(py, &o.pi)))
     }
@@ -210,10 +210,10 @@ impl DgspManager {
 
     /// Returns if `sig` is a valid group signature on `msg` by a member not revoked; raises
     /// `Revoked` for a revoked signer, `InvalidSignature` if it does not verify.
-    fn verify(&self, py: Python<'_>, msg: &[u8], sig: &[u8]) -> PyResult<()> {
+    fn verify(&self, py: Python<'_>, msg: BytesLike<'_>, sig: BytesLike<'_>) -> PyResult<()> {
         let pkm = self.manager.public_key();
-        let s = signature(pkm.params(), sig)?;
-        py.detach(|| verify(pkm, msg, &s, self.manager.revoked()))
+        let s = signature(pkm.params(), &sig)?;
+        py.detach(|| verify(pkm, &msg, &s, self.manager.revoked()))
             .map_err(|e| err("group signature", e))
     }
 
@@ -234,8 +234,8 @@ pub struct DgspUserKey(UserKey);
 impl DgspUserKey {
     /// Decodes a member's secret key.
     #[staticmethod]
-    fn from_bytes(data: &[u8]) -> PyResult<Self> {
-        UserKey::from_bytes(data)
+    fn from_bytes(data: BytesLike<'_>) -> PyResult<Self> {
+        UserKey::from_bytes(&data)
             .map(DgspUserKey)
             .map_err(|e| err("member secret key", e))
     }
@@ -255,6 +255,10 @@ impl DgspUserKey {
     #[getter]
     fn params(&self) -> &'static str {
         self.0.params().name()
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
     }
 
     fn __repr__(&self) -> String {
@@ -278,7 +282,7 @@ fn credential(data: &[u8]) -> PyResult<Credential> {
 #[allow(clippy::type_complexity)]
 fn dgsp_csr<'py>(
     py: Python<'py>,
-    credential: &[u8],
+    credential: BytesLike<'_>,
     count: u32,
     user_key: Option<&DgspUserKey>,
 ) -> PyResult<(
@@ -292,7 +296,7 @@ fn dgsp_csr<'py>(
             "count: 1 to 1024 one-time keys",
         ));
     }
-    let mut c = self::credential(credential)?;
+    let mut c = self::credential(&credential)?;
     let user = match user_key {
         Some(u) => UserKey::from_bytes(&u.0.to_bytes()).map_err(|e| err("member secret key", e))?,
         None => UserKey::generate(c.params(), c.id(), &mut os_rng()),
@@ -318,11 +322,11 @@ fn dgsp_csr<'py>(
 fn dgsp_sign<'py>(
     py: Python<'py>,
     user_key: &DgspUserKey,
-    pending: &[u8],
-    certificates: &[u8],
-    manager_public_key: &[u8],
-    msg: &[u8],
-    credential: Option<&[u8]>,
+    pending: BytesLike<'_>,
+    certificates: BytesLike<'_>,
+    manager_public_key: BytesLike<'_>,
+    msg: BytesLike<'_>,
+    credential: Option<BytesLike<'_>>,
 ) -> PyResult<(
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
@@ -330,15 +334,15 @@ fn dgsp_sign<'py>(
     Option<Bound<'py, PyBytes>>,
 )> {
     let (user, p) = (&user_key.0, user_key.0.params());
-    let pkm = manager_pk(manager_public_key)?;
-    let mut pend = PendingKeys::from_file_bytes(p, pending).map_err(|e| err("pending keys", e))?;
+    let pkm = manager_pk(&manager_public_key)?;
+    let mut pend = PendingKeys::from_file_bytes(p, &pending).map_err(|e| err("pending keys", e))?;
     let mut certs =
-        CertificateList::from_bytes(p, certificates).map_err(|e| err("certificates", e))?;
-    let mut cred = credential.map(self::credential).transpose()?;
+        CertificateList::from_bytes(p, &certificates).map_err(|e| err("certificates", e))?;
+    let mut cred = credential.as_deref().map(self::credential).transpose()?;
     let sig = py
         .detach(|| {
             let key = take_one_time_key(user, &mut pend, &mut certs, cred.as_mut(), &pkm)?;
-            Ok::<_, DgspError>(user.sign(key, msg).to_bytes())
+            Ok::<_, DgspError>(user.sign(key, &msg).to_bytes())
         })
         .map_err(|e| err("member files", e))?;
     Ok((
@@ -352,10 +356,15 @@ fn dgsp_sign<'py>(
 /// Returns if `sig` is a valid group signature on `msg` under the manager's public key, without
 /// a revocation check (use `Manager.verify` for that); raises `InvalidSignature` if not.
 #[pyfunction]
-fn dgsp_verify(py: Python<'_>, manager_public_key: &[u8], msg: &[u8], sig: &[u8]) -> PyResult<()> {
-    let pkm = manager_pk(manager_public_key)?;
-    let s = signature(pkm.params(), sig)?;
-    py.detach(|| verify(&pkm, msg, &s, &MemoryRevokedList::default()))
+fn dgsp_verify(
+    py: Python<'_>,
+    manager_public_key: BytesLike<'_>,
+    msg: BytesLike<'_>,
+    sig: BytesLike<'_>,
+) -> PyResult<()> {
+    let pkm = manager_pk(&manager_public_key)?;
+    let s = signature(pkm.params(), &sig)?;
+    py.detach(|| verify(&pkm, &msg, &s, &MemoryRevokedList::default()))
         .map_err(|e| err("group signature", e))
 }
 
@@ -364,15 +373,15 @@ fn dgsp_verify(py: Python<'_>, manager_public_key: &[u8], msg: &[u8], sig: &[u8]
 #[pyfunction]
 fn dgsp_judge(
     py: Python<'_>,
-    manager_public_key: &[u8],
-    msg: &[u8],
-    sig: &[u8],
+    manager_public_key: BytesLike<'_>,
+    msg: BytesLike<'_>,
+    sig: BytesLike<'_>,
     id: u64,
-    pi: &[u8],
+    pi: BytesLike<'_>,
 ) -> PyResult<()> {
-    let pkm = manager_pk(manager_public_key)?;
-    let s = signature(pkm.params(), sig)?;
-    py.detach(|| judge(&pkm, msg, &s, id, pi))
+    let pkm = manager_pk(&manager_public_key)?;
+    let s = signature(pkm.params(), &sig)?;
+    py.detach(|| judge(&pkm, &msg, &s, id, &pi))
         .map_err(|e| err("opening", e))
 }
 

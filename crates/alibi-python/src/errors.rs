@@ -116,6 +116,15 @@ pub fn akem(what: &str, e: alibi_akem::Error) -> PyErr {
             InvalidCiphertext::new_err("the ciphertext does not authenticate as the sender's")
         }
         E::SuiteMismatch | E::SchemeMismatch => KeyMismatch::new_err(e.to_string()),
+        // PQ-AKEM (and SHADOWFAX through it) signs for the ring {sender, receiver}: a duplicate
+        // member there is one party on both ends, a bad argument like a ring with a member twice.
+        E::Ring(alibi_ringsig::Error::DuplicateMember(_)) => {
+            pyo3::exceptions::PyValueError::new_err(
+                "the sender and the receiver are the same key: pq and shadowfax authenticate the \
+                 sender to another party, so a key cannot encapsulate to (or decapsulate from) \
+                 itself",
+            )
+        }
         e => malformed(what, e),
     }
 }

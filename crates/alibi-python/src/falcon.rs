@@ -8,7 +8,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors::{falcon as err, malformed};
 use crate::secret::secret_repr;
-use crate::{bytes, choose, keygen_rng, os_rng};
+use crate::{bytes, choose, keygen_rng, os_rng, BytesLike};
 
 fn level(n: u32) -> PyResult<Level> {
     choose(
@@ -42,16 +42,16 @@ impl FalconSigningKey {
     /// same key.
     #[staticmethod]
     #[pyo3(signature = (level=512, seed=None))]
-    fn generate(py: Python<'_>, level: u32, seed: Option<&[u8]>) -> PyResult<Self> {
+    fn generate(py: Python<'_>, level: u32, seed: Option<BytesLike<'_>>) -> PyResult<Self> {
         let l = self::level(level)?;
-        let mut rng = keygen_rng(seed)?;
+        let mut rng = keygen_rng(seed.as_deref())?;
         Ok(py.detach(|| FalconSigningKey::new(SigningKey::generate(l, &mut rng))))
     }
 
     /// Decodes a secret key (header 0x5X, f, g, F): 1,281 bytes at 512, 2,305 at 1024.
     #[staticmethod]
-    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        let key = SigningKey::from_bytes(data).map_err(|e| err("Falcon secret key", e))?;
+    fn from_bytes(py: Python<'_>, data: BytesLike<'_>) -> PyResult<Self> {
+        let key = SigningKey::from_bytes(&data).map_err(|e| err("Falcon secret key", e))?;
         Ok(py.detach(|| FalconSigningKey::new(key)))
     }
 
@@ -72,8 +72,8 @@ impl FalconSigningKey {
     }
 
     /// Signs `msg`: a detached signature (header, 40-byte salt, compressed s2), as PQClean emits.
-    fn sign<'py>(&self, py: Python<'py>, msg: &[u8]) -> Bound<'py, PyBytes> {
-        let sig = py.detach(|| self.expanded.sign(msg, &mut os_rng()).to_bytes());
+    fn sign<'py>(&self, py: Python<'py>, msg: BytesLike<'_>) -> Bound<'py, PyBytes> {
+        let sig = py.detach(|| self.expanded.sign(&msg, &mut os_rng()).to_bytes());
         bytes(py, &sig)
     }
 
@@ -99,6 +99,10 @@ impl FalconSigningKey {
         Ok((p.s1, p.s2))
     }
 
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
+    }
+
     fn __repr__(&self) -> String {
         secret_repr("falcon.SigningKey", &self.key.level().to_string())
     }
@@ -112,8 +116,8 @@ pub struct FalconVerifyingKey(VerifyingKey);
 impl FalconVerifyingKey {
     /// Decodes a public key.
     #[staticmethod]
-    fn from_bytes(data: &[u8]) -> PyResult<Self> {
-        VerifyingKey::from_bytes(data)
+    fn from_bytes(data: BytesLike<'_>) -> PyResult<Self> {
+        VerifyingKey::from_bytes(&data)
             .map(FalconVerifyingKey)
             .map_err(|e| err("Falcon public key", e))
     }
@@ -132,9 +136,9 @@ impl FalconVerifyingKey {
     /// Returns if `sig` is a valid signature on `msg`; raises `InvalidSignature` if not,
     /// `MalformedInput` if `sig` does not decode, `KeyMismatch` for a signature of the other
     /// level.
-    fn verify(&self, py: Python<'_>, msg: &[u8], sig: &[u8]) -> PyResult<()> {
-        let sig = Signature::from_bytes(sig).map_err(|e| err("Falcon signature", e))?;
-        py.detach(|| self.0.verify(msg, &sig))
+    fn verify(&self, py: Python<'_>, msg: BytesLike<'_>, sig: BytesLike<'_>) -> PyResult<()> {
+        let sig = Signature::from_bytes(&sig).map_err(|e| err("Falcon signature", e))?;
+        py.detach(|| self.0.verify(&msg, &sig))
             .map_err(|e| err("Falcon signature", e))
     }
 

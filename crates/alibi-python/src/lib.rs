@@ -24,9 +24,10 @@ mod secret;
 mod tachyon;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyByteArray, PyByteArrayMethods, PyBytes, PyMemoryView};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{SeedableRng, UnwrapErr};
+use zeroize::Zeroizing;
 
 pub use errors::{
     Error, GroupError, InvalidCiphertext, InvalidOpening, InvalidSignature, KeyMismatch,
@@ -36,6 +37,76 @@ pub use errors::{
 /// The operating system's generator, for every draw a caller does not seed.
 pub(crate) fn os_rng() -> UnwrapErr<getrandom::SysRng> {
     UnwrapErr(getrandom::SysRng)
+}
+
+/// A bytes argument: `bytes`, `bytearray` or a `memoryview`. PyO3's `PyBuffer` is not in the
+/// limited API of abi3-py39, so the two mutable kinds are copied.
+pub(crate) enum BytesLike<'a> {
+    /// A `bytes` object's own memory: it is immutable, so no copy is needed, also while the
+    /// interpreter is detached (the argument holds a reference for the call).
+    Borrowed(&'a [u8]),
+    /// A copy of a `bytearray` or `memoryview`, wiped when dropped since the argument may be a
+    /// secret key or seed.
+    Copied(Zeroizing<Vec<u8>>),
+}
+
+impl core::ops::Deref for BytesLike<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            BytesLike::Borrowed(b) => b,
+            BytesLike::Copied(v) => v,
+        }
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for BytesLike<'a> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(b) = <&'a [u8]>::extract(obj) {
+            return Ok(BytesLike::Borrowed(b));
+        }
+        if let Ok(a) = obj.cast::<PyByteArray>() {
+            return Ok(BytesLike::Copied(Zeroizing::new(a.to_vec())));
+        }
+        if let Ok(m) = obj.cast::<PyMemoryView>() {
+            // `tobytes` makes a contiguous copy whatever the view's layout; that intermediate
+            // `bytes` is Python's and cannot be wiped, the copy taken here is.
+            let b = m.call_method0("tobytes")?;
+            let b = b.cast::<PyBytes>()?;
+            return Ok(BytesLike::Copied(Zeroizing::new(b.as_bytes().to_vec())));
+        }
+        // Not `bytes(obj)`: that would turn an int n into n zero bytes and a str into an error
+        // about encodings.
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "expected bytes, bytearray or memoryview, got {}",
+            obj.get_type().name()?
+        )))
+    }
+}
+
+/// Each item of a sequence of bytes arguments (a ring's public keys), with the index of the
+/// one that is not bytes-like in the error.
+pub(crate) fn bytes_items<'a>(
+    what: &str,
+    items: &'a [Bound<'_, PyAny>],
+) -> PyResult<Vec<BytesLike<'a>>> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            BytesLike::extract(item.as_borrowed()).map_err(|e| {
+                let py = item.py();
+                if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+                    pyo3::exceptions::PyTypeError::new_err(format!("{what}[{i}]: {}", e.value(py)))
+                } else {
+                    e
+                }
+            })
+        })
+        .collect()
 }
 
 /// A 32-byte seed, if given; `ValueError` for another length.

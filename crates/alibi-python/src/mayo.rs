@@ -8,7 +8,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors::mayo as err;
 use crate::secret::secret_repr;
-use crate::{bytes, keygen_rng, os_rng};
+use crate::{bytes, keygen_rng, os_rng, BytesLike};
 
 fn params(name: &str) -> PyResult<Params> {
     Params::from_name(name).ok_or_else(|| {
@@ -28,18 +28,18 @@ impl MayoSigningKey {
     /// gives the same key.
     #[staticmethod]
     #[pyo3(signature = (params="MAYO_1", seed=None))]
-    fn generate(params: &str, seed: Option<&[u8]>) -> PyResult<Self> {
+    fn generate(params: &str, seed: Option<BytesLike<'_>>) -> PyResult<Self> {
         let p = self::params(params)?;
         Ok(MayoSigningKey(SigningKey::generate(
             p,
-            &mut keygen_rng(seed)?,
+            &mut keygen_rng(seed.as_deref())?,
         )))
     }
 
     /// The key of a compact secret key of `params`.
     #[staticmethod]
-    fn from_bytes(params: &str, data: &[u8]) -> PyResult<Self> {
-        SigningKey::from_bytes(self::params(params)?, data)
+    fn from_bytes(params: &str, data: BytesLike<'_>) -> PyResult<Self> {
+        SigningKey::from_bytes(self::params(params)?, &data)
             .map(MayoSigningKey)
             .map_err(|e| err("MAYO secret key", e))
     }
@@ -61,9 +61,13 @@ impl MayoSigningKey {
     }
 
     /// Signs `msg`: the signature's encoding (s and the salt).
-    fn sign<'py>(&self, py: Python<'py>, msg: &[u8]) -> Bound<'py, PyBytes> {
-        let sig = py.detach(|| self.0.sign(msg, &mut os_rng()).to_bytes());
+    fn sign<'py>(&self, py: Python<'py>, msg: BytesLike<'_>) -> Bound<'py, PyBytes> {
+        let sig = py.detach(|| self.0.sign(&msg, &mut os_rng()).to_bytes());
         bytes(py, &sig)
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
     }
 
     fn __repr__(&self) -> String {
@@ -79,8 +83,8 @@ pub struct MayoVerifyingKey(VerifyingKey);
 impl MayoVerifyingKey {
     /// Decodes a compact public key of `params`.
     #[staticmethod]
-    fn from_bytes(params: &str, data: &[u8]) -> PyResult<Self> {
-        VerifyingKey::from_bytes(self::params(params)?, data)
+    fn from_bytes(params: &str, data: BytesLike<'_>) -> PyResult<Self> {
+        VerifyingKey::from_bytes(self::params(params)?, &data)
             .map(MayoVerifyingKey)
             .map_err(|e| err("MAYO public key", e))
     }
@@ -98,10 +102,10 @@ impl MayoVerifyingKey {
 
     /// Returns if `sig` is a valid signature on `msg`; raises `InvalidSignature` if not,
     /// `MalformedInput` if it does not decode.
-    fn verify(&self, py: Python<'_>, msg: &[u8], sig: &[u8]) -> PyResult<()> {
+    fn verify(&self, py: Python<'_>, msg: BytesLike<'_>, sig: BytesLike<'_>) -> PyResult<()> {
         let sig =
-            Signature::from_bytes(self.0.params(), sig).map_err(|e| err("MAYO signature", e))?;
-        py.detach(|| self.0.verify(msg, &sig))
+            Signature::from_bytes(self.0.params(), &sig).map_err(|e| err("MAYO signature", e))?;
+        py.detach(|| self.0.verify(&msg, &sig))
             .map_err(|e| err("MAYO signature", e))
     }
 

@@ -8,9 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use zeroize::Zeroizing;
 
-use crate::errors::ring as err;
+use crate::errors::{ring as err, KeyMismatch};
 use crate::secret::secret_repr;
-use crate::{bytes, choose_named, keygen_rng, os_rng};
+use crate::{bytes, bytes_items, choose_named, keygen_rng, os_rng, BytesLike};
 
 fn scheme(name: &str) -> PyResult<Scheme> {
     choose_named("ring scheme", name, &Scheme::ALL, Scheme::name)
@@ -29,10 +29,10 @@ fn ring_schemes() -> Vec<&'static str> {
 fn ring_generate<'py>(
     py: Python<'py>,
     scheme: &str,
-    seed: Option<&[u8]>,
+    seed: Option<BytesLike<'_>>,
 ) -> PyResult<(Bound<'py, PyBytes>, RingSigningKey)> {
     let s = self::scheme(scheme)?;
-    let mut rng = keygen_rng(seed)?;
+    let mut rng = keygen_rng(seed.as_deref())?;
     let (pk, sk, key) = py.detach(|| {
         let (pk, sk) = s.generate(&mut rng);
         let key = AnySigningKey::from_bytes(s, &sk);
@@ -61,10 +61,10 @@ pub struct RingSigningKey {
 impl RingSigningKey {
     /// Decodes a secret key of `scheme` (the encoding `alibi ring keygen` writes).
     #[staticmethod]
-    fn from_bytes(py: Python<'_>, scheme: &str, data: &[u8]) -> PyResult<Self> {
+    fn from_bytes(py: Python<'_>, scheme: &str, data: BytesLike<'_>) -> PyResult<Self> {
         let s = self::scheme(scheme)?;
         let key = py
-            .detach(|| AnySigningKey::from_bytes(s, data))
+            .detach(|| AnySigningKey::from_bytes(s, &data))
             .map_err(|e| err("ring member's secret key", e))?;
         Ok(RingSigningKey {
             scheme: s,
@@ -84,9 +84,28 @@ impl RingSigningKey {
         self.scheme.name()
     }
 
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
+    }
+
     fn __repr__(&self) -> String {
         secret_repr("ring.SigningKey", self.scheme.name())
     }
+}
+
+/// `KeyMismatch` for a member whose key has the length of another scheme's keys than the
+/// ring's. The crate would try to decode it as a key of the ring's scheme and report the failed
+/// decoding (`MalformedInput`), which hides that the keys do not belong together.
+fn schemes_agree(ring: Scheme, keys: &[&[u8]]) -> PyResult<()> {
+    for (i, key) in keys.iter().enumerate() {
+        if let Some(other) = Scheme::of_public_key(key).filter(|&o| o != ring) {
+            return Err(KeyMismatch::new_err(format!(
+                "ring member {i} is a {other} public key ({} bytes), the ring is {ring}",
+                key.len()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A ring: the members' public keys in order (the order is signed), decoded once for many
@@ -102,9 +121,19 @@ impl Ring {
     /// twice.
     #[new]
     #[pyo3(signature = (public_keys, scheme=None))]
-    fn new(py: Python<'_>, public_keys: Vec<Vec<u8>>, scheme: Option<&str>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        public_keys: Vec<Bound<'_, PyAny>>,
+        scheme: Option<&str>,
+    ) -> PyResult<Self> {
         let named = scheme.map(self::scheme).transpose()?;
-        py.detach(|| AnyRing::from_public_keys(named, &public_keys))
+        let keys = bytes_items("public_keys", &public_keys)?;
+        let keys: Vec<&[u8]> = keys.iter().map(|k| &**k).collect();
+        if let Some(first) = keys.first() {
+            let s = Scheme::detect(named, first).map_err(|e| err("ring member's public key", e))?;
+            schemes_agree(s, &keys)?;
+        }
+        py.detach(|| AnyRing::from_public_keys(named, &keys))
             .map(Ring)
             .map_err(|e| err("ring member's public key", e))
     }
@@ -125,18 +154,18 @@ impl Ring {
         &self,
         py: Python<'py>,
         key: &RingSigningKey,
-        msg: &[u8],
+        msg: BytesLike<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let sig = py
-            .detach(|| self.0.sign(&key.key, msg, &mut os_rng()))
+            .detach(|| self.0.sign(&key.key, &msg, &mut os_rng()))
             .map_err(|e| err("ring signature", e))?;
         Ok(bytes(py, &sig))
     }
 
     /// Returns if `sig` is a ring signature on `msg` by a member; raises `InvalidSignature` if
     /// not, `MalformedInput` if it does not decode for this ring.
-    fn verify(&self, py: Python<'_>, msg: &[u8], sig: &[u8]) -> PyResult<()> {
-        py.detach(|| self.0.verify(msg, sig))
+    fn verify(&self, py: Python<'_>, msg: BytesLike<'_>, sig: BytesLike<'_>) -> PyResult<()> {
+        py.detach(|| self.0.verify(&msg, &sig))
             .map_err(|e| err("ring signature", e))
     }
 

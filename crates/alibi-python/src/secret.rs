@@ -2,12 +2,15 @@
 //! object goes, never shown by `repr` or `str`, compared in constant time.
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBool, PyBytes};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
+use crate::BytesLike;
+
 /// A 32-byte shared key. `bytes(key)` (or `key.expose()`) gives its bytes, which Python cannot
-/// wipe: take them only to hand them on. Two keys compare equal in constant time.
+/// wipe: take them only to hand them on. It compares equal, in constant time, to another key or
+/// to bytes, bytearray or memoryview contents of the same 32 bytes.
 #[pyclass(module = "alibi", frozen)]
 pub struct SharedKey(pub Zeroizing<[u8; 32]>);
 
@@ -26,10 +29,19 @@ impl SharedKey {
         32
     }
 
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<SharedKey>()
-            .is_ok_and(|o| bool::from(self.0.ct_eq(&o.get().0[..])))
+    /// Equal to another `SharedKey` or to bytes-like contents of the same 32 bytes, compared in
+    /// constant time; `NotImplemented` for anything else, so Python falls back to identity.
+    fn __eq__<'py>(&self, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = other.py();
+        let equal = if let Ok(o) = other.cast::<SharedKey>() {
+            self.0.ct_eq(&o.get().0[..])
+        } else if let Ok(b) = BytesLike::extract(other.as_borrowed()) {
+            // subtle compares slices of unequal lengths as unequal (the length is not secret).
+            self.0.ct_eq(&b[..])
+        } else {
+            return Ok(py.NotImplemented().into_bound(py));
+        };
+        Ok(PyBool::new(py, bool::from(equal)).to_owned().into_any())
     }
 
     fn __hash__(&self) -> PyResult<isize> {

@@ -7,7 +7,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors::tachyon as err;
 use crate::secret::secret_repr;
-use crate::{bytes, choose, keygen_rng, os_rng};
+use crate::{bytes, choose, keygen_rng, os_rng, BytesLike};
 
 /// The levels by the CLI's names.
 const LEVELS: [(&str, Level); 4] = [
@@ -44,10 +44,10 @@ impl TachyonSigningKey {
         py: Python<'_>,
         level: &str,
         precompute: bool,
-        seed: Option<&[u8]>,
+        seed: Option<BytesLike<'_>>,
     ) -> PyResult<Self> {
         let l = choose("TACHYON level", level, &LEVELS)?;
-        let mut rng = keygen_rng(seed)?;
+        let mut rng = keygen_rng(seed.as_deref())?;
         Ok(TachyonSigningKey(py.detach(|| {
             let k = SigningKey::generate(l, &mut rng);
             // The public key is computed now, not on the first call that needs it.
@@ -59,8 +59,8 @@ impl TachyonSigningKey {
     /// Decodes a secret key; `precompute` as in `generate`.
     #[staticmethod]
     #[pyo3(signature = (data, precompute=false))]
-    fn from_bytes(py: Python<'_>, data: &[u8], precompute: bool) -> PyResult<Self> {
-        let k = SigningKey::from_bytes(data).map_err(|e| err("TACHYON secret key", e))?;
+    fn from_bytes(py: Python<'_>, data: BytesLike<'_>, precompute: bool) -> PyResult<Self> {
+        let k = SigningKey::from_bytes(&data).map_err(|e| err("TACHYON secret key", e))?;
         Ok(TachyonSigningKey(py.detach(|| with_cache(k, precompute))))
     }
 
@@ -87,9 +87,13 @@ impl TachyonSigningKey {
     }
 
     /// Signs `msg`: the raw (s, h).
-    fn sign<'py>(&self, py: Python<'py>, msg: &[u8]) -> Bound<'py, PyBytes> {
-        let sig = py.detach(|| self.0.sign(msg, &mut os_rng()).to_bytes());
+    fn sign<'py>(&self, py: Python<'py>, msg: BytesLike<'_>) -> Bound<'py, PyBytes> {
+        let sig = py.detach(|| self.0.sign(&msg, &mut os_rng()).to_bytes());
         bytes(py, &sig)
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
     }
 
     fn __repr__(&self) -> String {
@@ -105,8 +109,8 @@ pub struct TachyonVerifyingKey(VerifyingKey);
 impl TachyonVerifyingKey {
     /// Decodes a public key.
     #[staticmethod]
-    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        py.detach(|| VerifyingKey::from_bytes(data))
+    fn from_bytes(py: Python<'_>, data: BytesLike<'_>) -> PyResult<Self> {
+        py.detach(|| VerifyingKey::from_bytes(&data))
             .map(TachyonVerifyingKey)
             .map_err(|e| err("TACHYON public key", e))
     }
@@ -124,11 +128,15 @@ impl TachyonVerifyingKey {
 
     /// Returns if `sig` is a valid signature on `msg`; raises `InvalidSignature` if not,
     /// `MalformedInput` if it does not decode at this key's level.
-    fn verify(&self, py: Python<'_>, msg: &[u8], sig: &[u8]) -> PyResult<()> {
+    fn verify(&self, py: Python<'_>, msg: BytesLike<'_>, sig: BytesLike<'_>) -> PyResult<()> {
         let sig =
-            Signature::from_bytes(self.0.level(), sig).map_err(|e| err("TACHYON signature", e))?;
-        py.detach(|| self.0.verify(msg, &sig))
+            Signature::from_bytes(self.0.level(), &sig).map_err(|e| err("TACHYON signature", e))?;
+        py.detach(|| self.0.verify(&msg, &sig))
             .map_err(|e| err("TACHYON signature", e))
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
     }
 
     fn __repr__(&self) -> String {
