@@ -160,7 +160,8 @@ impl Scale {
     pub fn expected(self, seeds: &[Seed]) -> &'static str {
         let dgsp = seeds.is_empty() || seeds.contains(&Seed::Dgsp);
         match self {
-            Scale::Quick => "about 2 minutes at most",
+            // 141 s measured on a 2-vCPU machine (issue 66): the estimate says so.
+            Scale::Quick => "2 to 3 minutes on two cores",
             Scale::Full if !dgsp => "about 10 minutes",
             Scale::Full => "an hour or more, with about 10 GB free in the temporary directory and several GB of memory: DGSP's 2^25-member stores (the published crate's on-disk one alone takes about 20 minutes and 8 GB to fill, by its README), and 2-second budgets per row",
             Scale::Tiny => "seconds",

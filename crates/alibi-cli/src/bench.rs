@@ -53,6 +53,9 @@ pub fn run(a: Args) -> CmdResult {
     }
     eprintln!("alibi bench: expected time {}", scale.expected(&only));
     let bar = progress_bar(0)?;
+    // The bar is drawn on a terminal only; elsewhere (a log, CI, a pipe) each step is a line.
+    let lines = !std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let start = std::time::Instant::now();
     let mut started = false;
     let report = measure(&Options { scale, only }, &mut |e| match e {
         Event::Seed { seed, steps } => {
@@ -64,6 +67,14 @@ pub fn run(a: Args) -> CmdResult {
                 bar.inc(1);
             }
             started = true;
+            if lines {
+                eprintln!(
+                    "alibi bench: step {} of {}: {what} ({} s)",
+                    bar.position() + 1,
+                    bar.length().unwrap_or(0),
+                    start.elapsed().as_secs()
+                );
+            }
             bar.set_message(what);
         }
     })

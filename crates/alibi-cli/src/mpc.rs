@@ -315,15 +315,16 @@ pub struct PassphraseArgs {
 }
 
 /// How a protocol run talks.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Clone, Debug)]
 pub struct RunArgs {
     /// The channels a broadcast goes over
     #[arg(long, value_enum, default_value_t = Transport::Group)]
     transport: Transport,
     /// Give up on a round after this many seconds (the first round also waits for the other
-    /// parties to start)
-    #[arg(long, value_name = "S", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
-    timeout_s: u64,
+    /// parties to start) [default: 120; 300 for an ecdsa-secp256k1 key generation, whose parties
+    /// without `mpc aux` primes search for them first]
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout_s: Option<u64>,
     /// The handshake of the pairwise sessions, which must be the one the group file records
     /// (`mpc group --handshake`) [default: the group file's]
     #[arg(long, value_enum)]
@@ -334,6 +335,24 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME,...", value_delimiter = ',',
           value_parser = crate::files::trimmed)]
     exclude: Vec<String>,
+}
+
+/// A round's wait unless `--timeout-s` says otherwise.
+const ROUND_TIMEOUT_S: u64 = 120;
+
+impl RunArgs {
+    /// How long a round waits: `--timeout-s`, or [`ROUND_TIMEOUT_S`].
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout_s.unwrap_or(ROUND_TIMEOUT_S))
+    }
+
+    /// These arguments with `default_s` as the round's wait when `--timeout-s` is not given.
+    fn waiting_by_default(&self, default_s: u64) -> RunArgs {
+        RunArgs {
+            timeout_s: Some(self.timeout_s.unwrap_or(default_s)),
+            ..self.clone()
+        }
+    }
 }
 
 /// `--handshake`.
@@ -837,7 +856,7 @@ fn relay_party(
     let mode = Mode::from(run.transport);
     // No request, socket or send outlasts a round: a stalled path to the relay ends the run
     // (exit 3, naming what stalled) within about one round timeout.
-    let round = Duration::from_secs(run.timeout_s);
+    let round = run.timeout();
     messenger.set_request_timeout(round.min(alibi_messenger::REQUEST_TIMEOUT));
     let mut party = RelayParty::new(messenger, me, &run.members(&group)?, group.group_id, mode)
         .map_err(mpc_setup)?;
@@ -1152,7 +1171,7 @@ fn keygen(
     let (group, share_file, passphrase) =
         keygen_start(job, |g| share_path(dir, g), run, force, pass)?;
     runtime()?.block_on(async {
-        let m = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
+        let m = member(dir, group, &passphrase, run.timeout()).await?;
         let me = m.me;
         let (group, mut party) = relay_party(m, run, "key generation", format)?;
         let mode = Mode::from(run.transport);
@@ -1162,7 +1181,7 @@ fn keygen(
             Some(id) => group.session("keygen", id),
         };
         claim_session(dir, &session, "key generation", name)?;
-        let timeout = Duration::from_secs(run.timeout_s);
+        let timeout = run.timeout();
         let config = KeygenConfig::new(session, group.threshold, group.run_parties(), timeout);
         #[cfg(adversary)]
         let config = KeygenConfig {
@@ -1412,14 +1431,14 @@ fn sign(
         return threshold::sign(scheme, signing, run, format);
     }
     runtime()?.block_on(async {
-        let m = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
+        let m = member(dir, group, &passphrase, run.timeout()).await?;
         let me = m.me;
         let share = load_share(dir, &m.group, &passphrase, me)?;
         let exact = signers.is_some();
         let signers = signers_of(&m.group, &share, signers, me)?;
         let (group, mut party) = relay_party(m, run, "signing", format)?;
         let mode = Mode::from(run.transport);
-        let timeout = Duration::from_secs(run.timeout_s);
+        let timeout = run.timeout();
         let name = session;
         let session = group.sign_session(session);
         claim_session(dir, &session, "signing", Some(name))?;

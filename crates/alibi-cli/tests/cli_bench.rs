@@ -31,6 +31,13 @@ fn a_tiny_run_of_each_seed_writes_its_table_csv_and_plot() {
             "seed {seed}: {}",
             String::from_utf8_lossy(&o.stderr)
         );
+        // Not a terminal here: every step is a line on stderr, where a bar would draw nothing.
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("alibi bench: step 1 of ")),
+            "seed {seed}: {err}"
+        );
         let report = std::fs::read_to_string(out.join("report.md")).unwrap();
         assert!(report.contains(title), "seed {seed}: {report}");
         assert!(report.contains("- CPU: "), "the machine is described");

@@ -3,7 +3,7 @@
 //! over the same group file, relay and channels as threshold BLS.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::net::{Net, NetConfig};
@@ -125,6 +125,26 @@ pub(super) fn aux(
     )
 }
 
+/// The first wait of an ecdsa-secp256k1 key generation unless `--timeout-s` says otherwise: a
+/// party without `mpc aux` primes searches for them first (a set took 18 to 39 s on one thread
+/// of the build machine, longer with several parties on one machine), while the others wait.
+const ECDSA_KEYGEN_TIMEOUT_S: u64 = 300;
+
+/// The primes of this party's ECDSA key generation: those `mpc aux` (or a failed run) left, or
+/// new ones, searched for now and sealed in the party's directory before the run, so that a
+/// failed run leaves them for the next. A successful run deletes them (one key generation per
+/// set). The search comes before the party connects: it takes seconds to minutes, and a
+/// connection left idle that long would only be dropped.
+fn primes_for_keygen(dir: &Path, passphrase: &[u8], format: Format) -> Result<Primes, Failure> {
+    if let Some(kept) = take_primes(dir, passphrase)? {
+        return Ok(kept);
+    }
+    let primes = threshold::generate_primes(prime_reporter(format));
+    let sealed = seal(PRIMES_PURPOSE, &primes.to_bytes(), passphrase)?;
+    write("--dir", &primes_path(dir), Kind::Secret, &sealed, false)?;
+    Ok(primes)
+}
+
 /// The primes `mpc aux` left, if any (taken: primes serve one key generation only).
 fn take_primes(dir: &Path, passphrase: &[u8]) -> Result<Option<Primes>, Failure> {
     let path = primes_path(dir);
@@ -150,7 +170,7 @@ fn connect(
 ) -> Result<(GroupFile, Net<RelayParty>), Failure> {
     let (group, party) = relay_party(m, run, what, format)?;
     let config = NetConfig {
-        timeout: Duration::from_secs(run.timeout_s),
+        timeout: run.timeout(),
         reliable: false,
     };
     let identity = party.party();
@@ -168,22 +188,20 @@ pub(super) fn keygen(
     pass: &PassphraseArgs,
     format: Format,
 ) -> CmdResult {
+    // The others may search for primes before they connect: a longer first wait by default.
+    let run = &match scheme {
+        Scheme::EcdsaSecp256k1 => run.waiting_by_default(ECDSA_KEYGEN_TIMEOUT_S),
+        _ => run.clone(),
+    };
     let (group, share_file, passphrase) =
         keygen_start(job, |g| share_path(dir, g, scheme), run, force, pass)?;
-    let cached = match scheme {
-        Scheme::EcdsaSecp256k1 => take_primes(dir, &passphrase)?,
+    let primes = match scheme {
+        Scheme::EcdsaSecp256k1 => Some(primes_for_keygen(dir, &passphrase, format)?),
         _ => None,
     };
-    let had_primes = cached.is_some();
-    // Without `mpc aux`, the primes are searched for before the party connects: the search
-    // takes seconds to minutes, which the others spend waiting (their --timeout-s must allow
-    // it), and a connection left idle that long would only be dropped.
-    let primes = match (scheme, cached) {
-        (Scheme::EcdsaSecp256k1, None) => Some(threshold::generate_primes(prime_reporter(format))),
-        (_, cached) => cached,
-    };
+    let had_primes = primes.is_some();
     runtime()?.block_on(async {
-        let m = member(dir, group, &passphrase, Duration::from_secs(run.timeout_s)).await?;
+        let m = member(dir, group, &passphrase, run.timeout()).await?;
         let me = m.me;
         let what = format!("keygen {}", scheme.name());
         let id = session.unwrap_or("");
@@ -345,7 +363,7 @@ pub(super) fn sign(scheme: Scheme, job: Signing, run: &RunArgs, format: Format) 
         passphrase,
     } = job;
     runtime()?.block_on(async {
-        let m = member(dir, group, passphrase, Duration::from_secs(run.timeout_s)).await?;
+        let m = member(dir, group, passphrase, run.timeout()).await?;
         let me = m.me;
         let share = load_share(dir, &m.group, scheme, passphrase, me)?;
         let signers = signers_of(&m.group, &share, signers, me)?;

@@ -47,7 +47,7 @@ pub fn code(o: &Output) -> i32 {
 /// Whether a stderr line is a wait's progress report (`alibi mpc`): in words or as JSON.
 pub fn is_progress(line: &str) -> bool {
     let primes = [
-        "generating two",
+        "safe primes for the Paillier key",
         "still searching for safe prime",
         "found safe prime",
         "safe primes ready",
