@@ -257,14 +257,22 @@ mod tests {
         let mut checked = 0;
         for line in readme.lines() {
             if line.starts_with("```") {
-                in_sh = line.trim() == "```sh";
+                in_sh = matches!(line.trim(), "```sh" | "```sh run");
                 continue;
             }
             let cmd = line.split('#').next().unwrap_or("").trim();
             if !in_sh || !cmd.starts_with("alibi ") {
                 continue;
             }
-            let words: Vec<&str> = cmd.split_whitespace().collect();
+            // The command, without the shell's redirections and job control after it.
+            let words: Vec<&str> = cmd
+                .split_whitespace()
+                .take_while(|w| {
+                    !(matches!(*w, "&" | "|" | ";" | "&&" | "||")
+                        || w.starts_with('>')
+                        || w.starts_with("2>"))
+                })
+                .collect();
             match Cli::try_parse_from(&words) {
                 Ok(_) => {}
                 Err(e)
