@@ -405,7 +405,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
                 json!({
                     "scheme": scheme.name(),
                     "suite": akem.suite().map(Suite::name),
-                    "key": key.to_string_lossy(),
+                    "key": file_json(&key, 32),
                     "authenticated": authenticated,
                     "note": how,
                 }),
@@ -499,6 +499,7 @@ fn encap(
     let written = place_outputs(&files, force)?;
     format.wrote(json!({
         "scheme": scheme.name(),
+        "suite": akem.suite().map(Suite::name),
         "ciphertext": file_json(&ct, c.len()),
         "key": file_json(&key, k.len()),
         "confirm": tag_path.as_ref().map(|t| file_json(t, tag.len())),

@@ -25,7 +25,7 @@ use crate::files::{
     check_json, check_outputs, owner_only, place_outputs, read, read_input, read_secret,
     rewrite_outputs, write, write_outputs, Kind, NewDir, Output, Own,
 };
-use crate::report::{file_json, Format};
+use crate::report::{file_json, file_len, Format};
 use crate::rng::os_rng;
 
 /// `alibi group <verb>`.
@@ -383,7 +383,7 @@ pub fn run(cmd: Cmd) -> CmdResult {
             })?;
             format.wrote(json!({
                 "revoked": id,
-                "database": dir.join(MANAGER_FILES[2]).to_string_lossy(),
+                "database": file_json(&dir.join(MANAGER_FILES[2]), file_len(&dir.join(MANAGER_FILES[2]))),
             }))
         }
     }
@@ -759,7 +759,8 @@ fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
             p.name(),
             dir.display()
         ),
-        json!({"params": p.name(), "dir": dir.to_string_lossy(), "public_key": pkp.to_string_lossy()}),
+        json!({"params": p.name(), "dir": dir.to_string_lossy(),
+               "public_key": file_json(&pkp, file_len(&pkp))}),
     )
 }
 

@@ -191,9 +191,20 @@ fn no_huge_pages() {
 #[cfg(not(target_os = "linux"))]
 fn no_huge_pages() {}
 
-fn fail(f: &Failure) -> ExitCode {
+fn fail(f: &Failure, argv: &[OsString]) -> ExitCode {
     // The write to stderr may itself fail; there is nowhere left to report that.
     let _ = writeln!(std::io::stderr(), "alibi: {}", f.line());
+    // A script that asked for JSON gets one object on stdout, a failure too (unless the command
+    // already printed its own, an invalid verdict's). Read from the words, so that a command
+    // line that does not parse is answered alike.
+    let json = argv
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json");
+    if json && !report::said() {
+        let _ = report::say(report::failure_json(f));
+    }
     ExitCode::from(f.code())
 }
 
@@ -228,14 +239,17 @@ fn main() -> ExitCode {
             };
             return match write!(out, "{text}").and_then(|()| out.flush()) {
                 Ok(()) => ExitCode::SUCCESS,
-                Err(err) => fail(&Failure::Usage(format!("cannot write to stdout: {err}"))),
+                Err(err) => fail(
+                    &Failure::Usage(format!("cannot write to stdout: {err}")),
+                    &argv,
+                ),
             };
         }
-        Err(e) => return fail(&Failure::Usage(usage_line(&e, &argv))),
+        Err(e) => return fail(&Failure::Usage(usage_line(&e, &argv)), &argv),
     };
     match run(cli.area) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(f) => fail(&f),
+        Err(f) => fail(&f, &argv),
     }
 }
 

@@ -30,7 +30,7 @@ use crate::files::{
     write_unless_same, Kind, NewDir, Output,
 };
 use crate::net::{relay_url, runtime};
-use crate::report::{say, Format};
+use crate::report::{file_json, file_len, say, Format};
 use crate::rng::os_rng;
 use crate::say;
 
@@ -705,7 +705,7 @@ fn init(
             card.display()
         ),
         json!({"name": name, "account": m.account(), "relay": url,
-               "card": card.to_string_lossy(), "dir": dir.to_string_lossy()}),
+               "card": file_json(&card, file_len(&card)), "dir": dir.to_string_lossy()}),
     )
 }
 
@@ -747,7 +747,7 @@ fn group(
             out.display()
         ),
         json!({"group_id": id, "parties": names, "threshold": threshold,
-               "out": out.to_string_lossy()}),
+               "out": file_json(out, file_len(out))}),
     )
 }
 
@@ -1226,7 +1226,11 @@ fn keygen(
             took,
             strays,
         };
-        keygen_report(&group, &run, &share, (&share_file, pk_out), format)
+        let files = (
+            (share_file.as_path(), sealed.len()),
+            (pk_out, share.group_key.len()),
+        );
+        keygen_report(&group, &run, &share, files, format)
     })
 }
 
@@ -1244,7 +1248,7 @@ fn keygen_report(
     group: &GroupFile,
     run: &Ran,
     share: &KeyShare,
-    (share_file, pk_out): (&Path, &Path),
+    ((share_file, sealed_len), (pk_out, pk_len)): ((&Path, usize), (&Path, usize)),
     format: Format,
 ) -> CmdResult {
     let group_key = hex::encode(&share.group_key);
@@ -1274,10 +1278,11 @@ fn keygen_report(
     ));
     format.report(
         text,
-        json!({"party": group.name_of(me), "index": me, "group_id": group.group_id,
-               "transport": mode.to_string(), "ms": ms(took), "group_key": group_key,
+        json!({"scheme": "bls", "party": group.name_of(me), "index": me,
+               "group_id": group.group_id, "transport": mode.to_string(), "ms": ms(took),
+               "public_key": file_json(pk_out, pk_len), "public_key_hex": group_key,
                "qualified": qualified, "excluded": excluded, "strays": strays,
-               "share": share_file.to_string_lossy(), "public_key": pk_out.to_string_lossy()}),
+               "share": file_json(share_file, sealed_len)}),
     )
 }
 
@@ -1466,6 +1471,7 @@ fn sign(
             data: &signed.signature,
         };
         write_unless_same(&[sig_out], force)?;
+        let sig_len = signed.signature.len();
         let combined: Vec<String> = signed.combined.iter().map(|&p| group.name_of(p)).collect();
         let blamed = named(&group, &signed.blamed);
         let disagreeing = disagreeing(&group, &signed.disagreeing);
@@ -1486,9 +1492,9 @@ fn sign(
         }
         format.report(
             text,
-            json!({"signers": combined, "transport": mode.to_string(), "ms": ms(took),
-                   "blamed": blamed, "disagreeing": disagreeing, "strays": strays,
-                   "signature": out.to_string_lossy()}),
+            json!({"scheme": "bls", "signers": combined, "transport": mode.to_string(),
+                   "ms": ms(took), "blamed": blamed, "disagreeing": disagreeing,
+                   "strays": strays, "signature": file_json(out, sig_len)}),
         )
     })
 }
@@ -1515,7 +1521,9 @@ fn verify(scheme: SchemeArg, pk: &Path, msg: &Path, sig: &Path, format: Format) 
             sigb.len()
         )));
     }
-    let fields = json!({"scheme": "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"});
+    // The scheme by its command-line name, as every verb names it; the ciphersuite beside it.
+    let fields = json!({"scheme": "bls",
+                        "ciphersuite": "BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"});
     if bls::verify(&pkb, &msg, &sigb).is_ok() {
         format.verdict(Ok(None), fields)
     } else {

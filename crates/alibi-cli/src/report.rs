@@ -20,12 +20,35 @@ pub fn progress_bar(len: u64) -> Result<indicatif::ProgressBar, Failure> {
     Ok(bar)
 }
 
+/// Set once a report went to stdout: a failure after it (an invalid verdict, with `--json` its
+/// object) prints no second JSON object.
+static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Prints one line on stdout.
 pub fn say(line: impl Display) -> CmdResult {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{line}")
         .and_then(|()| out.flush())
-        .map_err(|e| Failure::Usage(format!("cannot write to stdout: {e}")))
+        .map_err(|e| Failure::Usage(format!("cannot write to stdout: {e}")))?;
+    SAID.store(true, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
+}
+
+/// Whether a report went to stdout already.
+pub fn said() -> bool {
+    SAID.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A failure as the one JSON object a `--json` command prints on stdout: `error` (the line
+/// stderr shows, without `alibi: `), `exit` (its code) and `kind` (`invalid`, `usage` or
+/// `transport`, as docs/cli.md says).
+pub fn failure_json(f: &Failure) -> Value {
+    let kind = match f {
+        Failure::Invalid(_) => "invalid",
+        Failure::Usage(_) => "usage",
+        Failure::Transport(_) => "transport",
+    };
+    json!({"error": f.line(), "exit": f.code(), "kind": kind})
 }
 
 /// `say!("...", args)`: [`say`] with `format!` arguments.
@@ -34,6 +57,11 @@ macro_rules! say {
     ($($t:tt)*) => {
         $crate::report::say(format_args!($($t)*))
     };
+}
+
+/// The size of a file a command has just written, for [`file_json`] (0 if it cannot be read).
+pub fn file_len(path: &std::path::Path) -> usize {
+    std::fs::metadata(path).map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX))
 }
 
 /// A written file in a JSON report: its path (`-` for stdout) and size.

@@ -22,7 +22,7 @@ use crate::files::{
     Kind, NewDir, Output,
 };
 use crate::net::runtime;
-use crate::report::Format;
+use crate::report::{file_json, Format};
 use crate::rng::os_rng;
 
 /// The keyfile purpose of a sealed threshold share.
@@ -121,7 +121,7 @@ pub(super) fn aux(
             "safe primes for the next ecdsa-secp256k1 key generation sealed in {} ({took:.1} s); used once",
             out.display()
         ),
-        json!({"primes": out.to_string_lossy(), "s": took}),
+        json!({"primes": file_json(&out, sealed.len()), "s": took}),
     )
 }
 
@@ -246,8 +246,10 @@ pub(super) fn keygen(
             ),
             json!({"scheme": scheme.name(), "party": group.name_of(me), "index": me,
                    "group_id": group.group_id, "transport": Mode::from(run.transport).to_string(),
-                   "ms": took.as_secs_f64() * 1e3, "public_key": key, "parties": names,
-                   "share": share_file.to_string_lossy(), "pk_out": pk_out.to_string_lossy()}),
+                   "ms": took.as_secs_f64() * 1e3,
+                   "public_key": file_json(pk_out, share.public_key().len()),
+                   "public_key_hex": key, "parties": names,
+                   "share": file_json(&share_file, sealed.len())}),
         )
     })
 }
@@ -390,7 +392,7 @@ pub(super) fn sign(scheme: Scheme, job: Signing, run: &RunArgs, format: Format) 
                 out.display()
             ),
             json!({"scheme": scheme.name(), "signers": names, "transport": Mode::from(run.transport).to_string(),
-                   "ms": took.as_secs_f64() * 1e3, "signature": out.to_string_lossy()}),
+                   "ms": took.as_secs_f64() * 1e3, "signature": file_json(out, sig.len())}),
         )
     })
 }
