@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::process::{Child, Output};
 
-use common::mpc::{relay, s, setup, spawn_party};
+use common::mpc::{keygen_with, relay, s, setup, sign_with};
 use common::{code, stdout};
 use serde_json::Value;
 
@@ -368,59 +368,31 @@ fn the_mpc_verbs_have_the_same_shape() {
     let (dirs, group) = setup(&d, &relay, &names, 1);
     std::fs::write(d.join("m"), b"m").unwrap();
     for scheme in ["bls", "frost-ed25519"] {
+        let more = ["--scheme", scheme, "--json"];
         let keygens: Vec<Child> = dirs
             .iter()
-            .map(|dir| {
-                let pk = format!("{}/{scheme}.pk", s(dir));
-                let args = [
-                    "mpc",
-                    "keygen",
-                    "--scheme",
-                    scheme,
-                    "--dir",
-                    &s(dir),
-                    "--group",
-                    &group,
-                    "--pk-out",
-                    &pk,
-                    "--timeout-s",
-                    "30",
-                    "--json",
-                ];
-                spawn_party(&args.map(String::from))
-            })
+            .map(|dir| keygen_with(dir, &group, &dir.join(format!("{scheme}.pk")), "30", &more))
             .collect();
         for c in keygens {
             let v = checked(&c.wait_with_output().unwrap(), &d);
             assert_eq!(v["scheme"], scheme, "{v}");
             assert!(v["public_key_hex"].is_string(), "{v}");
         }
+        let more = [
+            "--scheme",
+            scheme,
+            "--signers",
+            "ja,jb",
+            "--timeout-s",
+            "30",
+            "--json",
+        ];
+        let msg = d.join("m");
         let signs: Vec<Child> = dirs
             .iter()
             .map(|dir| {
-                let sig = format!("{}/{scheme}.sig", s(dir));
-                let args = [
-                    "mpc",
-                    "sign",
-                    "--scheme",
-                    scheme,
-                    "--dir",
-                    &s(dir),
-                    "--group",
-                    &group,
-                    "--msg",
-                    &s(&d.join("m")),
-                    "--session",
-                    "j1",
-                    "--signers",
-                    "ja,jb",
-                    "--out",
-                    &sig,
-                    "--timeout-s",
-                    "30",
-                    "--json",
-                ];
-                spawn_party(&args.map(String::from))
+                let sig = dir.join(format!("{scheme}.sig"));
+                sign_with(dir, &group, (&msg, "j1"), &sig, &more)
             })
             .collect();
         for c in signs {

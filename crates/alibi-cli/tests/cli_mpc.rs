@@ -10,7 +10,7 @@ use std::process::{Child, Command, Output, Stdio};
 use alibi_relay_api::b64;
 use common::mpc::{
     keygen, keygen_with, party_cmd, relay, relay_on, run, s, setup, setup_at, setup_each,
-    spawn_party, PASS,
+    sign_with, wait_all, PASS,
 };
 use common::{alibi, code};
 
@@ -835,31 +835,10 @@ fn sign_processes(
         .iter()
         .map(|(i, msg)| {
             let out = dirs[*i].join(format!("{session}.sig"));
-            let mut args = vec![
-                "mpc",
-                "sign",
-                "--dir",
-                &s(&dirs[*i]),
-                "--group",
-                group,
-                "--msg",
-                &s(msg),
-                "--session",
-                session,
-                "--out",
-                &s(&out),
-            ]
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>();
-            args.extend(more.iter().map(|a| a.to_string()));
-            spawn_party(&args)
+            sign_with(&dirs[*i], group, (msg, session), &out, more)
         })
         .collect();
-    children
-        .into_iter()
-        .map(|c| c.wait_with_output().unwrap())
-        .collect()
+    wait_all(children)
 }
 
 /// Issue 65, item 4: a party never runs one session twice. Before, a key generation or signing run

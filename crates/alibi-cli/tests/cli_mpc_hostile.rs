@@ -10,7 +10,7 @@ use std::process::Child;
 use alibi_messenger::{ContactCard, Messenger};
 use alibi_relay_api::messages::OutgoingMessage;
 use common::code;
-use common::mpc::{keygen_with, relay, setup, PASS};
+use common::mpc::{keygen_with, relay, setup, wait_all, PASS};
 
 /// Key generation by every party of `dirs` under `session` over `transport`; their outputs.
 fn keygen_all(
@@ -27,10 +27,7 @@ fn keygen_all(
             keygen_with(&dirs[i], group, &pk, "10", &more)
         })
         .collect();
-    children
-        .into_iter()
-        .map(|c| c.wait_with_output().unwrap())
-        .collect()
+    wait_all(children)
 }
 
 /// A member links a second device to its own account (with its primary's password; the new

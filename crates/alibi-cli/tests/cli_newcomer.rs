@@ -5,7 +5,7 @@ mod common;
 use std::process::Child;
 
 use common::code;
-use common::mpc::{keygen_with, relay, s, setup, spawn_party};
+use common::mpc::{keygen_with, relay, s, setup, sign_with};
 
 /// The README's MPC commands give every party the same `--pk-out group.pk` and `--out sig.bin`,
 /// the parties started together in one directory. Every party keeps its share and exits 0: the
@@ -43,29 +43,10 @@ fn parties_sharing_one_pk_out_keep_their_shares() {
         let msg = d.join("msg.txt");
         std::fs::write(&msg, b"pay 1").unwrap();
         let sig = d.join(format!("{scheme}.sig"));
+        let more = ["--scheme", scheme, "--signers", "ann,bo"];
         let children: Vec<Child> = dirs[..2]
             .iter()
-            .map(|dir| {
-                let args = [
-                    "mpc",
-                    "sign",
-                    "--scheme",
-                    scheme,
-                    "--dir",
-                    &s(dir),
-                    "--group",
-                    &group,
-                    "--msg",
-                    &s(&msg),
-                    "--session",
-                    &session,
-                    "--signers",
-                    "ann,bo",
-                    "--out",
-                    &s(&sig),
-                ];
-                spawn_party(&args.map(String::from))
-            })
+            .map(|dir| sign_with(dir, &group, (&msg, &session), &sig, &more))
             .collect();
         for c in children {
             let o = c.wait_with_output().unwrap();

@@ -165,6 +165,42 @@ pub fn keygen_with(dir: &Path, group: &str, pk: &Path, timeout: &str, more: &[&s
     spawn_party(&args)
 }
 
+/// A signing party: `mpc sign` in `dir` of `msg` under `session`, writing `out`, with `more`.
+pub fn sign_with(
+    dir: &Path,
+    group: &str,
+    (msg, session): (&Path, &str),
+    out: &Path,
+    more: &[&str],
+) -> Child {
+    let mut args: Vec<String> = [
+        "mpc",
+        "sign",
+        "--dir",
+        &s(dir),
+        "--group",
+        group,
+        "--msg",
+        &s(msg),
+        "--session",
+        session,
+        "--out",
+        &s(out),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(more.iter().map(|a| a.to_string()));
+    spawn_party(&args)
+}
+
+/// Every party's output, in order, once all have ended.
+pub fn wait_all(children: Vec<Child>) -> Vec<Output> {
+    children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect()
+}
+
 /// A party process with these arguments, its output piped.
 pub fn spawn_party(args: &[String]) -> Child {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
