@@ -1011,6 +1011,10 @@ fn named(g: &GroupFile, blamed: &[Blame]) -> Vec<String> {
         .collect()
 }
 
+/// The run an ECDSA key generation's waiting lines name: its first round also waits for the
+/// parties still searching for safe primes, which they do before they join.
+const ECDSA_KEYGEN: &str = "ecdsa-secp256k1 key generation";
+
 /// What a party prints while a run waits (every few seconds, on stderr): the round and whom it
 /// waits for, in words, or with `--json` one JSON object per line.
 fn waiting_reporter(g: &GroupFile, what: &'static str, format: Format) -> OnWaiting {
@@ -1031,8 +1035,13 @@ fn waiting_reporter(g: &GroupFile, what: &'static str, format: Format) -> OnWait
             } else {
                 format!("heard from {}", heard.join(", "))
             };
+            let why = if what == ECDSA_KEYGEN && w.round == 0 {
+                " (a party without `mpc aux` primes searches for them before it joins: a minute or more)"
+            } else {
+                ""
+            };
             format!(
-                "alibi: {what}: round {}: waiting for {} ({heard}); {} s of {} s",
+                "alibi: {what}: round {}: waiting for {} ({heard}){why}; {} s of {} s",
                 w.round,
                 waiting_for.join(", "),
                 w.elapsed.as_secs(),

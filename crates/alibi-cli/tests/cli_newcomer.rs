@@ -259,6 +259,7 @@ fn a_username_must_fit_on_one_line() {
 /// An ECDSA key generation without `mpc aux` primes searches for them first (tens of seconds).
 /// When the run then fails (here: the others never start), the primes stay sealed in the
 /// party's directory for the rerun. Before, they were thrown away and the rerun searched again.
+/// While it waits, it says why the others may be late.
 #[test]
 fn primes_found_by_a_failed_ecdsa_keygen_are_kept() {
     let d = common::scratch("newcomer-primes-kept");
@@ -267,7 +268,7 @@ fn primes_found_by_a_failed_ecdsa_keygen_are_kept() {
     let primes = dirs[0].join("primes.sealed");
     assert!(!primes.exists());
     let more = ["--scheme", "ecdsa-secp256k1", "--session", "alone"];
-    let o = keygen_with(&dirs[0], &group, &d.join("pa.pk"), "1", &more)
+    let o = keygen_with(&dirs[0], &group, &d.join("pa.pk"), "7", &more)
         .wait_with_output()
         .unwrap();
     assert_eq!(code(&o), 3, "{}", common::stderr(&o));
@@ -277,6 +278,13 @@ fn primes_found_by_a_failed_ecdsa_keygen_are_kept() {
         common::stderr(&o)
     );
     assert!(primes.exists(), "the primes found were kept");
+    assert!(
+        common::stderr(&o).contains(
+            "waiting for pb, pc (nothing yet) (a party without `mpc aux` primes searches"
+        ),
+        "{}",
+        common::stderr(&o)
+    );
     let mode =
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&primes).unwrap().permissions());
     assert_eq!(mode & 0o777, 0o600);

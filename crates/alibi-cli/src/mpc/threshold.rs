@@ -209,7 +209,11 @@ pub(super) fn keygen(
         let session = m.group.session(&what, id);
         super::claim_session(dir, &session, &what, name)?;
         let parties = m.group.run_parties();
-        let (group, net) = connect(m, run, "key generation", session, &parties, format)?;
+        let what = match scheme {
+            Scheme::EcdsaSecp256k1 => super::ECDSA_KEYGEN,
+            _ => "key generation",
+        };
+        let (group, net) = connect(m, run, what, session, &parties, format)?;
         let start = Instant::now();
         let mut progress = prime_reporter(format);
         let share = threshold::keygen(&net, scheme, group.threshold, primes, &mut progress)
