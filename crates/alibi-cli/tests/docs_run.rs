@@ -71,6 +71,17 @@ fn run(block: &Block) -> Result<Duration, String> {
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
+    // The README's relay tour listens where the README says, 127.0.0.1:8080: a port another
+    // program holds would fail it with the relay's own error, which reads like a broken doc.
+    if block.text.contains("127.0.0.1:8080") {
+        std::net::TcpListener::bind("127.0.0.1:8080").map_err(|e| {
+            format!(
+                "{}:{}: needs 127.0.0.1:8080 free for its relay: {e}",
+                block.file.display(),
+                block.line
+            )
+        })?;
+    }
     let start = Instant::now();
     let out = Command::new("bash")
         .args(["-euo", "pipefail", "-c", &block.text])
