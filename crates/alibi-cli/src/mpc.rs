@@ -123,8 +123,8 @@ pub enum Cmd {
         session: Option<String>,
         /// Test builds only: cheat as SPEC says (bad-share:J, offset-share:J:D,
         /// offset-share-then-silent:J:D, withhold-share:J, withhold-broadcast:J,
-        /// equivocate-commit, wrong-share-proof, stop), so that tests can run cheaters as
-        /// processes
+        /// equivocate-commit, wrong-share-proof, stop; FROST and ECDSA: misdeal:J), so that
+        /// tests can run cheaters as processes
         #[cfg(adversary)]
         #[arg(long, value_name = "SPEC", hide = true)]
         misbehave: Option<Misbehaviour>,
@@ -930,6 +930,15 @@ fn note_named(g: &GroupFile, dir: &Path, what: &str, e: &alibi_mpc::Error) {
             .iter()
             .map(|(p, reason)| (*p, format!("stopped {what} ({reason})")))
             .collect(),
+        alibi_mpc::Error::Accused { accusations } => accusations
+            .iter()
+            .flat_map(|a| {
+                a.blamed.iter().map(move |b| {
+                    let by = g.name_of(a.by);
+                    (b.party, format!("named in {what} by {by}: {}", b.fault))
+                })
+            })
+            .collect(),
         alibi_mpc::Error::Undeliverable { parties } => parties
             .iter()
             .map(|(p, why)| (*p, format!("unreachable in {what}: the relay said {why}")))
@@ -1101,6 +1110,7 @@ fn protocol_failure(
             "{what} failed: {reason}; excluded: {}",
             named(g, &blamed).join(", ")
         )),
+        alibi_mpc::Error::Accused { accusations } => accused(g, what, &accusations),
         alibi_mpc::Error::Transport(m) => Failure::Transport(format!(
             "{what} stopped by a transport fault, no party blamed: {m} (relay {relay})"
         )),
@@ -1159,6 +1169,36 @@ fn protocol_failure(
     }
 }
 
+/// A run stopped by other parties' accusations: exit 1, each accused named as its accuser
+/// named it, and why the accusation alone decides nothing between the two.
+fn accused(g: &GroupFile, what: &str, accusations: &[alibi_mpc::Accusation]) -> Failure {
+    let mut names: Vec<String> = vec![];
+    let each: Vec<String> = accusations
+        .iter()
+        .map(|a| {
+            let blamed: Vec<String> = a.blamed.iter().map(|b| g.name_of(b.party)).collect();
+            for n in &blamed {
+                if !names.contains(n) {
+                    names.push(n.clone());
+                }
+            }
+            format!(
+                "{} names {} ({})",
+                g.name_of(a.by),
+                blamed.join(" and "),
+                a.reason
+            )
+        })
+        .collect();
+    Failure::Invalid(format!(
+        "{what} failed: {}; excluded: {} (a message only its receiver could check failed: the          accuser's word, which no other party can verify; to go on without {}, every party runs          again with --exclude {} and a new --session)",
+        each.join("; "),
+        names.join(", "),
+        names.join(", "),
+        names.join(",")
+    ))
+}
+
 /// `alibi mpc keygen`: threshold BLS here, the other schemes in [`threshold::keygen`].
 #[allow(clippy::too_many_arguments)]
 fn keygen(
@@ -1175,7 +1215,22 @@ fn keygen(
 ) -> CmdResult {
     let job = (dir, group_path, pk_out, session);
     if let Some(scheme) = scheme.threshold() {
-        return threshold::keygen(scheme, job, run, force, pass, format);
+        return threshold::keygen(
+            scheme,
+            job,
+            #[cfg(adversary)]
+            cheat,
+            run,
+            force,
+            pass,
+            format,
+        );
+    }
+    #[cfg(adversary)]
+    if matches!(cheat, Some(Misbehaviour::MisdealTo(_))) {
+        return Err(Failure::Usage(
+            "--misbehave misdeal is for FROST and ECDSA".into(),
+        ));
     }
     let (group, share_file, passphrase) =
         keygen_start(job, |g| share_path(dir, g), run, force, pass)?;

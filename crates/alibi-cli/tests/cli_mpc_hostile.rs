@@ -202,3 +202,63 @@ fn one_lost_message_does_not_split_a_frost_key_generation() {
         }
     }
 }
+
+/// Issue 65: a run stopped by one cheater names that cheater at every honest party. In a
+/// FROST-Ed25519 key generation, m1 deals m3 the pairwise message it dealt m2 (a share only m3
+/// can check). m3's check fails and names m1; m3's signed accusation stops m2 at once, which
+/// names m1 as m3 did (exit 1, noted in its directory). Before, m2 waited out the round and
+/// reported m3, the victim, as the party nothing was heard from (exit 3). The next run, every
+/// honest party excluding m1, finishes without it.
+#[test]
+fn a_frost_party_that_misdeals_is_named_at_every_honest_party() {
+    let d = common::scratch("mpc-frost-misdeal");
+    let relay = relay(&d);
+    let names = ["m1", "m2", "m3"];
+    let (dirs, group) = setup(&d, &relay, &names, 1);
+    let pk = |i: usize, run: &str| d.join(format!("{}-{run}.pk", names[i]));
+    let children: Vec<Child> = (0..3)
+        .map(|i| {
+            let mut more = vec!["--scheme", "frost-ed25519", "--session", "first"];
+            if i == 0 {
+                more.extend(["--misbehave", "misdeal:3"]);
+            }
+            keygen_with(&dirs[i], &group, &pk(i, "first"), "30", &more)
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let outs = wait_all(children);
+    for (i, o) in outs.iter().enumerate().skip(1) {
+        let err = common::stderr(o);
+        assert_eq!(code(o), 1, "{}: {err}", names[i]);
+        assert!(err.contains("excluded: m1"), "{}: {err}", names[i]);
+    }
+    let err = common::stderr(&outs[1]);
+    assert!(
+        err.contains("m3 names m1"),
+        "m2 hears m3's accusation: {err}"
+    );
+    // At once, not after the 30 s round m2 would otherwise have waited out.
+    assert!(started.elapsed().as_secs() < 25, "{:?}", started.elapsed());
+    let noted = std::fs::read_to_string(dirs[1].join("named.json")).unwrap();
+    assert!(noted.contains("named in key generation by m3"), "{noted}");
+    let children: Vec<Child> = (1..3)
+        .map(|i| {
+            let more = [
+                "--scheme",
+                "frost-ed25519",
+                "--session",
+                "second",
+                "--exclude",
+                "m1",
+            ];
+            keygen_with(&dirs[i], &group, &pk(i, "second"), "10", &more)
+        })
+        .collect();
+    for (i, o) in wait_all(children).iter().enumerate() {
+        assert_eq!(code(o), 0, "{}: {}", names[i + 1], common::stderr(o));
+    }
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&group).unwrap()).unwrap();
+    assert_eq!(file["excluded"][0]["name"], "m1", "{file}");
+    let why = file["excluded"][0]["reason"].as_str().unwrap();
+    assert!(why.starts_with("named in key generation"), "{why}");
+}

@@ -660,9 +660,43 @@ pub(crate) fn stop_reason(wire: &[u8]) -> String {
         .unwrap_or_default()
 }
 
+/// How the body of a stop notice that accuses ([`crate::Error::Accused`]) begins, before the
+/// encoded blames and reason: a stop notice's text never starts with a NUL.
+const ACCUSATION: &[u8] = b"\0alibi accusation v1\0";
+
+/// The body of a stop notice that names `blamed` for `reason`.
+pub(crate) fn accusation_body(blamed: &[crate::Blame], reason: &str) -> Vec<u8> {
+    let mut body = ACCUSATION.to_vec();
+    body.extend(encode(&(blamed.to_vec(), reason.to_owned())));
+    body
+}
+
+/// The accusation a signed stop notice of `by` carries, if it is one: only parties in
+/// `participants` other than its accuser are kept, each once, and the reason is kept as
+/// [`stop_reason`] keeps text.
+pub(crate) fn accusation(
+    by: crate::PartyIndex,
+    wire: &[u8],
+    participants: &[crate::PartyIndex],
+) -> Option<crate::Accusation> {
+    let sb = decode::<SignedBroadcast>(wire).ok()?;
+    let rest = sb.body.strip_prefix(ACCUSATION)?;
+    let (mut blamed, reason) = decode::<(Vec<crate::Blame>, String)>(rest).ok()?;
+    blamed.retain(|b| b.party != by && participants.contains(&b.party));
+    blamed.sort_by_key(|b| b.party);
+    blamed.dedup_by_key(|b| b.party);
+    let reason = reason
+        .chars()
+        .filter(|&c| alibi_messenger::printable(c))
+        .take(300)
+        .collect();
+    Some(crate::Accusation { by, blamed, reason })
+}
+
 /// Decodes `data` as a broadcast envelope (for the fuzz target).
 pub(crate) fn fuzz_decoders(data: &[u8]) {
     let _ = decode::<Envelope>(data);
+    let _ = accusation(1, data, &[1, 2, 3]);
 }
 
 #[cfg(test)]

@@ -112,6 +112,16 @@ pub enum Error {
         /// (control characters removed, at most 300 characters).
         stopped: Vec<(PartyIndex, String)>,
     },
+    /// Participants stopped the run naming others whose messages to them failed the
+    /// protocol's checks (FROST, CGGMP24: a pairwise message only its receiver can check).
+    /// Nothing proves such an accusation to a third party (the pairwise channels are
+    /// deniable), so it is its accuser's word: the accuser or the accused cheated. Each party
+    /// that hears of one stops, passes it on, and names the accused as its accuser did.
+    #[error("{}", accused(accusations))]
+    Accused {
+        /// Each accusation, in the accusers' index order.
+        accusations: Vec<Accusation>,
+    },
     /// A signature, proof of possession or share does not verify.
     #[error("does not verify: {0}")]
     Verification(&'static str),
@@ -169,6 +179,35 @@ fn disagreements(d: &[(PartyIndex, sign::Disagreement)]) -> String {
         .map(|(p, how)| format!("party {p}: {how}"))
         .collect();
     each.join("; ")
+}
+
+fn accused(each: &[Accusation]) -> String {
+    let each: Vec<String> = each.iter().map(Accusation::to_string).collect();
+    each.join("; ")
+}
+
+/// One participant's signed word that others' messages to it failed the protocol's checks
+/// ([`Error::Accused`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accusation {
+    /// Who accuses (it signed the notice).
+    pub by: PartyIndex,
+    /// Whom it names, and for what.
+    pub blamed: Vec<Blame>,
+    /// Its reason, as it signed it (printable text only, at most 300 characters).
+    pub reason: String,
+}
+
+impl core::fmt::Display for Accusation {
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        write!(
+            f,
+            "party {} names {} ({})",
+            self.by,
+            list(&self.blamed),
+            self.reason
+        )
+    }
 }
 
 fn stoppers(stopped: &[(PartyIndex, String)]) -> String {

@@ -116,6 +116,39 @@ struct State<T> {
     settled: BTreeSet<u16>,
     /// Each round this party has waited on, by [`Wait`] key: when, and what it still lacks.
     waits: BTreeMap<u16, Wait>,
+    /// Test hook: the party dealt another's pairwise message ([`Net::misdeal_to`]).
+    #[cfg(feature = "adversary")]
+    misdeal: Misdeal,
+}
+
+/// What [`Net::misdeal_to`] does: the victim, and each round's last pairwise message to another
+/// party.
+#[cfg(feature = "adversary")]
+#[derive(Default)]
+struct Misdeal {
+    victim: Option<PartyIndex>,
+    dealt: BTreeMap<u16, Vec<u8>>,
+    /// How many messages were misdealt.
+    done: usize,
+}
+
+#[cfg(feature = "adversary")]
+impl Misdeal {
+    /// The bytes to send `to` in `round`: the last message of that round to another party when
+    /// `to` is the victim and there is one.
+    fn bytes(&mut self, round: u16, to: PartyIndex, bytes: Vec<u8>) -> Vec<u8> {
+        if self.victim != Some(to) {
+            self.dealt.insert(round, bytes.clone());
+            return bytes;
+        }
+        match self.dealt.get(&round) {
+            Some(other) => {
+                self.done += 1;
+                other.clone()
+            }
+            None => bytes,
+        }
+    }
 }
 
 /// This party's wait for one round: it ends at `since` plus the timeout, whatever arrives
@@ -196,6 +229,8 @@ impl<T: Transport> Net<T> {
             sent: BTreeMap::new(),
             settled: BTreeSet::new(),
             waits: BTreeMap::new(),
+            #[cfg(feature = "adversary")]
+            misdeal: Misdeal::default(),
         };
         Ok(Self {
             state: Arc::new(Mutex::new(state)),
@@ -296,6 +331,8 @@ impl<T: Transport> Net<T> {
         }
         let mut s = self.state.lock().await;
         s.sent.entry(round).or_default().insert(Kind::P2p);
+        #[cfg(feature = "adversary")]
+        let bytes = s.misdeal.bytes(round, to, bytes);
         let out = Outgoing {
             session: self.session,
             round,
@@ -382,6 +419,20 @@ impl<T: Transport> Net<T> {
         .await;
     }
 
+    /// Test hook: from now on, deal `victim` in each round the pairwise message this party last
+    /// sent another participant in that round (what a party that deals a wrong share does; the
+    /// victim alone can tell). The first pairwise message of a round is dealt as it is.
+    #[cfg(feature = "adversary")]
+    pub async fn misdeal_to(&self, victim: PartyIndex) {
+        self.state.lock().await.misdeal.victim = Some(victim);
+    }
+
+    /// Test hook: how many messages [`Net::misdeal_to`] has misdealt.
+    #[cfg(feature = "adversary")]
+    pub async fn misdealt(&self) -> usize {
+        self.state.lock().await.misdeal.done
+    }
+
     /// Test hook: broadcasts a different, validly signed message to each recipient (what an
     /// equivocating party does).
     #[cfg(feature = "adversary")]
@@ -452,6 +503,22 @@ impl<T: Transport> Net<T> {
             broadcast: Some(notice),
             p2p: None,
         };
+        s.transport
+            .send_each(self.session, ROUND_STOP, &self.others(), packet)
+            .await;
+    }
+
+    /// Stops the run for everyone, naming `blamed` for `reason` in a signed stop notice: what
+    /// a party does when the protocol it runs names parties whose messages to it failed a
+    /// check only it could make ([`Error::Accused`] at the others). Best effort.
+    pub async fn accuse(&self, blamed: &[Blame], reason: &str) {
+        let body = crate::echo::accusation_body(blamed, reason);
+        let notice = self.party.sign_broadcast(&self.session, ROUND_STOP, body);
+        let packet = Packet::Round {
+            broadcast: Some(notice),
+            p2p: None,
+        };
+        let mut s = self.state.lock().await;
         s.transport
             .send_each(self.session, ROUND_STOP, &self.others(), packet)
             .await;
@@ -610,6 +677,13 @@ impl<T: Transport> Net<T> {
                 s.transport
                     .send_each(self.session, ROUND_STOP, &to, forward)
                     .await;
+            }
+            let accusations: Vec<crate::Accusation> = notices
+                .iter()
+                .filter_map(|(p, w)| crate::echo::accusation(*p, w, &self.participants))
+                .collect();
+            if !accusations.is_empty() {
+                return Err(Error::Accused { accusations });
             }
             return Err(Error::Stopped {
                 stopped: notices

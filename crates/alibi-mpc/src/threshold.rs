@@ -236,10 +236,28 @@ impl Share {
 }
 
 /// The failure of a protocol run over `net`: the typed error the net recorded (a transport
-/// fault, a silent or stopping party, an undecodable message), else the protocol's own.
-fn failed<T: Transport>(net: &Net<T>, protocol: Error) -> Error {
-    net.failure()
-        .unwrap_or_else(|| named_by_position(net.participants(), protocol))
+/// fault, a silent or stopping party, an undecodable message), else the protocol's own. When it
+/// names parties, this party stops the run for the others with its accusation
+/// ([`Net::accuse`]): most checks of these protocols are of pairwise messages, which only their
+/// receiver sees, and the others would otherwise wait out a round and name nobody.
+async fn failed<T: Transport>(net: &Net<T>, protocol: Error) -> Error {
+    let e = net
+        .failure()
+        .unwrap_or_else(|| named_by_position(net.participants(), protocol));
+    if let Error::Aborted { reason, blamed } = &e {
+        if !blamed.is_empty() {
+            net.accuse(blamed, reason).await;
+        }
+    }
+    e
+}
+
+/// The protocol's result, or its failure as [`failed`] words it.
+async fn settled<T: Transport, V>(net: &Net<T>, r: core::result::Result<V, Error>) -> Result<V> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) => Err(failed(net, e).await),
+    }
 }
 
 /// An abort of FROST or CGGMP24 that names parties, named as parties of the group: the
@@ -358,10 +376,12 @@ pub async fn keygen<T: Transport + 'static>(
             };
             let core = ecdsa::keygen(&mut rng, &session, i, n, needed, delivery_from(net, 0))
                 .await
-                .map_err(|e| failed(net, ecdsa_err(e)))?;
+                .map_err(ecdsa_err);
+            let core = settled(net, core).await?;
             let aux = ecdsa::aux_info_gen(&mut rng, &session, i, n, primes, delivery_from(net, 1))
                 .await
-                .map_err(|e| failed(net, ecdsa_err(e)))?;
+                .map_err(ecdsa_err);
+            let aux = settled(net, aux).await?;
             let share = ecdsa::KeyShare::from_parts(core, aux).map_err(ecdsa_err)?;
             share.to_bytes().map_err(ecdsa_err)?
         }
@@ -405,7 +425,8 @@ async fn frost_keygen<T: Transport + 'static, C: FrostSuite>(
         &mut alibi_frost::OsRng,
     )
     .await
-    .map_err(|e| failed(net, frost_err(e)))?;
+    .map_err(frost_err);
+    let share = settled(net, share).await?;
     Ok(share.to_bytes())
 }
 
@@ -454,7 +475,8 @@ pub async fn sign<T: Transport + 'static>(
                 delivery_from(net, 0),
             )
             .await
-            .map_err(|e| failed(net, ecdsa_err(e)))?;
+            .map_err(ecdsa_err);
+            let sig = settled(net, sig).await?;
             sig.to_vec()
         }
     };
@@ -476,7 +498,8 @@ async fn frost_sign<T: Transport + 'static, C: FrostSuite>(
     let sig =
         alibi_frost::sign::<C, _, _>(party, &inner, signers, me, msg, &mut alibi_frost::OsRng)
             .await
-            .map_err(|e| failed(net, frost_err(e)))?;
+            .map_err(frost_err);
+    let sig = settled(net, sig).await?;
     Ok(sig.to_bytes().to_vec())
 }
 

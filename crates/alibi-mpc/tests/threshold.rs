@@ -265,3 +265,49 @@ async fn a_substituted_bundle_fails_frost_and_ecdsa_closed() {
         proxy.rules.lock().expect("rules").rewrite.clear();
     }
 }
+
+/// Issue 65: a party that deals one victim another party's pairwise message (a share only the
+/// victim can check) is named at every honest party: by the victim, whose check fails, and at
+/// the other honest party by the victim's signed accusation, which stops it at once (it would
+/// otherwise wait out the round and report the victim silent).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_misdealt_share_is_named_at_every_honest_party() {
+    let relay = LocalRelay::start(Default::default()).await.expect("relay");
+    for scheme in [Scheme::FrostEd25519, Scheme::EcdsaSecp256k1] {
+        let all: [PartyIndex; 3] = [1, 2, 3];
+        let parties = register_parties(&relay.url, &all, Mode::Group)
+            .await
+            .expect("parties");
+        let mut primes = fixture_primes().into_iter();
+        let (_, results) =
+            common::on_each(nets(parties, &all, [7; 16], timeout(scheme)), |i, net| {
+                let p = (scheme == Scheme::EcdsaSecp256k1).then(|| primes.next().expect("primes"));
+                async move {
+                    if i == 0 {
+                        net.misdeal_to(3).await;
+                    }
+                    let r = threshold::keygen(&net, scheme, 1, p, &mut |_| {}).await;
+                    (r, net.misdealt().await)
+                }
+            })
+            .await;
+        assert!(results[0].1 > 0, "{scheme}: party 1 misdealt nothing");
+        match &results[2].0 {
+            Err(Error::Aborted { blamed, .. }) => {
+                let named: Vec<PartyIndex> = blamed.iter().map(|b| b.party).collect();
+                assert_eq!(named, [1], "{scheme}: the victim names the dealer");
+            }
+            other => panic!("{scheme}: the victim: {:?}", other.as_ref().err()),
+        }
+        match &results[1].0 {
+            Err(Error::Accused { accusations }) => {
+                assert_eq!(accusations.len(), 1, "{scheme}: {accusations:?}");
+                assert_eq!(accusations[0].by, 3, "{scheme}");
+                let named: Vec<PartyIndex> =
+                    accusations[0].blamed.iter().map(|b| b.party).collect();
+                assert_eq!(named, [1], "{scheme}: party 2 hears the dealer named");
+            }
+            other => panic!("{scheme}: party 2: {:?}", other.as_ref().err()),
+        }
+    }
+}

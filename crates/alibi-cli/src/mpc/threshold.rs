@@ -183,6 +183,7 @@ fn connect(
 pub(super) fn keygen(
     scheme: Scheme,
     job @ (dir, _, pk_out, session): (&Path, &Path, &Path, Option<&str>),
+    #[cfg(adversary)] cheat: Option<alibi_mpc::dkg::Misbehaviour>,
     run: &RunArgs,
     force: bool,
     pass: &PassphraseArgs,
@@ -214,6 +215,8 @@ pub(super) fn keygen(
             _ => "key generation",
         };
         let (group, net) = connect(m, run, what, session, &parties, format)?;
+        #[cfg(adversary)]
+        misbehave(&net, cheat).await?;
         let start = Instant::now();
         let mut progress = prime_reporter(format);
         let share = threshold::keygen(&net, scheme, group.threshold, primes, &mut progress)
@@ -256,6 +259,24 @@ pub(super) fn keygen(
                    "share": file_json(&share_file, sealed.len())}),
         )
     })
+}
+
+/// Test builds: the cheat `--misbehave` asks for, where a run over a [`Net`] has one.
+#[cfg(adversary)]
+async fn misbehave(
+    net: &Net<RelayParty>,
+    cheat: Option<alibi_mpc::dkg::Misbehaviour>,
+) -> Result<(), Failure> {
+    match cheat {
+        None => Ok(()),
+        Some(alibi_mpc::dkg::Misbehaviour::MisdealTo(victim)) => {
+            net.misdeal_to(victim).await;
+            Ok(())
+        }
+        Some(_) => Err(Failure::Usage(
+            "--misbehave: FROST and ECDSA take misdeal:J only".into(),
+        )),
+    }
 }
 
 /// Opens this party's sealed share of `group` for `scheme`.

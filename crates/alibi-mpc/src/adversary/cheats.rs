@@ -62,6 +62,9 @@ pub enum Misbehaviour {
     /// Send a signed stop notice at the start, as a party whose transport failed would, though
     /// nothing failed (signing too).
     Stop,
+    /// FROST and ECDSA (runs over a [`crate::net::Net`]): deal this party, in each round, the
+    /// pairwise message sent to another ([`crate::net::Net::misdeal_to`]).
+    MisdealTo(PartyIndex),
 }
 
 /// Round numbers the hooks act in (key generation's, docs/mpc.md).
@@ -382,6 +385,7 @@ impl std::str::FromStr for Misbehaviour {
             "equivocate-commit" => Misbehaviour::EquivocateCommit,
             "wrong-share-proof" => Misbehaviour::WrongShareProof,
             "stop" => Misbehaviour::Stop,
+            "misdeal" => Misbehaviour::MisdealTo(party()?),
             "offset-share" => Misbehaviour::OffsetShareTo(party()?, num()?),
             "offset-share-then-silent" => Misbehaviour::OffsetShareThenSilent(party()?, num()?),
             _ => return Err(bad()),
