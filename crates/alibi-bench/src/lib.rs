@@ -32,6 +32,7 @@ mod seed001_akem;
 mod seed002_mpc;
 mod seed003_dgsp;
 mod seed004_tachyon;
+pub mod summary;
 pub mod table;
 
 use std::time::{Duration, Instant};
@@ -52,9 +53,9 @@ pub enum Error {
     /// An operation under measurement failed (a bug: every input is valid).
     #[error("{0}: {1}")]
     Operation(&'static str, String),
-    /// The document to update has no block to replace.
-    #[error("no `{BEGIN}` ... `{END}` block to replace")]
-    NoBlock,
+    /// The document to update has no block to replace (its first marker given).
+    #[error("no `{0}` ... block to replace")]
+    NoBlock(&'static str),
     /// A relay, a party (task or process) or a protocol run that a harness drives failed; the
     /// message is the failing layer's.
     #[error("{0}")]
@@ -321,13 +322,22 @@ impl Report {
 /// `doc` with the text between [`BEGIN`] and [`END`] replaced by `report` (markers kept), so that
 /// a document's figures come from one generator.
 pub fn replace_block(doc: &str, report: &str) -> Result<String, Error> {
-    let (Some(a), Some(b)) = (doc.find(BEGIN), doc.find(END)) else {
-        return Err(Error::NoBlock);
+    replace_between(doc, (BEGIN, END), report)
+}
+
+/// `doc` with the text between the markers `begin` and `end` replaced by `text` (markers kept).
+pub(crate) fn replace_between(
+    doc: &str,
+    (begin, end): (&'static str, &'static str),
+    text: &str,
+) -> Result<String, Error> {
+    let (Some(a), Some(b)) = (doc.find(begin), doc.find(end)) else {
+        return Err(Error::NoBlock(begin));
     };
     if b < a {
-        return Err(Error::NoBlock);
+        return Err(Error::NoBlock(begin));
     }
-    Ok(format!("{}{BEGIN}\n{report}\n{}", &doc[..a], &doc[b..]))
+    Ok(format!("{}{begin}\n{text}\n{}", &doc[..a], &doc[b..]))
 }
 
 /// A failed operation as [`Error::Operation`].
@@ -358,9 +368,12 @@ mod tests {
         );
         assert!(matches!(
             replace_block("no markers", "x"),
-            Err(Error::NoBlock)
+            Err(Error::NoBlock(_))
         ));
         let reversed = format!("{END}\n{BEGIN}\n");
-        assert!(matches!(replace_block(&reversed, "x"), Err(Error::NoBlock)));
+        assert!(matches!(
+            replace_block(&reversed, "x"),
+            Err(Error::NoBlock(_))
+        ));
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use alibi_bench::{replace_block, run as measure, Event, Options, Scale, Seed};
+use alibi_bench::{replace_block, run as measure, summary, Event, Options, Scale, Seed};
 
 use crate::failure::{usage, CmdResult, Failure};
 use crate::files::{self, Kind, Output};
@@ -31,6 +31,10 @@ pub struct Args {
     /// Also replace the marked report block of this Markdown file (docs/BENCHMARKS.md)
     #[arg(long, value_name = "FILE")]
     doc: Option<PathBuf>,
+    /// Also replace the marked summary block of this Markdown file (README.md) with the ratios
+    /// of the CSVs in --out (this run's and any others there)
+    #[arg(long, value_name = "FILE")]
+    readme: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> CmdResult {
@@ -50,6 +54,10 @@ pub fn run(a: Args) -> CmdResult {
     if let Some(doc) = &a.doc {
         // Refuse before measuring, not after minutes of it.
         replace_block(&read_doc(doc)?, "").map_err(|e| usage(format!("{}: {e}", doc.display())))?;
+    }
+    if let Some(readme) = &a.readme {
+        summary::replace_block(&read_doc(readme)?, "")
+            .map_err(|e| usage(format!("{}: {e}", readme.display())))?;
     }
     eprintln!("alibi bench: expected time {}", scale.expected(&only));
     let bar = progress_bar(0)?;
@@ -103,6 +111,11 @@ pub fn run(a: Args) -> CmdResult {
             .map_err(|e| usage(format!("{}: {e}", doc.display())))?;
         files::rewrite("--doc", doc, Kind::Report, text.as_bytes())?;
     }
+    if let Some(readme) = &a.readme {
+        let text = summary::replace_block(&read_doc(readme)?, &summary_of(&a.out)?)
+            .map_err(|e| usage(format!("{}: {e}", readme.display())))?;
+        files::rewrite("--readme", readme, Kind::Report, text.as_bytes())?;
+    }
     say!(
         "measured {} table(s) in {:.0} s; wrote {}{}",
         report.tables.len(),
@@ -112,11 +125,29 @@ pub fn run(a: Args) -> CmdResult {
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(", "),
-        a.doc
-            .as_ref()
-            .map_or(String::new(), |d| format!(" and updated {}", d.display()))
+        [&a.doc, &a.readme]
+            .into_iter()
+            .flatten()
+            .map(|d| format!(" and updated {}", d.display()))
+            .collect::<String>()
     )?;
     Ok(())
+}
+
+/// The README summary of the CSVs in `out` ([`summary::markdown`]).
+fn summary_of(out: &Path) -> Result<String, Failure> {
+    let mut csvs = vec![];
+    let entries = std::fs::read_dir(out).map_err(|e| usage(format!("{}: {e}", out.display())))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "csv") {
+            let text = String::from_utf8(files::read(&path)?)
+                .map_err(|_| usage(format!("{}: not UTF-8 text", path.display())))?;
+            let id = path.file_stem().unwrap_or_default().to_string_lossy();
+            csvs.push((id.into_owned(), text));
+        }
+    }
+    summary::markdown(&csvs).map_err(|e| usage(format!("{}: {e}", out.display())))
 }
 
 /// The Markdown document of `--doc`, as text.

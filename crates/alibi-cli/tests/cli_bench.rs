@@ -100,6 +100,50 @@ fn the_document_block_is_regenerated() {
     );
 }
 
+/// `--readme` writes the README's summary from the CSVs in `--out`: this run's ring table
+/// beside an AKEM CSV an earlier run left there.
+#[test]
+fn the_readme_summary_is_made_from_the_csvs_in_out() {
+    let d = common::scratch("bench-readme");
+    let readme = d.join("README.md");
+    std::fs::write(
+        &readme,
+        "top\n<!-- BEGIN alibi bench summary -->\n| typed | 0.5 |\n<!-- END alibi bench summary -->\nend\n",
+    )
+    .unwrap();
+    let out = d.join("bench");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(
+        out.join("seed001-shadowfax.csv"),
+        "row,Enc / hpke Enc: median,Enc / hpke Enc: min,Enc / hpke Enc: max,Dec / hpke Dec: median,\
+         Dec / hpke Dec: min,Dec / hpke Dec: max\nSHADOWFAX,1.5,1.4,1.6,1.1,1.0,1.2\n",
+    )
+    .unwrap();
+    let (o, r) = (out.to_str().unwrap(), readme.to_str().unwrap());
+    let a = [
+        "bench", "--tiny", "--only", "ring", "--out", o, "--readme", r,
+    ];
+    let run = alibi(&a);
+    assert_eq!(code(&run), 0, "{}", String::from_utf8_lossy(&run.stderr));
+    let text = std::fs::read_to_string(&readme).unwrap();
+    assert!(
+        text.starts_with("top\n") && text.ends_with("end\n"),
+        "{text}"
+    );
+    assert!(!text.contains("| typed |"), "{text}");
+    assert!(
+        text.contains("| SHADOWFAX | 1.50 (1.40-1.60) | 1.10 (1.00-1.20) |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| Falcon-512 |"),
+        "this run's ring table: {text}"
+    );
+    // A README without the block is refused before anything is measured.
+    std::fs::write(&readme, "no block\n").unwrap();
+    assert_eq!(code(&alibi(&a)), 2);
+}
+
 #[test]
 fn unknown_seeds_and_missing_output_are_usage_errors() {
     let d = common::scratch("bench-usage");
