@@ -262,39 +262,111 @@ mod tests {
         Cli::command().debug_assert();
     }
 
-    /// Every `alibi ...` line in the README's shell blocks parses with the current definitions,
-    /// so the documented usage cannot drift from the parser.
+    /// Every `alibi ...` command (and `cargo run --release -- ...`) in the shell blocks of
+    /// README.md and docs/*.md parses with the current definitions, lines continued with `\`
+    /// joined and quotes read as the shell reads them, so the documented usage cannot drift
+    /// from the parser, also in the blocks that need other machines and cannot run in a test.
     #[test]
-    fn readme_commands_parse() {
-        let readme = include_str!("../../../README.md");
-        let mut in_sh = false;
+    fn documented_commands_parse() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut docs = vec![root.join("README.md")];
+        for entry in std::fs::read_dir(root.join("docs")).expect("docs") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "md") {
+                docs.push(path);
+            }
+        }
         let mut checked = 0;
-        for line in readme.lines() {
+        for doc in &docs {
+            let text = std::fs::read_to_string(doc).expect("doc");
+            for cmd in shell_commands(&text) {
+                let words = shell_words(&cmd);
+                let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                let args: Vec<&str> = match words.as_slice() {
+                    ["alibi", ..] => words.clone(),
+                    ["cargo", "run", "--release", "--", rest @ ..] => std::iter::once("alibi")
+                        .chain(rest.iter().copied())
+                        .collect(),
+                    _ => continue,
+                };
+                match Cli::try_parse_from(&args) {
+                    Ok(_) => {}
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+                        ) => {}
+                    Err(e) => panic!("{}: does not parse: {cmd}\n{e}", doc.display()),
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 60, "only {checked} documented commands found");
+    }
+
+    /// The commands of a Markdown text's `sh` blocks: continued lines joined, comments and
+    /// what follows a shell operator (a redirection, a pipe, `&&`) left out.
+    fn shell_commands(text: &str) -> Vec<String> {
+        let (mut out, mut in_sh, mut cmd) = (vec![], false, String::new());
+        for line in text.lines() {
             if line.starts_with("```") {
                 in_sh = matches!(line.trim(), "```sh" | "```sh run");
                 continue;
             }
-            let cmd = line.split('#').next().unwrap_or("").trim();
-            if !in_sh || !cmd.starts_with("alibi ") {
+            if !in_sh {
                 continue;
             }
-            // The command, without the shell's redirections and job control after it.
-            let words: Vec<&str> = cmd
-                .split_whitespace()
-                .take_while(|w| {
-                    !(matches!(*w, "&" | "|" | ";" | "&&" | "||")
-                        || w.starts_with('>')
-                        || w.starts_with("2>"))
-                })
-                .collect();
-            match Cli::try_parse_from(&words) {
-                Ok(_) => {}
-                Err(e)
-                    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {}
-                Err(e) => panic!("README line does not parse: {cmd}\n{e}"),
+            let line = line.split(" #").next().unwrap_or("");
+            let line = if line.trim_start().starts_with('#') {
+                ""
+            } else {
+                line
+            };
+            match line.trim_end().strip_suffix('\\') {
+                Some(head) => cmd.push_str(head),
+                None => {
+                    cmd.push_str(line);
+                    out.push(std::mem::take(&mut cmd).trim().to_string());
+                }
             }
-            checked += 1;
         }
-        assert!(checked >= 20, "only {checked} README commands found");
+        out
+    }
+
+    /// A command's words as the shell splits them (single and double quotes), up to the first
+    /// shell operator.
+    fn shell_words(cmd: &str) -> Vec<String> {
+        let (mut words, mut word, mut quote, mut any) = (vec![], String::new(), None, false);
+        for c in cmd.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), c) => word.push(c),
+                (None, '\'' | '"') => {
+                    quote = Some(c);
+                    any = true;
+                }
+                (None, c) if c.is_whitespace() => {
+                    if any || !word.is_empty() {
+                        words.push(std::mem::take(&mut word));
+                    }
+                    any = false;
+                }
+                (None, c) => word.push(c),
+            }
+        }
+        if any || !word.is_empty() {
+            words.push(word);
+        }
+        let end = words
+            .iter()
+            .position(|w| {
+                matches!(w.as_str(), "&" | "|" | ";" | "&&" | "||" | "$(")
+                    || w.starts_with('>')
+                    || w.starts_with("2>")
+                    || w.starts_with('<')
+            })
+            .unwrap_or(words.len());
+        words.truncate(end);
+        words
     }
 }
