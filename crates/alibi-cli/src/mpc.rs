@@ -1033,9 +1033,11 @@ fn waiting_reporter(g: &GroupFile, what: &'static str, format: Format) -> OnWait
         let name = |p: &PartyIndex| names.get(p).cloned().unwrap_or_else(|| p.to_string());
         let waiting_for: Vec<String> = w.waiting_for.iter().map(name).collect();
         let heard: Vec<String> = w.heard.iter().map(name).collect();
+        let notes: BTreeMap<String, &str> =
+            w.notes.iter().map(|(p, n)| (name(p), n.as_str())).collect();
         let line = if format.json {
             json!({"event": "waiting", "run": what, "round": w.round,
-                   "waiting_for": waiting_for, "heard": heard,
+                   "waiting_for": waiting_for, "heard": heard, "notes": notes,
                    "elapsed_s": w.elapsed.as_secs(), "timeout_s": w.timeout.as_secs()})
             .to_string()
         } else {
@@ -1044,10 +1046,16 @@ fn waiting_reporter(g: &GroupFile, what: &'static str, format: Format) -> OnWait
             } else {
                 format!("heard from {}", heard.join(", "))
             };
-            let why = if what == ECDSA_KEYGEN && w.round == 0 {
-                " (a party without `mpc aux` primes searches for them before it joins: a minute or more)"
+            // What the parties waited for said of themselves, beside what was heard.
+            let heard = notes
+                .iter()
+                .fold(heard, |h, (p, n)| format!("{h}; {p}: {n}"));
+            let why = if !notes.is_empty() {
+                String::new()
+            } else if what == ECDSA_KEYGEN && w.round == 0 {
+                " (a party without `mpc aux` primes searches for them before it joins: a minute or more)".into()
             } else {
-                ""
+                String::new()
             };
             format!(
                 "alibi: {what}: round {}: waiting for {} ({heard}){why}; {} s of {} s",

@@ -452,6 +452,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Run<'a, T, R> {
                     waiting_for: missing.clone(),
                     elapsed: now - start,
                     timeout: self.timeout,
+                    notes: vec![],
                 };
                 self.transport.waiting(&waiting);
                 report_at = now + REPORT_EVERY;

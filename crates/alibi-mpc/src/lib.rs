@@ -327,6 +327,10 @@ pub(crate) struct SignedBroadcast {
 /// reason, outside every protocol's rounds.
 pub(crate) const ROUND_STOP: u16 = u16::MAX;
 
+/// The round number of a party's note to the others ([`crate::net::Net::announce`]): a signed
+/// broadcast whose body is text the others show while they wait for that party.
+pub(crate) const ROUND_NOTE: u16 = u16::MAX - 2;
+
 /// The round number of a closed notice ([`Error::Closed`]): a signed broadcast a party that
 /// finished a run sends each party it named silent, so that one started late learns the run is
 /// over instead of waiting for rounds nobody will send.

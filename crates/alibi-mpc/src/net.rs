@@ -508,6 +508,23 @@ impl<T: Transport> Net<T> {
             .await;
     }
 
+    /// Tells the others, in a signed note they show while they wait for this party, what it
+    /// does before it takes part (say, a slow search it must finish first). Best effort; a later
+    /// note of the same run is not filed.
+    pub async fn announce(&self, text: &str) {
+        let notice =
+            self.party
+                .sign_broadcast(&self.session, crate::ROUND_NOTE, text.as_bytes().to_vec());
+        let packet = Packet::Round {
+            broadcast: Some(notice),
+            p2p: None,
+        };
+        let mut s = self.state.lock().await;
+        s.transport
+            .send_each(self.session, crate::ROUND_NOTE, &self.others(), packet)
+            .await;
+    }
+
     /// Stops the run for everyone, naming `blamed` for `reason` in a signed stop notice: what
     /// a party does when the protocol it runs names parties whose messages to it failed a
     /// check only it could make ([`Error::Accused`] at the others). Best effort.
@@ -612,6 +629,7 @@ impl<T: Transport> Net<T> {
             heard,
             elapsed,
             timeout: self.config.timeout,
+            notes: self.mailbox.notes(self.session, missing),
         });
     }
 

@@ -21,7 +21,7 @@ use tokio::sync::Notify;
 
 use crate::{
     all_signed, broadcast_transcript, decode, digest, PartyIndex, Result, SessionId,
-    SignedBroadcast, ROUND_CLOSED, ROUND_STOP,
+    SignedBroadcast, ROUND_CLOSED, ROUND_NOTE, ROUND_STOP,
 };
 
 /// A round's broadcast part.
@@ -135,6 +135,9 @@ pub struct Waiting {
     pub elapsed: std::time::Duration,
     /// How long it will be waited for at most.
     pub timeout: std::time::Duration,
+    /// What parties waited for said of themselves ([`crate::net::Net::announce`]), each with
+    /// its note (printable text only, at most 300 characters).
+    pub notes: Vec<(PartyIndex, String)>,
 }
 
 /// How often a wait is reported.
@@ -234,7 +237,7 @@ impl Held {
             .slots
             .get(&(session, round, sender))
             .is_some_and(|s| !s.broadcasts.is_empty() || s.p2p.is_some());
-        if filed && round != ROUND_STOP && round != ROUND_CLOSED {
+        if filed && round != ROUND_STOP && round != ROUND_CLOSED && round != ROUND_NOTE {
             let latest = self.latest.entry(session).or_default();
             *latest = (*latest).max(round);
         }
@@ -577,6 +580,20 @@ impl Mailbox {
                     .get(&(session, ROUND_STOP, p))
                     .and_then(|i| i.broadcasts.first())
                     .map(|w| (p, w.clone()))
+            })
+            .collect()
+    }
+
+    /// The notes of `parties` for `session` ([`crate::net::Net::announce`]), as text.
+    pub fn notes(&self, session: SessionId, parties: &[PartyIndex]) -> Vec<(PartyIndex, String)> {
+        let h = self.held();
+        parties
+            .iter()
+            .filter_map(|&p| {
+                h.slots
+                    .get(&(session, ROUND_NOTE, p))
+                    .and_then(|i| i.broadcasts.first())
+                    .map(|w| (p, crate::echo::stop_reason(w)))
             })
             .collect()
     }

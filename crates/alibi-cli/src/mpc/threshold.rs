@@ -133,17 +133,19 @@ const ECDSA_KEYGEN_TIMEOUT_S: u64 = 300;
 /// The primes of this party's ECDSA key generation: those `mpc aux` (or a failed run) left, or
 /// new ones, searched for now and sealed in the party's directory before the run, so that a
 /// failed run leaves them for the next. A successful run deletes them (one key generation per
-/// set). The search comes before the party connects: it takes seconds to minutes, and a
-/// connection left idle that long would only be dropped.
-fn primes_for_keygen(dir: &Path, passphrase: &[u8], format: Format) -> Result<Primes, Failure> {
-    if let Some(kept) = take_primes(dir, passphrase)? {
-        return Ok(kept);
-    }
+/// set). The party searches once connected, after telling the others ([`SEARCHING_PRIMES`]):
+/// its delivery socket stays alive meanwhile (pinged), and what the others send waits for it.
+fn search_primes(dir: &Path, passphrase: &[u8], format: Format) -> Result<Primes, Failure> {
     let primes = threshold::generate_primes(prime_reporter(format));
     let sealed = seal(PRIMES_PURPOSE, &primes.to_bytes(), passphrase)?;
     write("--dir", &primes_path(dir), Kind::Secret, &sealed, false)?;
     Ok(primes)
 }
+
+/// What a party without primes tells the others before it searches for them: their waiting
+/// lines show it beside its name.
+const SEARCHING_PRIMES: &str = "searching for its safe primes before it takes part: a minute \
+                                or more, up to about 3 minutes on two cores";
 
 /// The primes `mpc aux` left, if any (taken: primes serve one key generation only).
 fn take_primes(dir: &Path, passphrase: &[u8]) -> Result<Option<Primes>, Failure> {
@@ -196,11 +198,11 @@ pub(super) fn keygen(
     };
     let (group, share_file, passphrase) =
         keygen_start(job, |g| share_path(dir, g, scheme), run, force, pass)?;
-    let primes = match scheme {
-        Scheme::EcdsaSecp256k1 => Some(primes_for_keygen(dir, &passphrase, format)?),
+    let kept = match scheme {
+        Scheme::EcdsaSecp256k1 => take_primes(dir, &passphrase)?,
         _ => None,
     };
-    let had_primes = primes.is_some();
+    let had_primes = scheme == Scheme::EcdsaSecp256k1;
     runtime()?.block_on(async {
         let m = member(dir, group, &passphrase, run.timeout()).await?;
         let me = m.me;
@@ -217,6 +219,14 @@ pub(super) fn keygen(
         let (group, net) = connect(m, run, what, session, &parties, format)?;
         #[cfg(adversary)]
         misbehave(&net, cheat).await?;
+        let primes = match (scheme, kept) {
+            (Scheme::EcdsaSecp256k1, None) => {
+                // The others are told who keeps them waiting, and for about how long.
+                net.announce(SEARCHING_PRIMES).await;
+                Some(search_primes(dir, &passphrase, format)?)
+            }
+            (_, kept) => kept,
+        };
         let start = Instant::now();
         let mut progress = prime_reporter(format);
         let share = threshold::keygen(&net, scheme, group.threshold, primes, &mut progress)
