@@ -1030,44 +1030,53 @@ fn waiting_reporter(g: &GroupFile, what: &'static str, format: Format) -> OnWait
     let names: BTreeMap<PartyIndex, String> =
         g.indices().into_iter().map(|p| (p, g.name_of(p))).collect();
     Box::new(move |w: &Waiting| {
-        let name = |p: &PartyIndex| names.get(p).cloned().unwrap_or_else(|| p.to_string());
-        let waiting_for: Vec<String> = w.waiting_for.iter().map(name).collect();
-        let heard: Vec<String> = w.heard.iter().map(name).collect();
-        let notes: BTreeMap<String, &str> =
-            w.notes.iter().map(|(p, n)| (name(p), n.as_str())).collect();
-        let line = if format.json {
-            json!({"event": "waiting", "run": what, "round": w.round,
-                   "waiting_for": waiting_for, "heard": heard, "notes": notes,
-                   "elapsed_s": w.elapsed.as_secs(), "timeout_s": w.timeout.as_secs()})
-            .to_string()
-        } else {
-            let heard = if heard.is_empty() {
-                "nothing yet".to_string()
-            } else {
-                format!("heard from {}", heard.join(", "))
-            };
-            // What the parties waited for said of themselves, beside what was heard.
-            let heard = notes
-                .iter()
-                .fold(heard, |h, (p, n)| format!("{h}; {p}: {n}"));
-            let why = if !notes.is_empty() {
-                String::new()
-            } else if what == ECDSA_KEYGEN && w.round == 0 {
-                " (a party without `mpc aux` primes searches for them before it joins: a minute or more)".into()
-            } else {
-                String::new()
-            };
-            format!(
-                "alibi: {what}: round {}: waiting for {} ({heard}){why}; {} s of {} s",
-                w.round,
-                waiting_for.join(", "),
-                w.elapsed.as_secs(),
-                w.timeout.as_secs()
-            )
-        };
+        let line = waiting_line(&names, what, w, format.json);
         // Best effort: a closed stderr must not stop the run.
         let _ = writeln!(std::io::stderr(), "{line}");
     })
+}
+
+/// One waiting line: whom the run waits for, whom it heard, and what those it waits for said
+/// of themselves; a JSON object with `json`.
+fn waiting_line(
+    names: &BTreeMap<PartyIndex, String>,
+    what: &str,
+    w: &Waiting,
+    json: bool,
+) -> String {
+    let name = |p: &PartyIndex| names.get(p).cloned().unwrap_or_else(|| p.to_string());
+    let waiting_for: Vec<String> = w.waiting_for.iter().map(name).collect();
+    let heard: Vec<String> = w.heard.iter().map(name).collect();
+    let notes: BTreeMap<String, &str> =
+        w.notes.iter().map(|(p, n)| (name(p), n.as_str())).collect();
+    if json {
+        return json!({"event": "waiting", "run": what, "round": w.round,
+               "waiting_for": waiting_for, "heard": heard, "notes": notes,
+               "elapsed_s": w.elapsed.as_secs(), "timeout_s": w.timeout.as_secs()})
+        .to_string();
+    }
+    let heard = if heard.is_empty() {
+        "nothing yet".to_string()
+    } else {
+        format!("heard from {}", heard.join(", "))
+    };
+    // What the parties waited for said of themselves, beside what was heard.
+    let heard = notes
+        .iter()
+        .fold(heard, |h, (p, n)| format!("{h}; {p}: {n}"));
+    let why = if notes.is_empty() && what == ECDSA_KEYGEN && w.round == 0 {
+        " (not started yet, or searching for its safe primes without a word: a party that has \
+         no `mpc aux` primes says so here while it searches, a minute or more)"
+    } else {
+        ""
+    };
+    format!(
+        "alibi: {what}: round {}: waiting for {} ({heard}){why}; {} s of {} s",
+        w.round,
+        waiting_for.join(", "),
+        w.elapsed.as_secs(),
+        w.timeout.as_secs()
+    )
 }
 
 /// What a party prints while the relay cannot be reached and requests are tried again (at
@@ -1846,4 +1855,45 @@ fn draw(cells: &[alibi_bench::mpc::Cell], delays: &[u64], path: &Path) -> CmdRes
     let svg = alibi_bench::mpc::svg(cells, delays)
         .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     write("--plot", path, Kind::Report, svg.as_bytes(), false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 66, item 5: a party searching for its primes is named with what it said.
+    #[test]
+    fn a_waiting_line_shows_what_the_late_party_said() {
+        let names: BTreeMap<PartyIndex, String> = [
+            (1, "alice".to_string()),
+            (2, "bob".into()),
+            (3, "carol".into()),
+        ]
+        .into();
+        let w = Waiting {
+            session: [0; 16],
+            round: 0,
+            waiting_for: vec![1],
+            heard: vec![3],
+            elapsed: Duration::from_secs(10),
+            timeout: Duration::from_secs(300),
+            notes: vec![(1, "searching for its safe primes".into())],
+        };
+        assert_eq!(
+            waiting_line(&names, ECDSA_KEYGEN, &w, false),
+            format!(
+                "alibi: {ECDSA_KEYGEN}: round 0: waiting for alice (heard from carol; alice: \
+                 searching for its safe primes); 10 s of 300 s"
+            )
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&waiting_line(&names, ECDSA_KEYGEN, &w, true)).unwrap();
+        assert_eq!(v["notes"]["alice"], "searching for its safe primes");
+        let quiet = Waiting { notes: vec![], ..w };
+        let line = waiting_line(&names, ECDSA_KEYGEN, &quiet, false);
+        assert!(
+            line.contains("(heard from carol) (not started yet"),
+            "{line}"
+        );
+    }
 }

@@ -259,7 +259,9 @@ fn a_username_must_fit_on_one_line() {
 /// An ECDSA key generation without `mpc aux` primes searches for them first (tens of seconds).
 /// When the run then fails (here: the others never start), the primes stay sealed in the
 /// party's directory for the rerun. Before, they were thrown away and the rerun searched again.
-/// While it waits, it says why the others may be late.
+/// While it searches, pb (its primes imported with `mpc aux --from`) is told who keeps it
+/// waiting and for about how long (pa's signed note, in pb's waiting lines); while pa waits, it
+/// says why a party not heard from may be late.
 #[test]
 fn primes_found_by_a_failed_ecdsa_keygen_are_kept() {
     let d = common::scratch("newcomer-primes-kept");
@@ -267,11 +269,35 @@ fn primes_found_by_a_failed_ecdsa_keygen_are_kept() {
     let (dirs, group) = setup(&d, &relay, &["pa", "pb", "pc"], 1);
     let primes = dirs[0].join("primes.sealed");
     assert!(!primes.exists());
+    let fixture = include_str!("../../alibi-threshold-ecdsa/tests/vectors/primes.hex");
+    let file = d.join("pb.primes");
+    std::fs::write(
+        &file,
+        hex::decode(fixture.lines().next().unwrap().trim()).unwrap(),
+    )
+    .unwrap();
+    let o = common::mpc::run(&["mpc", "aux", "--dir", &s(&dirs[1]), "--from", &s(&file)]);
+    assert_eq!(code(&o), 0, "{}", common::stderr(&o));
     let more = ["--scheme", "ecdsa-secp256k1", "--session", "alone"];
-    let o = keygen_with(&dirs[0], &group, &d.join("pa.pk"), "7", &more)
-        .wait_with_output()
-        .unwrap();
+    let pa = keygen_with(&dirs[0], &group, &d.join("pa.pk"), "7", &more);
+    let pb = keygen_with(&dirs[1], &group, &d.join("pb.pk"), "11", &more);
+    let pb = pb.wait_with_output().unwrap();
+    let o = pa.wait_with_output().unwrap();
     assert_eq!(code(&o), 3, "{}", common::stderr(&o));
+    // pb reports its wait every 5 s: a search shorter than that (rare) leaves nothing to show.
+    let searched: u64 = common::stderr(&o)
+        .split("safe primes ready after ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next()?.parse().ok())
+        .expect("pa reports its search");
+    let told = "pa: searching for its safe primes before it takes part: a minute or more";
+    if searched >= 6 {
+        assert!(
+            common::stderr(&pb).contains(told),
+            "{}",
+            common::stderr(&pb)
+        );
+    }
     assert!(
         common::stderr(&o).contains("safe primes"),
         "the search was reported: {}",
@@ -279,9 +305,8 @@ fn primes_found_by_a_failed_ecdsa_keygen_are_kept() {
     );
     assert!(primes.exists(), "the primes found were kept");
     assert!(
-        common::stderr(&o).contains(
-            "waiting for pb, pc (nothing yet) (a party without `mpc aux` primes searches"
-        ),
+        common::stderr(&o)
+            .contains("waiting for pc (heard from pb) (not started yet, or searching"),
         "{}",
         common::stderr(&o)
     );
