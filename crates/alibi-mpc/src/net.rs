@@ -496,15 +496,19 @@ impl<T: Transport> Net<T> {
     /// Tells every other participant, with a signed stop notice, that this party stops the run
     /// for a transport fault (so that nobody waits for it or names it).
     async fn stop(&self, s: &mut State<T>, reason: &str) {
-        let notice =
-            self.party
-                .sign_broadcast(&self.session, ROUND_STOP, reason.as_bytes().to_vec());
+        self.notify(s, ROUND_STOP, reason.as_bytes().to_vec()).await;
+    }
+
+    /// Sends every other participant a signed notice of `round` (a stop, an accusation, a
+    /// note) with `body`, each on its own, best effort.
+    async fn notify(&self, s: &mut State<T>, round: u16, body: Vec<u8>) {
+        let notice = self.party.sign_broadcast(&self.session, round, body);
         let packet = Packet::Round {
             broadcast: Some(notice),
             p2p: None,
         };
         s.transport
-            .send_each(self.session, ROUND_STOP, &self.others(), packet)
+            .send_each(self.session, round, &self.others(), packet)
             .await;
     }
 
@@ -512,17 +516,9 @@ impl<T: Transport> Net<T> {
     /// does before it takes part (say, a slow search it must finish first). Best effort; a later
     /// note of the same run is not filed.
     pub async fn announce(&self, text: &str) {
-        let notice =
-            self.party
-                .sign_broadcast(&self.session, crate::ROUND_NOTE, text.as_bytes().to_vec());
-        let packet = Packet::Round {
-            broadcast: Some(notice),
-            p2p: None,
-        };
         let mut s = self.state.lock().await;
-        s.transport
-            .send_each(self.session, crate::ROUND_NOTE, &self.others(), packet)
-            .await;
+        let body = text.as_bytes().to_vec();
+        self.notify(&mut s, crate::ROUND_NOTE, body).await;
     }
 
     /// Stops the run for everyone, naming `blamed` for `reason` in a signed stop notice: what
@@ -530,15 +526,8 @@ impl<T: Transport> Net<T> {
     /// check only it could make ([`Error::Accused`] at the others). Best effort.
     pub async fn accuse(&self, blamed: &[Blame], reason: &str) {
         let body = crate::echo::accusation_body(blamed, reason);
-        let notice = self.party.sign_broadcast(&self.session, ROUND_STOP, body);
-        let packet = Packet::Round {
-            broadcast: Some(notice),
-            p2p: None,
-        };
         let mut s = self.state.lock().await;
-        s.transport
-            .send_each(self.session, ROUND_STOP, &self.others(), packet)
-            .await;
+        self.notify(&mut s, ROUND_STOP, body).await;
     }
 
     /// The next message another participant sent this party, in round order; waits for one.
