@@ -314,3 +314,53 @@ fn primes_found_by_a_failed_ecdsa_keygen_are_kept() {
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&primes).unwrap().permissions());
     assert_eq!(mode & 0o777, 0o600);
 }
+
+/// A peer's Ctrl-C, as a stranger meets it: alice starts first, sends round 1 and waits; her
+/// process is interrupted (SIGINT; a party installs no handler, so it ends at once). bob and
+/// carol start after: they read her round 1 from the relay and wait for her round 2. Each names
+/// the round its waiting lines named, in its final report (exit 3, nobody blamed). The issue saw
+/// "round 2: waiting for alice" followed by a report of round 1.
+#[test]
+fn after_a_peers_ctrl_c_the_report_names_the_round_waited_for() {
+    use std::io::BufRead;
+    let d = common::scratch("newcomer-ctrl-c");
+    let relay = relay(&d);
+    let names = ["alice", "bob", "carol"];
+    let (dirs, group) = setup(&d, &relay, &names, 2);
+    let more = ["--session", "interrupted"];
+    let pk = |i: usize| d.join(format!("{}.pk", names[i]));
+    let mut alice = keygen_with(&dirs[0], &group, &pk(0), "60", &more);
+    // Her first waiting line: round 1 is sent, she waits for the others.
+    let mut lines = std::io::BufReader::new(alice.stderr.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.contains("round 1: waiting for bob, carol"), "{first}");
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &alice.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let _ = alice.wait();
+    let others: Vec<Child> = (1..3)
+        .map(|i| keygen_with(&dirs[i], &group, &pk(i), "8", &more))
+        .collect();
+    for (i, o) in common::mpc::wait_all(others).iter().enumerate() {
+        let err = common::stderr(o);
+        assert_eq!(code(o), 3, "{}: {err}", names[i + 1]);
+        let waited: Vec<&str> = err
+            .lines()
+            .filter_map(|l| l.split(": round ").nth(1)?.split(':').next())
+            .collect();
+        let reported = err
+            .split("nothing heard from alice in round ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .unwrap_or_else(|| panic!("{}: {err}", names[i + 1]));
+        assert!(!waited.is_empty(), "{}: {err}", names[i + 1]);
+        assert!(
+            waited.iter().all(|r| *r == reported),
+            "{}: {err}",
+            names[i + 1]
+        );
+        assert_ne!(reported, "1", "alice's round 1 was heard: {err}");
+    }
+}
