@@ -521,6 +521,16 @@ impl<T: Transport> Net<T> {
         self.notify(&mut s, crate::ROUND_NOTE, body).await;
     }
 
+    /// What `parties` said of themselves in this run ([`Net::announce`]), as text (printable
+    /// characters only, at most 300).
+    pub fn notes(&self, parties: &[PartyIndex]) -> Vec<(PartyIndex, String)> {
+        self.mailbox
+            .notes(self.session, parties)
+            .into_iter()
+            .map(|(p, wire)| (p, crate::echo::stop_reason(&wire)))
+            .collect()
+    }
+
     /// Stops the run for everyone, naming `blamed` for `reason` in a signed stop notice: what
     /// a party does when the protocol it runs names parties whose messages to it failed a
     /// check only it could make ([`Error::Accused`] at the others). Best effort.
@@ -618,7 +628,7 @@ impl<T: Transport> Net<T> {
             heard,
             elapsed,
             timeout: self.config.timeout,
-            notes: self.mailbox.notes(self.session, missing),
+            notes: self.notes(missing),
         });
     }
 

@@ -584,8 +584,13 @@ impl Mailbox {
             .collect()
     }
 
-    /// The notes of `parties` for `session` ([`crate::net::Net::announce`]), as text.
-    pub fn notes(&self, session: SessionId, parties: &[PartyIndex]) -> Vec<(PartyIndex, String)> {
+    /// The signed notes of `parties` for `session` ([`crate::net::Net::announce`]), each
+    /// sender with its wire bytes.
+    pub(crate) fn notes(
+        &self,
+        session: SessionId,
+        parties: &[PartyIndex],
+    ) -> Vec<(PartyIndex, Vec<u8>)> {
         let h = self.held();
         parties
             .iter()
@@ -593,7 +598,7 @@ impl Mailbox {
                 h.slots
                     .get(&(session, ROUND_NOTE, p))
                     .and_then(|i| i.broadcasts.first())
-                    .map(|w| (p, crate::echo::stop_reason(w)))
+                    .map(|w| (p, w.clone()))
             })
             .collect()
     }

@@ -279,17 +279,15 @@ async fn bad_parameters_are_refused() {
 /// (the CLI prints it in its waiting lines), and it never reaches the protocol as a message.
 #[tokio::test]
 async fn a_note_is_held_for_the_waits_and_never_delivered() {
-    let (parties, network) = network(2, |_| true);
-    let mailbox = network[1].mailbox().clone();
-    let mut nets = nets((parties, network), false);
+    let mut nets = nets(network(2, |_| true), false);
     let waiting = nets.pop().expect("party 2");
     let late = nets.pop().expect("party 1");
     late.announce("searching for its safe primes\u{202E}").await;
     assert_eq!(
-        mailbox.notes(SESSION, &[1]),
+        waiting.notes(&[1]),
         [(1, "searching for its safe primes".to_string())]
     );
-    assert!(mailbox.notes(SESSION, &[2]).is_empty());
+    assert!(waiting.notes(&[2]).is_empty());
     waiting.broadcast(1, vec![2]).await.expect("sent");
     match waiting.recv_round(1).await {
         Err(Error::Unreachable { round, parties }) => assert_eq!((round, parties), (1, vec![1])),
