@@ -572,16 +572,8 @@ impl Mailbox {
     /// The stop notices filed for `session` ([`crate::Error::Stopped`]): each signer (in index
     /// order) and its signed wire bytes.
     pub fn stop_notices(&self, session: SessionId) -> Vec<(PartyIndex, Vec<u8>)> {
-        let h = self.held();
-        self.roster
-            .keys()
-            .filter_map(|&p| {
-                h.slots
-                    .get(&(session, ROUND_STOP, p))
-                    .and_then(|i| i.broadcasts.first())
-                    .map(|w| (p, w.clone()))
-            })
-            .collect()
+        let everyone: Vec<PartyIndex> = self.roster.keys().copied().collect();
+        self.first_broadcasts(session, ROUND_STOP, &everyone)
     }
 
     /// The signed notes of `parties` for `session` ([`crate::net::Net::announce`]), each
@@ -591,12 +583,22 @@ impl Mailbox {
         session: SessionId,
         parties: &[PartyIndex],
     ) -> Vec<(PartyIndex, Vec<u8>)> {
+        self.first_broadcasts(session, ROUND_NOTE, parties)
+    }
+
+    /// The first broadcast filed of each of `parties` in `round` of `session`, with its sender.
+    fn first_broadcasts(
+        &self,
+        session: SessionId,
+        round: u16,
+        parties: &[PartyIndex],
+    ) -> Vec<(PartyIndex, Vec<u8>)> {
         let h = self.held();
         parties
             .iter()
             .filter_map(|&p| {
                 h.slots
-                    .get(&(session, ROUND_NOTE, p))
+                    .get(&(session, round, p))
                     .and_then(|i| i.broadcasts.first())
                     .map(|w| (p, w.clone()))
             })
