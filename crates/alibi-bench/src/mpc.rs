@@ -18,7 +18,7 @@ use alibi_relay::server::Config;
 use crate::measure::median_by;
 use crate::mpc_processes::{self, Launch};
 use crate::mpc_rounds::{CellId, RunRounds};
-pub use crate::mpc_scheme::{PrimeBank, Run, Scheme};
+pub use crate::mpc_scheme::{PrimeBank, Run, Scheme, Setup};
 use crate::plot::{self, Panel, Series};
 use crate::table::{self, Table};
 use crate::Error;
@@ -130,7 +130,7 @@ pub async fn measure(
     if grid.schemes.iter().any(|s| s.needs_primes()) {
         let most = grid.ns.iter().copied().max().map_or(0, usize::from);
         primes.fill(most, &mut |party, p| {
-            if let alibi_mpc::threshold::PrimeProgress::Searching { elapsed, .. } = p {
+            if let alibi_mpc::scheme::PrimeProgress::Searching { elapsed, .. } = p {
                 let elapsed_s = elapsed.as_secs();
                 progress(Progress::Primes { party, elapsed_s });
             }
@@ -184,17 +184,17 @@ async fn cell(
     })
     .await
     .map_err(run)?;
-    let (url, later, timeout) = (&relay.url, grid.later, grid.timeout);
-    let mut runs = match (parties, scheme) {
-        (Parties::Processes(launch), _) => {
-            let how = mpc_processes::Cell {
-                scheme,
-                n,
-                t,
-                mode,
-                later,
-                timeout,
-            };
+    let setup = Setup {
+        scheme,
+        n,
+        t,
+        mode,
+        later: grid.later,
+        timeout: grid.timeout,
+    };
+    let url = &relay.url;
+    let mut runs = match parties {
+        Parties::Processes(launch) => {
             let cell = CellId {
                 scheme,
                 n,
@@ -209,14 +209,9 @@ async fn cell(
                     steps,
                 }))
             };
-            mpc_processes::measure(launch, url, &how, primes, &mut on_rounds).await?
+            mpc_processes::measure(launch, url, &setup, primes, &mut on_rounds).await?
         }
-        (Parties::Tasks, Scheme::Bls) => {
-            crate::mpc_scheme::measure_bls(url, n, t, mode, later, timeout).await?
-        }
-        (Parties::Tasks, Scheme::Threshold(s)) => {
-            crate::mpc_scheme::measure_threshold(url, s, n, t, mode, later, timeout, primes).await?
-        }
+        Parties::Tasks => crate::mpc_scheme::measure(url, &setup, primes).await?,
     };
     if runs.is_empty() {
         return Err(Error::Run("no run measured".into()));
@@ -730,7 +725,7 @@ mod tests {
 
     #[test]
     fn the_scheme_csv_reads_back_and_old_csvs_read_as_bls() {
-        let frost = Scheme::Threshold(alibi_mpc::threshold::Scheme::FrostEd25519);
+        let frost = Scheme::FrostEd25519;
         let measured: Vec<Measured> = [Scheme::Bls, frost]
             .into_iter()
             .flat_map(|scheme| {

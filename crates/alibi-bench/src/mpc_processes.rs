@@ -16,12 +16,11 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use alibi_messenger::{ContactCard, Messenger, Options};
-use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig};
+use alibi_mpc::endpoint::{Endpoint, Keygen, PrimeSource, Signing};
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::local::Timing;
-use alibi_mpc::net::NetConfig;
 use alibi_mpc::relay::{Mode, RelayParty};
-use alibi_mpc::sign::{sign, SignConfig};
+use alibi_mpc::scheme::{Primes, Share};
 use alibi_mpc::transport::{Mailbox, Outgoing, Packet, Transport, Waiting};
 use alibi_mpc::{PartyIndex, SessionId};
 use getrandom::SysRng;
@@ -31,7 +30,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use crate::mpc_rounds::{steps, Phase, Step};
-use crate::mpc_scheme::{self, Input, Op, PrimeBank, Run, Scheme};
+use crate::mpc_scheme::{PrimeBank, Run, Scheme, Setup};
 use crate::Error;
 
 /// What one party process is started for.
@@ -47,23 +46,6 @@ pub struct PartyArgs<'a> {
     pub timeout: Duration,
     /// The protocol.
     pub scheme: Scheme,
-}
-
-/// What one cell runs.
-#[derive(Clone, Copy, Debug)]
-pub struct Cell {
-    /// The protocol.
-    pub scheme: Scheme,
-    /// Parties.
-    pub n: u16,
-    /// Threshold.
-    pub t: usize,
-    /// Transport.
-    pub mode: Mode,
-    /// Runs after the first.
-    pub later: usize,
-    /// Round timeout.
-    pub timeout: Duration,
 }
 
 /// How to start one party process: a command that runs [`party`] with these arguments (its
@@ -135,18 +117,18 @@ pub type OnRounds<'a> = dyn FnMut(u32, Phase, Vec<Step>) + 'a;
 pub async fn measure(
     launch: &Launch<'_>,
     url: &str,
-    cell: &Cell,
+    setup: &Setup,
     primes: &PrimeBank,
     on_rounds: &mut OnRounds<'_>,
 ) -> Result<Vec<Run>, Error> {
-    let Cell {
+    let Setup {
         scheme,
         n,
         t,
         mode,
         later,
         timeout,
-    } = *cell;
+    } = *setup;
     let mut parties = vec![];
     for index in 1..=n {
         let args = PartyArgs {
@@ -185,11 +167,8 @@ pub async fn measure(
         let keygen = slowest(&reports);
         let mut requests: u64 = reports.iter().map(|x| x.requests).sum();
         let mut bytes: u64 = reports.iter().map(|x| x.bytes).sum();
-        let signers: Vec<PartyIndex> = match scheme {
-            Scheme::Bls => reports[0].eligible.iter().copied().take(t + 1).collect(),
-            // Exactly t + 1 signers, the first of the group.
-            Scheme::Threshold(_) => (1..=n).take(t + 1).collect(),
-        };
+        // t + 1 signers, the first eligible of the group.
+        let signers: Vec<PartyIndex> = reports[0].eligible.iter().copied().take(t + 1).collect();
         let reports = phase(&mut parties, &Order::Sign(r, signers)).await?;
         rounds(on_rounds, r, Phase::Sign, &reports);
         requests += reports.iter().map(|x| x.requests).sum::<u64>();
@@ -235,14 +214,30 @@ fn rounds(on_rounds: &mut OnRounds<'_>, run: u32, phase: Phase, reports: &[Repor
 }
 
 /// A party's transport that notes when each round is first sent ([`Report::sent`]).
-struct Timed<'a, T> {
-    inner: &'a mut T,
+struct Timed {
+    inner: RelayParty,
     start: Instant,
     sent: Vec<(u16, f64)>,
 }
 
+impl Timed {
+    fn new(inner: RelayParty) -> Self {
+        Timed {
+            inner,
+            start: Instant::now(),
+            sent: vec![],
+        }
+    }
+
+    /// Times from now, with nothing sent.
+    fn restart(&mut self) {
+        self.start = Instant::now();
+        self.sent.clear();
+    }
+}
+
 #[async_trait::async_trait]
-impl<T: Transport> Transport for Timed<'_, T> {
+impl Transport for Timed {
     fn me(&self) -> PartyIndex {
         self.inner.me()
     }
@@ -336,10 +331,10 @@ pub fn party(
         let group: GroupFile = serde_json::from_str(&line).map_err(run)?;
         let party = RelayParty::new(messenger, index, &group.members(), group.group_id, mode)
             .map_err(run)?;
+        let identity = party.party();
         let mut state = State {
-            party: Some(party),
+            endpoint: Endpoint::new(Timed::new(party), identity),
             share: None,
-            threshold: None,
             primes: None,
         };
         while let Some(line) = input.next_line().await.map_err(run)? {
@@ -348,10 +343,7 @@ pub fn party(
                 state.primes = Some(p);
                 continue;
             }
-            let report = match scheme {
-                Scheme::Bls => obey(&mut state, index, &group, order, timeout).await,
-                Scheme::Threshold(s) => obey_threshold(&mut state, s, &group, order, timeout).await,
-            };
+            let report = obey(&mut state, scheme, &group, order, timeout).await;
             say(&mut out, serde_json::to_string(&report).map_err(run)?).await?;
         }
         Ok(())
@@ -360,147 +352,78 @@ pub fn party(
 
 /// What a party process holds between orders.
 struct State {
-    /// Its relay party (out while a threshold run holds it).
-    party: Option<RelayParty>,
-    /// Its BLS share.
-    share: Option<KeyShare>,
-    /// Its threshold share.
-    threshold: Option<alibi_mpc::threshold::Share>,
+    /// Its end of the group.
+    endpoint: Endpoint<Timed>,
+    /// Its share, after key generation.
+    share: Option<Share>,
     /// Its safe primes for threshold ECDSA, encoded.
     primes: Option<Vec<u8>>,
 }
 
-/// One threshold order carried out, as its report.
-async fn obey_threshold(
+/// One order carried out, as its report.
+async fn obey(
     state: &mut State,
-    scheme: alibi_mpc::threshold::Scheme,
+    scheme: Scheme,
     group: &GroupFile,
     order: Order,
     timeout: Duration,
 ) -> Report {
     let mut report = Report::default();
-    let Some(party) = state.party.take() else {
+    let Some(timed) = state.endpoint.transport_mut() else {
         report.error = Some("an earlier run failed".into());
         return report;
     };
-    let (before, sent) = (party.requests(), party.sent_bytes());
-    let config = NetConfig {
-        timeout,
-        reliable: false,
-    };
+    timed.restart();
+    let (before, sent) = (timed.inner.requests(), timed.inner.sent_bytes());
+    let me = state.endpoint.me();
     let start = Instant::now();
-    let (session, participants, op, input) = match order {
-        Order::Keygen(r) => {
-            let input = match state
-                .primes
-                .as_deref()
-                .map(alibi_mpc::threshold::Primes::from_bytes)
-            {
-                Some(Ok(p)) => Input::Primes(p),
-                Some(Err(e)) => {
-                    report.error = Some(e.to_string());
-                    state.party = Some(party);
-                    return report;
-                }
-                None => Input::None,
-            };
-            let session = group.session("bench keygen", &r.to_string());
-            (
-                session,
-                group.indices(),
-                Op::Keygen(scheme, group.threshold),
-                input,
-            )
-        }
-        Order::Sign(r, signers) => {
-            let me = alibi_mpc::transport::Transport::me(&party);
-            match state.threshold.take() {
-                Some(s) if signers.contains(&me) => {
-                    let session = group.session("bench sign", &r.to_string());
-                    (session, signers, Op::Sign, Input::Share(s))
-                }
-                share => {
-                    state.threshold = share;
-                    state.party = Some(party);
-                    return report;
-                }
-            }
-        }
-        Order::Primes(_) => {
-            state.party = Some(party);
-            return report;
-        }
-    };
-    match mpc_scheme::one(party, input, session, &participants, config, op).await {
-        Ok((party, out)) => {
-            report.ms = ms(start.elapsed());
-            report.requests = party.requests() - before;
-            report.bytes = party.sent_bytes() - sent;
-            if let Input::Share(s) = out {
-                state.threshold = Some(s);
-            }
-            state.party = Some(party);
-        }
-        Err(e) => report.error = Some(e.to_string()),
-    }
-    report
-}
-
-/// One BLS order carried out, as its report.
-async fn obey(
-    state: &mut State,
-    index: PartyIndex,
-    group: &GroupFile,
-    order: Order,
-    timeout: Duration,
-) -> Report {
-    let mut report = Report::default();
-    let State { party, share, .. } = state;
-    let Some(party) = party.as_mut() else {
-        report.error = Some("no party".into());
-        return report;
-    };
-    let (before, sent) = (party.requests(), party.sent_bytes());
-    let start = Instant::now();
-    let me = party.party();
-    let mut timed = Timed {
-        inner: &mut *party,
-        start,
-        sent: vec![],
-    };
-    match order {
+    let done = match order {
         Order::Keygen(r) => {
             let session = group.session("bench keygen", &r.to_string());
-            let config = KeygenConfig::new(session, group.threshold, group.indices(), timeout);
-            match keygen(&me, &config, &mut timed, &mut UnwrapErr(SysRng)).await {
-                Ok(s) => {
-                    report.eligible = s.eligible_signers();
-                    *share = Some(s);
+            let job = Keygen::new(scheme, session, group.threshold, group.indices(), timeout);
+            let primes = state.primes.as_deref().map(Primes::from_bytes).transpose();
+            match primes {
+                Ok(primes) => {
+                    let job = Keygen {
+                        primes: primes.map(PrimeSource::Given),
+                        ..job
+                    };
+                    state.endpoint.keygen(job).await.map(|s| {
+                        report.eligible = s.eligible_signers();
+                        state.share = Some(s);
+                    })
                 }
-                Err(e) => report.error = Some(e.to_string()),
+                Err(e) => Err(alibi_mpc::Error::Parameters(e.to_string())),
             }
         }
-        Order::Sign(r, signers) => match share {
-            Some(s) if signers.contains(&index) => {
+        Order::Sign(r, signers) => match &state.share {
+            Some(s) if signers.contains(&me) => {
                 let session = group.session("bench sign", &r.to_string());
-                let config = SignConfig::new(session, signers, timeout);
-                let msg = b"alibi bench";
-                if let Err(e) = sign(&me, s, &config, msg, &mut timed, &mut UnwrapErr(SysRng)).await
-                {
-                    report.error = Some(e.to_string());
-                }
+                let job = Signing::new(session, signers, timeout);
+                state
+                    .endpoint
+                    .sign(s, &job, b"alibi bench")
+                    .await
+                    .map(|_| ())
             }
-            Some(_) => {}
-            None => report.error = Some("no share to sign with".into()),
+            Some(_) => Ok(()),
+            None => Err(alibi_mpc::Error::Parameters("no share to sign with".into())),
         },
-        Order::Primes(_) => {}
+        Order::Primes(_) => Ok(()),
+    };
+    match (done, state.endpoint.transport_mut()) {
+        (Err(e), _) => report.error = Some(e.to_string()),
+        (Ok(()), None) => report.error = Some("the run kept the transport".into()),
+        (Ok(()), Some(timed)) => {
+            report.ms = ms(start.elapsed());
+            report.requests = timed.inner.requests() - before;
+            report.bytes = timed.inner.sent_bytes() - sent;
+            // Rounds are timed for BLS alone: the other schemes run their own crates' rounds.
+            if scheme == Scheme::Bls {
+                report.sent = std::mem::take(&mut timed.sent);
+            }
+        }
     }
-    if report.error.is_none() {
-        report.ms = ms(start.elapsed());
-    }
-    report.sent = timed.sent;
-    report.requests = party.requests() - before;
-    report.bytes = party.sent_bytes() - sent;
     report
 }
 

@@ -8,68 +8,19 @@
 //! of `alibi-threshold-ecdsa`, and primes generated ahead for larger n), and every run of party
 //! i uses the bank's i-th set of primes (bench primes, never a real key's).
 
-use core::str::FromStr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use alibi_mpc::net::{Net, NetConfig};
+use alibi_mpc::endpoint::{Endpoint, PrimeSource};
+use alibi_mpc::local::{endpoints, keygen_and_sign, register_parties};
 use alibi_mpc::relay::{Mode, RelayParty};
-use alibi_mpc::threshold::{self, PrimeProgress, Primes, Share};
+use alibi_mpc::scheme::{generate_primes, PrimeProgress, Primes};
 use alibi_mpc::PartyIndex;
-use getrandom::SysRng;
-use rand_core::{Rng, UnwrapErr};
 
 pub use alibi_mpc::local::Timing;
 
 use crate::Error;
 
-/// A protocol of the grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scheme {
-    /// alibi's threshold BLS (its DKG and signing).
-    Bls,
-    /// A threshold signature of an established crate, through the round-based adapter.
-    Threshold(threshold::Scheme),
-}
-
-impl Scheme {
-    /// Every scheme, BLS first.
-    pub const ALL: [Scheme; 4] = [
-        Scheme::Bls,
-        Scheme::Threshold(threshold::Scheme::FrostEd25519),
-        Scheme::Threshold(threshold::Scheme::FrostSecp256k1Tr),
-        Scheme::Threshold(threshold::Scheme::EcdsaSecp256k1),
-    ];
-
-    /// The name on the command line and in CSVs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scheme::Bls => "bls",
-            Scheme::Threshold(s) => s.name(),
-        }
-    }
-
-    /// Whether its key generation takes safe primes (threshold ECDSA).
-    pub fn needs_primes(self) -> bool {
-        self == Scheme::Threshold(threshold::Scheme::EcdsaSecp256k1)
-    }
-}
-
-impl core::fmt::Display for Scheme {
-    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Scheme {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self, Error> {
-        Scheme::ALL
-            .into_iter()
-            .find(|x| x.name() == s)
-            .ok_or_else(|| Error::Run(format!("no MPC scheme named {s}")))
-    }
-}
+pub use alibi_mpc::scheme::Scheme;
 
 /// One run's times and traffic.
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +29,23 @@ pub struct Run {
     pub timing: Timing,
     /// Bytes of request bodies the parties sent to the relay during both, in total.
     pub bytes: u64,
+}
+
+/// What one cell runs, whether the parties are tasks or processes.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup {
+    /// The protocol.
+    pub scheme: Scheme,
+    /// Parties.
+    pub n: u16,
+    /// Threshold.
+    pub t: usize,
+    /// Transport.
+    pub mode: Mode,
+    /// Runs after the first.
+    pub later: usize,
+    /// Round timeout.
+    pub timeout: Duration,
 }
 
 /// The test-only safe primes of `alibi-threshold-ecdsa` (five parties' worth).
@@ -145,7 +113,7 @@ impl PrimeBank {
     pub fn fill(&mut self, n: usize, progress: &mut dyn FnMut(usize, PrimeProgress)) {
         while self.encoded.len() < n {
             let which = self.encoded.len() + 1;
-            let primes = threshold::generate_primes(|p| progress(which, p));
+            let primes = generate_primes(|p| progress(which, p));
             self.encoded.push(primes.to_bytes().to_vec());
             self.generated += 1;
         }
@@ -171,179 +139,55 @@ fn run(e: impl std::fmt::Display) -> Error {
     Error::Run(e.to_string())
 }
 
-fn session(tag: u8) -> [u8; 16] {
-    let mut s = [0u8; 16];
-    UnwrapErr(SysRng).fill_bytes(&mut s);
-    s[0] = tag;
-    s
-}
-
 /// What the parties have sent so far: (requests, bytes).
-fn traffic(parties: &[RelayParty]) -> (u64, u64) {
+fn traffic(parties: &[Endpoint<RelayParty>]) -> (u64, u64) {
     parties
         .iter()
+        .filter_map(Endpoint::transport)
         .fold((0, 0), |(r, b), p| (r + p.requests(), b + p.sent_bytes()))
 }
 
-/// One cell of BLS with the parties as tasks: fresh parties on `url`, a first run and `later`
-/// more (as [`alibi_mpc::local::measure`], with the bytes sent).
-pub async fn measure_bls(
-    url: &str,
-    n: u16,
-    t: usize,
-    mode: Mode,
-    later: usize,
-    timeout: Duration,
-) -> Result<Vec<Run>, Error> {
-    let indices: Vec<u16> = (1..=n).collect();
-    let mut parties = alibi_mpc::local::register_parties(url, &indices, mode)
-        .await
-        .map_err(run)?;
-    let mut runs = vec![];
-    for _ in 0..=later {
-        let (_, before) = traffic(&parties);
-        let (p, _, _, timing) =
-            alibi_mpc::local::keygen_and_sign(parties, t, b"alibi bench", timeout)
-                .await
-                .map_err(run)?;
-        parties = p;
-        let bytes = traffic(&parties).1 - before;
-        runs.push(Run { timing, bytes });
-    }
-    Ok(runs)
-}
-
-/// One cell of a threshold scheme with the parties as tasks: fresh parties on `url`, a first
-/// run and `later` more; key generation by all n (t = n - 1), signing by all n (t + 1 = n).
-#[allow(clippy::too_many_arguments)]
-pub async fn measure_threshold(
-    url: &str,
-    scheme: threshold::Scheme,
-    n: u16,
-    t: usize,
-    mode: Mode,
-    later: usize,
-    timeout: Duration,
-    primes: &PrimeBank,
-) -> Result<Vec<Run>, Error> {
-    let indices: Vec<u16> = (1..=n).collect();
-    let mut parties = alibi_mpc::local::register_parties(url, &indices, mode)
-        .await
-        .map_err(run)?;
-    let config = NetConfig {
+/// One cell with the parties as tasks: fresh parties on `url`, a first run and `later` more;
+/// key generation by all n, signing by t + 1 (all n when t = n - 1). Threshold ECDSA's party i
+/// takes the bank's i-th primes.
+pub async fn measure(url: &str, setup: &Setup, primes: &PrimeBank) -> Result<Vec<Run>, Error> {
+    let Setup {
+        scheme,
+        n,
+        t,
+        mode,
+        later,
         timeout,
-        reliable: false,
-    };
+    } = *setup;
+    let indices: Vec<u16> = (1..=n).collect();
+    let mut parties = endpoints(register_parties(url, &indices, mode).await.map_err(run)?);
     let mut runs = vec![];
     for _ in 0..=later {
         let before = traffic(&parties);
-        let mut inputs = vec![];
-        for p in parties {
-            let me = alibi_mpc::transport::Transport::me(&p);
-            let input = match scheme {
-                threshold::Scheme::EcdsaSecp256k1 => Input::Primes(primes.primes(me)?),
-                _ => Input::None,
-            };
-            inputs.push((p, input));
+        let mut bad = None;
+        let primes = |i: PartyIndex| {
+            if !scheme.needs_primes() {
+                return None;
+            }
+            let p = primes.primes(i).map_err(|e| bad = Some(e)).ok()?;
+            Some(PrimeSource::Given(p))
+        };
+        let ran = keygen_and_sign(parties, (scheme, t), b"alibi bench", timeout, primes).await;
+        if let Some(e) = bad {
+            return Err(e);
         }
-        let (done, keygen) = all(inputs, session(1), config, Op::Keygen(scheme, t)).await?;
-        let (done, sign) = all(done, session(2), config, Op::Sign).await?;
-        parties = done.into_iter().map(|(p, _)| p).collect();
+        let (back, _, _, timing) = ran.map_err(run)?;
+        parties = back;
         let after = traffic(&parties);
         runs.push(Run {
             timing: Timing {
-                keygen,
-                sign,
                 requests: after.0 - before.0,
+                ..timing
             },
             bytes: after.1 - before.1,
         });
     }
     Ok(runs)
-}
-
-/// What a party takes into an [`Op`] and comes out with.
-pub(crate) enum Input {
-    /// Nothing (FROST's key generation).
-    None,
-    /// The safe primes of one ECDSA key generation.
-    Primes(Primes),
-    /// The share to sign with.
-    Share(Share),
-}
-
-/// A step of a threshold scheme.
-#[derive(Clone, Copy)]
-pub(crate) enum Op {
-    /// Key generation of this scheme with this t.
-    Keygen(threshold::Scheme, usize),
-    /// Signing by every participant.
-    Sign,
-}
-
-/// Party `party`'s part of `op` in run `session` among `participants`; the party comes back for
-/// the next run, with its share.
-pub(crate) async fn one(
-    party: RelayParty,
-    input: Input,
-    session: alibi_mpc::SessionId,
-    participants: &[PartyIndex],
-    config: NetConfig,
-    op: Op,
-) -> Result<(RelayParty, Input), Error> {
-    let identity = party.party();
-    let net = Net::new(party, identity, session, participants, config).map_err(run)?;
-    let out = match (op, input) {
-        (Op::Keygen(scheme, t), input) => {
-            let primes = match input {
-                Input::Primes(p) => Some(p),
-                _ => None,
-            };
-            let share = threshold::keygen(&net, scheme, t, primes, &mut |_| {}).await;
-            Input::Share(share.map_err(run)?)
-        }
-        (Op::Sign, Input::Share(share)) => {
-            threshold::sign(&net, &share, b"alibi bench")
-                .await
-                .map_err(run)?;
-            Input::Share(share)
-        }
-        (Op::Sign, _) => return Err(Error::Run("no share to sign with".into())),
-    };
-    let party = net
-        .into_transport()
-        .map_err(|_| Error::Run("the run's net is still in use".into()))?;
-    Ok((party, out))
-}
-
-/// Every party does `op` at once, each in its own task; returns them in order and the time of
-/// the slowest.
-async fn all(
-    parties: Vec<(RelayParty, Input)>,
-    session: alibi_mpc::SessionId,
-    config: NetConfig,
-    op: Op,
-) -> Result<(Vec<(RelayParty, Input)>, Duration), Error> {
-    let indices: Vec<PartyIndex> = parties
-        .iter()
-        .map(|(p, _)| alibi_mpc::transport::Transport::me(p))
-        .collect();
-    let start = Instant::now();
-    let mut tasks = vec![];
-    for (p, input) in parties {
-        let indices = indices.clone();
-        tasks.push(tokio::spawn(async move {
-            let r = one(p, input, session, &indices, config, op).await;
-            r.map(|x| (x, start.elapsed()))
-        }));
-    }
-    let (mut out, mut slowest) = (vec![], Duration::ZERO);
-    for task in tasks {
-        let (x, took) = task.await.map_err(run)??;
-        out.push(x);
-        slowest = slowest.max(took);
-    }
-    Ok((out, slowest))
 }
 
 #[cfg(test)]
@@ -372,14 +216,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn schemes_by_name() {
-        for s in Scheme::ALL {
-            assert_eq!(s.name().parse::<Scheme>().unwrap(), s);
-        }
-        assert!("rsa".parse::<Scheme>().is_err());
-    }
-
     /// FROST-Ed25519 (two runs, group and sequential pairwise) and threshold ECDSA (one run,
     /// group: its key generation alone takes seconds), n = 3, tasks over a relay: the group
     /// channel sends fewer requests than pairwise.
@@ -390,21 +226,33 @@ mod tests {
             .unwrap();
         let bank = PrimeBank::fixtures().unwrap();
         let timeout = Duration::from_secs(120);
-        let frost = threshold::Scheme::FrostEd25519;
+        let frost = Scheme::FrostEd25519;
         let mut requests = vec![];
         for mode in [Mode::Group, Mode::Pairwise] {
-            let runs = measure_threshold(&relay.url, frost, 3, 2, mode, 1, timeout, &bank)
-                .await
-                .unwrap();
+            let setup = Setup {
+                scheme: frost,
+                n: 3,
+                t: 2,
+                mode,
+                later: 1,
+                timeout,
+            };
+            let runs = measure(&relay.url, &setup, &bank).await.unwrap();
             assert_eq!(runs.len(), 2);
             assert!(runs.iter().all(|r| r.timing.requests > 0 && r.bytes > 0));
             requests.push(runs[1].timing.requests);
         }
         assert!(requests[0] < requests[1], "{requests:?}");
-        let ecdsa = threshold::Scheme::EcdsaSecp256k1;
-        let runs = measure_threshold(&relay.url, ecdsa, 3, 2, Mode::Group, 0, timeout, &bank)
-            .await
-            .unwrap();
+        let ecdsa = Scheme::EcdsaSecp256k1;
+        let setup = Setup {
+            scheme: ecdsa,
+            n: 3,
+            t: 2,
+            mode: Mode::Group,
+            later: 0,
+            timeout,
+        };
+        let runs = measure(&relay.url, &setup, &bank).await.unwrap();
         assert!(runs[0].bytes > 100_000, "{runs:?}");
     }
 }

@@ -11,7 +11,6 @@ use std::time::Duration;
 use crate::mpc::{self, Grid, Parties, PrimeBank, Progress, Scheme, Timing, MODES};
 use crate::table::{Cell, Plot, Table};
 use crate::{op, Ctx, Error, Scale, Seed};
-use alibi_mpc::threshold::Scheme as Threshold;
 
 /// One (n, delay) cell: per mode, the first run and the median of the later ones.
 struct Measured {
@@ -29,8 +28,8 @@ struct Measured {
 /// run only.
 fn grids(scale: Scale) -> Vec<Grid> {
     type Spec = (Scheme, &'static [u16], &'static [u64], usize);
-    let frost = Scheme::Threshold(Threshold::FrostEd25519);
-    let ecdsa = Scheme::Threshold(Threshold::EcdsaSecp256k1);
+    let frost = Scheme::FrostEd25519;
+    let ecdsa = Scheme::EcdsaSecp256k1;
     let specs: &[Spec] = match scale {
         Scale::Tiny => &[(Scheme::Bls, &[3], &[0], 1), (frost, &[3], &[0], 1)],
         // ECDSA's key generation takes tens of seconds at n = 3 on two cores (its auxiliary

@@ -29,8 +29,9 @@ pub fn run() -> CmdResult {
 /// channels, checked by plain BLS verification; then the same over pairwise channels against
 /// group ones with a 50 ms delay per relay request.
 fn mpc() -> CmdResult {
-    use alibi_mpc::local::{keygen_and_sign, prepare_all, register_parties};
+    use alibi_mpc::local::{endpoints, keygen_and_sign, prepare_all, register_parties};
     use alibi_mpc::relay::Mode;
+    use alibi_mpc::scheme::Scheme;
     use alibi_relay::local::LocalRelay;
     use alibi_relay::server::Config;
     use std::time::Duration;
@@ -51,8 +52,10 @@ fn mpc() -> CmdResult {
         let t = Instant::now();
         let (parties, requests) = prepare_all(parties).await.map_err(fail)?;
         step(format!("PQXDH sessions opened and sender keys handed out ({requests} requests)"), t)?;
+        let bls = (Scheme::Bls, 3);
+        let wait = Duration::from_secs(30);
         let (_, shares, signature, timing) =
-            keygen_and_sign(parties, 3, b"alibi demo", Duration::from_secs(30))
+            keygen_and_sign(endpoints(parties), bls, b"alibi demo", wait, |_| None)
                 .await
                 .map_err(fail)?;
         say!(
@@ -64,7 +67,7 @@ fn mpc() -> CmdResult {
             timing.sign.as_secs_f64() * 1e3
         )?;
         let t = Instant::now();
-        let ok = alibi_mpc::bls::verify(&shares[0].group_key, b"alibi demo", &signature).is_ok();
+        let ok = alibi_mpc::bls::verify(shares[0].public_key(), b"alibi demo", &signature).is_ok();
         step(format!("plain BLS verification under the group key: {ok}"), t)?;
         if !ok {
             return Err(Failure::Invalid("demo threshold signature does not verify".into()));
@@ -80,10 +83,11 @@ fn mpc() -> CmdResult {
             let parties = register_parties(&slow.url, &[1, 2, 3, 4, 5], mode)
                 .await
                 .map_err(fail)?;
-            let (parties, _, _, _) = keygen_and_sign(parties, 3, b"warm-up", Duration::from_secs(30))
-                .await
-                .map_err(fail)?;
-            let (_, _, _, timing) = keygen_and_sign(parties, 3, b"measured", Duration::from_secs(30))
+            let (parties, _, _, _) =
+                keygen_and_sign(endpoints(parties), bls, b"warm-up", wait, |_| None)
+                    .await
+                    .map_err(fail)?;
+            let (_, _, _, timing) = keygen_and_sign(parties, bls, b"measured", wait, |_| None)
                 .await
                 .map_err(fail)?;
             say!(

@@ -17,6 +17,10 @@
 //! * [`share_proof`]: the proof of the share that closes key generation (Schnorr in G1, checked
 //!   in one batch against the joint commitment).
 //! * [`sign`]: one-round threshold signing with per-partial checks.
+//! * [`scheme`]: the four schemes as one type ([`scheme::Scheme`], [`scheme::Share`],
+//!   [`scheme::verify`]): BLS above, FROST and CGGMP24 ECDSA from established crates.
+//! * [`endpoint`]: one party's end of the group, running key generation and signing of any
+//!   scheme with the same jobs and outcomes.
 //! * [`local`]: parties in one process on one relay; the paper's experiment, pairwise against
 //!   group.
 
@@ -29,14 +33,15 @@ mod agreement;
 pub mod delivery;
 pub mod dkg;
 mod echo;
+pub mod endpoint;
 pub mod group;
 pub mod local;
 pub mod net;
 pub mod poly;
 pub mod relay;
+pub mod scheme;
 pub mod share_proof;
 pub mod sign;
-pub mod threshold;
 pub mod transport;
 
 /// The single-signer BLS primitive, from its own crate.
@@ -132,7 +137,7 @@ pub enum Error {
         /// The parties whose closed notice reached this one, in index order.
         by: Vec<PartyIndex>,
     },
-    /// A protocol from another crate (FROST, CGGMP24: [`threshold`]) aborted, in its own words,
+    /// A protocol from another crate (FROST, CGGMP24: [`scheme`]) aborted, in its own words,
     /// which name the parties it blames by their position in the run (0 for the first
     /// participant) when it identifies any.
     #[error("the protocol aborted: {0}")]
@@ -421,7 +426,7 @@ pub mod fuzzing {
         crate::echo::fuzz_decoders(data);
         crate::agreement::fuzz_decoders(data);
         crate::net::fuzz_decoders(data);
-        crate::threshold::fuzz_decoders(data);
+        crate::scheme::fuzz_decoders(data);
         let _ = crate::bls::g1_decodes(data);
         let _ = crate::bls::g2_decodes(data);
         crate::sign::fuzz_decoders(data, rng);

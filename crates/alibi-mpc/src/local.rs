@@ -1,20 +1,22 @@
 //! Parties in one process on one relay, for examples, tests and measurement: registering them,
-//! preparing their sessions, and running key generation and signing with all of them at once.
-//! [`measure`] is the paper's experiment (seed 002, section 4): n parties on one relay run key generation and
-//! then t+1 of them sign, over pairwise or group channels; the time is that of the slowest party
-//! (all start together). The first run includes the one-time steps (fetching bundles, opening
-//! PQXDH sessions, handing out sender keys); later runs reuse the sessions. The parties' own
-//! registration is preparation and not timed, as in the paper.
+//! preparing their sessions, and running key generation and signing of any scheme with all of
+//! them at once ([`keygen_all`], [`sign_all`]: each party an [`Endpoint`] in its own task).
+//! [`measure`] is the paper's experiment (seed 002, section 4): n parties on one relay run key
+//! generation and then t+1 of them sign, over pairwise or group channels; the time is that of
+//! the slowest party (all start together). The first run includes the one-time steps (fetching
+//! bundles, opening PQXDH sessions, handing out sender keys); later runs reuse the sessions. The
+//! parties' own registration is preparation and not timed, as in the paper.
 
 use std::time::{Duration, Instant};
 
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
 
-use crate::dkg::{keygen, KeyShare, KeygenConfig};
+use crate::endpoint::{Endpoint, Keygen, PrimeSource, Signature, Signing};
 use crate::relay::{Mode, RelayParty};
-use crate::sign::{sign, SignConfig, Signed};
-use crate::{bls, Error, Result};
+use crate::scheme::{Scheme, Share};
+use crate::transport::Transport;
+use crate::{Error, PartyIndex, Result};
 
 /// Registers parties with these indices on the relay (messengers in memory, named `party-I`) and
 /// introduces them to each other as one group.
@@ -65,6 +67,17 @@ pub async fn prepare_all(parties: Vec<RelayParty>) -> Result<(Vec<RelayParty>, u
     Ok((out, after - before))
 }
 
+/// The parties as endpoints, each with its own identity.
+pub fn endpoints(parties: Vec<RelayParty>) -> Vec<Endpoint<RelayParty>> {
+    parties
+        .into_iter()
+        .map(|p| {
+            let party = p.party();
+            Endpoint::new(p, party)
+        })
+        .collect()
+}
+
 /// The timings of one key generation and one signature.
 #[derive(Clone, Copy, Debug)]
 pub struct Timing {
@@ -76,7 +89,8 @@ pub struct Timing {
     pub requests: u64,
 }
 
-fn session(tag: u8) -> [u8; 16] {
+/// A fresh session id whose first byte is `tag`.
+pub fn session(tag: u8) -> [u8; 16] {
     let mut s = [0u8; 16];
     UnwrapErr(SysRng).fill_bytes(&mut s);
     s[0] = tag;
@@ -87,108 +101,133 @@ fn join_err(e: tokio::task::JoinError) -> Error {
     Error::Transport(e.to_string())
 }
 
-/// Runs key generation on every party at once (each in its own task); returns the parties, their
-/// shares by index, and the time of the slowest.
-pub async fn keygen_all(
-    parties: Vec<RelayParty>,
-    config: &KeygenConfig,
-) -> Result<(Vec<RelayParty>, Vec<KeyShare>, Duration)> {
+/// Runs key generation on every endpoint at once (each in its own task), party i with
+/// `job(i)`; returns the endpoints in index order, their shares (or errors) in the same order,
+/// and the time of the slowest.
+pub async fn keygen_each<T: Transport + Sync + 'static>(
+    endpoints: Vec<Endpoint<T>>,
+    mut job: impl FnMut(PartyIndex) -> Keygen,
+) -> Result<(Vec<Endpoint<T>>, Vec<Result<Share>>, Duration)> {
     let start = Instant::now();
     let mut tasks = vec![];
-    for mut p in parties {
-        let config = config.clone();
+    for mut e in endpoints {
+        let job = job(e.me());
         tasks.push(tokio::spawn(async move {
-            let r = keygen(&p.party(), &config, &mut p, &mut UnwrapErr(SysRng)).await;
-            (p, r, start.elapsed())
+            let r = e.keygen(job).await;
+            (e, r, start.elapsed())
         }));
     }
-    let (mut parties, mut shares, mut slowest) = (vec![], vec![], Duration::ZERO);
+    let (mut back, mut shares, mut slowest) = (vec![], vec![], Duration::ZERO);
     for task in tasks {
-        let (p, r, took) = task.await.map_err(join_err)?;
-        parties.push(p);
-        shares.push(r?);
+        let (e, r, took) = task.await.map_err(join_err)?;
+        back.push(e);
+        shares.push(r);
         slowest = slowest.max(took);
     }
-    Ok((parties, shares, slowest))
+    Ok((back, shares, slowest))
 }
 
-/// The parties in `config.signers` sign `message` with their shares (looked up by index), each
-/// in its own task; returns all parties, one signer's outcome and the time of the slowest.
-pub async fn sign_all(
-    parties: Vec<RelayParty>,
-    shares: &[KeyShare],
-    config: &SignConfig,
+/// [`keygen_each`], failing with the first party's error.
+pub async fn keygen_all<T: Transport + Sync + 'static>(
+    endpoints: Vec<Endpoint<T>>,
+    job: impl FnMut(PartyIndex) -> Keygen,
+) -> Result<(Vec<Endpoint<T>>, Vec<Share>, Duration)> {
+    let (back, shares, took) = keygen_each(endpoints, job).await?;
+    let shares = shares.into_iter().collect::<Result<Vec<Share>>>()?;
+    Ok((back, shares, took))
+}
+
+/// The signers of `job` sign `message` with their shares (looked up by index), each in its own
+/// task; returns every endpoint (in index order), each signer's outcome (in index order) and
+/// the time of the slowest.
+pub async fn sign_each<T: Transport + Sync + 'static>(
+    endpoints: Vec<Endpoint<T>>,
+    shares: &[Share],
+    job: &Signing,
     message: &[u8],
-) -> Result<(Vec<RelayParty>, Signed, Duration)> {
+) -> Result<(Vec<Endpoint<T>>, Vec<Result<Signature>>, Duration)> {
     let start = Instant::now();
     let mut tasks = vec![];
     let mut done = vec![];
-    for mut p in parties {
-        let me = crate::transport::Transport::me(&p);
-        let share = shares.iter().find(|s| s.index == me).cloned();
-        let Some(share) = share.filter(|_| config.signers.contains(&me)) else {
-            done.push(p);
+    for mut e in endpoints {
+        let me = e.me();
+        let share = shares.iter().find(|s| s.me() == me).cloned();
+        let Some(share) = share.filter(|_| job.signers.contains(&me)) else {
+            done.push(e);
             continue;
         };
-        let (config, message) = (config.clone(), message.to_vec());
+        let (job, message) = (job.clone(), message.to_vec());
         tasks.push(tokio::spawn(async move {
-            let r = sign(
-                &p.party(),
-                &share,
-                &config,
-                &message,
-                &mut p,
-                &mut UnwrapErr(SysRng),
-            )
-            .await;
-            (p, r, start.elapsed())
+            let r = e.sign(&share, &job, &message).await;
+            (e, r, start.elapsed())
         }));
     }
-    let (mut signed, mut slowest) = (None, Duration::ZERO);
+    let (mut signed, mut slowest) = (vec![], Duration::ZERO);
     for task in tasks {
-        let (p, r, took) = task.await.map_err(join_err)?;
-        done.push(p);
-        signed = Some(r?);
+        let (e, r, took) = task.await.map_err(join_err)?;
+        done.push(e);
+        signed.push(r);
         slowest = slowest.max(took);
     }
-    done.sort_by_key(crate::transport::Transport::me);
-    let signed = signed.ok_or_else(|| Error::Parameters("no signer among the parties".into()))?;
+    done.sort_by_key(Endpoint::me);
     Ok((done, signed, slowest))
 }
 
-/// Runs key generation on every party, then t+1 of them sign `message`; checks the signature
-/// with plain BLS verification under the group key. The parties come back for later runs.
+/// [`sign_each`], failing with the first signer's error; one signer's outcome.
+pub async fn sign_all<T: Transport + Sync + 'static>(
+    endpoints: Vec<Endpoint<T>>,
+    shares: &[Share],
+    job: &Signing,
+    message: &[u8],
+) -> Result<(Vec<Endpoint<T>>, Signature, Duration)> {
+    let (done, signed, slowest) = sign_each(endpoints, shares, job, message).await?;
+    let mut signed = signed.into_iter().collect::<Result<Vec<Signature>>>()?;
+    let signed = signed
+        .pop()
+        .ok_or_else(|| Error::Parameters("no signer among the parties".into()))?;
+    Ok((done, signed, slowest))
+}
+
+/// What [`keygen_and_sign`] gives: the endpoints back, their shares, the signature and the
+/// times.
+pub type Ran<T> = (Vec<Endpoint<T>>, Vec<Share>, Vec<u8>, Timing);
+
+/// Runs key generation of `scheme` on every endpoint (threshold ECDSA with `primes(i)` for
+/// party i), then t+1 of them sign `message`; the signature is checked under the group key.
+/// The endpoints come back for later runs.
 pub async fn keygen_and_sign(
-    parties: Vec<RelayParty>,
-    t: usize,
+    endpoints: Vec<Endpoint<RelayParty>>,
+    (scheme, t): (Scheme, usize),
     message: &[u8],
     timeout: Duration,
-) -> Result<(Vec<RelayParty>, Vec<KeyShare>, [u8; 96], Timing)> {
-    let before: u64 = parties.iter().map(RelayParty::requests).sum();
-    let everyone = parties
-        .iter()
-        .map(crate::transport::Transport::me)
-        .collect();
-    let config = KeygenConfig::new(session(1), t, everyone, timeout);
-    let (parties, shares, keygen_time) = keygen_all(parties, &config).await?;
+    mut primes: impl FnMut(PartyIndex) -> Option<PrimeSource>,
+) -> Result<Ran<RelayParty>> {
+    let requests = |es: &[Endpoint<RelayParty>]| -> u64 {
+        es.iter()
+            .filter_map(Endpoint::transport)
+            .map(RelayParty::requests)
+            .sum()
+    };
+    let before = requests(&endpoints);
+    let everyone: Vec<PartyIndex> = endpoints.iter().map(Endpoint::me).collect();
+    let keygen_session = session(1);
+    let (endpoints, shares, keygen_time) = keygen_all(endpoints, |i| Keygen {
+        primes: primes(i),
+        ..Keygen::new(scheme, keygen_session, t, everyone.clone(), timeout)
+    })
+    .await?;
     let signers = shares[0]
         .eligible_signers()
         .into_iter()
         .take(t + 1)
         .collect();
-    let config = SignConfig::new(session(2), signers, timeout);
-    let (parties, signed, sign_time) = sign_all(parties, &shares, &config, message).await?;
-    if bls::verify(&shares[0].group_key, message, &signed.signature).is_err() {
-        return Err(Error::Aborted {
-            reason: "the threshold signature does not verify".into(),
-            blamed: vec![],
-        });
-    }
-    let after: u64 = parties.iter().map(RelayParty::requests).sum();
+    let job = Signing::new(session(2), signers, timeout);
+    let (endpoints, signed, sign_time) = sign_all(endpoints, &shares, &job, message).await?;
+    let after = requests(&endpoints);
     Ok((
-        parties,
+        endpoints,
         shares,
-        signed.signature,
+        signed.bytes,
         Timing {
             keygen: keygen_time,
             sign: sign_time,
@@ -197,7 +236,7 @@ pub async fn keygen_and_sign(
     ))
 }
 
-/// One cell of the experiment: fresh parties on `url`, a first run and `later` more.
+/// One cell of the experiment (BLS): fresh parties on `url`, a first run and `later` more.
 pub async fn measure(
     url: &str,
     n: u16,
@@ -207,11 +246,14 @@ pub async fn measure(
     timeout: Duration,
 ) -> Result<(Timing, Vec<Timing>)> {
     let indices: Vec<u16> = (1..=n).collect();
-    let parties = register_parties(url, &indices, mode).await?;
-    let (mut parties, _, _, first) = keygen_and_sign(parties, t, b"alibi bench", timeout).await?;
+    let parties = endpoints(register_parties(url, &indices, mode).await?);
+    let bls = (Scheme::Bls, t);
+    let (mut parties, _, _, first) =
+        keygen_and_sign(parties, bls, b"alibi bench", timeout, |_| None).await?;
     let mut rest = vec![];
     for _ in 0..later {
-        let (p, _, _, timing) = keygen_and_sign(parties, t, b"alibi bench", timeout).await?;
+        let (p, _, _, timing) =
+            keygen_and_sign(parties, bls, b"alibi bench", timeout, |_| None).await?;
         parties = p;
         rest.push(timing);
     }

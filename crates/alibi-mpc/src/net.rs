@@ -208,19 +208,7 @@ impl<T: Transport> Net<T> {
         participants: &[PartyIndex],
         config: NetConfig,
     ) -> Result<Self> {
-        let mut list: Vec<PartyIndex> = participants.to_vec();
-        list.sort_unstable();
-        list.dedup();
-        crate::check_indices(&list)?;
-        if !list.contains(&party.index) {
-            return Err(Error::Parameters(format!(
-                "party {} is not among the participants",
-                party.index
-            )));
-        }
-        if let Some(p) = list.iter().find(|p| !party.roster.contains_key(p)) {
-            return Err(Error::Parameters(format!("party {p} is not in the group")));
-        }
+        let list = Self::participants_of(&party, participants)?;
         let mailbox = transport.mailbox().clone();
         mailbox.open(session);
         let state = State {
@@ -241,6 +229,25 @@ impl<T: Transport> Net<T> {
             participants: Arc::new(list),
             config,
         })
+    }
+
+    /// `participants` in index order, once each, checked as [`Net::new`] checks them: this
+    /// party among them, each in its roster.
+    pub fn participants_of(party: &Party, participants: &[PartyIndex]) -> Result<Vec<PartyIndex>> {
+        let mut list: Vec<PartyIndex> = participants.to_vec();
+        list.sort_unstable();
+        list.dedup();
+        crate::check_indices(&list)?;
+        if !list.contains(&party.index) {
+            return Err(Error::Parameters(format!(
+                "party {} is not among the participants",
+                party.index
+            )));
+        }
+        if let Some(p) = list.iter().find(|p| !party.roster.contains_key(p)) {
+            return Err(Error::Parameters(format!("party {p} is not in the group")));
+        }
+        Ok(list)
     }
 
     /// The transport back, for the next run, once this is the run's last clone; otherwise the

@@ -5,8 +5,9 @@
 use std::time::Duration;
 
 use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
-use alibi_mpc::local::{keygen_and_sign, prepare_all, register_parties};
+use alibi_mpc::local::{endpoints, keygen_and_sign, prepare_all, register_parties};
 use alibi_mpc::relay::{Mode, RelayParty};
+use alibi_mpc::scheme::Scheme;
 use alibi_mpc::transport::Packet;
 use alibi_mpc::{bls, Blame, Fault};
 use alibi_relay::local::LocalRelay;
@@ -20,20 +21,21 @@ async fn keygen_and_sign_over_both_transports() {
         let parties = register_parties(&relay.url, &[1, 2, 3, 4], mode)
             .await
             .unwrap();
+        let bls2 = (Scheme::Bls, 2);
+        let wait = Duration::from_secs(20);
         let (parties, shares, sig, first) =
-            keygen_and_sign(parties, 2, b"over the relay", Duration::from_secs(20))
+            keygen_and_sign(endpoints(parties), bls2, b"over the relay", wait, |_| None)
                 .await
                 .unwrap();
         assert!(shares
             .iter()
-            .all(|s| s.group_key == shares[0].group_key && s.blamed.is_empty()));
-        assert!(bls::verify(&shares[0].group_key, b"over the relay", &sig).is_ok());
-        let (_, shares2, sig2, later) =
-            keygen_and_sign(parties, 2, b"again", Duration::from_secs(20))
-                .await
-                .unwrap();
-        assert_ne!(shares2[0].group_key, shares[0].group_key);
-        assert!(bls::verify(&shares2[0].group_key, b"again", &sig2).is_ok());
+            .all(|s| s.public_key() == shares[0].public_key() && s.blamed().is_empty()));
+        assert!(bls::verify(shares[0].public_key(), b"over the relay", &sig).is_ok());
+        let (_, shares2, sig2, later) = keygen_and_sign(parties, bls2, b"again", wait, |_| None)
+            .await
+            .unwrap();
+        assert_ne!(shares2[0].public_key(), shares[0].public_key());
+        assert!(bls::verify(shares2[0].public_key(), b"again", &sig2).is_ok());
         // Later runs skip the one-time steps (bundles, sender keys): fewer requests.
         assert!(
             later.requests < first.requests,

@@ -8,10 +8,11 @@ mod common;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use alibi_mpc::local::{prepare_all, register_parties};
-use alibi_mpc::net::{Net, NetConfig};
+use alibi_mpc::dkg::Misbehaviour;
+use alibi_mpc::endpoint::{Endpoint, Keygen, PrimeSource, Signing};
+use alibi_mpc::local::{endpoints, keygen_each, prepare_all, register_parties, sign_each};
 use alibi_mpc::relay::{Mode, RelayParty};
-use alibi_mpc::threshold::{self, Primes, Scheme, Share};
+use alibi_mpc::scheme::{self, Primes, Scheme, Share};
 use alibi_mpc::transport::Transport;
 use alibi_mpc::{Error, PartyIndex};
 use alibi_relay::local::LocalRelay;
@@ -24,6 +25,13 @@ fn fixture_primes() -> Vec<Primes> {
         .collect()
 }
 
+/// The schemes of established crates (BLS has its own tests: tests/agreement.rs and others).
+const EXTERNAL: [Scheme; 3] = [
+    Scheme::FrostEd25519,
+    Scheme::FrostSecp256k1Tr,
+    Scheme::EcdsaSecp256k1,
+];
+
 /// A round's wait: long enough for CGGMP24's auxiliary information, whose proofs take each
 /// party tens of seconds on a busy machine; a few seconds for FROST.
 fn timeout(scheme: Scheme) -> Duration {
@@ -33,64 +41,41 @@ fn timeout(scheme: Scheme) -> Duration {
     }
 }
 
-fn nets(
-    parties: Vec<RelayParty>,
-    signers: &[PartyIndex],
-    session: [u8; 16],
-    timeout: Duration,
-) -> Vec<Net<RelayParty>> {
-    let config = NetConfig {
-        timeout,
-        reliable: false,
-    };
-    parties
-        .into_iter()
-        .filter(|p| signers.contains(&p.me()))
-        .map(|p| {
-            let party = p.party();
-            Net::new(p, party, session, signers, config).expect("net")
-        })
-        .collect()
-}
-
-/// Key generation by every party at once; their shares (or errors) and the parties back.
+/// Key generation by every party at once; their shares (or errors) and the endpoints back.
 async fn keygen_all(
     parties: Vec<RelayParty>,
     scheme: Scheme,
     t: usize,
     (session, wait): ([u8; 16], Duration),
-) -> (Vec<RelayParty>, Vec<alibi_mpc::Result<Share>>) {
+) -> (Vec<Endpoint<RelayParty>>, Vec<alibi_mpc::Result<Share>>) {
     let all: Vec<PartyIndex> = parties.iter().map(Transport::me).collect();
     let mut primes = fixture_primes().into_iter();
-    common::on_each(nets(parties, &all, session, wait), |_, net| {
-        let p = (scheme == Scheme::EcdsaSecp256k1).then(|| primes.next().expect("primes"));
-        async move { threshold::keygen(&net, scheme, t, p, &mut |_| {}).await }
+    let (back, shares, _) = keygen_each(endpoints(parties), |_| Keygen {
+        primes: scheme
+            .needs_primes()
+            .then(|| PrimeSource::Given(primes.next().expect("primes"))),
+        ..Keygen::new(scheme, session, t, all.clone(), wait)
     })
     .await
+    .expect("tasks");
+    (back, shares)
 }
 
 /// Signing by `signers` (group indices) with their shares; every signer's result and all
-/// parties back.
+/// endpoints back.
 async fn sign_all(
-    parties: Vec<RelayParty>,
+    parties: Vec<Endpoint<RelayParty>>,
     shares: &[Share],
     signers: &[PartyIndex],
     session: [u8; 16],
     msg: &'static [u8],
-) -> (Vec<RelayParty>, Vec<alibi_mpc::Result<Vec<u8>>>) {
-    let (mut out, idle): (Vec<RelayParty>, Vec<RelayParty>) =
-        parties.into_iter().partition(|p| signers.contains(&p.me()));
-    let scheme = shares[0].scheme();
-    let nets = nets(std::mem::take(&mut out), signers, session, timeout(scheme));
-    let (back, results) = common::on_each(nets, |_, net| {
-        let share =
-            Share::from_bytes(&shares[usize::from(net.me()) - 1].to_bytes()).expect("share");
-        async move { threshold::sign(&net, &share, msg).await }
-    })
-    .await;
-    let mut all: Vec<RelayParty> = back.into_iter().chain(idle).collect();
-    all.sort_by_key(Transport::me);
-    (all, results)
+) -> (Vec<Endpoint<RelayParty>>, Vec<alibi_mpc::Result<Vec<u8>>>) {
+    let job = Signing::new(session, signers.to_vec(), timeout(shares[0].scheme()));
+    let (back, results, _) = sign_each(parties, shares, &job, msg).await.expect("tasks");
+    (
+        back,
+        results.into_iter().map(|r| r.map(|s| s.bytes)).collect(),
+    )
 }
 
 fn independent_verify(scheme: Scheme, pk: &[u8], msg: &[u8], sig: &[u8]) {
@@ -106,6 +91,7 @@ fn independent_verify(scheme: Scheme, pk: &[u8], msg: &[u8], sig: &[u8]) {
             let sig = k256::schnorr::Signature::try_from(sig).expect("sig");
             key.verify_raw(msg, &sig).expect("k256 BIP-340 accepts");
         }
+        Scheme::Bls => assert!(common::blst_verifies(pk, msg, sig), "blst accepts"),
         Scheme::EcdsaSecp256k1 => {
             use k256::ecdsa::signature::Verifier;
             let key = k256::ecdsa::VerifyingKey::from_sec1_bytes(pk).expect("key");
@@ -127,6 +113,7 @@ fn unblamed<T>(r: &alibi_mpc::Result<T>) -> bool {
 async fn frost_and_ecdsa_over_a_relay_verified_independently() {
     let relay = LocalRelay::start(Default::default()).await.expect("relay");
     for (scheme, n, t, mode) in [
+        (Scheme::Bls, 3, 1, Mode::Group),
         (Scheme::FrostEd25519, 3, 1, Mode::Group),
         (Scheme::FrostEd25519, 5, 2, Mode::Pairwise),
         (Scheme::FrostSecp256k1Tr, 3, 1, Mode::Group),
@@ -145,8 +132,8 @@ async fn frost_and_ecdsa_over_a_relay_verified_independently() {
         for sig in sigs {
             let sig = sig.expect("signed");
             independent_verify(scheme, &pk, b"any protocol", &sig);
-            assert!(threshold::verify(scheme, &pk, b"any protocol", &sig).is_ok());
-            assert!(threshold::verify(scheme, &pk, b"another", &sig).is_err());
+            assert!(scheme::verify(scheme, &pk, b"any protocol", &sig).is_ok());
+            assert!(scheme::verify(scheme, &pk, b"another", &sig).is_err());
         }
     }
 }
@@ -158,7 +145,7 @@ async fn frost_and_ecdsa_over_a_relay_verified_independently() {
 async fn a_lost_delivery_in_signing_blames_no_party() {
     let relay = LocalRelay::start(Default::default()).await.expect("relay");
     let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
-    for scheme in Scheme::ALL {
+    for scheme in EXTERNAL {
         let parties = register_parties(&proxy.url, &[1, 2, 3], Mode::Group)
             .await
             .expect("parties");
@@ -205,7 +192,7 @@ async fn a_lost_delivery_in_signing_blames_no_party() {
                     if let Ok(sig) = r {
                         independent_verify(scheme, &pk, b"m", sig);
                         assert!(
-                            threshold::verify(scheme, &pk, b"other", sig).is_err(),
+                            scheme::verify(scheme, &pk, b"other", sig).is_err(),
                             "{scheme}, delivery {k} lost: valid for another message too"
                         );
                     }
@@ -233,7 +220,7 @@ async fn a_lost_delivery_in_signing_blames_no_party() {
 async fn a_substituted_bundle_fails_frost_and_ecdsa_closed() {
     let relay = LocalRelay::start(Default::default()).await.expect("relay");
     let proxy = alibi_testkit::proxy::Proxy::start(&relay.url).await;
-    for scheme in Scheme::ALL {
+    for scheme in EXTERNAL {
         let parties = register_parties(&proxy.url, &[1, 2, 3], Mode::Group)
             .await
             .expect("parties");
@@ -279,27 +266,23 @@ async fn a_misdealt_share_is_named_at_every_honest_party() {
             .await
             .expect("parties");
         let mut primes = fixture_primes().into_iter();
-        let (_, results) =
-            common::on_each(nets(parties, &all, [7; 16], timeout(scheme)), |i, net| {
-                let p = (scheme == Scheme::EcdsaSecp256k1).then(|| primes.next().expect("primes"));
-                async move {
-                    if i == 0 {
-                        net.misdeal_to(3).await;
-                    }
-                    let r = threshold::keygen(&net, scheme, 1, p, &mut |_| {}).await;
-                    (r, net.misdealt().await)
-                }
-            })
-            .await;
-        assert!(results[0].1 > 0, "{scheme}: party 1 misdealt nothing");
-        match &results[2].0 {
+        let (_, results, _) = keygen_each(endpoints(parties), |i| Keygen {
+            primes: scheme
+                .needs_primes()
+                .then(|| PrimeSource::Given(primes.next().expect("primes"))),
+            misbehaviour: (i == 1).then_some(Misbehaviour::MisdealTo(3)),
+            ..Keygen::new(scheme, [7; 16], 1, all.to_vec(), timeout(scheme))
+        })
+        .await
+        .expect("tasks");
+        match &results[2] {
             Err(Error::Aborted { blamed, .. }) => {
                 let named: Vec<PartyIndex> = blamed.iter().map(|b| b.party).collect();
                 assert_eq!(named, [1], "{scheme}: the victim names the dealer");
             }
             other => panic!("{scheme}: the victim: {:?}", other.as_ref().err()),
         }
-        match &results[1].0 {
+        match &results[1] {
             Err(Error::Accused { accusations }) => {
                 assert_eq!(accusations.len(), 1, "{scheme}: {accusations:?}");
                 assert_eq!(accusations[0].by, 3, "{scheme}");

@@ -45,6 +45,21 @@ impl KeyShare {
         &self.secret
     }
 
+    /// A share with these indices and no real key, for unit tests of what reads indices only.
+    #[cfg(test)]
+    pub(crate) fn for_tests(index: PartyIndex, threshold: usize, parties: Vec<PartyIndex>) -> Self {
+        KeyShare {
+            index,
+            threshold,
+            qualified: parties.clone(),
+            parties,
+            group_key: vec![],
+            verification_keys: BTreeMap::new(),
+            blamed: vec![],
+            secret: Zeroizing::new([0; 32]),
+        }
+    }
+
     /// The parties that may sign: all but the blamed.
     pub fn eligible_signers(&self) -> Vec<PartyIndex> {
         self.parties

@@ -1,15 +1,11 @@
-//! Threshold signatures alibi did not write, run over its channels: FROST from `givre`
+//! The threshold schemes alibi did not write, run over its channels: FROST from `givre`
 //! (`alibi-frost`) and CGGMP24 threshold ECDSA from `cggmp24` (`alibi-threshold-ecdsa`), each
 //! party its own [`Net`] end, each protocol through the `round-based` adapter
 //! ([`crate::delivery`]) unchanged.
 //!
-//! A [`Share`] records what the schemes leave to their caller: which parties of the group took
-//! part in key generation (a signer's index in the scheme is its position among them) and the
-//! threshold. Signatures are the schemes' standard ones: Ed25519, BIP-340 Schnorr and ECDSA
-//! `r || s`; [`verify`] checks them with verifiers that share no code with the protocols
-//! (ed25519-dalek, k256).
-
-use core::str::FromStr;
+//! A [`Held`] share records what the schemes leave to their caller: which parties of the group
+//! took part in key generation (a signer's index in the scheme is its position among them) and
+//! the threshold. Signatures are the schemes' standard ones, checked by [`super::verify`].
 
 use alibi_frost::suite::{Ed25519, Secp256k1Tr};
 use alibi_frost::FrostSuite;
@@ -18,137 +14,36 @@ use round_based::MpcParty;
 use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
+use super::Scheme;
 use crate::delivery::delivery_from;
 use crate::net::Net;
 use crate::transport::Transport;
 use crate::{Error, PartyIndex, Result, SessionId};
 
-/// A threshold scheme from an established crate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scheme {
-    /// FROST(Ed25519, SHA-512), RFC 9591: Ed25519 signatures.
-    FrostEd25519,
-    /// FROST over secp256k1 with BIP-340 challenges and the BIP-341 key tweak (givre's Bitcoin
-    /// ciphersuite): BIP-340 Schnorr signatures under an x-only taproot key.
-    FrostSecp256k1Tr,
-    /// CGGMP24 threshold ECDSA over secp256k1 (SHA-256 of the message, low-S).
-    EcdsaSecp256k1,
-}
-
-impl Scheme {
-    /// Every scheme, in the order of [`Scheme::tag`].
-    pub const ALL: [Scheme; 3] = [
-        Scheme::FrostEd25519,
-        Scheme::FrostSecp256k1Tr,
-        Scheme::EcdsaSecp256k1,
-    ];
-
-    /// The name on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scheme::FrostEd25519 => "frost-ed25519",
-            Scheme::FrostSecp256k1Tr => "frost-secp256k1-tr",
-            Scheme::EcdsaSecp256k1 => "ecdsa-secp256k1",
-        }
-    }
-
-    /// The byte that names the scheme in a [`Share`]'s encoding.
-    fn tag(self) -> u8 {
-        match self {
-            Scheme::FrostEd25519 => 1,
-            Scheme::FrostSecp256k1Tr => 2,
-            Scheme::EcdsaSecp256k1 => 3,
-        }
-    }
-
-    /// The public key's length in its standard encoding.
-    pub fn public_key_len(self) -> usize {
-        match self {
-            Scheme::EcdsaSecp256k1 => ecdsa::PUBLIC_KEY_LEN,
-            _ => 32,
-        }
-    }
-
-    /// What the public key is, in words (for messages about a wrong file).
-    pub fn public_key_words(self) -> &'static str {
-        match self {
-            Scheme::FrostEd25519 => "a 32-byte Ed25519 public key",
-            Scheme::FrostSecp256k1Tr => "a 32-byte x-only BIP-340 public key",
-            Scheme::EcdsaSecp256k1 => "a 33-byte compressed secp256k1 public key",
-        }
-    }
-
-    /// The signature's length (64 bytes for all three).
-    pub fn signature_len(self) -> usize {
-        64
-    }
-}
-
-impl core::fmt::Display for Scheme {
-    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Scheme {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        Scheme::ALL
-            .into_iter()
-            .find(|x| x.name() == s)
-            .ok_or_else(|| Error::Parameters(format!("no threshold scheme named {s}")))
-    }
-}
-
-/// One party's share of a threshold key: the scheme's own share, with the group indices of the
-/// parties that made it.
-pub struct Share {
-    scheme: Scheme,
+/// One party's share of a key of an external scheme: the scheme's own share, with the group
+/// indices of the parties that made it.
+#[derive(Clone)]
+pub(crate) struct Held {
+    pub(crate) scheme: Scheme,
     /// The parties of key generation, in index order; the scheme numbers them 0..n.
-    parties: Vec<PartyIndex>,
+    pub(crate) parties: Vec<PartyIndex>,
     /// This party's group index.
-    me: PartyIndex,
+    pub(crate) me: PartyIndex,
     /// The scheme's encoding of its share (secret).
     inner: Zeroizing<Vec<u8>>,
-    public_key: Vec<u8>,
-    /// The number of signers needed.
-    signers_needed: u16,
+    pub(crate) public_key: Vec<u8>,
+    /// t: any t+1 parties sign, exactly that many.
+    pub(crate) t: usize,
 }
 
-const MAGIC: &[u8; 4] = b"ATSH";
+/// The header of the encoding ([`Held::to_bytes`]).
+pub(crate) const MAGIC: &[u8; 4] = b"ATSH";
 const VERSION: u8 = 1;
 
-impl Share {
-    /// The scheme.
-    pub fn scheme(&self) -> Scheme {
-        self.scheme
-    }
-
-    /// The group's public key in its standard encoding.
-    pub fn public_key(&self) -> &[u8] {
-        &self.public_key
-    }
-
-    /// The parties of key generation (group indices, in order).
-    pub fn parties(&self) -> &[PartyIndex] {
-        &self.parties
-    }
-
-    /// This party's group index.
-    pub fn me(&self) -> PartyIndex {
-        self.me
-    }
-
-    /// t: any t+1 of the parties sign together, exactly that many.
-    pub fn threshold(&self) -> usize {
-        usize::from(self.signers_needed).saturating_sub(1)
-    }
-
+impl Held {
     /// The encoding: `"ATSH"`, version 1, the scheme's tag, this party's index, the number of
     /// parties and each index (all u16 big-endian), then the scheme's own share encoding.
-    /// Secret: seal it.
-    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+    pub(crate) fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
         let mut out = Zeroizing::new(Vec::with_capacity(
             16 + 2 * self.parties.len() + self.inner.len(),
         ));
@@ -164,13 +59,14 @@ impl Share {
         out
     }
 
-    /// Decodes [`Share::to_bytes`], checking the scheme's share inside (never panics).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+    /// Decodes [`Held::to_bytes`], checking the scheme's share inside (never panics).
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let bad = || Error::Malformed("threshold key share");
         let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or_else(bad)?;
         let (&[version, tag], rest) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
         let scheme = Scheme::ALL
             .into_iter()
+            .filter(|s| *s != Scheme::Bls)
             .find(|s| s.tag() == tag)
             .filter(|_| version == VERSION)
             .ok_or_else(bad)?;
@@ -182,8 +78,7 @@ impl Share {
             parties.push(u16::from_be_bytes(*p));
             rest = more;
         }
-        let share = Self::from_scheme(scheme, parties, u16::from_be_bytes(*me), rest)?;
-        Ok(share)
+        Self::from_scheme(scheme, parties, u16::from_be_bytes(*me), rest)
     }
 
     /// A share from the scheme's own encoding, checked against the party list.
@@ -193,8 +88,8 @@ impl Share {
         me: PartyIndex,
         inner: &[u8],
     ) -> Result<Self> {
-        let (index, n, needed, public_key) = match scheme {
-            Scheme::EcdsaSecp256k1 => {
+        let (index, n, needed, public_key) = match frost_suite(scheme) {
+            None => {
                 let s = ecdsa::KeyShare::from_bytes(inner)
                     .map_err(|_| Error::Malformed("threshold key share"))?;
                 (
@@ -204,14 +99,9 @@ impl Share {
                     s.public_key().to_vec(),
                 )
             }
-            _ => {
+            Some(frost) => {
                 let s = alibi_frost::KeyShare::from_bytes(inner)
                     .map_err(|_| Error::Malformed("threshold key share"))?;
-                let frost = if scheme == Scheme::FrostEd25519 {
-                    alibi_frost::Scheme::Ed25519
-                } else {
-                    alibi_frost::Scheme::Secp256k1Tr
-                };
                 if s.scheme() != frost {
                     return Err(Error::Malformed("threshold key share of another scheme"));
                 }
@@ -230,8 +120,17 @@ impl Share {
             me,
             inner: Zeroizing::new(inner.to_vec()),
             public_key,
-            signers_needed: needed,
+            t: usize::from(needed).saturating_sub(1),
         })
+    }
+}
+
+/// The FROST ciphersuite of `scheme`, `None` for threshold ECDSA.
+pub(crate) fn frost_suite(scheme: Scheme) -> Option<alibi_frost::Scheme> {
+    match scheme {
+        Scheme::FrostEd25519 => Some(alibi_frost::Scheme::Ed25519),
+        Scheme::FrostSecp256k1Tr => Some(alibi_frost::Scheme::Secp256k1Tr),
+        _ => None,
     }
 }
 
@@ -335,29 +234,14 @@ fn ecdsa_err(e: ecdsa::Error) -> Error {
     }
 }
 
-pub use alibi_threshold_ecdsa::{PrimeProgress, Primes, PRIME_COUNT};
-
-/// What key generation tells of its slow step, the safe primes of threshold ECDSA.
-pub type OnPrimes<'a> = &'a mut (dyn FnMut(PrimeProgress) + Send);
-
-/// Generates the [`PRIME_COUNT`] safe primes of a party's Paillier key and ring-Pedersen
-/// modulus for threshold ECDSA's key generation, with the operating system's randomness (slow:
-/// seconds to minutes; `progress` hears of it every few seconds).
-pub fn generate_primes(progress: impl FnMut(PrimeProgress)) -> Primes {
-    ecdsa::generate_primes(&mut rand_core::UnwrapErr(getrandom::SysRng), progress)
-}
-
-/// Key generation for `scheme` among the net's participants, any t+1 of whom sign. For
-/// threshold ECDSA it also runs the auxiliary information step, with `primes` if given
-/// (precomputed, [`ecdsa::generate_primes`]) or primes generated now (slow; `progress` hears
-/// of it).
-pub async fn keygen<T: Transport + 'static>(
+/// Key generation for `scheme` among the net's participants, any t+1 of whom sign. Threshold
+/// ECDSA also runs the auxiliary information step, with `primes` (its Paillier primes).
+pub(crate) async fn keygen<T: Transport + 'static>(
     net: &Net<T>,
     scheme: Scheme,
     t: usize,
-    primes: Option<Primes>,
-    progress: OnPrimes<'_>,
-) -> Result<Share> {
+    primes: Option<ecdsa::Primes>,
+) -> Result<Held> {
     let n = net.participants().len() as u16;
     let needed = u16::try_from(t + 1)
         .ok()
@@ -370,10 +254,9 @@ pub async fn keygen<T: Transport + 'static>(
         Scheme::FrostEd25519 => frost_keygen::<T, Ed25519>(net, i, n, needed).await?,
         Scheme::FrostSecp256k1Tr => frost_keygen::<T, Secp256k1Tr>(net, i, n, needed).await?,
         Scheme::EcdsaSecp256k1 => {
-            let primes = match primes {
-                Some(p) => p,
-                None => generate_primes(progress),
-            };
+            let primes = primes.ok_or_else(|| {
+                Error::Parameters("ecdsa-secp256k1 key generation needs safe primes".into())
+            })?;
             let core = ecdsa::keygen(&mut rng, &session, i, n, needed, delivery_from(net, 0))
                 .await
                 .map_err(ecdsa_err);
@@ -385,8 +268,9 @@ pub async fn keygen<T: Transport + 'static>(
             let share = ecdsa::KeyShare::from_parts(core, aux).map_err(ecdsa_err)?;
             share.to_bytes().map_err(ecdsa_err)?
         }
+        Scheme::Bls => return Err(Error::Parameters("bls is not an external scheme".into())),
     };
-    let share = Share::from_scheme(scheme, net.participants().to_vec(), net.me(), &inner)?;
+    let share = Held::from_scheme(scheme, net.participants().to_vec(), net.me(), &inner)?;
     // Nobody claims the key before every participant holds the same: a party still missing a
     // message of the run can ask the others for it meanwhile.
     net.conclude(outcome(&share, net.session())).await?;
@@ -395,15 +279,15 @@ pub async fn keygen<T: Transport + 'static>(
 
 /// What key generation's participants confirm to each other: the scheme, the run, the public
 /// key, and who holds a share.
-fn outcome(share: &Share, session: SessionId) -> [u8; 32] {
+fn outcome(share: &Held, session: SessionId) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(b"alibi mpc threshold keygen outcome v1\0");
-    h.update(share.scheme().name().as_bytes());
+    h.update(share.scheme.name().as_bytes());
     h.update([0]);
     h.update(session);
-    h.update(share.public_key());
-    h.update((share.threshold() as u64).to_be_bytes());
-    for p in share.parties() {
+    h.update(&share.public_key);
+    h.update((share.t as u64).to_be_bytes());
+    for p in &share.parties {
         h.update(p.to_be_bytes());
     }
     h.finalize().into()
@@ -430,40 +314,28 @@ async fn frost_keygen<T: Transport + 'static, C: FrostSuite>(
     Ok(share.to_bytes())
 }
 
-/// Signs `msg` with `share` among the net's participants: exactly t+1 parties of key
-/// generation, this one among them. Returns the scheme's standard 64-byte signature, checked.
-pub async fn sign<T: Transport + 'static>(
+/// Signs `msg` with `share` among the net's participants (the signers, checked by the caller:
+/// exactly t+1 parties of key generation, this one among them). Returns the scheme's standard
+/// 64-byte signature, unchecked.
+pub(crate) async fn sign<T: Transport + 'static>(
     net: &Net<T>,
-    share: &Share,
+    share: &Held,
     msg: &[u8],
 ) -> Result<Vec<u8>> {
+    // The scheme numbers the signers by their position among key generation's parties.
     let signers: Vec<u16> = net
         .participants()
         .iter()
-        .map(|p| {
-            share
-                .parties
-                .iter()
-                .position(|q| q == p)
-                .and_then(|x| u16::try_from(x).ok())
-                .ok_or_else(|| Error::Parameters(format!("party {p} holds no share of this key")))
-        })
-        .collect::<Result<_>>()?;
-    if signers.len() != usize::from(share.signers_needed) {
-        return Err(Error::Parameters(format!(
-            "{} signs with exactly t+1 = {} parties, not {}",
-            share.scheme,
-            share.signers_needed,
-            signers.len()
-        )));
-    }
+        .filter_map(|p| share.parties.iter().position(|q| q == p))
+        .filter_map(|x| u16::try_from(x).ok())
+        .collect();
     let me = net.position(net.me()).unwrap_or(0);
-    let sig = match share.scheme {
-        Scheme::FrostEd25519 => frost_sign::<T, Ed25519>(net, share, &signers, me, msg).await?,
+    match share.scheme {
+        Scheme::FrostEd25519 => frost_sign::<T, Ed25519>(net, share, &signers, me, msg).await,
         Scheme::FrostSecp256k1Tr => {
-            frost_sign::<T, Secp256k1Tr>(net, share, &signers, me, msg).await?
+            frost_sign::<T, Secp256k1Tr>(net, share, &signers, me, msg).await
         }
-        Scheme::EcdsaSecp256k1 => {
+        _ => {
             let inner = ecdsa::KeyShare::from_bytes(&share.inner).map_err(ecdsa_err)?;
             let session = net.session();
             let sig = ecdsa::sign(
@@ -476,19 +348,14 @@ pub async fn sign<T: Transport + 'static>(
             )
             .await
             .map_err(ecdsa_err);
-            let sig = settled(net, sig).await?;
-            sig.to_vec()
+            Ok(settled(net, sig).await?.to_vec())
         }
-    };
-    verify(share.scheme, &share.public_key, msg, &sig).map_err(|_| {
-        Error::Verification("the combined signature does not verify under the group key")
-    })?;
-    Ok(sig)
+    }
 }
 
 async fn frost_sign<T: Transport + 'static, C: FrostSuite>(
     net: &Net<T>,
-    share: &Share,
+    share: &Held,
     signers: &[u16],
     me: u16,
     msg: &[u8],
@@ -503,47 +370,9 @@ async fn frost_sign<T: Transport + 'static, C: FrostSuite>(
     Ok(sig.to_bytes().to_vec())
 }
 
-/// Why a signature was not accepted.
-#[derive(Debug, thiserror::Error)]
-pub enum VerifyError {
-    /// A public key or signature that does not decode (wrong length or not a point).
-    #[error("malformed: {0}")]
-    Malformed(String),
-    /// A well-formed signature that does not verify.
-    #[error("invalid signature")]
-    Invalid,
-}
-
-/// Checks a signature of `scheme` with an independent verifier: ed25519-dalek's strict
-/// verification, k256's BIP-340 and ECDSA verifiers.
-pub fn verify(
-    scheme: Scheme,
-    public_key: &[u8],
-    msg: &[u8],
-    sig: &[u8],
-) -> core::result::Result<(), VerifyError> {
-    match scheme {
-        Scheme::EcdsaSecp256k1 => ecdsa::verify(public_key, msg, sig).map_err(|e| match e {
-            ecdsa::Error::InvalidSignature => VerifyError::Invalid,
-            e => VerifyError::Malformed(e.to_string()),
-        }),
-        _ => {
-            let frost = if scheme == Scheme::FrostEd25519 {
-                alibi_frost::Scheme::Ed25519
-            } else {
-                alibi_frost::Scheme::Secp256k1Tr
-            };
-            alibi_frost::verify(frost, public_key, msg, sig).map_err(|e| match e {
-                alibi_frost::Error::InvalidSignature => VerifyError::Invalid,
-                e => VerifyError::Malformed(e.to_string()),
-            })
-        }
-    }
-}
-
 /// Decodes `data` as a share (for the fuzz target).
 pub(crate) fn fuzz_decoders(data: &[u8]) {
-    let _ = Share::from_bytes(data);
+    let _ = Held::from_bytes(data);
 }
 
 #[cfg(test)]

@@ -1,0 +1,73 @@
+//! `alibi mpc init|group|keygen|sign|verify|aux|bench`: threshold signatures (BLS, FROST-Ed25519,
+//! FROST-secp256k1-tr, CGGMP24 ECDSA) between parties that each run in their own process (one
+//! terminal, one machine, one directory each), talking through a relay over pinned Signal
+//! channels; and the paper's experiment comparing the transports.
+//!
+//! * `args`: one argument struct per verb, and the flags verbs share;
+//! * `setup`: `init`, `group`, a party of a group from its directory, `--exclude`, sessions;
+//! * `party`: `keygen`, `sign`, `verify`, one code path for every scheme;
+//! * `primes`: threshold ECDSA's safe primes (`aux`);
+//! * `report`: waiting lines, failures and who they name;
+//! * `bench`: `bench` and `bench-party`.
+
+mod args;
+mod bench;
+mod party;
+mod primes;
+mod report;
+mod setup;
+
+use clap::Subcommand;
+
+use args::{
+    AuxArgs, BenchArgs, BenchPartyArgs, GroupArgs, InitArgs, KeygenArgs, SignArgs, VerifyArgs,
+};
+
+use crate::failure::CmdResult;
+
+/// `alibi mpc <verb>`.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Set a party up: register on the relay, seal its identity in DIR under the passphrase, and
+    /// write DIR/card.json (public: hand it to whoever assembles the group)
+    Init(InitArgs),
+    /// Assemble the group file from the parties' cards (party i is the i-th card)
+    Group(GroupArgs),
+    /// Key generation, as one party (every party runs this in its own process): seals this
+    /// party's share in DIR and writes the group key; exit 1 if cheaters were named and too few
+    /// parties remain, 3 if the relay or the network failed (no party blamed)
+    Keygen(KeygenArgs),
+    /// Threshold signing, as one signer (t+1 or more run this, each in its own process, with the
+    /// same --session): it finishes as soon as t+1 valid partial signatures are in hand and
+    /// writes the signature, checked under the group key (the same whichever t+1 signed)
+    Sign(SignArgs),
+    /// Standard verification under the group key (plain BLS; Ed25519 by ed25519-dalek's strict
+    /// rules; BIP-340 and ECDSA by k256): exit 0 if valid, 1 if not
+    Verify(VerifyArgs),
+    /// Precompute the four safe primes an ecdsa-secp256k1 key generation needs for this party's
+    /// Paillier key and ring-Pedersen modulus (the slow step: seconds to minutes), sealed in DIR/primes.sealed under the
+    /// passphrase; the next `keygen --scheme ecdsa-secp256k1` uses and deletes them (without
+    /// them, keygen searches first, and the others wait: give them a --timeout-s that allows it)
+    Aux(AuxArgs),
+    /// The paper's experiment: keygen and signing (t = n-1) over sequential and concurrent
+    /// pairwise channels and group channels, for each party count and relay delay; prints the
+    /// table, writes a CSV and an SVG plot
+    Bench(BenchArgs),
+    /// One party of `bench --processes` (driven over stdin and stdout by the bench)
+    #[command(hide = true)]
+    BenchParty(BenchPartyArgs),
+}
+
+/// Runs `alibi mpc <verb>`.
+pub fn run(cmd: Cmd) -> CmdResult {
+    match cmd {
+        Cmd::Init(a) => setup::init(a),
+        Cmd::Group(a) => setup::group(a),
+        Cmd::Keygen(a) => party::keygen(a),
+        Cmd::Sign(a) => party::sign(a),
+        Cmd::Verify(a) => party::verify(a),
+        Cmd::Aux(a) => primes::aux(a),
+        Cmd::Bench(a) => bench::bench(a),
+        Cmd::BenchParty(a) => bench::party(a),
+    }
+}

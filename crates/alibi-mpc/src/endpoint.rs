@@ -1,0 +1,314 @@
+//! One party's end of the group, for every [`Scheme`] alike: [`Endpoint::keygen`] and
+//! [`Endpoint::sign`] take the same jobs ([`Keygen`], [`Signing`]) and give the same outcomes
+//! ([`Share`], [`Signature`]) whatever the scheme, with blame by party ([`crate::Blame`]). BLS
+//! runs alibi's own protocol on the transport; the external schemes lend the transport to a
+//! [`Net`] for the run and take it back after, so the sessions it holds serve the next run.
+
+use std::time::Duration;
+
+use crate::dkg::{keygen as bls_keygen, KeygenConfig};
+use crate::net::{Net, NetConfig};
+use crate::scheme::{external, generate_primes, verify, Primes, Scheme, Share};
+use crate::sign::{sign as bls_sign, Disagreement, SignConfig};
+use crate::transport::Transport;
+use crate::{Blame, Error, Party, PartyIndex, Result, SessionId};
+
+/// Where a threshold ECDSA key generation takes its safe primes from (the other schemes need
+/// none).
+pub enum PrimeSource {
+    /// Primes found ahead of time ([`generate_primes`], `alibi mpc aux`).
+    Given(Primes),
+    /// Primes `search` finds once this party is connected, after it told the others `note`
+    /// (their waiting lines show it): the others' messages wait for it meanwhile. An error
+    /// is `search`'s own words.
+    Search {
+        /// What the others are told while this party searches.
+        note: Option<String>,
+        /// The search.
+        search: Box<dyn FnOnce() -> core::result::Result<Primes, String> + Send + Sync>,
+    },
+}
+
+/// A key generation, as every party runs it.
+pub struct Keygen {
+    /// The scheme.
+    pub scheme: Scheme,
+    /// The run's identifier, the same for every party.
+    pub session: SessionId,
+    /// t: any t+1 parties sign, t cannot.
+    pub t: usize,
+    /// Every party's index.
+    pub parties: Vec<PartyIndex>,
+    /// How long to wait for a round before naming the silent.
+    pub timeout: Duration,
+    /// Threshold ECDSA's safe primes; without them they are searched for silently.
+    pub primes: Option<PrimeSource>,
+    /// Test hook: how this party cheats (BLS: any of its misbehaviours; the external
+    /// schemes: misdealing to a victim only).
+    #[cfg(feature = "adversary")]
+    pub misbehaviour: Option<crate::adversary::Misbehaviour>,
+}
+
+impl Keygen {
+    /// A key generation of `scheme` by `parties` with threshold t, waiting `timeout` per round.
+    pub fn new(
+        scheme: Scheme,
+        session: SessionId,
+        t: usize,
+        parties: Vec<PartyIndex>,
+        timeout: Duration,
+    ) -> Self {
+        Keygen {
+            scheme,
+            session,
+            t,
+            parties,
+            timeout,
+            primes: None,
+            #[cfg(feature = "adversary")]
+            misbehaviour: None,
+        }
+    }
+}
+
+/// A signing run, as every signer runs it.
+#[derive(Clone, Debug)]
+pub struct Signing {
+    /// The run's identifier, the same for every signer.
+    pub session: SessionId,
+    /// The signers asked, this party among them ([`Share::check_signers`]).
+    pub signers: Vec<PartyIndex>,
+    /// Whether the first t+1 valid partials finish the run (BLS): those not heard from are
+    /// not named. The external schemes sign with exactly t+1 parties either way.
+    pub any_t_plus_1: bool,
+    /// How long to wait for a round.
+    pub timeout: Duration,
+}
+
+impl Signing {
+    /// Signing by every one of `signers`.
+    pub fn new(session: SessionId, signers: Vec<PartyIndex>, timeout: Duration) -> Self {
+        Signing {
+            session,
+            signers,
+            any_t_plus_1: false,
+            timeout,
+        }
+    }
+
+    /// Signing by any t+1 of `asked` (BLS), or by all of them when they are t+1.
+    pub fn any_t_plus_1(session: SessionId, asked: Vec<PartyIndex>, timeout: Duration) -> Self {
+        Signing {
+            any_t_plus_1: true,
+            ..Signing::new(session, asked, timeout)
+        }
+    }
+}
+
+/// The outcome of signing.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    /// The scheme's standard signature, checked under the group key.
+    pub bytes: Vec<u8>,
+    /// The signers whose partials were combined.
+    pub combined: Vec<PartyIndex>,
+    /// Who was named (BLS finishes without them).
+    pub blamed: Vec<Blame>,
+    /// Signers whose partials were for another message or key (not combined, not named).
+    pub disagreeing: Vec<(PartyIndex, Disagreement)>,
+}
+
+/// One party's end of the group: its identity and its transport.
+pub struct Endpoint<T: Transport> {
+    /// `None` only when a run never gave it back (a clone of its net outlived the run).
+    transport: Option<T>,
+    party: Party,
+}
+
+fn lost() -> Error {
+    Error::Transport("a past run still holds this party's transport".into())
+}
+
+impl<T: Transport + 'static> Endpoint<T> {
+    /// Party `party` over `transport`.
+    pub fn new(transport: T, party: Party) -> Self {
+        Endpoint {
+            transport: Some(transport),
+            party,
+        }
+    }
+
+    /// This party's index.
+    pub fn me(&self) -> PartyIndex {
+        self.party.index
+    }
+
+    /// The transport, between runs.
+    pub fn transport(&self) -> Option<&T> {
+        self.transport.as_ref()
+    }
+
+    /// The transport, between runs, to change.
+    pub fn transport_mut(&mut self) -> Option<&mut T> {
+        self.transport.as_mut()
+    }
+
+    /// The transport back.
+    pub fn into_transport(self) -> Option<T> {
+        self.transport
+    }
+
+    /// Runs key generation as this party; its share.
+    pub async fn keygen(&mut self, mut job: Keygen) -> Result<Share> {
+        if job.scheme == Scheme::Bls {
+            return self.bls_keygen(&job).await;
+        }
+        let net = self.net(job.session, &job.parties, job.timeout)?;
+        let primes = job.primes.take();
+        #[cfg(feature = "adversary")]
+        let r = match cheat(&net, job.misbehaviour).await {
+            Ok(()) => external_keygen(&net, (job.scheme, job.t), primes).await,
+            Err(e) => Err(e),
+        };
+        #[cfg(not(feature = "adversary"))]
+        let r = external_keygen(&net, (job.scheme, job.t), primes).await;
+        self.take_back(net)?;
+        r.map(Share::from)
+    }
+
+    async fn bls_keygen(&mut self, job: &Keygen) -> Result<Share> {
+        let config = KeygenConfig::new(job.session, job.t, job.parties.clone(), job.timeout);
+        #[cfg(feature = "adversary")]
+        let config = KeygenConfig {
+            misbehaviour: match job.misbehaviour {
+                Some(crate::adversary::Misbehaviour::MisdealTo(_)) => {
+                    return Err(Error::Parameters("misdeal is for FROST and ECDSA".into()))
+                }
+                m => m,
+            },
+            ..config
+        };
+        let transport = self.transport.as_mut().ok_or_else(lost)?;
+        let rng = &mut rand_core::UnwrapErr(getrandom::SysRng);
+        let share = bls_keygen(&self.party, &config, transport, rng).await?;
+        Ok(share.into())
+    }
+
+    /// Signs `message` with `share` as this party: any t+1 valid partials of the signers
+    /// asked (BLS, with [`Signing::any_t_plus_1`]), or exactly t+1 signers; the signature is
+    /// checked under the group key.
+    pub async fn sign(
+        &mut self,
+        share: &Share,
+        job: &Signing,
+        message: &[u8],
+    ) -> Result<Signature> {
+        share
+            .check_signers(&job.signers)
+            .map_err(|e| Error::Parameters(e.to_string()))?;
+        let signed = match share.external() {
+            None => self.bls_sign(share, job, message).await?,
+            Some(held) => {
+                let net = self.net(job.session, &job.signers, job.timeout)?;
+                let r = external::sign(&net, held, message).await;
+                self.take_back(net)?;
+                Signature {
+                    bytes: r?,
+                    combined: job.signers.clone(),
+                    blamed: vec![],
+                    disagreeing: vec![],
+                }
+            }
+        };
+        verify(share.scheme(), share.public_key(), message, &signed.bytes).map_err(|_| {
+            Error::Verification("the combined signature does not verify under the group key")
+        })?;
+        Ok(signed)
+    }
+
+    async fn bls_sign(
+        &mut self,
+        share: &Share,
+        job: &Signing,
+        message: &[u8],
+    ) -> Result<Signature> {
+        let key = share
+            .bls()
+            .ok_or_else(|| Error::Parameters("not a BLS share".into()))?;
+        let config = if job.any_t_plus_1 {
+            SignConfig::any_t_plus_1(job.session, job.signers.clone(), job.timeout)
+        } else {
+            SignConfig::new(job.session, job.signers.clone(), job.timeout)
+        };
+        let transport = self.transport.as_mut().ok_or_else(lost)?;
+        let rng = &mut rand_core::UnwrapErr(getrandom::SysRng);
+        let signed = bls_sign(&self.party, key, &config, message, transport, rng).await?;
+        Ok(Signature {
+            bytes: signed.signature.to_vec(),
+            combined: signed.combined,
+            blamed: signed.blamed,
+            disagreeing: signed.disagreeing,
+        })
+    }
+
+    /// A net for one run among `participants`, on this party's transport.
+    fn net(
+        &mut self,
+        session: SessionId,
+        participants: &[PartyIndex],
+        timeout: Duration,
+    ) -> Result<Net<T>> {
+        // Checked before the transport is lent: a refused net would keep it.
+        Net::<T>::participants_of(&self.party, participants)?;
+        let transport = self.transport.take().ok_or_else(lost)?;
+        let config = NetConfig {
+            timeout,
+            reliable: false,
+        };
+        Net::new(transport, self.party.clone(), session, participants, config)
+    }
+
+    fn take_back(&mut self, net: Net<T>) -> Result<()> {
+        self.transport = Some(net.into_transport().map_err(|_| lost())?);
+        Ok(())
+    }
+}
+
+/// The test hook's cheat in an external scheme's run: misdealing to a victim.
+#[cfg(feature = "adversary")]
+async fn cheat<T: Transport + 'static>(
+    net: &Net<T>,
+    misbehaviour: Option<crate::adversary::Misbehaviour>,
+) -> Result<()> {
+    match misbehaviour {
+        None => Ok(()),
+        Some(crate::adversary::Misbehaviour::MisdealTo(victim)) => {
+            net.misdeal_to(victim).await;
+            Ok(())
+        }
+        Some(_) => Err(Error::Parameters(
+            "FROST and ECDSA take misdeal:J only".into(),
+        )),
+    }
+}
+
+/// An external scheme's key generation over `net`: its primes first for threshold ECDSA (the
+/// others told while this party searches).
+async fn external_keygen<T: Transport + 'static>(
+    net: &Net<T>,
+    (scheme, t): (Scheme, usize),
+    primes: Option<PrimeSource>,
+) -> Result<external::Held> {
+    let primes = match (scheme.needs_primes(), primes) {
+        (false, _) => None,
+        (true, Some(PrimeSource::Given(p))) => Some(p),
+        (true, Some(PrimeSource::Search { note, search })) => {
+            if let Some(note) = note {
+                net.announce(&note).await;
+            }
+            Some(search().map_err(|e| Error::Parameters(format!("safe primes: {e}")))?)
+        }
+        (true, None) => Some(generate_primes(|_| {})),
+    };
+    external::keygen(net, scheme, t, primes).await
+}
