@@ -26,46 +26,9 @@ use crate::rng::os_rng;
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Generate a key pair
-    Keygen {
-        /// The AKEM
-        #[arg(long, value_enum)]
-        scheme: SchemeArg,
-        /// The suite of pq and shadowfax [default: mlkem512-falcon512; bat257-mitaka512 for
-        /// pq-bat and shadowfax-bat]
-        #[arg(long, value_enum)]
-        suite: Option<SuiteArg>,
-        #[command(flatten)]
-        out: KeyPairOut,
-        #[command(flatten)]
-        format: Format,
-    },
+    Keygen(KeygenArgs),
     /// Encapsulate a fresh shared key from a sender to a receiver
-    Encap {
-        #[command(flatten)]
-        alg: SchemeArgs,
-        /// The sender's secret key
-        #[arg(long, value_name = "FILE")]
-        sender_sk: PathBuf,
-        /// The receiver's public key
-        #[arg(long, value_name = "FILE")]
-        receiver_pk: PathBuf,
-        /// Where to write the ciphertext (- for stdout)
-        #[arg(long, value_name = "FILE")]
-        ct: PathBuf,
-        /// Where to write the 32-byte shared key (created with mode 0600; never stdout)
-        #[arg(long, value_name = "FILE")]
-        key: PathBuf,
-        /// Also write a 32-byte key-confirmation tag here, for `decap --confirm`
-        #[arg(long, value_name = "FILE")]
-        confirm: Option<PathBuf>,
-        /// Replace output files that already exist: a shared key only over an earlier shared key,
-        /// the others only over a file that holds no secret (never a secret key, a keyfile, a
-        /// store or a manager's or party's state, nor an input)
-        #[arg(long)]
-        force: bool,
-        #[command(flatten)]
-        format: Format,
-    },
+    Encap(EncapArgs),
     /// Decapsulate a ciphertext from a sender: exit 1 if it does not authenticate.
     ///
     /// pq and shadowfax authenticate explicitly: a tampered ciphertext or a wrong sender key is
@@ -73,31 +36,80 @@ pub enum Cmd {
     /// or a tampered ciphertext it still succeeds, with a different key, which only a later use of
     /// the key exposes. Pass --confirm with the tag `encap --confirm` wrote to have the key checked
     /// now (exit 1 on a mismatch, no key written).
-    Decap {
-        #[command(flatten)]
-        alg: SchemeArgs,
-        /// The receiver's secret key
-        #[arg(long, value_name = "FILE")]
-        receiver_sk: PathBuf,
-        /// The sender's public key
-        #[arg(long, value_name = "FILE")]
-        sender_pk: PathBuf,
-        /// The ciphertext (- for stdin)
-        #[arg(long, value_name = "FILE")]
-        ct: PathBuf,
-        /// Where to write the 32-byte shared key (created with mode 0600; never stdout)
-        #[arg(long, value_name = "FILE")]
-        key: PathBuf,
-        /// A key-confirmation tag from `encap --confirm`: the key must match it
-        #[arg(long, value_name = "FILE")]
-        confirm: Option<PathBuf>,
-        /// Replace a shared-key file that already exists (only an earlier shared key: never a
-        /// secret key, a keyfile, a store or a manager's or party's state, nor an input)
-        #[arg(long)]
-        force: bool,
-        #[command(flatten)]
-        format: Format,
-    },
+    Decap(DecapArgs),
+}
+
+/// The arguments of `alibi akem keygen`.
+#[derive(clap::Args, Debug)]
+pub struct KeygenArgs {
+    /// The AKEM
+    #[arg(long, value_enum)]
+    pub scheme: SchemeArg,
+    /// The suite of pq and shadowfax [default: mlkem512-falcon512; bat257-mitaka512 for
+    /// pq-bat and shadowfax-bat]
+    #[arg(long, value_enum)]
+    pub suite: Option<SuiteArg>,
+    #[command(flatten)]
+    pub out: KeyPairOut,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi akem encap`.
+#[derive(clap::Args, Debug)]
+pub struct EncapArgs {
+    #[command(flatten)]
+    pub alg: SchemeArgs,
+    /// The sender's secret key
+    #[arg(long, value_name = "FILE")]
+    pub sender_sk: PathBuf,
+    /// The receiver's public key
+    #[arg(long, value_name = "FILE")]
+    pub receiver_pk: PathBuf,
+    /// Where to write the ciphertext (- for stdout)
+    #[arg(long, value_name = "FILE")]
+    pub ct: PathBuf,
+    /// Where to write the 32-byte shared key (created with mode 0600; never stdout)
+    #[arg(long, value_name = "FILE")]
+    pub key: PathBuf,
+    /// Also write a 32-byte key-confirmation tag here, for `decap --confirm`
+    #[arg(long, value_name = "FILE")]
+    pub confirm: Option<PathBuf>,
+    /// Replace output files that already exist: a shared key only over an earlier shared key,
+    /// the others only over a file that holds no secret (never a secret key, a keyfile, a
+    /// store or a manager's or party's state, nor an input)
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi akem decap`.
+#[derive(clap::Args, Debug)]
+pub struct DecapArgs {
+    #[command(flatten)]
+    pub alg: SchemeArgs,
+    /// The receiver's secret key
+    #[arg(long, value_name = "FILE")]
+    pub receiver_sk: PathBuf,
+    /// The sender's public key
+    #[arg(long, value_name = "FILE")]
+    pub sender_pk: PathBuf,
+    /// The ciphertext (- for stdin)
+    #[arg(long, value_name = "FILE")]
+    pub ct: PathBuf,
+    /// Where to write the 32-byte shared key (created with mode 0600; never stdout)
+    #[arg(long, value_name = "FILE")]
+    pub key: PathBuf,
+    /// A key-confirmation tag from `encap --confirm`: the key must match it
+    #[arg(long, value_name = "FILE")]
+    pub confirm: Option<PathBuf>,
+    /// Replace a shared-key file that already exists (only an earlier shared key: never a
+    /// secret key, a keyfile, a store or a manager's or party's state, nor an input)
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: Format,
 }
 
 /// `--scheme S [--suite SUITE]` of `encap` and `decap`.
@@ -284,136 +296,132 @@ fn wrong_key(path: &Path, e: KeyError) -> Failure {
 /// Runs `alibi akem <verb>`.
 pub fn run(cmd: Cmd) -> CmdResult {
     match cmd {
-        Cmd::Keygen {
-            scheme,
-            suite,
-            out,
-            format,
-        } => {
-            let (scheme, suite) = scheme.resolve(suite)?;
-            if scheme == Scheme::Dh && suite.is_some() {
-                return Err(Failure::Usage(
-                    "--suite applies to pq and shadowfax, not dh".into(),
-                ));
-            }
-            out.check()?;
-            let akem = scheme.at(suite.unwrap_or(SuiteArg::MlKem512Falcon512).into());
-            let k = SecretKey::generate(akem, &mut os_rng());
-            out.write_suite(
-                scheme.name(),
-                akem.suite().map(Suite::name),
-                &k.public_key().to_bytes(),
-                &k.to_bytes(),
-                format,
-            )
+        Cmd::Keygen(a) => keygen(a),
+        Cmd::Encap(a) => encap(a),
+        Cmd::Decap(a) => decap(a),
+    }
+}
+
+/// `alibi akem keygen`.
+fn keygen(
+    KeygenArgs {
+        scheme,
+        suite,
+        out,
+        format,
+    }: KeygenArgs,
+) -> CmdResult {
+    let (scheme, suite) = scheme.resolve(suite)?;
+    if scheme == Scheme::Dh && suite.is_some() {
+        return Err(Failure::Usage(
+            "--suite applies to pq and shadowfax, not dh".into(),
+        ));
+    }
+    out.check()?;
+    let akem = scheme.at(suite.unwrap_or(SuiteArg::MlKem512Falcon512).into());
+    let k = SecretKey::generate(akem, &mut os_rng());
+    out.write_suite(
+        scheme.name(),
+        akem.suite().map(Suite::name),
+        &k.public_key().to_bytes(),
+        &k.to_bytes(),
+        format,
+    )
+}
+
+/// `alibi akem decap`.
+fn decap(
+    DecapArgs {
+        alg: SchemeArgs { scheme, suite },
+        receiver_sk,
+        sender_pk,
+        ct,
+        key,
+        confirm: tag_path,
+        force,
+        format,
+    }: DecapArgs,
+) -> CmdResult {
+    let mut inputs = vec![
+        ("--receiver-sk", receiver_sk.as_path()),
+        ("--sender-pk", &sender_pk),
+        ("--ct", &ct),
+    ];
+    inputs.extend(tag_path.as_deref().map(|t| ("--confirm", t)));
+    check_outputs(&[("--key", &key, SHARED_KEY)], &inputs, force)?;
+    let sk = read_secret(&receiver_sk, "the receiver's secret key")?;
+    let pk = read_input(&sender_pk, "the sender's public key")?;
+    let c = read_input(&ct, "a ciphertext")?;
+    let (scheme, suite) = scheme.resolve(suite)?;
+    let akem = configuration(scheme, suite, &receiver_sk, &sk)?;
+    check_keys(akem, &receiver_sk, &sk, &sender_pk, &pk)?;
+    let want = akem.ciphertext_len();
+    if c.len() != want {
+        return Err(Failure::Usage(format!(
+            "{} ({} bytes) is no {} ciphertext ({want} bytes)",
+            ct.display(),
+            c.len(),
+            scheme.name()
+        )));
+    }
+    dh_halves(akem, &receiver_sk, &sender_pk)?;
+    let r = SecretKey::from_bytes(akem, &sk).map_err(|e| malformed("receiver secret key", e))?;
+    let s = PublicKey::from_bytes(akem, &pk).map_err(|e| malformed("sender public key", e))?;
+    two_parties(akem, (&r, &receiver_sk), (&s, &sender_pk))?;
+    let k = any::decap(&r, &s, &c);
+    let reject = |reason: String| -> CmdResult {
+        if format.json {
+            say(
+                json!({"scheme": scheme.name(), "suite": akem.suite().map(Suite::name), "authenticated": false, "reason": reason}),
+            )?;
         }
-        Cmd::Encap {
-            alg,
-            sender_sk,
-            receiver_pk,
-            ct,
-            key,
-            confirm,
-            force,
-            format,
-        } => encap(alg, sender_sk, receiver_pk, ct, key, confirm, force, format),
-        Cmd::Decap {
-            alg: SchemeArgs { scheme, suite },
-            receiver_sk,
-            sender_pk,
-            ct,
-            key,
-            confirm: tag_path,
-            force,
-            format,
-        } => {
-            let mut inputs = vec![
-                ("--receiver-sk", receiver_sk.as_path()),
-                ("--sender-pk", &sender_pk),
-                ("--ct", &ct),
-            ];
-            inputs.extend(tag_path.as_deref().map(|t| ("--confirm", t)));
-            check_outputs(&[("--key", &key, SHARED_KEY)], &inputs, force)?;
-            let sk = read_secret(&receiver_sk, "the receiver's secret key")?;
-            let pk = read_input(&sender_pk, "the sender's public key")?;
-            let c = read_input(&ct, "a ciphertext")?;
-            let (scheme, suite) = scheme.resolve(suite)?;
-            let akem = configuration(scheme, suite, &receiver_sk, &sk)?;
-            check_keys(akem, &receiver_sk, &sk, &sender_pk, &pk)?;
-            let want = akem.ciphertext_len();
-            if c.len() != want {
-                return Err(Failure::Usage(format!(
-                    "{} ({} bytes) is no {} ciphertext ({want} bytes)",
-                    ct.display(),
-                    c.len(),
-                    scheme.name()
-                )));
+        Err(Failure::Invalid(reason))
+    };
+    let k = match k {
+        Ok(k) => k,
+        Err(e @ (Error::InvalidCiphertext | Error::LowOrderPoint)) => return reject(rejected(e)),
+        Err(e) => return Err(malformed("input", e)),
+    };
+    if let Some(t) = &tag_path {
+        let tag = read_input(t, "a 32-byte confirmation tag")?;
+        match confirm::verify(&k, &c, &tag) {
+            Ok(()) => {}
+            Err(Error::InvalidCiphertext) => {
+                return reject(
+                    "key confirmation failed: wrong sender key or altered ciphertext".into(),
+                )
             }
-            dh_halves(akem, &receiver_sk, &sender_pk)?;
-            let r = SecretKey::from_bytes(akem, &sk)
-                .map_err(|e| malformed("receiver secret key", e))?;
-            let s =
-                PublicKey::from_bytes(akem, &pk).map_err(|e| malformed("sender public key", e))?;
-            two_parties(akem, (&r, &receiver_sk), (&s, &sender_pk))?;
-            let k = any::decap(&r, &s, &c);
-            let reject = |reason: String| -> CmdResult {
-                if format.json {
-                    say(
-                        json!({"scheme": scheme.name(), "suite": akem.suite().map(Suite::name), "authenticated": false, "reason": reason}),
-                    )?;
-                }
-                Err(Failure::Invalid(reason))
-            };
-            let k = match k {
-                Ok(k) => k,
-                Err(e @ (Error::InvalidCiphertext | Error::LowOrderPoint)) => {
-                    return reject(rejected(e))
-                }
-                Err(e) => return Err(malformed("input", e)),
-            };
-            if let Some(t) = &tag_path {
-                let tag = read_input(t, "a 32-byte confirmation tag")?;
-                match confirm::verify(&k, &c, &tag) {
-                    Ok(()) => {}
-                    Err(Error::InvalidCiphertext) => {
-                        return reject(
-                            "key confirmation failed: wrong sender key or altered ciphertext"
-                                .into(),
-                        )
-                    }
-                    Err(e) => return Err(malformed(&format!("tag in {}", t.display()), e)),
-                }
-            }
-            let written = place_outputs(
-                &[Output {
-                    flag: "--key",
-                    path: &key,
-                    kind: SHARED_KEY,
-                    data: &k[..],
-                }],
-                force,
-            )?;
-            // Only DH-AKEM without a tag leaves the sender unchecked at this point.
-            let authenticated = scheme != Scheme::Dh || tag_path.is_some();
-            let how = match (scheme, &tag_path) {
-                (Scheme::Dh, None) => "not authenticated: DH-AKEM authenticates implicitly, so a wrong sender or an altered ciphertext yields a different key; use --confirm to check",
-                (Scheme::Dh, Some(_)) => "authenticated by the confirmation tag",
-                _ => "authenticated by the ring signature",
-            };
-            format.report(
-                format!("shared key written to {} ({how})", key.display()),
-                json!({
-                    "scheme": scheme.name(),
-                    "suite": akem.suite().map(Suite::name),
-                    "key": file_json(&key, 32),
-                    "authenticated": authenticated,
-                    "note": how,
-                }),
-            )?;
-            written.keep();
-            Ok(())
+            Err(e) => return Err(malformed(&format!("tag in {}", t.display()), e)),
         }
     }
+    let written = place_outputs(
+        &[Output {
+            flag: "--key",
+            path: &key,
+            kind: SHARED_KEY,
+            data: &k[..],
+        }],
+        force,
+    )?;
+    // Only DH-AKEM without a tag leaves the sender unchecked at this point.
+    let authenticated = scheme != Scheme::Dh || tag_path.is_some();
+    let how = match (scheme, &tag_path) {
+        (Scheme::Dh, None) => "not authenticated: DH-AKEM authenticates implicitly, so a wrong sender or an altered ciphertext yields a different key; use --confirm to check",
+        (Scheme::Dh, Some(_)) => "authenticated by the confirmation tag",
+        _ => "authenticated by the ring signature",
+    };
+    format.report(
+        format!("shared key written to {} ({how})", key.display()),
+        json!({
+            "scheme": scheme.name(),
+            "suite": akem.suite().map(Suite::name),
+            "key": file_json(&key, 32),
+            "authenticated": authenticated,
+            "note": how,
+        }),
+    )?;
+    written.keep();
+    Ok(())
 }
 
 /// A shared key: 32 bytes, secret; `--force` replaces only an earlier one.
@@ -430,18 +438,18 @@ const TAG: Kind = Kind::Data("a confirmation tag");
 
 /// `akem encap`: a ciphertext and a shared key (and a confirmation tag) from a sender to a
 /// receiver.
-#[allow(clippy::too_many_arguments)]
 fn encap(
-    alg: SchemeArgs,
-    sender_sk: PathBuf,
-    receiver_pk: PathBuf,
-    ct: PathBuf,
-    key: PathBuf,
-    tag_path: Option<PathBuf>,
-    force: bool,
-    format: Format,
+    EncapArgs {
+        alg: SchemeArgs { scheme, suite },
+        sender_sk,
+        receiver_pk,
+        ct,
+        key,
+        confirm: tag_path,
+        force,
+        format,
+    }: EncapArgs,
 ) -> CmdResult {
-    let SchemeArgs { scheme, suite } = alg;
     let mut outs = vec![
         ("--ct", ct.as_path(), CIPHERTEXT),
         ("--key", &key, SHARED_KEY),

@@ -17,24 +17,32 @@ use crate::rng::os_rng;
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Generate a key pair: public key 897 / 1,793 bytes, secret key 1,281 / 2,305 bytes
-    Keygen {
-        /// Falcon-512 or Falcon-1024
-        #[arg(long, value_enum)]
-        level: FalconLevel,
-        #[command(flatten)]
-        out: KeyPairOut,
-        #[command(flatten)]
-        format: Format,
-    },
+    Keygen(KeygenArgs),
     /// Sign a file: a detached signature (header, 40-byte salt, compressed s2), as PQClean emits
     Sign(SignFiles),
     /// Verify a detached signature: exit 0 if valid, 1 if not, 2 if an input is malformed
-    Verify {
-        #[command(flatten)]
-        files: VerifyFiles,
-        #[command(flatten)]
-        format: Format,
-    },
+    Verify(VerifyArgs),
+}
+
+/// The arguments of `alibi falcon keygen`.
+#[derive(clap::Args, Debug)]
+pub struct KeygenArgs {
+    /// Falcon-512 or Falcon-1024
+    #[arg(long, value_enum)]
+    pub level: FalconLevel,
+    #[command(flatten)]
+    pub out: KeyPairOut,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi falcon verify`.
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub files: VerifyFiles,
+    #[command(flatten)]
+    pub format: Format,
 }
 
 /// The two Falcon parameter sets.
@@ -60,41 +68,48 @@ impl From<FalconLevel> for Level {
 /// Runs `alibi falcon <verb>`.
 pub fn run(cmd: Cmd) -> CmdResult {
     match cmd {
-        Cmd::Keygen { level, out, format } => {
-            out.check()?;
-            let key = SigningKey::generate(level.into(), &mut os_rng());
-            out.write(
-                &format!("{}", Level::from(level)),
-                &key.verifying_key().to_bytes(),
-                &key.to_bytes(),
-                format,
-            )
-        }
-        Cmd::Sign(files) => {
-            files.check()?;
-            let key = signing_key(&files.sk)?;
-            let msg = read(&files.msg)?;
-            let sig = key.sign(&msg, &mut os_rng());
-            files.write(&key.level().to_string(), &sig.to_bytes())
-        }
-        Cmd::Verify {
-            files: VerifyFiles { pk, msg, sig },
-            format,
-        } => {
-            let vk = verifying_key(&pk)?;
-            let msg = read(&msg)?;
-            let sig = signature(&sig)?;
-            let fields = json!({"scheme": vk.level().to_string()});
-            match vk.verify(&msg, &sig) {
-                Ok(()) => format.verdict(Ok(None), fields),
-                Err(Error::LevelMismatch) => Err(Failure::Usage(format!(
-                    "the signature is a {} signature, the key a {} key",
-                    sig.level(),
-                    vk.level()
-                ))),
-                Err(_) => format.verdict(Err("invalid signature".into()), fields),
-            }
-        }
+        Cmd::Keygen(a) => keygen(a),
+        Cmd::Sign(files) => sign(files),
+        Cmd::Verify(a) => verify(a),
+    }
+}
+
+/// `alibi falcon keygen`.
+fn keygen(KeygenArgs { level, out, format }: KeygenArgs) -> CmdResult {
+    out.check()?;
+    let key = SigningKey::generate(level.into(), &mut os_rng());
+    out.write(
+        &format!("{}", Level::from(level)),
+        &key.verifying_key().to_bytes(),
+        &key.to_bytes(),
+        format,
+    )
+}
+
+/// `alibi falcon sign`.
+fn sign(files: SignFiles) -> CmdResult {
+    files.check()?;
+    let key = signing_key(&files.sk)?;
+    let msg = read(&files.msg)?;
+    let sig = key.sign(&msg, &mut os_rng());
+    files.write(&key.level().to_string(), &sig.to_bytes())
+}
+
+/// `alibi falcon verify`.
+fn verify(a: VerifyArgs) -> CmdResult {
+    let VerifyFiles { pk, msg, sig } = a.files;
+    let vk = verifying_key(&pk)?;
+    let msg = read(&msg)?;
+    let sig = signature(&sig)?;
+    let fields = json!({"scheme": vk.level().to_string()});
+    match vk.verify(&msg, &sig) {
+        Ok(()) => a.format.verdict(Ok(None), fields),
+        Err(Error::LevelMismatch) => Err(Failure::Usage(format!(
+            "the signature is a {} signature, the key a {} key",
+            sig.level(),
+            vk.level()
+        ))),
+        Err(_) => a.format.verdict(Err("invalid signature".into()), fields),
     }
 }
 

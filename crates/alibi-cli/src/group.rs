@@ -12,9 +12,8 @@ use std::sync::Arc;
 
 use alibi_dgsp::storage::{MemoryRevokedList, RedbStore};
 use alibi_dgsp::{
-    judge, request_keys, verify, CertificateList, CertificateRequest, Credential, Error,
-    GroupSignature, Manager, ManagerPublicKey, ManagerSecretKey, OneTimeKey, Params, PendingKeys,
-    UserKey,
+    request_keys, CertificateList, CertificateRequest, Credential, Error, GroupSignature, Manager,
+    ManagerPublicKey, ManagerSecretKey, OneTimeKey, Params, PendingKeys, UserKey,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Subcommand;
@@ -33,174 +32,210 @@ use crate::rng::os_rng;
 pub enum Cmd {
     /// Create a group manager in a new directory (manager.sk, manager.pk, members.redb); a
     /// directory that already holds a manager is refused
-    ManagerKeygen {
-        /// The SPHINCS+ parameter set
-        #[arg(long, value_parser = params_parser())]
-        params: Params,
-        /// The manager's directory (created if missing)
-        #[arg(long, value_name = "DIR")]
-        dir: PathBuf,
-        #[command(flatten)]
-        format: Format,
-    },
+    ManagerKeygen(ManagerKeygenArgs),
     /// Register a member (manager side): prints the member id and writes its credential
-    Join {
-        /// The manager's directory
-        #[arg(long, value_name = "DIR")]
-        dir: PathBuf,
-        /// The member's unique name
-        #[arg(long)]
-        username: String,
-        /// Where to write the member's credential (mode 0600; never stdout)
-        #[arg(long, value_name = "FILE")]
-        cred: PathBuf,
-        /// Replace a credential file that already exists (only an earlier credential: never a
-        /// secret key, a keyfile, a store or a manager's or party's state)
-        #[arg(long)]
-        force: bool,
-        #[command(flatten)]
-        format: Format,
-    },
+    Join(JoinArgs),
     /// Make a certificate request for COUNT one-time keys (member side); creates the member's
     /// secret key on first use
-    Csr {
-        /// The member's credential, which counts the one-time keys requested (updated)
-        #[arg(long, value_name = "FILE")]
-        cred: PathBuf,
-        /// The member's secret key: read if it exists, else created (mode 0600)
-        #[arg(long, value_name = "FILE")]
-        user_sk: PathBuf,
-        /// How many one-time keys to request (1 to 1024)
-        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
-        count: u16,
-        /// Where to write the request for the manager (- for stdout)
-        #[arg(long, value_name = "FILE")]
-        req: PathBuf,
-        /// Where to write the pending one-time seeds (mode 0600; never stdout)
-        #[arg(long, value_name = "FILE")]
-        pending: PathBuf,
-        /// Replace a request or pending file that already exists (a pending file's unused keys
-        /// are lost; only an earlier pending file is replaced, never a secret key, a keyfile, a
-        /// store or a manager's or party's state, nor an input)
-        #[arg(long)]
-        force: bool,
-        #[command(flatten)]
-        format: Format,
-    },
+    Csr(CsrArgs),
     /// Certify a member's request (manager side)
-    Cert {
-        /// The manager's directory
-        #[arg(long, value_name = "DIR")]
-        dir: PathBuf,
-        /// The member's certificate request (- for stdin)
-        #[arg(long, value_name = "FILE")]
-        req: PathBuf,
-        /// Where to write the certificates (- for stdout)
-        #[arg(long, value_name = "FILE")]
-        certs: PathBuf,
-        /// Replace a file that already exists at --certs (never one that holds a secret key, a
-        /// keyfile, a store or a manager's or party's state, nor an input)
-        #[arg(long)]
-        force: bool,
-        #[command(flatten)]
-        format: Format,
-    },
+    Cert(CertArgs),
     /// Sign a file with the next pending one-time key, which is removed from the files first
-    Sign {
-        /// The member's secret key
-        #[arg(long, value_name = "FILE")]
-        user_sk: PathBuf,
-        /// The member's credential, which counts the one-time keys used: a restored backup of
-        /// the pending file (whose next key was used since) is refused instead of signing with
-        /// a WOTS+ one-time key a second time (so it is required)
-        #[arg(long, value_name = "FILE")]
-        cred: PathBuf,
-        /// The pending one-time seeds
-        #[arg(long, value_name = "FILE")]
-        pending: PathBuf,
-        /// The certificates, in the order of the pending seeds
-        #[arg(long, value_name = "FILE")]
-        certs: PathBuf,
-        /// The manager's public key
-        #[arg(long, value_name = "FILE")]
-        pk: PathBuf,
-        /// The message (- for stdin)
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// Where to write the group signature (- for stdout)
-        #[arg(long, value_name = "FILE")]
-        out: PathBuf,
-        /// Replace a file that already exists at --out (never one that holds a secret key, a
-        /// keyfile, a store or a manager's or party's state, nor an input)
-        #[arg(long)]
-        force: bool,
-        #[command(flatten)]
-        format: Format,
-    },
+    Sign(SignArgs),
     /// Verify a group signature: exit 0 if valid, 1 if not (or revoked), 2 if malformed.
     /// Revocation is checked only against a manager directory given with --dir
-    Verify {
-        /// The manager's public key
-        #[arg(long, value_name = "FILE")]
-        pk: PathBuf,
-        /// The message
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// The group signature
-        #[arg(long, value_name = "FILE")]
-        sig: PathBuf,
-        /// The directory of --pk's manager, whose revocation list to check (another group's
-        /// directory is refused)
-        #[arg(long, value_name = "DIR")]
-        dir: Option<PathBuf>,
-        #[command(flatten)]
-        format: Format,
-    },
+    Verify(VerifyArgs),
     /// Open a signature (manager side): prints the signer's id, name and the proof for `judge`
-    Open {
-        /// The manager's directory
-        #[arg(long, value_name = "DIR")]
-        dir: PathBuf,
-        /// The message
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// The group signature
-        #[arg(long, value_name = "FILE")]
-        sig: PathBuf,
-        #[command(flatten)]
-        format: Format,
-    },
+    Open(OpenArgs),
     /// Check an opening (anyone): exit 0 if member ID signed, 1 if the proof does not show it
-    Judge {
-        /// The manager's public key
-        #[arg(long, value_name = "FILE")]
-        pk: PathBuf,
-        /// The message
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// The group signature
-        #[arg(long, value_name = "FILE")]
-        sig: PathBuf,
-        /// The member id the opening names
-        #[arg(long)]
-        id: u64,
-        /// The opening's proof, in hex
-        #[arg(long, value_name = "HEX")]
-        pi: String,
-        #[command(flatten)]
-        format: Format,
-    },
+    Judge(JudgeArgs),
     /// Revoke a member (manager side)
-    Revoke {
-        /// The manager's directory
-        #[arg(long, value_name = "DIR")]
-        dir: PathBuf,
-        /// The member id
-        #[arg(long)]
-        id: u64,
-        #[command(flatten)]
-        format: Format,
-    },
+    Revoke(RevokeArgs),
+}
+
+/// The arguments of `alibi group manager-keygen`.
+#[derive(clap::Args, Debug)]
+pub struct ManagerKeygenArgs {
+    /// The SPHINCS+ parameter set
+    #[arg(long, value_parser = params_parser())]
+    pub params: Params,
+    /// The manager's directory (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi group join`.
+#[derive(clap::Args, Debug)]
+pub struct JoinArgs {
+    /// The manager's directory
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The member's unique name
+    #[arg(long)]
+    pub username: String,
+    /// Where to write the member's credential (mode 0600; never stdout)
+    #[arg(long, value_name = "FILE")]
+    pub cred: PathBuf,
+    /// Replace a credential file that already exists (only an earlier credential: never a
+    /// secret key, a keyfile, a store or a manager's or party's state)
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi group csr`.
+#[derive(clap::Args, Debug)]
+pub struct CsrArgs {
+    /// The member's credential, which counts the one-time keys requested (updated)
+    #[arg(long, value_name = "FILE")]
+    pub cred: PathBuf,
+    /// The member's secret key: read if it exists, else created (mode 0600)
+    #[arg(long, value_name = "FILE")]
+    pub user_sk: PathBuf,
+    /// How many one-time keys to request (1 to 1024)
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub count: u16,
+    /// Where to write the request for the manager (- for stdout)
+    #[arg(long, value_name = "FILE")]
+    pub req: PathBuf,
+    /// Where to write the pending one-time seeds (mode 0600; never stdout)
+    #[arg(long, value_name = "FILE")]
+    pub pending: PathBuf,
+    /// Replace a request or pending file that already exists (a pending file's unused keys
+    /// are lost; only an earlier pending file is replaced, never a secret key, a keyfile, a
+    /// store or a manager's or party's state, nor an input)
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi group cert`.
+#[derive(clap::Args, Debug)]
+pub struct CertArgs {
+    /// The manager's directory
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The member's certificate request (- for stdin)
+    #[arg(long, value_name = "FILE")]
+    pub req: PathBuf,
+    /// Where to write the certificates (- for stdout)
+    #[arg(long, value_name = "FILE")]
+    pub certs: PathBuf,
+    /// Replace a file that already exists at --certs (never one that holds a secret key, a
+    /// keyfile, a store or a manager's or party's state, nor an input)
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi group sign`.
+#[derive(clap::Args, Debug)]
+pub struct SignArgs {
+    /// The member's secret key
+    #[arg(long, value_name = "FILE")]
+    pub user_sk: PathBuf,
+    /// The member's credential, which counts the one-time keys used: a restored backup of
+    /// the pending file (whose next key was used since) is refused instead of signing with
+    /// a WOTS+ one-time key a second time (so it is required)
+    #[arg(long, value_name = "FILE")]
+    pub cred: PathBuf,
+    /// The pending one-time seeds
+    #[arg(long, value_name = "FILE")]
+    pub pending: PathBuf,
+    /// The certificates, in the order of the pending seeds
+    #[arg(long, value_name = "FILE")]
+    pub certs: PathBuf,
+    /// The manager's public key
+    #[arg(long, value_name = "FILE")]
+    pub pk: PathBuf,
+    /// The message (- for stdin)
+    #[arg(long, value_name = "FILE")]
+    pub msg: PathBuf,
+    /// Where to write the group signature (- for stdout)
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Replace a file that already exists at --out (never one that holds a secret key, a
+    /// keyfile, a store or a manager's or party's state, nor an input)
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi group verify`.
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// The manager's public key
+    #[arg(long, value_name = "FILE")]
+    pub pk: PathBuf,
+    /// The message
+    #[arg(long, value_name = "FILE")]
+    pub msg: PathBuf,
+    /// The group signature
+    #[arg(long, value_name = "FILE")]
+    pub sig: PathBuf,
+    /// The directory of --pk's manager, whose revocation list to check (another group's
+    /// directory is refused)
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi group open`.
+#[derive(clap::Args, Debug)]
+pub struct OpenArgs {
+    /// The manager's directory
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The message
+    #[arg(long, value_name = "FILE")]
+    pub msg: PathBuf,
+    /// The group signature
+    #[arg(long, value_name = "FILE")]
+    pub sig: PathBuf,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi group judge`.
+#[derive(clap::Args, Debug)]
+pub struct JudgeArgs {
+    /// The manager's public key
+    #[arg(long, value_name = "FILE")]
+    pub pk: PathBuf,
+    /// The message
+    #[arg(long, value_name = "FILE")]
+    pub msg: PathBuf,
+    /// The group signature
+    #[arg(long, value_name = "FILE")]
+    pub sig: PathBuf,
+    /// The member id the opening names
+    #[arg(long)]
+    pub id: u64,
+    /// The opening's proof, in hex
+    #[arg(long, value_name = "HEX")]
+    pub pi: String,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi group revoke`.
+#[derive(clap::Args, Debug)]
+pub struct RevokeArgs {
+    /// The manager's directory
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The member id
+    #[arg(long)]
+    pub id: u64,
+    #[command(flatten)]
+    pub format: Format,
 }
 
 /// `--params`: one of the twelve SPHINCS+ set names.
@@ -216,177 +251,215 @@ fn params_parser() -> impl TypedValueParser<Value = Params> {
 /// Runs `alibi group <verb>`.
 pub fn run(cmd: Cmd) -> CmdResult {
     match cmd {
-        Cmd::ManagerKeygen {
-            params,
-            dir,
-            format,
-        } => manager_keygen(params, &dir, format),
-        Cmd::Join {
-            dir,
-            username,
-            cred,
-            force,
-            format,
-        } => {
-            let state = manager_files(&dir);
-            check_outputs(&[("--cred", &cred, CREDENTIAL)], &dir_inputs(&state), force)?;
-            let m = manager(&dir)?;
-            let (id, cid_star) = m.join(&username).map_err(|e| match e {
-                Error::UsernameTaken => {
-                    Failure::Usage(format!("username '{username}' is already a member"))
-                }
-                Error::BadUsername => Failure::Usage(format!("--username {username:?}: {e}")),
-                e => malformed("manager state", e),
-            })?;
-            let c = Credential::new(m.public_key().params(), id, &cid_star)
-                .map_err(|e| malformed("credential", e))?;
-            let bytes = c.to_file_bytes();
-            let written = place_outputs(
-                &[Output {
-                    flag: "--cred",
-                    path: &cred,
-                    kind: CREDENTIAL,
-                    data: &bytes,
-                }],
-                force,
-            )?;
-            let credential = file_json(&cred, bytes.len());
-            format.report(
-                id,
-                json!({"id": id, "username": username, "credential": credential}),
-            )?;
-            written.keep();
-            Ok(())
-        }
-        Cmd::Csr {
-            cred,
-            user_sk,
-            count,
-            req,
-            pending,
-            force,
-            format,
-        } => csr_verb(cred, user_sk, count, req, pending, force, format),
-        Cmd::Cert {
-            dir,
-            req,
-            certs,
-            force,
-            format,
-        } => cert_verb(dir, req, certs, force, format),
-        Cmd::Sign {
-            user_sk,
-            cred,
-            pending,
-            certs,
-            pk,
-            msg,
-            out,
-            force,
-            format,
-        } => sign_verb(
-            &SignFiles {
-                user_sk,
-                cred: Some(cred),
-                pending,
-                certs,
-            },
-            (&pk, &msg, &out),
-            force,
-            format,
-        ),
-        Cmd::Verify {
-            pk,
-            msg,
-            sig,
-            dir,
-            format,
-        } => {
-            let pkm = manager_pk(&pk)?;
-            let s = load_sig(pkm.params(), &sig)?;
-            let msg = read(&msg)?;
-            let (res, note) = match &dir {
-                Some(d) => {
-                    same_group(&pkm, &pk, d)?;
-                    let store = RedbStore::open(&d.join("members.redb")).map_err(members_db)?;
-                    (verify(&pkm, &msg, &s, &store), None)
-                }
-                None => (
-                    verify(&pkm, &msg, &s, &MemoryRevokedList::default()),
-                    Some("revocation not checked: no --dir".to_string()),
-                ),
-            };
-            let fields =
-                json!({"params": pkm.params().name(), "revocation_checked": dir.is_some()});
-            match res {
-                Ok(()) => format.verdict(Ok(note), fields),
-                Err(Error::Revoked) => format.verdict(Err("the signer is revoked".into()), fields),
-                Err(Error::InvalidSignature) => {
-                    format.verdict(Err("invalid group signature".into()), fields)
-                }
-                Err(e) => Err(malformed("input", e)),
-            }
-        }
-        Cmd::Open {
-            dir,
-            msg,
-            sig,
-            format,
-        } => {
-            let m = manager(&dir)?;
-            let s = load_sig(m.public_key().params(), &sig)?;
-            let opened = m.open(&read(&msg)?, &s).map_err(|e| match e {
-                Error::InvalidSignature => Failure::Invalid("invalid group signature".into()),
-                e => malformed("input", e),
-            })?;
-            let pi = hex::encode(&opened.pi);
-            format.report(
-                format!("{} {} {pi}", opened.id, opened.username),
-                json!({"id": opened.id, "username": opened.username, "pi": pi}),
-            )
-        }
-        Cmd::Judge {
-            pk,
-            msg,
-            sig,
-            id,
-            pi,
-            format,
-        } => {
-            let pkm = manager_pk(&pk)?;
-            let s = load_sig(pkm.params(), &sig)?;
-            let pi = hex::decode(pi.trim())
-                .map_err(|e| Failure::Usage(format!("--pi: not hex ({e})")))?;
-            let n = pkm.params().n();
-            if pi.len() != n {
-                return Err(Failure::Usage(format!(
-                    "--pi: {} bytes, but an opening's proof is {n} bytes ({} hex digits, as `group open` prints it)",
-                    pi.len(),
-                    2 * n
-                )));
-            }
-            let fields = json!({"id": id});
-            match judge(&pkm, &read(&msg)?, &s, id, &pi) {
-                Ok(()) => format.verdict(Ok(None), fields),
-                Err(Error::WrongOpening | Error::InvalidSignature) => format.verdict(
-                    Err(format!("the proof does not show that member {id} signed")),
-                    fields,
-                ),
-                Err(e) => Err(malformed("input", e)),
-            }
-        }
-        Cmd::Revoke { dir, id, format } => {
-            let m = manager(&dir)?;
-            m.revoke(&[id]).map_err(|e| match e {
-                Error::UnknownId(_) => Failure::Usage(format!("no member {id}")),
-                e => malformed("manager state", e),
-            })?;
-            format.wrote(json!({
-                "revoked": id,
-                "database": file_json(&dir.join(MANAGER_FILES[2]), file_len(&dir.join(MANAGER_FILES[2]))),
-            }))
-        }
+        Cmd::ManagerKeygen(a) => manager_keygen(a),
+        Cmd::Join(a) => join(a),
+        Cmd::Csr(a) => csr(a),
+        Cmd::Cert(a) => cert(a),
+        Cmd::Sign(a) => sign(a),
+        Cmd::Verify(a) => verify(a),
+        Cmd::Open(a) => open(a),
+        Cmd::Judge(a) => judge(a),
+        Cmd::Revoke(a) => revoke(a),
     }
+}
+
+/// `alibi group join`.
+fn join(
+    JoinArgs {
+        dir,
+        username,
+        cred,
+        force,
+        format,
+    }: JoinArgs,
+) -> CmdResult {
+    let state = manager_files(&dir);
+    check_outputs(&[("--cred", &cred, CREDENTIAL)], &dir_inputs(&state), force)?;
+    let m = manager(&dir)?;
+    let (id, cid_star) = m.join(&username).map_err(|e| match e {
+        Error::UsernameTaken => {
+            Failure::Usage(format!("username '{username}' is already a member"))
+        }
+        Error::BadUsername => Failure::Usage(format!("--username {username:?}: {e}")),
+        e => malformed("manager state", e),
+    })?;
+    let c = Credential::new(m.public_key().params(), id, &cid_star)
+        .map_err(|e| malformed("credential", e))?;
+    let bytes = c.to_file_bytes();
+    let written = place_outputs(
+        &[Output {
+            flag: "--cred",
+            path: &cred,
+            kind: CREDENTIAL,
+            data: &bytes,
+        }],
+        force,
+    )?;
+    let credential = file_json(&cred, bytes.len());
+    format.report(
+        id,
+        json!({"id": id, "username": username, "credential": credential}),
+    )?;
+    written.keep();
+    Ok(())
+}
+
+/// `alibi group csr`.
+fn csr(
+    CsrArgs {
+        cred,
+        user_sk,
+        count,
+        req,
+        pending,
+        force,
+        format,
+    }: CsrArgs,
+) -> CmdResult {
+    csr_verb(cred, user_sk, count, req, pending, force, format)
+}
+
+/// `alibi group cert`.
+fn cert(
+    CertArgs {
+        dir,
+        req,
+        certs,
+        force,
+        format,
+    }: CertArgs,
+) -> CmdResult {
+    cert_verb(dir, req, certs, force, format)
+}
+
+/// `alibi group sign`.
+fn sign(
+    SignArgs {
+        user_sk,
+        cred,
+        pending,
+        certs,
+        pk,
+        msg,
+        out,
+        force,
+        format,
+    }: SignArgs,
+) -> CmdResult {
+    sign_verb(
+        &SignFiles {
+            user_sk,
+            cred: Some(cred),
+            pending,
+            certs,
+        },
+        (&pk, &msg, &out),
+        force,
+        format,
+    )
+}
+
+/// `alibi group verify`.
+fn verify(
+    VerifyArgs {
+        pk,
+        msg,
+        sig,
+        dir,
+        format,
+    }: VerifyArgs,
+) -> CmdResult {
+    let pkm = manager_pk(&pk)?;
+    let s = load_sig(pkm.params(), &sig)?;
+    let msg = read(&msg)?;
+    let (res, note) = match &dir {
+        Some(d) => {
+            same_group(&pkm, &pk, d)?;
+            let store = RedbStore::open(&d.join("members.redb")).map_err(members_db)?;
+            (alibi_dgsp::verify(&pkm, &msg, &s, &store), None)
+        }
+        None => (
+            alibi_dgsp::verify(&pkm, &msg, &s, &MemoryRevokedList::default()),
+            Some("revocation not checked: no --dir".to_string()),
+        ),
+    };
+    let fields = json!({"params": pkm.params().name(), "revocation_checked": dir.is_some()});
+    match res {
+        Ok(()) => format.verdict(Ok(note), fields),
+        Err(Error::Revoked) => format.verdict(Err("the signer is revoked".into()), fields),
+        Err(Error::InvalidSignature) => {
+            format.verdict(Err("invalid group signature".into()), fields)
+        }
+        Err(e) => Err(malformed("input", e)),
+    }
+}
+
+/// `alibi group open`.
+fn open(
+    OpenArgs {
+        dir,
+        msg,
+        sig,
+        format,
+    }: OpenArgs,
+) -> CmdResult {
+    let m = manager(&dir)?;
+    let s = load_sig(m.public_key().params(), &sig)?;
+    let opened = m.open(&read(&msg)?, &s).map_err(|e| match e {
+        Error::InvalidSignature => Failure::Invalid("invalid group signature".into()),
+        e => malformed("input", e),
+    })?;
+    let pi = hex::encode(&opened.pi);
+    format.report(
+        format!("{} {} {pi}", opened.id, opened.username),
+        json!({"id": opened.id, "username": opened.username, "pi": pi}),
+    )
+}
+
+/// `alibi group judge`.
+fn judge(
+    JudgeArgs {
+        pk,
+        msg,
+        sig,
+        id,
+        pi,
+        format,
+    }: JudgeArgs,
+) -> CmdResult {
+    let pkm = manager_pk(&pk)?;
+    let s = load_sig(pkm.params(), &sig)?;
+    let pi = hex::decode(pi.trim()).map_err(|e| Failure::Usage(format!("--pi: not hex ({e})")))?;
+    let n = pkm.params().n();
+    if pi.len() != n {
+        return Err(Failure::Usage(format!(
+            "--pi: {} bytes, but an opening's proof is {n} bytes ({} hex digits, as `group open` prints it)",
+            pi.len(),
+            2 * n
+        )));
+    }
+    let fields = json!({"id": id});
+    match alibi_dgsp::judge(&pkm, &read(&msg)?, &s, id, &pi) {
+        Ok(()) => format.verdict(Ok(None), fields),
+        Err(Error::WrongOpening | Error::InvalidSignature) => format.verdict(
+            Err(format!("the proof does not show that member {id} signed")),
+            fields,
+        ),
+        Err(e) => Err(malformed("input", e)),
+    }
+}
+
+/// `alibi group revoke`.
+fn revoke(RevokeArgs { dir, id, format }: RevokeArgs) -> CmdResult {
+    let m = manager(&dir)?;
+    m.revoke(&[id]).map_err(|e| match e {
+        Error::UnknownId(_) => Failure::Usage(format!("no member {id}")),
+        e => malformed("manager state", e),
+    })?;
+    format.wrote(json!({
+        "revoked": id,
+        "database": file_json(&dir.join(MANAGER_FILES[2]), file_len(&dir.join(MANAGER_FILES[2]))),
+    }))
 }
 
 /// `group csr`: a certificate request and the pending seeds of its keys (and the member key on
@@ -712,7 +785,15 @@ const PENDING: Kind = Kind::Private(Own {
     },
 });
 
-fn manager_keygen(p: Params, dir: &Path, format: Format) -> CmdResult {
+/// `alibi group manager-keygen`.
+fn manager_keygen(
+    ManagerKeygenArgs {
+        params: p,
+        dir,
+        format,
+    }: ManagerKeygenArgs,
+) -> CmdResult {
+    let dir = dir.as_path();
     if let Some(f) = MANAGER_FILES.iter().find(|f| dir.join(f).exists()) {
         return Err(Failure::Usage(format!(
             "{} already holds a group manager ({f}); replacing it would break every member, so choose a new directory",

@@ -23,72 +23,80 @@ use crate::say;
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Run the relay server until interrupted
-    Serve {
-        /// The address to listen on, e.g. 127.0.0.1:8080 (port 0 picks a free port)
-        #[arg(long, value_name = "ADDR")]
-        listen: String,
-        #[command(flatten)]
-        store: StoreArgs,
-        /// Delay every request by this many milliseconds (to emulate a distant relay)
-        #[arg(long, value_name = "MS", default_value_t = 0)]
-        delay_ms: u64,
-        /// The sender-certificate trust root's secret key: read if the file exists, else
-        /// created (mode 0600) [default: the database path + ".trust-root"]
-        #[arg(long, value_name = "FILE")]
-        trust_root: Option<PathBuf>,
-        /// Serve HTTPS: the certificate chain, PEM (the relay's certificate first)
-        #[arg(long, value_name = "FILE", requires = "tls_key")]
-        tls_cert: Option<PathBuf>,
-        /// The TLS private key, PEM (PKCS#8, PKCS#1 or SEC1)
-        #[arg(long, value_name = "FILE", requires = "tls_cert")]
-        tls_key: Option<PathBuf>,
-        /// What goes to standard error: error, warn, info (start, drain, authentication
-        /// failures), debug (every request and delivery socket) or trace
-        #[arg(long, value_name = "LEVEL", default_value = "info")]
-        log_level: tracing::Level,
-        #[command(flatten)]
-        limits: Limits,
-    },
+    Serve(ServeArgs),
     /// Measure the relay: 1:1 throughput and multi-recipient sends (a relay in this process on a
     /// temporary store, unless --url, --db or --postgres is given)
-    Bench {
-        /// A running relay to measure instead, e.g. http://127.0.0.1:8080
-        #[arg(long, value_name = "URL", conflicts_with_all = ["db", "postgres", "nodes"])]
-        url: Option<String>,
-        /// Running relays on one store to measure together: each pair's sender on one node
-        /// and its receiver on the next, so every message crosses nodes
-        #[arg(long, value_name = "URL,...", value_delimiter = ',',
-              conflicts_with_all = ["db", "postgres"])]
-        nodes: Vec<String>,
-        /// PEM CA certificates to trust for https relays (instead of the public roots)
-        #[arg(long, value_name = "FILE")]
-        ca: Option<PathBuf>,
-        /// Allow plain http:// relays that are not on loopback (the bench's device passwords
-        /// then cross the network in clear)
-        #[arg(long)]
-        insecure_http: bool,
-        #[command(flatten)]
-        store: BenchStore,
-        /// Sender/receiver pairs of the 1:1 scenario
-        #[arg(long, value_name = "N", default_value_t = 16)]
-        pairs: usize,
-        /// Messages of the 1:1 scenario, split among the pairs
-        #[arg(long, value_name = "N", default_value_t = 20_000)]
-        messages: usize,
-        /// Recipient counts of the multi-recipient scenarios
-        #[arg(
-            long,
-            value_name = "N,...",
-            value_delimiter = ',',
-            default_value = "1,10,100,1000"
-        )]
-        recipients: Vec<usize>,
-        /// Sends per multi-recipient scenario
-        #[arg(long, value_name = "N", default_value_t = 20)]
-        sends: usize,
-        #[command(flatten)]
-        format: Format,
-    },
+    Bench(BenchArgs),
+}
+
+/// The arguments of `alibi relay serve`.
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// The address to listen on, e.g. 127.0.0.1:8080 (port 0 picks a free port)
+    #[arg(long, value_name = "ADDR")]
+    pub listen: String,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Delay every request by this many milliseconds (to emulate a distant relay)
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub delay_ms: u64,
+    /// The sender-certificate trust root's secret key: read if the file exists, else
+    /// created (mode 0600) [default: the database path + ".trust-root"]
+    #[arg(long, value_name = "FILE")]
+    pub trust_root: Option<PathBuf>,
+    /// Serve HTTPS: the certificate chain, PEM (the relay's certificate first)
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The TLS private key, PEM (PKCS#8, PKCS#1 or SEC1)
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// What goes to standard error: error, warn, info (start, drain, authentication
+    /// failures), debug (every request and delivery socket) or trace
+    #[arg(long, value_name = "LEVEL", default_value = "info")]
+    pub log_level: tracing::Level,
+    #[command(flatten)]
+    pub limits: Limits,
+}
+
+/// The arguments of `alibi relay bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// A running relay to measure instead, e.g. http://127.0.0.1:8080
+    #[arg(long, value_name = "URL", conflicts_with_all = ["db", "postgres", "nodes"])]
+    pub url: Option<String>,
+    /// Running relays on one store to measure together: each pair's sender on one node
+    /// and its receiver on the next, so every message crosses nodes
+    #[arg(long, value_name = "URL,...", value_delimiter = ',',
+          conflicts_with_all = ["db", "postgres"])]
+    pub nodes: Vec<String>,
+    /// PEM CA certificates to trust for https relays (instead of the public roots)
+    #[arg(long, value_name = "FILE")]
+    pub ca: Option<PathBuf>,
+    /// Allow plain http:// relays that are not on loopback (the bench's device passwords
+    /// then cross the network in clear)
+    #[arg(long)]
+    pub insecure_http: bool,
+    #[command(flatten)]
+    pub store: BenchStore,
+    /// Sender/receiver pairs of the 1:1 scenario
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub pairs: usize,
+    /// Messages of the 1:1 scenario, split among the pairs
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    pub messages: usize,
+    /// Recipient counts of the multi-recipient scenarios
+    #[arg(
+        long,
+        value_name = "N,...",
+        value_delimiter = ',',
+        default_value = "1,10,100,1000"
+    )]
+    pub recipients: Vec<usize>,
+    /// Sends per multi-recipient scenario
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub sends: usize,
+    #[command(flatten)]
+    pub format: Format,
 }
 
 /// The limits of `serve` (docs/relay.md, "Limits").
@@ -252,58 +260,68 @@ pub struct BenchStore {
 /// Runs `alibi relay <verb>`.
 pub fn run(cmd: Cmd) -> CmdResult {
     match cmd {
-        Cmd::Serve {
-            listen,
-            store,
-            delay_ms,
-            trust_root,
-            tls_cert,
-            tls_key,
-            log_level,
-            limits,
-        } => {
-            logs(log_level);
-            let tls = match (tls_cert, tls_key) {
-                (Some(c), Some(k)) => Some(tls(&c, &k)?),
-                _ => None,
-            };
-            serve(
-                &listen,
-                store.db,
-                store.postgres,
-                delay_ms,
-                trust_root,
-                tls,
-                limits,
-            )
-        }
-        Cmd::Bench {
-            url,
-            nodes,
-            ca,
-            insecure_http,
-            store,
-            pairs,
-            messages,
-            recipients,
-            sends,
-            format,
-        } => {
-            let mut url = url.into_iter().chain(nodes).collect::<Vec<_>>();
-            url.iter_mut()
-                .try_for_each(|u| relay_url(u, insecure_http).map(|v| *u = v))?;
-            let ca = ca
-                .map(|f| read_input(&f, "PEM CA certificates"))
-                .transpose()?;
-            let load = Load {
-                pairs,
-                messages,
-                recipients,
-                sends,
-            };
-            bench(url, ca, insecure_http, store, &load, format)
-        }
+        Cmd::Serve(a) => serve(a),
+        Cmd::Bench(a) => bench(a),
     }
+}
+
+/// `alibi relay serve`.
+fn serve(
+    ServeArgs {
+        listen,
+        store,
+        delay_ms,
+        trust_root,
+        tls_cert,
+        tls_key,
+        log_level,
+        limits,
+    }: ServeArgs,
+) -> CmdResult {
+    logs(log_level);
+    let tls = match (tls_cert, tls_key) {
+        (Some(c), Some(k)) => Some(tls(&c, &k)?),
+        _ => None,
+    };
+    serve_until_stopped(
+        &listen,
+        store.db,
+        store.postgres,
+        delay_ms,
+        trust_root,
+        tls,
+        limits,
+    )
+}
+
+/// `alibi relay bench`.
+fn bench(
+    BenchArgs {
+        url,
+        nodes,
+        ca,
+        insecure_http,
+        store,
+        pairs,
+        messages,
+        recipients,
+        sends,
+        format,
+    }: BenchArgs,
+) -> CmdResult {
+    let mut url = url.into_iter().chain(nodes).collect::<Vec<_>>();
+    url.iter_mut()
+        .try_for_each(|u| relay_url(u, insecure_http).map(|v| *u = v))?;
+    let ca = ca
+        .map(|f| read_input(&f, "PEM CA certificates"))
+        .transpose()?;
+    let load = Load {
+        pairs,
+        messages,
+        recipients,
+        sends,
+    };
+    measure_load(url, ca, insecure_http, store, &load, format)
 }
 
 /// Log lines (`tracing`) to standard error, up to `level`; coloured only on a terminal, so a log
@@ -387,7 +405,7 @@ async fn open_postgres(url: &str) -> Result<Arc<dyn RelayStore>, Failure> {
 
 /// Binds first, then opens the store, then reads or creates the trust root: whatever fails, the
 /// files this start created are removed again.
-fn serve(
+fn serve_until_stopped(
     listen: &str,
     db: Option<PathBuf>,
     postgres: Option<String>,
@@ -443,7 +461,7 @@ fn serve(
 
 /// `alibi relay bench`: the load `alibi_bench::relay_load` measures, against the relays at
 /// `urls` or one it starts in this process, printed row by row as measured.
-fn bench(
+fn measure_load(
     urls: Vec<String>,
     ca: Option<Vec<u8>>,
     insecure_http: bool,

@@ -25,48 +25,60 @@ use crate::rng::os_rng;
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Generate a ring member's key pair (Falcon keys are plain Falcon keys)
-    Keygen {
-        /// The ring signature scheme
-        #[arg(long, value_parser = scheme_parser())]
-        scheme: Scheme,
-        #[command(flatten)]
-        out: KeyPairOut,
-        #[command(flatten)]
-        format: Format,
-    },
+    Keygen(KeygenArgs),
     /// Sign a file on behalf of a ring that holds the signer's public key
-    Sign {
-        /// The signer's secret key
-        #[arg(long, value_name = "FILE")]
-        sk: PathBuf,
-        #[command(flatten)]
-        ring: RingArgs,
-        /// The message (- for stdin)
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// Where to write the ring signature (- for stdout)
-        #[arg(long, value_name = "FILE")]
-        out: PathBuf,
-        /// Replace a file that already exists at --out (never one that holds a secret key, a
-        /// keyfile, a store or a manager's or party's state, nor an input)
-        #[arg(long)]
-        force: bool,
-        #[command(flatten)]
-        format: Format,
-    },
+    Sign(SignArgs),
     /// Verify a ring signature: exit 0 if valid, 1 if not, 2 if an input is malformed
-    Verify {
-        #[command(flatten)]
-        ring: RingArgs,
-        /// The message (- for stdin)
-        #[arg(long, value_name = "FILE")]
-        msg: PathBuf,
-        /// The ring signature (- for stdin)
-        #[arg(long, value_name = "FILE")]
-        sig: PathBuf,
-        #[command(flatten)]
-        format: Format,
-    },
+    Verify(VerifyArgs),
+}
+
+/// The arguments of `alibi ring keygen`.
+#[derive(clap::Args, Debug)]
+pub struct KeygenArgs {
+    /// The ring signature scheme
+    #[arg(long, value_parser = scheme_parser())]
+    pub scheme: Scheme,
+    #[command(flatten)]
+    pub out: KeyPairOut,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi ring sign`.
+#[derive(clap::Args, Debug)]
+pub struct SignArgs {
+    /// The signer's secret key
+    #[arg(long, value_name = "FILE")]
+    pub sk: PathBuf,
+    #[command(flatten)]
+    pub ring: RingArgs,
+    /// The message (- for stdin)
+    #[arg(long, value_name = "FILE")]
+    pub msg: PathBuf,
+    /// Where to write the ring signature (- for stdout)
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Replace a file that already exists at --out (never one that holds a secret key, a
+    /// keyfile, a store or a manager's or party's state, nor an input)
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi ring verify`.
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub ring: RingArgs,
+    /// The message (- for stdin)
+    #[arg(long, value_name = "FILE")]
+    pub msg: PathBuf,
+    /// The ring signature (- for stdin)
+    #[arg(long, value_name = "FILE")]
+    pub sig: PathBuf,
+    #[command(flatten)]
+    pub format: Format,
 }
 
 /// `--ring PK1,PK2,... [--scheme S]`.
@@ -201,82 +213,97 @@ fn next_permutation(v: &mut [usize]) -> bool {
 /// Runs `alibi ring <verb>`.
 pub fn run(cmd: Cmd) -> CmdResult {
     match cmd {
-        Cmd::Keygen {
-            scheme,
-            out,
-            format,
-        } => {
-            out.check()?;
-            let (pk, sk) = scheme.generate(&mut os_rng());
-            out.write(scheme.name(), &pk, &sk, format)
-        }
-        Cmd::Sign {
-            sk,
-            ring,
-            msg,
-            out,
-            force,
-            format,
-        } => {
-            check_json(format.json, &[("--out", &out)])?;
-            let mut inputs = vec![("--sk", sk.as_path()), ("--msg", &msg)];
-            inputs.extend(ring.ring.iter().map(|p| ("--ring", p.as_path())));
-            check_outputs(&[("--out", &out, SIGNATURE)], &inputs, force)?;
-            let (ring, _) = ring.load()?;
-            let skb = read_secret(&sk, "a ring member's secret key")?;
-            let msg = read(&msg)?;
-            let key = AnySigningKey::from_bytes(ring.scheme(), &skb).map_err(|e| {
-                malformed(
-                    &format!("{} secret key in {}", ring.scheme(), sk.display()),
-                    e,
-                )
-            })?;
-            let sig = ring.sign(&key, &msg, &mut os_rng()).map_err(usage)?;
-            let written = place_outputs(
-                &[Output {
-                    flag: "--out",
-                    path: &out,
-                    kind: SIGNATURE,
-                    data: &sig,
-                }],
-                force,
-            )?;
-            format.wrote(json!({
-                "scheme": ring.scheme().name(),
-                "members": ring.len(),
-                "signature": file_json(&out, sig.len()),
-            }))?;
-            written.keep();
-            Ok(())
-        }
-        Cmd::Verify {
-            ring,
-            msg,
-            sig,
-            format,
-        } => {
-            let (any, keys) = ring.load()?;
-            let msg = read(&msg)?;
-            let sigb = read_input(&sig, "a ring signature")?;
-            let ok = match any.verify(&msg, &sigb) {
-                Ok(()) => true,
-                Err(Error::InvalidSignature) => false,
-                Err(e) => {
-                    return Err(malformed(
-                        &format!("ring signature in {}", sig.display()),
-                        e,
-                    ))
-                }
-            };
-            let fields = json!({"scheme": any.scheme().name(), "members": any.len()});
-            format.verdict(
-                if ok {
-                    Ok(None)
-                } else {
-                    Err(ring.invalid_reason(&keys, &msg, &sigb))
-                },
-                fields,
-            )
-        }
+        Cmd::Keygen(a) => keygen(a),
+        Cmd::Sign(a) => sign(a),
+        Cmd::Verify(a) => verify(a),
     }
+}
+
+/// `alibi ring keygen`.
+fn keygen(
+    KeygenArgs {
+        scheme,
+        out,
+        format,
+    }: KeygenArgs,
+) -> CmdResult {
+    out.check()?;
+    let (pk, sk) = scheme.generate(&mut os_rng());
+    out.write(scheme.name(), &pk, &sk, format)
+}
+
+/// `alibi ring sign`.
+fn sign(
+    SignArgs {
+        sk,
+        ring,
+        msg,
+        out,
+        force,
+        format,
+    }: SignArgs,
+) -> CmdResult {
+    check_json(format.json, &[("--out", &out)])?;
+    let mut inputs = vec![("--sk", sk.as_path()), ("--msg", &msg)];
+    inputs.extend(ring.ring.iter().map(|p| ("--ring", p.as_path())));
+    check_outputs(&[("--out", &out, SIGNATURE)], &inputs, force)?;
+    let (ring, _) = ring.load()?;
+    let skb = read_secret(&sk, "a ring member's secret key")?;
+    let msg = read(&msg)?;
+    let key = AnySigningKey::from_bytes(ring.scheme(), &skb).map_err(|e| {
+        malformed(
+            &format!("{} secret key in {}", ring.scheme(), sk.display()),
+            e,
+        )
+    })?;
+    let sig = ring.sign(&key, &msg, &mut os_rng()).map_err(usage)?;
+    let written = place_outputs(
+        &[Output {
+            flag: "--out",
+            path: &out,
+            kind: SIGNATURE,
+            data: &sig,
+        }],
+        force,
+    )?;
+    format.wrote(json!({
+        "scheme": ring.scheme().name(),
+        "members": ring.len(),
+        "signature": file_json(&out, sig.len()),
+    }))?;
+    written.keep();
+    Ok(())
+}
+
+/// `alibi ring verify`.
+fn verify(
+    VerifyArgs {
+        ring,
+        msg,
+        sig,
+        format,
+    }: VerifyArgs,
+) -> CmdResult {
+    let (any, keys) = ring.load()?;
+    let msg = read(&msg)?;
+    let sigb = read_input(&sig, "a ring signature")?;
+    let ok = match any.verify(&msg, &sigb) {
+        Ok(()) => true,
+        Err(Error::InvalidSignature) => false,
+        Err(e) => {
+            return Err(malformed(
+                &format!("ring signature in {}", sig.display()),
+                e,
+            ))
+        }
+    };
+    let fields = json!({"scheme": any.scheme().name(), "members": any.len()});
+    format.verdict(
+        if ok {
+            Ok(None)
+        } else {
+            Err(ring.invalid_reason(&keys, &msg, &sigb))
+        },
+        fields,
+    )
 }

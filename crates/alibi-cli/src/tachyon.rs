@@ -17,25 +17,33 @@ use crate::rng::os_rng;
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Generate a key pair
-    Keygen {
-        /// The parameter set: 128, 192 or 256 bits, or 128s, the (t, k) = (256, 26) set with a
-        /// public key a quarter the size of 128's and signatures of the same size
-        #[arg(long, value_enum)]
-        level: TachyonLevel,
-        #[command(flatten)]
-        out: KeyPairOut,
-        #[command(flatten)]
-        format: Format,
-    },
+    Keygen(KeygenArgs),
     /// Sign a file
     Sign(SignFiles),
     /// Verify a signature: exit 0 if valid, 1 if not, 2 if an input is malformed
-    Verify {
-        #[command(flatten)]
-        files: VerifyFiles,
-        #[command(flatten)]
-        format: Format,
-    },
+    Verify(VerifyArgs),
+}
+
+/// The arguments of `alibi tachyon keygen`.
+#[derive(clap::Args, Debug)]
+pub struct KeygenArgs {
+    /// The parameter set: 128, 192 or 256 bits, or 128s, the (t, k) = (256, 26) set with a
+    /// public key a quarter the size of 128's and signatures of the same size
+    #[arg(long, value_enum)]
+    pub level: TachyonLevel,
+    #[command(flatten)]
+    pub out: KeyPairOut,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi tachyon verify`.
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub files: VerifyFiles,
+    #[command(flatten)]
+    pub format: Format,
 }
 
 /// The TACHYON parameter sets (docs/tachyon.md).
@@ -70,42 +78,49 @@ impl From<TachyonLevel> for Level {
 /// Runs `alibi tachyon <verb>`.
 pub fn run(cmd: Cmd) -> CmdResult {
     match cmd {
-        Cmd::Keygen { level, out, format } => {
-            out.check()?;
-            let level = Level::from(level);
-            let sk = SigningKey::generate(level, &mut os_rng());
-            let vk = sk.verifying_key();
-            out.write(name(level), &vk.to_bytes(), &sk.to_bytes(), format)
-        }
-        Cmd::Sign(files) => {
-            files.check()?;
-            let sk = &files.sk;
-            let b = read_secret(sk, "a TACHYON secret key")?;
-            let key = SigningKey::from_bytes(&b).map_err(|e| wrong(sk, &b, "secret key", e))?;
-            let msg = read(&files.msg)?;
-            let sig = key.sign(&msg, &mut os_rng()).to_bytes();
-            files.write(key.level().name(), &sig)
-        }
-        Cmd::Verify {
-            files: VerifyFiles { pk, msg, sig },
-            format,
-        } => {
-            let b = read_input(&pk, "a TACHYON public key")?;
-            let vk = VerifyingKey::from_bytes(&b).map_err(|e| wrong(&pk, &b, "public key", e))?;
-            let msg = read(&msg)?;
-            let sig = Signature::from_bytes(vk.level(), &read_input(&sig, "a TACHYON signature")?)
-                .map_err(|e| {
-                    malformed(
-                        &format!("{} signature in {}", name(vk.level()), sig.display()),
-                        e,
-                    )
-                })?;
-            let fields = json!({"scheme": name(vk.level())});
-            match vk.verify(&msg, &sig) {
-                Ok(()) => format.verdict(Ok(None), fields),
-                Err(_) => format.verdict(Err("invalid signature".into()), fields),
-            }
-        }
+        Cmd::Keygen(a) => keygen(a),
+        Cmd::Sign(files) => sign(files),
+        Cmd::Verify(a) => verify(a),
+    }
+}
+
+/// `alibi tachyon keygen`.
+fn keygen(KeygenArgs { level, out, format }: KeygenArgs) -> CmdResult {
+    out.check()?;
+    let level = Level::from(level);
+    let sk = SigningKey::generate(level, &mut os_rng());
+    let vk = sk.verifying_key();
+    out.write(name(level), &vk.to_bytes(), &sk.to_bytes(), format)
+}
+
+/// `alibi tachyon sign`.
+fn sign(files: SignFiles) -> CmdResult {
+    files.check()?;
+    let sk = &files.sk;
+    let b = read_secret(sk, "a TACHYON secret key")?;
+    let key = SigningKey::from_bytes(&b).map_err(|e| wrong(sk, &b, "secret key", e))?;
+    let msg = read(&files.msg)?;
+    let sig = key.sign(&msg, &mut os_rng()).to_bytes();
+    files.write(key.level().name(), &sig)
+}
+
+/// `alibi tachyon verify`.
+fn verify(a: VerifyArgs) -> CmdResult {
+    let VerifyFiles { pk, msg, sig } = a.files;
+    let b = read_input(&pk, "a TACHYON public key")?;
+    let vk = VerifyingKey::from_bytes(&b).map_err(|e| wrong(&pk, &b, "public key", e))?;
+    let msg = read(&msg)?;
+    let sig = Signature::from_bytes(vk.level(), &read_input(&sig, "a TACHYON signature")?)
+        .map_err(|e| {
+            malformed(
+                &format!("{} signature in {}", name(vk.level()), sig.display()),
+                e,
+            )
+        })?;
+    let fields = json!({"scheme": name(vk.level())});
+    match vk.verify(&msg, &sig) {
+        Ok(()) => a.format.verdict(Ok(None), fields),
+        Err(_) => a.format.verdict(Err("invalid signature".into()), fields),
     }
 }
 
