@@ -52,7 +52,37 @@ pub struct MailboxQuota {
     pub sender_bytes: u64,
 }
 
+/// Which bound of a [`MailboxQuota`] a send would pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Over {
+    /// The mailbox's own ([`crate::Error::MailboxFull`]).
+    Mailbox,
+    /// The sender's share of it ([`crate::Error::SenderShareFull`]).
+    SenderShare,
+}
+
 impl MailboxQuota {
+    /// The quota rule, the one both stores apply: a send that adds `added` (envelopes, charged
+    /// bytes) to a mailbox holding `mailbox`, of which `sender` came from this send's sender,
+    /// is admitted when neither would pass its bound.
+    pub(crate) fn admits(
+        &self,
+        mailbox: (u64, u64),
+        sender: (u64, u64),
+        added: (u64, u64),
+    ) -> core::result::Result<(), Over> {
+        let over = |(n, b): (u64, u64), (max_n, max_b): (u64, u64)| {
+            n.saturating_add(added.0) > max_n || b.saturating_add(added.1) > max_b
+        };
+        if over(mailbox, (self.messages, self.bytes)) {
+            return Err(Over::Mailbox);
+        }
+        if over(sender, (self.sender_messages, self.sender_bytes)) {
+            return Err(Over::SenderShare);
+        }
+        Ok(())
+    }
+
     /// No bound (tests of the store alone).
     pub const UNLIMITED: Self = Self {
         messages: u64::MAX,
@@ -82,6 +112,21 @@ impl Sender {
         k[1..].copy_from_slice(&v6.octets());
         Self(k)
     }
+}
+
+/// What one send adds to each mailbox it reaches, by mailbox key: (envelopes, [`charged_size`]
+/// bytes), from each delivery's key and encoded length.
+pub(crate) fn additions<K: std::hash::Hash + Eq>(
+    deliveries: impl IntoIterator<Item = (K, usize)>,
+    shared_len: usize,
+) -> std::collections::HashMap<K, (u64, u64)> {
+    let mut added = std::collections::HashMap::new();
+    for (key, len) in deliveries {
+        let a: &mut (u64, u64) = added.entry(key).or_default();
+        a.0 += 1;
+        a.1 += charged_size(len, shared_len);
+    }
+    added
 }
 
 /// What an envelope counts against its device's mailbox: its encoding, plus the shared part of a
@@ -221,5 +266,35 @@ impl core::fmt::Debug for DeviceInfo {
             .field("device_id", &self.device_id)
             .field("registration_id", &self.registration_id)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod quota_tests {
+    use super::*;
+
+    /// The rule both stores apply: up to each bound admitted, one past it refused, the
+    /// mailbox's bound before the sender's share.
+    #[test]
+    fn a_send_is_admitted_up_to_each_bound() {
+        let q = MailboxQuota {
+            messages: 10,
+            bytes: 1000,
+            sender_messages: 4,
+            sender_bytes: 400,
+        };
+        assert_eq!(q.admits((8, 900), (2, 300), (2, 100)), Ok(()));
+        assert_eq!(q.admits((9, 900), (0, 0), (2, 10)), Err(Over::Mailbox));
+        assert_eq!(q.admits((0, 901), (0, 0), (1, 100)), Err(Over::Mailbox));
+        assert_eq!(q.admits((3, 0), (3, 0), (2, 10)), Err(Over::SenderShare));
+        assert_eq!(
+            q.admits((1, 301), (1, 301), (1, 100)),
+            Err(Over::SenderShare)
+        );
+        let unlimited = MailboxQuota::UNLIMITED;
+        assert_eq!(unlimited.admits((u64::MAX, 1), (0, 0), (1, 1)), Ok(()));
+        let added = additions([("a", 10), ("b", 5), ("a", 20)], 7);
+        assert_eq!(added["a"], (2, 44));
+        assert_eq!(added["b"], (1, 12));
     }
 }

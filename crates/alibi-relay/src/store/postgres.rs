@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 use super::{
     credential_fingerprint, Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailSignal,
-    MailboxQuota, MailboxUsage, OneTimeKey, RelayStore, RingXkemKey, Sender, SignedKey,
+    MailboxQuota, MailboxUsage, OneTimeKey, Over, RelayStore, RingXkemKey, Sender, SignedKey,
 };
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
@@ -684,30 +684,26 @@ fn admit(
     quota: &MailboxQuota,
 ) -> Option<(Uuid, u8, bool)> {
     let shared_len = shared.as_ref().map_or(0, |(_, b)| b.len());
-    let mut added: HashMap<(Uuid, u8), (i64, i64)> = HashMap::new();
-    for (a, d, env) in deliveries {
-        let x = added.entry((*a, *d)).or_default();
-        x.0 += 1;
-        x.1 += super::charged_size(env.encoded_len(), shared_len) as i64;
-    }
-    for (&(a, d), &(n, b)) in &added {
-        let (cn, cb) = current.mailboxes.get(&(a, d)).copied().unwrap_or_default();
-        if cn.saturating_add(n) > clamp(quota.messages) || cb.saturating_add(b) > clamp(quota.bytes)
-        {
-            return Some((a, d, false));
-        }
-        let (sn, sb) = current
+    let keys = deliveries
+        .iter()
+        .map(|(a, d, env)| ((*a, *d), env.encoded_len()));
+    let added = super::additions(keys, shared_len);
+    // The counts read from the database are never negative.
+    let unsigned = |(n, b): (i64, i64)| (n.max(0) as u64, b.max(0) as u64);
+    for (&(a, d), &size) in &added {
+        let mailbox = current.mailboxes.get(&(a, d)).copied().unwrap_or_default();
+        let own = current
             .senders
             .get(&(a, d, sender))
             .copied()
             .unwrap_or_default();
-        if sn.saturating_add(n) > clamp(quota.sender_messages)
-            || sb.saturating_add(b) > clamp(quota.sender_bytes)
-        {
-            return Some((a, d, true));
+        match quota.admits(unsigned(mailbox), unsigned(own), size) {
+            Ok(()) => {}
+            Err(over) => return Some((a, d, over == Over::SenderShare)),
         }
     }
     for ((a, d), (n, b)) in added {
+        let (n, b) = (clamp(n), clamp(b));
         let m = current.mailboxes.entry((a, d)).or_default();
         *m = (m.0 + n, m.1 + b);
         let s = current.senders.entry((a, d, sender)).or_default();

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::{
-    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, MailboxUsage, OneTimeKey,
+    Delivery, DeviceBundle, DeviceInfo, KeysUpload, MailboxQuota, MailboxUsage, OneTimeKey, Over,
     RelayStore, RingXkemKey, Sender, SignedKey,
 };
 use crate::{Error, Result};
@@ -355,27 +355,22 @@ impl Tables<'_, '_> {
         quota: MailboxQuota,
     ) -> Result<u64> {
         let shared_len = shared.map_or(0, |(_, b)| b.len());
-        let mut added: HashMap<[u8; 17], (u64, u64)> = HashMap::new();
         let encoded: Vec<Vec<u8>> = items.iter().map(|(.., env)| env.encode_to_vec()).collect();
-        for ((account, device, _), e) in items.iter().zip(&encoded) {
-            let a = added.entry(dev_key(*account, *device)).or_default();
-            a.0 += 1;
-            a.1 += super::charged_size(e.len(), shared_len);
-        }
-        for (dev, (n, b)) in &added {
-            let (cur_n, cur_b) = self.sizes.mailboxes.get(dev).copied().unwrap_or_default();
-            let (own_n, own_b) = self
-                .sizes
+        let keys = items.iter().map(|(a, d, _)| dev_key(*a, *d));
+        let added = super::additions(keys.zip(encoded.iter().map(Vec::len)), shared_len);
+        for (dev, &size) in &added {
+            let sizes = &self.sizes;
+            let mailbox = sizes.mailboxes.get(dev).copied().unwrap_or_default();
+            let own = sizes
                 .senders
                 .get(&(*dev, sender))
                 .copied()
                 .unwrap_or_default();
             let account = || Uuid::from_slice(&dev[..16]).map_err(db_err);
-            if cur_n + n > quota.messages || cur_b.saturating_add(*b) > quota.bytes {
-                return Err(Error::MailboxFull(account()?, dev[16]));
-            }
-            if own_n + n > quota.sender_messages || own_b.saturating_add(*b) > quota.sender_bytes {
-                return Err(Error::SenderShareFull(account()?, dev[16]));
+            match quota.admits(mailbox, own, size) {
+                Ok(()) => {}
+                Err(Over::Mailbox) => return Err(Error::MailboxFull(account()?, dev[16])),
+                Err(Over::SenderShare) => return Err(Error::SenderShareFull(account()?, dev[16])),
             }
         }
         if let Some((key, bytes)) = shared {
