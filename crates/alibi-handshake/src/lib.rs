@@ -34,28 +34,11 @@ pub use kem::{KemKeyPair, KemKeyType, KemPublicKey, KemSecretKey};
 /// Errors of the handshake layer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    /// An input has the wrong length.
+    /// A key, ciphertext or signature of the key layer that does not decode or verify: a wrong
+    /// length, an unknown key type byte, an empty input, a KEM key and ciphertext of different
+    /// KEMs (alibi-identity's error, as it is).
     #[error(transparent)]
-    Length(#[from] alibi_encoding::LengthError),
-    /// A key's type byte is not one we know (0x05 for X25519; 0x08 or 0x0A for KEM keys).
-    #[error("unknown {what} key type 0x{byte:02x}")]
-    KeyType {
-        /// Which kind of key.
-        what: &'static str,
-        /// The type byte found.
-        byte: u8,
-    },
-    /// An empty input where a typed key was expected.
-    #[error("empty {0}")]
-    Empty(&'static str),
-    /// A ciphertext for one KEM presented to a key of another.
-    #[error("KEM type mismatch: key is 0x{key:02x}, ciphertext is 0x{ciphertext:02x}")]
-    KemMismatch {
-        /// The key's type byte.
-        key: u8,
-        /// The ciphertext's type byte.
-        ciphertext: u8,
-    },
+    Key(#[from] alibi_identity::Error),
     /// A signature in a prekey bundle (or on a RingXKEM prekey) does not verify.
     #[error("signature on the {0} does not verify")]
     BadSignature(&'static str),
@@ -76,16 +59,9 @@ pub type Result<T> = core::result::Result<T, Error>;
 /// The length check, written once in `alibi-encoding`.
 impl alibi_encoding::LengthChecked for Error {}
 
-/// The key layer's errors, under the names the handshakes have always given them.
-impl From<alibi_identity::Error> for Error {
-    fn from(e: alibi_identity::Error) -> Self {
-        use alibi_identity::Error as E;
-        match e {
-            E::Length(l) => Error::Length(l),
-            E::KeyType { what, byte } => Error::KeyType { what, byte },
-            E::Empty(what) => Error::Empty(what),
-            E::KemMismatch { key, ciphertext } => Error::KemMismatch { key, ciphertext },
-            E::BadSignature(what) => Error::BadSignature(what),
-        }
+/// A wrong length is the key layer's error.
+impl From<alibi_encoding::LengthError> for Error {
+    fn from(e: alibi_encoding::LengthError) -> Self {
+        Error::Key(e.into())
     }
 }
