@@ -13,7 +13,7 @@ use alibi_channel::sealed_sender::v2::{self, Recipient};
 use alibi_channel::sealed_sender::{
     ContentType, SenderCertificate, ServerCertificate, ServiceId, UnidentifiedSenderMessageContent,
 };
-use alibi_handshake::{IdentityKeyPair, PrivateKey};
+use alibi_identity::{IdentityKeyPair, PrivateKey};
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
 use tokio::sync::Mutex;

@@ -17,7 +17,8 @@ mod common;
 
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle};
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
-use alibi_handshake::{IdentityKeyPair, KemKeyType, PreKeyBundle};
+use alibi_handshake::PreKeyBundle;
+use alibi_identity::{IdentityKeyPair, KemKeyType};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;

@@ -12,7 +12,7 @@ use alibi_channel::sender_keys::{
     create_distribution_message, group_decrypt, group_encrypt, process_distribution_message,
 };
 use alibi_channel::{Address, ProtocolStore};
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;

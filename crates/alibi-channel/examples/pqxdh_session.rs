@@ -8,7 +8,8 @@ use std::time::SystemTime;
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
 use alibi_channel::store::{KyberPreKeyRecord, SignedPreKeyRecord};
 use alibi_channel::{Address, InMemoryStore, ProtocolStore, RedbStore};
-use alibi_handshake::{IdentityKeyPair, KemKeyPair, KemKeyType, KeyPair, PreKeyBundle};
+use alibi_handshake::PreKeyBundle;
+use alibi_identity::{IdentityKeyPair, KemKeyPair, KemKeyType, KeyPair};
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
 

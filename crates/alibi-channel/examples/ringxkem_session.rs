@@ -11,7 +11,7 @@ use alibi_channel::cipher::{decrypt, encrypt, CiphertextMessage};
 use alibi_channel::ringxkem::{self, fingerprint, RingXkemPreKey};
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
 use alibi_handshake::ringxkem::Identity;
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
 

@@ -16,7 +16,8 @@
 use std::time::SystemTime;
 
 use alibi_handshake::x3dh::{self, ResponderKeys, VERSION_X3DH};
-use alibi_handshake::{KeyPair, PreKeyBundle};
+use alibi_handshake::PreKeyBundle;
+use alibi_identity::KeyPair;
 use rand_core::CryptoRng;
 
 use crate::message::{PreKeySignalMessage, SignalMessage};

@@ -5,7 +5,7 @@
 //! bytes; a `PreKeySignalMessage` wraps one and has no MAC of its own. alibi's `RingXkemMessage`
 //! (type 5, session version 5) wraps one too, and `CiphertextMessage` is any of the three.
 
-use alibi_handshake::{IdentityKey, PublicKey};
+use alibi_identity::{IdentityKey, PublicKey};
 use hmac::{Hmac, KeyInit, Mac};
 use prost::Message as _;
 use sha2::Sha256;

@@ -9,7 +9,7 @@
 //!   none. Messages are AES-256-CBC with PKCS#7 padding.
 
 use aes::cipher::{block_padding::Pkcs7, BlockModeDecrypt, BlockModeEncrypt, KeyIvInit};
-use alibi_handshake::{PrivateKey, PublicKey};
+use alibi_identity::{PrivateKey, PublicKey};
 use hkdf::Hkdf;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;

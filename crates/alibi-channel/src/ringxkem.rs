@@ -23,7 +23,7 @@ use std::time::SystemTime;
 
 use alibi_akem::pq;
 use alibi_handshake::ringxkem::{self, Identity, IdentityPublic};
-use alibi_handshake::{IdentityKey, KeyPair, PublicKey};
+use alibi_identity::{IdentityKey, KeyPair, PublicKey};
 use prost::Message as _;
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
@@ -181,7 +181,7 @@ impl RingXkemPreKey {
     /// Restores a prekey of `suite` from [`RingXkemPreKey::to_bytes`].
     pub fn from_bytes(suite: alibi_akem::pq::Suite, b: &[u8]) -> Result<Self> {
         let pb: proto::RingXkemPreKey = proto::decode(b, "RingXKEM prekey")?;
-        let private = alibi_handshake::PrivateKey::deserialize(&pb.ratchet_private)?;
+        let private = alibi_identity::PrivateKey::deserialize(&pb.ratchet_private)?;
         Ok(Self {
             handshake: ringxkem::PreKey::from_bytes(suite, &pb.handshake)?,
             ratchet: KeyPair::from_private(private),

@@ -39,7 +39,7 @@ pub struct Decrypted {
     pub device_id: u32,
     /// The sender's identity key, from its certificate (callers that pinned the sender's
     /// identity compare it).
-    pub sender_key: alibi_handshake::PublicKey,
+    pub sender_key: alibi_identity::PublicKey,
     /// The inner message's type.
     pub msg_type: ContentType,
     /// For a sender-key message: its distribution id (which group it belongs to).
@@ -53,7 +53,7 @@ pub struct Decrypted {
 /// (Whisper, PreKey) from the sender's session, or a sender-key group message.
 pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?Sized>(
     ciphertext: &[u8],
-    trust_roots: &[alibi_handshake::PublicKey],
+    trust_roots: &[alibi_identity::PublicKey],
     now_ms: u64,
     local: &Address,
     store: &mut S,
@@ -70,7 +70,7 @@ pub fn decrypt<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?Sized
 /// see [`crate::sender_keys::group_decrypt_checked`]), or `None`.
 pub fn decrypt_usmc<S: ProtocolStore + SenderKeyStore + ?Sized, R: CryptoRng + ?Sized>(
     usmc: &UnidentifiedSenderMessageContent,
-    trust_roots: &[alibi_handshake::PublicKey],
+    trust_roots: &[alibi_identity::PublicKey],
     now_ms: u64,
     local: &Address,
     store: &mut S,

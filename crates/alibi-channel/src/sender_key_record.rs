@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use alibi_handshake::{PrivateKey, PublicKey};
+use alibi_identity::{PrivateKey, PublicKey};
 use hkdf::Hkdf;
 use hmac::{Hmac, KeyInit, Mac};
 use prost::Message as _;

@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use alibi_handshake::{xeddsa, KeyPair, PublicKey};
+use alibi_identity::{xeddsa, KeyPair, PublicKey};
 use prost::Message as _;
 use rand_core::CryptoRng;
 use uuid::Uuid;

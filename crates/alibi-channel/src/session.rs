@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use alibi_handshake::{IdentityKey, KeyPair, PrivateKey, PublicKey};
+use alibi_identity::{IdentityKey, KeyPair, PrivateKey, PublicKey};
 use prost::Message as _;
 use zeroize::Zeroizing;
 

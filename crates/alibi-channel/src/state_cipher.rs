@@ -5,7 +5,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use alibi_handshake::KeyPair;
+use alibi_identity::KeyPair;
 use rand_core::CryptoRng;
 
 use crate::message::{CiphertextMessage, PreKeySignalMessage, RingXkemMessage, SignalMessage};
@@ -163,7 +163,7 @@ fn decrypt_with_state<R: CryptoRng + ?Sized>(
 /// advanced to it (keeping the seeds it skips, up to 2,000).
 fn message_keys(
     state: &mut SessionState,
-    theirs: &alibi_handshake::PublicKey,
+    theirs: &alibi_identity::PublicKey,
     counter: u32,
 ) -> Result<SkippedKey> {
     let chain = state.receiver_chain(theirs).expect("chain exists");

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use alibi_handshake::{
+use alibi_identity::{
     IdentityKey, IdentityKeyPair, KemKeyPair, KemPublicKey, KemSecretKey, KeyPair, PrivateKey,
 };
 use prost::Message as _;
@@ -219,7 +219,7 @@ pub(crate) fn fuzz_samples<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> Vec
         signature: identity.sign(&spk.public.serialize(), rng).to_vec(),
         key_pair: spk,
     });
-    let kem = KemKeyPair::generate(alibi_handshake::KemKeyType::Kyber1024, rng);
+    let kem = KemKeyPair::generate(alibi_identity::KemKeyType::Kyber1024, rng);
     let kyber = encode_kyber(&KyberPreKeyRecord {
         id: 2,
         signature: identity.sign(&kem.public.serialize(), rng).to_vec(),

@@ -3,10 +3,10 @@
 
 use alibi_channel::cipher::CiphertextMessage;
 use alibi_channel::{PreKeySignalMessage, SessionRecord, SignalMessage};
-use alibi_handshake::{IdentityKey, PrivateKey};
+use alibi_identity::{IdentityKey, PrivateKey};
 use proptest::prelude::*;
 
-fn key(seed: u8) -> alibi_handshake::PublicKey {
+fn key(seed: u8) -> alibi_identity::PublicKey {
     PrivateKey::from_bytes([seed; 32]).public_key()
 }
 
@@ -72,7 +72,7 @@ proptest! {
         let _ = SenderKeyRecord::deserialize(&data);
         let _ = SenderCertificate::deserialize(&data);
         let _ = UnidentifiedSenderMessageContent::deserialize(&data);
-        let id = alibi_handshake::IdentityKeyPair::from_private(PrivateKey::from_bytes([3; 32]));
+        let id = alibi_identity::IdentityKeyPair::from_private(PrivateKey::from_bytes([3; 32]));
         let _ = sealed_sender::decrypt_to_usmc(&data, &id);
         for v in [0x22u8, 0x23] {
             let mut d = data.clone();

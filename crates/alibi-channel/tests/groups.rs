@@ -15,7 +15,7 @@ use alibi_channel::sender_keys::{
     SenderKeyDistributionMessage, SenderKeyRecord, SenderKeyStore,
 };
 use alibi_channel::{Address, Error, InMemoryStore, ProtocolStore, RedbStore};
-use alibi_handshake::{IdentityKeyPair, KemKeyType, PrivateKey};
+use alibi_identity::{IdentityKeyPair, KemKeyType, PrivateKey};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;

@@ -19,7 +19,8 @@ use alibi_channel::sender_keys::{
     SenderKeyDistributionMessage,
 };
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
-use alibi_handshake::{KemKeyType, PreKeyBundle, PrivateKey};
+use alibi_handshake::PreKeyBundle;
+use alibi_identity::{KemKeyType, PrivateKey};
 use alibi_testkit::node::{signal_peer, NodePeer};
 use alibi_testkit::{hex, ok, unhex};
 use rand_chacha::rand_core::SeedableRng;

@@ -17,7 +17,8 @@ use alibi_channel::cipher::{
     decrypt, encrypt, encrypt_with_rng, process_prekey_bundle, CiphertextMessage,
 };
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
-use alibi_handshake::{KemKeyType, PreKeyBundle};
+use alibi_handshake::PreKeyBundle;
+use alibi_identity::KemKeyType;
 use alibi_testkit::node::{signal_peer, NodePeer};
 use alibi_testkit::{hex, ok, unhex};
 use rand_chacha::rand_core::SeedableRng;

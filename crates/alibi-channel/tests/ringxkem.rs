@@ -195,7 +195,7 @@ fn pinned_identities_are_enforced() {
     );
     // A swapped ratchet key breaks the bundle's signature.
     let mut bad = bundle.clone();
-    bad.ratchet_key = alibi_handshake::KeyPair::generate(&mut rng2).public;
+    bad.ratchet_key = alibi_identity::KeyPair::generate(&mut rng2).public;
     assert!(bad.verify().is_err());
 }
 

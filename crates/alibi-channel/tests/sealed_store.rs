@@ -3,7 +3,7 @@
 
 use alibi_channel::store::RedbStore;
 use alibi_channel::ProtocolStore;
-use alibi_handshake::{IdentityKeyPair, KeyPair};
+use alibi_identity::{IdentityKeyPair, KeyPair};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
 use alibi_channel::{Address, Error, InMemoryStore, ProtocolStore, RedbStore, SessionRecord};
-use alibi_handshake::{IdentityKeyPair, KemKeyType};
+use alibi_identity::{IdentityKeyPair, KemKeyType};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 

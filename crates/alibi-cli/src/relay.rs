@@ -377,7 +377,7 @@ fn trust_root(path: &Path, created: &mut Created) -> Result<[u8; 32], Failure> {
             ))
         })
     } else {
-        let k = alibi_handshake::PrivateKey::generate(&mut os_rng()).to_bytes();
+        let k = alibi_identity::PrivateKey::generate(&mut os_rng()).to_bytes();
         write("--trust-root", path, Kind::Secret, &k[..], false)?;
         created.add(path);
         Ok(*k)
@@ -443,7 +443,7 @@ fn serve_until_stopped(
             delay: Duration::from_millis(delay_ms),
             ..limited
         };
-        let root_pub = alibi_handshake::PrivateKey::from_bytes(config.trust_root).public_key();
+        let root_pub = alibi_identity::PrivateKey::from_bytes(config.trust_root).public_key();
         say!(
             "relay listening on {}://{} (store: {kind}); trust root {}",
             if tls.is_some() { "https" } else { "http" },

@@ -139,7 +139,7 @@ fn a_member_whose_mailbox_is_full_is_named_unreachable() {
 }
 
 fn outsider_identity() -> Vec<u8> {
-    alibi_handshake::IdentityKeyPair::generate(&mut rand_core::UnwrapErr(getrandom::SysRng))
+    alibi_identity::IdentityKeyPair::generate(&mut rand_core::UnwrapErr(getrandom::SysRng))
         .identity
         .serialize()
         .to_vec()

@@ -1,8 +1,8 @@
 //! The prekey bundle a responder publishes (libsignal's `PreKeyBundle`), and the initiator's checks.
 
-use crate::curve::{IdentityKey, PublicKey};
-use crate::kem::KemPublicKey;
 use crate::{Error, Result};
+use alibi_identity::curve::{IdentityKey, PublicKey};
+use alibi_identity::kem::KemPublicKey;
 
 /// A responder's published keys, as one device's entry of a prekey fetch.
 #[derive(Clone, Debug)]

@@ -1,14 +1,7 @@
 //! Signal-style handshakes, as libsignal speaks them on the wire.
 //!
-//! The keys come from `alibi-identity`, re-exported here under their old paths:
-//!
-//! * [`curve`]: X25519 keys in libsignal's 33-byte encoding (type byte `0x05`), identity keys.
-//! * [`xeddsa`]: XEdDSA signatures made and checked with X25519 keys (the Signal XEdDSA
-//!   specification, with libsignal's sign bit carried in the signature's last byte).
-//! * [`kem`]: the KEM prekeys of PQXDH: pre-standard Kyber1024 (type byte `0x08`, what libsignal
-//!   uses in production) and ML-KEM-1024 (`0x0A`).
-//!
-//! The handshakes are this crate's own:
+//! The keys are `alibi-identity`'s (X25519 keys and identity keys, XEdDSA, the KEM prekeys of
+//! PQXDH); the handshakes are this crate's own:
 //!
 //! * [`bundle`]: the prekey bundle a responder publishes and the checks an initiator makes on it.
 //! * [`x3dh`]: X3DH (session version 3, info `"WhisperText"`) and PQXDH (version 4), both sides.
@@ -26,10 +19,7 @@ pub mod bundle;
 pub mod ringxkem;
 pub mod x3dh;
 
-pub use alibi_identity::{curve, kem, xeddsa};
 pub use bundle::PreKeyBundle;
-pub use curve::{IdentityKey, IdentityKeyPair, KeyPair, PrivateKey, PublicKey};
-pub use kem::{KemKeyPair, KemKeyType, KemPublicKey, KemSecretKey};
 
 /// Errors of the handshake layer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

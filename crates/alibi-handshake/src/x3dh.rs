@@ -14,9 +14,9 @@ use sha2::Sha256;
 use zeroize::Zeroizing;
 
 use crate::bundle::PreKeyBundle;
-use crate::curve::{IdentityKey, IdentityKeyPair, KeyPair, PublicKey};
-use crate::kem::KemSecretKey;
 use crate::{Error, Result};
+use alibi_identity::curve::{IdentityKey, IdentityKeyPair, KeyPair, PublicKey};
+use alibi_identity::kem::KemSecretKey;
 
 /// Session version of an X3DH session (libsignal's "pre-Kyber" message version).
 pub const VERSION_X3DH: u8 = 3;
@@ -150,7 +150,7 @@ pub fn respond(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kem::{KemKeyPair, KemKeyType};
+    use alibi_identity::kem::{KemKeyPair, KemKeyType};
     use rand_chacha::rand_core::SeedableRng;
     use rand_chacha::ChaCha20Rng;
 

@@ -1,7 +1,7 @@
 //! Contact cards: what one party hands another out of band (a file, a QR code, a group file), and
 //! the only source of a contact's identity key the messenger believes.
 
-use alibi_handshake::{IdentityKey, PublicKey};
+use alibi_identity::{IdentityKey, PublicKey};
 use alibi_relay_api::access::AccessKey;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;

@@ -204,7 +204,7 @@ pub mod fuzzing {
         device: u8,
         one_time: u32,
         kem: u32,
-    ) -> (bool, Option<alibi_handshake::IdentityKey>, bool, bool) {
+    ) -> (bool, Option<alibi_identity::IdentityKey>, bool, bool) {
         m.stored(account, device, one_time, kem)
     }
 

@@ -4,9 +4,8 @@
 
 use alibi_channel::store::{KyberPreKeyRecord, SignedPreKeyRecord};
 use alibi_channel::ProtocolStore;
-use alibi_handshake::{
-    IdentityKey, KemKeyPair, KemKeyType, KemPublicKey, KeyPair, PreKeyBundle, PublicKey,
-};
+use alibi_handshake::PreKeyBundle;
+use alibi_identity::{IdentityKey, KemKeyPair, KemKeyType, KemPublicKey, KeyPair, PublicKey};
 use alibi_relay_api::keys::{DeviceBundle, KeysUpload, OneTimeKey, SignedKey};
 use rand_core::CryptoRng;
 

@@ -2,7 +2,7 @@
 //! with the account they belong to and the pinned trust root; sealed under the user's passphrase
 //! in `identity.sealed` (alibi-keyfile: Argon2id + XChaCha20-Poly1305).
 
-use alibi_handshake::{IdentityKeyPair, PrivateKey, PublicKey};
+use alibi_identity::{IdentityKeyPair, PrivateKey, PublicKey};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};

@@ -12,7 +12,7 @@ use alibi_channel::sealed_sender::{
 };
 use alibi_channel::store::InMemoryStore;
 use alibi_channel::Address;
-use alibi_handshake::{IdentityKey, IdentityKeyPair, PrivateKey};
+use alibi_identity::{IdentityKey, IdentityKeyPair, PrivateKey};
 use alibi_messenger::{fuzzing, ContactCard, Device, Handshake, Messenger, Options, RelayClient};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;

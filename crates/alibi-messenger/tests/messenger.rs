@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use alibi_channel::sealed_sender::{SenderCertificate, ServerCertificate};
-use alibi_handshake::PrivateKey;
+use alibi_identity::PrivateKey;
 use alibi_messenger::{Error, Group, Kind, Messenger, Options, Received};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
@@ -342,7 +342,7 @@ async fn plain_http_to_a_remote_relay_is_refused_before_any_connection() {
         Err(e) => panic!("expected the relay refused as insecure, got {e}"),
         Ok(_) => panic!("expected the relay refused as insecure"),
     }
-    let key = alibi_handshake::IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
+    let key = alibi_identity::IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
     let r = alibi_messenger::RelayClient::register(
         "https://a.invalid,http://example.invalid:8080",
         &key.identity.serialize(),
@@ -391,7 +391,7 @@ async fn strangers_are_not_heard_and_do_not_wait() {
 #[tokio::test]
 async fn another_accounts_certificate_is_refused() {
     let (relay, proxy, a, b) = two_behind_a_proxy().await;
-    let d = alibi_handshake::IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
+    let d = alibi_identity::IdentityKeyPair::generate(&mut UnwrapErr(SysRng));
     let other = alibi_messenger::RelayClient::register(
         &relay.url,
         &d.identity.serialize(),

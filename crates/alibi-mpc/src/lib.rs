@@ -49,7 +49,7 @@ pub use alibi_bls as bls;
 
 use std::collections::BTreeMap;
 
-use alibi_handshake::{xeddsa, IdentityKey, IdentityKeyPair};
+use alibi_identity::{xeddsa, IdentityKey, IdentityKeyPair};
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};

@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use alibi_handshake::IdentityKey;
+use alibi_identity::IdentityKey;
 use alibi_messenger::{ContactCard, Group, Kind, Messenger, Received};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use alibi_handshake::{xeddsa, IdentityKey};
+use alibi_identity::{xeddsa, IdentityKey};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;

@@ -6,7 +6,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use alibi_messenger::relay::{RelayClient, SendError};
 use alibi_messenger::Error as ClientError;
 use alibi_relay::local::LocalRelay;

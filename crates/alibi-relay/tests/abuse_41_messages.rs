@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use alibi_messenger::relay::{RelayClient, SendError};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::{Config, MAX_BODY};

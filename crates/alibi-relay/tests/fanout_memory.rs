@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use alibi_messenger::relay::RelayClient;
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::{AddressLimits, Config, Rate};

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use alibi_messenger::relay::RelayClient;
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;

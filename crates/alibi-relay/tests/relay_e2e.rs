@@ -14,7 +14,7 @@ use alibi_channel::sender_keys::{
     SenderKeyDistributionMessage,
 };
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
-use alibi_handshake::{IdentityKeyPair, KeyPair, PublicKey};
+use alibi_identity::{IdentityKeyPair, KeyPair, PublicKey};
 use alibi_messenger::relay::{Receiver, RelayClient, SendError};
 use alibi_messenger::{generate_keys, to_prekey_bundle};
 use alibi_relay::local::LocalRelay;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use alibi_messenger::{Endpoint, RelayClient};
 use alibi_relay::server::{serve_with, Config, Tls};
 use alibi_relay::store::redb::RedbRelayStore;

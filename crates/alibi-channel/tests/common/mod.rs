@@ -3,7 +3,8 @@
 
 use alibi_channel::store::{KyberPreKeyRecord, SignedPreKeyRecord};
 use alibi_channel::{InMemoryStore, ProtocolStore};
-use alibi_handshake::{IdentityKeyPair, KemKeyPair, KemKeyType, KeyPair, PreKeyBundle};
+use alibi_handshake::PreKeyBundle;
+use alibi_identity::{IdentityKeyPair, KemKeyPair, KemKeyType, KeyPair};
 use rand_core::CryptoRng;
 
 /// Publishes a signed prekey (id 7), a one-time prekey (id 3) if asked, and a KEM prekey (id 11)
@@ -59,7 +60,7 @@ pub fn party<R: CryptoRng + ?Sized>(rng: &mut R, registration_id: u32) -> InMemo
 }
 
 use alibi_channel::sealed_sender::{SenderCertificate, ServerCertificate};
-use alibi_handshake::PrivateKey;
+use alibi_identity::PrivateKey;
 
 /// A trust root, a server certificate under it, and the server's key.
 pub struct Authority {
@@ -103,7 +104,7 @@ impl Authority {
 }
 
 use alibi_channel::sealed_sender::{ContentType, UnidentifiedSenderMessageContent};
-use alibi_handshake::{IdentityKey, KemPublicKey, PublicKey};
+use alibi_identity::{IdentityKey, KemPublicKey, PublicKey};
 use alibi_testkit::{hex, unhex};
 use serde_json::{json, Value};
 

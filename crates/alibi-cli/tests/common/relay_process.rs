@@ -105,7 +105,7 @@ pub async fn pair(
 ) -> (alibi_messenger::RelayClient, alibi_messenger::RelayClient) {
     use alibi_messenger::RelayClient;
     let id = || {
-        alibi_handshake::IdentityKeyPair::generate(&mut rand_core::UnwrapErr(getrandom::SysRng))
+        alibi_identity::IdentityKeyPair::generate(&mut rand_core::UnwrapErr(getrandom::SysRng))
             .identity
             .serialize()
             .to_vec()

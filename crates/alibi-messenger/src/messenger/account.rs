@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use alibi_channel::ringxkem::RingXkemPreKey;
 use alibi_channel::store::{InMemoryStore, RedbStore};
-use alibi_handshake::{IdentityKeyPair, PublicKey};
+use alibi_identity::{IdentityKeyPair, PublicKey};
 use alibi_relay_api::access::derive_access_key;
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};

@@ -10,7 +10,7 @@ use alibi_channel::sender_keys::{
     self, process_distribution_message, CheckedSignature, SenderKeyDistributionMessage,
 };
 use alibi_channel::Address;
-use alibi_handshake::IdentityKey;
+use alibi_identity::IdentityKey;
 use alibi_relay_api::now_ms;
 use alibi_relay_api::proto::{envelope, Envelope};
 use getrandom::SysRng;

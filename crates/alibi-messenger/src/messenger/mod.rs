@@ -21,7 +21,7 @@ use alibi_channel::ringxkem::RingXkemPreKey;
 use alibi_channel::sealed_sender::SenderCertificate;
 use alibi_channel::sender_keys::SenderKeyStore;
 use alibi_channel::{Address, ProtocolStore};
-use alibi_handshake::{IdentityKey, IdentityKeyPair, PublicKey};
+use alibi_identity::{IdentityKey, IdentityKeyPair, PublicKey};
 use alibi_relay_api::access::AccessKey;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;

@@ -8,7 +8,7 @@ use alibi_channel::cipher::process_prekey_bundle;
 use alibi_channel::ringxkem::{self, fingerprint, RingXkemBundle};
 use alibi_channel::session::SessionRecord;
 use alibi_channel::Address;
-use alibi_handshake::IdentityKey;
+use alibi_identity::IdentityKey;
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
 

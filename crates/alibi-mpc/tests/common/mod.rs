@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
 use alibi_mpc::sign::{sign, SignConfig, Signed};
 use alibi_mpc::transport::{Adversary, Delivery, MemoryTransport};

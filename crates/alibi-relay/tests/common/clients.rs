@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use alibi_handshake::IdentityKeyPair;
+use alibi_identity::IdentityKeyPair;
 use alibi_messenger::relay::RelayClient;
 use alibi_relay::server::Config;
 use alibi_relay_api::b64;
