@@ -11,9 +11,10 @@
 //! * [`kem`]: the KEM prekeys of PQXDH: pre-standard Kyber1024 (type byte `0x08`, what libsignal
 //!   uses in production) and ML-KEM-1024 (`0x0A`), on `alibi-mlkem`.
 //!
-//! The handshakes that use these keys are in `alibi-handshake`; the keys are a crate of their own so that what only checks keys and
-//! signatures (the relay validating uploaded prekeys, issuing sender certificates) links neither
-//! the authenticated KEMs nor the lattice signatures below them.
+//! The handshakes that use these keys are in `alibi-handshake`; the keys are a crate of their
+//! own so that what only checks keys and signatures (the relay validating uploaded prekeys,
+//! issuing sender certificates) links neither the authenticated KEMs nor the lattice signatures
+//! below them.
 //!
 //! ```
 //! use alibi_identity::{xeddsa, IdentityKeyPair, KemKeyPair, KemKeyType, KemPublicKey};
