@@ -3,7 +3,7 @@
 //! own figures quoted and marked as quoted, and a report (Markdown, one CSV and one SVG plot per
 //! table, the machine's description) that docs/BENCHMARKS.md includes.
 //!
-//! The harnesses of `alibi mpc bench` ([`mpc`], [`mpc_processes`]) and `alibi relay bench`
+//! The harnesses of `alibi mpc bench` ([`mpc`], [`mpc::processes`]) and `alibi relay bench`
 //! ([`relay_load`]) live here too, with their tables, CSVs and plots: one home for measurement.
 //!
 //! Seeds: 000 ring signatures (KNTW25, Table 3), 001 SHADOWFAX (Table 1), 002 MPC over Signal-style
@@ -22,16 +22,9 @@
 pub mod machine;
 pub mod measure;
 pub mod mpc;
-pub mod mpc_processes;
-pub mod mpc_rounds;
-pub mod mpc_scheme;
 pub mod plot;
 pub mod relay_load;
-mod seed000_ring;
-mod seed001_akem;
-mod seed002_mpc;
-mod seed003_dgsp;
-mod seed004_tachyon;
+mod seeds;
 pub mod summary;
 pub mod table;
 
@@ -72,6 +65,14 @@ pub enum Error {
     /// A CSV of [`mpc::csv`]'s shape without rows.
     #[error("no measurements in it")]
     NoMeasurements,
+}
+
+impl Error {
+    /// A harness's failure ([`Error::Run`]) in the failing layer's words: the one way a relay,
+    /// party or protocol error becomes this crate's.
+    pub(crate) fn harness(e: impl core::fmt::Display) -> Self {
+        Error::Run(e.to_string())
+    }
 }
 
 /// The seeds, in report order.
@@ -244,11 +245,11 @@ pub fn run(options: &Options, progress: &mut dyn FnMut(Event)) -> Result<Report,
     for seed in seeds {
         let t0 = Instant::now();
         tables.push(match seed {
-            Seed::Ring => seed000_ring::table(&mut ctx)?,
-            Seed::Akem => seed001_akem::table(&mut ctx)?,
-            Seed::Mpc => seed002_mpc::table(&mut ctx)?,
-            Seed::Dgsp => seed003_dgsp::table(&mut ctx)?,
-            Seed::Tachyon => seed004_tachyon::table(&mut ctx)?,
+            Seed::Ring => seeds::ring::table(&mut ctx)?,
+            Seed::Akem => seeds::akem::table(&mut ctx)?,
+            Seed::Mpc => seeds::mpc::table(&mut ctx)?,
+            Seed::Dgsp => seeds::dgsp::table(&mut ctx)?,
+            Seed::Tachyon => seeds::tachyon::table(&mut ctx)?,
         });
         times.push(t0.elapsed());
     }

@@ -107,7 +107,7 @@ pub async fn start(store: Option<Arc<dyn RelayStore>>) -> Result<LocalRelay> {
         Some(s) => LocalRelay::start_on(s, config()).await,
         None => LocalRelay::start(config()).await,
     };
-    started.map_err(|e| Error::Run(e.to_string()))
+    started.map_err(Error::harness)
 }
 
 /// Measures one scenario against `nodes` (relays on one store; at least one).

@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::time::Duration;
 
+use alibi_bench::mpc::processes::PartyArgs;
+use alibi_bench::mpc::rounds::RunRounds;
 use alibi_bench::mpc::{Comparison, Grid, Measured, Parties, PrimeBank, Progress};
-use alibi_bench::mpc_processes::PartyArgs;
-use alibi_bench::mpc_rounds::RunRounds;
 use alibi_mpc::relay::Mode;
 use alibi_mpc::scheme::Scheme;
 use serde_json::json;
@@ -20,7 +20,7 @@ use crate::say;
 
 /// `alibi mpc bench-party`.
 pub(super) fn party(a: BenchPartyArgs) -> CmdResult {
-    alibi_bench::mpc_processes::party(
+    alibi_bench::mpc::processes::party(
         &a.relay,
         a.index,
         a.transport.into(),
@@ -146,7 +146,7 @@ fn measure(
     print_tables(&cells, format)?;
     if let Some(path) = rounds {
         print_rounds(&timed, format)?;
-        let text = alibi_bench::mpc_rounds::rounds_csv(&timed);
+        let text = alibi_bench::mpc::rounds::rounds_csv(&timed);
         write("--rounds", path, Kind::Report, text.as_bytes(), false)?;
     }
     let text = alibi_bench::mpc::scheme_csv(&cells);
@@ -159,10 +159,10 @@ fn measure(
     Ok(())
 }
 
-/// The later runs' median time per round ([`alibi_bench::mpc_rounds::summary`]), as a table or
+/// The later runs' median time per round ([`alibi_bench::mpc::rounds::summary`]), as a table or
 /// as JSON rows (a second JSON line, after the comparison's).
 fn print_rounds(timed: &[RunRounds], format: Format) -> CmdResult {
-    let summary = alibi_bench::mpc_rounds::summary(timed);
+    let summary = alibi_bench::mpc::rounds::summary(timed);
     if format.json {
         let rows: Vec<serde_json::Value> = summary
             .iter()
@@ -181,7 +181,7 @@ fn print_rounds(timed: &[RunRounds], format: Format) -> CmdResult {
     if summary.is_empty() {
         return say("\nno round timed: only BLS runs are timed per round");
     }
-    let table = alibi_bench::mpc_rounds::rounds_table(&summary);
+    let table = alibi_bench::mpc::rounds::rounds_table(&summary);
     say(format!(
         "\ntime per round, median of the later runs (a round lasts from when the last party sent \
          it to when the last party sent the next; start: until every party had sent its first):\n\n{}",

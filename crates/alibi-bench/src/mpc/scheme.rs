@@ -1,6 +1,6 @@
 //! The protocols the MPC grid measures: alibi's threshold BLS, and the threshold signatures of
 //! established crates that run over [`alibi_mpc::net`] (FROST, CGGMP24 ECDSA), each party a task
-//! of this process ([`crate::mpc::measure`]) or its own process ([`crate::mpc_processes`]).
+//! of this process ([`crate::mpc::measure`]) or its own process ([`crate::mpc::processes`]).
 //!
 //! Threshold ECDSA's key generation needs two safe primes per party. Finding them takes tens of
 //! seconds to minutes per party and needs no other party, so it is not part of the timed key
@@ -49,7 +49,8 @@ pub struct Setup {
 }
 
 /// The test-only safe primes of `alibi-threshold-ecdsa` (five parties' worth).
-const FIXTURE_PRIMES: &str = include_str!("../../alibi-threshold-ecdsa/tests/vectors/primes.hex");
+const FIXTURE_PRIMES: &str =
+    include_str!("../../../alibi-threshold-ecdsa/tests/vectors/primes.hex");
 
 /// Safe primes per party for threshold ECDSA, made before anything is timed.
 #[derive(Clone, Default)]
@@ -131,12 +132,8 @@ impl PrimeBank {
         let bytes = self
             .encoded(index)
             .ok_or_else(|| Error::Run(format!("no safe primes for party {index}")))?;
-        Primes::from_bytes(bytes).map_err(run)
+        Primes::from_bytes(bytes).map_err(Error::harness)
     }
-}
-
-fn run(e: impl std::fmt::Display) -> Error {
-    Error::Run(e.to_string())
 }
 
 /// What the parties have sent so far: (requests, bytes).
@@ -160,7 +157,11 @@ pub async fn measure(url: &str, setup: &Setup, primes: &PrimeBank) -> Result<Vec
         timeout,
     } = *setup;
     let indices: Vec<u16> = (1..=n).collect();
-    let mut parties = endpoints(register_parties(url, &indices, mode).await.map_err(run)?);
+    let mut parties = endpoints(
+        register_parties(url, &indices, mode)
+            .await
+            .map_err(Error::harness)?,
+    );
     let mut runs = vec![];
     for _ in 0..=later {
         let before = traffic(&parties);
@@ -176,7 +177,7 @@ pub async fn measure(url: &str, setup: &Setup, primes: &PrimeBank) -> Result<Vec
         if let Some(e) = bad {
             return Err(e);
         }
-        let (back, _, _, timing) = ran.map_err(run)?;
+        let (back, _, _, timing) = ran.map_err(Error::harness)?;
         parties = back;
         let after = traffic(&parties);
         runs.push(Run {

@@ -1,11 +1,15 @@
 //! Threshold key generation (t = n - 1) and signing by n parties over a relay in this process,
 //! the experiment of seed 002 (Yang, Zhang 2023, section 4): one [`Grid`] of schemes (alibi's BLS
-//! and the established crates' threshold signatures, [`crate::mpc_scheme`]), party counts, relay
+//! and the established crates' threshold signatures, [`crate::mpc::scheme`]), party counts, relay
 //! delays and transports, every party a task of this process or its own OS process
-//! ([`crate::mpc_processes`]); per cell the first run (sessions and sender keys set up) and the
+//! ([`crate::mpc::processes`]); per cell the first run (sessions and sender keys set up) and the
 //! median of the later ones, with the requests and bytes the parties sent. `alibi bench` reports
 //! it as seed 002; `alibi mpc bench` prints the [`comparison`] and [`traffic_table`] tables,
 //! writes the [`scheme_csv`] and draws the [`svg`] plot.
+
+pub mod processes;
+pub mod rounds;
+pub mod scheme;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -16,12 +20,12 @@ use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
 
 use crate::measure::median_by;
-use crate::mpc_processes::{self, Launch};
-use crate::mpc_rounds::{CellId, RunRounds};
-pub use crate::mpc_scheme::{PrimeBank, Run, Scheme, Setup};
 use crate::plot::{self, Panel, Series};
 use crate::table::{self, Table};
 use crate::Error;
+use processes::Launch;
+use rounds::{CellId, RunRounds};
+pub use scheme::{PrimeBank, Run, Scheme, Setup};
 
 /// The transports, in the order of tables and plots.
 pub const MODES: [Mode; 3] = [Mode::Pairwise, Mode::PairwiseConcurrent, Mode::Group];
@@ -183,7 +187,7 @@ async fn cell(
         ..Config::default()
     })
     .await
-    .map_err(run)?;
+    .map_err(Error::harness)?;
     let setup = Setup {
         scheme,
         n,
@@ -209,9 +213,9 @@ async fn cell(
                     steps,
                 }))
             };
-            mpc_processes::measure(launch, url, &setup, primes, &mut on_rounds).await?
+            processes::measure(launch, url, &setup, primes, &mut on_rounds).await?
         }
-        Parties::Tasks => crate::mpc_scheme::measure(url, &setup, primes).await?,
+        Parties::Tasks => scheme::measure(url, &setup, primes).await?,
     };
     if runs.is_empty() {
         return Err(Error::Run("no run measured".into()));
@@ -231,10 +235,6 @@ async fn cell(
         },
         bytes: [Some(first.bytes), Some(later.bytes)],
     })
-}
-
-fn run(e: impl std::fmt::Display) -> Error {
-    Error::Run(e.to_string())
 }
 
 /// The run whose key generation and signing took the median time together (the later of the

@@ -1,5 +1,5 @@
 //! A run's time per round, for `alibi mpc bench --processes --rounds`: each party process notes
-//! when it first sends each round ([`crate::mpc_processes`]), [`steps`] turns the parties' notes
+//! when it first sends each round ([`crate::mpc::processes`]), [`steps`] turns the parties' notes
 //! into how long each round kept the run, [`rounds_csv`] writes every run's rounds and
 //! [`summary`] (shown by [`rounds_table`]) sums the later runs up. It answers "which round costs
 //! what" with a command, where a trace printed from inside the protocol would have to be built
@@ -7,7 +7,7 @@
 
 use alibi_mpc::relay::Mode;
 
-use crate::mpc_scheme::Scheme;
+use super::scheme::Scheme;
 use crate::table::{self, Table};
 
 /// A protocol phase of one run.

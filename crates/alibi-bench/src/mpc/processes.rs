@@ -4,7 +4,7 @@
 //!
 //! 1. each party registers (a messenger in memory) and prints its contact card;
 //! 2. the bench sends every party the group file, and for threshold ECDSA `{"primes": [..]}`,
-//!    its safe primes (made before anything is timed, [`crate::mpc_scheme::PrimeBank`]);
+//!    its safe primes (made before anything is timed, [`crate::mpc::scheme::PrimeBank`]);
 //! 3. per run, the bench sends `{"keygen": r}` to all at once and reads each party's time, then
 //!    `{"sign": [r, [signers]]}` likewise; the run's time is the slowest party's, its requests
 //!    and bytes the sum of the parties'. Each party also reports when it sent each round, from
@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
-use crate::mpc_rounds::{steps, Phase, Step};
-use crate::mpc_scheme::{PrimeBank, Run, Scheme, Setup};
+use super::rounds::{steps, Phase, Step};
+use super::scheme::{PrimeBank, Run, Scheme, Setup};
 use crate::Error;
 
 /// What one party process is started for.
@@ -87,7 +87,7 @@ impl Party {
         self.stdout
             .next_line()
             .await
-            .map_err(run)?
+            .map_err(Error::harness)?
             .ok_or_else(|| Error::Run(format!("bench party {who} exited")))
     }
 
@@ -95,12 +95,8 @@ impl Party {
         self.stdin
             .write_all(format!("{line}\n").as_bytes())
             .await
-            .map_err(run)
+            .map_err(Error::harness)
     }
-}
-
-fn run(e: impl std::fmt::Display) -> Error {
-    Error::Run(e.to_string())
 }
 
 fn ms(d: Duration) -> f64 {
@@ -108,7 +104,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// Hears each run's time per round of one phase as soon as it is measured: the run (0 for the
-/// first), the phase and its rounds ([`crate::mpc_rounds`]).
+/// first), the phase and its rounds ([`crate::mpc::rounds`]).
 pub type OnRounds<'a> = dyn FnMut(u32, Phase, Vec<Step>) + 'a;
 
 /// One cell with every party a process: the first run and `later` more, in order. Each run's
@@ -143,12 +139,12 @@ pub async fn measure(
     let mut cards = vec![];
     for (i, p) in parties.iter_mut().enumerate() {
         let line = p.line(i as PartyIndex + 1).await?;
-        cards.push(ContactCard::from_json(&line).map_err(run)?);
+        cards.push(ContactCard::from_json(&line).map_err(Error::harness)?);
     }
     let mut id = [0u8; 16];
     UnwrapErr(SysRng).fill_bytes(&mut id);
-    let group = GroupFile::new(t, cards, uuid::Uuid::from_bytes(id)).map_err(run)?;
-    let group_line = serde_json::to_string(&group).map_err(run)?;
+    let group = GroupFile::new(t, cards, uuid::Uuid::from_bytes(id)).map_err(Error::harness)?;
+    let group_line = serde_json::to_string(&group).map_err(Error::harness)?;
     for (i, p) in parties.iter_mut().enumerate() {
         p.send(&group_line).await?;
         if scheme.needs_primes() {
@@ -156,7 +152,8 @@ pub async fn measure(
             let mine = primes
                 .encoded(index)
                 .ok_or_else(|| Error::Run(format!("no safe primes for party {index}")))?;
-            let order = serde_json::to_string(&Order::Primes(mine.to_vec())).map_err(run)?;
+            let order =
+                serde_json::to_string(&Order::Primes(mine.to_vec())).map_err(Error::harness)?;
             p.send(&order).await?;
         }
     }
@@ -193,7 +190,7 @@ fn start(launch: &Launch<'_>, args: &PartyArgs) -> Result<Party, Error> {
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
-        .map_err(run)?;
+        .map_err(Error::harness)?;
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(Error::Run("bench party without pipes".into()));
     };
@@ -284,14 +281,14 @@ fn slowest(reports: &[Report]) -> Duration {
 
 /// Sends `order` to every party at once and collects their reports.
 async fn phase(parties: &mut [Party], order: &Order) -> Result<Vec<Report>, Error> {
-    let line = serde_json::to_string(order).map_err(run)?;
+    let line = serde_json::to_string(order).map_err(Error::harness)?;
     for p in parties.iter_mut() {
         p.send(&line).await?;
     }
     let mut out = vec![];
     for (i, p) in parties.iter_mut().enumerate() {
         let who = i as PartyIndex + 1;
-        let r: Report = serde_json::from_str(&p.line(who).await?).map_err(run)?;
+        let r: Report = serde_json::from_str(&p.line(who).await?).map_err(Error::harness)?;
         if let Some(e) = r.error {
             return Err(Error::Run(format!("bench party {who}: {e}")));
         }
@@ -313,38 +310,42 @@ pub fn party(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(run)?;
+        .map_err(Error::harness)?;
     rt.block_on(async {
         let messenger = Messenger::ephemeral(relay, &format!("party-{index}"), &Options::default())
             .await
-            .map_err(run)?;
+            .map_err(Error::harness)?;
         let mut out = tokio::io::stdout();
         let mut input = BufReader::new(tokio::io::stdin()).lines();
         say(
             &mut out,
-            serde_json::to_string(&messenger.card()).map_err(run)?,
+            serde_json::to_string(&messenger.card()).map_err(Error::harness)?,
         )
         .await?;
-        let Some(line) = input.next_line().await.map_err(run)? else {
+        let Some(line) = input.next_line().await.map_err(Error::harness)? else {
             return Ok(());
         };
-        let group: GroupFile = serde_json::from_str(&line).map_err(run)?;
+        let group: GroupFile = serde_json::from_str(&line).map_err(Error::harness)?;
         let party = RelayParty::new(messenger, index, &group.members(), group.group_id, mode)
-            .map_err(run)?;
+            .map_err(Error::harness)?;
         let identity = party.party();
         let mut state = State {
             endpoint: Endpoint::new(Timed::new(party), identity),
             share: None,
             primes: None,
         };
-        while let Some(line) = input.next_line().await.map_err(run)? {
-            let order: Order = serde_json::from_str(&line).map_err(run)?;
+        while let Some(line) = input.next_line().await.map_err(Error::harness)? {
+            let order: Order = serde_json::from_str(&line).map_err(Error::harness)?;
             if let Order::Primes(p) = order {
                 state.primes = Some(p);
                 continue;
             }
             let report = obey(&mut state, scheme, &group, order, timeout).await;
-            say(&mut out, serde_json::to_string(&report).map_err(run)?).await?;
+            say(
+                &mut out,
+                serde_json::to_string(&report).map_err(Error::harness)?,
+            )
+            .await?;
         }
         Ok(())
     })
@@ -431,6 +432,6 @@ async fn obey(
 async fn say(out: &mut tokio::io::Stdout, line: String) -> Result<(), Error> {
     out.write_all(format!("{line}\n").as_bytes())
         .await
-        .map_err(run)?;
-    out.flush().await.map_err(run)
+        .map_err(Error::harness)?;
+    out.flush().await.map_err(Error::harness)
 }
