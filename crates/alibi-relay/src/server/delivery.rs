@@ -462,6 +462,45 @@ struct Ends<'a> {
     displaced: &'a Notify,
 }
 
+/// Acknowledgements committing in the background, each the envelope's id and the store's answer.
+type Acking =
+    futures_util::stream::FuturesUnordered<tokio::task::JoinHandle<(Uuid, crate::Result<bool>)>>;
+
+/// Which device a socket serves.
+#[derive(Clone, Copy)]
+struct Device {
+    account: Uuid,
+    device: u8,
+}
+
+/// A socket's timers, made once, not per turn of the loop (a timer per turn cost more than the
+/// turn).
+struct Timers {
+    ping: tokio::time::Interval,
+    poll: tokio::time::Interval,
+    redeliver: tokio::time::Interval,
+}
+
+impl Timers {
+    fn new(idle: Duration, ack_timeout: Duration) -> Self {
+        let mut ping = tokio::time::interval(idle / 3);
+        ping.reset();
+        let mut poll = tokio::time::interval(POLL);
+        poll.reset();
+        let mut redeliver = tokio::time::interval((ack_timeout / 4).max(Duration::from_millis(10)));
+        redeliver.reset();
+        Timers {
+            ping,
+            poll,
+            redeliver,
+        }
+    }
+}
+
+/// One socket's delivery: push what the device has (the backlog handed over live, then the
+/// store), announce an empty queue, and handle whatever comes next (a frame, a committed
+/// acknowledgement, live mail, a timer, a signal), until the socket ends, the device is
+/// displaced, or the relay has drained. Each event has its handler on [`Conn`].
 async fn deliver_loop(
     s: &AppState,
     account: Uuid,
@@ -471,18 +510,13 @@ async fn deliver_loop(
     live: &mut mpsc::Receiver<Outgoing>,
     c: &mut Conn,
 ) -> Option<()> {
-    let mut acking = futures_util::stream::FuturesUnordered::new();
+    let who = Device { account, device };
+    let mut acking = Acking::new();
     let idle = s.config.idle_timeout;
     let mut last_heard = Instant::now();
-    let mut ping = tokio::time::interval(idle / 3);
-    ping.reset();
-    // Timers made once, not per turn of the loop (a timer per turn cost more than the turn).
-    let mut poll = tokio::time::interval(POLL);
-    poll.reset();
+    let mut timers = Timers::new(idle, c.ack_timeout);
     let drain_timer = tokio::time::sleep(Duration::ZERO);
     tokio::pin!(drain_timer);
-    let mut redeliver = tokio::time::interval((c.ack_timeout / 4).max(Duration::from_millis(10)));
-    redeliver.reset();
     let mut draining = s.draining.clone();
     if *draining.borrow_and_update() {
         return None;
@@ -499,69 +533,10 @@ async fn deliver_loop(
                 tracing::debug!("delivery socket closed: draining");
                 return None;
             }
-        }
-        while drain_by.is_none() && c.in_flight.len() < WINDOW {
-            let Some(out) = c.backlog.pop_front() else {
-                break;
-            };
-            if !c.push(socket, out).await {
-                return None;
-            }
-        }
-        if drain_by.is_none() && c.check_store && c.in_flight.len() < WINDOW {
-            c.check_store = false;
-            let limit = WINDOW + c.in_flight.len();
-            let pending = s
-                .metrics
-                .time(Op::Pending, s.store.pending(account, device, limit))
-                .await
-                .ok()?;
-            // A full read may have left mail behind: read again once there is room (at once if
-            // this read pushed something, else after the next acknowledgement commits).
-            let full = pending.len() == limit;
-            let pushed_before = c.next_id;
-            for env in pending {
-                if c.in_flight.len() >= WINDOW {
-                    c.check_store = true;
-                    break;
-                }
-                if env.guid().is_some_and(|g| c.sent.contains(&g)) {
-                    continue;
-                }
-                let shared = match env.shared_mrm_key.as_deref() {
-                    Some(key) => {
-                        let key = Uuid::from_slice(key).unwrap_or_default();
-                        let Some(part) = shared_part(s, key).await else {
-                            continue;
-                        };
-                        Some(part)
-                    }
-                    None => None,
-                };
-                if !c.push(socket, Outgoing { env, shared }).await {
-                    return None;
-                }
-            }
-            if full {
-                if c.next_id != pushed_before {
-                    c.check_store = true;
-                } else {
-                    c.more_after_ack = true;
-                }
-            }
-        }
-        if drain_by.is_none()
-            && c.in_flight.is_empty()
-            && c.backlog.is_empty()
-            && !c.check_store
-            && !c.announced_empty
-        {
-            let frame = WebSocketMessage::request(0, "PUT", paths::WS_QUEUE_EMPTY, vec![]);
-            socket
-                .feed(WsMessage::Binary(frame.encode_to_vec().into()))
-                .await
-                .ok()?;
-            c.announced_empty = true;
+        } else {
+            c.push_backlog(socket).await?;
+            c.read_store(s, who, socket).await?;
+            c.announce_empty(socket).await?;
         }
         tokio::time::timeout(c.send_timeout, socket.flush())
             .await
@@ -571,81 +546,20 @@ async fn deliver_loop(
             msg = socket.next() => {
                 last_heard = Instant::now();
                 match msg?.ok()? {
-                    WsMessage::Binary(b) => {
-                        let frame = WebSocketMessage::decode(&b[..]).ok()?;
-                        if let Some(r) = frame.response {
-                            if let Some((guid, _)) = c.in_flight.remove(&r.id()) {
-                                if r.status() == 200 {
-                                    // The deletion commits in the background so the window
-                                    // moves on at once; the id stays in `sent` until it has
-                                    // committed, so a store read cannot push it again.
-                                    // A task of its own: a store connection it holds is
-                                    // released whatever this loop awaits meanwhile (a store
-                                    // read here waiting for a connection that an unpolled
-                                    // acknowledgement holds would never end).
-                                    let store = s.store.clone();
-                                    let m = s.metrics.clone();
-                                    acking.push(tokio::spawn(async move {
-                                        let done =
-                                            m.time(Op::Ack, store.ack(account, device, guid)).await;
-                                        if matches!(done, Ok(true)) {
-                                            Metrics::add(&m.delivered, 1);
-                                        }
-                                        (guid, done)
-                                    }));
-                                } else {
-                                    // Not accepted: it stays in the store and comes again later.
-                                    c.sent.remove(&guid);
-                                    c.check_store = true;
-                                }
-                            }
-                        }
-                    }
+                    WsMessage::Binary(b) => c.on_frame(s, who, &b, &acking)?,
                     WsMessage::Close(_) => return None,
                     _ => {}
                 }
             }
-            Some(joined) = acking.next(), if !acking.is_empty() => {
-                let (guid, done) = joined.ok()?;
-                done.ok()?;
-                c.acknowledged(guid);
-                if std::mem::take(&mut c.more_after_ack) {
-                    c.check_store = true;
-                }
-            }
-            out = live.recv() => {
-                let out = out?;
-                if c.backlog.len() < LIVE_QUEUE {
-                    c.backlog.push_back(out);
-                } else {
-                    c.check_store = true;
-                }
-            }
-            _ = ping.tick() => {
+            Some(joined) = acking.next(), if !acking.is_empty() => c.on_committed(joined.ok()?)?,
+            out = live.recv() => c.on_live(out?),
+            _ = timers.ping.tick() => {
                 if last_heard.elapsed() > idle {
                     return None;
                 }
                 socket.feed(WsMessage::Ping(Bytes::new())).await.ok()?;
             }
-            _ = redeliver.tick() => {
-                // Pushed and never acknowledged within the timeout (a client that lost the
-                // frame, or stalls): forget it was sent, so the next store read pushes it again
-                // and it does not hold one of the window's slots until the socket closes.
-                let now = Instant::now();
-                let late: Vec<u64> = c
-                    .in_flight
-                    .iter()
-                    .filter(|(_, (_, at))| now.duration_since(*at) >= c.ack_timeout)
-                    .map(|(id, _)| *id)
-                    .collect();
-                for id in late {
-                    if let Some((guid, _)) = c.in_flight.remove(&id) {
-                        c.sent.remove(&guid);
-                        c.check_store = true;
-                        Metrics::add(&s.metrics.redelivered, 1);
-                    }
-                }
-            }
+            _ = timers.redeliver.tick() => c.forget_late(&s.metrics),
             _ = ends.notify.notified() => c.check_store = true,
             _ = ends.displaced.notified() => return None,
             _ = draining.changed(), if drain_by.is_none() => {
@@ -654,7 +568,163 @@ async fn deliver_loop(
                 drain_timer.as_mut().reset(by);
             }
             _ = &mut drain_timer, if drain_by.is_some() => {}
-            _ = poll.tick() => c.check_store = true,
+            _ = timers.poll.tick() => c.check_store = true,
+        }
+    }
+}
+
+/// The socket's event handlers.
+impl Conn {
+    /// Pushes mail handed over live while the window has room.
+    async fn push_backlog(&mut self, socket: &mut Socket) -> Option<()> {
+        while self.in_flight.len() < WINDOW {
+            let Some(out) = self.backlog.pop_front() else {
+                break;
+            };
+            if !self.push(socket, out).await {
+                return None;
+            }
+        }
+        Some(())
+    }
+
+    /// Reads the device's stored mail when it may hold some and the window has room, and
+    /// pushes what was not sent yet.
+    async fn read_store(&mut self, s: &AppState, who: Device, socket: &mut Socket) -> Option<()> {
+        if !self.check_store || self.in_flight.len() >= WINDOW {
+            return Some(());
+        }
+        self.check_store = false;
+        let limit = WINDOW + self.in_flight.len();
+        let pending = s
+            .metrics
+            .time(Op::Pending, s.store.pending(who.account, who.device, limit))
+            .await
+            .ok()?;
+        // A full read may have left mail behind: read again once there is room (at once if
+        // this read pushed something, else after the next acknowledgement commits).
+        let full = pending.len() == limit;
+        let pushed_before = self.next_id;
+        for env in pending {
+            if self.in_flight.len() >= WINDOW {
+                self.check_store = true;
+                break;
+            }
+            if env.guid().is_some_and(|g| self.sent.contains(&g)) {
+                continue;
+            }
+            let shared = match env.shared_mrm_key.as_deref() {
+                Some(key) => {
+                    let key = Uuid::from_slice(key).unwrap_or_default();
+                    let Some(part) = shared_part(s, key).await else {
+                        continue;
+                    };
+                    Some(part)
+                }
+                None => None,
+            };
+            if !self.push(socket, Outgoing { env, shared }).await {
+                return None;
+            }
+        }
+        if full {
+            if self.next_id != pushed_before {
+                self.check_store = true;
+            } else {
+                self.more_after_ack = true;
+            }
+        }
+        Some(())
+    }
+
+    /// Tells the device once that its queue is empty (nothing in flight, waiting or stored).
+    async fn announce_empty(&mut self, socket: &mut Socket) -> Option<()> {
+        if !self.in_flight.is_empty()
+            || !self.backlog.is_empty()
+            || self.check_store
+            || self.announced_empty
+        {
+            return Some(());
+        }
+        let frame = WebSocketMessage::request(0, "PUT", paths::WS_QUEUE_EMPTY, vec![]);
+        socket
+            .feed(WsMessage::Binary(frame.encode_to_vec().into()))
+            .await
+            .ok()?;
+        self.announced_empty = true;
+        Some(())
+    }
+
+    /// A frame from the device: an answer to a pushed envelope. Accepted, its deletion commits
+    /// in the background so the window moves on at once (the id stays in `sent` until it has
+    /// committed, so a store read cannot push it again); refused, it stays stored and comes
+    /// again later.
+    fn on_frame(&mut self, s: &AppState, who: Device, b: &[u8], acking: &Acking) -> Option<()> {
+        let frame = WebSocketMessage::decode(b).ok()?;
+        let Some(r) = frame.response else {
+            return Some(());
+        };
+        let Some((guid, _)) = self.in_flight.remove(&r.id()) else {
+            return Some(());
+        };
+        if r.status() != 200 {
+            self.sent.remove(&guid);
+            self.check_store = true;
+            return Some(());
+        }
+        // A task of its own: a store connection it holds is released whatever the loop awaits
+        // meanwhile (a store read there waiting for a connection that an unpolled
+        // acknowledgement holds would never end).
+        let (store, m) = (s.store.clone(), s.metrics.clone());
+        acking.push(tokio::spawn(async move {
+            let done = m
+                .time(Op::Ack, store.ack(who.account, who.device, guid))
+                .await;
+            if matches!(done, Ok(true)) {
+                Metrics::add(&m.delivered, 1);
+            }
+            (guid, done)
+        }));
+        Some(())
+    }
+
+    /// An acknowledgement's deletion has committed (or failed: the socket ends).
+    fn on_committed(&mut self, (guid, done): (Uuid, crate::Result<bool>)) -> Option<()> {
+        done.ok()?;
+        self.acknowledged(guid);
+        if std::mem::take(&mut self.more_after_ack) {
+            self.check_store = true;
+        }
+        Some(())
+    }
+
+    /// Mail handed over live: kept for the next push, or read from the store later when the
+    /// backlog is full.
+    fn on_live(&mut self, out: Outgoing) {
+        if self.backlog.len() < LIVE_QUEUE {
+            self.backlog.push_back(out);
+        } else {
+            self.check_store = true;
+        }
+    }
+
+    /// Pushed and never acknowledged within the timeout (a client that lost the frame, or
+    /// stalls): forget it was sent, so the next store read pushes it again and it does not hold
+    /// one of the window's slots until the socket closes.
+    fn forget_late(&mut self, metrics: &Metrics) {
+        let now = Instant::now();
+        let late: Vec<u64> = self
+            .in_flight
+            .iter()
+            .filter(|(_, (_, at))| now.duration_since(*at) >= self.ack_timeout)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in late {
+            if let Some((guid, _)) = self.in_flight.remove(&id) {
+                self.sent.remove(&guid);
+                self.check_store = true;
+                Metrics::add(&metrics.redelivered, 1);
+            }
         }
     }
 }
