@@ -2,6 +2,11 @@
 //! trait method is one transaction; one-time keys are taken with `FOR UPDATE SKIP LOCKED`, so two
 //! relays never hand out the same key; the shared part of a multi-recipient send carries a
 //! reference count that row locks keep exact.
+//!
+//! * `writer`: the group commit of enqueues and acknowledgements (quota checked under the
+//!   mailboxes' row locks);
+//! * `statements`: the group commit's SQL, prepared per connection;
+//! * `notify`: mail notifications between relay nodes (`LISTEN alibi_mail`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
