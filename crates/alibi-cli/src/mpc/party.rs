@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use alibi_mpc::endpoint::{Endpoint, Keygen, PrimeSource, Signature, Signing};
 use alibi_mpc::group::GroupFile;
-use alibi_mpc::relay::Mode;
+use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::scheme::{verify as verify_signature, Scheme, Share, SignerFault, VerifyError};
 use alibi_mpc::{PartyIndex, SessionId};
 use serde_json::json;
@@ -169,15 +169,7 @@ pub(super) fn keygen(a: KeygenArgs) -> CmdResult {
             let _ = std::fs::remove_file(primes::path(dir));
         }
         written?;
-        let ran = Ran {
-            me,
-            mode: Mode::from(run.transport),
-            took,
-            strays: endpoint
-                .transport()
-                .map(|p| strays(&group, p))
-                .unwrap_or_default(),
-        };
+        let ran = Ran::of(&group, &endpoint, run, took);
         let files = ((share_path.as_path(), sealed.len()), a.pk_out.as_path());
         keygen_report(&group, &ran, &share, files, a.format)
     })
@@ -189,6 +181,21 @@ struct Ran {
     mode: Mode,
     took: Duration,
     strays: BTreeMap<String, u64>,
+}
+
+impl Ran {
+    /// What this party's run over `endpoint` was, once it took `took`.
+    fn of(g: &GroupFile, endpoint: &Endpoint<RelayParty>, run: &RunArgs, took: Duration) -> Self {
+        Ran {
+            me: endpoint.me(),
+            mode: Mode::from(run.transport),
+            took,
+            strays: endpoint
+                .transport()
+                .map(|p| strays(g, p))
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// The report of a finished key generation: the key, who qualified and who was excluded, and
@@ -383,15 +390,7 @@ pub(super) fn sign(a: SignArgs) -> CmdResult {
             data: &signed.bytes,
         };
         write_unless_same(&[sig_out], a.force)?;
-        let ran = Ran {
-            me,
-            mode: Mode::from(run.transport),
-            took,
-            strays: endpoint
-                .transport()
-                .map(|p| strays(&group, p))
-                .unwrap_or_default(),
-        };
+        let ran = Ran::of(&group, &endpoint, run, took);
         sign_report(&group, scheme, &ran, &signed, &a.out, a.format)
     })
 }
