@@ -257,6 +257,9 @@ pub(super) fn protocol_failure(
              (every signer needs the same --msg file and the share of the latest key generation)",
             disagreeing(g, &d).join("; ")
         )),
+        // This party's own inputs (a signer list, the safe primes it could not seal): exit 2,
+        // nobody blamed.
+        alibi_mpc::Error::Parameters(m) => Failure::Usage(format!("{what}: {m}")),
         e => Failure::Invalid(format!("{what} failed closed: {e}")),
     }
 }
