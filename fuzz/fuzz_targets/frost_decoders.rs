@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 fn make<C: FrostSuite>() -> [Vec<u8>; 2] {
     let shares = round_based::sim::run(3, |i, party| async move {
         let mut rng = rand_chacha_03::ChaCha20Rng::seed_from_u64(u64::from(i));
-        alibi_frost::keygen::<C, _, _>(party, b"fuzz", i, 3, 2, &mut rng).await
+        alibi_frost::keygen::<C, _, _>(&mut rng, b"fuzz", i, 3, 1, party).await
     })
     .expect("simulation")
     .expect_ok()
@@ -25,7 +25,7 @@ fn make<C: FrostSuite>() -> [Vec<u8>; 2] {
         let share = &shares[usize::from(j)];
         async move {
             let mut rng = rand_chacha_03::ChaCha20Rng::seed_from_u64(10 + u64::from(j));
-            alibi_frost::sign::<C, _, _>(party, share, &[0, 1], j, b"fuzz", &mut rng).await
+            alibi_frost::sign::<C, _, _>(&mut rng, share, &[0, 1], b"fuzz", party).await
         }
     })
     .expect("simulation")

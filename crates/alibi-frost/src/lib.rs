@@ -17,9 +17,10 @@
 //!
 //! ## Running the protocols
 //!
-//! Each party calls [`keygen`] (then, with a subset of `threshold` parties, [`sign`]) with the
-//! ciphersuite as a type parameter ([`suite::Ed25519`] or [`suite::Secp256k1Tr`]; [`Scheme`]
-//! picks one at run time) and a `round_based` party whose messages are
+//! The crate follows `alibi-threshold`'s contract, as `alibi-threshold-ecdsa` does. Each party
+//! calls [`keygen`] (then, with exactly `t + 1` parties, [`sign`]) with the ciphersuite as a type
+//! parameter ([`suite::Ed25519`] or [`suite::Secp256k1Tr`]; [`Scheme`] picks one at run time),
+//! the RNG first and a `round_based` party last, whose messages are
 //! [`KeygenMsg<C>`](suite::KeygenMsg) or [`SignMsg<C>`](suite::SignMsg). Any
 //! [`round_based::Delivery`] of that message type becomes a party through
 //! `round_based::MpcParty::connected(delivery)`; round-based's simulator (`round_based::sim`)
@@ -28,27 +29,29 @@
 //!
 //! Indices follow round-based: 0-based, `0 <= i < n` at key generation; at signing, a party's
 //! position in `signers` is its round-based index in that run, and `signers[j]` is the
-//! key-generation index of the j-th signer. `threshold` is the number of signers needed, `t + 1`
-//! for a scheme that tolerates `t` corrupted parties.
+//! key-generation index of the j-th signer. `t` is the number of parties that may be corrupted:
+//! any `t + 1` sign, and [`KeyShare::threshold`] returns `t`.
 //!
 //! ## Aborts
 //!
-//! A failed run is [`Error::Transport`] when the delivery failed (its own send or receive error,
-//! or its stream ended): no party is blamed. Otherwise it is [`Error::Protocol`] with the
-//! protocol's error chain and its `Debug` form. Key generation names the faulty parties there
-//! (cggmp24-keygen's blame: a decommitment, proof or share that fails, or a round-1 broadcast
-//! that was not the same for everyone). Signing is not identifiable (givre says so): a bad
-//! signature share shows only as an aggregate that does not verify, blamed on no one. A message
-//! the round router refuses (a second message from one party in a round, a p2p message in a
-//! broadcast round) is a protocol abort too, so a transport must not duplicate deliveries.
+//! A failed run is an [`alibi_threshold::Error`] in [`Error::Threshold`]: `Transport` when the
+//! delivery failed (its own send or receive error, or its stream ended), blamed on no party;
+//! otherwise `Aborted`, with the protocol's error chain and the run positions of the parties it
+//! blamed. Key generation names them (cggmp24-keygen's blame: a decommitment, proof or share
+//! that fails, or a round-1 broadcast that was not the same for everyone). Signing is not
+//! identifiable (givre says so): a bad signature share shows only as an aggregate that does not
+//! verify, blamed on no one. A message the round router refuses (a second message from one
+//! party in a round, a p2p message in a broadcast round) is a protocol abort too, so a
+//! transport must not duplicate deliveries.
 //!
 //! Randomness: givre takes rand_core 0.6's `RngCore + CryptoRng` (the rest of the workspace is on
 //! rand_core 0.10), so this crate re-exports those traits and rand_core 0.6's [`OsRng`].
 //!
 //! ```
 //! use alibi_frost::{keygen, sign, suite::Ed25519, verify, OsRng, Scheme};
+//! // 2-of-3: t = 1.
 //! let shares = round_based::sim::run(3, |i, party| async move {
-//!     keygen::<Ed25519, _, _>(party, b"doc session", i, 3, 2, &mut OsRng).await
+//!     keygen::<Ed25519, _, _>(&mut OsRng, b"doc session", i, 3, 1, party).await
 //! })
 //! .unwrap()
 //! .expect_ok()
@@ -56,7 +59,7 @@
 //! let signers = [0u16, 2];
 //! let sig = round_based::sim::run(2, |j, party| {
 //!     let share = &shares[usize::from(signers[usize::from(j)])];
-//!     async move { sign::<Ed25519, _, _>(party, share, &signers, j, b"hello", &mut OsRng).await }
+//!     async move { sign::<Ed25519, _, _>(&mut OsRng, share, &signers, b"hello", party).await }
 //! })
 //! .unwrap()
 //! .expect_ok()
@@ -160,17 +163,11 @@ pub enum Error {
         /// The scheme of the key share.
         got: Scheme,
     },
-    /// Parameters refused before any message is sent (index, n, threshold, signer list).
-    #[error("invalid parameters: {0}")]
-    Params(String),
-    /// The run aborted inside the protocol: a party's message failed a check. The text is the
-    /// protocol's own error chain, with its blame (the faulty parties' indices) when it names any.
-    #[error("protocol aborted: {0}")]
-    Protocol(String),
-    /// The delivery failed (a send or receive error, or the incoming stream ended): a transport
-    /// fault, blamed on no party.
-    #[error("transport failed: {0}")]
-    Transport(String),
+    /// What the threshold contract refuses or reports: a share header of another type or
+    /// version, parameters or a signer list refused before any message is sent, a transport
+    /// fault, or an abort with the positions of the parties blamed.
+    #[error(transparent)]
+    Threshold(#[from] alibi_threshold::Error),
 }
 
 impl alibi_encoding::LengthChecked for Error {}

@@ -1,11 +1,8 @@
-//! The two protocols, one party's side each: [`keygen`] and [`sign`].
+//! The two protocols, one party's side each: [`keygen`] and [`sign`], on the contract of
+//! `alibi-threshold` (argument order, `t`, the signer check, typed failures).
 
-use std::collections::BTreeSet;
-use std::error::Error as StdError;
-
+use alibi_threshold::{check_keygen, signer_position, watched, Watch};
 use rand_core_06::{CryptoRng, RngCore};
-use round_based::rounds_router::errors::CompleteRoundError;
-use round_based::rounds_router::simple_store::RoundInputError;
 use round_based::Mpc;
 
 use crate::share::KeyShare;
@@ -16,88 +13,94 @@ use crate::Error;
 /// Distributed key generation (cggmp24-keygen's threshold protocol, through givre), one party's
 /// side, for ciphersuite `C` ([`crate::suite::Ed25519`] or [`crate::suite::Secp256k1Tr`]).
 ///
-/// * `party`: this party's connection, a `round_based` party for [`KeygenMsg<C>`]; from a
-///   `round_based::Delivery` it is `round_based::MpcParty::connected(delivery)`.
 /// * `session`: bytes every party of this run agrees on and no other run uses. The execution id
 ///   the protocol binds its messages to is `C::SCHEME.name() || 0x00 || session`, so runs of the
 ///   two schemes never mix either.
 /// * `i`: this party's index, `0 <= i < n` (round-based's convention).
-/// * `threshold`: the number of signers needed to sign, `2 <= threshold <= n` (alibi's `t + 1`).
+/// * `t`: how many parties may be corrupted; any `t + 1` of the `n` sign, `1 <= t < n`.
+/// * `party`: this party's connection, a `round_based` party for [`KeygenMsg<C>`]; from a
+///   `round_based::Delivery` it is `round_based::MpcParty::connected(delivery)`.
 ///
 /// The protocol enforces reliable broadcast itself (an echo round of hashes), so the delivery
 /// needs none. Each party's share is validated before it is returned.
-pub async fn keygen<C, P, R>(
-    party: P,
+pub async fn keygen<C, R, P>(
+    rng: &mut R,
     session: &[u8],
     i: u16,
     n: u16,
-    threshold: u16,
-    rng: &mut R,
+    t: u16,
+    party: P,
 ) -> Result<KeyShare, Error>
 where
     C: FrostSuite,
-    P: Mpc<ProtocolMessage = KeygenMsg<C>>,
     R: RngCore + CryptoRng,
+    P: Mpc<ProtocolMessage = KeygenMsg<C>>,
 {
-    if n < 2 || i >= n || threshold < 2 || threshold > n {
-        return Err(Error::Params(format!(
-            "keygen needs 0 <= i < n and 2 <= threshold <= n, got i = {i}, n = {n}, threshold = {threshold}"
-        )));
-    }
+    check_keygen(i, n, t)?;
     let eid_bytes = execution_id(C::SCHEME.name(), session);
     let eid = givre::keygen::ExecutionId::new(&eid_bytes);
+    let (party, watch) = watched(party);
     let share = givre::keygen::<C::Curve>(eid, i, n)
-        .set_threshold(threshold)
+        .set_threshold(t + 1)
         .start(rng, party)
         .await
-        .map_err(|e| classify::<P>(&e))?;
+        .map_err(|e| failed(&watch, &e))?;
     KeyShare::from_givre::<C>(share)
 }
 
 /// Interactive FROST signing (givre's full signing: commitments, then signature shares, each
 /// broadcast, then every signer aggregates), one signer's side, for ciphersuite `C`.
 ///
+/// * `signers`: the key-generation indices of the signers, in the order of their round-based
+///   indices in this run: exactly `t + 1` of them, distinct, each `< n`, this share's among
+///   them (its position is this party's index in the run).
 /// * `party`: this signer's connection, a `round_based` party for [`SignMsg<C>`], in a run of
 ///   exactly `signers.len()` parties.
-/// * `signers`: the key-generation indices of the signers, in the order of their round-based
-///   indices in this run; exactly [`KeyShare::threshold`] of them, distinct, each `< n`.
-/// * `my_position`: this signer's round-based index in this run; `signers[my_position]` must be
-///   `share.index()`.
 ///
-/// For `frost-secp256k1-tr` the key is tweaked as BIP-341 says for an output with no script tree.
-/// The aggregated signature is checked with [`verify`] before it is returned.
-pub async fn sign<C, P, R>(
-    party: P,
+/// Unlike threshold ECDSA's, this signing takes no session: givre's FROST signing binds its
+/// messages to no execution id (each run draws fresh nonces and signs `msg` itself), so the
+/// transport keeps runs apart. For `frost-secp256k1-tr` the key is tweaked as BIP-341 says for
+/// an output with no script tree. The aggregated signature is checked with [`verify`] before it
+/// is returned.
+pub async fn sign<C, R, P>(
+    rng: &mut R,
     share: &KeyShare,
     signers: &[u16],
-    my_position: u16,
     msg: &[u8],
-    rng: &mut R,
+    party: P,
 ) -> Result<Signature, Error>
 where
     C: FrostSuite,
-    P: Mpc<ProtocolMessage = SignMsg<C>>,
     R: RngCore + CryptoRng,
+    P: Mpc<ProtocolMessage = SignMsg<C>>,
 {
     let inner = share.givre::<C>()?;
-    check_signers(share, signers, my_position)?;
-    let mut builder = givre::signing::<C>(my_position, inner, signers, msg);
+    let me = signer_position(signers, share.threshold(), share.parties(), share.index())
+        .map_err(alibi_threshold::Error::from)?;
+    let mut builder = givre::signing::<C>(me, inner, signers, msg);
     if C::IS_TAPROOT {
         builder = builder
             .set_taproot_tweak(None)
-            .map_err(|e| Error::Params(e.to_string()))?;
+            .map_err(|e| alibi_threshold::Error::Parameters(e.to_string()))?;
     }
+    let (party, watch) = watched(party);
     let sig = builder
         .sign(rng, party)
         .await
-        .map_err(|e| classify::<P>(&e))?;
+        .map_err(|e| failed(&watch, &e))?;
     let mut bytes = [0u8; SIGNATURE_LEN];
     if givre::signing::aggregate::Signature::<C>::serialized_len() != SIGNATURE_LEN {
-        return Err(Error::Protocol("unexpected signature size".into()));
+        return Err(Error::Malformed("aggregated signature: unexpected size"));
     }
     sig.write_to_slice(&mut bytes);
-    verify(C::SCHEME, &share.public_key(), msg, &bytes)
-        .map_err(|e| Error::Protocol(format!("the aggregated signature does not verify ({e})")))?;
+    // givre's signing does not identify a bad signature share (it says so): an aggregate that
+    // does not verify is an abort blamed on no one.
+    verify(C::SCHEME, &share.public_key(), msg, &bytes).map_err(|e| {
+        Error::Threshold(alibi_threshold::Error::Aborted {
+            reason: format!("the aggregated signature does not verify ({e})"),
+            blamed: vec![],
+        })
+    })?;
     Ok(Signature::new(C::SCHEME, bytes))
 }
 
@@ -110,60 +113,7 @@ fn execution_id(name: &str, session: &[u8]) -> Vec<u8> {
     eid
 }
 
-/// Refuses a signer list that givre would misread or reject mid-run.
-fn check_signers(share: &KeyShare, signers: &[u16], my_position: u16) -> Result<(), Error> {
-    let distinct: BTreeSet<u16> = signers.iter().copied().collect();
-    if signers.len() != usize::from(share.threshold()) || distinct.len() != signers.len() {
-        return Err(Error::Params(format!(
-            "signing needs exactly {} distinct signers, got {signers:?}",
-            share.threshold()
-        )));
-    }
-    if let Some(j) = signers.iter().find(|&&j| j >= share.n()) {
-        return Err(Error::Params(format!(
-            "signer index {j} is not below n = {}",
-            share.n()
-        )));
-    }
-    if signers.get(usize::from(my_position)) != Some(&share.index()) {
-        return Err(Error::Params(format!(
-            "position {my_position} in {signers:?} is not this share's index {}",
-            share.index()
-        )));
-    }
-    Ok(())
-}
-
-/// A failed run as [`Error::Transport`] when the delivery failed (its own error types, or the
-/// incoming stream ending) and as [`Error::Protocol`] otherwise, with the whole error chain
-/// (which carries the protocol's blame, the faulty parties' indices, when it has one).
-fn classify<P: Mpc>(err: &(dyn StdError + 'static)) -> Error {
-    let mut transport = false;
-    let mut text = String::new();
-    let mut cur = Some(err);
-    while let Some(e) = cur {
-        transport |= e.is::<P::SendError>() || e.is::<P::ReceiveError>();
-        // givre's signing passes the round router's error on as it is: `Io` is the delivery's
-        // failure or its end.
-        if let Some(CompleteRoundError::Io(_)) =
-            e.downcast_ref::<CompleteRoundError<RoundInputError, P::ReceiveError>>()
-        {
-            transport = true;
-        }
-        let shown = e.to_string();
-        // cggmp24-keygen's end-of-stream error has no public type, only this text.
-        transport |= shown.contains("eof while");
-        if !text.is_empty() {
-            text.push_str(": ");
-        }
-        text.push_str(&shown);
-        cur = e.source();
-    }
-    if transport {
-        Error::Transport(text)
-    } else {
-        // Some aborts keep their blame out of the text ("round1 wasn't reliable"); the Debug
-        // form names the parties. Neither error type holds secret values.
-        Error::Protocol(format!("{text} ({err:?})"))
-    }
+/// A failed run, typed by what its delivery saw ([`Watch::failure`]).
+fn failed(watch: &Watch, err: &(dyn std::error::Error + 'static)) -> Error {
+    Error::Threshold(watch.failure(err))
 }

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use alibi_threshold::Header;
 use givre::generic_ec::{NonZero, Point};
 use zeroize::Zeroizing;
 
@@ -9,12 +10,12 @@ use crate::suite::sealed::AnyShare;
 use crate::suite::{Ed25519, FrostSuite, Secp256k1Tr};
 use crate::{Error, Scheme};
 
-/// The first bytes of every encoded key share.
-const MAGIC: &[u8; 4] = b"AFKS";
-/// The encoding's version byte; a new layout gets a new number.
-const VERSION: u8 = 1;
-/// Magic, version and scheme tag.
-const HEADER_LEN: usize = MAGIC.len() + 2;
+/// The header of every encoded key share; a new layout gets a new version.
+const HEADER: Header = Header {
+    what: "FROST key share",
+    magic: *b"AFKS",
+    version: 1,
+};
 
 /// One party's share of a FROST key: its secret share, the group's public key and every party's
 /// public share, from [`crate::keygen`].
@@ -25,7 +26,7 @@ const HEADER_LEN: usize = MAGIC.len() + 2;
 ///
 /// # Encoding (version 1)
 ///
-/// `"AFKS" || 0x01 || tag || json`, where `tag` is [`Scheme::tag`] (1 = `frost-ed25519`,
+/// `"AFKS" || 0x01 || tag || json` (alibi-threshold's `Header`), where `tag` is [`Scheme::tag`] (1 = `frost-ed25519`,
 /// 2 = `frost-secp256k1-tr`) and `json` is the serde JSON of givre's (key-share 0.7's)
 /// `CoreKeyShare`, the format its authors keep stable across versions and recommend JSON for.
 /// Decoding validates the share (its secret matches its public share, the public shares
@@ -81,20 +82,22 @@ impl KeyShare {
         }
     }
 
-    /// The number of parties that share the key.
-    pub fn n(&self) -> u16 {
+    /// The number of parties that share the key, `n`.
+    pub fn parties(&self) -> u16 {
         match &self.inner {
             AnyShare::Ed25519(s) => s.n(),
             AnyShare::Secp256k1Tr(s) => s.n(),
         }
     }
 
-    /// The number of signers needed to sign (`t + 1` when `t` parties may be corrupted).
+    /// `t`: how many parties may be corrupted; any `t + 1` sign, exactly that many.
     pub fn threshold(&self) -> u16 {
-        match &self.inner {
+        let min_signers = match &self.inner {
             AnyShare::Ed25519(s) => s.min_signers(),
             AnyShare::Secp256k1Tr(s) => s.min_signers(),
-        }
+        };
+        // A decoded threshold share has min_signers >= 2 (key-share's validation).
+        min_signers.saturating_sub(1)
     }
 
     /// The version-1 encoding (see the type's docs). It holds the secret share: seal it before
@@ -102,10 +105,8 @@ impl KeyShare {
     pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
         // Room for the whole JSON up front, so that no reallocation leaves a copy of the secret
         // behind (the public shares and their preimages take under 200 bytes per party).
-        let capacity = 1024 + 256 * usize::from(self.n());
-        let mut out = Zeroizing::new(Vec::with_capacity(capacity));
-        out.extend_from_slice(MAGIC);
-        out.push(VERSION);
+        let capacity = 1024 + 256 * usize::from(self.parties());
+        let mut out = HEADER.write(capacity);
         out.push(self.scheme().tag());
         let written = match &self.inner {
             AnyShare::Ed25519(s) => serde_json::to_writer(&mut *out, s),
@@ -122,16 +123,11 @@ impl KeyShare {
     /// Decodes and validates a [`KeyShare::to_bytes`] encoding. Any bytes give `Ok` or `Err`,
     /// never a panic; the error never quotes the input.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (header, body) = bytes
-            .split_at_checked(HEADER_LEN)
-            .ok_or(Error::Malformed("key share: too short"))?;
-        if &header[..MAGIC.len()] != MAGIC {
-            return Err(Error::Malformed("key share: not a FROST key share"));
-        }
-        if header[MAGIC.len()] != VERSION {
-            return Err(Error::Malformed("key share: unsupported encoding version"));
-        }
-        match Scheme::from_tag(header[MAGIC.len() + 1]) {
+        let (&tag, body) = HEADER
+            .open(bytes)?
+            .split_first()
+            .ok_or(Error::Malformed("key share: no scheme tag"))?;
+        match Scheme::from_tag(tag) {
             Some(Scheme::Ed25519) => decode::<Ed25519>(body),
             Some(Scheme::Secp256k1Tr) => decode::<Secp256k1Tr>(body),
             None => Err(Error::Malformed("key share: unknown scheme tag")),
@@ -166,7 +162,7 @@ impl fmt::Debug for KeyShare {
         f.debug_struct("KeyShare")
             .field("scheme", &self.scheme())
             .field("index", &self.index())
-            .field("n", &self.n())
+            .field("parties", &self.parties())
             .field("threshold", &self.threshold())
             .field("public_key", &hex)
             .finish_non_exhaustive()

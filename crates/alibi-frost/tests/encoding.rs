@@ -18,14 +18,14 @@ const MSG: &[u8] = b"fixture message";
 
 fn make<C: FrostSuite>() -> Fixture {
     let shares: Vec<KeyShare> = round_based::sim::run(2, |i, party| async move {
-        keygen::<C, _, _>(party, b"fixture", i, 2, 2, &mut OsRng).await
+        keygen::<C, _, _>(&mut OsRng, b"fixture", i, 2, 1, party).await
     })
     .expect("simulation")
     .expect_ok()
     .into_vec();
     let sig = round_based::sim::run(2, |j, party| {
         let share = &shares[usize::from(j)];
-        async move { sign::<C, _, _>(party, share, &[0, 1], j, MSG, &mut OsRng).await }
+        async move { sign::<C, _, _>(&mut OsRng, share, &[0, 1], MSG, party).await }
     })
     .expect("simulation")
     .expect_ok()

@@ -3,11 +3,12 @@
 
 use alibi_frost::suite::{Ed25519, Secp256k1Tr};
 use alibi_frost::{keygen, sign, verify, Error, FrostSuite, KeyShare, OsRng, Scheme, Signature};
+use alibi_threshold::SignerFault;
 
 /// Every party's share of one simulated key generation.
-fn run_keygen<C: FrostSuite>(n: u16, threshold: u16, session: &[u8]) -> Vec<KeyShare> {
+fn run_keygen<C: FrostSuite>(n: u16, t: u16, session: &[u8]) -> Vec<KeyShare> {
     round_based::sim::run(n, |i, party| async move {
-        keygen::<C, _, _>(party, session, i, n, threshold, &mut OsRng).await
+        keygen::<C, _, _>(&mut OsRng, session, i, n, t, party).await
     })
     .expect("simulation")
     .expect_ok()
@@ -19,7 +20,7 @@ fn run_sign<C: FrostSuite>(shares: &[KeyShare], signers: &[u16], msg: &[u8]) -> 
     let count = u16::try_from(signers.len()).expect("few signers");
     round_based::sim::run(count, |j, party| {
         let share = &shares[usize::from(signers[usize::from(j)])];
-        async move { sign::<C, _, _>(party, share, signers, j, msg, &mut OsRng).await }
+        async move { sign::<C, _, _>(&mut OsRng, share, signers, msg, party).await }
     })
     .expect("simulation")
     .expect_ok()
@@ -43,14 +44,14 @@ fn independent_check(scheme: Scheme, pk: &[u8], msg: &[u8], sig: &[u8; 64]) {
     }
 }
 
-fn keygen_then_sign<C: FrostSuite>(n: u16, threshold: u16, subsets: &[&[u16]]) {
-    let shares = run_keygen::<C>(n, threshold, b"test session");
+fn keygen_then_sign<C: FrostSuite>(n: u16, t: u16, subsets: &[&[u16]]) {
+    let shares = run_keygen::<C>(n, t, b"test session");
     let pk = shares[0].public_key();
     assert_eq!(pk.len(), 32);
     for (i, share) in shares.iter().enumerate() {
         assert_eq!(share.scheme(), C::SCHEME);
         assert_eq!(usize::from(share.index()), i);
-        assert_eq!((share.n(), share.threshold()), (n, threshold));
+        assert_eq!((share.parties(), share.threshold()), (n, t));
         assert_eq!(share.public_key(), pk, "every party has the same group key");
     }
     for (k, signers) in subsets.iter().enumerate() {
@@ -68,27 +69,27 @@ fn keygen_then_sign<C: FrostSuite>(n: u16, threshold: u16, subsets: &[&[u16]]) {
 
 #[test]
 fn ed25519_3_parties_2_signers() {
-    keygen_then_sign::<Ed25519>(3, 2, &[&[0, 1], &[2, 0]]);
+    keygen_then_sign::<Ed25519>(3, 1, &[&[0, 1], &[2, 0]]);
 }
 
 #[test]
 fn ed25519_5_parties_3_signers() {
-    keygen_then_sign::<Ed25519>(5, 3, &[&[0, 2, 4], &[3, 1, 2]]);
+    keygen_then_sign::<Ed25519>(5, 2, &[&[0, 2, 4], &[3, 1, 2]]);
 }
 
 #[test]
 fn secp256k1_tr_3_parties_2_signers() {
-    keygen_then_sign::<Secp256k1Tr>(3, 2, &[&[1, 2], &[2, 0]]);
+    keygen_then_sign::<Secp256k1Tr>(3, 1, &[&[1, 2], &[2, 0]]);
 }
 
 #[test]
 fn secp256k1_tr_5_parties_3_signers() {
-    keygen_then_sign::<Secp256k1Tr>(5, 3, &[&[4, 3, 0], &[1, 2, 3]]);
+    keygen_then_sign::<Secp256k1Tr>(5, 2, &[&[4, 3, 0], &[1, 2, 3]]);
 }
 
 #[test]
 fn key_share_round_trip_signs_again() {
-    let shares = run_keygen::<Secp256k1Tr>(3, 2, b"round trip");
+    let shares = run_keygen::<Secp256k1Tr>(3, 1, b"round trip");
     let decoded: Vec<KeyShare> = shares
         .iter()
         .map(|s| KeyShare::from_bytes(&s.to_bytes()).expect("decode"))
@@ -96,8 +97,8 @@ fn key_share_round_trip_signs_again() {
     for (a, b) in shares.iter().zip(&decoded) {
         assert_eq!(a.public_key(), b.public_key());
         assert_eq!(
-            (a.scheme(), a.index(), a.n(), a.threshold()),
-            (b.scheme(), b.index(), b.n(), b.threshold())
+            (a.scheme(), a.index(), a.parties(), a.threshold()),
+            (b.scheme(), b.index(), b.parties(), b.threshold())
         );
         assert_eq!(*a.to_bytes(), *b.to_bytes(), "encoding is stable");
     }
@@ -112,25 +113,41 @@ fn key_share_round_trip_signs_again() {
 
 #[test]
 fn share_refused_by_the_other_scheme_and_bad_signer_lists() {
-    let shares = run_keygen::<Ed25519>(3, 2, b"params");
+    let shares = run_keygen::<Ed25519>(3, 1, b"params");
     let sim = |signers: Vec<u16>| {
-        round_based::sim::run(2, |j, party| {
+        round_based::sim::run(2, |_, party| {
             let signers = signers.clone();
             let share = &shares[0];
-            async move { sign::<Ed25519, _, _>(party, share, &signers, j, b"m", &mut OsRng).await }
+            async move { sign::<Ed25519, _, _>(&mut OsRng, share, &signers, b"m", party).await }
         })
         .expect("simulation")
         .into_vec()
     };
-    // Too few, duplicated, out of range, and my position not holding my index.
-    for signers in [vec![0], vec![0, 0], vec![0, 7], vec![1, 2]] {
+    // Too few, duplicated, out of range, and this share's party not among them: each refused
+    // with its typed fault before any message is sent.
+    let faults = [
+        (
+            vec![0],
+            SignerFault::Count {
+                needed: 2,
+                given: 1,
+            },
+        ),
+        (vec![0, 0], SignerFault::Twice(0)),
+        (vec![0, 7], SignerFault::Unknown { index: 7, n: 3 }),
+        (vec![1, 2], SignerFault::NotAmong(0)),
+    ];
+    for (signers, fault) in faults {
         for out in sim(signers.clone()) {
-            assert!(matches!(out, Err(Error::Params(_))), "{signers:?}: {out:?}");
+            assert!(
+                matches!(out, Err(Error::Threshold(alibi_threshold::Error::Signers(f))) if f == fault),
+                "{signers:?}: {out:?}"
+            );
         }
     }
     let wrong = round_based::sim::run(2, |j, party| {
         let share = &shares[usize::from(j)];
-        async move { sign::<Secp256k1Tr, _, _>(party, share, &[0, 1], j, b"m", &mut OsRng).await }
+        async move { sign::<Secp256k1Tr, _, _>(&mut OsRng, share, &[0, 1], b"m", party).await }
     })
     .expect("simulation")
     .into_vec();
@@ -147,21 +164,27 @@ fn share_refused_by_the_other_scheme_and_bad_signer_lists() {
 
 #[test]
 fn keygen_parameters_refused() {
-    for (n, t) in [(3u16, 1u16), (3, 4), (1, 1)] {
+    for (n, t) in [(3u16, 0u16), (3, 3), (1, 0)] {
         let outs = round_based::sim::run(n, |i, party| async move {
-            keygen::<Ed25519, _, _>(party, b"bad", i, n, t, &mut OsRng).await
+            keygen::<Ed25519, _, _>(&mut OsRng, b"bad", i, n, t, party).await
         })
         .expect("simulation")
         .into_vec();
         for out in outs {
-            assert!(matches!(out, Err(Error::Params(_))), "n={n} t={t}");
+            assert!(
+                matches!(
+                    out,
+                    Err(Error::Threshold(alibi_threshold::Error::Parameters(_)))
+                ),
+                "n={n} t={t}"
+            );
         }
     }
 }
 
 #[test]
 fn debug_prints_no_secret() {
-    let shares = run_keygen::<Ed25519>(2, 2, b"debug");
+    let shares = run_keygen::<Ed25519>(2, 1, b"debug");
     let shown = format!("{:?}", shares[0]);
     assert!(shown.contains("frost") || shown.contains("Ed25519"));
     let encoded = shares[0].to_bytes();

@@ -9,6 +9,7 @@
 //! ```
 
 use alibi_threshold_ecdsa::round_based::sim::async_env::Network;
+use alibi_threshold_ecdsa::round_based::MpcParty;
 use alibi_threshold_ecdsa::{aux_info_gen, keygen, rand_core::OsRng, Error, KeyShare, Primes};
 use futures_util::future::try_join_all;
 
@@ -26,17 +27,37 @@ async fn main() -> Result<(), Error> {
     let mut net = Network::new();
     let cores = try_join_all((0..n).map(|i| {
         let delivery = net.connect_new_party();
-        async move { keygen(&mut OsRng, b"sample", i, n, n, delivery).await }
+        async move {
+            keygen(
+                &mut OsRng,
+                b"sample",
+                i,
+                n,
+                n - 1,
+                MpcParty::connected(delivery),
+            )
+            .await
+        }
     }))
     .await?;
     let mut net = Network::new();
     let auxes = try_join_all((0..n).zip(primes).map(|(i, primes)| {
         let delivery = net.connect_new_party();
-        async move { aux_info_gen(&mut OsRng, b"sample", i, n, primes, delivery).await }
+        async move {
+            aux_info_gen(
+                &mut OsRng,
+                b"sample",
+                i,
+                n,
+                primes,
+                MpcParty::connected(delivery),
+            )
+            .await
+        }
     }))
     .await?;
     let (Some(core), Some(aux)) = (cores.into_iter().next(), auxes.into_iter().next()) else {
-        return Err(Error::Parameters("no party"));
+        return Err(Error::Malformed("no party"));
     };
     let share = KeyShare::from_parts(core, aux)?;
     println!("{}", hex::encode(&*share.to_bytes()?));

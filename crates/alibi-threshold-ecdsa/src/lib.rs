@@ -2,8 +2,11 @@
 //!
 //! Threshold ECDSA over secp256k1 for alibi: the CGGMP24 protocol (the 2024 revision of
 //! CGGMP21) of the [`cggmp24`] crate (0.7, by cggmp21's authors), run per party over any
-//! `round-based` 0.4 [`Delivery`], so the same code runs in a simulation (the tests) and over
-//! alibi's channels (the MPC layer's adapter).
+//! `round-based` 0.4 party (any [`Delivery`] through `round_based::MpcParty::connected`), so the
+//! same code runs in a simulation (the tests) and over alibi's channels (the MPC layer's
+//! adapter). It follows `alibi-threshold`'s contract, as `alibi-frost` does: the RNG first and
+//! the party last, `t` the number of parties that may be corrupted, one versioned header, one
+//! signer check, typed failures.
 //!
 //! A key is made and used in four steps, each party running its own:
 //!
@@ -11,13 +14,13 @@
 //!    ring-Pedersen modulus, the slow step (about 20 s on average on one core, a minute or more
 //!    at times), reporting [`PrimeProgress`] through a callback. It needs no other party, so it
 //!    can run ahead of time: [`Primes::to_bytes`] caches the result.
-//! 2. [`keygen`]: the threshold key generation (`min_signers`-out-of-`n`), giving a
+//! 2. [`keygen`]: the threshold key generation (any `t + 1` of `n` sign), giving a
 //!    [`CoreShare`]: the secret share and every party's public share.
 //! 3. [`aux_info_gen`]: the auxiliary information (every party's Paillier and ring-Pedersen
 //!    parameters with their proofs), consuming the party's [`Primes`]; independent of the key, it
 //!    may run before or after [`keygen`].
 //! 4. [`KeyShare::from_parts`] joins both; [`sign`] (or [`sign_prehash`]) then runs between
-//!    exactly `min_signers` of the `n` parties and returns a 64-byte `r || s` signature, low-S
+//!    exactly `t + 1` of the `n` parties and returns a 64-byte `r || s` signature, low-S
 //!    normalized, which [`verify`] checks with k256's ECDSA verifier (not with cggmp24).
 //!
 //! Every step takes caller-given session bytes, from which it derives cggmp24's execution id
@@ -26,7 +29,7 @@
 //!
 //! **Messages.** [`KeygenMsg`], [`AuxMsg`] and [`SigningMsg`] are cggmp24's own message types
 //! (serde-serializable); a transport carries them as they are. Party indices on the delivery are
-//! the keygen indices `0..n` for [`keygen`] and [`aux_info_gen`], and the positions `0..t` in the
+//! the keygen indices `0..n` for [`keygen`] and [`aux_info_gen`], and the positions `0..=t` in the
 //! signer list for [`sign`].
 //!
 //! **Randomness.** cggmp24 takes `rand_core` 0.6's traits (the workspace's own `rand_core` is
@@ -34,9 +37,10 @@
 //! of 0.6, re-exported as [`rand_core`]; [`rand_core::OsRng`] is the usual choice. The prime
 //! search alone takes the workspace's `rand_core` 0.10 `CryptoRng`.
 //!
-//! **Aborts.** cggmp24 aborts identifiably where it can: a failed proof or check names the
-//! parties it blames; [`Error::Protocol`] carries cggmp24's whole error chain, that blame
-//! included.
+//! **Aborts.** A failed run is an [`alibi_threshold::Error`] in [`Error::Threshold`]:
+//! `Transport` when the delivery failed (blamed on no one), else `Aborted` with cggmp24's error
+//! chain and the run positions of the parties it blames (cggmp24 aborts identifiably where it
+//! can: a failed proof or check names its sender).
 //!
 //! **Big integers.** cggmp24 runs here on its pure-Rust backend (num-bigint), and the prime search
 //! on crypto-primes: nothing but a Rust toolchain builds it (GMP, cggmp24's other backend, needs
@@ -45,9 +49,10 @@
 //! ```no_run
 //! # async fn run(delivery: impl round_based::Delivery<alibi_threshold_ecdsa::SigningMsg>,
 //! #              share: alibi_threshold_ecdsa::KeyShare) -> Result<(), alibi_threshold_ecdsa::Error> {
-//! use alibi_threshold_ecdsa::{rand_core::OsRng, sign, verify};
-//! // Parties 0 and 2 of a 2-out-of-3 key sign together; this process is one of them.
-//! let sig = sign(&mut OsRng, b"session 7", &share, &[0, 2], b"hello", delivery).await?;
+//! use alibi_threshold_ecdsa::{rand_core::OsRng, round_based::MpcParty, sign, verify};
+//! // Parties 0 and 2 of a 2-out-of-3 key (t = 1) sign together; this process is one of them.
+//! let party = MpcParty::connected(delivery);
+//! let sig = sign(&mut OsRng, b"session 7", &share, &[0, 2], b"hello", party).await?;
 //! verify(&share.public_key(), b"hello", &sig)?;
 //! # Ok(()) }
 //! ```
@@ -56,7 +61,6 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
-mod codec;
 mod primes;
 mod protocol;
 mod share;
@@ -98,35 +102,16 @@ pub const PUBLIC_KEY_LEN: usize = 33;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Bytes that do not decode: a key share, primes, public key or signature of the wrong
-    /// length, version or contents (the reason says which).
+    /// length or contents (the reason says which).
     #[error("malformed input: {0}")]
     Malformed(&'static str),
     /// The signature does not verify under the public key.
     #[error("invalid signature")]
     InvalidSignature,
-    /// Arguments that cannot make a session: an index out of range, a signer list of the wrong
-    /// size, with duplicates or without this party, a share and aux info of different parties.
-    #[error("invalid parameters: {0}")]
-    Parameters(&'static str),
-    /// The protocol failed: cggmp24's error with its whole chain of causes, which names the
-    /// blamed parties when cggmp24 identifies them, or the delivery's error.
-    #[error("protocol failed: {0}")]
-    Protocol(String),
-}
-
-impl Error {
-    /// An [`Error::Protocol`] from an error and its chain of sources (cggmp24 puts the blamed
-    /// parties in a source, not in the top-level message).
-    pub(crate) fn protocol(err: &(dyn std::error::Error + 'static)) -> Self {
-        let mut text = err.to_string();
-        let mut source = err.source();
-        while let Some(cause) = source {
-            text.push_str(": ");
-            text.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        // Some aborts keep their blame out of the text ("pi_enc::verify(K) failed"); the Debug
-        // form names the parties (alibi-mpc reads them from it). It holds no secret values.
-        Error::Protocol(format!("{text} ({err:?})"))
-    }
+    /// What the threshold contract refuses or reports: an encoding of another type or version,
+    /// parameters or a signer list refused before any message is sent (an index out of range,
+    /// a share and aux info of different parties), a transport fault, or an abort with the
+    /// positions of the parties cggmp24 blamed.
+    #[error(transparent)]
+    Threshold(#[from] alibi_threshold::Error),
 }

@@ -14,7 +14,9 @@ use crypto_primes::{is_prime, sieve_and_find, Flavor};
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
-use crate::{codec, Error, Security};
+use alibi_threshold::Header;
+
+use crate::{Error, Security};
 
 /// Bits of each safe prime: CGGMP24's RSA prime length at its 128-bit level (1536).
 pub const PRIME_BITS: u32 = <Security as SecurityLevel>::RSA_PRIME_BITLEN;
@@ -24,10 +26,13 @@ pub const PRIME_COUNT: u8 = 4;
 /// How often [`generate_primes`] reports [`PrimeProgress::Searching`] while it searches.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
-const MAGIC: &[u8; 4] = b"ATEP";
 const PRIME_BYTES: usize = PRIME_BITS.div_ceil(8) as usize;
-/// The version of the four-prime encoding; version 1 held cggmp21's two primes.
-const VERSION: u8 = 2;
+/// The header of the four-prime encoding; version 1 held cggmp21's two primes.
+const HEADER: Header = Header {
+    what: "primes",
+    magic: *b"ATEP",
+    version: 2,
+};
 
 // The search runs on 1536-bit integers; a change of security level must change this type.
 const _: () = assert!(PRIME_BITS == U1536::BITS);
@@ -152,7 +157,7 @@ fn search<R: CryptoRng + ?Sized>(
 impl Primes {
     /// The encoding described on [`Primes`] (secret: keep it like a key share).
     pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
-        let mut out = codec::header_v(MAGIC, VERSION, self.primes.len() * PRIME_BYTES);
+        let mut out = HEADER.write(self.primes.len() * PRIME_BYTES);
         for x in &self.primes {
             let digits = Zeroizing::new(x.to_bytes_msf());
             // A prime of PRIME_BITS bits fills the width exactly; pad defensively anyway.
@@ -167,12 +172,12 @@ impl Primes {
     /// odd, distinct and exactly [`PRIME_BITS`] long (not primality: the protocol's proofs fail
     /// on a non-prime).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        if codec::body_v(MAGIC, 1, bytes).is_ok() {
-            return Err(Error::Malformed(
+        let body = HEADER.open(bytes).map_err(|e| match e {
+            alibi_threshold::Error::Version { found: 1, .. } => Error::Malformed(
                 "primes: two primes for cggmp21 (alibi before CGGMP24), which needs four: make new ones",
-            ));
-        }
-        let body = codec::body_v(MAGIC, VERSION, bytes)?;
+            ),
+            e => Error::from(e),
+        })?;
         if body.len() != usize::from(PRIME_COUNT) * PRIME_BYTES {
             return Err(Error::Malformed("primes: wrong length"));
         }

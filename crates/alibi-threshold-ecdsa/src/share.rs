@@ -9,11 +9,16 @@ use cggmp24::key_share::{DirtyAuxInfo, DirtyIncompleteKeyShare, DirtyKeyShare, V
 use zeroize::Zeroizing;
 
 use crate::primes::wipe;
-use crate::{codec, Curve, Error, Security, PUBLIC_KEY_LEN};
+use alibi_threshold::Header;
 
-const MAGIC: &[u8; 4] = b"ATEK";
-/// The version of CGGMP24's key share; version 1 was cggmp21's.
-const VERSION: u8 = 2;
+use crate::{Curve, Error, Security, PUBLIC_KEY_LEN};
+
+/// The header of CGGMP24's key share; version 1 was cggmp21's.
+const HEADER: Header = Header {
+    what: "key share",
+    magic: *b"ATEK",
+    version: 2,
+};
 
 /// A party's output of [`crate::keygen`]: its secret share of the key and every party's public
 /// share (cggmp24's incomplete key share). It signs once joined with an [`AuxInfo`] by
@@ -94,9 +99,7 @@ impl KeyShare {
     /// and the same `n` parties.
     pub fn from_parts(core: CoreShare, mut aux: AuxInfo) -> Result<Self, Error> {
         if core.index() != aux.index() {
-            return Err(Error::Parameters(
-                "core share and aux info of different parties",
-            ));
+            return Err(parameters("core share and aux info of different parties"));
         }
         // AuxInfo overwrites its primes on drop, so its fields are taken rather than moved.
         let aux = DirtyAuxInfo {
@@ -114,7 +117,7 @@ impl KeyShare {
         };
         share
             .valid()
-            .map_err(|_| Error::Parameters("core share and aux info do not belong together"))?;
+            .map_err(|_| parameters("core share and aux info do not belong together"))?;
         Ok(share)
     }
 
@@ -133,12 +136,14 @@ impl KeyShare {
         u16::try_from(self.inner.core.public_shares.len()).unwrap_or(u16::MAX)
     }
 
-    /// Number of parties that sign together (`t + 1` for a threshold `t`).
-    pub fn min_signers(&self) -> u16 {
-        match &self.inner.core.vss_setup {
+    /// `t`: how many parties may be corrupted; any `t + 1` sign, exactly that many (all `n`
+    /// for a share without a threshold setup).
+    pub fn threshold(&self) -> u16 {
+        let min_signers = match &self.inner.core.vss_setup {
             Some(vss) => vss.min_signers,
             None => self.parties(),
-        }
+        };
+        min_signers.saturating_sub(1)
     }
 
     /// The key's public key, SEC1 compressed (33 bytes); what [`crate::verify`] takes.
@@ -148,7 +153,7 @@ impl KeyShare {
 
     /// The encoding described on [`KeyShare`].
     pub fn to_bytes(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
-        let mut out = codec::header_v(MAGIC, VERSION, 8192);
+        let mut out = HEADER.write(8192);
         serde_json::to_writer(&mut *out, &self.inner)
             .map_err(|_| Error::Malformed("key share: cannot be encoded"))?;
         Ok(out)
@@ -157,12 +162,12 @@ impl KeyShare {
     /// Decodes [`KeyShare::to_bytes`] and validates the share as cggmp24 does (consistent
     /// public shares and VSS setup, Paillier sizes, `N_i = p q`); never panics on bad bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        if codec::body_v(MAGIC, 1, bytes).is_ok() {
-            return Err(Error::Malformed(
+        let body = HEADER.open(bytes).map_err(|e| match e {
+            alibi_threshold::Error::Version { found: 1, .. } => Error::Malformed(
                 "key share: made with cggmp21 (alibi before CGGMP24); its auxiliary info cannot serve CGGMP24",
-            ));
-        }
-        let body = codec::body_v(MAGIC, VERSION, bytes)?;
+            ),
+            e => Error::from(e),
+        })?;
         let not_a_share = || Error::Malformed("key share: not cggmp24's key share");
         let json: serde_json::Value = serde_json::from_slice(body).map_err(|_| not_a_share())?;
         // fast-paillier reads a big integer's `radix` unchecked, and num-bigint panics on one
@@ -218,6 +223,11 @@ impl Drop for KeyShare {
     }
 }
 
+/// Parameters that cannot make a share, as the threshold contract reports them.
+fn parameters(why: &str) -> Error {
+    Error::Threshold(alibi_threshold::Error::Parameters(why.to_owned()))
+}
+
 /// Lowercase hex, for the public keys `Debug` shows.
 struct Hex<'a>(&'a [u8]);
 
@@ -250,7 +260,7 @@ impl fmt::Debug for KeyShare {
         f.debug_struct("KeyShare")
             .field("index", &self.index())
             .field("parties", &self.parties())
-            .field("min_signers", &self.min_signers())
+            .field("threshold", &self.threshold())
             .field("public_key", &Hex(&self.public_key()))
             .finish_non_exhaustive()
     }

@@ -119,8 +119,8 @@ fn fixture_key_share_round_trip_and_damage() {
     let share = KeyShare::from_bytes(&bytes).expect("decode");
     assert_eq!(*share.to_bytes().expect("encode"), bytes);
     assert_eq!(
-        (share.index(), share.parties(), share.min_signers()),
-        (0, 2, 2)
+        (share.index(), share.parties(), share.threshold()),
+        (0, 2, 1)
     );
     let debug = format!("{share:?}");
     assert!(debug.contains("public_key") && debug.len() < 200, "{debug}");

@@ -2,7 +2,9 @@
 //! round-based's simulated network (the same `Delivery` interface a real transport offers),
 //! with the signatures checked by k256's verifier; plus the key share's round trip.
 
+use alibi_threshold::Error as Run;
 use alibi_threshold_ecdsa::round_based::sim::async_env::Network;
+use alibi_threshold_ecdsa::round_based::MpcParty;
 use alibi_threshold_ecdsa::{
     aux_info_gen, keygen, rand_core::OsRng, sign, sign_prehash, verify, verify_prehash, Error,
     KeyShare, Primes,
@@ -54,7 +56,7 @@ async fn dealerless_setup(session: &'static [u8], n: u16, t: u16) -> Vec<Arc<Key
     let mut net = Network::new();
     let cores = parties((0..n).map(|i| {
         let delivery = net.connect_new_party();
-        async move { keygen(&mut OsRng, session, i, n, t, delivery).await }
+        async move { keygen(&mut OsRng, session, i, n, t, MpcParty::connected(delivery)).await }
     }))
     .await
     .expect("keygen");
@@ -63,7 +65,17 @@ async fn dealerless_setup(session: &'static [u8], n: u16, t: u16) -> Vec<Arc<Key
     let mut net = Network::new();
     let auxes = parties((0..n).zip(fixture_primes(n.into())).map(|(i, primes)| {
         let delivery = net.connect_new_party();
-        async move { aux_info_gen(&mut OsRng, session, i, n, primes, delivery).await }
+        async move {
+            aux_info_gen(
+                &mut OsRng,
+                session,
+                i,
+                n,
+                primes,
+                MpcParty::connected(delivery),
+            )
+            .await
+        }
     }))
     .await
     .expect("aux info");
@@ -77,7 +89,7 @@ async fn dealerless_setup(session: &'static [u8], n: u16, t: u16) -> Vec<Arc<Key
     for (i, share) in (0u16..).zip(&shares) {
         assert_eq!(share.public_key(), public_key, "all parties hold one key");
         assert_eq!(
-            (share.index(), share.parties(), share.min_signers()),
+            (share.index(), share.parties(), share.threshold()),
             (i, n, t)
         );
     }
@@ -96,7 +108,17 @@ async fn sign_by(
     let sigs = parties(signers.iter().map(|&s| {
         let delivery = net.connect_new_party();
         let share = shares[usize::from(s)].clone();
-        async move { sign(&mut OsRng, session, &share, signers, msg, delivery).await }
+        async move {
+            sign(
+                &mut OsRng,
+                session,
+                &share,
+                signers,
+                msg,
+                MpcParty::connected(delivery),
+            )
+            .await
+        }
     }))
     .await
     .expect("signing");
@@ -114,7 +136,7 @@ fn k256_accepts(public_key: &[u8], msg: &[u8], sig: &[u8; 64]) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_parties_two_sign() {
-    let shares = dealerless_setup(b"test 3-2", 3, 2).await;
+    let shares = dealerless_setup(b"test 3-2", 3, 1).await;
     let pk = shares[0].public_key();
     for (signers, msg) in [(&[0u16, 2][..], &b"first"[..]), (&[2, 1][..], b"second")] {
         let sig = sign_by(&shares, signers, b"sign 3-2", msg).await;
@@ -140,7 +162,7 @@ async fn three_parties_two_sign() {
     assert!(k256_accepts(&pk, b"third", &sig));
 
     bad_signer_lists_are_refused(&shares[0]).await;
-    assert!(format!("{:?}", shares[0]).contains("min_signers: 2"));
+    assert!(format!("{:?}", shares[0]).contains("threshold: 1"));
 }
 
 /// A signer list of the wrong size, with a duplicate or without this party fails before any
@@ -150,24 +172,37 @@ async fn bad_signer_lists_are_refused(share: &KeyShare) {
     let mut net = Network::new();
     let results = join_all(cases.iter().map(|signers| {
         let delivery = net.connect_new_party();
-        async move { sign(&mut OsRng, b"s", share, signers, b"m", delivery).await }
+        async move {
+            sign(
+                &mut OsRng,
+                b"s",
+                share,
+                signers,
+                b"m",
+                MpcParty::connected(delivery),
+            )
+            .await
+        }
     }))
     .await;
     for result in results {
-        assert!(matches!(result, Err(Error::Parameters(_))), "{result:?}");
+        assert!(
+            matches!(result, Err(Error::Threshold(Run::Signers(_)))),
+            "{result:?}"
+        );
     }
     let mut net = Network::new();
     let delivery = net.connect_new_party();
-    let r = keygen(&mut OsRng, b"s", 3, 3, 2, delivery).await;
-    assert!(matches!(r, Err(Error::Parameters(_))));
+    let r = keygen(&mut OsRng, b"s", 3, 3, 2, MpcParty::connected(delivery)).await;
+    assert!(matches!(r, Err(Error::Threshold(Run::Parameters(_)))));
     let delivery = net.connect_new_party();
-    let r = keygen(&mut OsRng, b"s", 0, 3, 4, delivery).await;
-    assert!(matches!(r, Err(Error::Parameters(_))));
+    let r = keygen(&mut OsRng, b"s", 0, 3, 3, MpcParty::connected(delivery)).await;
+    assert!(matches!(r, Err(Error::Threshold(Run::Parameters(_)))));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_parties_three_sign() {
-    let shares = dealerless_setup(b"test 5-3", 5, 3).await;
+    let shares = dealerless_setup(b"test 5-3", 5, 2).await;
     let pk = shares[0].public_key();
     let sig = sign_by(&shares, &[1, 3, 4], b"sign 5-3", b"five parties").await;
     assert!(k256_accepts(&pk, b"five parties", &sig));
@@ -177,16 +212,21 @@ async fn five_parties_three_sign() {
     let prehash = [7u8; 32];
     let mut net = Network::new();
     let signers = [4u16, 0, 2];
-    let signing =
-        try_join_all(
-            signers.iter().map(|&s| {
-                let delivery = net.connect_new_party();
-                let share = &shares[usize::from(s)];
-                async move {
-                    sign_prehash(&mut OsRng, b"pre", share, &signers, &prehash, delivery).await
-                }
-            }),
-        );
+    let signing = try_join_all(signers.iter().map(|&s| {
+        let delivery = net.connect_new_party();
+        let share = &shares[usize::from(s)];
+        async move {
+            sign_prehash(
+                &mut OsRng,
+                b"pre",
+                share,
+                &signers,
+                &prehash,
+                MpcParty::connected(delivery),
+            )
+            .await
+        }
+    }));
     let sigs = tokio::time::timeout(RUN_LIMIT, signing)
         .await
         .expect("every signer finishes within the limit")

@@ -9,6 +9,7 @@
 
 use alibi_frost::suite::{Ed25519, Secp256k1Tr};
 use alibi_frost::FrostSuite;
+use alibi_threshold::Header;
 use alibi_threshold_ecdsa as ecdsa;
 use round_based::MpcParty;
 use sha2::{Digest, Sha256};
@@ -37,18 +38,17 @@ pub(crate) struct Held {
 }
 
 /// The header of the encoding ([`Held::to_bytes`]).
-pub(crate) const MAGIC: &[u8; 4] = b"ATSH";
-const VERSION: u8 = 1;
+pub(crate) const HEADER: Header = Header {
+    what: "threshold key share",
+    magic: *b"ATSH",
+    version: 1,
+};
 
 impl Held {
     /// The encoding: `"ATSH"`, version 1, the scheme's tag, this party's index, the number of
     /// parties and each index (all u16 big-endian), then the scheme's own share encoding.
     pub(crate) fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
-        let mut out = Zeroizing::new(Vec::with_capacity(
-            16 + 2 * self.parties.len() + self.inner.len(),
-        ));
-        out.extend_from_slice(MAGIC);
-        out.push(VERSION);
+        let mut out = HEADER.write(8 + 2 * self.parties.len() + self.inner.len());
         out.push(self.scheme.tag());
         out.extend_from_slice(&self.me.to_be_bytes());
         out.extend_from_slice(&(self.parties.len() as u16).to_be_bytes());
@@ -62,13 +62,12 @@ impl Held {
     /// Decodes [`Held::to_bytes`], checking the scheme's share inside (never panics).
     pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let bad = || Error::Malformed("threshold key share");
-        let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or_else(bad)?;
-        let (&[version, tag], rest) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
+        let rest = HEADER.open(bytes).map_err(|_| bad())?;
+        let (&tag, rest) = rest.split_first().ok_or_else(bad)?;
         let scheme = Scheme::ALL
             .into_iter()
             .filter(|s| *s != Scheme::Bls)
             .find(|s| s.tag() == tag)
-            .filter(|_| version == VERSION)
             .ok_or_else(bad)?;
         let (me, rest) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
         let (count, mut rest) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
@@ -88,14 +87,14 @@ impl Held {
         me: PartyIndex,
         inner: &[u8],
     ) -> Result<Self> {
-        let (index, n, needed, public_key) = match frost_suite(scheme) {
+        let (index, n, t, public_key) = match frost_suite(scheme) {
             None => {
                 let s = ecdsa::KeyShare::from_bytes(inner)
                     .map_err(|_| Error::Malformed("threshold key share"))?;
                 (
                     s.index(),
                     s.parties(),
-                    s.min_signers(),
+                    s.threshold(),
                     s.public_key().to_vec(),
                 )
             }
@@ -105,7 +104,7 @@ impl Held {
                 if s.scheme() != frost {
                     return Err(Error::Malformed("threshold key share of another scheme"));
                 }
-                (s.index(), s.n(), s.threshold(), s.public_key())
+                (s.index(), s.parties(), s.threshold(), s.public_key())
             }
         };
         crate::check_indices(&parties)?;
@@ -120,7 +119,7 @@ impl Held {
             me,
             inner: Zeroizing::new(inner.to_vec()),
             public_key,
-            t: usize::from(needed).saturating_sub(1),
+            t: usize::from(t),
         })
     }
 }
@@ -140,9 +139,7 @@ pub(crate) fn frost_suite(scheme: Scheme) -> Option<alibi_frost::Scheme> {
 /// ([`Net::accuse`]): most checks of these protocols are of pairwise messages, which only their
 /// receiver sees, and the others would otherwise wait out a round and name nobody.
 async fn failed<T: Transport>(net: &Net<T>, protocol: Error) -> Error {
-    let e = net
-        .failure()
-        .unwrap_or_else(|| named_by_position(net.participants(), protocol));
+    let e = net.failure().unwrap_or(protocol);
     if let Error::Aborted { reason, blamed } = &e {
         if !blamed.is_empty() {
             net.accuse(blamed, reason).await;
@@ -159,77 +156,46 @@ async fn settled<T: Transport, V>(net: &Net<T>, r: core::result::Result<V, Error
     }
 }
 
-/// An abort of FROST or CGGMP24 that names parties, named as parties of the group: the
-/// protocols number a run's parties 0.. in the order of `participants` (round-based's
-/// convention), which a reader takes for the group's 1-based numbers. Any other error is left as
-/// it is.
-fn named_by_position(participants: &[PartyIndex], e: Error) -> Error {
-    let Error::Protocol(text) = &e else {
-        return e;
-    };
-    let blamed: Vec<crate::Blame> = blamed_positions(text)
-        .into_iter()
-        .filter_map(|j| participants.get(usize::from(j)))
-        .map(|&party| crate::Blame {
-            party,
-            fault: crate::Fault::FailedCheck,
-        })
-        .collect();
-    if blamed.is_empty() {
-        return e;
-    }
-    // The protocols' own words, without the Debug form that carried the positions.
-    let reason = text
-        .split_once(" (")
-        .map_or(text.as_str(), |(words, _)| words);
-    Error::Aborted {
-        reason: reason.to_owned(),
-        blamed,
-    }
-}
-
-/// The positions an abort's text blames. The protocols keep their blame in private types, so
-/// it is read from their Debug form: `faulty_party: J` (an `AbortBlame`), `parties: [J, ..]`
-/// (a list of indices) and `NotReliable([(J, msg), ..])` (the senders of broadcasts that
-/// differed).
-fn blamed_positions(text: &str) -> std::collections::BTreeSet<u16> {
-    let mut out = std::collections::BTreeSet::new();
-    let number = |s: &str| -> Option<u16> {
-        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
-        digits.parse().ok()
-    };
-    for (at, _) in text.match_indices("faulty_party: ") {
-        out.extend(number(&text[at + "faulty_party: ".len()..]));
-    }
-    for (at, _) in text.match_indices("parties: [") {
-        let list = &text[at + "parties: [".len()..];
-        let list = &list[..list.find(']').unwrap_or(list.len())];
-        if list
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == ',' || c == ' ')
-        {
-            out.extend(list.split(',').filter_map(|j| number(j.trim())));
-        }
-    }
-    for (at, _) in text.match_indices("NotReliable([") {
-        let list = &text[at + "NotReliable([".len()..];
-        let list = &list[..list.find("])").unwrap_or(list.len())];
-        out.extend(list.split('(').skip(1).filter_map(number));
-    }
-    out
-}
-
-fn frost_err(e: alibi_frost::Error) -> Error {
+/// A failure of the threshold contract (alibi-threshold) as this crate's error. An abort names
+/// parties by their position in the run, which the protocols number 0.. in the order of
+/// `participants` (round-based's convention): they are named here as the group's parties,
+/// never as positions a reader would take for the group's 1-based numbers. An abort that names
+/// no one, or a position past the run, names no one.
+fn contract_err(participants: &[PartyIndex], e: alibi_threshold::Error) -> Error {
+    use alibi_threshold::Error as Contract;
     match e {
-        alibi_frost::Error::Transport(s) => Error::Transport(s),
-        alibi_frost::Error::Params(s) => Error::Parameters(s),
+        Contract::Transport(s) => Error::Transport(s),
+        Contract::Parameters(s) => Error::Parameters(s),
+        Contract::Signers(fault) => Error::Parameters(fault.to_string()),
+        Contract::Aborted { reason, blamed } => {
+            let named: Option<Vec<crate::Blame>> = blamed
+                .iter()
+                .map(|&j| {
+                    participants.get(usize::from(j)).map(|&party| crate::Blame {
+                        party,
+                        fault: crate::Fault::FailedCheck,
+                    })
+                })
+                .collect();
+            match named {
+                Some(blamed) if !blamed.is_empty() => Error::Aborted { reason, blamed },
+                _ => Error::Protocol(reason),
+            }
+        }
+        e @ (Contract::Foreign { .. } | Contract::Version { .. }) => Error::Protocol(e.to_string()),
+    }
+}
+
+fn frost_err(participants: &[PartyIndex], e: alibi_frost::Error) -> Error {
+    match e {
+        alibi_frost::Error::Threshold(e) => contract_err(participants, e),
         e => Error::Protocol(e.to_string()),
     }
 }
 
-fn ecdsa_err(e: ecdsa::Error) -> Error {
+fn ecdsa_err(participants: &[PartyIndex], e: ecdsa::Error) -> Error {
     match e {
-        ecdsa::Error::Parameters(s) => Error::Parameters(s.into()),
+        ecdsa::Error::Threshold(e) => contract_err(participants, e),
         e => Error::Protocol(e.to_string()),
     }
 }
@@ -243,30 +209,19 @@ pub(crate) async fn keygen<T: Transport + 'static>(
     primes: Option<ecdsa::Primes>,
 ) -> Result<Held> {
     let n = net.participants().len() as u16;
-    let needed = u16::try_from(t + 1)
+    let t = u16::try_from(t)
         .ok()
-        .filter(|&k| k >= 2 && k <= n)
+        .filter(|&t| t >= 1 && t < n)
         .ok_or_else(|| Error::Parameters(format!("t = {t} with {n} parties")))?;
     let i = net.position(net.me()).unwrap_or(0);
-    let session = net.session();
-    let mut rng = alibi_frost::OsRng;
     let inner = match scheme {
-        Scheme::FrostEd25519 => frost_keygen::<T, Ed25519>(net, i, n, needed).await?,
-        Scheme::FrostSecp256k1Tr => frost_keygen::<T, Secp256k1Tr>(net, i, n, needed).await?,
+        Scheme::FrostEd25519 => frost_keygen::<T, Ed25519>(net, i, n, t).await?,
+        Scheme::FrostSecp256k1Tr => frost_keygen::<T, Secp256k1Tr>(net, i, n, t).await?,
         Scheme::EcdsaSecp256k1 => {
             let primes = primes.ok_or_else(|| {
                 Error::Parameters("ecdsa-secp256k1 key generation needs safe primes".into())
             })?;
-            let core = ecdsa::keygen(&mut rng, &session, i, n, needed, delivery_from(net, 0))
-                .await
-                .map_err(ecdsa_err);
-            let core = settled(net, core).await?;
-            let aux = ecdsa::aux_info_gen(&mut rng, &session, i, n, primes, delivery_from(net, 1))
-                .await
-                .map_err(ecdsa_err);
-            let aux = settled(net, aux).await?;
-            let share = ecdsa::KeyShare::from_parts(core, aux).map_err(ecdsa_err)?;
-            share.to_bytes().map_err(ecdsa_err)?
+            ecdsa_keygen(net, i, n, t, primes).await?
         }
         Scheme::Bls => return Err(Error::Parameters("bls is not an external scheme".into())),
     };
@@ -275,6 +230,27 @@ pub(crate) async fn keygen<T: Transport + 'static>(
     // message of the run can ask the others for it meanwhile.
     net.conclude(outcome(&share, net.session())).await?;
     Ok(share)
+}
+
+/// CGGMP24's key generation then its auxiliary information, one protocol after the other on
+/// `net`: the scheme's encoded share.
+async fn ecdsa_keygen<T: Transport + 'static>(
+    net: &Net<T>,
+    i: u16,
+    n: u16,
+    t: u16,
+    primes: ecdsa::Primes,
+) -> Result<Zeroizing<Vec<u8>>> {
+    let (session, mut rng) = (net.session(), alibi_frost::OsRng);
+    let ours = |e| ecdsa_err(net.participants(), e);
+    let party = MpcParty::connected(delivery_from(net, 0));
+    let core = ecdsa::keygen(&mut rng, &session, i, n, t, party).await;
+    let core = settled(net, core.map_err(ours)).await?;
+    let party = MpcParty::connected(delivery_from(net, 1));
+    let aux = ecdsa::aux_info_gen(&mut rng, &session, i, n, primes, party).await;
+    let aux = settled(net, aux.map_err(ours)).await?;
+    let share = ecdsa::KeyShare::from_parts(core, aux).map_err(ours)?;
+    share.to_bytes().map_err(ours)
 }
 
 /// What key generation's participants confirm to each other: the scheme, the run, the public
@@ -297,19 +273,13 @@ async fn frost_keygen<T: Transport + 'static, C: FrostSuite>(
     net: &Net<T>,
     i: u16,
     n: u16,
-    needed: u16,
+    t: u16,
 ) -> Result<Zeroizing<Vec<u8>>> {
     let party = MpcParty::connected(delivery_from(net, 0));
-    let share = alibi_frost::keygen::<C, _, _>(
-        party,
-        &net.session(),
-        i,
-        n,
-        needed,
-        &mut alibi_frost::OsRng,
-    )
-    .await
-    .map_err(frost_err);
+    let share =
+        alibi_frost::keygen::<C, _, _>(&mut alibi_frost::OsRng, &net.session(), i, n, t, party)
+            .await
+            .map_err(|e| frost_err(net.participants(), e));
     let share = settled(net, share).await?;
     Ok(share.to_bytes())
 }
@@ -329,14 +299,13 @@ pub(crate) async fn sign<T: Transport + 'static>(
         .filter_map(|p| share.parties.iter().position(|q| q == p))
         .filter_map(|x| u16::try_from(x).ok())
         .collect();
-    let me = net.position(net.me()).unwrap_or(0);
     match share.scheme {
-        Scheme::FrostEd25519 => frost_sign::<T, Ed25519>(net, share, &signers, me, msg).await,
-        Scheme::FrostSecp256k1Tr => {
-            frost_sign::<T, Secp256k1Tr>(net, share, &signers, me, msg).await
-        }
+        Scheme::FrostEd25519 => frost_sign::<T, Ed25519>(net, share, &signers, msg).await,
+        Scheme::FrostSecp256k1Tr => frost_sign::<T, Secp256k1Tr>(net, share, &signers, msg).await,
         _ => {
-            let inner = ecdsa::KeyShare::from_bytes(&share.inner).map_err(ecdsa_err)?;
+            let ours = |e| ecdsa_err(net.participants(), e);
+            let inner = ecdsa::KeyShare::from_bytes(&share.inner).map_err(ours)?;
+            let party = MpcParty::connected(delivery_from(net, 0));
             let session = net.session();
             let sig = ecdsa::sign(
                 &mut alibi_frost::OsRng,
@@ -344,11 +313,10 @@ pub(crate) async fn sign<T: Transport + 'static>(
                 &inner,
                 &signers,
                 msg,
-                delivery_from(net, 0),
+                party,
             )
-            .await
-            .map_err(ecdsa_err);
-            Ok(settled(net, sig).await?.to_vec())
+            .await;
+            Ok(settled(net, sig.map_err(ours)).await?.to_vec())
         }
     }
 }
@@ -357,15 +325,14 @@ async fn frost_sign<T: Transport + 'static, C: FrostSuite>(
     net: &Net<T>,
     share: &Held,
     signers: &[u16],
-    me: u16,
     msg: &[u8],
 ) -> Result<Vec<u8>> {
-    let inner = alibi_frost::KeyShare::from_bytes(&share.inner).map_err(frost_err)?;
+    let ours = |e| frost_err(net.participants(), e);
+    let inner = alibi_frost::KeyShare::from_bytes(&share.inner).map_err(ours)?;
     let party = MpcParty::connected(delivery_from(net, 0));
-    let sig =
-        alibi_frost::sign::<C, _, _>(party, &inner, signers, me, msg, &mut alibi_frost::OsRng)
-            .await
-            .map_err(frost_err);
+    let sig = alibi_frost::sign::<C, _, _>(&mut alibi_frost::OsRng, &inner, signers, msg, party)
+        .await
+        .map_err(ours);
     let sig = settled(net, sig).await?;
     Ok(sig.to_bytes().to_vec())
 }
@@ -386,18 +353,15 @@ mod tests {
     fn a_frost_abort_names_the_party_not_its_position() {
         let outs = round_based::sim::run(3, |i, party| async move {
             let session: &[u8] = if i == 2 { b"other" } else { b"agreed" };
-            alibi_frost::keygen::<Ed25519, _, _>(party, session, i, 3, 2, &mut alibi_frost::OsRng)
-                .await
+            let mut rng = alibi_frost::OsRng;
+            alibi_frost::keygen::<Ed25519, _, _>(&mut rng, session, i, 3, 1, party).await
         })
         .expect("simulation")
         .into_vec();
-        let Err(alibi_frost::Error::Protocol(text)) = &outs[0] else {
-            panic!("party 0 did not abort: {:?}", outs[0]);
+        let Err(e) = outs.into_iter().next().expect("party 0") else {
+            panic!("party 0 did not abort");
         };
-        match named_by_position(
-            &[3, 5, 7],
-            frost_err(alibi_frost::Error::Protocol(text.clone())),
-        ) {
+        match frost_err(&[3, 5, 7], e) {
             Error::Aborted { reason, blamed } => {
                 assert_eq!(
                     blamed,
@@ -413,23 +377,16 @@ mod tests {
     }
 
     #[test]
-    fn blame_is_read_from_each_form() {
-        let text = "x: [AbortBlame { faulty_party: 4, data_message: 1 }] \
-                    FeldmanVerificationFailed { parties: [0, 2] } Round1NotReliable([(1, 9), (3, 2)])";
-        assert_eq!(
-            blamed_positions(text).into_iter().collect::<Vec<_>>(),
-            [0, 1, 2, 3, 4]
-        );
-        assert!(blamed_positions("invalid signature").is_empty());
-        // A list of something else is no blame.
-        assert!(blamed_positions("parties: [AbortBlame { data_message: 1 }]").is_empty());
-    }
-
-    #[test]
     fn an_abort_without_blame_or_a_position_past_the_run_stays_unnamed() {
-        let e = named_by_position(&[1, 2], Error::Protocol("invalid signature".into()));
+        let abort = |blamed: Vec<u16>| alibi_threshold::Error::Aborted {
+            reason: "invalid signature".into(),
+            blamed,
+        };
+        let e = contract_err(&[1, 2], abort(vec![]));
         assert!(matches!(e, Error::Protocol(_)), "{e:?}");
-        let e = named_by_position(&[1, 2], Error::Protocol("x (faulty_party: 5)".into()));
+        let e = contract_err(&[1, 2], abort(vec![5]));
         assert!(matches!(e, Error::Protocol(_)), "{e:?}");
+        let e = contract_err(&[1, 2], alibi_threshold::Error::Transport("eof".into()));
+        assert!(matches!(e, Error::Transport(_)), "{e:?}");
     }
 }

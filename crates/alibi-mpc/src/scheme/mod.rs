@@ -298,7 +298,7 @@ impl Share {
 
     /// Decodes [`Share::to_bytes`] of any scheme (never panics).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        if bytes.starts_with(external::MAGIC) {
+        if bytes.starts_with(&external::HEADER.magic) {
             return Held::from_bytes(bytes).map(Share::from);
         }
         let text =
