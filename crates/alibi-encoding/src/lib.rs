@@ -5,7 +5,8 @@
 //! each scheme crate's error type wraps [`LengthError`] and implements [`LengthChecked`], so the
 //! check and its message ("Falcon public key: expected 897 bytes, got 12") are written once.
 //! Also the fixed-width bit packing that Falcon's, TACHYON's and BAT's encodings share
-//! ([`pack_bits`], [`unpack_bits`]).
+//! ([`pack_bits`], [`unpack_bits`]), and the one body of the scheme crates'
+//! `signature::RandomizedSigner` ([`sign_seeded`]).
 //!
 //! ```
 //! use alibi_encoding::{LengthChecked, LengthError};
@@ -34,6 +35,10 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 extern crate alloc;
+
+mod randomized;
+
+pub use randomized::sign_seeded;
 
 /// An input of the wrong length: `what` should be `expected` bytes long and is `got`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

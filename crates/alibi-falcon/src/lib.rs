@@ -53,8 +53,7 @@ mod testutil;
 
 use alibi_encoding::LengthChecked;
 use isa::Isa;
-use rand_chacha::ChaCha20Rng;
-use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
+use rand_core::{CryptoRng, TryCryptoRng};
 use std::sync::OnceLock;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -826,9 +825,7 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        // Signing needs an infallible RNG: one seed from the caller's keys ChaCha20.
-        let mut rng = ChaCha20Rng::try_from_rng(rng).map_err(|_| signature::Error::new())?;
-        Ok(self.sign(msg, &mut rng))
+        alibi_encoding::sign_seeded(rng, |stream| self.sign(msg, stream))
     }
 }
 
@@ -838,9 +835,7 @@ impl signature::RandomizedSigner<Signature> for ExpandedSigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        // Signing needs an infallible RNG: one seed from the caller's keys ChaCha20.
-        let mut rng = ChaCha20Rng::try_from_rng(rng).map_err(|_| signature::Error::new())?;
-        Ok(self.sign(msg, &mut rng))
+        alibi_encoding::sign_seeded(rng, |stream| self.sign(msg, stream))
     }
 }
 
@@ -916,7 +911,8 @@ mod isa_tests {
     use super::*;
     use crate::isa::{Avx2Fma, Portable};
     use crate::sampler::Sampler;
-    use rand_core::Rng;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::{Rng, SeedableRng};
 
     fn bits(v: &[f64]) -> Vec<u64> {
         v.iter().map(|x| x.to_bits()).collect()

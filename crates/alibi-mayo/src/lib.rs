@@ -39,7 +39,7 @@ pub use params::Params;
 
 use alibi_encoding::LengthChecked;
 use map::{PublicMap, SecretMap};
-use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
+use rand_core::{CryptoRng, TryCryptoRng};
 use zeroize::Zeroizing;
 
 /// Errors of this crate.
@@ -458,11 +458,7 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        Ok(self.sign(
-            msg,
-            &mut rand_chacha::ChaCha20Rng::try_from_rng(rng)
-                .map_err(|_| signature::Error::new())?,
-        ))
+        alibi_encoding::sign_seeded(rng, |stream| self.sign(msg, stream))
     }
 }
 

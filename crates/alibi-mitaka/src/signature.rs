@@ -113,11 +113,6 @@ impl signature::RandomizedSigner<Signature> for ExpandedSigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        // An infallible stream keyed from the caller's fallible RNG, as alibi-ringsig does.
-        use rand_core::SeedableRng;
-        let mut seed = zeroize::Zeroizing::new([0u8; 32]);
-        rng.try_fill_bytes(&mut seed[..])
-            .map_err(|_| signature::Error::new())?;
-        Ok(self.sign(msg, &mut rand_chacha::ChaCha20Rng::from_seed(*seed)))
+        alibi_encoding::sign_seeded(rng, |stream| self.sign(msg, stream))
     }
 }

@@ -60,7 +60,7 @@ use alibi_falcon::{
     Preimage, VerifyingKey, Q,
 };
 use alibi_keccak::{absorb_pair_read, Absorb, Shake128};
-use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
+use rand_core::{CryptoRng, TryCryptoRng};
 use std::sync::OnceLock;
 
 use crate::ring::{Member, Members};
@@ -598,13 +598,7 @@ impl<K: RingSigningKey> signature::RandomizedSigner<RingSignature> for RingSigne
         rng: &mut R,
         msg: &[u8],
     ) -> Result<RingSignature, signature::Error> {
-        self.ring
-            .sign(
-                &self.key,
-                msg,
-                &mut rand_chacha::ChaCha20Rng::try_from_rng(rng)
-                    .map_err(|_| signature::Error::new())?,
-            )
+        alibi_encoding::sign_seeded(rng, |stream| self.ring.sign(&self.key, msg, stream))?
             .map_err(|_| signature::Error::new())
     }
 }

@@ -35,7 +35,7 @@
 
 use alibi_encoding::LengthChecked;
 use alibi_mayo::{Params, SigningKey, VerifyingKey};
-use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
+use rand_core::{CryptoRng, TryCryptoRng};
 
 use crate::ring::{Member, Members};
 use crate::Error;
@@ -313,13 +313,7 @@ impl signature::RandomizedSigner<RingSignature> for RingSigner {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<RingSignature, signature::Error> {
-        self.ring
-            .sign(
-                &self.key,
-                msg,
-                &mut rand_chacha::ChaCha20Rng::try_from_rng(rng)
-                    .map_err(|_| signature::Error::new())?,
-            )
+        alibi_encoding::sign_seeded(rng, |stream| self.ring.sign(&self.key, msg, stream))?
             .map_err(|_| signature::Error::new())
     }
 }

@@ -46,8 +46,7 @@ mod prf;
 use alibi_encoding::LengthChecked;
 use alibi_encoding::{pack_bits as pack, unpack_bits as unpack};
 use ntt::{FixedPoly, Ring};
-use rand_chacha::ChaCha20Rng;
-use rand_core::{CryptoRng, SeedableRng, TryCryptoRng};
+use rand_core::{CryptoRng, TryCryptoRng};
 use std::sync::{Arc, OnceLock};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -507,10 +506,7 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        // Signing needs an infallible RNG: one seed from the caller's (the only fallible call)
-        // keys a ChaCha20 stream for the rejection loop.
-        let mut rng = ChaCha20Rng::try_from_rng(rng).map_err(|_| signature::Error::new())?;
-        Ok(self.sign(msg, &mut rng))
+        alibi_encoding::sign_seeded(rng, |stream| self.sign(msg, stream))
     }
 }
 
