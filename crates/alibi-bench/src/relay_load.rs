@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use alibi_channel::sealed_sender::v2::{self, Recipient};
-use alibi_channel::sealed_sender::{
+use alibi_identity::{IdentityKeyPair, PrivateKey};
+use alibi_sealed_sender::v2::{self, Recipient};
+use alibi_sealed_sender::{
     ContentType, SenderCertificate, ServerCertificate, ServiceId, UnidentifiedSenderMessageContent,
 };
-use alibi_identity::{IdentityKeyPair, PrivateKey};
 use getrandom::SysRng;
 use rand_core::{Rng, UnwrapErr};
 use tokio::sync::Mutex;

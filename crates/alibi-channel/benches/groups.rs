@@ -6,13 +6,13 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use alibi_channel::sealed_sender::v2::{Recipient, SentMessage};
-use alibi_channel::sealed_sender::{self, v1, v2, ContentType, ServiceId};
 use alibi_channel::sender_keys::{
     create_distribution_message, group_decrypt, group_encrypt, process_distribution_message,
 };
 use alibi_channel::{Address, ProtocolStore};
 use alibi_identity::IdentityKeyPair;
+use alibi_sealed_sender::v2::{Recipient, SentMessage};
+use alibi_sealed_sender::{v1, v2, ContentType, ServiceId};
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -40,7 +40,7 @@ fn bench(c: &mut Criterion) {
     });
     let sealed = v1::encrypt(&usmc, &alice_id, &bob_id.identity.0, &mut rng);
     g.bench_function("v1_decrypt", |b| {
-        b.iter(|| sealed_sender::decrypt_to_usmc(&sealed, &bob_id).unwrap())
+        b.iter(|| alibi_sealed_sender::decrypt_to_usmc(&sealed, &bob_id).unwrap())
     });
 
     let bob_r = Recipient {
@@ -71,7 +71,7 @@ fn bench(c: &mut Criterion) {
     let parsed = SentMessage::parse(&sent).unwrap();
     let received = parsed.received_message(&parsed.recipients[0]).unwrap();
     g.bench_function("v2_decrypt", |b| {
-        b.iter(|| sealed_sender::decrypt_to_usmc(&received, &bob_id).unwrap())
+        b.iter(|| alibi_sealed_sender::decrypt_to_usmc(&received, &bob_id).unwrap())
     });
     g.finish();
 

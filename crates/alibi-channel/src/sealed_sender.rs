@@ -1,26 +1,17 @@
 //! Sealed sender (libsignal `sealed_sender.rs`): the sender's identity travels inside the
-//! encryption, vouched for by a [`SenderCertificate`], so the server sees only the recipient.
+//! encryption, vouched for by a [`SenderCertificate`](alibi_sealed_sender::SenderCertificate), so the server sees only the recipient.
 //!
-//! The certificates and both message versions are `alibi-sealed-sender`'s, re-exported here under
-//! their old paths:
-//!
-//! * [`v1`]: one recipient, `0x11 || protobuf`; keys from the "UnidentifiedDelivery" schedule,
-//!   AES-256-CTR with 10-byte HMAC-SHA256 tags.
-//! * [`v2`]: many recipients in one request; the content is encrypted once (AES-256-GCM-SIV) and
-//!   each recipient gets a 32-byte wrapped key and a 16-byte authentication tag.
-//!
-//! Both carry an [`UnidentifiedSenderMessageContent`] (USMC): the inner message's type, the sender
-//! certificate, the inner message, a content hint and an optional group id. What this module adds
-//! is the channel's part: [`decrypt`] and [`decrypt_usmc`] check the certificate and decrypt the
-//! inner message with the sender's session or sender key.
+//! The certificates and both message versions are `alibi-sealed-sender`'s (import them from
+//! there): `v1`, one recipient, `0x11 || protobuf`; `v2`, many recipients in one request, the
+//! content encrypted once. Both carry an [`UnidentifiedSenderMessageContent`] (USMC): the inner
+//! message's type, the sender certificate, the inner message, a content hint and an optional
+//! group id. What this module adds is the channel's part: [`decrypt`] and [`decrypt_usmc`]
+//! check the certificate and decrypt the inner message with the sender's session or sender
+//! key.
 
 use rand_core::CryptoRng;
 
-pub use alibi_sealed_sender::{certificate, v1, v2};
-pub use alibi_sealed_sender::{
-    decrypt_to_usmc, decrypt_to_usmc_many, ContentType, SenderCertificate, ServerCertificate,
-    ServiceId, UnidentifiedSenderMessageContent,
-};
+use alibi_sealed_sender::{decrypt_to_usmc, ContentType, UnidentifiedSenderMessageContent};
 
 use crate::cipher::{decrypt_prekey, decrypt_signal};
 use crate::message::{PreKeySignalMessage, SignalMessage};

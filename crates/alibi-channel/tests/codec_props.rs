@@ -63,7 +63,7 @@ proptest! {
         }
         let _ = SessionRecord::deserialize(&data);
         // The group layer's parsers.
-        use alibi_channel::sealed_sender::{self, v2::SentMessage, SenderCertificate, UnidentifiedSenderMessageContent};
+        use alibi_sealed_sender::{v2::SentMessage, SenderCertificate, UnidentifiedSenderMessageContent};
         use alibi_channel::sender_keys::{SenderKeyDistributionMessage, SenderKeyMessage, SenderKeyRecord};
         if let Ok(m) = SenderKeyMessage::deserialize(&data) {
             prop_assert_eq!(m.serialized(), &data[..]);
@@ -73,7 +73,7 @@ proptest! {
         let _ = SenderCertificate::deserialize(&data);
         let _ = UnidentifiedSenderMessageContent::deserialize(&data);
         let id = alibi_identity::IdentityKeyPair::from_private(PrivateKey::from_bytes([3; 32]));
-        let _ = sealed_sender::decrypt_to_usmc(&data, &id);
+        let _ = alibi_sealed_sender::decrypt_to_usmc(&data, &id);
         for v in [0x22u8, 0x23] {
             let mut d = data.clone();
             d.insert(0, v);

@@ -6,16 +6,15 @@ mod common;
 use std::time::SystemTime;
 
 use alibi_channel::cipher::{encrypt, process_prekey_bundle};
-use alibi_channel::sealed_sender::v2::{Recipient, SentMessage};
-use alibi_channel::sealed_sender::{
-    self, v1, v2, ContentType, ServiceId, UnidentifiedSenderMessageContent,
-};
+use alibi_channel::sealed_sender;
 use alibi_channel::sender_keys::{
     create_distribution_message, group_decrypt, group_encrypt, process_distribution_message,
     SenderKeyDistributionMessage, SenderKeyRecord, SenderKeyStore,
 };
 use alibi_channel::{Address, Error, InMemoryStore, ProtocolStore, RedbStore};
 use alibi_identity::{IdentityKeyPair, KemKeyType, PrivateKey};
+use alibi_sealed_sender::v2::{Recipient, SentMessage};
+use alibi_sealed_sender::{v1, v2, ContentType, ServiceId, UnidentifiedSenderMessageContent};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
@@ -327,7 +326,7 @@ fn sealed_sender_v2_to_three_recipients_with_sender_keys() {
         assert_eq!(d.plaintext, b"to the group");
         assert_eq!(d.msg_type, ContentType::SenderKey);
         let usmc =
-            sealed_sender::decrypt_to_usmc(msg, &store.identity_key_pair().unwrap()).unwrap();
+            alibi_sealed_sender::decrypt_to_usmc(msg, &store.identity_key_pair().unwrap()).unwrap();
         assert_eq!(
             (usmc.content_hint, usmc.group_id.as_deref()),
             (1, Some(&[0xAB; 32][..]))
@@ -337,14 +336,15 @@ fn sealed_sender_v2_to_three_recipients_with_sender_keys() {
     // Rejections: a message for someone else, any altered byte of C, AT, E or the ciphertext.
     let (at0, s0) = &mut members[0];
     assert!(
-        sealed_sender::decrypt_to_usmc(&received[3], &s0.identity_key_pair().unwrap()).is_err()
+        alibi_sealed_sender::decrypt_to_usmc(&received[3], &s0.identity_key_pair().unwrap())
+            .is_err()
     );
     let msg = &received[0];
     for i in (1..msg.len()).step_by(3) {
         let mut bad = msg.clone();
         bad[i] ^= 0x01;
         assert!(
-            sealed_sender::decrypt_to_usmc(&bad, &s0.identity_key_pair().unwrap()).is_err(),
+            alibi_sealed_sender::decrypt_to_usmc(&bad, &s0.identity_key_pair().unwrap()).is_err(),
             "byte {i}"
         );
     }

@@ -12,8 +12,7 @@ mod common;
 use std::time::SystemTime;
 
 use alibi_channel::cipher::{encrypt, process_prekey_bundle};
-use alibi_channel::sealed_sender::v2::{Recipient, SentMessage};
-use alibi_channel::sealed_sender::{self, v1, v2, ContentType, SenderCertificate, ServiceId};
+use alibi_channel::sealed_sender;
 use alibi_channel::sender_keys::{
     create_distribution_message, group_decrypt, group_encrypt, process_distribution_message,
     SenderKeyDistributionMessage,
@@ -21,6 +20,8 @@ use alibi_channel::sender_keys::{
 use alibi_channel::{Address, InMemoryStore, ProtocolStore};
 use alibi_handshake::PreKeyBundle;
 use alibi_identity::{KemKeyType, PrivateKey};
+use alibi_sealed_sender::v2::{Recipient, SentMessage};
+use alibi_sealed_sender::{v1, v2, ContentType, SenderCertificate, ServiceId};
 use alibi_testkit::node::{signal_peer, NodePeer};
 use alibi_testkit::{hex, ok, unhex};
 use rand_chacha::rand_core::SeedableRng;

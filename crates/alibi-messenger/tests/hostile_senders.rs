@@ -7,9 +7,6 @@
 use std::time::SystemTime;
 
 use alibi_channel::cipher::{encrypt, process_prekey_bundle};
-use alibi_channel::sealed_sender::{
-    v1, ContentType, SenderCertificate, ServerCertificate, UnidentifiedSenderMessageContent,
-};
 use alibi_channel::store::InMemoryStore;
 use alibi_channel::Address;
 use alibi_identity::{IdentityKey, IdentityKeyPair, PrivateKey};
@@ -17,6 +14,9 @@ use alibi_messenger::{fuzzing, ContactCard, Device, Handshake, Messenger, Option
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
 use alibi_relay_api::proto::{envelope, Envelope};
+use alibi_sealed_sender::{
+    v1, ContentType, SenderCertificate, ServerCertificate, UnidentifiedSenderMessageContent,
+};
 use getrandom::SysRng;
 use rand_core::UnwrapErr;
 use uuid::Uuid;

@@ -5,12 +5,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use alibi_channel::sealed_sender::{SenderCertificate, ServerCertificate};
 use alibi_identity::PrivateKey;
 use alibi_messenger::{Error, Group, Kind, Messenger, Options, Received};
 use alibi_relay::local::LocalRelay;
 use alibi_relay::server::Config;
 use alibi_relay_api::proto::{Envelope, WebSocketMessage};
+use alibi_sealed_sender::{SenderCertificate, ServerCertificate};
 use alibi_testkit::proxy::Proxy;
 use getrandom::SysRng;
 use prost::Message as _;

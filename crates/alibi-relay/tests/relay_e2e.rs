@@ -5,10 +5,7 @@
 use std::time::{Duration, SystemTime};
 
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle, CiphertextMessage};
-use alibi_channel::sealed_sender::v2::Recipient;
-use alibi_channel::sealed_sender::{
-    self, v2, ContentType, SenderCertificate, ServiceId, UnidentifiedSenderMessageContent,
-};
+use alibi_channel::sealed_sender;
 use alibi_channel::sender_keys::{
     create_distribution_message, group_encrypt, process_distribution_message,
     SenderKeyDistributionMessage,
@@ -24,6 +21,10 @@ use alibi_relay_api::keys::{KeysUpload, SignedKey};
 use alibi_relay_api::messages::OutgoingMessage;
 use alibi_relay_api::proto::envelope::Type;
 use alibi_relay_api::proto::Envelope;
+use alibi_sealed_sender::v2::Recipient;
+use alibi_sealed_sender::{
+    v2, ContentType, SenderCertificate, ServiceId, UnidentifiedSenderMessageContent,
+};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;

@@ -16,8 +16,7 @@
 //! Both carry an [`UnidentifiedSenderMessageContent`] (USMC): the inner message's type, the sender
 //! certificate, the inner message, a content hint and an optional group id. Opening a message
 //! yields its USMC ([`decrypt_to_usmc`]); decrypting the inner message with the sender's session
-//! or sender key is `alibi-channel`'s (`alibi_channel::sealed_sender::decrypt`), which re-exports
-//! this crate under that module.
+//! or sender key is `alibi-channel`'s (`alibi_channel::sealed_sender::decrypt`).
 //!
 //! The crate stands on `alibi-identity` alone among alibi crates, so the relay, which issues
 //! certificates and splits multi-recipient requests but never decrypts, links no session code and

@@ -59,8 +59,8 @@ pub fn party<R: CryptoRng + ?Sized>(rng: &mut R, registration_id: u32) -> InMemo
     InMemoryStore::new(IdentityKeyPair::generate(rng), registration_id)
 }
 
-use alibi_channel::sealed_sender::{SenderCertificate, ServerCertificate};
 use alibi_identity::PrivateKey;
+use alibi_sealed_sender::{SenderCertificate, ServerCertificate};
 
 /// A trust root, a server certificate under it, and the server's key.
 pub struct Authority {
@@ -103,8 +103,8 @@ impl Authority {
     }
 }
 
-use alibi_channel::sealed_sender::{ContentType, UnidentifiedSenderMessageContent};
 use alibi_identity::{IdentityKey, KemPublicKey, PublicKey};
+use alibi_sealed_sender::{ContentType, UnidentifiedSenderMessageContent};
 use alibi_testkit::{hex, unhex};
 use serde_json::{json, Value};
 

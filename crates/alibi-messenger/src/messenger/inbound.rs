@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use alibi_channel::cipher::{decrypt, CiphertextMessage};
 use alibi_channel::ringxkem;
-use alibi_channel::sealed_sender::{self, ContentType, UnidentifiedSenderMessageContent};
+use alibi_channel::sealed_sender;
 use alibi_channel::sender_keys::{
     self, process_distribution_message, CheckedSignature, SenderKeyDistributionMessage,
 };
@@ -13,6 +13,7 @@ use alibi_channel::Address;
 use alibi_identity::IdentityKey;
 use alibi_relay_api::now_ms;
 use alibi_relay_api::proto::{envelope, Envelope};
+use alibi_sealed_sender::{ContentType, UnidentifiedSenderMessageContent};
 use getrandom::SysRng;
 use prost::Message as _;
 use rand_core::UnwrapErr;
@@ -112,7 +113,7 @@ impl Messenger {
     }
 
     /// Opens the sealed outer layers of `batch` not opened yet, all at once
-    /// ([`sealed_sender::decrypt_to_usmc_many`]). A failure is left for [`Self::process`],
+    /// ([`alibi_sealed_sender::decrypt_to_usmc_many`]). A failure is left for [`Self::process`],
     /// which opens that envelope again and says why.
     fn open_batch(&self, batch: &mut [Incoming]) {
         let sealed: Vec<usize> = (0..batch.len())
@@ -125,7 +126,7 @@ impl Messenger {
             .iter()
             .map(|&i| batch[i].envelope.content())
             .collect();
-        let opened = sealed_sender::decrypt_to_usmc_many(&contents, &self.inner.identity);
+        let opened = alibi_sealed_sender::decrypt_to_usmc_many(&contents, &self.inner.identity);
         for (i, usmc) in sealed.into_iter().zip(opened) {
             #[cfg(test)]
             self.inner.counts.opened.fetch_add(1, Ordering::Relaxed);
@@ -211,7 +212,7 @@ impl Messenger {
                 #[cfg(test)]
                 self.inner.counts.opened.fetch_add(1, Ordering::Relaxed);
                 let content = incoming.envelope.content();
-                let usmc = sealed_sender::decrypt_to_usmc(content, &self.inner.identity)
+                let usmc = alibi_sealed_sender::decrypt_to_usmc(content, &self.inner.identity)
                     .map_err(|e| Discard::from(alibi_channel::Error::from(e)))?;
                 &*none.insert(usmc)
             }
@@ -382,11 +383,11 @@ pub(super) struct Counts {
 mod tests {
     use std::time::Duration;
 
-    use alibi_channel::sealed_sender::{v1, ContentType, UnidentifiedSenderMessageContent};
     use alibi_channel::sender_keys::group_encrypt;
     use alibi_relay::local::LocalRelay;
     use alibi_relay::server::Config;
     use alibi_relay_api::proto::{envelope, Envelope};
+    use alibi_sealed_sender::{v1, ContentType, UnidentifiedSenderMessageContent};
     use getrandom::SysRng;
     use prost::Message as _;
     use rand_core::UnwrapErr;

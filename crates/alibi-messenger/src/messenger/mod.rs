@@ -18,11 +18,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use alibi_channel::ringxkem::RingXkemPreKey;
-use alibi_channel::sealed_sender::SenderCertificate;
 use alibi_channel::sender_keys::SenderKeyStore;
 use alibi_channel::{Address, ProtocolStore};
 use alibi_identity::{IdentityKey, IdentityKeyPair, PublicKey};
 use alibi_relay_api::access::AccessKey;
+use alibi_sealed_sender::SenderCertificate;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

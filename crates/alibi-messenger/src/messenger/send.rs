@@ -5,15 +5,15 @@ use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use alibi_channel::cipher::encrypt;
-use alibi_channel::sealed_sender::v2::{self, Recipient};
-use alibi_channel::sealed_sender::{
-    ContentType, SenderCertificate, ServiceId, UnidentifiedSenderMessageContent,
-};
 use alibi_channel::sender_keys::{create_distribution_message, group_encrypt};
 use alibi_relay_api::access::{combine, AccessKey};
 use alibi_relay_api::messages::OutgoingMessage;
 use alibi_relay_api::now_ms;
 use alibi_relay_api::proto::envelope;
+use alibi_sealed_sender::v2::{self, Recipient};
+use alibi_sealed_sender::{
+    ContentType, SenderCertificate, ServiceId, UnidentifiedSenderMessageContent,
+};
 use getrandom::SysRng;
 use prost::Message as _;
 use rand_core::UnwrapErr;
