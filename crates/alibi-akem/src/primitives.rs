@@ -8,9 +8,8 @@ use zeroize::Zeroizing;
 
 use crate::Error;
 
-// The unchecked products and the fixed-base product are alibi-x25519's (the workspace's one
-// X25519), re-exported here where the AKEMs have always found them.
-pub use alibi_x25519::{x25519_public, x25519_raw, x25519_raw_batch};
+// The unchecked products are alibi-x25519's (the workspace's one X25519).
+use alibi_x25519::x25519_raw_batch;
 
 /// HM(K, M) = SHA3-256((K xor 0x5c) || SHA3-256((K xor 0x36) || M)) for a 32-byte key, the pads
 /// being 32 bytes long: the artifact's "HMAC-SHA3-256", which is not RFC 2104 HMAC (whose pads fill
@@ -137,7 +136,7 @@ mod tests {
 
     #[test]
     fn a_batch_refuses_a_low_order_point_anywhere_in_it() {
-        let good = x25519_public(&[9u8; 32]);
+        let good = alibi_x25519::x25519_public(&[9u8; 32]);
         let zero = [0u8; 32];
         assert!(x25519_batch([(&[1u8; 32], &good), (&[2u8; 32], &good)]).is_ok());
         assert!(matches!(
