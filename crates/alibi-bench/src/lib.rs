@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 
 use machine::Machine;
 use measure::Budget;
+use seeds::Measurement;
 use table::Table;
 
 /// What can go wrong.
@@ -245,7 +246,7 @@ pub fn run(options: &Options, progress: &mut dyn FnMut(Event)) -> Result<Report,
     for seed in seeds {
         let t0 = Instant::now();
         tables.push(match seed {
-            Seed::Ring => seeds::ring::table(&mut ctx)?,
+            Seed::Ring => seeds::ring::Measured::measure(&mut ctx)?.render(),
             Seed::Akem => seeds::akem::table(&mut ctx)?,
             Seed::Mpc => seeds::mpc::table(&mut ctx)?,
             Seed::Dgsp => seeds::dgsp::table(&mut ctx)?,

@@ -12,3 +12,17 @@ pub(crate) mod dgsp;
 pub(crate) mod mpc;
 pub(crate) mod ring;
 pub(crate) mod tachyon;
+
+use crate::table::Table;
+use crate::{Ctx, Error};
+
+/// A seed's measurement: first measured into plain data (times, sizes, counts), then rendered
+/// into its [`Table`] by a function that times nothing; the table makes the report's Markdown,
+/// the CSV and the plot. Rendering alone is what the seeds' unit tests check.
+pub(crate) trait Measurement: Sized {
+    /// Runs the seed's measurements (the slow part), reporting progress through `ctx`.
+    fn measure(ctx: &mut Ctx) -> Result<Self, Error>;
+
+    /// The table of these figures: columns, rows, the notes beside the paper's, the plot.
+    fn render(&self) -> Table;
+}
