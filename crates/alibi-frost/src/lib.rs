@@ -1,7 +1,7 @@
 //! # alibi-frost
 //!
-//! Threshold Schnorr signatures (FROST) for alibi, from the established crate `givre` 0.3: its
-//! key generation (cggmp24-keygen, UC-secure, with its own reliable-broadcast check) and its
+//! Threshold Schnorr signatures (FROST) for alibi, from the established crate `givre` 0.2: its
+//! key generation (cggmp21-keygen, UC-secure, with its own reliable-broadcast check) and its
 //! interactive FROST signing, both `round-based` 0.4 protocols. Two schemes ([`Scheme`]):
 //!
 //! * `frost-ed25519`: FROST(Ed25519, SHA-512) of RFC 9591. The signature is a standard Ed25519
@@ -37,7 +37,7 @@
 //! A failed run is an [`alibi_threshold::Error`] in [`Error::Threshold`]: `Transport` when the
 //! delivery failed (its own send or receive error, or its stream ended), blamed on no party;
 //! otherwise `Aborted`, with the protocol's error chain and the run positions of the parties it
-//! blamed. Key generation names them (cggmp24-keygen's blame: a decommitment, proof or share
+//! blamed. Key generation names them (cggmp21-keygen's blame: a decommitment, proof or share
 //! that fails, or a round-1 broadcast that was not the same for everyone). Signing is not
 //! identifiable (givre says so): a bad signature share shows only as an aggregate that does not
 //! verify, blamed on no one. A message the round router refuses (a second message from one

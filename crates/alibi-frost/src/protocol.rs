@@ -10,7 +10,7 @@ use crate::suite::{FrostSuite, KeygenMsg, SignMsg};
 use crate::verify::{verify, Signature, SIGNATURE_LEN};
 use crate::Error;
 
-/// Distributed key generation (cggmp24-keygen's threshold protocol, through givre), one party's
+/// Distributed key generation (cggmp21-keygen's threshold protocol, through givre), one party's
 /// side, for ciphersuite `C` ([`crate::suite::Ed25519`] or [`crate::suite::Secp256k1Tr`]).
 ///
 /// * `session`: bytes every party of this run agrees on and no other run uses. The execution id

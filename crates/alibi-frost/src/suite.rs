@@ -16,13 +16,13 @@ pub use givre::ciphersuite::Ed25519;
 /// givre's Bitcoin ciphersuite (BIP-340 challenges, BIP-341 key tweak): [`Scheme::Secp256k1Tr`].
 pub use givre::ciphersuite::Bitcoin as Secp256k1Tr;
 
-/// The message of key generation for ciphersuite `C`: cggmp24-keygen's threshold message at its
+/// The message of key generation for ciphersuite `C`: cggmp21-keygen's threshold message at its
 /// default choices (128-bit security, SHA-256). A `serde` type: a transport that carries any
 /// `Serialize + DeserializeOwned` protocol message carries it.
 pub type KeygenMsg<C> = givre::keygen::msg::threshold::Msg<
     <C as Ciphersuite>::Curve,
     givre::keygen::security_level::SecurityLevel128,
-    // The digest cggmp24-keygen defaults to is sha2 0.10's SHA-256; k256 re-exports that very
+    // The digest cggmp21-keygen defaults to is sha2 0.10's SHA-256; k256 re-exports that very
     // crate, which saves a second sha2 in the workspace's dependency list.
     k256::sha2::Sha256,
 >;

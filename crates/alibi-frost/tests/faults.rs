@@ -1,6 +1,6 @@
 //! Failed runs: a delivery that ends is a transport fault blamed on no one; a party that does not
 //! follow the protocol makes the others abort naming it, by its position in the run (the blame
-//! alibi-threshold reads from cggmp24-keygen's abort, checked here on a real one).
+//! alibi-threshold reads from cggmp21-keygen's abort, checked here on a real one).
 
 use alibi_frost::suite::Ed25519;
 use alibi_frost::{keygen, sign, Error, KeygenMsg, OsRng, SignMsg};

@@ -1,8 +1,8 @@
 //! The parties an abort of cggmp24 or givre blames, by their position in the run.
 //!
 //! Both libraries identify the faulty parties of an abort, but keep that blame in private types
-//! (cggmp24-keygen's `KeygenAborted` and `AbortBlame`, cggmp24's signing `Reason`), reachable only
-//! through their `Debug` form. This is the one place that reads it, in three shapes:
+//! (the `KeygenAborted` and `AbortBlame` of cggmp21-keygen, under givre, and of cggmp24-keygen;
+//! cggmp24's signing `Reason`), reachable only through their `Debug` form. This is the one place that reads it, in three shapes:
 //! `faulty_party: J` (an `AbortBlame`), `parties: [J, ..]` (a list of indices) and
 //! `NotReliable([(J, msg), ..])` (the senders of broadcasts that differed). The scheme crates'
 //! tests provoke real aborts and check the positions read here, so a dependency update that
