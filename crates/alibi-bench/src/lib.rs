@@ -247,10 +247,10 @@ pub fn run(options: &Options, progress: &mut dyn FnMut(Event)) -> Result<Report,
         let t0 = Instant::now();
         tables.push(match seed {
             Seed::Ring => seeds::ring::Measured::measure(&mut ctx)?.render(),
-            Seed::Akem => seeds::akem::table(&mut ctx)?,
-            Seed::Mpc => seeds::mpc::table(&mut ctx)?,
-            Seed::Dgsp => seeds::dgsp::table(&mut ctx)?,
-            Seed::Tachyon => seeds::tachyon::table(&mut ctx)?,
+            Seed::Akem => seeds::akem::Measured::measure(&mut ctx)?.render(),
+            Seed::Mpc => seeds::mpc::Measured::measure(&mut ctx)?.render(),
+            Seed::Dgsp => seeds::dgsp::Measured::measure(&mut ctx)?.render(),
+            Seed::Tachyon => seeds::tachyon::Measured::measure(&mut ctx)?.render(),
         });
         times.push(t0.elapsed());
     }
