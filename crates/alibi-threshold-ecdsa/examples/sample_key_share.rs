@@ -1,16 +1,22 @@
 //! Runs a 2-out-of-2 key generation and auxiliary info generation in round-based's simulation,
 //! on the test fixtures' primes, and prints party 0's key share as one line of hex
 //! (`KeyShare::to_bytes`). This is how `tests/vectors/key_share.hex` was made: a test-only
-//! share (its primes are public), the sample the decoder tests and the fuzz target edit.
+//! share (its primes are public), the sample the decoder tests and the fuzz target edit. With
+//! `--presignature` it presigns with both parties and prints party 0's presignature instead
+//! (`Presignature::to_bytes`), as `tests/vectors/presignature.hex` was made.
 //!
 //! ```text
 //! cargo run --release -p alibi-threshold-ecdsa --example sample_key_share \
 //!     > crates/alibi-threshold-ecdsa/tests/vectors/key_share.hex
+//! cargo run --release -p alibi-threshold-ecdsa --example sample_key_share -- --presignature \
+//!     > crates/alibi-threshold-ecdsa/tests/vectors/presignature.hex
 //! ```
 
 use alibi_threshold_ecdsa::round_based::sim::async_env::Network;
 use alibi_threshold_ecdsa::round_based::MpcParty;
-use alibi_threshold_ecdsa::{aux_info_gen, keygen, rand_core::OsRng, Error, KeyShare, Primes};
+use alibi_threshold_ecdsa::{
+    aux_info_gen, keygen, presign, rand_core::OsRng, Error, KeyShare, Primes,
+};
 use futures_util::future::try_join_all;
 
 #[tokio::main(flavor = "current_thread")]
@@ -56,10 +62,24 @@ async fn main() -> Result<(), Error> {
         }
     }))
     .await?;
-    let (Some(core), Some(aux)) = (cores.into_iter().next(), auxes.into_iter().next()) else {
-        return Err(Error::Malformed("no party"));
-    };
-    let share = KeyShare::from_parts(core, aux)?;
+    let shares = cores
+        .into_iter()
+        .zip(auxes)
+        .map(|(core, aux)| KeyShare::from_parts(core, aux))
+        .collect::<Result<Vec<_>, _>>()?;
+    let share = shares.first().ok_or(Error::Malformed("no party"))?;
+    if std::env::args().nth(1).as_deref() == Some("--presignature") {
+        let mut net = Network::new();
+        let signers = [0u16, 1];
+        let presigs = try_join_all(shares.iter().map(|share| {
+            let party = MpcParty::connected(net.connect_new_party());
+            async move { presign(&mut OsRng, b"sample", share, &signers, party).await }
+        }))
+        .await?;
+        let presig = presigs.first().ok_or(Error::Malformed("no party"))?;
+        println!("{}", hex::encode(&*presig.to_bytes()?));
+        return Ok(());
+    }
     println!("{}", hex::encode(&*share.to_bytes()?));
     Ok(())
 }

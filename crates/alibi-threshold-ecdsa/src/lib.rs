@@ -23,6 +23,12 @@
 //!    exactly `t + 1` of the `n` parties and returns a 64-byte `r || s` signature, low-S
 //!    normalized, which [`verify`] checks with k256's ECDSA verifier (not with cggmp24).
 //!
+//! 5. Or, for signing in one round online: [`presign`] runs the interactive part between the
+//!    `t + 1` signers ahead of time, giving each a [`Presignature`]; later each signer issues its
+//!    [`Partial`] signature on the message alone ([`Presignature::issue`], which consumes it: a
+//!    presignature signs once) and anyone holding the public part ([`Presigned`]) combines them,
+//!    checking each partial and naming the signer of one that fails.
+//!
 //! Every step takes caller-given session bytes, from which it derives cggmp24's execution id
 //! (domain-separated per step), so that messages of two sessions never mix; the parties of one
 //! session must give the same bytes.
@@ -61,11 +67,13 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+mod presign;
 mod primes;
 mod protocol;
 mod share;
 mod verify;
 
+pub use presign::{presign, Partial, Presignature, Presigned, PARTIAL_LEN};
 pub use primes::{
     generate_primes, PrimeProgress, Primes, PRIME_BITS, PRIME_COUNT, PROGRESS_INTERVAL,
 };

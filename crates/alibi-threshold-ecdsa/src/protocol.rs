@@ -16,7 +16,7 @@ use crate::{
 
 /// cggmp24's execution id for one step of a session: SHA-256 over a domain label, the step and
 /// the length-prefixed session bytes, so that the steps of one session never share an id.
-fn execution_id(step: &[u8], session: &[u8]) -> [u8; 32] {
+pub(crate) fn execution_id(step: &[u8], session: &[u8]) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(b"alibi-threshold-ecdsa/v1/execution-id/");
     h.update(step);
@@ -26,7 +26,7 @@ fn execution_id(step: &[u8], session: &[u8]) -> [u8; 32] {
 }
 
 /// A failed run, typed by what its delivery saw ([`Watch::failure`]).
-fn failed(watch: &Watch, err: &(dyn std::error::Error + 'static)) -> Error {
+pub(crate) fn failed(watch: &Watch, err: &(dyn std::error::Error + 'static)) -> Error {
     Error::Threshold(watch.failure(err))
 }
 

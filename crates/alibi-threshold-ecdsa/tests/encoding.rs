@@ -2,7 +2,8 @@
 //! signer stand in for the protocol's (same format: `r || s`, low S).
 
 use alibi_threshold_ecdsa::{
-    verify, verify_prehash, Error, KeyShare, Primes, PRIME_BITS, PRIME_COUNT,
+    verify, verify_prehash, Error, KeyShare, Partial, Presignature, Primes, PARTIAL_LEN,
+    PRIME_BITS, PRIME_COUNT,
 };
 use k256::ecdsa::signature::Signer;
 use k256::ecdsa::{Signature, SigningKey};
@@ -213,4 +214,28 @@ fn cggmp21_files_are_refused_with_their_reason() {
             "{what}: {err}"
         );
     }
+}
+
+/// The fixture presignature decodes and re-encodes; every truncation of it, and a partial
+/// signature of the wrong length or with a scalar not below the order, is refused.
+#[test]
+fn presignature_and_partial_encodings() {
+    let bytes = hex::decode(include_str!("vectors/presignature.hex").trim()).expect("hex");
+    let presig = Presignature::from_bytes(&bytes).expect("decode");
+    assert_eq!(presig.public().signers(), &[0, 1]);
+    let again = presig.to_bytes().expect("encode");
+    assert_eq!(*again, bytes);
+    for len in (0..bytes.len()).step_by(7) {
+        assert!(Presignature::from_bytes(&bytes[..len]).is_err(), "{len}");
+    }
+    let (partial, _) = presig.issue(b"m");
+    let wire = partial.to_bytes();
+    assert_eq!(Partial::from_bytes(&wire).expect("partial"), partial);
+    assert!(Partial::from_bytes(&wire[..33]).is_err());
+    let mut over = [0xffu8; PARTIAL_LEN];
+    over[..2].copy_from_slice(&[0, 1]);
+    assert!(matches!(
+        Partial::from_bytes(&over),
+        Err(Error::Malformed(_))
+    ));
 }

@@ -6,8 +6,8 @@ use alibi_threshold::Error as Run;
 use alibi_threshold_ecdsa::round_based::sim::async_env::Network;
 use alibi_threshold_ecdsa::round_based::MpcParty;
 use alibi_threshold_ecdsa::{
-    aux_info_gen, keygen, rand_core::OsRng, sign, sign_prehash, verify, verify_prehash, Error,
-    KeyShare, Primes,
+    aux_info_gen, keygen, presign, rand_core::OsRng, sign, sign_prehash, verify, verify_prehash,
+    Error, KeyShare, Partial, Presignature, Presigned, Primes,
 };
 use futures_util::future::{join_all, try_join_all};
 use k256::ecdsa::signature::Verifier;
@@ -232,4 +232,77 @@ async fn five_parties_three_sign() {
         .expect("every signer finishes within the limit")
         .expect("signing");
     verify_prehash(&pk, &prehash, &sigs[0]).expect("verify prehash");
+}
+
+/// The signers (keygen indices) presign together; each gets its own presignature.
+async fn presign_by(
+    shares: &[Arc<KeyShare>],
+    signers: &'static [u16],
+    session: &'static [u8],
+) -> Vec<Presignature> {
+    let mut net = Network::new();
+    parties(signers.iter().map(|&s| {
+        let delivery = net.connect_new_party();
+        let share = shares[usize::from(s)].clone();
+        async move {
+            let party = MpcParty::connected(delivery);
+            presign(&mut OsRng, session, &share, signers, party).await
+        }
+    }))
+    .await
+    .expect("presigning")
+}
+
+/// Presignatures: offline with two of three, then one round online: the partials combine into a
+/// signature k256 accepts; a presignature survives its encoding; a partial that is not its
+/// signer's is refused naming that signer's position; a missing or repeated partial is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn presignatures_sign_in_one_round() {
+    let shares = dealerless_setup(b"test presign", 3, 1).await;
+    let pk = shares[0].public_key();
+    let presigs = presign_by(&shares, &[2, 0], b"presign 1").await;
+    assert_eq!(presigs[0].public().signers(), &[2, 0]);
+    // Through the encoding, as a party stores it between the two phases.
+    let presigs: Vec<Presignature> = presigs
+        .iter()
+        .map(|p| Presignature::from_bytes(&p.to_bytes().expect("encode")).expect("decode"))
+        .collect();
+    let msg = b"signed online";
+    let (partials, publics): (Vec<Partial>, Vec<Presigned>) =
+        presigs.into_iter().map(|p| p.issue(msg)).unzip();
+    assert_eq!(
+        publics[0], publics[1],
+        "every signer holds the same public part"
+    );
+    let wire: Vec<Partial> = partials
+        .iter()
+        .map(|p| Partial::from_bytes(&p.to_bytes()).expect("partial"))
+        .collect();
+    let sig = publics[1].combine(&wire, msg).expect("combine");
+    assert!(k256_accepts(&pk, msg, &sig));
+    assert_eq!(
+        publics[0]
+            .combine(&[wire[1], wire[0]], msg)
+            .expect("any order"),
+        sig
+    );
+
+    // Another presignature's partial in position 1: position 1 is blamed.
+    let other = presign_by(&shares, &[2, 0], b"presign 2").await;
+    let (stray, _) = other.into_iter().nth(1).expect("two").issue(msg);
+    match publics[0].combine(&[wire[0], stray], msg) {
+        Err(Error::Threshold(Run::Aborted { blamed, .. })) => assert_eq!(blamed, [1]),
+        other => panic!("expected position 1 blamed, got {other:?}"),
+    }
+    // The partials of one message do not sign another.
+    assert!(matches!(
+        publics[0].combine(&wire, b"another message"),
+        Err(Error::Threshold(Run::Aborted { .. }))
+    ));
+    for bad in [&wire[..1], &[wire[0], wire[0]][..]] {
+        assert!(matches!(
+            publics[0].combine(bad, msg),
+            Err(Error::Threshold(Run::Parameters(_)))
+        ));
+    }
 }
