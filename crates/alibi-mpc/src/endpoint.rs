@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use crate::dkg::{keygen as bls_keygen, KeygenConfig};
 use crate::net::{Net, NetConfig};
-use crate::scheme::{external, generate_primes, verify, Primes, Scheme, Share};
+use crate::scheme::{
+    external, generate_primes, presign, verify, Presignature, Primes, Scheme, Share,
+};
 use crate::sign::{sign as bls_sign, Disagreement, SignConfig};
 use crate::transport::Transport;
 use crate::{Blame, Error, Party, PartyIndex, Result, SessionId};
@@ -203,9 +205,7 @@ impl<T: Transport + 'static> Endpoint<T> {
         job: &Signing,
         message: &[u8],
     ) -> Result<Signature> {
-        share
-            .check_signers(&job.signers)
-            .map_err(|e| Error::Parameters(e.to_string()))?;
+        self.check(share, job)?;
         let signed = match share.external() {
             None => self.bls_sign(share, job, message).await?,
             Some(held) => {
@@ -224,6 +224,51 @@ impl<T: Transport + 'static> Endpoint<T> {
             Error::Verification("the combined signature does not verify under the group key")
         })?;
         Ok(signed)
+    }
+
+    /// Presigns with `share` (threshold ECDSA) as this party among `job.signers` (exactly t+1):
+    /// one presignature, for one later signature by the same signers in one round
+    /// ([`Endpoint::sign_presigned`]).
+    pub async fn presign(&mut self, share: &Share, job: &Signing) -> Result<Presignature> {
+        self.check(share, job)?;
+        let held = share.external().ok_or_else(|| {
+            Error::Parameters("presignatures are for ecdsa-secp256k1, not bls".into())
+        })?;
+        let net = self.net(job.session, &job.signers, job.timeout)?;
+        let r = presign::presign(&net, held).await;
+        self.take_back(net)?;
+        r
+    }
+
+    /// Signs `message` with `presig` as this party, in one round among the presignature's
+    /// signers (`job.signers`, the same parties): the signature, checked under the group key.
+    /// Consumes the presignature, which signs once.
+    pub async fn sign_presigned(
+        &mut self,
+        share: &Share,
+        presig: Presignature,
+        job: &Signing,
+        message: &[u8],
+    ) -> Result<Signature> {
+        self.check(share, job)?;
+        if presig.public_key()[..] != *share.public_key() {
+            return Err(Error::Parameters(
+                "the presignature is for another key".into(),
+            ));
+        }
+        let net = self.net(job.session, &job.signers, job.timeout)?;
+        let r = presign::sign_presigned(&net, presig, message).await;
+        self.take_back(net)?;
+        let bytes = r?;
+        verify(share.scheme(), share.public_key(), message, &bytes).map_err(|_| {
+            Error::Verification("the combined signature does not verify under the group key")
+        })?;
+        Ok(Signature {
+            bytes,
+            combined: job.signers.clone(),
+            blamed: vec![],
+            disagreeing: vec![],
+        })
     }
 
     async fn bls_sign(
@@ -249,6 +294,20 @@ impl<T: Transport + 'static> Endpoint<T> {
             blamed: signed.blamed,
             disagreeing: signed.disagreeing,
         })
+    }
+
+    /// Refuses a share that is not this party's, and signers it cannot sign with.
+    fn check(&self, share: &Share, job: &Signing) -> Result<()> {
+        if share.me() != self.me() {
+            return Err(Error::Parameters(format!(
+                "the share is party {}'s, this is party {}",
+                share.me(),
+                self.me()
+            )));
+        }
+        share
+            .check_signers(&job.signers)
+            .map_err(|e| Error::Parameters(e.to_string()))
     }
 
     /// A net for one run among `participants`, on this party's transport.

@@ -294,3 +294,62 @@ async fn a_misdealt_share_is_named_at_every_honest_party() {
         }
     }
 }
+
+/// Threshold ECDSA with presignatures over a relay: the signers presign (their presignatures
+/// through the encoding, as a party stores them), then sign in one round; the signature is
+/// checked by k256. A presignature offered for other signers or another key is refused before
+/// anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ecdsa_presignatures_sign_in_one_round_over_a_relay() {
+    let relay = LocalRelay::start(Default::default()).await.expect("relay");
+    let scheme = Scheme::EcdsaSecp256k1;
+    let parties = register_parties(&relay.url, &[1, 2, 3], Mode::Group)
+        .await
+        .expect("parties");
+    let (parties, shares) = keygen_all(parties, scheme, 1, ([7; 16], timeout(scheme))).await;
+    let shares: Vec<Share> = shares.into_iter().map(|s| s.expect("keygen")).collect();
+    let pk = shares[0].public_key().to_vec();
+    let signers: Vec<PartyIndex> = vec![1, 3];
+    let presign_job = Signing::new([8; 16], signers.clone(), timeout(scheme));
+    let sign_job = Signing::new([9; 16], signers.clone(), timeout(scheme));
+    let msg: &'static [u8] = b"signed in one round";
+    let mut tasks = vec![];
+    let mut idle = vec![];
+    for mut e in parties {
+        let share = shares[usize::from(e.me()) - 1].clone();
+        if !signers.contains(&e.me()) {
+            idle.push((e, share));
+            continue;
+        }
+        let (presign_job, sign_job) = (presign_job.clone(), sign_job.clone());
+        tasks.push(tokio::spawn(async move {
+            let presig = e.presign(&share, &presign_job).await.expect("presign");
+            assert_eq!(presig.signers(), &[1, 3]);
+            let stored = presig.to_bytes().expect("encode");
+            let presig = scheme::Presignature::from_bytes(&stored).expect("decode");
+            e.sign_presigned(&share, presig, &sign_job, msg).await
+        }));
+    }
+    for task in tasks {
+        let sig = task.await.expect("task").expect("signed online");
+        independent_verify(scheme, &pk, msg, &sig.bytes);
+    }
+
+    // Party 2 holds no presignature for {1, 3}; one made for {1, 3} is refused for {1, 2}, and
+    // a FROST share cannot presign.
+    let (mut e2, share2) = idle.pop().expect("party 2");
+    let job = Signing::new([10; 16], vec![1, 2], timeout(scheme));
+    let foreign = shares[0].clone();
+    let r = e2.presign(&foreign, &job).await;
+    assert!(
+        matches!(r, Err(Error::Parameters(_))),
+        "another party's share: {r:?}"
+    );
+    let r = e2
+        .presign(&share2, &Signing::new([11; 16], vec![2], timeout(scheme)))
+        .await;
+    assert!(
+        matches!(r, Err(Error::Parameters(_))),
+        "too few signers: {r:?}"
+    );
+}

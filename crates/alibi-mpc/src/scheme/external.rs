@@ -80,6 +80,11 @@ impl Held {
         Self::from_scheme(scheme, parties, u16::from_be_bytes(*me), rest)
     }
 
+    /// The scheme's encoding of its share (secret).
+    pub(crate) fn inner(&self) -> &[u8] {
+        &self.inner
+    }
+
     /// A share from the scheme's own encoding, checked against the party list.
     fn from_scheme(
         scheme: Scheme,
@@ -149,7 +154,10 @@ async fn failed<T: Transport>(net: &Net<T>, protocol: Error) -> Error {
 }
 
 /// The protocol's result, or its failure as [`failed`] words it.
-async fn settled<T: Transport, V>(net: &Net<T>, r: core::result::Result<V, Error>) -> Result<V> {
+pub(crate) async fn settled<T: Transport, V>(
+    net: &Net<T>,
+    r: core::result::Result<V, Error>,
+) -> Result<V> {
     match r {
         Ok(v) => Ok(v),
         Err(e) => Err(failed(net, e).await),
@@ -193,7 +201,7 @@ fn frost_err(participants: &[PartyIndex], e: alibi_frost::Error) -> Error {
     }
 }
 
-fn ecdsa_err(participants: &[PartyIndex], e: ecdsa::Error) -> Error {
+pub(crate) fn ecdsa_err(participants: &[PartyIndex], e: ecdsa::Error) -> Error {
     match e {
         ecdsa::Error::Threshold(e) => contract_err(participants, e),
         e => Error::Protocol(e.to_string()),
@@ -292,13 +300,7 @@ pub(crate) async fn sign<T: Transport + 'static>(
     share: &Held,
     msg: &[u8],
 ) -> Result<Vec<u8>> {
-    // The scheme numbers the signers by their position among key generation's parties.
-    let signers: Vec<u16> = net
-        .participants()
-        .iter()
-        .filter_map(|p| share.parties.iter().position(|q| q == p))
-        .filter_map(|x| u16::try_from(x).ok())
-        .collect();
+    let signers = signer_positions(net, share);
     match share.scheme {
         Scheme::FrostEd25519 => frost_sign::<T, Ed25519>(net, share, &signers, msg).await,
         Scheme::FrostSecp256k1Tr => frost_sign::<T, Secp256k1Tr>(net, share, &signers, msg).await,
@@ -335,6 +337,16 @@ async fn frost_sign<T: Transport + 'static, C: FrostSuite>(
         .map_err(ours);
     let sig = settled(net, sig).await?;
     Ok(sig.to_bytes().to_vec())
+}
+
+/// The net's participants as the scheme numbers them: by their position among key
+/// generation's parties.
+pub(crate) fn signer_positions<T: Transport>(net: &Net<T>, share: &Held) -> Vec<u16> {
+    net.participants()
+        .iter()
+        .filter_map(|p| share.parties.iter().position(|q| q == p))
+        .filter_map(|x| u16::try_from(x).ok())
+        .collect()
 }
 
 /// Decodes `data` as a share (for the fuzz target).

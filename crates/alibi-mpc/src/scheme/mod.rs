@@ -13,6 +13,7 @@
 //! ed25519-dalek, k256).
 
 pub(crate) mod external;
+pub(crate) mod presign;
 
 use core::str::FromStr;
 
@@ -24,6 +25,7 @@ use crate::{bls, Blame, Error, PartyIndex, Result};
 use external::Held;
 
 pub use alibi_threshold_ecdsa::{PrimeProgress, Primes, PRIME_COUNT};
+pub use presign::Presignature;
 
 /// A threshold scheme alibi runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -388,10 +390,11 @@ fn bls_verify(public_key: &[u8], msg: &[u8], sig: &[u8]) -> core::result::Result
     bls::verify(public_key, msg, sig).map_err(|_| VerifyError::Invalid)
 }
 
-/// Decodes `data` as a share of each scheme (for the fuzz target).
+/// Decodes `data` as a share of each scheme and as a presignature (for the fuzz target).
 pub(crate) fn fuzz_decoders(data: &[u8]) {
     let _ = Share::from_bytes(data);
     external::fuzz_decoders(data);
+    let _ = Presignature::from_bytes(data);
 }
 
 #[cfg(test)]
