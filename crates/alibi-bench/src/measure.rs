@@ -42,6 +42,20 @@ impl Stats {
     }
 }
 
+#[cfg(test)]
+impl Stats {
+    /// A made-up figure for the renderers' tests: `median` with a ±10 % range over five
+    /// samples.
+    pub(crate) fn around(median: f64) -> Stats {
+        Stats {
+            median,
+            min: median * 0.9,
+            max: median * 1.1,
+            samples: 5,
+        }
+    }
+}
+
 /// The middle element of `v` by `key` (of the two middle ones, the later), or `None` for none:
 /// a whole run picked as the median, where a mean of two would mix two runs' parts.
 pub fn median_by<T, K: Ord>(mut v: Vec<T>, key: impl FnMut(&T) -> K) -> Option<T> {

@@ -22,9 +22,9 @@ use serde::{Deserialize, Serialize};
 use sha2_010::Sha256;
 use zeroize::Zeroizing;
 
-use alibi_threshold::{signer_position, watched, Header};
+use alibi_threshold::{watched, Header};
 
-use crate::protocol::{execution_id, failed};
+use crate::protocol::{failed, signing_start};
 use crate::{Curve, Error, KeyShare, SigningMsg, PUBLIC_KEY_LEN, SIGNATURE_LEN};
 
 /// The header of a presignature's encoding.
@@ -91,10 +91,7 @@ where
     R: RngCore + CryptoRng,
     P: Mpc<ProtocolMessage = SigningMsg>,
 {
-    let me = signer_position(signers, share.threshold(), share.parties(), share.index())
-        .map_err(alibi_threshold::Error::from)?;
-    let valid = share.valid()?;
-    let eid = execution_id(b"presign", session);
+    let (me, valid, eid) = signing_start(share, signers, b"presign", session)?;
     let (party, watch) = watched(party);
     let (secret, data) = cggmp24::signing(ExecutionId::new(&eid), me, signers, valid)
         .generate_presignature(rng, party)

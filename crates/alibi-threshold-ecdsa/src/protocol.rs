@@ -10,7 +10,7 @@ use round_based::Mpc;
 use sha2_010::{Digest, Sha256};
 
 use crate::{
-    AuxInfo, AuxMsg, CoreShare, Curve, Error, KeyShare, KeygenMsg, Primes, SigningMsg,
+    AuxInfo, AuxMsg, CoreShare, Curve, Error, KeyShare, KeygenMsg, Primes, Security, SigningMsg,
     SIGNATURE_LEN,
 };
 
@@ -23,6 +23,22 @@ pub(crate) fn execution_id(step: &[u8], session: &[u8]) -> [u8; 32] {
     h.update((session.len() as u64).to_be_bytes());
     h.update(session);
     h.finalize().into()
+}
+
+/// cggmp24's key share, validated.
+type ValidShare = cggmp24::KeyShare<Curve, Security>;
+
+/// What a signing step (signing, presigning) starts from: this signer's position in `signers`,
+/// after the one signer check; the share as cggmp24 validates it; the step's execution id.
+pub(crate) fn signing_start<'s>(
+    share: &'s KeyShare,
+    signers: &[u16],
+    step: &[u8],
+    session: &[u8],
+) -> Result<(u16, &'s ValidShare, [u8; 32]), Error> {
+    let me = signer_position(signers, share.threshold(), share.parties(), share.index())
+        .map_err(alibi_threshold::Error::from)?;
+    Ok((me, share.valid()?, execution_id(step, session)))
 }
 
 /// A failed run, typed by what its delivery saw ([`Watch::failure`]).
@@ -142,10 +158,7 @@ where
     R: RngCore + CryptoRng,
     P: Mpc<ProtocolMessage = SigningMsg>,
 {
-    let me = signer_position(signers, share.threshold(), share.parties(), share.index())
-        .map_err(alibi_threshold::Error::from)?;
-    let valid = share.valid()?;
-    let eid = execution_id(b"sign", session);
+    let (me, valid, eid) = signing_start(share, signers, b"sign", session)?;
     let (party, watch) = watched(party);
     let sig = cggmp24::signing(ExecutionId::new(&eid), me, signers, valid)
         .sign(rng, party, data)

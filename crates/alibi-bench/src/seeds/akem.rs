@@ -235,45 +235,35 @@ fn suite(
         pq::SecretKey::generate(suite, &mut *rng),
         pq::SecretKey::generate(suite, &mut *rng),
     );
-    let pq_figures = akem(
-        ctx,
-        PAPER[3 + 2 * k].0,
-        || {
-            !pq::SecretKey::generate(suite, &mut *g)
-                .public_key()
-                .to_bytes()
-                .is_empty()
-        },
-        || {
-            pq::encap(&ps, pr.public_key(), &mut *e)
-                .ok()
-                .map(|(c, _)| c)
-        },
-        |c| pq::decap(&pr, ps.public_key(), c).is_ok(),
-        hpke,
-    )?;
+    // PQ-AKEM and SHADOWFAX have the same shape of API: one row each, from the same lines.
+    macro_rules! row {
+        ($akem:ident, $row:expr, $sender:expr, $recipient:expr) => {
+            akem(
+                ctx,
+                PAPER[$row].0,
+                || {
+                    !$akem::SecretKey::generate(suite, &mut *g)
+                        .public_key()
+                        .to_bytes()
+                        .is_empty()
+                },
+                || {
+                    $akem::encap(&$sender, $recipient.public_key(), &mut *e)
+                        .ok()
+                        .map(|(c, _)| c)
+                },
+                |c| $akem::decap(&$recipient, $sender.public_key(), c).is_ok(),
+                hpke,
+            )?
+        };
+    }
+    let pq_figures = row!(pq, 3 + 2 * k, ps, pr);
 
     let (ss, sr) = (
         shadowfax::SecretKey::generate(suite, &mut *rng),
         shadowfax::SecretKey::generate(suite, &mut *rng),
     );
-    let sf = akem(
-        ctx,
-        PAPER[4 + 2 * k].0,
-        || {
-            !shadowfax::SecretKey::generate(suite, &mut *g)
-                .public_key()
-                .to_bytes()
-                .is_empty()
-        },
-        || {
-            shadowfax::encap(&ss, sr.public_key(), &mut *e)
-                .ok()
-                .map(|(c, _)| c)
-        },
-        |c| shadowfax::decap(&sr, ss.public_key(), c).is_ok(),
-        hpke,
-    )?;
+    let sf = row!(shadowfax, 4 + 2 * k, ss, sr);
     let ciphertext = op(
         "SHADOWFAX encap",
         shadowfax::encap(&ss, sr.public_key(), &mut *rng),
@@ -484,12 +474,7 @@ mod tests {
 
     /// A time or ratio with a ±10 % range over five samples.
     fn s(median: f64) -> Stats {
-        Stats {
-            median,
-            min: median * 0.9,
-            max: median * 1.1,
-            samples: 5,
-        }
+        Stats::around(median)
     }
 
     /// An AKEM row: Gen, our Enc and Dec, and the ratios to hpke's.

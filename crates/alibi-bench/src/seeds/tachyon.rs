@@ -375,12 +375,7 @@ mod tests {
 
     /// A time or ratio with a ±10 % range over five samples.
     fn s(median: f64) -> Stats {
-        Stats {
-            median,
-            min: median * 0.9,
-            max: median * 1.1,
-            samples: 5,
-        }
+        Stats::around(median)
     }
 
     /// A counterpart with ML-DSA-44's sizes.

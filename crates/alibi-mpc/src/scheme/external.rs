@@ -51,10 +51,7 @@ impl Held {
         let mut out = HEADER.write(8 + 2 * self.parties.len() + self.inner.len());
         out.push(self.scheme.tag());
         out.extend_from_slice(&self.me.to_be_bytes());
-        out.extend_from_slice(&(self.parties.len() as u16).to_be_bytes());
-        for p in &self.parties {
-            out.extend_from_slice(&p.to_be_bytes());
-        }
+        write_indices(&mut out, &self.parties);
         out.extend_from_slice(&self.inner);
         out
     }
@@ -70,13 +67,7 @@ impl Held {
             .find(|s| s.tag() == tag)
             .ok_or_else(bad)?;
         let (me, rest) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
-        let (count, mut rest) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
-        let mut parties = vec![];
-        for _ in 0..u16::from_be_bytes(*count) {
-            let (p, more) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
-            parties.push(u16::from_be_bytes(*p));
-            rest = more;
-        }
+        let (parties, rest) = read_indices(rest).ok_or_else(bad)?;
         Self::from_scheme(scheme, parties, u16::from_be_bytes(*me), rest)
     }
 
@@ -127,6 +118,26 @@ impl Held {
             t: usize::from(t),
         })
     }
+}
+
+/// Appends a list of party indices: its length, then each index (u16 big-endian).
+pub(crate) fn write_indices(out: &mut Vec<u8>, indices: &[PartyIndex]) {
+    out.extend_from_slice(&(indices.len() as u16).to_be_bytes());
+    for p in indices {
+        out.extend_from_slice(&p.to_be_bytes());
+    }
+}
+
+/// Reads [`write_indices`]'s list at the start of `bytes`: the list and what follows it.
+pub(crate) fn read_indices(bytes: &[u8]) -> Option<(Vec<PartyIndex>, &[u8])> {
+    let (count, mut rest) = bytes.split_first_chunk::<2>()?;
+    let mut indices = vec![];
+    for _ in 0..u16::from_be_bytes(*count) {
+        let (p, more) = rest.split_first_chunk::<2>()?;
+        indices.push(u16::from_be_bytes(*p));
+        rest = more;
+    }
+    Some((indices, rest))
 }
 
 /// The FROST ciphersuite of `scheme`, `None` for threshold ECDSA.

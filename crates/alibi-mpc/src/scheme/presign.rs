@@ -13,7 +13,7 @@ use alibi_threshold_ecdsa as ecdsa;
 use round_based::MpcParty;
 use zeroize::Zeroizing;
 
-use super::external::{ecdsa_err, settled, signer_positions, Held};
+use super::external::{ecdsa_err, read_indices, settled, signer_positions, write_indices, Held};
 use super::Scheme;
 use crate::delivery::delivery_from;
 use crate::net::Net;
@@ -57,10 +57,7 @@ impl Presignature {
             .to_bytes()
             .map_err(|_| Error::Malformed("threshold presignature"))?;
         let mut out = HEADER.write(2 + 2 * self.signers.len() + inner.len());
-        out.extend_from_slice(&(self.signers.len() as u16).to_be_bytes());
-        for p in &self.signers {
-            out.extend_from_slice(&p.to_be_bytes());
-        }
+        write_indices(&mut out, &self.signers);
         out.extend_from_slice(&inner);
         Ok(out)
     }
@@ -69,13 +66,7 @@ impl Presignature {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let bad = || Error::Malformed("threshold presignature");
         let rest = HEADER.open(bytes).map_err(|_| bad())?;
-        let (count, mut rest) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
-        let mut signers = vec![];
-        for _ in 0..u16::from_be_bytes(*count) {
-            let (p, more) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
-            signers.push(u16::from_be_bytes(*p));
-            rest = more;
-        }
+        let (signers, rest) = read_indices(rest).ok_or_else(bad)?;
         crate::check_indices(&signers)?;
         let inner = ecdsa::Presignature::from_bytes(rest).map_err(|_| bad())?;
         if inner.public().signers().len() != signers.len() {
