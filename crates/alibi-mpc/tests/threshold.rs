@@ -321,13 +321,29 @@ async fn ecdsa_presignatures_sign_in_one_round_over_a_relay() {
             idle.push((e, share));
             continue;
         }
+        let pk2 = pk.clone();
         let (presign_job, sign_job) = (presign_job.clone(), sign_job.clone());
+        let whole_job = Signing::new([12; 16], signers.clone(), timeout(scheme));
         tasks.push(tokio::spawn(async move {
+            let start = std::time::Instant::now();
             let presig = e.presign(&share, &presign_job).await.expect("presign");
+            let offline = start.elapsed();
             assert_eq!(presig.signers(), &[1, 3]);
             let stored = presig.to_bytes().expect("encode");
             let presig = scheme::Presignature::from_bytes(&stored).expect("decode");
-            e.sign_presigned(&share, presig, &sign_job, msg).await
+            let start = std::time::Instant::now();
+            let online = e.sign_presigned(&share, presig, &sign_job, msg).await;
+            let online_took = start.elapsed();
+            // The interactive signing of the same message, for comparison (--nocapture shows it).
+            let start = std::time::Instant::now();
+            let whole = e.sign(&share, &whole_job, msg).await.expect("interactive");
+            eprintln!(
+                "party {}: presign {offline:.1?}, online {online_took:.1?}, interactive {:.1?}",
+                e.me(),
+                start.elapsed()
+            );
+            independent_verify(scheme, &pk2, msg, &whole.bytes);
+            online
         }));
     }
     for task in tasks {
