@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Child;
 
 use common::code;
-use common::mpc::{keygen_with, relay, run, s, setup, spawn_party, Relay};
+use common::mpc::{keygen_with, relay, run, s, setup, sign_with, spawn_party, wait_all, Relay};
 
 /// Key generation for `scheme` by every party of `dirs`, each its own process; the public key.
 fn keygen_all(d: &Path, dirs: &[PathBuf], group: &str, scheme: &str) -> Vec<u8> {
@@ -172,20 +172,25 @@ fn fixture_primes() -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// Seals test-only primes in each party's directory (`mpc aux --from`).
+fn aux_all(here: &Path, dirs: &[PathBuf]) {
+    let primes = fixture_primes();
+    for (i, dir) in dirs.iter().enumerate() {
+        let file = here.join(format!("{i}.primes"));
+        std::fs::write(&file, &primes[i]).unwrap();
+        let o = run(&["mpc", "aux", "--dir", &s(dir), "--from", &s(&file)]);
+        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+    }
+}
+
 #[test]
 fn ecdsa_by_3_and_5_processes() {
     let d = common::scratch("mpc-ecdsa");
     let relay = relay(&d);
-    let primes = fixture_primes();
     for (n, t) in [(3, 1), (5, 2)] {
         let (here, dirs, names, group) = group_of(&d, &relay, n, t, &format!("e{n}"));
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        for (i, dir) in dirs.iter().enumerate() {
-            let file = here.join(format!("{i}.primes"));
-            std::fs::write(&file, &primes[i]).unwrap();
-            let o = run(&["mpc", "aux", "--dir", &s(dir), "--from", &s(&file)]);
-            assert_eq!(code(&o), 0, "{}", common::stderr(&o));
-        }
+        aux_all(&here, &dirs);
         let pk = keygen_all(&here, &dirs, &group, "ecdsa-secp256k1");
         assert!(
             dirs.iter().all(|d| !d.join("primes.sealed").exists()),
@@ -239,6 +244,23 @@ fn scheme_usage_is_refused() {
     );
     let o = sign(&["--signers", "u0,u1,u2"]);
     assert_eq!(code(&o), 2, "{}", common::stderr(&o));
+    // Presignatures are threshold ECDSA's only.
+    let o = sign(&["--presigned"]);
+    assert_eq!(code(&o), 2, "{}", common::stderr(&o));
+    assert!(common::stderr(&o).contains("presignatures are for ecdsa-secp256k1, not frost-ed25519"));
+    let o = run(&[
+        "mpc",
+        "presign",
+        "--scheme",
+        "frost-ed25519",
+        "--dir",
+        &s(&dirs[0]),
+        "--group",
+        &group,
+        "--session",
+        "p",
+    ]);
+    assert_eq!(code(&o), 2, "{}", common::stderr(&o));
     // No share of this scheme yet.
     let o = run(&[
         "mpc",
@@ -264,4 +286,196 @@ fn scheme_usage_is_refused() {
     std::fs::write(&junk, b"not primes").unwrap();
     let o = run(&["mpc", "aux", "--dir", &s(&dirs[0]), "--from", &s(&junk)]);
     assert_eq!(code(&o), 2);
+}
+
+/// ECDSA signatures checked by Python's `cryptography` (OpenSSL): each `(key, message,
+/// signature)` must verify, and none of them over another message. Python or the package
+/// missing is a skip (a failure under ALIBI_REQUIRE_PEERS=1); ALIBI_PYTHON names the interpreter.
+fn python_verifies(checks: &[(Vec<u8>, Vec<u8>, Vec<u8>)]) {
+    const SCRIPT: &str = r#"
+import json, sys
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec, utils
+for pk, msg, sig in json.load(sys.stdin):
+    key = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256K1(), bytes.fromhex(pk))
+    sig = bytes.fromhex(sig)
+    der = utils.encode_dss_signature(int.from_bytes(sig[:32], "big"), int.from_bytes(sig[32:], "big"))
+    key.verify(der, bytes.fromhex(msg), ec.ECDSA(hashes.SHA256()))
+    try:
+        key.verify(der, bytes.fromhex(msg) + b"!", ec.ECDSA(hashes.SHA256()))
+        sys.exit("accepted another message")
+    except InvalidSignature:
+        pass
+print("ok")
+"#;
+    let python = std::env::var("ALIBI_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has = std::process::Command::new(&python)
+        .args(["-c", "import cryptography"])
+        .output();
+    if !matches!(&has, Ok(o) if o.status.success()) {
+        alibi_testkit::skip(&format!("{python} with the cryptography package not found"));
+        return;
+    }
+    let list: Vec<[String; 3]> = checks
+        .iter()
+        .map(|(k, m, sg)| [hex::encode(k), hex::encode(m), hex::encode(sg)])
+        .collect();
+    let mut child = std::process::Command::new(&python)
+        .args(["-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let input = serde_json::to_vec(&list).unwrap();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        o.status.success(),
+        "cryptography refused: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// `mpc presign` with `--signers` and `--count`, as each of `who`, each its own process.
+fn presign_all(dirs: &[PathBuf], group: &str, names: &[&str], who: &[usize], count: &str) {
+    let signers: Vec<&str> = who.iter().map(|&i| names[i]).collect();
+    let children = who
+        .iter()
+        .map(|&i| {
+            let args = [
+                "mpc",
+                "presign",
+                "--dir",
+                &s(&dirs[i]),
+                "--group",
+                group,
+                "--session",
+                "batch",
+                "--signers",
+                &signers.join(","),
+                "--count",
+                count,
+                "--timeout-s",
+                "300",
+            ];
+            spawn_party(&args.map(String::from))
+        })
+        .collect();
+    for o in wait_all(children) {
+        assert_eq!(code(&o), 0, "presign: {}", common::stderr(&o));
+        assert!(common::stdout(&o).contains(&format!("presigned {count}")));
+    }
+}
+
+/// Issue 68's acceptance, presignatures: 3 parties (separate processes, a relay process)
+/// presign 5 and sign 5 messages online, each signature checked by k256, `mpc verify` and
+/// Python's `cryptography`; a sixth online signature is refused, and so is a restored copy of
+/// the stored presignatures.
+#[test]
+fn ecdsa_presigns_5_and_signs_5_online_then_refuses() {
+    let d = common::scratch("mpc-presign");
+    let relay = relay(&d);
+    let (here, dirs, names, group) = group_of(&d, &relay, 3, 1, "p");
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    aux_all(&here, &dirs);
+    let pk = keygen_all(&here, &dirs, &group, "ecdsa-secp256k1");
+    let who = [0, 2];
+    presign_all(&dirs, &group, &names, &who, "5");
+    let store = |i: usize| {
+        let shares = dirs[i].join("shares");
+        let mut found = std::fs::read_dir(&shares)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path());
+        found
+            .find(|p| p.extension().is_some_and(|x| x == "presignatures"))
+            .unwrap()
+    };
+    assert_eq!(common::mode(&s(&store(0))) & 0o777, 0o600);
+    let backup = std::fs::read(store(0)).unwrap();
+    let mut checks = vec![];
+    let ecdsa = [
+        "--scheme",
+        "ecdsa-secp256k1",
+        "--presigned",
+        "--timeout-s",
+        "120",
+    ];
+    for k in 0..5 {
+        let msg = here.join(format!("m{k}"));
+        std::fs::write(&msg, format!("online message {k}")).unwrap();
+        let outs: Vec<PathBuf> = who
+            .iter()
+            .map(|i| here.join(format!("{k}.{i}.sig")))
+            .collect();
+        let session = format!("m{k}");
+        let children = who
+            .iter()
+            .zip(&outs)
+            .map(|(&i, out)| sign_with(&dirs[i], &group, (&msg, &session), out, &ecdsa))
+            .collect();
+        for o in wait_all(children) {
+            assert_eq!(code(&o), 0, "sign --presigned {k}: {}", common::stderr(&o));
+            let left = format!("with presignature #{k} (used up); {} left", 4 - k);
+            assert!(common::stdout(&o).contains(&left), "{}", common::stdout(&o));
+        }
+        for out in &outs {
+            let sig = std::fs::read(out).unwrap();
+            use k256::ecdsa::signature::Verifier;
+            let key = k256::ecdsa::VerifyingKey::from_sec1_bytes(&pk).unwrap();
+            let parsed = k256::ecdsa::Signature::from_slice(&sig).unwrap();
+            let bytes = std::fs::read(&msg).unwrap();
+            key.verify(&bytes, &parsed).expect("k256 accepts");
+            assert_eq!(cli_verify(&here, "ecdsa-secp256k1", &pk, &bytes, &sig), 0);
+            checks.push((pk.clone(), bytes, sig));
+        }
+    }
+    python_verifies(&checks);
+    // A sixth: none left, refused before anything is sent.
+    let msg = here.join("m5");
+    std::fs::write(&msg, "a sixth").unwrap();
+    let o = wait_all(vec![sign_with(
+        &dirs[0],
+        &group,
+        (&msg, "m5"),
+        &here.join("6.sig"),
+        &ecdsa,
+    )]);
+    assert_eq!(code(&o[0]), 2, "{}", common::stderr(&o[0]));
+    assert!(
+        common::stderr(&o[0]).contains("no presignature left"),
+        "{}",
+        common::stderr(&o[0])
+    );
+    // The store restored from before the five: refused, each presignature thrown away.
+    std::fs::write(store(0), &backup).unwrap();
+    let o = wait_all(vec![sign_with(
+        &dirs[0],
+        &group,
+        (&msg, "m6"),
+        &here.join("7.sig"),
+        &ecdsa,
+    )]);
+    assert_eq!(code(&o[0]), 2, "{}", common::stderr(&o[0]));
+    let err = common::stderr(&o[0]);
+    assert!(
+        err.contains("presignature #0 was used already (the share counts #5"),
+        "{err}"
+    );
+    let o = wait_all(vec![sign_with(
+        &dirs[0],
+        &group,
+        (&msg, "m7"),
+        &here.join("8.sig"),
+        &ecdsa,
+    )]);
+    assert!(
+        common::stderr(&o[0]).contains("no presignature left"),
+        "{}",
+        common::stderr(&o[0])
+    );
+    assert!(!here.join("7.sig").exists() && !here.join("8.sig").exists());
 }

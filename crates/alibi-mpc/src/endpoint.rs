@@ -251,11 +251,7 @@ impl<T: Transport + 'static> Endpoint<T> {
         message: &[u8],
     ) -> Result<Signature> {
         self.check(share, job)?;
-        if presig.public_key()[..] != *share.public_key() {
-            return Err(Error::Parameters(
-                "the presignature is for another key".into(),
-            ));
-        }
+        presign::same_key(share, &presig)?;
         let net = self.net(job.session, &job.signers, job.timeout)?;
         let r = presign::sign_presigned(&net, presig, message).await;
         self.take_back(net)?;

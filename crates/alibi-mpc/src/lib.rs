@@ -127,6 +127,21 @@ pub enum Error {
         /// Each accusation, in the accusers' index order.
         accusations: Vec<Accusation>,
     },
+    /// A stored presignature that this party's share counts as used already: the share was
+    /// counted before a crash stopped the signing, or the presignatures are an older copy
+    /// (a restored backup). It is thrown away, never used: a second message signed with one
+    /// presignature gives the key away.
+    #[error(
+        "presignature #{number} was used already (the share counts #{next} as the next unused): \
+         a signing stopped after counting it, or the presignatures were restored from an older \
+         copy; it is thrown away, never used twice"
+    )]
+    PresignatureUsed {
+        /// The stored presignature's number.
+        number: u64,
+        /// The share's next unused number.
+        next: u64,
+    },
     /// A signature, proof of possession or share does not verify.
     #[error("does not verify: {0}")]
     Verification(&'static str),

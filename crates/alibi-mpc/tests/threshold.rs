@@ -12,7 +12,7 @@ use alibi_mpc::dkg::Misbehaviour;
 use alibi_mpc::endpoint::{Endpoint, Keygen, PrimeSource, Signing};
 use alibi_mpc::local::{endpoints, keygen_each, prepare_all, register_parties, sign_each};
 use alibi_mpc::relay::{Mode, RelayParty};
-use alibi_mpc::scheme::{self, Primes, Scheme, Share};
+use alibi_mpc::scheme::{self, Presignatures, Primes, Scheme, Share};
 use alibi_mpc::transport::Transport;
 use alibi_mpc::{Error, PartyIndex};
 use alibi_relay::local::LocalRelay;
@@ -299,6 +299,34 @@ async fn a_misdealt_share_is_named_at_every_honest_party() {
 /// through the encoding, as a party stores them), then sign in one round; the signature is
 /// checked by k256. A presignature offered for other signers or another key is refused before
 /// anything is sent.
+/// A presignature through a party's store: numbered, taken once and counted in the share (which
+/// keeps the count through its encoding); the store's older copy is refused, then empty.
+fn stored_and_taken(
+    mut share: Share,
+    presig: scheme::Presignature,
+) -> (Share, scheme::Presignature) {
+    let mut store = Presignatures::default();
+    assert_eq!(store.push(&share, [8; 16], presig).expect("push"), 0);
+    let backup = store.to_bytes().expect("encode");
+    let mut store = Presignatures::from_bytes(&backup).expect("decode");
+    let taken = store.take(&mut share).expect("take");
+    assert_eq!((taken.number, taken.made_by), (0, [8; 16]));
+    assert!(store.is_empty() && store.next_number() == 1);
+    let share = Share::from_bytes(&share.to_bytes()).expect("the counted share decodes");
+    assert_eq!(share.presignatures_used(), 1);
+    let mut counted = share.clone();
+    let mut restored = Presignatures::from_bytes(&backup).expect("decode");
+    let r = restored.take(&mut counted);
+    assert!(
+        matches!(r, Err(Error::PresignatureUsed { number: 0, next: 1 })),
+        "a restored copy: {r:?}"
+    );
+    assert!(restored.is_empty(), "the used one is thrown away");
+    let r = restored.take(&mut counted);
+    assert!(matches!(r, Err(Error::Parameters(_))), "none left: {r:?}");
+    (share, taken.presignature)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ecdsa_presignatures_sign_in_one_round_over_a_relay() {
     let relay = LocalRelay::start(Default::default()).await.expect("relay");
@@ -329,8 +357,7 @@ async fn ecdsa_presignatures_sign_in_one_round_over_a_relay() {
             let presig = e.presign(&share, &presign_job).await.expect("presign");
             let offline = start.elapsed();
             assert_eq!(presig.signers(), &[1, 3]);
-            let stored = presig.to_bytes().expect("encode");
-            let presig = scheme::Presignature::from_bytes(&stored).expect("decode");
+            let (share, presig) = stored_and_taken(share, presig);
             let start = std::time::Instant::now();
             let online = e.sign_presigned(&share, presig, &sign_job, msg).await;
             let online_took = start.elapsed();

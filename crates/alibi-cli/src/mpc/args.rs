@@ -137,10 +137,48 @@ pub struct SignArgs {
     /// keyfile, a store or a manager's or party's state, nor an input)
     #[arg(long)]
     pub force: bool,
+    /// Sign in one round with this party's next stored presignature (`mpc presign`;
+    /// ecdsa-secp256k1 only): the signers are the presignature's, each of them runs this with
+    /// the same --session, and the presignature is counted used in the share before anything
+    /// is sent (never used twice, even if the run fails)
+    #[arg(long)]
+    pub presigned: bool,
     /// Exactly who must sign, by name (each of them must run this; the others are not
     /// waited for) [default for bls: any t+1 of the parties key generation did not exclude,
     /// the first to answer; those not heard from are not named. The other schemes sign
     /// with exactly t+1 parties: name them, unless key generation had only t+1]
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',',
+          value_parser = crate::files::trimmed)]
+    pub signers: Option<Vec<String>>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi mpc presign`.
+#[derive(clap::Args, Debug)]
+pub struct PresignArgs {
+    /// The party's directory
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The group file
+    #[arg(long, value_name = "FILE")]
+    pub group: PathBuf,
+    /// A name for this presigning run, the same for every signer (new for every run)
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// How many presignatures to make (each signs one message later)
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub count: u16,
+    /// The threshold scheme: presignatures are for ecdsa-secp256k1 only
+    #[arg(long, value_enum, default_value_t = SchemeArg::EcdsaSecp256k1)]
+    pub scheme: SchemeArg,
+    /// Exactly who will sign with them, by name: t+1 parties, each of whom runs this (and
+    /// later `sign --presigned`) [default: every party, when key generation had only t+1]
     #[arg(long, value_name = "NAME,...", value_delimiter = ',',
           value_parser = crate::files::trimmed)]
     pub signers: Option<Vec<String>>,

@@ -1,4 +1,4 @@
-//! `alibi mpc init|group|keygen|sign|verify|aux|bench`: threshold signatures (BLS, FROST-Ed25519,
+//! `alibi mpc init|group|keygen|presign|sign|verify|aux|bench`: threshold signatures (BLS, FROST-Ed25519,
 //! FROST-secp256k1-tr, CGGMP24 ECDSA) between parties that each run in their own process (one
 //! terminal, one machine, one directory each), talking through a relay over pinned Signal
 //! channels; and the paper's experiment comparing the transports.
@@ -6,6 +6,8 @@
 //! * `args`: one argument struct per verb, and the flags verbs share;
 //! * `setup`: `init`, `group`, a party of a group from its directory, `--exclude`, sessions;
 //! * `party`: `keygen`, `sign`, `verify`, one code path for every scheme;
+//! * `presign`: `presign` and `sign --presigned` (threshold ECDSA), the party's stored
+//!   presignatures;
 //! * `primes`: threshold ECDSA's safe primes (`aux`);
 //! * `report`: waiting lines, failures and who they name;
 //! * `bench`: `bench` and `bench-party`.
@@ -13,6 +15,7 @@
 mod args;
 mod bench;
 mod party;
+mod presign;
 mod primes;
 mod report;
 mod setup;
@@ -20,7 +23,8 @@ mod setup;
 use clap::Subcommand;
 
 use args::{
-    AuxArgs, BenchArgs, BenchPartyArgs, GroupArgs, InitArgs, KeygenArgs, SignArgs, VerifyArgs,
+    AuxArgs, BenchArgs, BenchPartyArgs, GroupArgs, InitArgs, KeygenArgs, PresignArgs, SignArgs,
+    VerifyArgs,
 };
 
 use crate::failure::CmdResult;
@@ -41,6 +45,10 @@ pub enum Cmd {
     /// same --session): it finishes as soon as t+1 valid partial signatures are in hand and
     /// writes the signature, checked under the group key (the same whichever t+1 signed)
     Sign(SignArgs),
+    /// Threshold ECDSA's offline phase, as one of the t+1 signers (each runs this with the same
+    /// --session and --signers): makes --count presignatures and stores them sealed in DIR, each
+    /// for one later `sign --presigned` by the same signers, in one round
+    Presign(PresignArgs),
     /// Standard verification under the group key (plain BLS; Ed25519 by ed25519-dalek's strict
     /// rules; BIP-340 and ECDSA by k256): exit 0 if valid, 1 if not
     Verify(VerifyArgs),
@@ -64,7 +72,9 @@ pub fn run(cmd: Cmd) -> CmdResult {
         Cmd::Init(a) => setup::init(a),
         Cmd::Group(a) => setup::group(a),
         Cmd::Keygen(a) => party::keygen(a),
+        Cmd::Sign(a) if a.presigned => presign::sign(a),
         Cmd::Sign(a) => party::sign(a),
+        Cmd::Presign(a) => presign::presign(a),
         Cmd::Verify(a) => party::verify(a),
         Cmd::Aux(a) => primes::aux(a),
         Cmd::Bench(a) => bench::bench(a),

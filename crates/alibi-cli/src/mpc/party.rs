@@ -30,12 +30,12 @@ use crate::report::{file_json, Format};
 type Passphrase = Zeroizing<Vec<u8>>;
 
 /// What `sign` writes.
-const SIGNATURE: Kind = Kind::Data("a signature");
+pub(super) const SIGNATURE: Kind = Kind::Data("a signature");
 
 /// Where a party keeps its sealed share of `g` for `scheme`, and the keyfile purpose it is
 /// sealed under (an identity file does not open as a share, nor a share of one kind as the
 /// other's): BLS's name and purpose are those of the first release, kept so its files open.
-fn share_file(dir: &Path, g: &GroupFile, scheme: Scheme) -> (PathBuf, &'static str) {
+pub(super) fn share_file(dir: &Path, g: &GroupFile, scheme: Scheme) -> (PathBuf, &'static str) {
     let shares = dir.join("shares");
     match scheme {
         Scheme::Bls => (
@@ -176,16 +176,21 @@ pub(super) fn keygen(a: KeygenArgs) -> CmdResult {
 }
 
 /// What a run of this party was: its index, channels, duration and the stray frames it dropped.
-struct Ran {
-    me: PartyIndex,
-    mode: Mode,
-    took: Duration,
+pub(super) struct Ran {
+    pub(super) me: PartyIndex,
+    pub(super) mode: Mode,
+    pub(super) took: Duration,
     strays: BTreeMap<String, u64>,
 }
 
 impl Ran {
     /// What this party's run over `endpoint` was, once it took `took`.
-    fn of(g: &GroupFile, endpoint: &Endpoint<RelayParty>, run: &RunArgs, took: Duration) -> Self {
+    pub(super) fn of(
+        g: &GroupFile,
+        endpoint: &Endpoint<RelayParty>,
+        run: &RunArgs,
+        took: Duration,
+    ) -> Self {
         Ran {
             me: endpoint.me(),
             mode: Mode::from(run.transport),
@@ -251,7 +256,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// Opens this party's sealed share of `group` for `scheme`.
-fn load_share(
+pub(super) fn load_share(
     dir: &Path,
     group: &GroupFile,
     scheme: Scheme,
@@ -281,7 +286,7 @@ fn load_share(
 /// Who signs: exactly the parties named (`--signers`), or by default every party key
 /// generation did not exclude (BLS: any t+1 of them suffice) where the scheme allows it; the
 /// share's rule ([`Share::check_signers`]) says the rest, in names.
-fn signers_of(
+pub(super) fn signers_of(
     group: &GroupFile,
     share: &Share,
     names: Option<&[String]>,
@@ -330,7 +335,7 @@ fn signers_of(
 
 /// What signing starts with in every scheme, before it connects: the output checked against
 /// the inputs, the group (with `--exclude`), the message, the run's name and the passphrase.
-fn sign_start(a: &SignArgs) -> Result<(GroupFile, Vec<u8>, Passphrase), Failure> {
+pub(super) fn sign_start(a: &SignArgs) -> Result<(GroupFile, Vec<u8>, Passphrase), Failure> {
     check_json(a.format.json, &[("--out", &a.out)])?;
     let identity = a.dir.join(alibi_messenger::IDENTITY_FILE);
     let inputs = [
@@ -391,17 +396,18 @@ pub(super) fn sign(a: SignArgs) -> CmdResult {
         };
         write_unless_same(&[sig_out], a.force)?;
         let ran = Ran::of(&group, &endpoint, run, took);
-        sign_report(&group, scheme, &ran, &signed, &a.out, a.format)
+        sign_report(&group, scheme, &ran, &signed, (&a.out, None), a.format)
     })
 }
 
-/// The report of a finished signing: who signed, who was named or not combined, the file.
-fn sign_report(
+/// The report of a finished signing: who signed, who was named or not combined, the file, and
+/// with a presignature its number and how many are left.
+pub(super) fn sign_report(
     group: &GroupFile,
     scheme: Scheme,
     run: &Ran,
     signed: &Signature,
-    out: &Path,
+    (out, presigned): (&Path, Option<(u64, usize)>),
     format: Format,
 ) -> CmdResult {
     let combined: Vec<String> = signed.combined.iter().map(|&p| group.name_of(p)).collect();
@@ -423,12 +429,18 @@ fn sign_report(
     if !strays.is_empty() {
         text.push_str(&format!("\n{}", strays_line(strays)));
     }
-    format.report(
-        text,
-        json!({"scheme": scheme.name(), "signers": combined, "transport": mode.to_string(),
-               "ms": ms(took), "blamed": blamed, "disagreeing": disagreeing,
-               "strays": strays, "signature": file_json(out, signed.bytes.len())}),
-    )
+    let mut fields = json!({"scheme": scheme.name(), "signers": combined,
+           "transport": mode.to_string(), "ms": ms(took), "blamed": blamed,
+           "disagreeing": disagreeing, "strays": strays,
+           "signature": file_json(out, signed.bytes.len())});
+    if let Some((number, left)) = presigned {
+        text.push_str(&format!(
+            "\nwith presignature #{number} (used up); {left} left"
+        ));
+        fields["presignature"] = number.into();
+        fields["presignatures_left"] = left.into();
+    }
+    format.report(text, fields)
 }
 
 /// `alibi mpc verify`: the scheme's standard verification by an independent verifier; exit 1

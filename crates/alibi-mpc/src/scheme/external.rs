@@ -35,6 +35,9 @@ pub(crate) struct Held {
     pub(crate) public_key: Vec<u8>,
     /// t: any t+1 parties sign, exactly that many.
     pub(crate) t: usize,
+    /// Threshold ECDSA: the number of the next presignature this party may use; every lower
+    /// number was used (or thrown away) and is refused ([`super::presign::Presignatures`]).
+    pub(crate) presigned: u64,
 }
 
 /// The header of the encoding ([`Held::to_bytes`]).
@@ -44,22 +47,42 @@ pub(crate) const HEADER: Header = Header {
     version: 1,
 };
 
+/// The header of a share that has counted presignatures: version 1's layout with the count
+/// (u64 big-endian) after the party list. A share that has counted none is still written as
+/// version 1, so that shares from before the count keep their bytes.
+const HEADER_COUNTED: Header = Header {
+    version: 2,
+    ..HEADER
+};
+
 impl Held {
     /// The encoding: `"ATSH"`, version 1, the scheme's tag, this party's index, the number of
-    /// parties and each index (all u16 big-endian), then the scheme's own share encoding.
+    /// parties and each index (all u16 big-endian), then the scheme's own share encoding;
+    /// version 2 once presignatures were counted, with the count after the party list.
     pub(crate) fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
-        let mut out = HEADER.write(8 + 2 * self.parties.len() + self.inner.len());
+        let header = match self.presigned {
+            0 => HEADER,
+            _ => HEADER_COUNTED,
+        };
+        let mut out = header.write(16 + 2 * self.parties.len() + self.inner.len());
         out.push(self.scheme.tag());
         out.extend_from_slice(&self.me.to_be_bytes());
         write_indices(&mut out, &self.parties);
+        if self.presigned != 0 {
+            out.extend_from_slice(&self.presigned.to_be_bytes());
+        }
         out.extend_from_slice(&self.inner);
         out
     }
 
-    /// Decodes [`Held::to_bytes`], checking the scheme's share inside (never panics).
+    /// Decodes [`Held::to_bytes`] of either version, checking the scheme's share inside
+    /// (never panics).
     pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let bad = || Error::Malformed("threshold key share");
-        let rest = HEADER.open(bytes).map_err(|_| bad())?;
+        let (rest, counted) = match HEADER.open(bytes) {
+            Ok(rest) => (rest, false),
+            Err(_) => (HEADER_COUNTED.open(bytes).map_err(|_| bad())?, true),
+        };
         let (&tag, rest) = rest.split_first().ok_or_else(bad)?;
         let scheme = Scheme::ALL
             .into_iter()
@@ -67,8 +90,18 @@ impl Held {
             .find(|s| s.tag() == tag)
             .ok_or_else(bad)?;
         let (me, rest) = rest.split_first_chunk::<2>().ok_or_else(bad)?;
-        let (parties, rest) = read_indices(rest).ok_or_else(bad)?;
-        Self::from_scheme(scheme, parties, u16::from_be_bytes(*me), rest)
+        let (parties, mut rest) = read_indices(rest).ok_or_else(bad)?;
+        let mut presigned = 0;
+        if counted {
+            let (count, after) = rest.split_first_chunk::<8>().ok_or_else(bad)?;
+            presigned = u64::from_be_bytes(*count);
+            if presigned == 0 {
+                return Err(bad());
+            }
+            rest = after;
+        }
+        let held = Self::from_scheme(scheme, parties, u16::from_be_bytes(*me), rest)?;
+        Ok(Self { presigned, ..held })
     }
 
     /// The scheme's encoding of its share (secret).
@@ -116,6 +149,7 @@ impl Held {
             inner: Zeroizing::new(inner.to_vec()),
             public_key,
             t: usize::from(t),
+            presigned: 0,
         })
     }
 }

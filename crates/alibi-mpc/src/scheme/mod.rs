@@ -25,7 +25,7 @@ use crate::{bls, Blame, Error, PartyIndex, Result};
 use external::Held;
 
 pub use alibi_threshold_ecdsa::{PrimeProgress, Primes, PRIME_COUNT};
-pub use presign::Presignature;
+pub use presign::{Presignature, Presignatures, Taken, MAX_STORED};
 
 /// A threshold scheme alibi runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -240,6 +240,23 @@ impl Share {
         }
     }
 
+    /// Threshold ECDSA: the number of the next presignature this party may use (every lower
+    /// number was used or thrown away, and [`Presignatures::take`] refuses it); 0 for a share
+    /// that never signed with one, and for the other schemes.
+    pub fn presignatures_used(&self) -> u64 {
+        match &self.0 {
+            Inner::Bls(_) => 0,
+            Inner::External(h) => h.presigned,
+        }
+    }
+
+    /// Counts presignatures up to `number` as used (never back: a lower count is ignored).
+    pub(crate) fn count_presignatures(&mut self, number: u64) {
+        if let Inner::External(h) = &mut self.0 {
+            h.presigned = h.presigned.max(number);
+        }
+    }
+
     /// The BLS share inside, for BLS's own protocol.
     pub fn bls(&self) -> Option<&KeyShare> {
         match &self.0 {
@@ -395,6 +412,11 @@ pub(crate) fn fuzz_decoders(data: &[u8]) {
     let _ = Share::from_bytes(data);
     external::fuzz_decoders(data);
     let _ = Presignature::from_bytes(data);
+    if let Ok(store) = Presignatures::from_bytes(data) {
+        let again = store.to_bytes().expect("a decoded store encodes");
+        let back = Presignatures::from_bytes(&again).expect("an encoded store decodes");
+        assert_eq!(back.len(), store.len());
+    }
 }
 
 #[cfg(test)]
@@ -409,6 +431,27 @@ mod tests {
         let tags: std::collections::BTreeSet<u8> = Scheme::ALL.map(Scheme::tag).into();
         assert_eq!(tags.len(), 4);
         assert!("rsa".parse::<Scheme>().is_err());
+    }
+
+    /// A store of presignatures decodes only whole: no byte missing or left over, no count
+    /// beyond [`MAX_STORED`].
+    #[test]
+    fn stored_presignatures_decode_strictly() {
+        let empty = Presignatures::default().to_bytes().unwrap();
+        let back = Presignatures::from_bytes(&empty).unwrap();
+        assert!(back.is_empty() && back.next_number() == 0);
+        let mut longer = empty.to_vec();
+        longer.push(0);
+        assert!(Presignatures::from_bytes(&longer).is_err());
+        assert!(Presignatures::from_bytes(&empty[..empty.len() - 1]).is_err());
+        let mut many = empty.to_vec();
+        many[13..17].copy_from_slice(&(MAX_STORED as u32 + 1).to_be_bytes());
+        assert!(Presignatures::from_bytes(&many).is_err());
+        many[13..17].copy_from_slice(&1u32.to_be_bytes());
+        assert!(
+            Presignatures::from_bytes(&many).is_err(),
+            "one announced, none there"
+        );
     }
 
     #[test]
