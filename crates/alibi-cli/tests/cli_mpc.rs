@@ -379,6 +379,12 @@ fn bench_writes_a_csv_that_replots() {
         code(&alibi(&["mpc", "bench", "--replot", &p("bad.csv")])),
         2
     );
+    // Presignatures: threshold ECDSA's alone, and parties as processes only.
+    let o = alibi(&["mpc", "bench", "--presigned", "--processes"]);
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--presigned: presignatures are for"));
+    let o = alibi(&["mpc", "bench", "--presigned", "--scheme", "ecdsa-secp256k1"]);
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
     // --primes that are not sets of safe primes in hex, or no file: refused before measuring.
     std::fs::write(p("primes.hex"), "00ff\n").unwrap();
     for primes in [p("primes.hex"), p("absent.hex")] {
@@ -395,6 +401,46 @@ fn bench_writes_a_csv_that_replots() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(&primes) && err.lines().count() == 1, "{err}");
     }
+}
+
+/// `mpc bench --presigned`: threshold ECDSA by 2 party processes, presigning timed apart and
+/// signing online with the presignature (a first and a later run), in the JSON too.
+#[test]
+fn bench_presigned_times_presigning_apart_from_online_signing() {
+    let d = common::scratch("mpc-bench-presigned");
+    let p = |f: &str| d.join(f).to_str().unwrap().to_string();
+    let args = [
+        "mpc",
+        "bench",
+        "--scheme",
+        "ecdsa-secp256k1",
+        "--parties",
+        "2",
+        "--delays",
+        "0",
+        "--transports",
+        "group",
+        "--later",
+        "1",
+        "--processes",
+        "--presigned",
+        "--json",
+        "--csv",
+        &p("b.csv"),
+        "--plot",
+        &p("b.svg"),
+    ];
+    let o = alibi(&args);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let presign = &v["presign"][0];
+    assert_eq!(
+        (presign["n"].as_u64(), presign["transport"].as_str()),
+        (Some(2), Some("group"))
+    );
+    let offline = presign["first_ms"].as_f64().unwrap();
+    let online = v["rows"][0]["sign_group_ms"].as_f64().unwrap();
+    assert!(offline > 0.0 && online > 0.0, "{v}");
 }
 
 /// Issue 65, item 2: one party's path to the relay stops moving bytes in the middle of a key

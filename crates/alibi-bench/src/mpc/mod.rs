@@ -45,6 +45,9 @@ pub struct Grid {
     pub later: usize,
     /// Give up on one run after this long.
     pub timeout: Duration,
+    /// Threshold ECDSA with parties as processes: sign with presignatures (see
+    /// [`Setup::presigned`]).
+    pub presigned: bool,
 }
 
 impl Grid {
@@ -118,6 +121,9 @@ pub struct Measured {
     /// Bytes of request bodies the parties sent in the first run and the median later run
     /// (`None` where a CSV of the older format did not record them).
     pub bytes: [Option<u64>; 2],
+    /// With presignatures ([`Grid::presigned`]), the presigning of the first run and of the
+    /// median later run; the cell's signing times are then the online signing's.
+    pub presign: [Option<Duration>; 2],
 }
 
 /// Measures every cell of `grid`, reporting progress to `progress`. Threshold ECDSA's safe
@@ -195,6 +201,7 @@ async fn cell(
         mode,
         later: grid.later,
         timeout: grid.timeout,
+        presigned: grid.presigned,
     };
     let url = &relay.url;
     let mut runs = match parties {
@@ -215,6 +222,11 @@ async fn cell(
             };
             processes::measure(launch, url, &setup, primes, &mut on_rounds).await?
         }
+        Parties::Tasks if grid.presigned => {
+            return Err(Error::Run(
+                "presignatures are measured with parties as processes".into(),
+            ))
+        }
         Parties::Tasks => scheme::measure(url, &setup, primes).await?,
     };
     if runs.is_empty() {
@@ -234,6 +246,7 @@ async fn cell(
             later: later.timing,
         },
         bytes: [Some(first.bytes), Some(later.bytes)],
+        presign: [first.presign, later.presign],
     })
 }
 
@@ -397,6 +410,7 @@ pub fn parse_scheme_csv(bytes: &[u8]) -> Result<Vec<Measured>, Error> {
                 scheme: Scheme::Bls,
                 cell,
                 bytes: [None, None],
+                presign: [None, None],
             })
             .collect());
     }
@@ -451,6 +465,7 @@ pub fn parse_scheme_csv(bytes: &[u8]) -> Result<Vec<Measured>, Error> {
                 scheme,
                 cell,
                 bytes: [key("first"), key("later")],
+                presign: [None, None],
             });
         }
     }
@@ -733,6 +748,7 @@ mod tests {
                     scheme,
                     cell,
                     bytes: [Some(2048), Some(1024)],
+                    presign: [None, None],
                 })
             })
             .collect();

@@ -8,7 +8,9 @@
 //! 3. per run, the bench sends `{"keygen": r}` to all at once and reads each party's time, then
 //!    `{"sign": [r, [signers]]}` likewise; the run's time is the slowest party's, its requests
 //!    and bytes the sum of the parties'. Each party also reports when it sent each round, from
-//!    which [`steps`] makes the run's time per round ([`crate::mpc::Progress::Rounds`]).
+//!    which [`steps`] makes the run's time per round ([`crate::mpc::Progress::Rounds`]). With
+//!    presignatures ([`Setup::presigned`]), `{"presign": [r, [signers]]}` comes between the
+//!    two, and `{"sign_presigned": [r, [signers]]}` signs with what it made, in one round.
 //!
 //! [`party`] is the other end, what a party process runs.
 
@@ -20,7 +22,7 @@ use alibi_mpc::endpoint::{Endpoint, Keygen, PrimeSource, Signing};
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::local::Timing;
 use alibi_mpc::relay::{Mode, RelayParty};
-use alibi_mpc::scheme::{Primes, Share};
+use alibi_mpc::scheme::{Presignature, Primes, Share};
 use alibi_mpc::transport::{Mailbox, Outgoing, Packet, Transport, Waiting};
 use alibi_mpc::{PartyIndex, SessionId};
 use getrandom::SysRng;
@@ -60,6 +62,8 @@ enum Order {
     Primes(Vec<u8>),
     Keygen(u32),
     Sign(u32, Vec<PartyIndex>),
+    Presign(u32, Vec<PartyIndex>),
+    SignPresigned(u32, Vec<PartyIndex>),
 }
 
 /// What a party answers.
@@ -124,6 +128,7 @@ pub async fn measure(
         mode,
         later,
         timeout,
+        presigned,
     } = *setup;
     let mut parties = vec![];
     for index in 1..=n {
@@ -166,7 +171,17 @@ pub async fn measure(
         let mut bytes: u64 = reports.iter().map(|x| x.bytes).sum();
         // t + 1 signers, the first eligible of the group.
         let signers: Vec<PartyIndex> = reports[0].eligible.iter().copied().take(t + 1).collect();
-        let reports = phase(&mut parties, &Order::Sign(r, signers)).await?;
+        let mut presign = None;
+        let sign = if presigned {
+            let reports = phase(&mut parties, &Order::Presign(r, signers.clone())).await?;
+            presign = Some(slowest(&reports));
+            requests += reports.iter().map(|x| x.requests).sum::<u64>();
+            bytes += reports.iter().map(|x| x.bytes).sum::<u64>();
+            Order::SignPresigned(r, signers)
+        } else {
+            Order::Sign(r, signers)
+        };
+        let reports = phase(&mut parties, &sign).await?;
         rounds(on_rounds, r, Phase::Sign, &reports);
         requests += reports.iter().map(|x| x.requests).sum::<u64>();
         bytes += reports.iter().map(|x| x.bytes).sum::<u64>();
@@ -177,6 +192,7 @@ pub async fn measure(
                 requests,
             },
             bytes,
+            presign,
         });
     }
     Ok(runs)
@@ -333,6 +349,7 @@ pub fn party(
             endpoint: Endpoint::new(Timed::new(party), identity),
             share: None,
             primes: None,
+            presignature: None,
         };
         while let Some(line) = input.next_line().await.map_err(Error::harness)? {
             let order: Order = serde_json::from_str(&line).map_err(Error::harness)?;
@@ -359,6 +376,8 @@ struct State {
     share: Option<Share>,
     /// Its safe primes for threshold ECDSA, encoded.
     primes: Option<Vec<u8>>,
+    /// Its presignature, between a presigning and the signing that uses it.
+    presignature: Option<Presignature>,
 }
 
 /// One order carried out, as its report.
@@ -409,6 +428,32 @@ async fn obey(
             }
             Some(_) => Ok(()),
             None => Err(alibi_mpc::Error::Parameters("no share to sign with".into())),
+        },
+        Order::Presign(_, signers) | Order::SignPresigned(_, signers) if !signers.contains(&me) => {
+            Ok(())
+        }
+        Order::Presign(r, signers) => match &state.share {
+            Some(s) => {
+                let session = group.session("bench presign", &r.to_string());
+                let job = Signing::new(session, signers, timeout);
+                state.endpoint.presign(s, &job).await.map(|p| {
+                    state.presignature = Some(p);
+                })
+            }
+            None => Err(alibi_mpc::Error::Parameters(
+                "no share to presign with".into(),
+            )),
+        },
+        Order::SignPresigned(r, signers) => match (&state.share, state.presignature.take()) {
+            (Some(s), Some(p)) => {
+                let session = group.session("bench sign presigned", &r.to_string());
+                let job = Signing::new(session, signers, timeout);
+                let signed = state.endpoint.sign_presigned(s, p, &job, b"alibi bench");
+                signed.await.map(|_| ())
+            }
+            _ => Err(alibi_mpc::Error::Parameters(
+                "no presignature to sign with".into(),
+            )),
         },
         Order::Primes(_) => Ok(()),
     };

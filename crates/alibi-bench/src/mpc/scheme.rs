@@ -29,6 +29,9 @@ pub struct Run {
     pub timing: Timing,
     /// Bytes of request bodies the parties sent to the relay during both, in total.
     pub bytes: u64,
+    /// With [`Setup::presigned`], the presigning between key generation and signing (whose
+    /// time is then the online signing's, with the presignature).
+    pub presign: Option<Duration>,
 }
 
 /// What one cell runs, whether the parties are tasks or processes.
@@ -46,6 +49,9 @@ pub struct Setup {
     pub later: usize,
     /// Round timeout.
     pub timeout: Duration,
+    /// Threshold ECDSA, parties as processes: sign with a presignature made after key
+    /// generation (its time apart), in one round.
+    pub presigned: bool,
 }
 
 /// The test-only safe primes of `alibi-threshold-ecdsa` (five parties' worth).
@@ -155,6 +161,7 @@ pub async fn measure(url: &str, setup: &Setup, primes: &PrimeBank) -> Result<Vec
         mode,
         later,
         timeout,
+        ..
     } = *setup;
     let indices: Vec<u16> = (1..=n).collect();
     let mut parties = endpoints(
@@ -186,6 +193,7 @@ pub async fn measure(url: &str, setup: &Setup, primes: &PrimeBank) -> Result<Vec
                 ..timing
             },
             bytes: after.1 - before.1,
+            presign: None,
         });
     }
     Ok(runs)
@@ -237,6 +245,7 @@ mod tests {
                 mode,
                 later: 1,
                 timeout,
+                presigned: false,
             };
             let runs = measure(&relay.url, &setup, &bank).await.unwrap();
             assert_eq!(runs.len(), 2);
@@ -252,6 +261,7 @@ mod tests {
             mode: Mode::Group,
             later: 0,
             timeout,
+            presigned: false,
         };
         let runs = measure(&relay.url, &setup, &bank).await.unwrap();
         assert!(runs[0].bytes > 100_000, "{runs:?}");

@@ -86,6 +86,7 @@ fn grids(scale: Scale) -> Vec<Grid> {
             modes: MODES.to_vec(),
             later,
             timeout: Duration::from_secs(120),
+            presigned: false,
         })
         .collect()
 }

@@ -270,6 +270,11 @@ pub struct BenchArgs {
     /// Every party its own OS process (as the paper ran them), instead of a task in this one
     #[arg(long)]
     pub processes: bool,
+    /// ecdsa-secp256k1 only, with --processes: after key generation the signers presign (timed
+    /// apart, printed below the tables), and the signing columns are the online signing with the
+    /// presignature, one round
+    #[arg(long, requires = "processes")]
+    pub presigned: bool,
     /// Also time each round (BLS, with --processes): write every run's time per round to
     /// this CSV and print the later runs' median per round. A round lasts from when the last
     /// party sent it to when the last party sent the next; `start` is the time until every

@@ -43,6 +43,7 @@ pub(super) fn bench(a: BenchArgs) -> CmdResult {
         transports,
         later,
         processes,
+        presigned,
         rounds,
         csv,
         plot,
@@ -54,13 +55,20 @@ pub(super) fn bench(a: BenchArgs) -> CmdResult {
     if let Some(from) = replot {
         return replot_csv(&from, &plot, format);
     }
+    let schemes: Vec<Scheme> = scheme.into_iter().map(Scheme::from).collect();
+    if presigned && schemes != [Scheme::EcdsaSecp256k1] {
+        return Err(Failure::Usage(
+            "--presigned: presignatures are for --scheme ecdsa-secp256k1 alone".into(),
+        ));
+    }
     let grid = Grid {
-        schemes: scheme.into_iter().map(Scheme::from).collect(),
+        schemes,
         ns: parties,
         delays,
         modes: transports.into_iter().map(Mode::from).collect(),
         later: usize::from(later),
         timeout: Duration::from_secs(timeout_s),
+        presigned,
     };
     measure(
         &grid,
@@ -243,10 +251,45 @@ fn print_tables(cells: &[Measured], format: Format) -> CmdResult {
         }
         json_rows.extend(rows.iter().map(|r| comparison_json(scheme, r, &mine)));
     }
+    let presign = presign_rows(cells);
     if format.json {
-        return say(json!({ "rows": json_rows }));
+        return say(json!({ "rows": json_rows, "presign": presign }));
+    }
+    if !presign.is_empty() {
+        say(
+            "\npresigning, timed apart (the sign columns above are the online signing with the \
+             presignature, one round):\n",
+        )?;
+        for r in &presign {
+            say(format!(
+                "n = {}, {} ms delay, {}: first {:.0} ms, later {:.0} ms",
+                r["n"],
+                r["delay_ms"],
+                r["transport"].as_str().unwrap_or(""),
+                r["first_ms"].as_f64().unwrap_or(f64::NAN),
+                r["later_ms"].as_f64().unwrap_or(f64::NAN)
+            ))?;
+        }
     }
     Ok(())
+}
+
+/// The presigning time of each cell that presigned, first and later run.
+fn presign_rows(cells: &[Measured]) -> Vec<serde_json::Value> {
+    cells
+        .iter()
+        .filter_map(|m| {
+            let [Some(first), Some(later)] = m.presign else {
+                return None;
+            };
+            let c = &m.cell;
+            Some(
+                json!({"scheme": m.scheme.name(), "n": c.n, "t": c.t, "delay_ms": c.delay,
+                        "transport": c.mode.to_string(), "first_ms": ms(first),
+                        "later_ms": ms(later)}),
+            )
+        })
+        .collect()
 }
 
 /// One comparison row as JSON, with the requests and bytes of each transport's run.
