@@ -327,6 +327,23 @@ fn stored_and_taken(
     (share, taken.presignature)
 }
 
+/// Parties 1 and 3 presign twice; party 1 signs with the first presignature, party 3 with the
+/// second, in one run: each partial fails against the other's presignature.
+async fn presign_twice_sign_with_different(
+    e: &mut Endpoint<RelayParty>,
+    share: &Share,
+    signers: &[PartyIndex],
+) -> Result<(), Error> {
+    let scheme = Scheme::EcdsaSecp256k1;
+    let job = |s: u8| Signing::new([s; 16], signers.to_vec(), timeout(scheme));
+    let first = e.presign(share, &job(13)).await.expect("presign");
+    let second = e.presign(share, &job(14)).await.expect("presign");
+    let mine = if e.me() == 1 { first } else { second };
+    e.sign_presigned(share, mine, &job(15), b"cheat")
+        .await
+        .map(|_| ())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ecdsa_presignatures_sign_in_one_round_over_a_relay() {
     let relay = LocalRelay::start(Default::default()).await.expect("relay");
@@ -352,6 +369,7 @@ async fn ecdsa_presignatures_sign_in_one_round_over_a_relay() {
         let pk2 = pk.clone();
         let (presign_job, sign_job) = (presign_job.clone(), sign_job.clone());
         let whole_job = Signing::new([12; 16], signers.clone(), timeout(scheme));
+        let signing = signers.clone();
         tasks.push(tokio::spawn(async move {
             let start = std::time::Instant::now();
             let presig = e.presign(&share, &presign_job).await.expect("presign");
@@ -370,6 +388,16 @@ async fn ecdsa_presignatures_sign_in_one_round_over_a_relay() {
                 start.elapsed()
             );
             independent_verify(scheme, &pk2, msg, &whole.bytes);
+            // A partial made with another presignature (a cheater's, or a signer's whose
+            // store is out of step) names its sender, and only it.
+            let cheat = presign_twice_sign_with_different(&mut e, &share, &signing).await;
+            let other = if e.me() == 1 { 3 } else { 1 };
+            assert!(
+                matches!(&cheat, Err(Error::Aborted { blamed, .. })
+                    if blamed.iter().map(|b| b.party).collect::<Vec<_>>() == [other]),
+                "party {}: {cheat:?}",
+                e.me()
+            );
             online
         }));
     }

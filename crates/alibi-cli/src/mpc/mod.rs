@@ -46,7 +46,8 @@ pub enum Cmd {
     /// writes the signature, checked under the group key (the same whichever t+1 signed)
     Sign(SignArgs),
     /// Threshold ECDSA's offline phase, as one of the t+1 signers (each runs this with the same
-    /// --session and --signers): makes --count presignatures and stores them sealed in DIR, each
+    /// --session and --signers): makes --count presignatures and stores them sealed in DIR (all
+    /// or none), each
     /// for one later `sign --presigned` by the same signers, in one round
     Presign(PresignArgs),
     /// Standard verification under the group key (plain BLS; Ed25519 by ed25519-dalek's strict

@@ -101,28 +101,20 @@ pub(super) fn presign(a: PresignArgs) -> CmdResult {
         let identity = party.party();
         let mut endpoint = Endpoint::new(party, identity);
         let start = Instant::now();
-        let mut failed = None;
+        // All or none: a batch cut short at one signer and not at another would leave their
+        // stores out of step (each takes its next). What was made of a failed batch is dropped
+        // unused, which is safe.
         for session in each {
             let job = Signing::new(session, signers.clone(), run.timeout());
-            match endpoint.presign(&share, &job).await {
-                Ok(p) => {
-                    store
-                        .push(&share, session, p)
-                        .map_err(|e| Failure::Usage(e.to_string()))?;
-                }
-                Err(e) => {
-                    failed = Some(protocol_failure(&group, me, dir, "presigning", e));
-                    break;
-                }
-            }
+            let made = endpoint.presign(&share, &job).await;
+            let made = made.map_err(|e| protocol_failure(&group, me, dir, "presigning", e))?;
+            store
+                .push(&share, session, made)
+                .map_err(|e| Failure::Usage(e.to_string()))?;
         }
         let took = start.elapsed();
-        // What was made is kept, even when a later run failed.
         let sealed = seal_store(&store, &passphrase)?;
         rewrite_outputs(&[store_output(&path, &sealed)])?;
-        if let Some(f) = failed {
-            return Err(f);
-        }
         let ran = Ran::of(&group, &endpoint, run, took);
         let stored = (path.as_path(), sealed.len(), &store);
         presign_report(&group, &ran, &signers, a.count, stored, a.format)
