@@ -30,7 +30,7 @@ use crate::report::{file_json, Format};
 type Passphrase = Zeroizing<Vec<u8>>;
 
 /// What `sign` writes.
-pub(super) const SIGNATURE: Kind = Kind::Data("a signature");
+const SIGNATURE: Kind = Kind::Data("a signature");
 
 /// Where a party keeps its sealed share of `g` for `scheme`, and the keyfile purpose it is
 /// sealed under (an identity file does not open as a share, nor a share of one kind as the
@@ -386,23 +386,35 @@ pub(super) fn sign(a: SignArgs) -> CmdResult {
             .sign(&share, &job, &msg)
             .await
             .map_err(|e| protocol_failure(&group, me, dir, "signing", e))?;
-        let took = start.elapsed();
-        // Every signer writes the same signature: one already there is no clash.
-        let sig_out = Output {
-            flag: "--out",
-            path: &a.out,
-            kind: SIGNATURE,
-            data: &signed.bytes,
-        };
-        write_unless_same(&[sig_out], a.force)?;
-        let ran = Ran::of(&group, &endpoint, run, took);
-        sign_report(&group, scheme, &ran, &signed, (&a.out, None), a.format)
+        let ran = Ran::of(&group, &endpoint, run, start.elapsed());
+        write_signature(&group, scheme, &ran, &signed, &a, None)
     })
+}
+
+/// The end of every signing: the signature written to `--out` (every signer writes the same
+/// one: one already there is no clash), then the report; with a presignature, its number and
+/// how many are left.
+pub(super) fn write_signature(
+    group: &GroupFile,
+    scheme: Scheme,
+    ran: &Ran,
+    signed: &Signature,
+    a: &SignArgs,
+    presigned: Option<(u64, usize)>,
+) -> CmdResult {
+    let sig_out = Output {
+        flag: "--out",
+        path: &a.out,
+        kind: SIGNATURE,
+        data: &signed.bytes,
+    };
+    write_unless_same(&[sig_out], a.force)?;
+    sign_report(group, scheme, ran, signed, (&a.out, presigned), a.format)
 }
 
 /// The report of a finished signing: who signed, who was named or not combined, the file, and
 /// with a presignature its number and how many are left.
-pub(super) fn sign_report(
+fn sign_report(
     group: &GroupFile,
     scheme: Scheme,
     run: &Ran,

@@ -15,11 +15,11 @@ use alibi_mpc::{PartyIndex, SessionId};
 use serde_json::json;
 
 use super::args::{PresignArgs, SignArgs};
-use super::party::{load_share, share_file, sign_report, sign_start, signers_of, Ran, SIGNATURE};
+use super::party::{load_share, share_file, sign_start, signers_of, write_signature, Ran};
 use super::report::protocol_failure;
 use super::setup::{claim_session, exclude, member, passphrase, read_group, relay_party, seal};
 use crate::failure::{CmdResult, Failure};
-use crate::files::{read_secret, rewrite_outputs, write_unless_same, Kind, Output};
+use crate::files::{read_secret, rewrite_outputs, Kind, Output};
 use crate::net::runtime;
 use crate::report::{file_json, Format};
 
@@ -193,17 +193,15 @@ pub(super) fn sign(a: SignArgs) -> CmdResult {
             .sign_presigned(&share, taken.presignature, &job, &msg)
             .await
             .map_err(|e| protocol_failure(&group, me, dir, "signing", e))?;
-        let took = start.elapsed();
-        let sig_out = Output {
-            flag: "--out",
-            path: &a.out,
-            kind: SIGNATURE,
-            data: &signed.bytes,
-        };
-        write_unless_same(&[sig_out], a.force)?;
-        let ran = Ran::of(&group, &endpoint, run, took);
-        let used = Some((taken.number, left));
-        sign_report(&group, scheme, &ran, &signed, (&a.out, used), a.format)
+        let ran = Ran::of(&group, &endpoint, run, start.elapsed());
+        write_signature(
+            &group,
+            scheme,
+            &ran,
+            &signed,
+            &a,
+            Some((taken.number, left)),
+        )
     })
 }
 
