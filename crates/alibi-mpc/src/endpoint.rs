@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::dkg::{keygen as bls_keygen, KeygenConfig};
+use crate::dkg::{keygen as bls_keygen, KeygenConfig, Resharing};
 use crate::net::{Net, NetConfig};
 use crate::scheme::{
     external, generate_primes, presign, verify, Presignature, Primes, Scheme, Share,
@@ -45,6 +45,9 @@ pub struct Keygen {
     pub timeout: Duration,
     /// Threshold ECDSA's safe primes; without them they are searched for silently.
     pub primes: Option<PrimeSource>,
+    /// BLS only: new shares of an existing key (refresh, or a move to another group) instead of
+    /// a new key.
+    pub resharing: Option<Resharing>,
     /// Test hook: how this party cheats (BLS: any of its misbehaviours; the external
     /// schemes: misdealing to a victim only).
     #[cfg(feature = "adversary")]
@@ -67,6 +70,7 @@ impl Keygen {
             parties,
             timeout,
             primes: None,
+            resharing: None,
             #[cfg(feature = "adversary")]
             misbehaviour: None,
         }
@@ -163,7 +167,13 @@ impl<T: Transport + 'static> Endpoint<T> {
     /// Runs key generation as this party; its share.
     pub async fn keygen(&mut self, mut job: Keygen) -> Result<Share> {
         if job.scheme == Scheme::Bls {
-            return self.bls_keygen(&job).await;
+            return self.bls_keygen(job).await;
+        }
+        if job.resharing.is_some() {
+            return Err(Error::Parameters(format!(
+                "refresh and resharing are alibi's own protocol, for bls keys only, not {}",
+                job.scheme.name()
+            )));
         }
         let net = self.net(job.session, &job.parties, job.timeout)?;
         let primes = job.primes.take();
@@ -178,8 +188,11 @@ impl<T: Transport + 'static> Endpoint<T> {
         r.map(Share::from)
     }
 
-    async fn bls_keygen(&mut self, job: &Keygen) -> Result<Share> {
-        let config = KeygenConfig::new(job.session, job.t, job.parties.clone(), job.timeout);
+    async fn bls_keygen(&mut self, job: Keygen) -> Result<Share> {
+        let config = KeygenConfig {
+            resharing: job.resharing,
+            ..KeygenConfig::new(job.session, job.t, job.parties, job.timeout)
+        };
         #[cfg(feature = "adversary")]
         let config = KeygenConfig {
             misbehaviour: match job.misbehaviour {

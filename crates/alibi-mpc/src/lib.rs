@@ -283,6 +283,9 @@ pub enum Fault {
     WrongOutcome,
     /// Its partial signature does not verify against its verification key.
     BadPartial,
+    /// Resharing: its commitment's constant term is not what it must deal (its old
+    /// verification key, or zero for a party that held no old share).
+    WrongConstant,
     /// Its message failed a check of a protocol alibi runs unchanged (FROST, CGGMP24), which
     /// named it.
     FailedCheck,
@@ -302,6 +305,9 @@ impl core::fmt::Display for Fault {
             Fault::BadProof => f.write_str("bad proof of its share"),
             Fault::WrongOutcome => f.write_str("announced another outcome"),
             Fault::BadPartial => f.write_str("bad partial signature"),
+            Fault::WrongConstant => {
+                f.write_str("dealt another secret than its share of the old key")
+            }
             Fault::FailedCheck => f.write_str("its message failed the protocol's check"),
         }
     }

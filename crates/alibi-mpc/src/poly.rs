@@ -37,6 +37,14 @@ impl Polynomial {
         }
     }
 
+    /// A random polynomial of degree `t` with f(0) = `a0` (resharing deals an old share, or
+    /// zero).
+    pub fn with_constant<R: CryptoRng + ?Sized>(t: usize, a0: Scalar, rng: &mut R) -> Self {
+        let mut f = Self::random(t, rng);
+        f.coefficients[0] = a0;
+        f
+    }
+
     /// f(x) at a party's index.
     pub fn eval(&self, i: PartyIndex) -> Scalar {
         let x = Scalar::from(u64::from(i));
@@ -158,6 +166,12 @@ impl Commitment {
             }
         }
         Some(Commitment(acc))
+    }
+
+    /// The commitment to s·f: every point times `s` (resharing weighs each dealer by its
+    /// Lagrange coefficient).
+    pub fn times(&self, s: &Scalar) -> Commitment {
+        Commitment(self.0.iter().map(|p| p * s).collect())
     }
 
     /// Checks that `share` is f(i) for the committed f ([`Error::Verification`] otherwise).

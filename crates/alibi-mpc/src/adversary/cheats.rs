@@ -62,6 +62,9 @@ pub enum Misbehaviour {
     /// Send a signed stop notice at the start, as a party whose transport failed would, though
     /// nothing failed (signing too).
     Stop,
+    /// Resharing: deal another secret than its old share (or than zero, for a party new to the
+    /// key), consistently to everyone: only the constant term of its commitment shows it.
+    DealOtherSecret,
     /// FROST and ECDSA (runs over a [`crate::net::Net`]): deal this party, in each round, the
     /// pairwise message sent to another ([`crate::net::Net::misdeal_to`]).
     MisdealTo(PartyIndex),
@@ -263,6 +266,14 @@ pub(crate) fn share_for(h: &Hooks, j: PartyIndex, value: Scalar) -> Scalar {
             }
         }
         _ => value,
+    }
+}
+
+/// [`Misbehaviour::DealOtherSecret`]: the constant term a resharing dealer uses.
+pub(crate) fn constant(h: &Hooks, a0: Scalar) -> Scalar {
+    match h.cheat {
+        Some(Misbehaviour::DealOtherSecret) => a0 + Scalar::ONE,
+        _ => a0,
     }
 }
 

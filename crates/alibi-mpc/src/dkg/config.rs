@@ -15,6 +15,8 @@ pub struct KeygenConfig {
     pub parties: Vec<PartyIndex>,
     /// How long to wait for a round's messages before naming the silent.
     pub timeout: Duration,
+    /// A resharing of an existing key instead of a new one ([`super::Resharing`]).
+    pub resharing: Option<super::Resharing>,
     /// Test hook: how this party cheats.
     #[cfg(feature = "adversary")]
     pub misbehaviour: Option<crate::adversary::Misbehaviour>,
@@ -33,6 +35,7 @@ impl KeygenConfig {
             threshold,
             parties,
             timeout,
+            resharing: None,
             #[cfg(feature = "adversary")]
             misbehaviour: None,
         }

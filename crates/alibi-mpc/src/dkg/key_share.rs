@@ -70,6 +70,89 @@ impl KeyShare {
     }
 }
 
+/// The public part of a BLS key's sharing, which a party new to the key needs to take part in
+/// its resharing ([`super::Resharing`]): the threshold, the group key, every party's
+/// verification key and who may deal (the parties key generation did not name). Its file is
+/// JSON, bytes in hex: what `alibi mpc keys` writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeySet {
+    /// t.
+    pub threshold: usize,
+    /// The group key (G1, compressed).
+    pub group_key: Vec<u8>,
+    /// Every party's verification key g1^x_j (G1, compressed).
+    pub verification_keys: BTreeMap<PartyIndex, Vec<u8>>,
+    /// The parties whose shares count (all but the named).
+    pub eligible: Vec<PartyIndex>,
+}
+
+/// A key set as its file holds it.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeySetFile {
+    threshold: usize,
+    group_key: String,
+    verification_keys: BTreeMap<PartyIndex, String>,
+    eligible: Vec<PartyIndex>,
+}
+
+impl KeySet {
+    /// Reads a key set, checking that every key is a G1 point, that t+1 parties are eligible
+    /// and that every eligible party has a key.
+    pub fn from_json(json: &str) -> Result<Self> {
+        let f: KeySetFile =
+            serde_json::from_str(json).map_err(|_| Error::Malformed("key set file"))?;
+        let k = KeySet {
+            threshold: f.threshold,
+            group_key: from_hex(&f.group_key)?,
+            verification_keys: f
+                .verification_keys
+                .iter()
+                .map(|(p, v)| Ok((*p, from_hex(v)?)))
+                .collect::<Result<_>>()?,
+            eligible: f.eligible,
+        };
+        let keys_decode = bls::g1_decodes(&k.group_key)
+            && k.verification_keys.values().all(|v| bls::g1_decodes(v));
+        let eligible_keyed = check_indices(&k.eligible).is_ok()
+            && k.eligible.len() > k.threshold
+            && k.eligible
+                .iter()
+                .all(|p| k.verification_keys.contains_key(p));
+        if !keys_decode || !eligible_keyed {
+            return Err(Error::Malformed("key set file: keys, threshold or parties"));
+        }
+        Ok(k)
+    }
+
+    /// The key set as JSON.
+    pub fn to_json(&self) -> String {
+        let f = KeySetFile {
+            threshold: self.threshold,
+            group_key: hex::encode(&self.group_key),
+            verification_keys: self
+                .verification_keys
+                .iter()
+                .map(|(p, k)| (*p, hex::encode(k)))
+                .collect(),
+            eligible: self.eligible.clone(),
+        };
+        serde_json::to_string_pretty(&f).expect("in-memory JSON")
+    }
+}
+
+impl KeyShare {
+    /// The public part of this share's key ([`KeySet`]).
+    pub fn key_set(&self) -> KeySet {
+        KeySet {
+            threshold: self.threshold,
+            group_key: self.group_key.clone(),
+            verification_keys: self.verification_keys.clone(),
+            eligible: self.eligible_signers(),
+        }
+    }
+}
+
 /// A key share as a file holds it: JSON, bytes in hex.
 #[derive(Serialize, Deserialize)]
 struct KeyShareFile {

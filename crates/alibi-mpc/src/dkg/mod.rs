@@ -28,18 +28,23 @@
 //! commitments, so signing can check each partial signature. A party finishes only if every
 //! party that confirmed announced its outcome.
 //!
+//! The same rounds reshare an existing key ([`Resharing`], `resharing.rs`): refresh and moving a
+//! key to another group.
+//!
 //! Files: `rounds.rs` runs the rounds, one function each, in the order of the table above;
 //! `messages.rs` holds what they send and what signatures cover; `key_share.rs` the result.
 
 mod config;
 mod key_share;
 mod messages;
+mod resharing;
 mod rounds;
 
 #[cfg(feature = "adversary")]
 pub use crate::adversary::Misbehaviour;
 pub use config::KeygenConfig;
-pub use key_share::KeyShare;
+pub use key_share::{KeySet, KeyShare};
+pub use resharing::Resharing;
 pub use rounds::keygen;
 
 use messages::{Complaints, Confirm, Decommit, Reveal, SignedShare};
@@ -67,4 +72,5 @@ pub fn fuzz_decoders(data: &[u8]) {
     let _ = decode::<Reveal>(data);
     let _ = decode::<Confirm>(data).map(|c| ShareProof::from_bytes(&c.proof));
     let _ = KeyShare::from_json(&String::from_utf8_lossy(data));
+    let _ = KeySet::from_json(&String::from_utf8_lossy(data));
 }

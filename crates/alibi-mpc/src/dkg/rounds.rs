@@ -124,7 +124,13 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
         if let Some(e) = adversary::stop_falsely(&mut run).await {
             return Err(e);
         }
-        let f = Polynomial::random(config.threshold, &mut *run.rng);
+        let f = match &config.resharing {
+            None => Polynomial::random(config.threshold, &mut *run.rng),
+            Some(r) => {
+                let a0 = adversary::constant(&run.hooks, r.my_constant(run.party.index)?);
+                Polynomial::with_constant(config.threshold, a0, &mut *run.rng)
+            }
+        };
         Ok(Keygen {
             run,
             config,
@@ -224,12 +230,24 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 })
                 .flatten();
             match (opens, decoded) {
+                (true, Some(c)) if !self.constant_holds(p, &c) => {
+                    self.run.blame(p, Fault::WrongConstant)
+                }
                 (true, Some(c)) => {
                     self.commitments.insert(p, c);
                 }
                 _ => self.run.blame(p, Fault::BadDecommitment),
             }
         }
+    }
+
+    /// Whether `dealer`'s commitment has the constant term a resharing fixes (always, for a
+    /// new key).
+    fn constant_holds(&self, dealer: PartyIndex, c: &Commitment) -> bool {
+        self.config
+            .resharing
+            .as_ref()
+            .is_none_or(|r| c.0[0] == r.constant_of(dealer))
     }
 
     /// Round 2's shares from the dealers still in: the complaints about them (a share missing,
@@ -551,8 +569,22 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             let reason = "a qualified dealer's share is missing".into();
             return Err(self.run.too_few(reason));
         }
-        let joint =
-            Commitment::sum(qualified.iter().map(|d| &self.commitments[d])).expect("not empty");
+        let weights = match &self.config.resharing {
+            None => None,
+            Some(r) => match r.weights(&qualified) {
+                Ok(w) => Some(w),
+                Err(reason) => return Err(self.run.too_few(reason)),
+            },
+        };
+        let weight = |d: &PartyIndex| weights.as_ref().map(|w| w[d]);
+        let weighted: Vec<Commitment> = qualified
+            .iter()
+            .map(|d| match weight(d) {
+                Some(w) => self.commitments[d].times(&w),
+                None => self.commitments[d].clone(),
+            })
+            .collect();
+        let joint = Commitment::sum(&weighted).expect("not empty");
         if !joint.in_g1() {
             // A dealer committed to points outside G1 (decoding checked the curve only): find
             // it, name it and leave it out. Every party sees the same commitments, so all name
@@ -565,9 +597,16 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             return Ok(None);
         }
         let group_key = G1Affine::from(joint.0[0]).to_compressed().to_vec();
-        let x = qualified
-            .iter()
-            .fold(Scalar::ZERO, |acc, d| acc + self.shares[d]);
+        if let Some(r) = &self.config.resharing {
+            if joint.0[0] != r.group_key() {
+                return Err(Error::Verification(
+                    "the reshared key is not the old group key",
+                ));
+            }
+        }
+        let x = qualified.iter().fold(Scalar::ZERO, |acc, d| {
+            acc + weight(d).map_or(self.shares[d], |w| w * self.shares[d])
+        });
         // The share against the final qualified set's joint commitment: the batch check
         // covered every dealer, this covers the sum actually kept.
         if joint.verify_share(self.me(), &x).is_err() {

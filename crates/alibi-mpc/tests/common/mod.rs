@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alibi_identity::IdentityKeyPair;
-use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour};
+use alibi_mpc::dkg::{keygen, KeyShare, KeygenConfig, Misbehaviour, Resharing};
 use alibi_mpc::sign::{sign, SignConfig, Signed};
 use alibi_mpc::transport::{Adversary, Delivery, MemoryTransport};
 use alibi_mpc::{Party, PartyIndex, Result};
@@ -63,6 +63,29 @@ pub async fn keygen_over(
     nets: Vec<MemoryTransport>,
     timeout: Duration,
 ) -> Vec<(PartyIndex, Result<KeyShare>)> {
+    reshare_over(ps, t, cheat, nets, timeout, |_| None).await
+}
+
+/// Resharing by all of `ps` at once on a reliable network, each party with what `from` gives
+/// it (as [`keygen_over`] otherwise; `None`: a new key).
+pub async fn reshare_all(
+    ps: &[Party],
+    t: usize,
+    cheat: &[(PartyIndex, Misbehaviour)],
+    from: impl FnMut(PartyIndex) -> Option<Resharing>,
+) -> Vec<(PartyIndex, Result<KeyShare>)> {
+    let nets = MemoryTransport::network_with(&ps[0].roster, reliable());
+    reshare_over(ps, t, cheat, nets, Duration::from_secs(2), from).await
+}
+
+async fn reshare_over(
+    ps: &[Party],
+    t: usize,
+    cheat: &[(PartyIndex, Misbehaviour)],
+    nets: Vec<MemoryTransport>,
+    timeout: Duration,
+    mut from: impl FnMut(PartyIndex) -> Option<Resharing>,
+) -> Vec<(PartyIndex, Result<KeyShare>)> {
     let indices: Vec<PartyIndex> = ps.iter().map(|p| p.index).collect();
     let mut tasks = vec![];
     for (p, mut net) in ps.iter().cloned().zip(nets) {
@@ -71,6 +94,7 @@ pub async fn keygen_over(
             threshold: t,
             parties: indices.clone(),
             timeout,
+            resharing: from(p.index),
             misbehaviour: cheat_of(cheat, p.index),
         };
         tasks.push(tokio::spawn(async move {
