@@ -13,7 +13,7 @@ use common::{code, stdout};
 use serde_json::Value;
 
 /// Fields that name a file a command wrote (or, `database`, keeps): never a bare path.
-const FILE_FIELDS: [&str; 14] = [
+const FILE_FIELDS: [&str; 15] = [
     "public_key",
     "secret_key",
     "signature",
@@ -28,6 +28,7 @@ const FILE_FIELDS: [&str; 14] = [
     "cred",
     "req",
     "certs",
+    "key_set",
 ];
 
 /// Scheme names as the command line takes them or as docs/cli.md lists them for output.

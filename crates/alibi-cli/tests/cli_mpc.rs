@@ -1149,3 +1149,177 @@ fn a_party_started_after_the_run_closed_is_told_so() {
     );
     assert!(!d.join("2.pk").exists());
 }
+
+/// `alibi mpc <verb>` in `dir` with `more`, its own process.
+fn party_verb(verb: &str, dir: &Path, more: &[&str]) -> Child {
+    let mut args = vec!["mpc".to_string(), verb.into(), "--dir".into(), s(dir)];
+    args.extend(
+        ["--timeout-s", "60"]
+            .iter()
+            .chain(more)
+            .map(|a| a.to_string()),
+    );
+    common::mpc::spawn_party(&args)
+}
+
+/// Every child's output, each required to exit 0 with `expect` on stdout.
+fn all_finish(what: &str, children: Vec<Child>, expect: &str) {
+    for o in wait_all(children) {
+        assert_eq!(code(&o), 0, "{what}: {}", common::stderr(&o));
+        let out = common::stdout(&o);
+        assert!(out.contains(expect), "{what}: {out}");
+    }
+}
+
+/// Signs `msg` with `group` by `who` (each its own process); each output.
+fn sign_by(d: &Path, dirs: &[&PathBuf], group: &str, names: &str, tag: &str) -> Vec<Output> {
+    let msg = d.join(format!("{tag}.msg"));
+    std::fs::write(&msg, tag).unwrap();
+    let children = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            let out = d.join(format!("{tag}.{i}.sig"));
+            let more = ["--signers", names, "--timeout-s", "20"];
+            sign_with(dir, group, (&msg, tag), &out, &more)
+        })
+        .collect();
+    wait_all(children)
+}
+
+/// Whether the signature signer `i` of run `tag` wrote verifies under `pk` by `mpc verify`.
+fn verifies(d: &Path, pk: &Path, tag: &str, i: usize) -> bool {
+    let msg = d.join(format!("{tag}.msg"));
+    let sig = d.join(format!("{tag}.{i}.sig"));
+    let o = run(&[
+        "mpc",
+        "verify",
+        "--pk",
+        &s(pk),
+        "--msg",
+        &s(&msg),
+        "--sig",
+        &s(&sig),
+    ]);
+    code(&o) == 0
+}
+
+#[test]
+fn a_key_refreshed_then_reshared_from_2_of_3_to_3_of_5_signs_under_the_same_key() {
+    let d = common::scratch("mpc-reshare");
+    let relay = relay(&d);
+    let (old_dirs, old_group) = setup(&d, &relay, &["r0", "r1", "r2"], 1);
+    let pk = d.join("r0.pk");
+    let children = (0..3)
+        .map(|i| keygen(&old_dirs[i], &old_group, &d.join(format!("r{i}.pk")), "60"))
+        .collect();
+    all_finish("keygen", children, "group key");
+
+    // Refresh: the same key; r0's old share no longer signs beside r1's new one.
+    let before = std::fs::read(share_of(&old_dirs[0])).unwrap();
+    let children = old_dirs
+        .iter()
+        .map(|dir| party_verb("refresh", dir, &["--group", &old_group, "--session", "f1"]))
+        .collect();
+    all_finish("refresh", children, "new share of the same group key");
+    assert_eq!(common::mode(&s(&share_of(&old_dirs[0]))) & 0o777, 0o600);
+    let refreshed = std::fs::read(share_of(&old_dirs[0])).unwrap();
+    std::fs::write(share_of(&old_dirs[0]), &before).unwrap();
+    let mixed = sign_by(
+        &d,
+        &[&old_dirs[0], &old_dirs[1]],
+        &old_group,
+        "r0,r1",
+        "mixed",
+    );
+    assert_eq!(code(&mixed[1]), 1, "{}", common::stderr(&mixed[1]));
+    assert!(
+        common::stderr(&mixed[1]).contains("r0"),
+        "{}",
+        common::stderr(&mixed[1])
+    );
+    std::fs::write(share_of(&old_dirs[0]), &refreshed).unwrap();
+    let o = sign_by(
+        &d,
+        &[&old_dirs[0], &old_dirs[2]],
+        &old_group,
+        "r0,r2",
+        "fresh",
+    );
+    assert!(o.iter().all(|o| code(o) == 0), "{}", common::stderr(&o[0]));
+    assert!(verifies(&d, &pk, "fresh", 0));
+
+    // Reshare to 3-of-5: r0 and r1 carry the key over (at other places), r2 is left out, three
+    // parties are new to it and take the key set r0 writes.
+    let keys = d.join("keys.json");
+    let o = run(&[
+        "mpc",
+        "keys",
+        "--dir",
+        &s(&old_dirs[0]),
+        "--group",
+        &old_group,
+        "--out",
+        &s(&keys),
+    ]);
+    assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+    for n in ["n0", "n1", "n2"] {
+        let o = run(&[
+            "mpc",
+            "init",
+            "--dir",
+            &s(&d.join(n)),
+            "--relay",
+            &relay.url,
+            "--name",
+            n,
+            "--trust-root",
+            &relay.trust_root,
+        ]);
+        assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+    }
+    let new_dirs = [
+        d.join("n0"),
+        old_dirs[0].clone(),
+        d.join("n1"),
+        old_dirs[1].clone(),
+        d.join("n2"),
+    ];
+    let cards: Vec<String> = new_dirs.iter().map(|p| s(&p.join("card.json"))).collect();
+    let new_group = s(&d.join("new.json"));
+    let o = run(&[
+        "mpc",
+        "group",
+        "--threshold",
+        "2",
+        "--cards",
+        &cards.join(","),
+        "--out",
+        &new_group,
+    ]);
+    assert_eq!(code(&o), 0, "{}", common::stderr(&o));
+    let old_share = share_of(&old_dirs[0]);
+    let keys = s(&keys);
+    let children = new_dirs
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            let mut more = vec!["--from", &old_group, "--to", &new_group, "--session", "m1"];
+            if i % 2 == 0 {
+                more.extend(["--keys", keys.as_str()]);
+            }
+            party_verb("reshare", dir, &more)
+        })
+        .collect();
+    all_finish("reshare", children, "new share of the same group key");
+    assert!(!old_share.exists(), "a holder's old share is deleted");
+    let o = sign_by(
+        &d,
+        &[&new_dirs[0], &new_dirs[2], &new_dirs[3]],
+        &new_group,
+        "n0,n1,r1",
+        "moved",
+    );
+    assert!(o.iter().all(|o| code(o) == 0), "{}", common::stderr(&o[0]));
+    assert!(verifies(&d, &pk, "moved", 0) && verifies(&d, &pk, "moved", 2));
+}

@@ -3,6 +3,8 @@
 //! names the group's runs. Every party holds the same file; it is what the parties' identities
 //! are checked against.
 
+use std::collections::BTreeMap;
+
 use alibi_messenger::ContactCard;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -196,6 +198,21 @@ impl GroupFile {
             .iter()
             .position(|c| c.account == account)
             .map(|i| i as PartyIndex + 1)
+    }
+
+    /// The parties of this group that are also in `old` (the same identity key), each with its
+    /// index there: who carries a share of `old`'s key into a resharing.
+    pub fn carried_over(&self, old: &GroupFile) -> BTreeMap<PartyIndex, PartyIndex> {
+        self.members()
+            .into_iter()
+            .filter_map(|(p, c)| {
+                let o = old
+                    .parties
+                    .iter()
+                    .position(|x| x.identity_key == c.identity_key)?;
+                Some((p, o as PartyIndex + 1))
+            })
+            .collect()
     }
 
     /// The index of the party with this name.

@@ -190,6 +190,84 @@ pub struct PresignArgs {
     pub format: Format,
 }
 
+/// The arguments of `alibi mpc keys`.
+#[derive(clap::Args, Debug)]
+pub struct KeysArgs {
+    /// The party's directory
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The group file of the key
+    #[arg(long, value_name = "FILE")]
+    pub group: PathBuf,
+    /// Where to write the key set (JSON, public): the threshold, the group key and every
+    /// party's verification key, for `mpc reshare --keys` by parties new to the key
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Replace --out if it exists
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi mpc refresh`.
+#[derive(clap::Args, Debug)]
+pub struct RefreshArgs {
+    /// The party's directory
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The group file of the key
+    #[arg(long, value_name = "FILE")]
+    pub group: PathBuf,
+    /// A name for this refresh, the same for every party (new for every run)
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// The threshold scheme: refresh is for bls (FROST and ECDSA keys are refused)
+    #[arg(long, value_enum, default_value_t = SchemeArg::Bls)]
+    pub scheme: SchemeArg,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi mpc reshare`.
+#[derive(clap::Args, Debug)]
+pub struct ReshareArgs {
+    /// The party's directory
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The old group's file (whose key is moved)
+    #[arg(long, value_name = "FILE")]
+    pub from: PathBuf,
+    /// The new group's file (from `mpc group`: other parties, another n or t)
+    #[arg(long, value_name = "FILE")]
+    pub to: PathBuf,
+    /// The old key's key set (from `mpc keys` by a holder): needed by a party that holds no
+    /// share of the old key, checked against the share by one that does
+    #[arg(long, value_name = "FILE")]
+    pub keys: Option<PathBuf>,
+    /// A name for this resharing, the same for every party (new for every run)
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// The threshold scheme: resharing is for bls
+    #[arg(long, value_enum, default_value_t = SchemeArg::Bls)]
+    pub scheme: SchemeArg,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Replace this party's share of the new group if it has one
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub passphrase: PassphraseArgs,
+    #[command(flatten)]
+    pub format: Format,
+}
+
 /// The arguments of `alibi mpc verify`.
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {

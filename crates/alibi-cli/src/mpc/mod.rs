@@ -1,4 +1,4 @@
-//! `alibi mpc init|group|keygen|presign|sign|verify|aux|bench`: threshold signatures (BLS, FROST-Ed25519,
+//! `alibi mpc init|group|keygen|presign|sign|refresh|reshare|keys|verify|aux|bench`: threshold signatures (BLS, FROST-Ed25519,
 //! FROST-secp256k1-tr, CGGMP24 ECDSA) between parties that each run in their own process (one
 //! terminal, one machine, one directory each), talking through a relay over pinned Signal
 //! channels; and the paper's experiment comparing the transports.
@@ -8,6 +8,7 @@
 //! * `party`: `keygen`, `sign`, `verify`, one code path for every scheme;
 //! * `presign`: `presign` and `sign --presigned` (threshold ECDSA), the party's stored
 //!   presignatures;
+//! * `reshare`: `refresh`, `reshare` and `keys` (BLS keys' new shares);
 //! * `primes`: threshold ECDSA's safe primes (`aux`);
 //! * `report`: waiting lines, failures and who they name;
 //! * `bench`: `bench` and `bench-party`.
@@ -18,13 +19,14 @@ mod party;
 mod presign;
 mod primes;
 mod report;
+mod reshare;
 mod setup;
 
 use clap::Subcommand;
 
 use args::{
-    AuxArgs, BenchArgs, BenchPartyArgs, GroupArgs, InitArgs, KeygenArgs, PresignArgs, SignArgs,
-    VerifyArgs,
+    AuxArgs, BenchArgs, BenchPartyArgs, GroupArgs, InitArgs, KeygenArgs, KeysArgs, PresignArgs,
+    RefreshArgs, ReshareArgs, SignArgs, VerifyArgs,
 };
 
 use crate::failure::CmdResult;
@@ -50,6 +52,19 @@ pub enum Cmd {
     /// or none), each
     /// for one later `sign --presigned` by the same signers, in one round
     Presign(PresignArgs),
+    /// New shares of the same BLS key among the same parties (every party runs this with the
+    /// same --session): key generation's rounds, each party dealing its own share, so the old
+    /// shares no longer combine with the new; replaces this party's share file. Exit codes as
+    /// keygen's
+    Refresh(RefreshArgs),
+    /// Move a BLS key to another group (other parties, another n or t; the group key unchanged):
+    /// every party of the new group runs this with the same --session; at least t+1 of the old
+    /// key's parties must be among them. A holder's old share is deleted once its new one is
+    /// written. Exit codes as keygen's
+    Reshare(ReshareArgs),
+    /// Write the public key set of this party's BLS share (threshold, group key, every
+    /// party's verification key): what a party new to the key gives `mpc reshare --keys`
+    Keys(KeysArgs),
     /// Standard verification under the group key (plain BLS; Ed25519 by ed25519-dalek's strict
     /// rules; BIP-340 and ECDSA by k256): exit 0 if valid, 1 if not
     Verify(VerifyArgs),
@@ -76,6 +91,9 @@ pub fn run(cmd: Cmd) -> CmdResult {
         Cmd::Sign(a) if a.presigned => presign::sign(a),
         Cmd::Sign(a) => party::sign(a),
         Cmd::Presign(a) => presign::presign(a),
+        Cmd::Refresh(a) => reshare::refresh(a),
+        Cmd::Reshare(a) => reshare::reshare(a),
+        Cmd::Keys(a) => reshare::keys(a),
         Cmd::Verify(a) => party::verify(a),
         Cmd::Aux(a) => primes::aux(a),
         Cmd::Bench(a) => bench::bench(a),
