@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import alibi
-from alibi import akem, bat, bls, dgsp, falcon, mayo, ring, tachyon
+from alibi import akem, bat, bls, dgsp, ecdsa, falcon, frost, mayo, ring, tachyon
 
 
 def test_every_exception_is_an_alibi_error():
@@ -24,7 +24,10 @@ def test_every_exception_is_an_alibi_error():
 
 
 def test_every_public_name_has_a_docstring():
-    for module in (alibi.akem, alibi.bat, alibi.bls, alibi.dgsp, alibi.falcon, alibi.mayo, alibi.ring, alibi.tachyon):
+    for module in (
+        alibi.akem, alibi.bat, alibi.bls, alibi.dgsp, alibi.ecdsa, alibi.falcon, alibi.frost,
+        alibi.mayo, alibi.ring, alibi.tachyon,
+    ):
         assert module.__doc__
         for name in module.__all__:
             obj = getattr(module, name)
@@ -86,6 +89,9 @@ def test_every_bytes_argument_takes_bytearray_and_memoryview(kind, tmp_path):
 
     with pytest.raises(alibi.MalformedInput):
         bls.verify(b(bytes(3)), b(b"m"), b(bytes(96)))
+    for check in (frost.verify_ed25519, frost.verify_bip340, ecdsa.verify):
+        with pytest.raises(alibi.MalformedInput):
+            check(b(bytes(3)), b(b"m"), b(bytes(64)))
 
     m = dgsp.Manager.create(tmp_path / "mgr", "shake-128f", seed=seed)
     mid, cred = m.join("alice")

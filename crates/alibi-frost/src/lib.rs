@@ -71,8 +71,11 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+#[cfg(feature = "protocol")]
 mod protocol;
+#[cfg(feature = "protocol")]
 mod share;
+#[cfg(feature = "protocol")]
 pub mod suite;
 mod verify;
 
@@ -80,9 +83,13 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use alibi_encoding::LengthError;
+#[cfg(feature = "protocol")]
 pub use protocol::{keygen, sign};
+#[cfg(feature = "protocol")]
 pub use rand_core_06::{CryptoRng, OsRng, RngCore};
+#[cfg(feature = "protocol")]
 pub use share::KeyShare;
+#[cfg(feature = "protocol")]
 pub use suite::{FrostSuite, KeygenMsg, SignMsg};
 pub use verify::{verify, Signature};
 

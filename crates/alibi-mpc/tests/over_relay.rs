@@ -75,6 +75,7 @@ async fn a_cheater_is_named_over_each_transport() {
                 threshold: 2,
                 parties: vec![1, 2, 3, 4],
                 timeout: Duration::from_secs(3),
+                resharing: None,
                 misbehaviour: (alibi_mpc::transport::Transport::me(&p) == 4).then_some(cheat),
             };
             tasks.push(tokio::spawn(async move {
@@ -124,6 +125,7 @@ async fn keygen_fails_closed_under_a_relay_that_swaps_bundles() {
                 threshold: 1,
                 parties: vec![1, 2, 3],
                 timeout: Duration::from_secs(2),
+                resharing: None,
                 misbehaviour: None,
             };
             tasks.push(tokio::spawn(async move {
@@ -168,6 +170,7 @@ async fn keygen_round(
             threshold: t,
             parties: indices.clone(),
             timeout,
+            resharing: None,
             misbehaviour: None,
         };
         tasks.push(tokio::spawn(async move {
@@ -290,6 +293,7 @@ async fn a_flood_of_made_up_sessions_over_the_relay_leaves_the_victim_in() {
             threshold: 1,
             parties: vec![1, 2, 3, 4],
             timeout: Duration::from_secs(3),
+            resharing: None,
             misbehaviour: None,
         };
         tasks.push(tokio::spawn(async move {

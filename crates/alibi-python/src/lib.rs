@@ -22,6 +22,7 @@ mod mayo;
 mod ring;
 mod secret;
 mod tachyon;
+mod threshold;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyByteArrayMethods, PyBytes, PyMemoryView};
@@ -175,6 +176,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tachyon::register(m)?;
     dgsp::register(m)?;
     bls::register(m)?;
+    threshold::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -67,37 +67,54 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+#[cfg(feature = "protocol")]
 mod presign;
+#[cfg(feature = "protocol")]
 mod primes;
+#[cfg(feature = "protocol")]
 mod protocol;
+#[cfg(feature = "protocol")]
 mod share;
 mod verify;
 
+#[cfg(feature = "protocol")]
 pub use presign::{presign, Partial, Presignature, Presigned, PARTIAL_LEN};
+#[cfg(feature = "protocol")]
 pub use primes::{
     generate_primes, PrimeProgress, Primes, PRIME_BITS, PRIME_COUNT, PROGRESS_INTERVAL,
 };
+#[cfg(feature = "protocol")]
 pub use protocol::{aux_info_gen, keygen, sign, sign_prehash};
+#[cfg(feature = "protocol")]
 pub use share::{AuxInfo, CoreShare, KeyShare};
 pub use verify::{verify, verify_prehash};
 
+#[cfg(feature = "protocol")]
 /// `rand_core` 0.6, whose traits every RNG argument of this crate takes (cggmp24's version).
 pub use rand_core_06 as rand_core;
+#[cfg(feature = "protocol")]
 /// The `round-based` 0.4 framework whose [`Delivery`] the protocols run over.
 pub use round_based;
+#[cfg(feature = "protocol")]
 pub use round_based::Delivery;
 
+#[cfg(feature = "protocol")]
 /// The curve: secp256k1, as cggmp24 names it.
 pub type Curve = cggmp24::supported_curves::Secp256k1;
+#[cfg(feature = "protocol")]
 /// cggmp24's security level used throughout (its default, 128-bit).
 pub type Security = cggmp24::security_level::SecurityLevel128;
+#[cfg(feature = "protocol")]
 /// The hash cggmp24 uses inside its protocols (its default, SHA-256 of `sha2` 0.10).
 pub type ProtocolDigest = sha2_010::Sha256;
 
+#[cfg(feature = "protocol")]
 /// A message of the key generation ([`keygen`]).
 pub type KeygenMsg = cggmp24::keygen::ThresholdMsg<Curve, Security, ProtocolDigest>;
+#[cfg(feature = "protocol")]
 /// A message of the auxiliary info generation ([`aux_info_gen`]).
 pub type AuxMsg = cggmp24::key_refresh::msg::Msg<ProtocolDigest, Security>;
+#[cfg(feature = "protocol")]
 /// A message of the signing ([`sign`], [`sign_prehash`]).
 pub type SigningMsg = cggmp24::signing::msg::Msg<Curve, ProtocolDigest>;
 

@@ -6,7 +6,8 @@ exception under :class:`alibi.Error`), never returns ``False``; a bad argument v
 scheme name, a seed of the wrong length) raises :class:`ValueError`.
 
 Modules: :mod:`alibi.falcon`, :mod:`alibi.ring`, :mod:`alibi.akem`, :mod:`alibi.bat`,
-:mod:`alibi.mayo`, :mod:`alibi.tachyon`, :mod:`alibi.dgsp`, :mod:`alibi.bls`.
+:mod:`alibi.mayo`, :mod:`alibi.tachyon`, :mod:`alibi.dgsp`, and the threshold signatures'
+verifiers :mod:`alibi.bls`, :mod:`alibi.frost`, :mod:`alibi.ecdsa`.
 """
 
 from alibi._native import (
@@ -22,7 +23,7 @@ from alibi._native import (
     StoreError,
     __version__,
 )
-from alibi import akem, bat, bls, dgsp, falcon, mayo, ring, tachyon
+from alibi import akem, bat, bls, dgsp, ecdsa, falcon, frost, mayo, ring, tachyon
 
 __all__ = [
     "Error",
@@ -40,7 +41,9 @@ __all__ = [
     "bat",
     "bls",
     "dgsp",
+    "ecdsa",
     "falcon",
+    "frost",
     "mayo",
     "ring",
     "tachyon",

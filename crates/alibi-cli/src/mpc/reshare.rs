@@ -251,7 +251,12 @@ pub(super) fn reshare(a: ReshareArgs) -> CmdResult {
         .into_iter()
         .filter(|(_, o)| set.eligible.contains(o))
         .collect();
-    let mine = share.as_ref().map(bls_of);
+    // A share key generation named its holder for deals nothing: that party takes part as one
+    // new to the key.
+    let mine = share
+        .as_ref()
+        .map(bls_of)
+        .filter(|s| set.eligible.contains(&s.index));
     let resharing =
         Resharing::new(&set, holders, mine).map_err(|e| Failure::Usage(e.to_string()))?;
     let what = format!("reshare bls from {}", old.group_id);

@@ -1,0 +1,7 @@
+"""Threshold ECDSA verification: what ``alibi mpc sign --scheme ecdsa-secp256k1`` combines is a
+standard ECDSA signature over secp256k1 (SHA-256 of the message, ``r || s`` with s low) under the
+group's 33-byte compressed key, checked here with k256."""
+
+from alibi._native import ecdsa_verify as verify
+
+__all__ = ["verify"]
