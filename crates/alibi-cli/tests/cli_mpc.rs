@@ -441,6 +441,21 @@ fn bench_presigned_times_presigning_apart_from_online_signing() {
     let offline = presign["first_ms"].as_f64().unwrap();
     let online = v["rows"][0]["sign_group_ms"].as_f64().unwrap();
     assert!(offline > 0.0 && online > 0.0, "{v}");
+    // Every run's own figures, as they end, for the spread: the first and the one later run.
+    let runs: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["event"] == "run")
+        .collect();
+    assert_eq!(runs.len(), 2, "{}", String::from_utf8_lossy(&o.stderr));
+    for (k, r) in runs.iter().enumerate() {
+        assert_eq!(
+            (r["run"].as_u64(), r["of"].as_u64()),
+            (Some(k as u64 + 1), Some(2))
+        );
+        assert!(r["presign_ms"].as_f64().unwrap() > 0.0 && r["sign_ms"].as_f64().unwrap() > 0.0);
+    }
+    assert_eq!(runs[0]["presign_ms"].as_f64(), Some(offline));
 }
 
 /// Issue 65, item 2: one party's path to the relay stops moving bytes in the middle of a key

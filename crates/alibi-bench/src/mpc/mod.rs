@@ -90,6 +90,19 @@ pub enum Progress {
     /// One run's time per round, with its cell (BLS with every party a process; the steps add
     /// up to the run's time).
     Rounds(RunRounds),
+    /// One run of the cell announced last is measured (run 0 is the first, with its one-time
+    /// steps): every run's figures, so that a report can give their spread, not only the
+    /// first run and the later ones' median.
+    Run {
+        /// The run, 0 for the first, of `of`.
+        run: usize,
+        /// How many runs the cell made.
+        of: usize,
+        /// Its key generation and signing (online signing, with presignatures).
+        timing: Timing,
+        /// Its presigning, with presignatures.
+        presign: Option<Duration>,
+    },
     /// The cell announced last is measured.
     Done,
 }
@@ -231,6 +244,15 @@ async fn cell(
     };
     if runs.is_empty() {
         return Err(Error::Run("no run measured".into()));
+    }
+    for (run, r) in runs.iter().enumerate() {
+        let (of, timing, presign) = (runs.len(), r.timing, r.presign);
+        progress(Progress::Run {
+            run,
+            of,
+            timing,
+            presign,
+        });
     }
     let first = runs.remove(0);
     let later = median_by(runs, |r| r.timing.keygen + r.timing.sign)

@@ -117,6 +117,12 @@ fn measure(
         Progress::Primes { party, elapsed_s } => bar.set_message(format!(
             "safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s"
         )),
+        Progress::Run {
+            run,
+            of,
+            timing,
+            presign,
+        } => bar.suspend(|| eprintln!("{}", run_line(run, of, &timing, presign, format))),
         Progress::Done => bar.inc(1),
     };
     // Party processes are this binary again, as `alibi mpc bench-party`.
@@ -165,6 +171,32 @@ fn measure(
         say!("\nwrote {}{also} and {}", csv.display(), plots.join(", "))?;
     }
     Ok(())
+}
+
+/// One run's figures as a line on stderr: text, or with `--json` an object (`"event": "run"`).
+fn run_line(
+    run: usize,
+    of: usize,
+    timing: &alibi_bench::mpc::Timing,
+    presign: Option<Duration>,
+    format: Format,
+) -> String {
+    if format.json {
+        return json!({"event": "run", "run": run + 1, "of": of,
+                       "keygen_ms": ms(timing.keygen), "sign_ms": ms(timing.sign),
+                       "presign_ms": presign.map(ms), "requests": timing.requests})
+        .to_string();
+    }
+    let presigned = presign.map_or(String::new(), |p| {
+        format!(", presign {:.1} s", p.as_secs_f64())
+    });
+    format!(
+        "run {} of {of}: keygen {:.1} s{presigned}, sign {:.0} ms, {} requests",
+        run + 1,
+        timing.keygen.as_secs_f64(),
+        ms(timing.sign),
+        timing.requests
+    )
 }
 
 /// The later runs' median time per round ([`alibi_bench::mpc::rounds::summary`]), as a table or

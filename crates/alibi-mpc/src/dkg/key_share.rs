@@ -105,11 +105,7 @@ impl KeySet {
         let k = KeySet {
             threshold: f.threshold,
             group_key: from_hex(&f.group_key)?,
-            verification_keys: f
-                .verification_keys
-                .iter()
-                .map(|(p, v)| Ok((*p, from_hex(v)?)))
-                .collect::<Result<_>>()?,
+            verification_keys: keys_from_hex(&f.verification_keys)?,
             eligible: f.eligible,
         };
         let keys_decode = bls::g1_decodes(&k.group_key)
@@ -130,11 +126,7 @@ impl KeySet {
         let f = KeySetFile {
             threshold: self.threshold,
             group_key: hex::encode(&self.group_key),
-            verification_keys: self
-                .verification_keys
-                .iter()
-                .map(|(p, k)| (*p, hex::encode(k)))
-                .collect(),
+            verification_keys: to_hex(&self.verification_keys),
             eligible: self.eligible.clone(),
         };
         serde_json::to_string_pretty(&f).expect("in-memory JSON")
@@ -170,6 +162,16 @@ fn from_hex(s: &str) -> Result<Vec<u8>> {
     hex::decode(s).map_err(|_| Error::Malformed("hex"))
 }
 
+/// Keys by party, in hex (the files' form).
+fn to_hex(keys: &BTreeMap<PartyIndex, Vec<u8>>) -> BTreeMap<PartyIndex, String> {
+    keys.iter().map(|(p, k)| (*p, hex::encode(k))).collect()
+}
+
+/// Keys by party from their hex.
+fn keys_from_hex(keys: &BTreeMap<PartyIndex, String>) -> Result<BTreeMap<PartyIndex, Vec<u8>>> {
+    keys.iter().map(|(p, k)| Ok((*p, from_hex(k)?))).collect()
+}
+
 impl KeyShare {
     /// The share as JSON (the secret included: keep the file private).
     pub fn to_json(&self) -> Zeroizing<String> {
@@ -179,11 +181,7 @@ impl KeyShare {
             parties: self.parties.clone(),
             qualified: self.qualified.clone(),
             group_key: hex::encode(&self.group_key),
-            verification_keys: self
-                .verification_keys
-                .iter()
-                .map(|(p, k)| (*p, hex::encode(k)))
-                .collect(),
+            verification_keys: to_hex(&self.verification_keys),
             blamed: self.blamed.clone(),
             secret: hex::encode(self.secret.as_ref()),
         };
@@ -203,11 +201,7 @@ impl KeyShare {
             .map_err(|_| Error::Malformed("secret: 32 bytes"))?;
         let secret = Zeroizing::new(secret);
         let group_key = from_hex(&f.group_key)?;
-        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = f
-            .verification_keys
-            .iter()
-            .map(|(p, k)| Ok((*p, from_hex(k)?)))
-            .collect::<Result<_>>()?;
+        let verification_keys = keys_from_hex(&f.verification_keys)?;
         if !bls::g1_decodes(&group_key) || !verification_keys.values().all(|k| bls::g1_decodes(k)) {
             return Err(Error::Malformed("key share file: a key is not a G1 point"));
         }
