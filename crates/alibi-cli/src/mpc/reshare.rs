@@ -116,8 +116,8 @@ struct Job<'a> {
     format: Format,
 }
 
-/// Runs a resharing as this party and seals the new share: its path and sealed length, the
-/// share, and the run.
+/// Runs a resharing as this party: the new share, the run, and the group it ran in (less the
+/// parties `--exclude` left out).
 fn run_resharing(job: Job) -> Result<(Share, Ran, GroupFile), Failure> {
     runtime()?.block_on(async {
         let m = member(job.dir, job.group, job.passphrase, job.run.timeout()).await?;
@@ -246,17 +246,8 @@ pub(super) fn reshare(a: ReshareArgs) -> CmdResult {
     check_outputs(&[("--dir", &path, Kind::Secret)], &inputs, a.force)?;
     let passphrase = passphrase(&a.passphrase)?;
     let (share, set) = old_key(&a, &old, &new, &passphrase)?;
-    let holders = new
-        .carried_over(&old)
-        .into_iter()
-        .filter(|(_, o)| set.eligible.contains(o))
-        .collect();
-    // A share key generation named its holder for deals nothing: that party takes part as one
-    // new to the key.
-    let mine = share
-        .as_ref()
-        .map(bls_of)
-        .filter(|s| set.eligible.contains(&s.index));
+    let holders = new.carried_over(&old);
+    let mine = share.as_ref().map(bls_of);
     let resharing =
         Resharing::new(&set, holders, mine).map_err(|e| Failure::Usage(e.to_string()))?;
     let what = format!("reshare bls from {}", old.group_id);

@@ -66,22 +66,32 @@ impl Resharing {
         Self::new(&share.key_set(), holders, Some(share))
     }
 
-    /// A resharing of the key `old`: `holders` maps a party of the run to its old index (only
-    /// eligible old parties deal their shares; the others deal zero), and `mine` is this
-    /// party's old share if it holds one (it must be among `holders` then). Needs t+1 holders.
+    /// A resharing of the key `old`: `holders` maps each party of the run that was a party of
+    /// the old key to its old index, and `mine` is this party's old share if it has one. Only
+    /// the eligible old parties deal their shares ([`KeySet::eligible`]); a party key generation
+    /// named deals zero, as a party new to the key does. Needs t+1 eligible holders.
     pub fn new(
         old: &KeySet,
         holders: BTreeMap<PartyIndex, PartyIndex>,
         mine: Option<&KeyShare>,
     ) -> Result<Self> {
         let group_key = g1(&old.group_key)?;
+        if let Some(s) = mine {
+            if s.key_set() != *old || !holders.values().any(|o| *o == s.index) {
+                return Err(Error::Parameters(
+                    "this party's old share is not one of the old key's holders'".into(),
+                ));
+            }
+        }
         let mut keyed = BTreeMap::new();
-        for (p, o) in holders {
+        for (p, o) in holders
+            .into_iter()
+            .filter(|(_, o)| old.eligible.contains(o))
+        {
             let vk = old
                 .verification_keys
                 .get(&o)
-                .filter(|_| old.eligible.contains(&o))
-                .ok_or_else(|| Error::Parameters(format!("old party {o} holds no usable share")))?;
+                .ok_or_else(|| Error::Parameters(format!("no old key of old party {o}")))?;
             keyed.insert(p, (o, g1(vk)?));
         }
         let old_threshold = old.threshold;
@@ -92,17 +102,9 @@ impl Resharing {
                 old_threshold + 1
             )));
         }
-        let secret = match mine {
-            Some(s) if s.key_set() == *old && keyed.values().any(|(o, _)| *o == s.index) => {
-                Some(s.secret.clone())
-            }
-            Some(_) => {
-                return Err(Error::Parameters(
-                    "this party's old share is not one of the old key's holders'".into(),
-                ))
-            }
-            None => None,
-        };
+        let secret = mine
+            .filter(|s| old.eligible.contains(&s.index))
+            .map(|s| s.secret.clone());
         Ok(Resharing {
             old_threshold,
             group_key,
