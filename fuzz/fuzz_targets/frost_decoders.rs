@@ -25,7 +25,7 @@ fn make<C: FrostSuite>() -> [Vec<u8>; 2] {
         let share = &shares[usize::from(j)];
         async move {
             let mut rng = rand_chacha_03::ChaCha20Rng::seed_from_u64(10 + u64::from(j));
-            alibi_frost::sign::<C, _, _>(&mut rng, share, &[0, 1], b"fuzz", party).await
+            alibi_frost::sign::<C, _, _>(&mut rng, share, &Default::default(), &[0, 1], b"fuzz", party).await
         }
     })
     .expect("simulation")

@@ -72,3 +72,37 @@ def test_every_bip340_vector():
         else:
             with pytest.raises((alibi.InvalidSignature, alibi.MalformedInput)):
                 frost.verify_bip340(pk, msg, sig)
+
+
+# BIP-32's test vector 2 (bitcoin/bips, bip-0032.mediawiki): the master key's xpub.
+V2_MASTER = (
+    "xpub661MyMwAqRbcFW31YEwpkMuc5THy2PSt5bDMsktWQcFF8syAmRUapSCGu8ED9W6oDMSgv6Zz8idoc4a6mr8"
+    "BDzTJY47LJhkJ8UB7WEGuduB"
+)
+
+
+def test_derived_keys_match_the_bip32_package():
+    bip32 = pytest.importorskip("bip32", reason="an independent BIP-32")
+    from coincurve import PublicKey
+
+    wallet = bip32.BIP32.from_xpub(V2_MASTER)
+    for path in ("m", "m/0", "m/0/7", "m/2147483647/1/2"):
+        child = wallet.get_pubkey_from_path(path)
+        assert ecdsa.derive(V2_MASTER, path) == child
+        # BIP-341's output key of the child with no script tree, tweaked here with coincurve.
+        x = child[1:]
+        tag = hashlib.sha256(b"TapTweak").digest()
+        tweak = hashlib.sha256(tag + tag + x).digest()
+        output = PublicKey(b"\x02" + x).add(tweak).format(compressed=True)[1:]
+        assert frost.derive_bip340(V2_MASTER, path) == output
+
+
+def test_paths_and_keys_that_are_not_are_refused():
+    for path in ("m/0'", "m/0h", "0/7", "m/2147483648", "m/x"):
+        with pytest.raises(alibi.MalformedInput):
+            ecdsa.derive(V2_MASTER, path)
+    with pytest.raises(alibi.MalformedInput):
+        ecdsa.derive(V2_MASTER[:-1] + "C", "m/0")
+    # A secp256k1 xpub derives no Ed25519 key.
+    with pytest.raises(alibi.MalformedInput):
+        frost.derive_ed25519(V2_MASTER, "m/0")

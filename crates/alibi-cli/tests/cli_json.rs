@@ -8,12 +8,12 @@ mod common;
 use std::path::Path;
 use std::process::{Child, Output};
 
-use common::mpc::{keygen_with, relay, s, setup, sign_with};
+use common::mpc::{keygen_with, relay, run, s, setup, sign_with};
 use common::{code, stdout};
 use serde_json::Value;
 
 /// Fields that name a file a command wrote (or, `database`, keeps): never a bare path.
-const FILE_FIELDS: [&str; 15] = [
+const FILE_FIELDS: [&str; 16] = [
     "public_key",
     "secret_key",
     "signature",
@@ -29,6 +29,7 @@ const FILE_FIELDS: [&str; 15] = [
     "req",
     "certs",
     "key_set",
+    "extended_key",
 ];
 
 /// Scheme names as the command line takes them or as docs/cli.md lists them for output.
@@ -410,4 +411,35 @@ fn the_mpc_verbs_have_the_same_shape() {
         );
         assert_eq!(checked(&o, &d)["scheme"], scheme);
     }
+    // The extended public key of the FROST key, and a child key derived from it.
+    let xpub = format!("{}/x.xpub", s(&dirs[0]));
+    let keys = [
+        "mpc",
+        "keys",
+        "--scheme",
+        "frost-ed25519",
+        "--dir",
+        &s(&dirs[0]),
+        "--group",
+        &group,
+        "--out",
+        &xpub,
+        "--json",
+    ];
+    let v = checked(&run(&keys), &d);
+    assert!(v["xpub"].as_str().unwrap().starts_with("xpub"), "{v}");
+    let derive = [
+        "mpc",
+        "derive",
+        "--scheme",
+        "frost-ed25519",
+        "--xpub",
+        &xpub,
+        "--path",
+        "m/3",
+        "--out",
+        "child.pk",
+    ];
+    let v = checked(&json_in(&d, &derive), &d);
+    assert_eq!(v["path"], "m/3", "{v}");
 }

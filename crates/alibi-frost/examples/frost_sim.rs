@@ -5,7 +5,9 @@
 //! (defaults frost-ed25519, 3, 1: any 2 of 3 sign).
 
 use alibi_frost::suite::{Ed25519, Secp256k1Tr};
-use alibi_frost::{keygen, sign, verify, FrostSuite, KeyShare, OsRng, Scheme, Signature};
+use alibi_frost::{
+    keygen, sign, verify, DerivationPath, FrostSuite, KeyShare, OsRng, Scheme, Signature,
+};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -20,7 +22,17 @@ fn run<C: FrostSuite>(n: u16, t: u16, msg: &[u8]) -> Result<(Vec<KeyShare>, Sign
     let signers: Vec<u16> = (0..=t).collect();
     let signatures = round_based::sim::run(t + 1, |j, party| {
         let (share, signers) = (&shares[usize::from(j)], &signers);
-        async move { sign::<C, _, _>(&mut OsRng, share, signers, msg, party).await }
+        async move {
+            sign::<C, _, _>(
+                &mut OsRng,
+                share,
+                &DerivationPath::master(),
+                signers,
+                msg,
+                party,
+            )
+            .await
+        }
     })?
     .into_vec()
     .into_iter()

@@ -48,7 +48,7 @@
 //! rand_core 0.10), so this crate re-exports those traits and rand_core 0.6's [`OsRng`].
 //!
 //! ```
-//! use alibi_frost::{keygen, sign, suite::Ed25519, verify, OsRng, Scheme};
+//! use alibi_frost::{keygen, sign, suite::Ed25519, verify, DerivationPath, OsRng, Scheme};
 //! // 2-of-3: t = 1.
 //! let shares = round_based::sim::run(3, |i, party| async move {
 //!     keygen::<Ed25519, _, _>(&mut OsRng, b"doc session", i, 3, 1, party).await
@@ -59,7 +59,8 @@
 //! let signers = [0u16, 2];
 //! let sig = round_based::sim::run(2, |j, party| {
 //!     let share = &shares[usize::from(signers[usize::from(j)])];
-//!     async move { sign::<Ed25519, _, _>(&mut OsRng, share, &signers, b"hello", party).await }
+//!     let key = DerivationPath::master(); // or "m/0/7".parse()? for a child key
+//!     async move { sign::<Ed25519, _, _>(&mut OsRng, share, &key, &signers, b"hello", party).await }
 //! })
 //! .unwrap()
 //! .expect_ok()
@@ -71,6 +72,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+mod derive;
 #[cfg(feature = "protocol")]
 mod protocol;
 #[cfg(feature = "protocol")]
@@ -83,6 +85,8 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use alibi_encoding::LengthError;
+pub use alibi_threshold::hd::{DerivationPath, ExtendedPublicKey};
+pub use derive::public_key_at;
 #[cfg(feature = "protocol")]
 pub use protocol::{keygen, sign};
 #[cfg(feature = "protocol")]

@@ -1,6 +1,7 @@
 //! The two protocols, one party's side each: [`keygen`] and [`sign`], on the contract of
 //! `alibi-threshold` (argument order, `t`, the signer check, typed failures).
 
+use alibi_threshold::hd::DerivationPath;
 use alibi_threshold::{check_keygen, signer_position, watched, Watch};
 use rand_core_06::{CryptoRng, RngCore};
 use round_based::Mpc;
@@ -22,7 +23,9 @@ use crate::Error;
 ///   `round_based::Delivery` it is `round_based::MpcParty::connected(delivery)`.
 ///
 /// The protocol enforces reliable broadcast itself (an echo round of hashes), so the delivery
-/// needs none. Each party's share is validated before it is returned.
+/// needs none. Each party's share is validated before it is returned. The key gets a chain code
+/// (cggmp21-keygen's HD wallet support), so that it derives children
+/// ([`KeyShare::extended_public_key`]).
 pub async fn keygen<C, R, P>(
     rng: &mut R,
     session: &[u8],
@@ -42,6 +45,7 @@ where
     let (party, watch) = watched(party);
     let share = givre::keygen::<C::Curve>(eid, i, n)
         .set_threshold(t + 1)
+        .hd_wallet(true)
         .start(rng, party)
         .await
         .map_err(|e| failed(&watch, &e))?;
@@ -54,6 +58,8 @@ where
 /// * `signers`: the key-generation indices of the signers, in the order of their round-based
 ///   indices in this run: exactly `t + 1` of them, distinct, each `< n`, this share's among
 ///   them (its position is this party's index in the run).
+/// * `path`: the key to sign under, [`DerivationPath::master`] for the group's own, else its
+///   child ([`crate::public_key_at`]), which needs a share with a chain code.
 /// * `party`: this signer's connection, a `round_based` party for [`SignMsg<C>`], in a run of
 ///   exactly `signers.len()` parties.
 ///
@@ -65,6 +71,7 @@ where
 pub async fn sign<C, R, P>(
     rng: &mut R,
     share: &KeyShare,
+    path: &DerivationPath,
     signers: &[u16],
     msg: &[u8],
     party: P,
@@ -77,7 +84,13 @@ where
     let inner = share.givre::<C>()?;
     let me = signer_position(signers, share.threshold(), share.parties(), share.index())
         .map_err(alibi_threshold::Error::from)?;
+    let public_key = share.public_key_at(path)?;
     let mut builder = givre::signing::<C>(me, inner, signers, msg);
+    if !path.is_master() {
+        builder = builder
+            .set_derivation_path(path.indices().iter().copied())
+            .map_err(|e| alibi_threshold::Error::Derivation(e.to_string()))?;
+    }
     if C::IS_TAPROOT {
         builder = builder
             .set_taproot_tweak(None)
@@ -95,7 +108,7 @@ where
     sig.write_to_slice(&mut bytes);
     // givre's signing does not identify a bad signature share (it says so): an aggregate that
     // does not verify is an abort blamed on no one.
-    verify(C::SCHEME, &share.public_key(), msg, &bytes).map_err(|e| {
+    verify(C::SCHEME, &public_key, msg, &bytes).map_err(|e| {
         Error::Threshold(alibi_threshold::Error::Aborted {
             reason: format!("the aggregated signature does not verify ({e})"),
             blamed: vec![],

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use alibi_threshold::hd::{DerivationPath, ExtendedPublicKey, HdCurve};
 use alibi_threshold::Header;
 use givre::generic_ec::{NonZero, Point};
 use zeroize::Zeroizing;
@@ -72,6 +73,42 @@ impl KeyShare {
     /// compressed Ed25519 point; the x-only BIP-340 key of the taproot output, already tweaked).
     pub fn public_key(&self) -> Vec<u8> {
         self.public_key.clone()
+    }
+
+    /// The group's extended public key: its untweaked key (the internal key, for
+    /// `frost-secp256k1-tr`) and chain code, depth 0, a BIP-32 `xpub` on secp256k1 and the
+    /// non-standard Edwards one on Ed25519 ([`alibi_threshold::hd`]). `None` for a share whose
+    /// key generation gave no chain code (alibi before HD derivation).
+    pub fn extended_public_key(&self) -> Option<ExtendedPublicKey> {
+        let (curve, key, chain_code) = match &self.inner {
+            AnyShare::Ed25519(s) => (
+                HdCurve::Ed25519,
+                s.shared_public_key.to_bytes(true).to_vec(),
+                s.chain_code?,
+            ),
+            AnyShare::Secp256k1Tr(s) => (
+                HdCurve::Secp256k1,
+                s.shared_public_key.to_bytes(true).to_vec(),
+                s.chain_code?,
+            ),
+        };
+        ExtendedPublicKey::master(curve, &key, chain_code).ok()
+    }
+
+    /// The key signatures verify under at `path`: [`KeyShare::public_key`] at `m`, else the
+    /// child [`crate::public_key_at`] derives from [`KeyShare::extended_public_key`].
+    pub fn public_key_at(&self, path: &DerivationPath) -> Result<Vec<u8>, Error> {
+        if path.is_master() {
+            return Ok(self.public_key());
+        }
+        let xpub = self.extended_public_key().ok_or_else(|| {
+            alibi_threshold::Error::Derivation(
+                "this key was generated without a chain code (before alibi derived keys): it \
+                 has no children"
+                    .into(),
+            )
+        })?;
+        Ok(crate::public_key_at(self.scheme(), &xpub, path)?.to_vec())
     }
 
     /// This party's index at key generation, `0 <= index < n`.

@@ -23,13 +23,16 @@ fn make<C: FrostSuite>() -> Fixture {
     .expect("simulation")
     .expect_ok()
     .into_vec();
-    let sig = round_based::sim::run(2, |j, party| {
-        let share = &shares[usize::from(j)];
-        async move { sign::<C, _, _>(&mut OsRng, share, &[0, 1], MSG, party).await }
-    })
-    .expect("simulation")
-    .expect_ok()
-    .expect_eq();
+    let sig =
+        round_based::sim::run(2, |j, party| {
+            let share = &shares[usize::from(j)];
+            async move {
+                sign::<C, _, _>(&mut OsRng, share, &Default::default(), &[0, 1], MSG, party).await
+            }
+        })
+        .expect("simulation")
+        .expect_ok()
+        .expect_eq();
     Fixture {
         shares: shares.iter().map(|s| s.to_bytes().to_vec()).collect(),
         public_key: shares[0].public_key(),

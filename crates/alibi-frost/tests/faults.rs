@@ -54,7 +54,15 @@ async fn a_signing_delivery_that_ends_is_a_transport_fault() {
     >();
     let outgoing = futures_util::sink::drain::<Outgoing<SignMsg<Ed25519>>>();
     let party = MpcParty::connected((incoming, outgoing));
-    let out = sign::<Ed25519, _, _>(&mut OsRng, &shares[1], &[0, 1], b"m", party).await;
+    let out = sign::<Ed25519, _, _>(
+        &mut OsRng,
+        &shares[1],
+        &Default::default(),
+        &[0, 1],
+        b"m",
+        party,
+    )
+    .await;
     assert!(
         matches!(out, Err(Error::Threshold(Run::Transport(_)))),
         "{out:?}"

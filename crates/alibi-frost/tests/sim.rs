@@ -2,7 +2,10 @@
 //! by ed25519-dalek's strict verification and k256's BIP-340 verification directly.
 
 use alibi_frost::suite::{Ed25519, Secp256k1Tr};
-use alibi_frost::{keygen, sign, verify, Error, FrostSuite, KeyShare, OsRng, Scheme, Signature};
+use alibi_frost::{
+    keygen, public_key_at, sign, verify, DerivationPath, Error, FrostSuite, KeyShare, OsRng,
+    Scheme, Signature,
+};
 use alibi_threshold::SignerFault;
 
 /// Every party's share of one simulated key generation.
@@ -17,10 +20,20 @@ fn run_keygen<C: FrostSuite>(n: u16, t: u16, session: &[u8]) -> Vec<KeyShare> {
 
 /// The signature of the signers `signers` (key-generation indices), which must all agree.
 fn run_sign<C: FrostSuite>(shares: &[KeyShare], signers: &[u16], msg: &[u8]) -> Signature {
+    run_sign_at::<C>(shares, &DerivationPath::master(), signers, msg)
+}
+
+/// [`run_sign`] under the key at `path`.
+fn run_sign_at<C: FrostSuite>(
+    shares: &[KeyShare],
+    path: &DerivationPath,
+    signers: &[u16],
+    msg: &[u8],
+) -> Signature {
     let count = u16::try_from(signers.len()).expect("few signers");
     round_based::sim::run(count, |j, party| {
         let share = &shares[usize::from(signers[usize::from(j)])];
-        async move { sign::<C, _, _>(&mut OsRng, share, signers, msg, party).await }
+        async move { sign::<C, _, _>(&mut OsRng, share, path, signers, msg, party).await }
     })
     .expect("simulation")
     .expect_ok()
@@ -118,7 +131,17 @@ fn share_refused_by_the_other_scheme_and_bad_signer_lists() {
         round_based::sim::run(2, |_, party| {
             let signers = signers.clone();
             let share = &shares[0];
-            async move { sign::<Ed25519, _, _>(&mut OsRng, share, &signers, b"m", party).await }
+            async move {
+                sign::<Ed25519, _, _>(
+                    &mut OsRng,
+                    share,
+                    &Default::default(),
+                    &signers,
+                    b"m",
+                    party,
+                )
+                .await
+            }
         })
         .expect("simulation")
         .into_vec()
@@ -147,7 +170,10 @@ fn share_refused_by_the_other_scheme_and_bad_signer_lists() {
     }
     let wrong = round_based::sim::run(2, |j, party| {
         let share = &shares[usize::from(j)];
-        async move { sign::<Secp256k1Tr, _, _>(&mut OsRng, share, &[0, 1], b"m", party).await }
+        async move {
+            sign::<Secp256k1Tr, _, _>(&mut OsRng, share, &Default::default(), &[0, 1], b"m", party)
+                .await
+        }
     })
     .expect("simulation")
     .into_vec();
@@ -193,4 +219,52 @@ fn debug_prints_no_secret() {
     let x_hex = json["x"].as_str().expect("x is a hex string");
     assert!(x_hex.len() >= 64);
     assert!(!shown.contains(x_hex));
+}
+
+/// Signing under a child key: the signature verifies under the key `public_key_at` derives
+/// from the group's extended public key alone (the independent verifiers), not under the
+/// group key. At `m` the derivation gives the group key itself, which for taproot checks this
+/// crate's BIP-341 tweak (k256) against givre's.
+fn derived_keys_sign<C: FrostSuite>() {
+    let shares = run_keygen::<C>(3, 1, b"derived");
+    let xpub = shares[0].extended_public_key().expect("a chain code");
+    assert!(shares
+        .iter()
+        .all(|s| s.extended_public_key() == Some(xpub.clone())));
+    let master = public_key_at(C::SCHEME, &xpub, &DerivationPath::master()).expect("m");
+    assert_eq!(master.to_vec(), shares[0].public_key());
+    let path: DerivationPath = "m/0/7".parse().expect("path");
+    let child = public_key_at(C::SCHEME, &xpub, &path).expect("child");
+    assert_eq!(
+        shares[2].public_key_at(&path).expect("child"),
+        child.to_vec()
+    );
+    assert_ne!(child.to_vec(), shares[0].public_key());
+    let sig = run_sign_at::<C>(&shares, &path, &[2, 0], b"under a child key");
+    independent_check(C::SCHEME, &child, b"under a child key", sig.as_bytes());
+    let under_group = verify(
+        C::SCHEME,
+        &shares[0].public_key(),
+        b"under a child key",
+        sig.as_bytes(),
+    );
+    assert!(matches!(under_group, Err(Error::InvalidSignature)));
+    let other = match C::SCHEME {
+        Scheme::Ed25519 => Scheme::Secp256k1Tr,
+        Scheme::Secp256k1Tr => Scheme::Ed25519,
+    };
+    assert!(
+        public_key_at(other, &xpub, &path).is_err(),
+        "the xpub's curve is checked"
+    );
+}
+
+#[test]
+fn ed25519_signs_under_a_derived_key() {
+    derived_keys_sign::<Ed25519>();
+}
+
+#[test]
+fn secp256k1_tr_signs_under_a_derived_key() {
+    derived_keys_sign::<Secp256k1Tr>();
 }

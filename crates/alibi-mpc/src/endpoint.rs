@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::dkg::{keygen as bls_keygen, KeygenConfig, Resharing};
 use crate::net::{Net, NetConfig};
 use crate::scheme::{
-    external, generate_primes, presign, verify, Presignature, Primes, Scheme, Share,
+    external, generate_primes, presign, verify, DerivationPath, Presignature, Primes, Scheme, Share,
 };
 use crate::sign::{sign as bls_sign, Disagreement, SignConfig};
 use crate::transport::Transport;
@@ -89,6 +89,10 @@ pub struct Signing {
     pub any_t_plus_1: bool,
     /// How long to wait for a round.
     pub timeout: Duration,
+    /// The key signed under: the group key at `m` (the default), else its child
+    /// ([`crate::scheme::public_key_at`]; FROST and ECDSA keys with a chain code). Never with a
+    /// presignature ([`Endpoint::sign_presigned`] refuses one).
+    pub path: DerivationPath,
 }
 
 impl Signing {
@@ -99,6 +103,7 @@ impl Signing {
             signers,
             any_t_plus_1: false,
             timeout,
+            path: DerivationPath::master(),
         }
     }
 
@@ -219,11 +224,13 @@ impl<T: Transport + 'static> Endpoint<T> {
         message: &[u8],
     ) -> Result<Signature> {
         self.check(share, job)?;
+        // The key the signature must verify under, and a path refused before anything is sent.
+        let key = share.public_key_at(&job.path)?;
         let signed = match share.external() {
             None => self.bls_sign(share, job, message).await?,
             Some(held) => {
                 let net = self.net(job.session, &job.signers, job.timeout)?;
-                let r = external::sign(&net, held, message).await;
+                let r = external::sign(&net, (held, &job.path), message).await;
                 self.take_back(net)?;
                 Signature {
                     bytes: r?,
@@ -233,7 +240,7 @@ impl<T: Transport + 'static> Endpoint<T> {
                 }
             }
         };
-        verify(share.scheme(), share.public_key(), message, &signed.bytes).map_err(|_| {
+        verify(share.scheme(), &key, message, &signed.bytes).map_err(|_| {
             Error::Verification("the combined signature does not verify under the group key")
         })?;
         Ok(signed)
@@ -264,6 +271,12 @@ impl<T: Transport + 'static> Endpoint<T> {
         message: &[u8],
     ) -> Result<Signature> {
         self.check(share, job)?;
+        if !job.path.is_master() {
+            // cggmp24's own restriction: a presignature is made for one key, never shifted.
+            return Err(Error::Parameters(
+                "presignatures sign under the group key only, never a derived key".into(),
+            ));
+        }
         presign::same_key(share, &presig)?;
         let net = self.net(job.session, &job.signers, job.timeout)?;
         let r = presign::sign_presigned(&net, presig, message).await;

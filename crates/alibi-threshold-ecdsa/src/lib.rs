@@ -56,9 +56,11 @@
 //! # async fn run(delivery: impl round_based::Delivery<alibi_threshold_ecdsa::SigningMsg>,
 //! #              share: alibi_threshold_ecdsa::KeyShare) -> Result<(), alibi_threshold_ecdsa::Error> {
 //! use alibi_threshold_ecdsa::{rand_core::OsRng, round_based::MpcParty, sign, verify};
+//! use alibi_threshold::hd::DerivationPath;
 //! // Parties 0 and 2 of a 2-out-of-3 key (t = 1) sign together; this process is one of them.
 //! let party = MpcParty::connected(delivery);
-//! let sig = sign(&mut OsRng, b"session 7", &share, &[0, 2], b"hello", party).await?;
+//! let key = DerivationPath::master(); // or "m/0/7".parse()? for a BIP-32 child
+//! let sig = sign(&mut OsRng, b"session 7", &share, &key, &[0, 2], b"hello", party).await?;
 //! verify(&share.public_key(), b"hello", &sig)?;
 //! # Ok(()) }
 //! ```
@@ -67,6 +69,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used)]
 
+pub use alibi_threshold::hd::{DerivationPath, ExtendedPublicKey};
 #[cfg(feature = "protocol")]
 mod presign;
 #[cfg(feature = "protocol")]

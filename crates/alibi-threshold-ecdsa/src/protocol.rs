@@ -1,6 +1,7 @@
 //! The three protocols, one party's side each, over any `round-based` party, on the contract of
 //! `alibi-threshold` (argument order, `t`, the signer check, typed failures).
 
+use alibi_threshold::hd::DerivationPath;
 use alibi_threshold::{check_keygen, signer_position, watched, Watch};
 use cggmp24::generic_ec::Scalar;
 use cggmp24::signing::AnyDataToSign;
@@ -48,7 +49,8 @@ pub(crate) fn failed(watch: &Watch, err: &(dyn std::error::Error + 'static)) -> 
 
 /// One party's side of the threshold key generation (cggmp24's, with reliable broadcast
 /// enforced): party `i` of `n`, any `t + 1` of whom sign together (`1 <= t < n`). The party's
-/// indices are the keygen indices `0..n`.
+/// indices are the keygen indices `0..n`. The key gets a chain code (cggmp24's HD wallet
+/// support), so that it derives BIP-32 children ([`KeyShare::extended_public_key`]).
 pub async fn keygen<R, P>(
     rng: &mut R,
     session: &[u8],
@@ -66,6 +68,7 @@ where
     let (party, watch) = watched(party);
     let share = cggmp24::keygen::<Curve>(ExecutionId::new(&eid), i, n)
         .set_threshold(t + 1)
+        .hd_wallet(true)
         .start(rng, party)
         .await
         .map_err(|e| failed(&watch, &e))?;
@@ -104,12 +107,13 @@ where
 }
 
 /// One signer's side of signing `message`: it is hashed with SHA-256 and signed as ECDSA
-/// signs (the result verifies with [`crate::verify`] on the same `message`). Same as
-/// [`sign_prehash`] otherwise.
+/// signs (the result verifies with [`crate::verify`] on the same `message`, under the key at
+/// `path`: [`KeyShare::public_key_at`]). Same as [`sign_prehash`] otherwise.
 pub async fn sign<R, P>(
     rng: &mut R,
     session: &[u8],
     share: &KeyShare,
+    path: &DerivationPath,
     signers: &[u16],
     message: &[u8],
     party: P,
@@ -119,7 +123,7 @@ where
     P: Mpc<ProtocolMessage = SigningMsg>,
 {
     let data = DataToSign::<Curve>::digest::<Sha256>(message);
-    sign_data(rng, session, share, signers, &data, party).await
+    sign_data(rng, session, (share, path), signers, &data, party).await
 }
 
 /// One signer's side of signing a 32-byte prehash (a SHA-256 digest, or any 32 bytes taken
@@ -128,10 +132,13 @@ where
 /// the party's indices in the run are the positions in this list. Returns `r || s`, 32 bytes
 /// each, big-endian, `s` low (as k256 and Bitcoin require). Interactive signing is safe on a
 /// digest whose message nobody knows (CGGMP24's own note); presignatures would not be.
+/// Under the BIP-32 child key at `path` ([`DerivationPath::master`] for the key itself),
+/// which needs a share with a chain code ([`KeyShare::public_key_at`]).
 pub async fn sign_prehash<R, P>(
     rng: &mut R,
     session: &[u8],
     share: &KeyShare,
+    path: &DerivationPath,
     signers: &[u16],
     prehash: &[u8; 32],
     party: P,
@@ -142,14 +149,14 @@ where
 {
     let z = Scalar::<Curve>::from_be_bytes_mod_order(prehash);
     let data = PrehashedDataToSign::from_scalar(z);
-    sign_data(rng, session, share, signers, &data, party).await
+    sign_data(rng, session, (share, path), signers, &data, party).await
 }
 
 /// The interactive signing both entry points run.
 async fn sign_data<R, P>(
     rng: &mut R,
     session: &[u8],
-    share: &KeyShare,
+    (share, path): (&KeyShare, &DerivationPath),
     signers: &[u16],
     data: &dyn AnyDataToSign<Curve>,
     party: P,
@@ -159,8 +166,16 @@ where
     P: Mpc<ProtocolMessage = SigningMsg>,
 {
     let (me, valid, eid) = signing_start(share, signers, b"sign", session)?;
+    let mut builder = cggmp24::signing(ExecutionId::new(&eid), me, signers, valid);
+    if !path.is_master() {
+        // The same check as KeyShare::public_key_at's, so that both refuse alike.
+        share.public_key_at(path)?;
+        builder = builder
+            .set_derivation_path(path.indices().iter().copied())
+            .map_err(|e| alibi_threshold::Error::Derivation(e.to_string()))?;
+    }
     let (party, watch) = watched(party);
-    let sig = cggmp24::signing(ExecutionId::new(&eid), me, signers, valid)
+    let sig = builder
         .sign(rng, party, data)
         .await
         .map_err(|e| failed(&watch, &e))?

@@ -9,6 +9,7 @@ use cggmp24::key_share::{DirtyAuxInfo, DirtyIncompleteKeyShare, DirtyKeyShare, V
 use zeroize::Zeroizing;
 
 use crate::primes::wipe;
+use alibi_threshold::hd::{DerivationPath, ExtendedPublicKey, HdCurve};
 use alibi_threshold::Header;
 
 use crate::{Curve, Error, Security, PUBLIC_KEY_LEN};
@@ -149,6 +150,34 @@ impl KeyShare {
     /// The key's public key, SEC1 compressed (33 bytes); what [`crate::verify`] takes.
     pub fn public_key(&self) -> [u8; PUBLIC_KEY_LEN] {
         compressed(&self.inner.core.shared_public_key)
+    }
+
+    /// The key's BIP-32 extended public key (the key and its chain code, depth 0): what anyone
+    /// derives the children [`crate::sign`] signs under from. `None` for a share whose key
+    /// generation gave no chain code (alibi before HD derivation).
+    pub fn extended_public_key(&self) -> Option<ExtendedPublicKey> {
+        let chain_code = self.inner.core.chain_code?;
+        ExtendedPublicKey::master(HdCurve::Secp256k1, &self.public_key(), chain_code).ok()
+    }
+
+    /// The public key at `path` below the key (SEC1 compressed): the key itself at `m`, else
+    /// its BIP-32 child, which needs [`KeyShare::extended_public_key`].
+    pub fn public_key_at(&self, path: &DerivationPath) -> Result<[u8; PUBLIC_KEY_LEN], Error> {
+        if path.is_master() {
+            return Ok(self.public_key());
+        }
+        let xpub = self.extended_public_key().ok_or_else(|| {
+            alibi_threshold::Error::Derivation(
+                "this key was generated without a chain code (before alibi derived keys): it \
+                 has no children"
+                    .into(),
+            )
+        })?;
+        let child = xpub.derive(path)?;
+        child
+            .public_key()
+            .try_into()
+            .map_err(|_| Error::Malformed("derived key: not 33 bytes"))
     }
 
     /// The encoding described on [`KeyShare`].

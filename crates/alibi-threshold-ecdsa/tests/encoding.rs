@@ -125,6 +125,14 @@ fn fixture_key_share_round_trip_and_damage() {
     );
     let debug = format!("{share:?}");
     assert!(debug.contains("public_key") && debug.len() < 200, "{debug}");
+    // A share from before key generation gave a chain code still signs under its key, and
+    // says it has no children rather than inventing a chain code.
+    assert!(share.extended_public_key().is_none());
+    let master = alibi_threshold::hd::DerivationPath::master();
+    assert_eq!(share.public_key_at(&master).expect("m"), share.public_key());
+    let child = "m/0".parse().expect("path");
+    let e = share.public_key_at(&child).unwrap_err().to_string();
+    assert!(e.contains("without a chain code"), "{e}");
     for len in (0..bytes.len()).step_by(7) {
         assert!(KeyShare::from_bytes(&bytes[..len]).is_err());
     }

@@ -2,6 +2,7 @@
 //! round-based's simulated network (the same `Delivery` interface a real transport offers),
 //! with the signatures checked by k256's verifier; plus the key share's round trip.
 
+use alibi_threshold::hd::DerivationPath;
 use alibi_threshold::Error as Run;
 use alibi_threshold_ecdsa::round_based::sim::async_env::Network;
 use alibi_threshold_ecdsa::round_based::MpcParty;
@@ -113,6 +114,7 @@ async fn sign_by(
                 &mut OsRng,
                 session,
                 &share,
+                &DerivationPath::master(),
                 signers,
                 msg,
                 MpcParty::connected(delivery),
@@ -177,6 +179,7 @@ async fn bad_signer_lists_are_refused(share: &KeyShare) {
                 &mut OsRng,
                 b"s",
                 share,
+                &DerivationPath::master(),
                 signers,
                 b"m",
                 MpcParty::connected(delivery),
@@ -208,18 +211,28 @@ async fn five_parties_three_sign() {
     assert!(k256_accepts(&pk, b"five parties", &sig));
     verify(&pk, b"five parties", &sig).expect("verify");
 
-    // A prehash is signed as it is.
+    // A prehash is signed as it is, here under the key's BIP-32 child m/0/7: the signature
+    // verifies under the child key from the extended public key alone, not under the key.
+    let path: DerivationPath = "m/0/7".parse().expect("path");
+    let xpub = shares[0].extended_public_key().expect("a chain code");
+    let child = xpub.derive(&path).expect("child");
+    assert_eq!(
+        child.public_key(),
+        shares[3].public_key_at(&path).expect("child")
+    );
+    assert_eq!(xpub.public_key(), pk);
     let prehash = [7u8; 32];
     let mut net = Network::new();
     let signers = [4u16, 0, 2];
     let signing = try_join_all(signers.iter().map(|&s| {
         let delivery = net.connect_new_party();
-        let share = &shares[usize::from(s)];
+        let (share, path) = (&shares[usize::from(s)], &path);
         async move {
             sign_prehash(
                 &mut OsRng,
                 b"pre",
                 share,
+                path,
                 &signers,
                 &prehash,
                 MpcParty::connected(delivery),
@@ -231,7 +244,8 @@ async fn five_parties_three_sign() {
         .await
         .expect("every signer finishes within the limit")
         .expect("signing");
-    verify_prehash(&pk, &prehash, &sigs[0]).expect("verify prehash");
+    verify_prehash(child.public_key(), &prehash, &sigs[0]).expect("verify prehash");
+    assert!(verify_prehash(&pk, &prehash, &sigs[0]).is_err());
 }
 
 /// The signers (keygen indices) presign together; each gets its own presignature.

@@ -36,6 +36,7 @@
 #![deny(clippy::unwrap_used)]
 
 mod blame;
+pub mod hd;
 mod header;
 mod signers;
 mod watch;
@@ -66,6 +67,10 @@ pub enum Error {
     /// Key-generation parameters refused before any message is sent.
     #[error("invalid parameters: {0}")]
     Parameters(String),
+    /// A derivation path or extended public key refused ([`hd`]): a hardened or malformed
+    /// step, a key that is not one, or a share made without a chain code.
+    #[error("HD derivation: {0}")]
+    Derivation(String),
     /// A signer list refused before any message is sent.
     #[error("invalid signer list: {0}")]
     Signers(#[from] SignerFault),

@@ -9,7 +9,7 @@ use alibi_messenger::ContactCard;
 use alibi_mpc::dkg::Misbehaviour;
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::relay::Mode;
-use alibi_mpc::scheme::Scheme;
+use alibi_mpc::scheme::{DerivationPath, Scheme};
 use alibi_mpc::PartyIndex;
 use clap::ValueEnum;
 
@@ -143,6 +143,13 @@ pub struct SignArgs {
     /// is sent (never used twice, even if the run fails)
     #[arg(long)]
     pub presigned: bool,
+    /// Sign under the key's child at this non-hardened path, as `mpc derive` gives it (m/0/7;
+    /// frost-* and ecdsa-secp256k1 keys): BIP-32 for the secp256k1 schemes, the non-standard
+    /// Edwards derivation for frost-ed25519. The signature verifies under the child key, not
+    /// the group key. Never with --presigned: a presignature is made for the group key
+    #[arg(long, value_name = "PATH", conflicts_with = "presigned",
+          value_parser = parse_path)]
+    pub path: Option<DerivationPath>,
     /// Exactly who must sign, by name (each of them must run this; the others are not
     /// waited for) [default for bls: any t+1 of the parties key generation did not exclude,
     /// the first to answer; those not heard from are not named. The other schemes sign
@@ -199,10 +206,15 @@ pub struct KeysArgs {
     /// The group file of the key
     #[arg(long, value_name = "FILE")]
     pub group: PathBuf,
-    /// Where to write the key set (JSON, public): the threshold, the group key and every
-    /// party's verification key, for `mpc reshare --keys` by parties new to the key
+    /// Where to write the key's public material. bls: the key set (JSON): the threshold, the
+    /// group key and every party's verification key, for `mpc reshare --keys` by parties new
+    /// to the key. The others: the extended public key (Base58Check `xpub` text; the key and
+    /// its chain code), what `mpc derive` derives child keys from
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// The threshold scheme of the key
+    #[arg(long, value_enum, default_value_t = SchemeArg::Bls)]
+    pub scheme: SchemeArg,
     /// Replace --out if it exists
     #[arg(long)]
     pub force: bool,
@@ -285,6 +297,34 @@ pub struct VerifyArgs {
     pub scheme: SchemeArg,
     #[command(flatten)]
     pub format: Format,
+}
+
+/// The arguments of `alibi mpc derive`.
+#[derive(clap::Args, Debug)]
+pub struct DeriveArgs {
+    /// The key's extended public key (`mpc keys --scheme ... --out` wrote it)
+    #[arg(long, value_name = "FILE")]
+    pub xpub: PathBuf,
+    /// The child's non-hardened path below the key, as m/0/7
+    #[arg(long, value_name = "PATH", value_parser = parse_path)]
+    pub path: DerivationPath,
+    /// The threshold scheme of the key (it says how the child key is written: the secp256k1
+    /// schemes share BIP-32, but frost-secp256k1-tr signs under the child's taproot output key)
+    #[arg(long, value_enum)]
+    pub scheme: SchemeArg,
+    /// Also write the child public key here, as `mpc verify --pk` reads it
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Replace --out if it exists
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// `--path`: a non-hardened derivation path.
+fn parse_path(s: &str) -> Result<DerivationPath, String> {
+    s.parse::<DerivationPath>().map_err(|e| e.to_string())
 }
 
 /// The arguments of `alibi mpc aux`.

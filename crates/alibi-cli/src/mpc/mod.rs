@@ -1,4 +1,4 @@
-//! `alibi mpc init|group|keygen|presign|sign|refresh|reshare|keys|verify|aux|bench`: threshold signatures (BLS, FROST-Ed25519,
+//! `alibi mpc init|group|keygen|presign|sign|refresh|reshare|keys|derive|verify|aux|bench`: threshold signatures (BLS, FROST-Ed25519,
 //! FROST-secp256k1-tr, CGGMP24 ECDSA) between parties that each run in their own process (one
 //! terminal, one machine, one directory each), talking through a relay over pinned Signal
 //! channels; and the paper's experiment comparing the transports.
@@ -8,13 +8,15 @@
 //! * `party`: `keygen`, `sign`, `verify`, one code path for every scheme;
 //! * `presign`: `presign` and `sign --presigned` (threshold ECDSA), the party's stored
 //!   presignatures;
-//! * `reshare`: `refresh`, `reshare` and `keys` (BLS keys' new shares);
+//! * `reshare`: `refresh` and `reshare` (BLS keys' new shares);
+//! * `keys`: `keys` and `derive` (a key's public material, its child keys);
 //! * `primes`: threshold ECDSA's safe primes (`aux`);
 //! * `report`: waiting lines, failures and who they name;
 //! * `bench`: `bench` and `bench-party`.
 
 mod args;
 mod bench;
+mod keys;
 mod party;
 mod presign;
 mod primes;
@@ -25,8 +27,8 @@ mod setup;
 use clap::Subcommand;
 
 use args::{
-    AuxArgs, BenchArgs, BenchPartyArgs, GroupArgs, InitArgs, KeygenArgs, KeysArgs, PresignArgs,
-    RefreshArgs, ReshareArgs, SignArgs, VerifyArgs,
+    AuxArgs, BenchArgs, BenchPartyArgs, DeriveArgs, GroupArgs, InitArgs, KeygenArgs, KeysArgs,
+    PresignArgs, RefreshArgs, ReshareArgs, SignArgs, VerifyArgs,
 };
 
 use crate::failure::CmdResult;
@@ -62,9 +64,16 @@ pub enum Cmd {
     /// key's parties must be among them. A holder's old share is deleted once its new one is
     /// written. Exit codes as keygen's
     Reshare(ReshareArgs),
-    /// Write the public key set of this party's BLS share (threshold, group key, every
-    /// party's verification key): what a party new to the key gives `mpc reshare --keys`
+    /// Write the public material of this party's share: for bls the key set (threshold, group
+    /// key, every party's verification key), what a party new to the key gives `mpc reshare
+    /// --keys`; for the others the extended public key (BIP-32 `xpub` text), what `mpc
+    /// derive` reads
     Keys(KeysArgs),
+    /// Print the child public key at a non-hardened path (m/0/7) below an extended public key
+    /// (`mpc keys`), the key `mpc sign --path` signs under; no share or relay needed. BIP-32
+    /// for ecdsa-secp256k1 and frost-secp256k1-tr (whose signing key is the child's taproot
+    /// output key), a non-standard Edwards derivation for frost-ed25519
+    Derive(DeriveArgs),
     /// Standard verification under the group key (plain BLS; Ed25519 by ed25519-dalek's strict
     /// rules; BIP-340 and ECDSA by k256): exit 0 if valid, 1 if not
     Verify(VerifyArgs),
@@ -93,7 +102,8 @@ pub fn run(cmd: Cmd) -> CmdResult {
         Cmd::Presign(a) => presign::presign(a),
         Cmd::Refresh(a) => reshare::refresh(a),
         Cmd::Reshare(a) => reshare::reshare(a),
-        Cmd::Keys(a) => reshare::keys(a),
+        Cmd::Keys(a) => keys::keys(a),
+        Cmd::Derive(a) => keys::derive(a),
         Cmd::Verify(a) => party::verify(a),
         Cmd::Aux(a) => primes::aux(a),
         Cmd::Bench(a) => bench::bench(a),

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use alibi_mpc::endpoint::{Endpoint, Keygen, PrimeSource, Signature, Signing};
 use alibi_mpc::group::GroupFile;
 use alibi_mpc::relay::{Mode, RelayParty};
-use alibi_mpc::scheme::{verify as verify_signature, Scheme, Share, SignerFault, VerifyError};
+use alibi_mpc::scheme::{
+    verify as verify_signature, DerivationPath, Scheme, Share, SignerFault, VerifyError,
+};
 use alibi_mpc::{PartyIndex, SessionId};
 use serde_json::json;
 use zeroize::Zeroizing;
@@ -372,6 +374,10 @@ pub(super) fn sign(a: SignArgs) -> CmdResult {
         let me = m.me;
         let share = load_share(dir, &m.group, scheme, &passphrase, me)?;
         let signers = signers_of(&m.group, &share, a.signers.as_deref())?;
+        let path = a.path.clone().unwrap_or_default();
+        let key = share
+            .public_key_at(&path)
+            .map_err(|e| Failure::Usage(format!("--path: {e}")))?;
         let session = sign_session(&m.group, scheme, &a.session, &signers);
         claim_session(dir, &session, "signing", Some(&a.session))?;
         let (group, party) = relay_party(m, run, "signing", a.format)?;
@@ -381,13 +387,14 @@ pub(super) fn sign(a: SignArgs) -> CmdResult {
             Some(_) => Signing::new(session, signers, run.timeout()),
             None => Signing::any_t_plus_1(session, signers, run.timeout()),
         };
+        let job = Signing { path, ..job };
         let start = Instant::now();
         let signed = endpoint
             .sign(&share, &job, &msg)
             .await
             .map_err(|e| protocol_failure(&group, me, dir, "signing", e))?;
         let ran = Ran::of(&group, &endpoint, run, start.elapsed());
-        write_signature(&group, scheme, &ran, &signed, &a, None)
+        write_signature(&group, (scheme, &key), &ran, &signed, &a, None)
     })
 }
 
@@ -396,7 +403,7 @@ pub(super) fn sign(a: SignArgs) -> CmdResult {
 /// how many are left.
 pub(super) fn write_signature(
     group: &GroupFile,
-    scheme: Scheme,
+    key: (Scheme, &[u8]),
     ran: &Ran,
     signed: &Signature,
     a: &SignArgs,
@@ -409,14 +416,16 @@ pub(super) fn write_signature(
         data: &signed.bytes,
     };
     write_unless_same(&[sig_out], a.force)?;
-    sign_report(group, scheme, ran, signed, (&a.out, presigned), a.format)
+    let path = a.path.clone().unwrap_or_default();
+    let key = (key.0, &path, key.1);
+    sign_report(group, key, ran, signed, (&a.out, presigned), a.format)
 }
 
 /// The report of a finished signing: who signed, who was named or not combined, the file, and
 /// with a presignature its number and how many are left.
 fn sign_report(
     group: &GroupFile,
-    scheme: Scheme,
+    (scheme, path, key): (Scheme, &DerivationPath, &[u8]),
     run: &Ran,
     signed: &Signature,
     (out, presigned): (&Path, Option<(u64, usize)>),
@@ -426,8 +435,12 @@ fn sign_report(
     let blamed = named(group, &signed.blamed);
     let disagreeing = disagreeing(group, &signed.disagreeing);
     let (mode, took, strays) = (run.mode, run.took, &run.strays);
+    let under = match path.is_master() {
+        true => "the group key".to_string(),
+        false => format!("the key at {path} ({})", hex::encode(key)),
+    };
     let mut text = format!(
-        "signed ({scheme}) by {} over {mode} channels in {:.0} ms; the signature verifies under the group key; wrote {}",
+        "signed ({scheme}) by {} over {mode} channels in {:.0} ms; the signature verifies under {under}; wrote {}",
         combined.join(", "),
         ms(took),
         out.display()
@@ -443,7 +456,8 @@ fn sign_report(
     }
     let mut fields = json!({"scheme": scheme.name(), "signers": combined,
            "transport": mode.to_string(), "ms": ms(took), "blamed": blamed,
-           "disagreeing": disagreeing, "strays": strays,
+           "disagreeing": disagreeing, "strays": strays, "path": path.to_string(),
+           "public_key_hex": hex::encode(key),
            "signature": file_json(out, signed.bytes.len())});
     if let Some((number, left)) = presigned {
         text.push_str(&format!(

@@ -196,7 +196,7 @@ pub(super) fn sign(a: SignArgs) -> CmdResult {
         let ran = Ran::of(&group, &endpoint, run, start.elapsed());
         write_signature(
             &group,
-            scheme,
+            (scheme, share.public_key()),
             &ran,
             &signed,
             &a,

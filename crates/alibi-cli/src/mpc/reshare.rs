@@ -1,7 +1,6 @@
 //! New shares of an existing BLS key, as one party: `alibi mpc refresh` (the same group, the
 //! same key, shares that do not combine with the old ones) and `alibi mpc reshare` (the key moved
-//! to another group: other parties, another n or t), and `alibi mpc keys`, the public key set a
-//! party new to the key needs. Both runs are key generation's rounds with each dealer's secret
+//! to another group: other parties, another n or t). Both runs are key generation's rounds with each dealer's secret
 //! fixed ([`alibi_mpc::dkg::Resharing`]); a party's old share is replaced (refresh) or deleted
 //! (reshare) once its new one is written: kept, t+1 old shares would still sign.
 
@@ -16,7 +15,7 @@ use alibi_mpc::SessionId;
 use serde_json::json;
 use zeroize::Zeroizing;
 
-use super::args::{KeysArgs, RefreshArgs, ReshareArgs, RunArgs};
+use super::args::{RefreshArgs, ReshareArgs, RunArgs};
 use super::party::{load_share, share_file, Ran};
 use super::report::{named, protocol_failure};
 use super::setup::{claim_session, exclude, member, passphrase, read_group, relay_party, seal};
@@ -29,9 +28,6 @@ use crate::report::{file_json, Format};
 
 /// A passphrase, wiped when dropped.
 type Passphrase = Zeroizing<Vec<u8>>;
-
-/// What `keys` writes.
-const KEY_SET: Kind = Kind::Data("a key set");
 
 /// Refuses every scheme but BLS, saying what the others allow.
 fn bls_only(scheme: Scheme, verb: &str) -> Result<(), Failure> {
@@ -48,49 +44,14 @@ fn bls_only(scheme: Scheme, verb: &str) -> Result<(), Failure> {
 }
 
 /// The BLS share inside `share`.
-fn bls_of(share: &Share) -> &alibi_mpc::dkg::KeyShare {
+pub(super) fn bls_of(share: &Share) -> &alibi_mpc::dkg::KeyShare {
     share
         .bls()
         .expect("a bls share: load_share checked the scheme")
 }
 
-/// `alibi mpc keys`: the public key set of this party's BLS share.
-pub(super) fn keys(a: KeysArgs) -> CmdResult {
-    let group = read_group(&a.group)?;
-    check_outputs(
-        &[("--out", &a.out, KEY_SET)],
-        &[("--group", &a.group)],
-        a.force,
-    )?;
-    let passphrase = passphrase(&a.passphrase)?;
-    let me = own_index(&a.dir, &group)?;
-    let share = load_share(&a.dir, &group, Scheme::Bls, &passphrase, me)?;
-    let set = bls_of(&share).key_set();
-    let json = set.to_json();
-    write_outputs(
-        &[Output {
-            flag: "--out",
-            path: &a.out,
-            kind: KEY_SET,
-            data: json.as_bytes(),
-        }],
-        a.force,
-    )?;
-    a.format.report(
-        format!(
-            "key set of {} (t = {}, {} parties) written to {}",
-            hex::encode(&set.group_key),
-            set.threshold,
-            set.verification_keys.len(),
-            a.out.display()
-        ),
-        json!({"scheme": "bls", "public_key_hex": hex::encode(&set.group_key), "threshold": set.threshold,
-               "key_set": file_json(&a.out, json.len())}),
-    )
-}
-
 /// This party's index in `group`, from the identity card in its directory (no relay needed).
-fn own_index(dir: &Path, group: &GroupFile) -> Result<alibi_mpc::PartyIndex, Failure> {
+pub(super) fn own_index(dir: &Path, group: &GroupFile) -> Result<alibi_mpc::PartyIndex, Failure> {
     let card = crate::files::read_input(&dir.join("card.json"), "the party's card")?;
     let card: alibi_messenger::ContactCard = serde_json::from_slice(&card)
         .map_err(|_| Failure::Usage(format!("{}: not a card", dir.join("card.json").display())))?;

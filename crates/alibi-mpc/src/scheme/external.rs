@@ -9,6 +9,7 @@
 
 use alibi_frost::suite::{Ed25519, Secp256k1Tr};
 use alibi_frost::FrostSuite;
+use alibi_threshold::hd::{DerivationPath, ExtendedPublicKey};
 use alibi_threshold::Header;
 use alibi_threshold_ecdsa as ecdsa;
 use round_based::MpcParty;
@@ -107,6 +108,18 @@ impl Held {
     /// The scheme's encoding of its share (secret).
     pub(crate) fn inner(&self) -> &[u8] {
         &self.inner
+    }
+
+    /// The key's extended public key ([`super::Share::extended_public_key`]).
+    pub(crate) fn extended_public_key(&self) -> Option<ExtendedPublicKey> {
+        match frost_suite(self.scheme) {
+            None => ecdsa::KeyShare::from_bytes(&self.inner)
+                .ok()?
+                .extended_public_key(),
+            Some(_) => alibi_frost::KeyShare::from_bytes(&self.inner)
+                .ok()?
+                .extended_public_key(),
+        }
     }
 
     /// A share from the scheme's own encoding, checked against the party list.
@@ -235,6 +248,7 @@ fn contract_err(participants: &[PartyIndex], e: alibi_threshold::Error) -> Error
                 _ => Error::Protocol(reason),
             }
         }
+        Contract::Derivation(s) => Error::Parameters(s),
         e @ (Contract::Foreign { .. } | Contract::Version { .. }) => Error::Protocol(e.to_string()),
     }
 }
@@ -337,18 +351,19 @@ async fn frost_keygen<T: Transport + 'static, C: FrostSuite>(
     Ok(share.to_bytes())
 }
 
-/// Signs `msg` with `share` among the net's participants (the signers, checked by the caller:
-/// exactly t+1 parties of key generation, this one among them). Returns the scheme's standard
-/// 64-byte signature, unchecked.
+/// Signs `msg` with `share` under the key at `path` among the net's participants (the signers,
+/// checked by the caller: exactly t+1 parties of key generation, this one among them). Returns
+/// the scheme's standard 64-byte signature, unchecked.
 pub(crate) async fn sign<T: Transport + 'static>(
     net: &Net<T>,
-    share: &Held,
+    (share, path): (&Held, &DerivationPath),
     msg: &[u8],
 ) -> Result<Vec<u8>> {
     let signers = signer_positions(net, share);
+    let at = (share, path);
     match share.scheme {
-        Scheme::FrostEd25519 => frost_sign::<T, Ed25519>(net, share, &signers, msg).await,
-        Scheme::FrostSecp256k1Tr => frost_sign::<T, Secp256k1Tr>(net, share, &signers, msg).await,
+        Scheme::FrostEd25519 => frost_sign::<T, Ed25519>(net, at, &signers, msg).await,
+        Scheme::FrostSecp256k1Tr => frost_sign::<T, Secp256k1Tr>(net, at, &signers, msg).await,
         _ => {
             let ours = |e| ecdsa_err(net.participants(), e);
             let inner = ecdsa::KeyShare::from_bytes(&share.inner).map_err(ours)?;
@@ -358,6 +373,7 @@ pub(crate) async fn sign<T: Transport + 'static>(
                 &mut alibi_frost::OsRng,
                 &session,
                 &inner,
+                path,
                 &signers,
                 msg,
                 party,
@@ -370,14 +386,15 @@ pub(crate) async fn sign<T: Transport + 'static>(
 
 async fn frost_sign<T: Transport + 'static, C: FrostSuite>(
     net: &Net<T>,
-    share: &Held,
+    (share, path): (&Held, &DerivationPath),
     signers: &[u16],
     msg: &[u8],
 ) -> Result<Vec<u8>> {
     let ours = |e| frost_err(net.participants(), e);
     let inner = alibi_frost::KeyShare::from_bytes(&share.inner).map_err(ours)?;
     let party = MpcParty::connected(delivery_from(net, 0));
-    let sig = alibi_frost::sign::<C, _, _>(&mut alibi_frost::OsRng, &inner, signers, msg, party)
+    let rng = &mut alibi_frost::OsRng;
+    let sig = alibi_frost::sign::<C, _, _>(rng, &inner, path, signers, msg, party)
         .await
         .map_err(ours);
     let sig = settled(net, sig).await?;

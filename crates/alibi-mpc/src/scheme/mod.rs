@@ -24,6 +24,7 @@ use crate::dkg::KeyShare;
 use crate::{bls, Blame, Error, PartyIndex, Result};
 use external::Held;
 
+pub use alibi_threshold::hd::{DerivationPath, ExtendedPublicKey, HdCurve};
 pub use alibi_threshold_ecdsa::{PrimeProgress, Primes, PRIME_COUNT};
 pub use presign::{Presignature, Presignatures, Taken, MAX_STORED};
 
@@ -257,6 +258,32 @@ impl Share {
         }
     }
 
+    /// The key's extended public key (the key and its chain code, depth 0): what anyone
+    /// derives the keys a signing run with a path signs under from ([`public_key_at`]). `None`
+    /// for BLS, which does not derive, and for a key generated without a chain code (alibi
+    /// before derived keys).
+    pub fn extended_public_key(&self) -> Option<ExtendedPublicKey> {
+        self.external()?.extended_public_key()
+    }
+
+    /// The key signatures verify under at `path`, in the scheme's standard encoding: the group
+    /// key at `m`, else the child [`public_key_at`] derives.
+    pub fn public_key_at(&self, path: &DerivationPath) -> Result<Vec<u8>> {
+        if path.is_master() {
+            return Ok(self.public_key().to_vec());
+        }
+        let xpub = self.extended_public_key().ok_or_else(|| {
+            Error::Parameters(match self.scheme() {
+                Scheme::Bls => "bls keys do not derive child keys".into(),
+                s => format!(
+                    "this {s} key was generated without a chain code (before alibi derived \
+                     keys): it has no child keys"
+                ),
+            })
+        })?;
+        public_key_at(self.scheme(), &xpub, path)
+    }
+
     /// The BLS share inside, for BLS's own protocol.
     pub fn bls(&self) -> Option<&KeyShare> {
         match &self.0 {
@@ -323,6 +350,33 @@ impl Share {
         let text =
             core::str::from_utf8(bytes).map_err(|_| Error::Malformed("threshold key share"))?;
         KeyShare::from_json(text).map(Share::from)
+    }
+}
+
+/// The public key signatures of `scheme` verify under at `path` below `xpub` (the group's
+/// extended public key, [`Share::extended_public_key`]), in the scheme's standard encoding:
+/// ECDSA's BIP-32 child (33 bytes SEC1 compressed); FROST-secp256k1-tr's BIP-32 child of the
+/// internal key, tweaked as BIP-341 says (32 bytes x-only); FROST-Ed25519's child by the
+/// non-standard Edwards derivation givre signs with (32 bytes). BLS keys do not derive.
+pub fn public_key_at(
+    scheme: Scheme,
+    xpub: &ExtendedPublicKey,
+    path: &DerivationPath,
+) -> Result<Vec<u8>> {
+    let refused = |e: alibi_threshold::Error| Error::Parameters(e.to_string());
+    match (scheme, external::frost_suite(scheme)) {
+        (Scheme::Bls, _) => Err(Error::Parameters(
+            "bls keys do not derive child keys".into(),
+        )),
+        (_, Some(frost)) => match alibi_frost::public_key_at(frost, xpub, path) {
+            Ok(key) => Ok(key.to_vec()),
+            Err(alibi_frost::Error::Threshold(e)) => Err(refused(e)),
+            Err(e) => Err(Error::Parameters(e.to_string())),
+        },
+        (_, None) if xpub.curve() != HdCurve::Secp256k1 => Err(Error::Parameters(
+            "an Ed25519 extended key is no ecdsa-secp256k1 key".into(),
+        )),
+        (_, None) => Ok(xpub.derive(path).map_err(refused)?.public_key().to_vec()),
     }
 }
 
@@ -477,6 +531,18 @@ mod tests {
             given: 1,
         };
         assert_eq!(s.check_signers(&[2]), Err(few));
+    }
+
+    /// BLS keys have no children: the master path gives the group key, any other is refused
+    /// before a run would start.
+    #[test]
+    fn bls_keys_do_not_derive() {
+        let s = Share::from(KeyShare::for_tests(1, 1, vec![1, 2, 3]));
+        assert!(s.extended_public_key().is_none());
+        let master = s.public_key_at(&DerivationPath::master()).unwrap();
+        assert_eq!(master, s.public_key());
+        let e = s.public_key_at(&"m/1".parse().unwrap()).unwrap_err();
+        assert!(e.to_string().contains("bls keys do not derive"), "{e}");
     }
 
     #[test]
