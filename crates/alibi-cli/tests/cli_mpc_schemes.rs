@@ -244,43 +244,52 @@ fn aux_all(here: &Path, dirs: &[PathBuf]) {
     }
 }
 
-/// Threshold ECDSA by 3 and by 5 processes; the 3 sign under the BIP-32 child m/0/7 of their
-/// key (issue 68: `mpc derive` matches Python's BIP-32, and the signature verifies under the
-/// child in k256, `mpc verify` and Python's `cryptography`), the 5 under the key itself.
+/// Threshold ECDSA by 3 processes, signing under the BIP-32 child m/0/7 of their key (issue
+/// 68: `mpc derive` matches Python's BIP-32, and the signature verifies under the child in
+/// k256, `mpc verify` and Python's `cryptography`, not under the key).
 #[test]
-fn ecdsa_by_3_and_5_processes() {
-    let d = common::scratch("mpc-ecdsa");
+fn ecdsa_by_3_processes_under_a_derived_key() {
+    ecdsa_by(3, 1, "m/0/7");
+}
+
+/// Threshold ECDSA by 5 processes (t = 2), signing under the key itself.
+#[test]
+fn ecdsa_by_5_processes() {
+    ecdsa_by(5, 2, "m");
+}
+
+/// Key generation by `n` processes, then signing by the first t+1 under the key at `path`.
+fn ecdsa_by(n: usize, t: usize, path: &str) {
+    let d = common::scratch(&format!("mpc-ecdsa-{n}"));
     let relay = relay(&d);
     let scheme = "ecdsa-secp256k1";
-    for (n, t, path) in [(3, 1, "m/0/7"), (5, 2, "m")] {
-        let (here, dirs, names, group) = group_of(&d, &relay, n, t, &format!("e{n}"));
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        aux_all(&here, &dirs);
-        let pk = keygen_all(&here, &dirs, &group, scheme);
-        assert!(
-            dirs.iter().all(|d| !d.join("primes.sealed").exists()),
-            "primes serve once"
+    let (here, dirs, names, group) = group_of(&d, &relay, n, t, &format!("e{n}"));
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    aux_all(&here, &dirs);
+    let pk = keygen_all(&here, &dirs, &group, scheme);
+    assert!(
+        dirs.iter().all(|d| !d.join("primes.sealed").exists()),
+        "primes serve once"
+    );
+    let key = match path {
+        "m" => pk.clone(),
+        _ => derived_key(&here, &dirs[2], &group, (scheme, path)),
+    };
+    let who: Vec<usize> = (0..t + 1).collect();
+    let sigs = sign_all(&here, (&dirs, &names), &group, (scheme, path), &who);
+    for sig in &sigs {
+        check(&here, scheme, &key, sig);
+    }
+    if path != "m" {
+        assert_eq!(
+            cli_verify(&here, scheme, &pk, MSG, &sigs[0]),
+            1,
+            "not the group key's"
         );
-        let key = match path {
-            "m" => pk.clone(),
-            _ => derived_key(&here, &dirs[2], &group, (scheme, path)),
-        };
-        let who: Vec<usize> = (0..t + 1).collect();
-        let sigs = sign_all(&here, (&dirs, &names), &group, (scheme, path), &who);
-        for sig in &sigs {
-            check(&here, scheme, &key, sig);
-        }
-        if path != "m" {
-            assert_eq!(
-                cli_verify(&here, scheme, &pk, MSG, &sigs[0]),
-                1,
-                "not the group key's"
-            );
-            let checks = sigs
-                .iter()
-                .map(|sig| (key.clone(), MSG.to_vec(), sig.clone()));
-            python_verifies(&checks.collect::<Vec<_>>());
-        }
+        let checks = sigs
+            .iter()
+            .map(|sig| (key.clone(), MSG.to_vec(), sig.clone()));
+        python_verifies(&checks.collect::<Vec<_>>());
     }
 }
 
@@ -421,6 +430,20 @@ fn scheme_usage_is_refused() {
     assert_eq!(code(&o), 2);
 }
 
+/// The Python of ALIBI_PYTHON (else `python3`) if it imports `modules`; `None` after a skip
+/// (a failure under ALIBI_REQUIRE_PEERS=1) if not.
+fn python_with(modules: &str) -> Option<String> {
+    let python = std::env::var("ALIBI_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has = std::process::Command::new(&python)
+        .args(["-c", &format!("import {modules}")])
+        .output();
+    if matches!(&has, Ok(o) if o.status.success()) {
+        return Some(python);
+    }
+    alibi_testkit::skip(&format!("{python} cannot import {modules}"));
+    None
+}
+
 /// ECDSA signatures checked by Python's `cryptography` (OpenSSL): each `(key, message,
 /// signature)` must verify, and none of them over another message. Python or the package
 /// missing is a skip (a failure under ALIBI_REQUIRE_PEERS=1); ALIBI_PYTHON names the interpreter.
@@ -442,14 +465,9 @@ for pk, msg, sig in json.load(sys.stdin):
         pass
 print("ok")
 "#;
-    let python = std::env::var("ALIBI_PYTHON").unwrap_or_else(|_| "python3".into());
-    let has = std::process::Command::new(&python)
-        .args(["-c", "import cryptography"])
-        .output();
-    if !matches!(&has, Ok(o) if o.status.success()) {
-        alibi_testkit::skip(&format!("{python} with the cryptography package not found"));
+    let Some(python) = python_with("cryptography") else {
         return;
-    }
+    };
     let list: Vec<[String; 3]> = checks
         .iter()
         .map(|(k, m, sg)| [hex::encode(k), hex::encode(m), hex::encode(sg)])
@@ -489,18 +507,13 @@ if taproot == "1":
     x = key[1:]
     tag = hashlib.sha256(b"TapTweak").digest()
     t = hashlib.sha256(tag + tag + x).digest()
-    key = PublicKey(b"" + x).add(t).format(compressed=True)[1:]
+    key = PublicKey(b"\x02" + x).add(t).format(compressed=True)[1:]
 assert key.hex() == want_key, "child key"
 print("ok")
 "#;
-    let python = std::env::var("ALIBI_PYTHON").unwrap_or_else(|_| "python3".into());
-    let has = std::process::Command::new(&python)
-        .args(["-c", "import bip32, coincurve"])
-        .output();
-    if !matches!(&has, Ok(o) if o.status.success()) {
-        alibi_testkit::skip(&format!("{python} with the bip32 package not found"));
+    let Some(python) = python_with("bip32, coincurve") else {
         return;
-    }
+    };
     let flag = if taproot { "1" } else { "0" };
     let o = std::process::Command::new(&python)
         .args([

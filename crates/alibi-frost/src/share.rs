@@ -101,13 +101,7 @@ impl KeyShare {
         if path.is_master() {
             return Ok(self.public_key());
         }
-        let xpub = self.extended_public_key().ok_or_else(|| {
-            alibi_threshold::Error::Derivation(
-                "this key was generated without a chain code (before alibi derived keys): it \
-                 has no children"
-                    .into(),
-            )
-        })?;
+        let xpub = alibi_threshold::hd::chain_coded(self.extended_public_key())?;
         Ok(crate::public_key_at(self.scheme(), &xpub, path)?.to_vec())
     }
 

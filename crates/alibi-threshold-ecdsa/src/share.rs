@@ -166,14 +166,7 @@ impl KeyShare {
         if path.is_master() {
             return Ok(self.public_key());
         }
-        let xpub = self.extended_public_key().ok_or_else(|| {
-            alibi_threshold::Error::Derivation(
-                "this key was generated without a chain code (before alibi derived keys): it \
-                 has no children"
-                    .into(),
-            )
-        })?;
-        let child = xpub.derive(path)?;
+        let child = alibi_threshold::hd::chain_coded(self.extended_public_key())?.derive(path)?;
         child
             .public_key()
             .try_into()

@@ -319,6 +319,18 @@ impl fmt::Display for ExtendedPublicKey {
     }
 }
 
+/// The extended public key a share gave, or the error of a share whose key generation gave no
+/// chain code (alibi before derived keys), which has no children.
+pub fn chain_coded(xpub: Option<ExtendedPublicKey>) -> Result<ExtendedPublicKey, Error> {
+    xpub.ok_or_else(|| {
+        derivation(
+            "this key was generated without a chain code (before alibi derived keys): it has no \
+             children"
+                .into(),
+        )
+    })
+}
+
 /// A point other than the identity, from its encoding.
 fn point<E: Curve>(bytes: &[u8]) -> Result<Point<E>, Error> {
     Point::<E>::from_bytes(bytes)
