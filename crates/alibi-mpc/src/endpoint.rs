@@ -129,6 +129,17 @@ pub struct Signature {
     pub disagreeing: Vec<(PartyIndex, Disagreement)>,
 }
 
+/// Presignatures are made for the group key and never shifted to a child (cggmp24's own
+/// restriction): a presigning or presigned run with a derivation path is refused.
+fn group_key_only(job: &Signing) -> Result<()> {
+    if job.path.is_master() {
+        return Ok(());
+    }
+    Err(Error::Parameters(
+        "presignatures sign under the group key only, never a derived key".into(),
+    ))
+}
+
 /// One party's end of the group: its identity and its transport.
 pub struct Endpoint<T: Transport> {
     /// `None` only when a run never gave it back (a clone of its net outlived the run).
@@ -241,7 +252,7 @@ impl<T: Transport + 'static> Endpoint<T> {
             }
         };
         verify(share.scheme(), &key, message, &signed.bytes).map_err(|_| {
-            Error::Verification("the combined signature does not verify under the group key")
+            Error::Verification("the combined signature does not verify under the key signed with")
         })?;
         Ok(signed)
     }
@@ -254,6 +265,7 @@ impl<T: Transport + 'static> Endpoint<T> {
         let held = share.external().ok_or_else(|| {
             Error::Parameters("presignatures are for ecdsa-secp256k1, not bls".into())
         })?;
+        group_key_only(job)?;
         let net = self.net(job.session, &job.signers, job.timeout)?;
         let r = presign::presign(&net, held).await;
         self.take_back(net)?;
@@ -271,12 +283,7 @@ impl<T: Transport + 'static> Endpoint<T> {
         message: &[u8],
     ) -> Result<Signature> {
         self.check(share, job)?;
-        if !job.path.is_master() {
-            // cggmp24's own restriction: a presignature is made for one key, never shifted.
-            return Err(Error::Parameters(
-                "presignatures sign under the group key only, never a derived key".into(),
-            ));
-        }
+        group_key_only(job)?;
         presign::same_key(share, &presig)?;
         let net = self.net(job.session, &job.signers, job.timeout)?;
         let r = presign::sign_presigned(&net, presig, message).await;

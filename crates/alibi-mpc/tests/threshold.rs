@@ -375,6 +375,14 @@ async fn ecdsa_presignatures_sign_in_one_round_over_a_relay() {
         let whole_job = Signing::new([12; 16], signers.clone(), timeout(scheme));
         let signing = signers.clone();
         tasks.push(tokio::spawn(async move {
+            // Never with a derivation path (the check sign_presigned shares): refused before
+            // anything is sent.
+            let derived = Signing {
+                path: "m/1".parse().expect("path"),
+                ..presign_job.clone()
+            };
+            let refused = e.presign(&share, &derived).await;
+            assert!(matches!(refused, Err(Error::Parameters(_))), "{refused:?}");
             let start = std::time::Instant::now();
             let presig = e.presign(&share, &presign_job).await.expect("presign");
             let offline = start.elapsed();
