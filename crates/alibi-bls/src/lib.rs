@@ -291,7 +291,8 @@ pub fn random_weight<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> blstrs::S
     blstrs::Scalar::from_u128(random_u128(rng))
 }
 
-fn random_u128<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> u128 {
+/// A random 128-bit weight as an integer (for groups other than BLS12-381's).
+pub fn random_u128<R: rand_core::CryptoRng + ?Sized>(rng: &mut R) -> u128 {
     let mut b = [0u8; 16];
     rng.fill_bytes(&mut b);
     u128::from_be_bytes(b)
@@ -330,6 +331,11 @@ impl Weights {
     pub fn scalar(&self, i: usize) -> blstrs::Scalar {
         use ff::PrimeField;
         blstrs::Scalar::from_u128(self.0[i])
+    }
+
+    /// The i-th weight as an integer (for groups other than BLS12-381's).
+    pub fn value(&self, i: usize) -> u128 {
+        self.0[i]
     }
 
     /// The combinations take this many points: one per weight.

@@ -1,7 +1,8 @@
 //! Threshold schemes of established crates through the CLI, every party its own OS process on
 //! a relay process: FROST-Ed25519 and FROST-secp256k1 (taproot) from givre, CGGMP24 threshold
-//! ECDSA from cggmp24, with 3 parties (t = 1) and 5 (t = 2). Each signature is checked by an
-//! independent verifier (ed25519-dalek's strict verification, k256) and by `alibi mpc verify`.
+//! ECDSA from cggmp24, with 3 parties (t = 1) and 5 (t = 2); FROST keys refreshed before they
+//! sign. Each signature is checked by an independent verifier (ed25519-dalek's strict
+//! verification, k256) and by `alibi mpc verify`.
 
 mod common;
 use std::path::{Path, PathBuf};
@@ -204,6 +205,11 @@ fn frost_by_3_and_5_processes() {
             group_of(&d, &relay, n, t, &format!("{}{n}", &scheme[6..9]));
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let pk = keygen_all(&here, &dirs, &group, scheme);
+        if n == 3 {
+            // Issue 68: the key refreshed (alibi's rounds on the key's curve); the new shares
+            // sign under the same key, and under the same child keys (the chain code stays).
+            refresh_all(&dirs, &group, scheme);
+        }
         let key = match path {
             "m" => pk.clone(),
             _ => derived_key(&here, &dirs[1], &group, (scheme, path)),
@@ -222,6 +228,41 @@ fn frost_by_3_and_5_processes() {
                 "not the group key's"
             );
         }
+    }
+}
+
+/// `mpc refresh` by every party of `dirs`, each its own process: every share replaced by a
+/// new one of the same key.
+fn refresh_all(dirs: &[PathBuf], group: &str, scheme: &str) {
+    let children: Vec<Child> = dirs
+        .iter()
+        .map(|dir| {
+            let args = [
+                "mpc",
+                "refresh",
+                "--scheme",
+                scheme,
+                "--dir",
+                &s(dir),
+                "--group",
+                group,
+                "--session",
+                "r1",
+                "--timeout-s",
+                "300",
+            ];
+            spawn_party(&args.map(String::from))
+        })
+        .collect();
+    all_say(scheme, children, "new share of the same group key");
+}
+
+/// Every party process of `children` exits 0 and prints `expect`.
+fn all_say(what: &str, children: Vec<Child>, expect: &str) {
+    for o in wait_all(children) {
+        assert_eq!(code(&o), 0, "{what}: {}", common::stderr(&o));
+        let out = common::stdout(&o);
+        assert!(out.contains(expect), "{what}: {out}");
     }
 }
 
@@ -403,6 +444,48 @@ fn scheme_usage_is_refused() {
         "p",
     ]);
     assert_eq!(code(&o), 2, "{}", common::stderr(&o));
+    // ECDSA keys are not refreshed (cggmp21 refreshes non-threshold shares only); FROST keys
+    // are refreshed, never moved to another group; a FROST refresh leaves no party out.
+    let with = |verb: &str, scheme: &str, more: &[&str]| {
+        let mut args = vec!["mpc", verb, "--scheme", scheme, "--dir"];
+        let dir = s(&dirs[0]);
+        args.extend([dir.as_str(), "--session", "r"]);
+        args.extend_from_slice(more);
+        run(&args)
+    };
+    let o = with("refresh", "ecdsa-secp256k1", &["--group", &group]);
+    assert_eq!(code(&o), 2, "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("non-threshold"),
+        "{}",
+        common::stderr(&o)
+    );
+    let o = with(
+        "reshare",
+        "frost-ed25519",
+        &["--from", &group, "--to", &group],
+    );
+    assert_eq!(code(&o), 2, "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("not moved"),
+        "{}",
+        common::stderr(&o)
+    );
+    let more = [
+        "--group",
+        group.as_str(),
+        "--exclude",
+        "u2",
+        "--timeout-s",
+        "5",
+    ];
+    let o = with("refresh", "frost-ed25519", &more);
+    assert_eq!(code(&o), 2, "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("every party"),
+        "{}",
+        common::stderr(&o)
+    );
     // No share of this scheme yet.
     let o = run(&[
         "mpc",
@@ -559,10 +642,7 @@ fn presign_all(dirs: &[PathBuf], group: &str, names: &[&str], who: &[usize], cou
             spawn_party(&args.map(String::from))
         })
         .collect();
-    for o in wait_all(children) {
-        assert_eq!(code(&o), 0, "presign: {}", common::stderr(&o));
-        assert!(common::stdout(&o).contains(&format!("presigned {count}")));
-    }
+    all_say("presign", children, &format!("presigned {count}"));
 }
 
 /// Issue 68's acceptance, presignatures: 3 parties (separate processes, a relay process)

@@ -78,6 +78,8 @@ mod protocol;
 #[cfg(feature = "protocol")]
 mod share;
 #[cfg(feature = "protocol")]
+mod sharing;
+#[cfg(feature = "protocol")]
 pub mod suite;
 mod verify;
 
@@ -93,6 +95,8 @@ pub use protocol::{keygen, sign};
 pub use rand_core_06::{CryptoRng, OsRng, RngCore};
 #[cfg(feature = "protocol")]
 pub use share::KeyShare;
+#[cfg(feature = "protocol")]
+pub use sharing::Sharing;
 #[cfg(feature = "protocol")]
 pub use suite::{FrostSuite, KeygenMsg, SignMsg};
 pub use verify::{verify, Signature};

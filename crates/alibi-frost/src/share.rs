@@ -33,9 +33,9 @@ const HEADER: Header = Header {
 /// Decoding validates the share (its secret matches its public share, the public shares
 /// interpolate to the group key) and accepts threshold shares only.
 pub struct KeyShare {
-    inner: AnyShare,
+    pub(crate) inner: AnyShare,
     /// The signature-verifying key in its standard encoding, computed once.
-    public_key: Vec<u8>,
+    pub(crate) public_key: Vec<u8>,
 }
 
 impl KeyShare {

@@ -268,3 +268,33 @@ fn ed25519_signs_under_a_derived_key() {
 fn secp256k1_tr_signs_under_a_derived_key() {
     derived_keys_sign::<Secp256k1Tr>();
 }
+
+/// A share's sharing (what alibi-mpc's refresh deals from) goes back into an equal share; a
+/// secret or public shares that do not belong are refused by key-share's validation.
+#[test]
+fn a_sharing_goes_back_into_its_share_and_a_wrong_one_is_refused() {
+    let both = [
+        run_keygen::<Ed25519>(3, 1, b"sharing"),
+        run_keygen::<Secp256k1Tr>(3, 1, b"sharing"),
+    ];
+    for shares in both {
+        let s = &shares[1];
+        let sh = s.sharing().expect("sharing");
+        assert_eq!((sh.threshold, sh.position), (1, 1));
+        assert_eq!(sh.points, [1, 2, 3]);
+        let same = s
+            .refreshed(&sh.points, &sh.public_shares, &sh.secret)
+            .expect("the same sharing");
+        assert_eq!(*same.to_bytes(), *s.to_bytes());
+        let other = shares[0].sharing().expect("sharing");
+        let wrong_secret = s.refreshed(&sh.points, &sh.public_shares, &other.secret);
+        assert!(wrong_secret.is_err(), "{:?}", s.scheme());
+        // X_3, X_2, X_1 lie on a line too, but through another key.
+        let mut swapped = sh.public_shares.clone();
+        swapped.swap(0, 2);
+        assert!(s.refreshed(&sh.points, &swapped, &sh.secret).is_err());
+        assert!(s
+            .refreshed(&sh.points[..2], &sh.public_shares, &sh.secret)
+            .is_err());
+    }
+}

@@ -9,6 +9,7 @@
 //! `cargo bench -p alibi-mpc --bench keygen_party`
 
 use alibi_mpc::bls;
+use alibi_mpc::curve::Bls12;
 use alibi_mpc::poly::{Commitment, Polynomial};
 use alibi_mpc::share_proof::{self, ShareProof};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -19,11 +20,11 @@ const N: u16 = 64;
 
 fn bench(c: &mut Criterion) {
     let mut rng = ChaCha20Rng::seed_from_u64(64);
-    let polys: Vec<Polynomial> = (0..N)
+    let polys: Vec<Polynomial<Bls12>> = (0..N)
         .map(|_| Polynomial::random(usize::from(N) - 1, &mut rng))
         .collect();
     let wire: Vec<_> = polys.iter().map(Polynomial::commitment).collect();
-    let decoded: Vec<Commitment> = wire
+    let decoded: Vec<Commitment<Bls12>> = wire
         .iter()
         .map(|w| Commitment::decode(w).expect("decodes"))
         .collect();
@@ -34,17 +35,13 @@ fn bench(c: &mut Criterion) {
     let context = b"bench context";
     let share_proofs: Vec<Vec<u8>> = (1..=N)
         .zip(&shares)
-        .map(|(j, x)| {
-            ShareProof::generate(context, j, x, &mut rng)
-                .to_bytes()
-                .to_vec()
-        })
+        .map(|(j, x)| ShareProof::<Bls12>::generate(context, j, x, &mut rng).to_bytes())
         .collect();
-    let decoded_proofs: Vec<ShareProof> = share_proofs
+    let decoded_proofs: Vec<ShareProof<Bls12>> = share_proofs
         .iter()
         .map(|p| ShareProof::from_bytes(p).expect("decodes"))
         .collect();
-    let refs: Vec<(u16, &ShareProof)> = (1..=N).zip(&decoded_proofs).collect();
+    let refs: Vec<(u16, &ShareProof<Bls12>)> = (1..=N).zip(&decoded_proofs).collect();
     let sks: Vec<[u8; 32]> = (1..=N)
         .map(|i| *bls::keygen(&[i as u8; 32]).expect("keygen"))
         .collect();
@@ -71,18 +68,18 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             wire[1..]
                 .iter()
-                .map(|w| Commitment::decode(w).expect("decodes"))
+                .map(|w| Commitment::<Bls12>::decode(w).expect("decodes"))
                 .collect::<Vec<_>>()
         })
     });
     g.bench_function("G1 check of the joint commitment", |b| {
-        b.iter(|| joint.in_g1())
+        b.iter(|| joint.in_subgroup())
     });
     g.bench_function("decode 63 share proofs", |b| {
         b.iter(|| {
             share_proofs[1..]
                 .iter()
-                .map(|p| ShareProof::from_bytes(p).expect("decodes"))
+                .map(|p| ShareProof::<Bls12>::from_bytes(p).expect("decodes"))
                 .collect::<Vec<_>>()
         })
     });

@@ -6,10 +6,12 @@
 
 use std::time::Duration;
 
-use crate::dkg::{keygen as bls_keygen, KeygenConfig, Resharing};
+use crate::curve::{Bls12, DkgCurve, Ed25519, Secp256k1};
+use crate::dkg::{keygen as own_keygen, KeyShare, KeygenConfig, Resharing};
 use crate::net::{Net, NetConfig};
 use crate::scheme::{
-    external, generate_primes, presign, verify, DerivationPath, Presignature, Primes, Scheme, Share,
+    external, generate_primes, presign, refresh, verify, DerivationPath, Presignature, Primes,
+    Scheme, Share,
 };
 use crate::sign::{sign as bls_sign, Disagreement, SignConfig};
 use crate::transport::Transport;
@@ -187,7 +189,8 @@ impl<T: Transport + 'static> Endpoint<T> {
         }
         if job.resharing.is_some() {
             return Err(Error::Parameters(format!(
-                "refresh and resharing are alibi's own protocol, for bls keys only, not {}",
+                "moving a key to another group is for bls keys only, not {} (a refresh is \
+                 Endpoint::refresh)",
                 job.scheme.name()
             )));
         }
@@ -204,9 +207,19 @@ impl<T: Transport + 'static> Endpoint<T> {
         r.map(Share::from)
     }
 
-    async fn bls_keygen(&mut self, job: Keygen) -> Result<Share> {
+    async fn bls_keygen(&mut self, mut job: Keygen) -> Result<Share> {
+        let resharing = job.resharing.take();
+        Ok(self.own_rounds::<Bls12>(job, resharing).await?.into())
+    }
+
+    /// alibi's own key generation rounds in the group of `C` ([`crate::dkg`]).
+    async fn own_rounds<C: DkgCurve>(
+        &mut self,
+        job: Keygen,
+        resharing: Option<Resharing<C>>,
+    ) -> Result<KeyShare> {
         let config = KeygenConfig {
-            resharing: job.resharing,
+            resharing,
             ..KeygenConfig::new(job.session, job.t, job.parties, job.timeout)
         };
         #[cfg(feature = "adversary")]
@@ -221,8 +234,49 @@ impl<T: Transport + 'static> Endpoint<T> {
         };
         let transport = self.transport.as_mut().ok_or_else(lost)?;
         let rng = &mut rand_core::UnwrapErr(getrandom::SysRng);
-        let share = bls_keygen(&self.party, &config, transport, rng).await?;
-        Ok(share.into())
+        own_keygen(&self.party, &config, transport, rng).await
+    }
+
+    /// Refreshes `share`'s key among its parties (`job` names them, its scheme and threshold
+    /// those of the share, and no resharing): new shares of the same key that do not combine
+    /// with the old ones. BLS and FROST keys run alibi's key generation rounds with every party
+    /// dealing its old share ([`Resharing`]): a cheater is named as in key generation. A FROST
+    /// refresh needs every party of the key and gives no share if it named anyone. Threshold
+    /// ECDSA is refused: cggmp24's key refresh is for non-threshold shares only.
+    pub async fn refresh(&mut self, share: &Share, job: Keygen) -> Result<Share> {
+        if job.scheme != share.scheme() || job.t != share.threshold() || job.resharing.is_some() {
+            return Err(Error::Parameters(
+                "a refresh keeps the share's scheme and threshold, and reshares nothing else"
+                    .into(),
+            ));
+        }
+        match share.scheme() {
+            Scheme::Bls => {
+                let bls = share.bls().ok_or(Error::Malformed("a bls share"))?;
+                let resharing = Resharing::refresh(bls)?;
+                Ok(self.own_rounds::<Bls12>(job, Some(resharing)).await?.into())
+            }
+            Scheme::FrostEd25519 => self.frost_refresh::<Ed25519>(share, job).await,
+            Scheme::FrostSecp256k1Tr => self.frost_refresh::<Secp256k1>(share, job).await,
+            Scheme::EcdsaSecp256k1 => Err(Error::Parameters(
+                "ecdsa-secp256k1 keys are not refreshed: cggmp24's key refresh covers \
+                 non-threshold shares only (every party needed to sign), and alibi's are \
+                 threshold shares"
+                    .into(),
+            )),
+        }
+    }
+
+    async fn frost_refresh<C: DkgCurve>(&mut self, share: &Share, job: Keygen) -> Result<Share> {
+        let held = share.external().ok_or(Error::Malformed("a FROST share"))?;
+        if job.parties != held.parties {
+            return Err(Error::Parameters(
+                "a FROST key is refreshed by every party that holds a share of it".into(),
+            ));
+        }
+        let (resharing, frost) = refresh::frost_resharing::<C>(held)?;
+        let new = self.own_rounds::<C>(job, Some(resharing)).await?;
+        Ok(refresh::frost_refreshed(held, &frost, new)?.into())
     }
 
     /// Signs `message` with `share` as this party: any t+1 valid partials of the signers

@@ -3,6 +3,8 @@
 //! abort: a party that cheats is named and the others finish without it.
 //!
 //! * [`bls`]: the single-signer primitive (`alibi-bls`, on blst).
+//! * [`curve`]: the groups key generation runs in (G1 for BLS; Ed25519 and secp256k1 to refresh
+//!   FROST keys).
 //! * [`poly`]: Shamir shares, Feldman commitments, Lagrange interpolation.
 //! * [`transport`]: how a round's parts travel: the [`transport::Transport`] trait, each
 //!   party's mailbox (wants, forwarding, caps), and the in-memory transport. Above it, the
@@ -14,7 +16,7 @@
 //! * [`group`]: the group file the parties share (cards, threshold, trust root, group id).
 //! * [`dkg`]: distributed key generation (Yang and Zhang's four rounds, with echo, signed shares,
 //!   complaints and reveals).
-//! * [`share_proof`]: the proof of the share that closes key generation (Schnorr in G1, checked
+//! * [`share_proof`]: the proof of the share that closes key generation (Schnorr, checked
 //!   in one batch against the joint commitment).
 //! * [`sign`]: one-round threshold signing with per-partial checks.
 //! * [`scheme`]: the four schemes as one type ([`scheme::Scheme`], [`scheme::Share`],
@@ -30,6 +32,7 @@
 
 mod adversary;
 mod agreement;
+pub mod curve;
 pub mod delivery;
 pub mod dkg;
 mod echo;

@@ -10,105 +10,115 @@
 //! evaluation of the commitment at every index (at n = 64 the pairing-based batch and the 64
 //! evaluations cost a party about 50 ms, this check with its decoding about 9; docs/mpc.md).
 
-use blstrs::{G1Affine, G1Projective, Scalar};
-use ff::Field;
-use group::{Curve, Group};
+use ff::{Field, PrimeField};
+use group::Group;
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha512};
 
-use crate::poly::{random_scalar, random_weight, scalar_from_bytes, wipe, Commitment};
+use crate::curve::{Bls12, DkgCurve};
+use crate::poly::{random_u128, wipe, Commitment};
 use crate::{Error, PartyIndex, Result};
-
-/// The length of an encoded proof: vk_j and R uncompressed (96 bytes each), s big-endian (32).
-pub const PROOF_LEN: usize = 224;
 
 const DOMAIN: &[u8] = b"alibi-mpc v1 dkg share proof";
 
 /// A party's announced verification key with its proof of knowledge of the share behind it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShareProof {
-    key: G1Affine,
-    r: G1Affine,
-    s: Scalar,
+pub struct ShareProof<C: DkgCurve = Bls12> {
+    key: C::Point,
+    r: C::Point,
+    s: C::Scalar,
+    /// vk_j and R in their wire encoding, as the challenge hashes them (kept: encoding a
+    /// projective point again costs an inversion).
+    wire: Vec<u8>,
 }
 
-/// e = H(domain, context, j, vk_j, R), 512 bits reduced modulo the group order.
-fn challenge(context: &[u8], index: PartyIndex, key: &G1Affine, r: &G1Affine) -> Scalar {
+/// e = H(domain, context, j, vk_j || R), 512 bits reduced modulo the group order.
+fn challenge<C: DkgCurve>(context: &[u8], index: PartyIndex, key_and_r: &[u8]) -> C::Scalar {
     let mut h = Sha512::new();
     h.update(DOMAIN);
     h.update((context.len() as u64).to_be_bytes());
     h.update(context);
     h.update(index.to_be_bytes());
-    h.update(key.to_uncompressed());
-    h.update(r.to_uncompressed());
+    h.update(key_and_r);
     let wide = h.finalize();
-    // Horner over the eight big-endian words: the 512-bit integer modulo r, bias below 2^-256.
-    wide.chunks_exact(8).fold(Scalar::ZERO, |acc, w| {
+    // Horner over the eight big-endian words: the 512-bit integer modulo the order, bias below
+    // 2^-256 for BLS12-381 (2^-259 and 2^-256 for Ed25519 and secp256k1).
+    let two_32 = C::Scalar::from(1u64 << 32);
+    wide.chunks_exact(8).fold(C::Scalar::ZERO, |acc, w| {
         let word = u64::from_be_bytes(w.try_into().expect("8-byte chunk"));
-        acc * Scalar::from(1u64 << 32) * Scalar::from(1u64 << 32) + Scalar::from(word)
+        acc * two_32 * two_32 + C::Scalar::from(word)
     })
 }
 
-fn point(bytes: &[u8]) -> Result<G1Affine> {
-    let b: &[u8; 96] = bytes
-        .try_into()
-        .map_err(|_| Error::Malformed("share proof point"))?;
-    // Checked decoding: on the curve and in G1. A torsion part could otherwise cancel in the
-    // random linear combination with a probability as high as 1/3.
-    Option::from(G1Affine::from_uncompressed(b)).ok_or(Error::Malformed("share proof point"))
+/// The length of an encoded proof: vk_j and R in the curve's wire encoding, then s (32 bytes).
+pub fn proof_len<C: DkgCurve>() -> usize {
+    2 * C::POINT_LEN + 32
 }
 
-impl ShareProof {
+/// A point of a proof: on the curve and in the prime-order subgroup. A torsion part could
+/// otherwise cancel in the random linear combination with a probability as high as 1/3.
+fn point<C: DkgCurve>(bytes: &[u8]) -> Result<C::Point> {
+    C::decode_subgroup_point(bytes).ok_or(Error::Malformed("share proof point"))
+}
+
+impl<C: DkgCurve> ShareProof<C> {
     /// Party `index` proves knowledge of its share `share` under `context` (which binds the
     /// proof to the run and its outcome).
     pub fn generate<R: CryptoRng + ?Sized>(
         context: &[u8],
         index: PartyIndex,
-        share: &Scalar,
+        share: &C::Scalar,
         rng: &mut R,
     ) -> Self {
-        let g = G1Projective::generator();
-        let key = (g * share).to_affine();
-        let mut k = random_scalar(rng);
-        let r = (g * k).to_affine();
-        let s = k + challenge(context, index, &key, &r) * share;
+        let key = C::generator_times(share);
+        let mut k = C::random_scalar(rng);
+        let r = C::generator_times(&k);
+        let wire = C::encode_points(&[key, r]).concat();
+        let s = k + challenge::<C>(context, index, &wire) * share;
         wipe(&mut k);
-        Self { key, r, s }
+        Self { key, r, s, wire }
     }
 
-    /// The announced verification key vk_j = g1^x_j.
-    pub fn key(&self) -> &G1Affine {
+    /// The announced verification key vk_j = g^x_j.
+    pub fn key(&self) -> &C::Point {
         &self.key
     }
 
     /// The encoding: vk_j, R, s.
-    pub fn to_bytes(&self) -> [u8; PROOF_LEN] {
-        let mut out = [0u8; PROOF_LEN];
-        out[..96].copy_from_slice(&self.key.to_uncompressed());
-        out[96..192].copy_from_slice(&self.r.to_uncompressed());
-        out[192..].copy_from_slice(&self.s.to_bytes_be());
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(proof_len::<C>());
+        out.extend_from_slice(&self.wire);
+        out.extend_from_slice(&*C::scalar_to_bytes(&self.s));
         out
     }
 
-    /// Decodes a proof; both points must be in G1 and s a canonical scalar.
+    /// Decodes a proof; both points must be in the prime-order subgroup and s a canonical
+    /// scalar.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        if bytes.len() != PROOF_LEN {
+        let p = C::POINT_LEN;
+        if bytes.len() != proof_len::<C>() {
             return Err(Error::Malformed("share proof length"));
         }
-        let s: &[u8; 32] = bytes[192..].try_into().expect("32 bytes");
+        let s: &[u8; 32] = bytes[2 * p..].try_into().expect("32 bytes");
         Ok(Self {
-            key: point(&bytes[..96])?,
-            r: point(&bytes[96..192])?,
-            s: scalar_from_bytes(s)?,
+            key: point::<C>(&bytes[..p])?,
+            r: point::<C>(&bytes[p..2 * p])?,
+            s: C::scalar_from_bytes(s)?,
+            wire: bytes[..2 * p].to_vec(),
         })
     }
 
-    /// Checks this proof alone: the Schnorr equation g1^s = R vk_j^e, and that vk_j is the
+    /// e for this proof.
+    fn challenge(&self, context: &[u8], index: PartyIndex) -> C::Scalar {
+        challenge::<C>(context, index, &self.wire)
+    }
+
+    /// Checks this proof alone: the Schnorr equation g^s = R vk_j^e, and that vk_j is the
     /// joint commitment evaluated at `index`.
-    pub fn verify(&self, context: &[u8], index: PartyIndex, joint: &Commitment) -> Result<()> {
-        let e = challenge(context, index, &self.key, &self.r);
-        let key = G1Projective::from(self.key);
-        let schnorr = G1Projective::generator() * self.s == G1Projective::from(self.r) + key * e;
+    pub fn verify(&self, context: &[u8], index: PartyIndex, joint: &Commitment<C>) -> Result<()> {
+        let e = self.challenge(context, index);
+        let key = self.key;
+        let schnorr = C::Point::generator() * self.s == self.r + key * e;
         if schnorr && key == joint.eval(index) {
             Ok(())
         } else {
@@ -125,10 +135,10 @@ impl ShareProof {
 /// as one multi-scalar multiplication, which holds (up to 2^-128) only if every proof would pass
 /// [`ShareProof::verify`]. When it fails, each is checked alone; returns the parties whose proofs
 /// fail (empty when all pass).
-pub fn verify_batch<R: CryptoRng + ?Sized>(
+pub fn verify_batch<C: DkgCurve, R: CryptoRng + ?Sized>(
     context: &[u8],
-    joint: &Commitment,
-    proofs: &[(PartyIndex, &ShareProof)],
+    joint: &Commitment<C>,
+    proofs: &[(PartyIndex, &ShareProof<C>)],
     rng: &mut R,
 ) -> Vec<PartyIndex> {
     if proofs.is_empty() {
@@ -136,30 +146,31 @@ pub fn verify_batch<R: CryptoRng + ?Sized>(
     }
     let mut points = Vec::with_capacity(1 + 2 * proofs.len() + joint.0.len());
     let mut scalars = Vec::with_capacity(points.capacity());
-    let mut on_c = vec![Scalar::ZERO; joint.0.len()];
-    let mut on_g = Scalar::ZERO;
+    let mut on_c = vec![C::Scalar::ZERO; joint.0.len()];
+    let mut on_g = C::Scalar::ZERO;
+    let weight = |rng: &mut R| C::Scalar::from_u128(random_u128(rng));
     for (j, p) in proofs {
-        let a = random_weight(rng);
-        let b = random_weight(rng);
-        let e = challenge(context, *j, &p.key, &p.r);
+        let a = weight(rng);
+        let b = weight(rng);
+        let e = p.challenge(context, *j);
         on_g += a * p.s;
-        points.push(G1Projective::from(p.r));
+        points.push(p.r);
         scalars.push(-a);
-        points.push(G1Projective::from(p.key));
+        points.push(p.key);
         scalars.push(b - a * e);
         // b_j j^k for every k, accumulated per commitment point.
-        let x = Scalar::from(u64::from(*j));
+        let x = C::Scalar::from(u64::from(*j));
         let mut term = b;
         for c in on_c.iter_mut() {
             *c -= term;
             term *= x;
         }
     }
-    points.push(G1Projective::generator());
+    points.push(C::Point::generator());
     scalars.push(on_g);
     points.extend_from_slice(&joint.0);
     scalars.extend_from_slice(&on_c);
-    if bool::from(G1Projective::multi_exp(&points, &scalars).is_identity()) {
+    if bool::from(C::msm(&points, &scalars).is_identity()) {
         return vec![];
     }
     proofs
@@ -173,13 +184,18 @@ pub fn verify_batch<R: CryptoRng + ?Sized>(
 mod tests {
     use super::*;
     use crate::poly::Polynomial;
+    use blstrs::{G1Projective, Scalar};
+    use group::Curve;
+
+    type ShareProof = super::ShareProof<Bls12>;
+    const PROOF_LEN: usize = 224;
     use getrandom::SysRng;
     use rand_core::UnwrapErr;
 
-    fn setup(n: u16, t: usize) -> (Commitment, Vec<Scalar>) {
+    fn setup(n: u16, t: usize) -> (Commitment<Bls12>, Vec<Scalar>) {
         let rng = &mut UnwrapErr(SysRng);
-        let dealers: Vec<Polynomial> = (0..n).map(|_| Polynomial::random(t, rng)).collect();
-        let commitments: Vec<Commitment> = dealers
+        let dealers: Vec<Polynomial<Bls12>> = (0..n).map(|_| Polynomial::random(t, rng)).collect();
+        let commitments: Vec<Commitment<Bls12>> = dealers
             .iter()
             .map(|f| Commitment::decode(&f.commitment()).unwrap())
             .collect();
@@ -243,14 +259,65 @@ mod tests {
         let rng = &mut UnwrapErr(SysRng);
         let (_, shares) = setup(3, 1);
         let good = ShareProof::generate(b"ctx", 1, &shares[0], rng).to_bytes();
+        assert_eq!(good.len(), PROOF_LEN);
         assert!(ShareProof::from_bytes(&good[..PROOF_LEN - 1]).is_err());
-        let tor = crate::poly::torsion_of_order_3();
-        let mut bad = good;
-        let r = G1Projective::from(point(&good[96..192]).unwrap()) + tor;
+        let tor = crate::curve::torsion_of_order_3();
+        let mut bad = good.clone();
+        let r = point::<Bls12>(&good[96..192]).unwrap() + tor;
+        let _: G1Projective = r;
         bad[96..192].copy_from_slice(&r.to_affine().to_uncompressed());
         assert!(ShareProof::from_bytes(&bad).is_err());
-        let mut bad = good;
+        let mut bad = good.clone();
         bad[192..].copy_from_slice(&[0xff; 32]);
         assert!(ShareProof::from_bytes(&bad).is_err());
+    }
+
+    /// Scalars and points through their encodings, shares against commitments, and share
+    /// proofs alone and in a batch, on one curve.
+    fn sharing_works<C: DkgCurve>() {
+        let rng = &mut UnwrapErr(SysRng);
+        let x = C::random_scalar(rng);
+        assert_eq!(C::scalar_from_bytes(&C::scalar_to_bytes(&x)).unwrap(), x);
+        assert!(C::scalar_from_bytes(&[0xff; 32]).is_err(), "{}", C::NAME);
+        let p = C::generator_times(&x);
+        assert_eq!(p, C::Point::generator() * x, "{}", C::NAME);
+        let key = C::key_bytes(&[p]).remove(0);
+        assert_eq!(C::key_from_bytes(&key), Some(p));
+        let wire = C::encode_points(&[p]).remove(0);
+        assert_eq!(C::decode_point(&wire), Some(p));
+        assert!(C::decode_point(&wire[1..]).is_none());
+
+        let f = Polynomial::<C>::random(2, rng);
+        let c = Commitment::<C>::decode(&f.commitment()).unwrap();
+        assert!(c.in_subgroup());
+        for i in 1..=5 {
+            assert!(c.verify_share(i, &f.eval(i)).is_ok());
+            assert!(c.verify_share(i, &(f.eval(i) + C::Scalar::ONE)).is_err());
+        }
+        let proofs: Vec<super::ShareProof<C>> = (1..=4)
+            .map(|j| super::ShareProof::generate(b"ctx", j, &f.eval(j), rng))
+            .collect();
+        for (j, q) in (1..=4).zip(&proofs) {
+            let back = super::ShareProof::<C>::from_bytes(&q.to_bytes()).unwrap();
+            assert_eq!(&back, q);
+            assert!(back.verify(b"ctx", j, &c).is_ok());
+        }
+        let refs: Vec<(u16, &super::ShareProof<C>)> = (1..=4).zip(&proofs).collect();
+        assert!(
+            verify_batch(b"ctx", &c, &refs, rng).is_empty(),
+            "{}",
+            C::NAME
+        );
+        // Parties 1 and 2 swap proofs: both are caught.
+        let refs: Vec<(u16, &super::ShareProof<C>)> =
+            [2, 1, 3, 4].into_iter().zip(&proofs).collect();
+        assert_eq!(verify_batch(b"ctx", &c, &refs, rng), vec![2, 1]);
+    }
+
+    #[test]
+    fn every_curve_shares_commits_and_proves() {
+        sharing_works::<crate::curve::Bls12>();
+        sharing_works::<crate::curve::Ed25519>();
+        sharing_works::<crate::curve::Secp256k1>();
     }
 }

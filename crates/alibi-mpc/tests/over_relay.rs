@@ -70,7 +70,7 @@ async fn a_cheater_is_named_over_each_transport() {
             .unwrap();
         let mut tasks = vec![];
         for mut p in parties {
-            let config = KeygenConfig {
+            let config: KeygenConfig = KeygenConfig {
                 session: [9; 16],
                 threshold: 2,
                 parties: vec![1, 2, 3, 4],
@@ -120,7 +120,7 @@ async fn keygen_fails_closed_under_a_relay_that_swaps_bundles() {
         )];
         let mut tasks = vec![];
         for mut p in parties {
-            let config = KeygenConfig {
+            let config: KeygenConfig = KeygenConfig {
                 session: [7; 16],
                 threshold: 1,
                 parties: vec![1, 2, 3],
@@ -165,7 +165,7 @@ async fn keygen_round(
         .collect();
     let mut tasks = vec![];
     for mut p in parties {
-        let config = KeygenConfig {
+        let config: KeygenConfig = KeygenConfig {
             session,
             threshold: t,
             parties: indices.clone(),
@@ -288,7 +288,7 @@ async fn a_flood_of_made_up_sessions_over_the_relay_leaves_the_victim_in() {
     };
     let mut tasks = vec![];
     for mut p in parties {
-        let config = KeygenConfig {
+        let config: KeygenConfig = KeygenConfig {
             session: [5; 16],
             threshold: 1,
             parties: vec![1, 2, 3, 4],

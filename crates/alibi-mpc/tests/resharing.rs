@@ -5,8 +5,10 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use alibi_mpc::curve::scalar_from_bytes;
+use alibi_mpc::curve::Bls12;
 use alibi_mpc::dkg::{KeySet, KeyShare, Misbehaviour, Resharing};
-use alibi_mpc::poly::{lagrange_at_zero, scalar_from_bytes};
+use alibi_mpc::poly::lagrange_at_zero;
 use alibi_mpc::{Blame, Error, Fault, PartyIndex};
 use blstrs::{G1Affine, G1Projective};
 use common::{blst_verifies, parties, reshare_all, run_keygen, run_sign};
@@ -32,7 +34,8 @@ fn all_ok(results: Vec<(PartyIndex, alibi_mpc::Result<KeyShare>)>) -> Vec<KeySha
 fn interpolate_to(group_key: &[u8], shares: &[&KeyShare]) -> bool {
     let set: Vec<PartyIndex> = shares.iter().map(|s| s.index).collect();
     let x = shares.iter().fold(blstrs::Scalar::from(0u64), |acc, s| {
-        acc + lagrange_at_zero(s.index, &set) * scalar_from_bytes(s.secret()).unwrap()
+        acc + lagrange_at_zero::<blstrs::Scalar>(s.index, &set)
+            * scalar_from_bytes(s.secret()).unwrap()
     });
     G1Affine::from(G1Projective::generator() * x).to_compressed() == group_key
 }
@@ -144,15 +147,15 @@ fn too_few_holders_or_a_foreign_share_are_refused_before_any_run() {
     let other = rt.block_on(run_keygen(&parties(3), 1, &[]));
     let set = old[0].key_set();
     let one = BTreeMap::from([(1, 1)]);
-    let e = Resharing::new(&set, one, Some(&old[0])).unwrap_err();
+    let e = Resharing::<Bls12>::new(&set, one, Some(&old[0])).unwrap_err();
     assert!(matches!(e, Error::Parameters(_)), "{e}");
     let two = BTreeMap::from([(1, 1), (2, 2)]);
-    let e = Resharing::new(&set, two.clone(), Some(&other[0])).unwrap_err();
+    let e = Resharing::<Bls12>::new(&set, two.clone(), Some(&other[0])).unwrap_err();
     assert!(matches!(e, Error::Parameters(_)), "{e}");
     // The key set travels as JSON and reads back the same; a garbled one is refused.
     let json = set.to_json();
     assert_eq!(KeySet::from_json(&json).unwrap(), set);
     let garbled = json.replacen(&hex::encode(&set.group_key)[..8], "00000000", 1);
     assert!(KeySet::from_json(&garbled).is_err());
-    assert!(Resharing::new(&set, two, None).is_ok());
+    assert!(Resharing::<Bls12>::new(&set, two, None).is_ok());
 }

@@ -236,7 +236,8 @@ pub struct RefreshArgs {
     /// A name for this refresh, the same for every party (new for every run)
     #[arg(long, value_name = "ID")]
     pub session: String,
-    /// The threshold scheme: refresh is for bls (FROST and ECDSA keys are refused)
+    /// The threshold scheme: bls, frost-ed25519 or frost-secp256k1-tr (ecdsa-secp256k1 keys
+    /// are refused: cggmp21 refreshes non-threshold shares only)
     #[arg(long, value_enum, default_value_t = SchemeArg::Bls)]
     pub scheme: SchemeArg,
     #[command(flatten)]

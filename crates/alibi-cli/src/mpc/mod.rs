@@ -8,7 +8,7 @@
 //! * `party`: `keygen`, `sign`, `verify`, one code path for every scheme;
 //! * `presign`: `presign` and `sign --presigned` (threshold ECDSA), the party's stored
 //!   presignatures;
-//! * `reshare`: `refresh` and `reshare` (BLS keys' new shares);
+//! * `reshare`: `refresh` (BLS and FROST keys' new shares) and `reshare` (BLS keys to another group);
 //! * `keys`: `keys` and `derive` (a key's public material, its child keys);
 //! * `primes`: threshold ECDSA's safe primes (`aux`);
 //! * `report`: waiting lines, failures and who they name;
@@ -54,10 +54,10 @@ pub enum Cmd {
     /// or none), each
     /// for one later `sign --presigned` by the same signers, in one round
     Presign(PresignArgs),
-    /// New shares of the same BLS key among the same parties (every party runs this with the
-    /// same --session): key generation's rounds, each party dealing its own share, so the old
-    /// shares no longer combine with the new; replaces this party's share file. Exit codes as
-    /// keygen's
+    /// New shares of the same BLS or FROST key among the same parties (every party runs this
+    /// with the same --session; a FROST key needs all of them): key generation's rounds, each
+    /// party dealing its own share, so the old shares no longer combine with the new; replaces
+    /// this party's share file. Exit codes as keygen's
     Refresh(RefreshArgs),
     /// Move a BLS key to another group (other parties, another n or t; the group key unchanged):
     /// every party of the new group runs this with the same --session; at least t+1 of the old

@@ -1,8 +1,9 @@
-//! New shares of an existing BLS key, as one party: `alibi mpc refresh` (the same group, the
-//! same key, shares that do not combine with the old ones) and `alibi mpc reshare` (the key moved
-//! to another group: other parties, another n or t). Both runs are key generation's rounds with each dealer's secret
-//! fixed ([`alibi_mpc::dkg::Resharing`]); a party's old share is replaced (refresh) or deleted
-//! (reshare) once its new one is written: kept, t+1 old shares would still sign.
+//! New shares of an existing key, as one party: `alibi mpc refresh` (the same group, the same
+//! key, shares that do not combine with the old ones; BLS and FROST keys) and `alibi mpc
+//! reshare` (a BLS key moved to another group: other parties, another n or t). Both runs are
+//! key generation's rounds with each dealer's secret fixed ([`alibi_mpc::dkg::Resharing`]); a
+//! party's old share is replaced (refresh) or deleted (reshare) once its new one is written:
+//! kept, t+1 old shares would still sign.
 
 use std::path::Path;
 use std::time::Instant;
@@ -29,16 +30,20 @@ use crate::report::{file_json, Format};
 /// A passphrase, wiped when dropped.
 type Passphrase = Zeroizing<Vec<u8>>;
 
-/// Refuses every scheme but BLS, saying what the others allow.
-fn bls_only(scheme: Scheme, verb: &str) -> Result<(), Failure> {
+/// Refuses threshold ECDSA (cggmp24 refreshes non-threshold shares only) and, for `reshare`,
+/// FROST (whose shares cannot leave a party of the key out).
+fn refreshable(scheme: Scheme, verb: &str) -> Result<(), Failure> {
     match scheme {
         Scheme::Bls => Ok(()),
         Scheme::EcdsaSecp256k1 => Err(Failure::Usage(format!(
-            "{verb} is for bls keys: cggmp21's key refresh covers non-threshold ECDSA shares only \
-             (every party needed to sign), and alibi's ecdsa-secp256k1 keys are threshold keys"
+            "{verb} is for bls and frost keys: cggmp21's key refresh covers non-threshold ECDSA \
+             shares only (every party needed to sign), and alibi's ecdsa-secp256k1 keys are \
+             threshold keys"
         ))),
+        _ if verb == "refresh" => Ok(()),
         s => Err(Failure::Usage(format!(
-            "{verb} is for bls keys; {s} keys cannot be {verb}ed yet"
+            "{verb} is for bls keys; {s} keys are refreshed within their group (`mpc refresh`), \
+             not moved to another"
         ))),
     }
 }
@@ -63,6 +68,12 @@ pub(super) fn own_index(dir: &Path, group: &GroupFile) -> Result<alibi_mpc::Part
         .ok_or_else(|| Failure::Usage(format!("{}: not a party of this group", dir.display())))
 }
 
+/// What a run carries over from the old key: the share refreshed, or a BLS key's resharing.
+enum Carried<'a> {
+    Refresh(&'a Share),
+    Move(Box<Resharing>),
+}
+
 /// What one resharing run needs besides the relay: the group it runs in, its session and
 /// words, where the new share goes, and what it carries over.
 struct Job<'a> {
@@ -71,7 +82,7 @@ struct Job<'a> {
     session: SessionId,
     name: &'a str,
     what: &'static str,
-    resharing: Resharing,
+    carried: Carried<'a>,
     run: &'a RunArgs,
     passphrase: &'a Passphrase,
     format: Format,
@@ -88,21 +99,29 @@ fn run_resharing(job: Job) -> Result<(Share, Ran, GroupFile), Failure> {
         let (group, party) = relay_party(m, job.run, job.what, job.format)?;
         let identity = party.party();
         let mut endpoint = Endpoint::new(party, identity);
-        let keygen = Keygen {
-            resharing: Some(job.resharing),
-            ..Keygen::new(
-                Scheme::Bls,
-                job.session,
-                group.threshold,
-                parties,
-                job.run.timeout(),
-            )
+        let scheme = match &job.carried {
+            Carried::Refresh(old) => old.scheme(),
+            Carried::Move(_) => Scheme::Bls,
         };
+        let keygen = Keygen::new(
+            scheme,
+            job.session,
+            group.threshold,
+            parties,
+            job.run.timeout(),
+        );
         let start = Instant::now();
-        let share = endpoint
-            .keygen(keygen)
-            .await
-            .map_err(|e| protocol_failure(&group, me, job.dir, job.what, e))?;
+        let share = match job.carried {
+            Carried::Refresh(old) => endpoint.refresh(old, keygen).await,
+            Carried::Move(r) => {
+                let keygen = Keygen {
+                    resharing: Some(*r),
+                    ..keygen
+                };
+                endpoint.keygen(keygen).await
+            }
+        }
+        .map_err(|e| protocol_failure(&group, me, job.dir, job.what, e))?;
         let ran = Ran::of(&group, &endpoint, job.run, start.elapsed());
         Ok((share, ran, group))
     })
@@ -111,28 +130,33 @@ fn run_resharing(job: Job) -> Result<(Share, Ran, GroupFile), Failure> {
 /// `alibi mpc refresh`: new shares of the same key among the same parties; this party's share
 /// file is replaced by the new one.
 pub(super) fn refresh(a: RefreshArgs) -> CmdResult {
-    bls_only(Scheme::from(a.scheme), "refresh")?;
+    let scheme = Scheme::from(a.scheme);
+    refreshable(scheme, "refresh")?;
+    if scheme != Scheme::Bls && !a.run.exclude.is_empty() {
+        return Err(Failure::Usage(format!(
+            "--exclude: a {scheme} key is refreshed by every party that holds a share of it"
+        )));
+    }
     if a.session.is_empty() {
         return Err(Failure::Usage("--session: give the run a name".into()));
     }
     let group = exclude(&a.group, read_group(&a.group)?, &a.run.exclude, &a.dir)?;
     let passphrase = passphrase(&a.passphrase)?;
     let me = own_index(&a.dir, &group)?;
-    let old = load_share(&a.dir, &group, Scheme::Bls, &passphrase, me)?;
-    let resharing = Resharing::refresh(bls_of(&old)).map_err(|e| Failure::Usage(e.to_string()))?;
+    let old = load_share(&a.dir, &group, scheme, &passphrase, me)?;
     let job = Job {
         dir: &a.dir,
-        session: group.session("refresh bls", &a.session),
+        session: group.session(&format!("refresh {scheme}"), &a.session),
         group,
         name: &a.session,
         what: "refresh",
-        resharing,
+        carried: Carried::Refresh(&old),
         run: &a.run,
         passphrase: &passphrase,
         format: a.format,
     };
     let (share, ran, group) = run_resharing(job)?;
-    let (path, purpose) = share_file(&a.dir, &group, Scheme::Bls);
+    let (path, purpose) = share_file(&a.dir, &group, scheme);
     let sealed = seal(purpose, &share.to_bytes(), &passphrase)?;
     rewrite_outputs(&[secret_output(&path, &sealed)])?;
     let text = format!("share replaced in {}", path.display());
@@ -191,7 +215,7 @@ fn old_key(
 /// `alibi mpc reshare`: the old group's key moved to the new group; a holder's old share is
 /// deleted once its new one is written.
 pub(super) fn reshare(a: ReshareArgs) -> CmdResult {
-    bls_only(Scheme::from(a.scheme), "reshare")?;
+    refreshable(Scheme::from(a.scheme), "reshare")?;
     if a.session.is_empty() {
         return Err(Failure::Usage("--session: give the run a name".into()));
     }
@@ -218,7 +242,7 @@ pub(super) fn reshare(a: ReshareArgs) -> CmdResult {
         group: new,
         name: &a.session,
         what: "resharing",
-        resharing,
+        carried: Carried::Move(Box::new(resharing)),
         run: &a.run,
         passphrase: &passphrase,
         format: a.format,
@@ -281,7 +305,7 @@ fn report(
     text.push_str(&format!("\n{files}"));
     format.report(
         text,
-        json!({"scheme": "bls", "party": group.name_of(run.me), "index": run.me,
+        json!({"scheme": share.scheme().name(), "party": group.name_of(run.me), "index": run.me,
                "group_id": group.group_id, "ms": run.took.as_secs_f64() * 1e3,
                "public_key_hex": key, "threshold": share.threshold(),
                "qualified": qualified, "excluded": excluded,

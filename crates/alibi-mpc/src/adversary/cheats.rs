@@ -1,9 +1,9 @@
 //! The hooks of a cheating party, each acting as its [`Misbehaviour`] says.
 
-use blstrs::{G1Affine, G1Projective, Scalar};
 use ff::Field;
 use rand_core::CryptoRng;
 
+use crate::curve::DkgCurve;
 use crate::dkg::KeygenConfig;
 use crate::echo::{Attestation, Run};
 use crate::sign::{Binding, SignConfig};
@@ -31,7 +31,8 @@ pub enum Misbehaviour {
     EquivocateCommit,
     /// Sign partial signatures with a wrong key (see [`crate::sign`]).
     BadPartial,
-    /// Commit to points outside G1 that still pass every share check (needs t >= 3).
+    /// Commit to points outside the prime-order subgroup (G1, or Ed25519's) that still pass
+    /// every share check (needs t >= 3).
     TorsionCommitment,
     /// Prove knowledge of a share one more than its own: a valid Schnorr proof for a
     /// verification key that is not the joint commitment's value at its index.
@@ -115,7 +116,7 @@ fn hooks(cheat: Option<Misbehaviour>) -> Hooks {
     h
 }
 
-pub(crate) fn keygen_hooks(config: &KeygenConfig) -> Hooks {
+pub(crate) fn keygen_hooks<C: DkgCurve>(config: &KeygenConfig<C>) -> Hooks {
     hooks(config.misbehaviour)
 }
 
@@ -223,16 +224,18 @@ pub(crate) fn garble(h: &Hooks, round: u16, body: Vec<u8>) -> Vec<u8> {
     }
 }
 
-/// [`Misbehaviour::TorsionCommitment`]: points 1 and 3 moved off G1 by a point of order 3.
-pub(crate) fn commitment(h: &Hooks, points: &mut [[u8; 96]]) {
+/// [`Misbehaviour::TorsionCommitment`]: points 1 and 3 moved off the prime-order subgroup by
+/// a point of small order (of order 3 in G1, 2 on Ed25519; secp256k1 has none).
+pub(crate) fn commitment<C: DkgCurve>(h: &Hooks, points: &mut [Vec<u8>]) {
     if h.cheat != Some(Misbehaviour::TorsionCommitment) || points.len() <= 3 {
         return;
     }
-    let tor = crate::poly::torsion_of_order_3();
+    let Some(tor) = C::small_order_point() else {
+        return;
+    };
     for (k, sign) in [(1, -tor), (3, tor)] {
-        if let Some(a) = Option::<G1Affine>::from(G1Affine::from_uncompressed_unchecked(&points[k]))
-        {
-            points[k] = G1Affine::from(G1Projective::from(a) + sign).to_uncompressed();
+        if let Some(a) = C::decode_point(&points[k]) {
+            points[k] = C::encode_points(&[a + sign]).remove(0);
         }
     }
 }
@@ -252,13 +255,13 @@ pub(crate) fn deals_to(h: &Hooks, j: PartyIndex) -> bool {
 }
 
 /// [`Misbehaviour::BadShareTo`] and the offsets: the share dealt to `j`.
-pub(crate) fn share_for(h: &Hooks, j: PartyIndex, value: Scalar) -> Scalar {
+pub(crate) fn share_for<S: ff::PrimeField>(h: &Hooks, j: PartyIndex, value: S) -> S {
     match h.cheat {
-        Some(Misbehaviour::BadShareTo(v)) if v == j => value + Scalar::ONE,
+        Some(Misbehaviour::BadShareTo(v)) if v == j => value + S::ONE,
         Some(Misbehaviour::OffsetShareTo(v, by) | Misbehaviour::OffsetShareThenSilent(v, by))
             if v == j =>
         {
-            let off = Scalar::from(by.unsigned_abs());
+            let off = S::from(by.unsigned_abs());
             if by < 0 {
                 value - off
             } else {
@@ -270,9 +273,9 @@ pub(crate) fn share_for(h: &Hooks, j: PartyIndex, value: Scalar) -> Scalar {
 }
 
 /// [`Misbehaviour::DealOtherSecret`]: the constant term a resharing dealer uses.
-pub(crate) fn constant(h: &Hooks, a0: Scalar) -> Scalar {
+pub(crate) fn constant<S: Field>(h: &Hooks, a0: S) -> S {
     match h.cheat {
-        Some(Misbehaviour::DealOtherSecret) => a0 + Scalar::ONE,
+        Some(Misbehaviour::DealOtherSecret) => a0 + S::ONE,
         _ => a0,
     }
 }
@@ -307,9 +310,9 @@ pub(crate) async fn send_secret_version<T: Transport, R: CryptoRng + ?Sized>(
 }
 
 /// [`Misbehaviour::WrongShareProof`]: the share the proof is made for.
-pub(crate) fn proven_share(h: &Hooks, x: Scalar) -> Scalar {
+pub(crate) fn proven_share<S: Field>(h: &Hooks, x: S) -> S {
     if h.cheat == Some(Misbehaviour::WrongShareProof) {
-        x + Scalar::ONE
+        x + S::ONE
     } else {
         x
     }

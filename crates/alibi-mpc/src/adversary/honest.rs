@@ -1,7 +1,8 @@
 //! The hooks of an honest party: each leaves the protocol as it is.
 
-use blstrs::Scalar;
+use ff::Field;
 
+use crate::curve::DkgCurve;
 use crate::dkg::KeygenConfig;
 use crate::echo::Run;
 use crate::sign::{Binding, SignConfig};
@@ -14,7 +15,7 @@ pub(crate) struct Hooks {
     _nothing: (),
 }
 
-pub(crate) fn keygen_hooks(_: &KeygenConfig) -> Hooks {
+pub(crate) fn keygen_hooks<C: DkgCurve>(_: &KeygenConfig<C>) -> Hooks {
     Hooks::default()
 }
 
@@ -42,7 +43,7 @@ pub(crate) fn garble(_: &Hooks, _: u16, body: Vec<u8>) -> Vec<u8> {
     body
 }
 
-pub(crate) fn commitment(_: &Hooks, _: &mut [[u8; 96]]) {}
+pub(crate) fn commitment<C: DkgCurve>(_: &Hooks, _: &mut [Vec<u8>]) {}
 
 pub(crate) fn equivocate_commit(_: &mut Hooks, _: &[u8; 32]) {}
 
@@ -50,11 +51,11 @@ pub(crate) fn deals_to(_: &Hooks, _: PartyIndex) -> bool {
     true
 }
 
-pub(crate) fn share_for(_: &Hooks, _: PartyIndex, value: Scalar) -> Scalar {
+pub(crate) fn share_for<S: Field>(_: &Hooks, _: PartyIndex, value: S) -> S {
     value
 }
 
-pub(crate) fn constant(_: &Hooks, a0: Scalar) -> Scalar {
+pub(crate) fn constant<S: Field>(_: &Hooks, a0: S) -> S {
     a0
 }
 
@@ -67,7 +68,7 @@ pub(crate) async fn send_secret_version<T: Transport, R: rand_core::CryptoRng + 
 ) {
 }
 
-pub(crate) fn proven_share(_: &Hooks, x: Scalar) -> Scalar {
+pub(crate) fn proven_share<S: Field>(_: &Hooks, x: S) -> S {
     x
 }
 

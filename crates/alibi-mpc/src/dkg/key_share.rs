@@ -19,13 +19,14 @@ pub struct KeyShare {
     pub parties: Vec<PartyIndex>,
     /// The parties whose dealings make up the key.
     pub qualified: Vec<PartyIndex>,
-    /// The group public key (G1, compressed).
+    /// The group public key, compressed (G1 for BLS; the curve's point when a FROST key was
+    /// refreshed).
     pub group_key: Vec<u8>,
-    /// Every party's verification key g1^x_j (G1, compressed).
+    /// Every party's verification key g^x_j, compressed as the group key.
     pub verification_keys: BTreeMap<PartyIndex, Vec<u8>>,
     /// Who was named during key generation (they are not asked to sign).
     pub blamed: Vec<Blame>,
-    pub(super) secret: Zeroizing<[u8; 32]>,
+    pub(crate) secret: Zeroizing<[u8; 32]>,
 }
 
 impl core::fmt::Debug for KeyShare {
@@ -80,7 +81,7 @@ pub struct KeySet {
     pub threshold: usize,
     /// The group key (G1, compressed).
     pub group_key: Vec<u8>,
-    /// Every party's verification key g1^x_j (G1, compressed).
+    /// Every party's verification key g^x_j, compressed as the group key.
     pub verification_keys: BTreeMap<PartyIndex, Vec<u8>>,
     /// The parties whose shares count (all but the named).
     pub eligible: Vec<PartyIndex>,

@@ -29,7 +29,8 @@
 //! party that confirmed announced its outcome.
 //!
 //! The same rounds reshare an existing key ([`Resharing`], `resharing.rs`): refresh and moving a
-//! key to another group.
+//! key to another group. They run in any [`crate::curve::DkgCurve`]: G1 for BLS keys, Ed25519
+//! and secp256k1 when a FROST key is refreshed (`crate::scheme::refresh`).
 //!
 //! Files: `rounds.rs` runs the rounds, one function each, in the order of the table above;
 //! `messages.rs` holds what they send and what signatures cover; `key_share.rs` the result.
@@ -49,28 +50,37 @@ pub use rounds::keygen;
 
 use messages::{Complaints, Confirm, Decommit, Reveal, SignedShare};
 
+use crate::curve::{Bls12, DkgCurve, Ed25519, Secp256k1};
 use crate::decode;
-use crate::poly::{scalar_from_bytes, Commitment};
+use crate::poly::Commitment;
 use crate::share_proof::ShareProof;
 
-/// Decodes `data` as each key-generation message (for the fuzz target).
+/// Decodes `data` as each key-generation message (for the fuzz target), in each group the
+/// rounds run in.
 #[doc(hidden)]
 pub fn fuzz_decoders(data: &[u8]) {
     let _ = decode::<[u8; 32]>(data);
-    let _ = ShareProof::from_bytes(data);
-    let _ = decode::<Decommit>(data).map(|d| {
-        let pts: Option<Vec<[u8; 96]>> = d
-            .commitment
-            .iter()
-            .map(|c| c.as_slice().try_into().ok())
-            .collect();
-        pts.map(|p| Commitment::decode(&p).map(|c| c.eval(1)))
-    });
-    let _ = decode::<SignedShare>(data).map(|s| scalar_from_bytes(&s.value));
-    let _ = decode::<Complaints>(data)
-        .map(|c| c.confirm.map(|c| ShareProof::from_bytes(&c.proof).is_ok()));
+    let _ = decode::<SignedShare>(data);
+    let _ = decode::<Complaints>(data);
     let _ = decode::<Reveal>(data);
-    let _ = decode::<Confirm>(data).map(|c| ShareProof::from_bytes(&c.proof));
+    let _ = decode::<Confirm>(data);
+    fuzz_curve::<Bls12>(data);
+    fuzz_curve::<Ed25519>(data);
+    fuzz_curve::<Secp256k1>(data);
     let _ = KeyShare::from_json(&String::from_utf8_lossy(data));
     let _ = KeySet::from_json(&String::from_utf8_lossy(data));
+}
+
+/// The decoders of `C`'s points and scalars inside the messages.
+fn fuzz_curve<C: DkgCurve>(data: &[u8]) {
+    let _ = ShareProof::<C>::from_bytes(data);
+    let _ = decode::<Decommit>(data)
+        .map(|d| Commitment::<C>::decode(&d.commitment).map(|c| (c.eval(1), c.in_subgroup())));
+    let _ = decode::<SignedShare>(data).map(|s| C::scalar_from_bytes(&s.value));
+    let _ = decode::<Complaints>(data).map(|c| {
+        c.confirm
+            .map(|c| ShareProof::<C>::from_bytes(&c.proof).is_ok())
+    });
+    let _ = decode::<Confirm>(data).map(|c| ShareProof::<C>::from_bytes(&c.proof));
+    let _ = C::key_from_bytes(data);
 }

@@ -15,28 +15,29 @@
 
 use std::collections::BTreeMap;
 
-use blstrs::{G1Affine, G1Projective, Scalar};
 use ff::Field;
 use group::Group;
 use zeroize::Zeroizing;
 
 use super::{KeySet, KeyShare};
-use crate::poly::{lagrange_at_zero, scalar_from_bytes};
+use crate::curve::{Bls12, DkgCurve};
+use crate::poly::lagrange_at_zero;
 use crate::{Error, PartyIndex, Result};
 
 /// What a resharing carries over from the old key: its threshold, group key, and the old index
-/// and verification key of each party of the run that holds an old share.
+/// and verification key of each party of the run that holds an old share, in the group of `C`
+/// (BLS12-381's G1 for BLS keys; Ed25519 or secp256k1 to refresh a FROST key).
 #[derive(Clone)]
-pub struct Resharing {
+pub struct Resharing<C: DkgCurve = Bls12> {
     old_threshold: usize,
-    group_key: G1Projective,
+    group_key: C::Point,
     /// By index in the run: (old index, old verification key).
-    holders: BTreeMap<PartyIndex, (PartyIndex, G1Projective)>,
+    holders: BTreeMap<PartyIndex, (PartyIndex, C::Point)>,
     /// This party's old share, if it holds one.
     secret: Option<Zeroizing<[u8; 32]>>,
 }
 
-impl core::fmt::Debug for Resharing {
+impl<C: DkgCurve> core::fmt::Debug for Resharing<C> {
     fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
         f.debug_struct("Resharing")
             .field("old_threshold", &self.old_threshold)
@@ -45,16 +46,11 @@ impl core::fmt::Debug for Resharing {
     }
 }
 
-fn g1(bytes: &[u8]) -> Result<G1Projective> {
-    let b: &[u8; 48] = bytes
-        .try_into()
-        .map_err(|_| Error::Malformed("a G1 key: 48 bytes"))?;
-    Option::<G1Affine>::from(G1Affine::from_compressed(b))
-        .map(G1Projective::from)
-        .ok_or(Error::Malformed("a G1 key"))
+fn key<C: DkgCurve>(bytes: &[u8]) -> Result<C::Point> {
+    C::key_from_bytes(bytes).ok_or(Error::Malformed("a key: not a point of the curve's group"))
 }
 
-impl Resharing {
+impl<C: DkgCurve> Resharing<C> {
     /// The refresh of `share`'s key among its own parties (same indices, same threshold): every
     /// eligible party deals its share.
     pub fn refresh(share: &KeyShare) -> Result<Self> {
@@ -75,7 +71,7 @@ impl Resharing {
         holders: BTreeMap<PartyIndex, PartyIndex>,
         mine: Option<&KeyShare>,
     ) -> Result<Self> {
-        let group_key = g1(&old.group_key)?;
+        let group_key = key::<C>(&old.group_key)?;
         if let Some(s) = mine {
             if s.key_set() != *old || !holders.values().any(|o| *o == s.index) {
                 return Err(Error::Parameters(
@@ -92,7 +88,7 @@ impl Resharing {
                 .verification_keys
                 .get(&o)
                 .ok_or_else(|| Error::Parameters(format!("no old key of old party {o}")))?;
-            keyed.insert(p, (o, g1(vk)?));
+            keyed.insert(p, (o, key::<C>(vk)?));
         }
         let old_threshold = old.threshold;
         if keyed.len() <= old_threshold {
@@ -114,18 +110,18 @@ impl Resharing {
     }
 
     /// What `dealer` must commit to as its constant term.
-    pub(super) fn constant_of(&self, dealer: PartyIndex) -> G1Projective {
+    pub(super) fn constant_of(&self, dealer: PartyIndex) -> C::Point {
         self.holders
             .get(&dealer)
-            .map_or(G1Projective::identity(), |(_, vk)| *vk)
+            .map_or(C::Point::identity(), |(_, vk)| *vk)
     }
 
     /// This party's constant term: its old share, or zero. `me` must be a holder exactly when
     /// this party has an old share.
-    pub(super) fn my_constant(&self, me: PartyIndex) -> Result<Scalar> {
+    pub(super) fn my_constant(&self, me: PartyIndex) -> Result<C::Scalar> {
         match (&self.secret, self.holders.contains_key(&me)) {
-            (Some(s), true) => scalar_from_bytes(s),
-            (None, false) => Ok(Scalar::ZERO),
+            (Some(s), true) => C::scalar_from_bytes(s),
+            (None, false) => Ok(C::Scalar::ZERO),
             _ => Err(Error::Parameters(
                 "an old holder without its share, or a share without a holder's place".into(),
             )),
@@ -138,7 +134,7 @@ impl Resharing {
     pub(super) fn weights(
         &self,
         qualified: &[PartyIndex],
-    ) -> core::result::Result<BTreeMap<PartyIndex, Scalar>, String> {
+    ) -> core::result::Result<BTreeMap<PartyIndex, C::Scalar>, String> {
         let old: Vec<PartyIndex> = qualified
             .iter()
             .filter_map(|p| self.holders.get(p).map(|(o, _)| *o))
@@ -156,14 +152,14 @@ impl Resharing {
                 let w = self
                     .holders
                     .get(p)
-                    .map_or(Scalar::ONE, |(o, _)| lagrange_at_zero(*o, &old));
+                    .map_or(C::Scalar::ONE, |(o, _)| lagrange_at_zero(*o, &old));
                 (*p, w)
             })
             .collect())
     }
 
     /// The old group key, which the new one must equal.
-    pub(super) fn group_key(&self) -> G1Projective {
+    pub(super) fn group_key(&self) -> C::Point {
         self.group_key
     }
 }

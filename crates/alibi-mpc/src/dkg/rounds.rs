@@ -3,10 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use blstrs::{G1Affine, G1Projective, Scalar};
-use ff::Field;
-use group::prime::PrimeCurveAffine;
-use group::Curve;
+use ff::{Field, PrimeField};
 use rand_core::CryptoRng;
 use zeroize::Zeroizing;
 
@@ -17,10 +14,9 @@ use super::messages::{
     Decommit, Reveal, SignedShare,
 };
 use crate::adversary;
+use crate::curve::DkgCurve;
 use crate::echo::{Got, Run, BROADCAST};
-use crate::poly::{
-    generator_times, scalar_from_bytes, scalar_to_bytes, wipe, Commitment, Polynomial, Weights,
-};
+use crate::poly::{wipe, Commitment, Polynomial, Weights};
 use crate::share_proof::{self, ShareProof};
 use crate::transport::{Expect, Transport};
 use crate::{check_indices, decode, encode, Error, Fault, Party, PartyIndex, Result};
@@ -35,10 +31,10 @@ const R_CONFIRM: u16 = 6;
 /// After the confirmations (6, and 7 and 8 should a confirmation be repeated).
 const R_CLOSE: u16 = 10;
 
-/// Runs key generation as `party` over `transport`.
-pub async fn keygen<T: Transport, R: CryptoRng + ?Sized>(
+/// Runs key generation as `party` over `transport`, in the group of `C`.
+pub async fn keygen<C: DkgCurve, T: Transport, R: CryptoRng + ?Sized>(
     party: &Party,
-    config: &KeygenConfig,
+    config: &KeygenConfig<C>,
     transport: &mut T,
     rng: &mut R,
 ) -> Result<KeyShare> {
@@ -71,17 +67,17 @@ pub async fn keygen<T: Transport, R: CryptoRng + ?Sized>(
 }
 
 /// One party's key generation in progress: what the rounds so far have settled.
-struct Keygen<'a, T: Transport, R: CryptoRng + ?Sized> {
+struct Keygen<'a, C: DkgCurve, T: Transport, R: CryptoRng + ?Sized> {
     run: Run<'a, T, R>,
-    config: &'a KeygenConfig,
+    config: &'a KeygenConfig<C>,
     /// This party's polynomial f_i.
-    f: Polynomial,
+    f: Polynomial<C>,
     /// Round 1: each party's commitment digest.
     commits: BTreeMap<PartyIndex, [u8; 32]>,
     /// Round 2: each party's opened Feldman commitment, this party's own included.
-    commitments: BTreeMap<PartyIndex, Commitment>,
+    commitments: BTreeMap<PartyIndex, Commitment<C>>,
     /// Rounds 2 and 5: the shares this party holds, by dealer, its own included.
-    shares: BTreeMap<PartyIndex, Scalar>,
+    shares: BTreeMap<PartyIndex, C::Scalar>,
 }
 
 /// Round 4's complaints, to be settled in round 5.
@@ -93,9 +89,9 @@ struct Disputes {
 }
 
 /// What a party computes from the qualified set, and confirms.
-struct Outcome {
+struct Outcome<C: DkgCurve> {
     qualified: Vec<PartyIndex>,
-    joint: Commitment,
+    joint: Commitment<C>,
     group_key: Vec<u8>,
     secret: Zeroizing<[u8; 32]>,
     digest: [u8; 32],
@@ -103,23 +99,23 @@ struct Outcome {
 
 /// The outcome this party confirmed, its proof, and the others' confirmations (`None` for one
 /// whose body did not decode: the closing round names its sender).
-struct Confirmed {
-    outcome: Outcome,
+struct Confirmed<C: DkgCurve> {
+    outcome: Outcome<C>,
     round: u16,
-    proof: ShareProof,
+    proof: ShareProof<C>,
     confirms: BTreeMap<PartyIndex, Option<Confirm>>,
 }
 
 /// Round 4's early confirmations, and who was named when their outcome was computed (they
 /// hold only if round 5 names nobody else for rounds 1 to 4: [`Keygen::stands`]).
-struct Early {
-    confirmed: Confirmed,
+struct Early<C: DkgCurve> {
+    confirmed: Confirmed<C>,
     named: BTreeSet<PartyIndex>,
 }
 
-impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
+impl<'a, C: DkgCurve, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, C, T, R> {
     /// Draws the polynomial (a cheater sets its hooks, or stops at once).
-    async fn new(mut run: Run<'a, T, R>, config: &'a KeygenConfig) -> Result<Self> {
+    async fn new(mut run: Run<'a, T, R>, config: &'a KeygenConfig<C>) -> Result<Self> {
         run.hooks = adversary::keygen_hooks(config);
         if let Some(e) = adversary::stop_falsely(&mut run).await {
             return Err(e);
@@ -154,8 +150,8 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     async fn commit(&mut self) -> Result<Decommit> {
         let me = self.me();
         let mut points = self.f.commitment();
-        adversary::commitment(&self.run.hooks, &mut points);
-        let commitment: Vec<Vec<u8>> = points.iter().map(|p| p.to_vec()).collect();
+        adversary::commitment::<C>(&self.run.hooks, &mut points);
+        let commitment: Vec<Vec<u8>> = points.clone();
         let mut nonce = [0u8; 32];
         self.run.rng.fill_bytes(&mut nonce);
         let my_commit = commit_digest(&self.config.session, me, &commitment, &nonce);
@@ -180,7 +176,8 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 _ => self.run.blame(p, Fault::Malformed { round: R_COMMIT }),
             }
         }
-        self.commitments.insert(me, Commitment::decode(&points)?);
+        self.commitments
+            .insert(me, Commitment::<C>::decode(&points)?);
         Ok(Decommit { commitment, nonce })
     }
 
@@ -220,14 +217,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             let opened = commit_digest(&self.config.session, p, &d.commitment, &d.nonce);
             let opens = self.commits.get(&p) == Some(&opened);
             let decoded = (d.commitment.len() == t + 1)
-                .then(|| {
-                    let pts: Option<Vec<[u8; 96]>> = d
-                        .commitment
-                        .iter()
-                        .map(|c| c.as_slice().try_into().ok())
-                        .collect();
-                    pts.and_then(|p| Commitment::decode(&p).ok())
-                })
+                .then(|| Commitment::<C>::decode(&d.commitment).ok())
                 .flatten();
             match (opens, decoded) {
                 (true, Some(c)) if !self.constant_holds(p, &c) => {
@@ -243,7 +233,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
 
     /// Whether `dealer`'s commitment has the constant term a resharing fixes (always, for a
     /// new key).
-    fn constant_holds(&self, dealer: PartyIndex, c: &Commitment) -> bool {
+    fn constant_holds(&self, dealer: PartyIndex, c: &Commitment<C>) -> bool {
         self.config
             .resharing
             .as_ref()
@@ -257,7 +247,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
         let me = self.me();
         self.shares.insert(me, self.f.eval(me));
         let mut complaints = vec![];
-        let mut candidates: BTreeMap<PartyIndex, (Scalar, SignedShare)> = BTreeMap::new();
+        let mut candidates: BTreeMap<PartyIndex, (C::Scalar, SignedShare)> = BTreeMap::new();
         for &d in &dealers {
             let signed = r2
                 .get(&d)
@@ -266,7 +256,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 .filter(|s| self.signed_share(d, me, s));
             let value = signed
                 .as_ref()
-                .and_then(|s| scalar_from_bytes(&s.value).ok());
+                .and_then(|s| C::scalar_from_bytes(&s.value).ok());
             match (value, signed) {
                 (Some(v), Some(s)) if self.commitments.contains_key(&d) => {
                     candidates.insert(d, (v, s));
@@ -311,7 +301,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             .filter(|&j| adversary::deals_to(&self.run.hooks, j))
             .map(|j| {
                 let value = adversary::share_for(&self.run.hooks, j, self.f.eval(j));
-                let value = *scalar_to_bytes(&value);
+                let value = *C::scalar_to_bytes(&value);
                 let sig = self
                     .run
                     .party
@@ -331,7 +321,10 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     /// confirmations if nobody complained or was named in this round and every party confirmed
     /// this party's outcome (they hold if round 5 names nobody for rounds 1 to 4, see
     /// [`Self::stands`]).
-    async fn complain(&mut self, complaints: Vec<Complaint>) -> Result<(Disputes, Option<Early>)> {
+    async fn complain(
+        &mut self,
+        complaints: Vec<Complaint>,
+    ) -> Result<(Disputes, Option<Early<C>>)> {
         let early = match complaints.is_empty() && adversary::confirms_early(&self.run.hooks) {
             true => self.early_outcome(),
             false => None,
@@ -393,14 +386,15 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
 
     /// The outcome as it stands after round 2, with this party's proof and confirmation for
     /// round 4; `None` if it cannot be computed now (round 6 computes it again, or stops).
-    fn early_outcome(&mut self) -> Option<(Outcome, ShareProof, Confirm)> {
+    fn early_outcome(&mut self) -> Option<(Outcome<C>, ShareProof<C>, Confirm)> {
         loop {
             match self.outcome() {
                 Ok(Some(o)) => {
                     let (proof, confirm) = self.confirmation(R_COMPLAIN, &o).ok()?;
                     return Some((o, proof, confirm));
                 }
-                // A dealer committed outside G1 and is named: compute again without it.
+                // A dealer committed outside the subgroup and is named: compute again
+                // without it.
                 Ok(None) => continue,
                 Err(_) => return None,
             }
@@ -413,7 +407,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     /// garbage, two versions) stays in the outcome everyone confirmed: what it did there can
     /// have been shown to some parties only, and is settled by the closing round's
     /// attestations, which name it at every party.
-    fn stands(&self, early: &Early) -> bool {
+    fn stands(&self, early: &Early<C>) -> bool {
         self.run.blamed.iter().all(|b| {
             early.named.contains(&b.party)
                 || matches!(
@@ -438,7 +432,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             .collect();
         let mut shares = vec![];
         for a in asked {
-            let value = *scalar_to_bytes(&self.f.eval(a));
+            let value = *C::scalar_to_bytes(&self.f.eval(a));
             let transcript = share_transcript(&session, me, a, &value);
             let sig = self
                 .run
@@ -475,7 +469,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 continue;
             };
             let valid =
-                scalar_from_bytes(&ev.value).is_ok_and(|v| cm.verify_share(accuser, &v).is_ok());
+                C::scalar_from_bytes(&ev.value).is_ok_and(|v| cm.verify_share(accuser, &v).is_ok());
             if self.signed_share(d, accuser, &ev) && !valid {
                 self.run.blame(d, Fault::BadShare);
             } else {
@@ -504,7 +498,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 .and_then(|r| r.shares.iter().find(|(x, _)| *x == a))
                 .map(|(_, s)| s);
             let ok = revealed.and_then(|s| {
-                let v = scalar_from_bytes(&s.value).ok()?;
+                let v = C::scalar_from_bytes(&s.value).ok()?;
                 (self.signed_share(d, a, s) && cm.verify_share(a, &v).is_ok()).then_some(v)
             });
             match ok {
@@ -520,7 +514,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     /// Round 6: confirm the outcome (qualified set, group key, who was named) with the
     /// verification key and a proof of the share. Its attestations settle round 5; should they
     /// name a qualified party, everyone confirms again without it (rounds 7, 8).
-    async fn confirm(&mut self) -> Result<Confirmed> {
+    async fn confirm(&mut self) -> Result<Confirmed<C>> {
         adversary::send_secret_version(&mut self.run).await;
         let mut round = R_CONFIRM;
         loop {
@@ -547,9 +541,9 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     }
 
     /// The outcome of the parties still qualified: their joint commitment, the group key and
-    /// this party's share. `None` when a dealer committed outside G1 (it is named: compute
-    /// again without it).
-    fn outcome(&mut self) -> Result<Option<Outcome>> {
+    /// this party's share. `None` when a dealer committed outside the prime-order subgroup (it
+    /// is named: compute again without it).
+    fn outcome(&mut self) -> Result<Option<Outcome<C>>> {
         let t = self.config.threshold;
         let qualified: Vec<PartyIndex> = self
             .config
@@ -577,7 +571,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             },
         };
         let weight = |d: &PartyIndex| weights.as_ref().map(|w| w[d]);
-        let weighted: Vec<Commitment> = qualified
+        let weighted: Vec<Commitment<C>> = qualified
             .iter()
             .map(|d| match weight(d) {
                 Some(w) => self.commitments[d].times(&w),
@@ -585,18 +579,18 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
             })
             .collect();
         let joint = Commitment::sum(&weighted).expect("not empty");
-        if !joint.in_g1() {
-            // A dealer committed to points outside G1 (decoding checked the curve only): find
-            // it, name it and leave it out. Every party sees the same commitments, so all name
-            // the same dealers.
+        if !joint.in_subgroup() {
+            // A dealer committed to points outside the subgroup (decoding checked the curve
+            // only): find it, name it and leave it out. Every party sees the same commitments,
+            // so all name the same dealers.
             for d in &qualified {
-                if !self.commitments[d].in_g1() {
+                if !self.commitments[d].in_subgroup() {
                     self.run.blame(*d, Fault::BadDecommitment);
                 }
             }
             return Ok(None);
         }
-        let group_key = G1Affine::from(joint.0[0]).to_compressed().to_vec();
+        let group_key = C::key_bytes(&joint.0[..1]).remove(0);
         if let Some(r) = &self.config.resharing {
             if joint.0[0] != r.group_key() {
                 return Err(Error::Verification(
@@ -604,7 +598,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 ));
             }
         }
-        let x = qualified.iter().fold(Scalar::ZERO, |acc, d| {
+        let x = qualified.iter().fold(C::Scalar::ZERO, |acc, d| {
             acc + weight(d).map_or(self.shares[d], |w| w * self.shares[d])
         });
         // The share against the final qualified set's joint commitment: the batch check
@@ -614,7 +608,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
                 "this party's share does not match the joint commitment",
             ));
         }
-        let secret = scalar_to_bytes(&x);
+        let secret = C::scalar_to_bytes(&x);
         let digest = outcome_digest(&qualified, &group_key, &self.run.blamed);
         Ok(Some(Outcome {
             qualified,
@@ -630,8 +624,8 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     async fn confirm_round(
         &mut self,
         round: u16,
-        outcome: &Outcome,
-    ) -> Result<(ShareProof, BTreeMap<PartyIndex, Option<Confirm>>)> {
+        outcome: &Outcome<C>,
+    ) -> Result<(ShareProof<C>, BTreeMap<PartyIndex, Option<Confirm>>)> {
         let (proof, mut confirm) = self.confirmation(round, outcome)?;
         adversary::before_confirm(&mut self.run, &mut confirm.outcome).await;
         let body = self.garble(R_CONFIRM, encode(&confirm));
@@ -660,14 +654,18 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     }
 
     /// This party's proof of its share for `outcome` and its confirmation, for `round`.
-    fn confirmation(&mut self, round: u16, outcome: &Outcome) -> Result<(ShareProof, Confirm)> {
+    fn confirmation(
+        &mut self,
+        round: u16,
+        outcome: &Outcome<C>,
+    ) -> Result<(ShareProof<C>, Confirm)> {
         let context = proof_context(&self.config.session, round, &outcome.digest);
-        let x = scalar_from_bytes(&outcome.secret)?;
+        let x = C::scalar_from_bytes(&outcome.secret)?;
         let mut x = adversary::proven_share(&self.run.hooks, x);
-        let proof = ShareProof::generate(&context, self.me(), &x, &mut *self.run.rng);
+        let proof = ShareProof::<C>::generate(&context, self.me(), &x, &mut *self.run.rng);
         wipe(&mut x);
         let confirm = Confirm {
-            proof: proof.to_bytes().to_vec(),
+            proof: proof.to_bytes(),
             outcome: outcome.digest,
         };
         Ok((proof, confirm))
@@ -676,7 +674,7 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     /// Round 10, the closing round: its attestations settle the confirmations, so a party that
     /// confirmed differently to different parties is named by all. Finishes if every
     /// confirmation announced this party's outcome.
-    async fn close(mut self, mut confirmed: Confirmed) -> Result<KeyShare> {
+    async fn close(mut self, mut confirmed: Confirmed<C>) -> Result<KeyShare> {
         self.run.closing_round(R_CLOSE).await?;
         let mut confirms_ok = BTreeMap::new();
         for (p, c) in std::mem::take(&mut confirmed.confirms) {
@@ -725,7 +723,11 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
     /// The key share: every announced verification key and proof checked in one batch against
     /// the joint commitment (each alone only if that fails, [`share_proof::verify_batch`]);
     /// the joint commitment's value for anyone else.
-    fn finish(mut self, confirmed: Confirmed, confirms: BTreeMap<PartyIndex, Confirm>) -> KeyShare {
+    fn finish(
+        mut self,
+        confirmed: Confirmed<C>,
+        confirms: BTreeMap<PartyIndex, Confirm>,
+    ) -> KeyShare {
         let Confirmed {
             outcome,
             round,
@@ -734,38 +736,33 @@ impl<'a, T: Transport, R: CryptoRng + ?Sized> Keygen<'a, T, R> {
         } = confirmed;
         let me = self.me();
         let context = proof_context(&self.config.session, round, &outcome.digest);
-        let mut proofs: Vec<(PartyIndex, ShareProof)> = vec![];
+        let mut proofs: Vec<(PartyIndex, ShareProof<C>)> = vec![];
         for (p, c) in &confirms {
-            match ShareProof::from_bytes(&c.proof) {
+            match ShareProof::<C>::from_bytes(&c.proof) {
                 Ok(proof) => proofs.push((*p, proof)),
                 Err(_) => self.run.blame(*p, Fault::BadProof),
             }
         }
-        let refs: Vec<(PartyIndex, &ShareProof)> = proofs.iter().map(|(p, q)| (*p, q)).collect();
+        let refs: Vec<(PartyIndex, &ShareProof<C>)> = proofs.iter().map(|(p, q)| (*p, q)).collect();
         let joint = &outcome.joint;
         for p in share_proof::verify_batch(&context, joint, &refs, &mut *self.run.rng) {
             self.run.blame(p, Fault::BadProof);
         }
-        let mut checked: BTreeMap<PartyIndex, G1Projective> = proofs
+        let mut checked: BTreeMap<PartyIndex, C::Point> = proofs
             .iter()
             .filter(|(p, _)| !self.run.is_blamed(*p))
-            .map(|(p, q)| (*p, G1Projective::from(*q.key())))
+            .map(|(p, q)| (*p, *q.key()))
             .collect();
         if adversary::proves_own_key(&self.run.hooks) {
-            checked.insert(me, G1Projective::from(*my_proof.key()));
+            checked.insert(me, *my_proof.key());
         }
         let parties = &self.config.parties;
-        let vks: Vec<G1Projective> = parties
+        let vks: Vec<C::Point> = parties
             .iter()
             .map(|j| checked.get(j).copied().unwrap_or_else(|| joint.eval(*j)))
             .collect();
-        let mut affine = vec![G1Affine::identity(); vks.len()];
-        G1Projective::batch_normalize(&vks, &mut affine);
-        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> = parties
-            .iter()
-            .zip(&affine)
-            .map(|(&j, a)| (j, a.to_compressed().to_vec()))
-            .collect();
+        let verification_keys: BTreeMap<PartyIndex, Vec<u8>> =
+            parties.iter().copied().zip(C::key_bytes(&vks)).collect();
         // The received shares are summed into the secret; wipe them.
         self.shares.values_mut().for_each(wipe);
         let mut blamed = std::mem::take(&mut self.run.blamed);
@@ -811,9 +808,9 @@ fn early_confirms(
 /// left one by the generator's table (the sum holds secrets). Without the weights two dealers'
 /// errors could cancel; with them a batch containing a bad share passes with probability about
 /// 2^-128.
-fn shares_pass<R: CryptoRng + ?Sized>(
-    commitments: &BTreeMap<PartyIndex, Commitment>,
-    candidates: &BTreeMap<PartyIndex, (Scalar, SignedShare)>,
+fn shares_pass<C: DkgCurve, R: CryptoRng + ?Sized>(
+    commitments: &BTreeMap<PartyIndex, Commitment<C>>,
+    candidates: &BTreeMap<PartyIndex, (C::Scalar, SignedShare)>,
     me: PartyIndex,
     rng: &mut R,
 ) -> bool {
@@ -822,12 +819,12 @@ fn shares_pass<R: CryptoRng + ?Sized>(
     }
     let w = Weights::random(candidates.len(), rng);
     let mut points = Vec::with_capacity(candidates.len());
-    let mut on_g = Scalar::ZERO;
+    let mut on_g = C::Scalar::ZERO;
     for (k, (d, (v, _))) in candidates.iter().enumerate() {
-        on_g += w.scalar(k) * v;
+        on_g += C::Scalar::from_u128(w.value(k)) * v;
         points.push(commitments[d].eval(me));
     }
-    let ok = w.g1(&points) == generator_times(&on_g);
+    let ok = C::weighted_sum(&w, &points) == C::generator_times(&on_g);
     wipe(&mut on_g);
     ok
 }

@@ -123,7 +123,7 @@ impl Held {
     }
 
     /// A share from the scheme's own encoding, checked against the party list.
-    fn from_scheme(
+    pub(crate) fn from_scheme(
         scheme: Scheme,
         parties: Vec<PartyIndex>,
         me: PartyIndex,

@@ -14,6 +14,7 @@
 
 pub(crate) mod external;
 pub(crate) mod presign;
+pub(crate) mod refresh;
 
 use core::str::FromStr;
 
