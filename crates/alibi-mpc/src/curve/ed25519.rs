@@ -43,9 +43,13 @@ impl DkgCurve for Ed25519 {
         Self::key_bytes(points)
     }
 
+    /// Canonical encodings only: decompression alone also takes y >= p and a sign bit on
+    /// x = 0, so two byte strings could name one point.
     fn decode_point(bytes: &[u8]) -> Option<Self::Point> {
         let b: [u8; 32] = bytes.try_into().ok()?;
-        dalek::edwards::CompressedEdwardsY(b).decompress()
+        dalek::edwards::CompressedEdwardsY(b)
+            .decompress()
+            .filter(|p| p.compress().to_bytes() == b)
     }
 
     fn in_subgroup(p: &Self::Point) -> bool {
@@ -71,5 +75,32 @@ impl DkgCurve for Ed25519 {
         b[1..31].fill(0xff);
         b[31] = 0x7f;
         dalek::edwards::CompressedEdwardsY(b).decompress()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use group::Group;
+
+    /// The identity's canonical encoding (y = 1) decodes; y = p + 1, and y = 1 with the sign
+    /// bit of x = 0 set, name the same point and do not.
+    #[test]
+    fn only_canonical_encodings_decode() {
+        let mut one = [0u8; 32];
+        one[0] = 1;
+        let identity = Ed25519::decode_point(&one).expect("canonical");
+        assert!(bool::from(identity.is_identity()));
+        let mut p_plus_1 = [0xff; 32];
+        p_plus_1[0] = 0xee;
+        p_plus_1[31] = 0x7f;
+        let mut signed = one;
+        signed[31] |= 0x80;
+        for bad in [p_plus_1, signed] {
+            // dalek decompresses both, to the identity: the check is this file's own.
+            let p = dalek::edwards::CompressedEdwardsY(bad).decompress();
+            assert!(p.is_some_and(|p| bool::from(p.is_identity())));
+            assert!(Ed25519::decode_point(&bad).is_none());
+        }
     }
 }
