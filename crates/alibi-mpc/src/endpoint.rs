@@ -259,9 +259,9 @@ impl<T: Transport + 'static> Endpoint<T> {
             Scheme::FrostEd25519 => self.frost_refresh::<Ed25519>(share, job).await,
             Scheme::FrostSecp256k1Tr => self.frost_refresh::<Secp256k1>(share, job).await,
             Scheme::EcdsaSecp256k1 => Err(Error::Parameters(
-                "ecdsa-secp256k1 keys are not refreshed: cggmp24's key refresh covers \
-                 non-threshold shares only (every party needed to sign), and alibi's are \
-                 threshold shares"
+                Scheme::EcdsaSecp256k1
+                    .refresh_refusal()
+                    .unwrap_or("not refreshed")
                     .into(),
             )),
         }

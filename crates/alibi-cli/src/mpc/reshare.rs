@@ -30,16 +30,14 @@ use crate::report::{file_json, Format};
 /// A passphrase, wiped when dropped.
 type Passphrase = Zeroizing<Vec<u8>>;
 
-/// Refuses threshold ECDSA (cggmp24 refreshes non-threshold shares only) and, for `reshare`,
-/// FROST (whose shares cannot leave a party of the key out).
+/// Refuses what [`Scheme::refresh_refusal`] refuses and, for `reshare`, FROST (whose shares
+/// cannot leave a party of the key out).
 fn refreshable(scheme: Scheme, verb: &str) -> Result<(), Failure> {
+    if let Some(why) = scheme.refresh_refusal() {
+        return Err(Failure::Usage(format!("{verb}: {why}")));
+    }
     match scheme {
         Scheme::Bls => Ok(()),
-        Scheme::EcdsaSecp256k1 => Err(Failure::Usage(format!(
-            "{verb} is for bls and frost keys: cggmp21's key refresh covers non-threshold ECDSA \
-             shares only (every party needed to sign), and alibi's ecdsa-secp256k1 keys are \
-             threshold keys"
-        ))),
         _ if verb == "refresh" => Ok(()),
         s => Err(Failure::Usage(format!(
             "{verb} is for bls keys; {s} keys are refreshed within their group (`mpc refresh`), \

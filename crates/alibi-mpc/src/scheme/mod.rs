@@ -118,6 +118,16 @@ impl Scheme {
     pub fn needs_primes(self) -> bool {
         self == Scheme::EcdsaSecp256k1
     }
+
+    /// Why keys of this scheme are not refreshed; `None` when they are
+    /// ([`crate::endpoint::Endpoint::refresh`]). The one place the rule is written.
+    pub fn refresh_refusal(self) -> Option<&'static str> {
+        (self == Scheme::EcdsaSecp256k1).then_some(
+            "ecdsa-secp256k1 keys are not refreshed: the key refresh of cggmp24 (cggmp21's \
+             protocol) covers non-threshold shares only, every party needed to sign, and \
+             alibi's ecdsa-secp256k1 keys are threshold keys",
+        )
+    }
 }
 
 impl core::fmt::Display for Scheme {
