@@ -271,9 +271,40 @@ fn every_single_process_verb_has_one_shape() {
             "group", "open", "--dir", "mgr", "--msg", "m", "--sig", "g.sig",
         ],
         &["group", "revoke", "--dir", "mgr", "--id", "0"],
+        &[
+            "mpc",
+            "bench",
+            "--life",
+            "--scheme",
+            "bls",
+            "--parties",
+            "3",
+            "--delays",
+            "0",
+            "--later",
+            "1",
+        ],
     ];
     for args in runs {
         let v = checked(&json_in(&d, args), &d);
+        // A key's life: one row per step, each with the first life's cost and the later's.
+        if args.contains(&"--life") {
+            let steps: Vec<&str> = v["life"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["step"].as_str().unwrap())
+                .collect();
+            assert_eq!(
+                steps,
+                ["generate", "sign", "refresh", "reshare to n + 1"],
+                "{v}"
+            );
+            assert!(
+                v["life"][0]["later"]["requests"].as_u64().unwrap() > 0,
+                "{v}"
+            );
+        }
         // The AKEMs name their suite, whichever side.
         if args[0] == "akem" && args[1] != "keygen" {
             assert_eq!(v["suite"], "mlkem512-falcon512", "{args:?}: {v}");

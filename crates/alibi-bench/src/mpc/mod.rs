@@ -7,6 +7,7 @@
 //! it as seed 002; `alibi mpc bench` prints the [`comparison`] and [`traffic_table`] tables,
 //! writes the [`scheme_csv`] and draws the [`svg`] plot.
 
+pub mod life;
 pub mod processes;
 pub mod rounds;
 pub mod scheme;
@@ -16,8 +17,6 @@ use std::time::Duration;
 
 pub use alibi_mpc::local::Timing;
 pub use alibi_mpc::relay::Mode;
-use alibi_relay::local::LocalRelay;
-use alibi_relay::server::Config;
 
 use crate::measure::median_by;
 use crate::plot::{self, Panel, Series};
@@ -192,21 +191,7 @@ async fn cell(
     // A fresh relay per cell: what earlier cells left in a relay (their parties'
     // accounts, keys and last unacknowledged envelopes) would otherwise slow the
     // transports measured later, at n = 64 by about 1 s.
-    // Every party connects from loopback: no per-address connection cap, and its accounts (up
-    // to 64 made at once) and their bundle fetches (each party's by 63 others) all come from
-    // there.
-    let relay = LocalRelay::start(Config {
-        delay: Duration::from_millis(delay),
-        max_connections_per_address: usize::MAX,
-        prekey_fetches_per_target: alibi_relay::server::Rate::new(u32::MAX, 1e9),
-        per_address: alibi_relay::server::AddressLimits {
-            account_creations: alibi_relay::server::Rate::new(u32::MAX, 1e9),
-            ..Default::default()
-        },
-        ..Config::default()
-    })
-    .await
-    .map_err(Error::harness)?;
+    let relay = scheme::bench_relay(delay).await?;
     let setup = Setup {
         scheme,
         n,

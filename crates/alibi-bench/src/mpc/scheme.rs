@@ -15,6 +15,7 @@ use alibi_mpc::local::{endpoints, keygen_and_sign, register_parties};
 use alibi_mpc::relay::{Mode, RelayParty};
 use alibi_mpc::scheme::{generate_primes, PrimeProgress, Primes};
 use alibi_mpc::PartyIndex;
+use alibi_relay::local::LocalRelay;
 
 pub use alibi_mpc::local::Timing;
 
@@ -142,8 +143,28 @@ impl PrimeBank {
     }
 }
 
+/// A relay on loopback that waits `delay` ms before answering each request, its limits
+/// lifted for a bench's parties: every party connects from loopback, so no per-address
+/// connection cap, and their accounts (up to 64 made at once) and bundle fetches (each
+/// party's by all the others) all come from there.
+pub async fn bench_relay(delay: u64) -> Result<LocalRelay, Error> {
+    use alibi_relay::server::{AddressLimits, Config, Rate};
+    LocalRelay::start(Config {
+        delay: Duration::from_millis(delay),
+        max_connections_per_address: usize::MAX,
+        prekey_fetches_per_target: Rate::new(u32::MAX, 1e9),
+        per_address: AddressLimits {
+            account_creations: Rate::new(u32::MAX, 1e9),
+            ..Default::default()
+        },
+        ..Config::default()
+    })
+    .await
+    .map_err(Error::harness)
+}
+
 /// What the parties have sent so far: (requests, bytes).
-fn traffic(parties: &[Endpoint<RelayParty>]) -> (u64, u64) {
+pub(crate) fn traffic(parties: &[Endpoint<RelayParty>]) -> (u64, u64) {
     parties
         .iter()
         .filter_map(Endpoint::transport)

@@ -383,7 +383,7 @@ pub struct BenchArgs {
         default_value = "pairwise,pairwise-concurrent,group"
     )]
     pub transports: Vec<Transport>,
-    /// Runs after the first, of which the median is reported
+    /// Runs (with --life: lives) after the first, of which the median is reported
     #[arg(long, value_name = "K", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
     pub later: u16,
     /// Every party its own OS process (as the paper ran them), instead of a task in this one
@@ -417,6 +417,14 @@ pub struct BenchArgs {
     /// Do not measure: print the table and redraw the plot from a CSV this command wrote
     #[arg(long, value_name = "CSV", conflicts_with_all = ["scheme", "parties", "delays", "later", "csv", "timeout_s", "processes", "primes", "rounds"])]
     pub replot: Option<PathBuf>,
+    /// Instead of the paper's grid, time every step of a key's life (generate, sign; presign
+    /// and sign with it for ecdsa-secp256k1; derive m/0/7 and sign under it for FROST and
+    /// ECDSA; refresh for bls and FROST; reshare to n + 1 parties for bls) for each scheme,
+    /// party count and delay, t = n-1, the parties tasks of this process on group channels;
+    /// prints each step's time, requests and bytes (first life, and the median of --later more)
+    /// and writes no CSV or plot
+    #[arg(long, conflicts_with_all = ["transports", "processes", "presigned", "rounds", "replot"])]
+    pub life: bool,
     #[command(flatten)]
     pub format: Format,
 }

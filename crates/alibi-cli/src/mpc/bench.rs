@@ -50,12 +50,19 @@ pub(super) fn bench(a: BenchArgs) -> CmdResult {
         timeout_s,
         primes,
         replot,
+        life,
         format,
     } = a;
     if let Some(from) = replot {
         return replot_csv(&from, &plot, format);
     }
     let schemes: Vec<Scheme> = scheme.into_iter().map(Scheme::from).collect();
+    if life {
+        let bank = prime_bank(primes.as_deref())?;
+        let timeout = Duration::from_secs(timeout_s);
+        let grid = (&schemes[..], &parties[..], &delays[..]);
+        return super::life::life(grid, usize::from(later), timeout, &bank, format);
+    }
     if presigned && schemes != [Scheme::EcdsaSecp256k1] {
         return Err(Failure::Usage(
             "--presigned: presignatures are for --scheme ecdsa-secp256k1 alone".into(),
@@ -89,14 +96,7 @@ fn measure(
     (csv, plot, rounds): (&Path, &Path, Option<&Path>),
     format: Format,
 ) -> CmdResult {
-    let mut primes = PrimeBank::fixtures().map_err(usage)?;
-    if let Some(path) = more_primes {
-        let text = String::from_utf8(read(path)?)
-            .map_err(|_| Failure::Usage(format!("{}: not text", path.display())))?;
-        primes
-            .extend_from_hex(&text)
-            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    }
+    let mut primes = prime_bank(more_primes)?;
     let bar = crate::report::progress_bar(grid.cells() as u64)?;
     let how = if processes { "processes" } else { "tasks" };
     let mut timed: Vec<RunRounds> = vec![];
@@ -171,6 +171,19 @@ fn measure(
         say!("\nwrote {}{also} and {}", csv.display(), plots.join(", "))?;
     }
     Ok(())
+}
+
+/// The test fixtures' safe primes, and those of `more` (`--primes`) after them.
+fn prime_bank(more: Option<&Path>) -> Result<PrimeBank, Failure> {
+    let mut primes = PrimeBank::fixtures().map_err(usage)?;
+    if let Some(path) = more {
+        let text = String::from_utf8(read(path)?)
+            .map_err(|_| Failure::Usage(format!("{}: not text", path.display())))?;
+        primes
+            .extend_from_hex(&text)
+            .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    }
+    Ok(primes)
 }
 
 /// One run's figures as a line on stderr: text, or with `--json` an object (`"event": "run"`).

@@ -12,11 +12,13 @@
 //! * `keys`: `keys` and `derive` (a key's public material, its child keys);
 //! * `primes`: threshold ECDSA's safe primes (`aux`);
 //! * `report`: waiting lines, failures and who they name;
-//! * `bench`: `bench` and `bench-party`.
+//! * `bench`: `bench` and `bench-party`;
+//! * `life`: `bench --life`, each step of a key's life timed.
 
 mod args;
 mod bench;
 mod keys;
+mod life;
 mod party;
 mod presign;
 mod primes;
@@ -84,7 +86,8 @@ pub enum Cmd {
     Aux(AuxArgs),
     /// The paper's experiment: keygen and signing (t = n-1) over sequential and concurrent
     /// pairwise channels and group channels, for each party count and relay delay; prints the
-    /// table, writes a CSV and an SVG plot
+    /// table, writes a CSV and an SVG plot. With --life: the time, requests and bytes of every
+    /// step of a key's life instead
     Bench(BenchArgs),
     /// One party of `bench --processes` (driven over stdin and stdout by the bench)
     #[command(hide = true)]
