@@ -304,6 +304,10 @@ fn every_single_process_verb_has_one_shape() {
                 v["life"][0]["later"]["requests"].as_u64().unwrap() > 0,
                 "{v}"
             );
+            // It writes no CSV or plot, so it refuses to be told where to.
+            let o = alibi_in(&d, &[*args, &["--csv", "life.csv"][..]].concat());
+            assert_eq!(code(&o), 2);
+            assert!(!d.join("life.csv").exists());
         }
         // The AKEMs name their suite, whichever side.
         if args[0] == "akem" && args[1] != "keygen" {

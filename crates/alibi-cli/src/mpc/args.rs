@@ -423,7 +423,7 @@ pub struct BenchArgs {
     /// party count and delay, t = n-1, the parties tasks of this process on group channels;
     /// prints each step's time, requests and bytes (first life, and the median of --later more)
     /// and writes no CSV or plot
-    #[arg(long, conflicts_with_all = ["transports", "processes", "presigned", "rounds", "replot"])]
+    #[arg(long, conflicts_with_all = ["transports", "processes", "presigned", "rounds", "replot", "csv", "plot"])]
     pub life: bool,
     #[command(flatten)]
     pub format: Format,
