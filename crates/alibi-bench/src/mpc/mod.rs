@@ -138,6 +138,27 @@ pub struct Measured {
     pub presign: [Option<Duration>; 2],
 }
 
+/// Generates safe primes into `primes` up to the largest of `ns` when one of `schemes` needs
+/// them (threshold ECDSA; slow, untimed), telling `progress` of the search
+/// ([`Progress::Primes`]).
+pub fn fill_primes(
+    primes: &mut PrimeBank,
+    schemes: &[Scheme],
+    ns: &[u16],
+    progress: &mut dyn FnMut(Progress),
+) {
+    if !schemes.iter().any(|s| s.needs_primes()) {
+        return;
+    }
+    let most = ns.iter().copied().max().map_or(0, usize::from);
+    primes.fill(most, &mut |party, p| {
+        if let alibi_mpc::scheme::PrimeProgress::Searching { elapsed, .. } = p {
+            let elapsed_s = elapsed.as_secs();
+            progress(Progress::Primes { party, elapsed_s });
+        }
+    });
+}
+
 /// Measures every cell of `grid`, reporting progress to `progress`. Threshold ECDSA's safe
 /// primes come from `primes`, which is first filled up to the largest n (untimed).
 pub async fn measure(
@@ -149,15 +170,7 @@ pub async fn measure(
     if let Some(n) = grid.ns.iter().find(|&&n| n < 2) {
         return Err(Error::Run(format!("{n} parties: a cell needs at least 2")));
     }
-    if grid.schemes.iter().any(|s| s.needs_primes()) {
-        let most = grid.ns.iter().copied().max().map_or(0, usize::from);
-        primes.fill(most, &mut |party, p| {
-            if let alibi_mpc::scheme::PrimeProgress::Searching { elapsed, .. } = p {
-                let elapsed_s = elapsed.as_secs();
-                progress(Progress::Primes { party, elapsed_s });
-            }
-        });
-    }
+    fill_primes(primes, &grid.schemes, &grid.ns, progress);
     let mut cells = vec![];
     for &scheme in &grid.schemes {
         for &delay in &grid.delays {

@@ -58,10 +58,10 @@ pub(super) fn bench(a: BenchArgs) -> CmdResult {
     }
     let schemes: Vec<Scheme> = scheme.into_iter().map(Scheme::from).collect();
     if life {
-        let bank = prime_bank(primes.as_deref())?;
+        let mut bank = prime_bank(primes.as_deref())?;
         let timeout = Duration::from_secs(timeout_s);
         let grid = (&schemes[..], &parties[..], &delays[..]);
-        return super::life::life(grid, usize::from(later), timeout, &bank, format);
+        return super::life::life(grid, usize::from(later), timeout, &mut bank, format);
     }
     if presigned && schemes != [Scheme::EcdsaSecp256k1] {
         return Err(Failure::Usage(
@@ -114,9 +114,7 @@ fn measure(
             bar.set_message(format!("{what}n = {n}, {mode}, {delay} ms delay, {how}"))
         }
         Progress::Rounds(r) => timed.push(r),
-        Progress::Primes { party, elapsed_s } => bar.set_message(format!(
-            "safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s"
-        )),
+        Progress::Primes { party, elapsed_s } => bar.set_message(searching(party, elapsed_s)),
         Progress::Run {
             run,
             of,
@@ -171,6 +169,11 @@ fn measure(
         say!("\nwrote {}{also} and {}", csv.display(), plots.join(", "))?;
     }
     Ok(())
+}
+
+/// What the bench waits for while it searches for a party's safe primes.
+pub(super) fn searching(party: usize, elapsed_s: u64) -> String {
+    format!("safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s")
 }
 
 /// The test fixtures' safe primes, and those of `more` (`--primes`) after them.

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use alibi_bench::mpc::life::{self, Cost, Row, Setup};
-use alibi_bench::mpc::PrimeBank;
+use alibi_bench::mpc::{PrimeBank, Progress};
 use alibi_bench::table::{Cell, Table};
 use alibi_mpc::scheme::Scheme;
 use serde_json::json;
@@ -13,16 +13,22 @@ use crate::failure::{usage, CmdResult};
 use crate::net::runtime;
 use crate::report::{say, Format};
 
-/// Lives every (scheme, n, delay) of `grid` `later + 1` times and prints each step's costs.
+/// Lives every (scheme, n, delay) of `grid` `later + 1` times and prints each step's costs;
+/// threshold ECDSA's safe primes beyond `primes` are searched for first (untimed).
 pub(super) fn life(
     (schemes, ns, delays): (&[Scheme], &[u16], &[u64]),
     later: usize,
     timeout: Duration,
-    primes: &PrimeBank,
+    primes: &mut PrimeBank,
     format: Format,
 ) -> CmdResult {
     let cells = schemes.len() * ns.len() * delays.len();
     let bar = crate::report::progress_bar(cells as u64)?;
+    alibi_bench::mpc::fill_primes(primes, schemes, ns, &mut |p| {
+        if let Progress::Primes { party, elapsed_s } = p {
+            bar.set_message(super::bench::searching(party, elapsed_s));
+        }
+    });
     let mut rows: Vec<Row> = vec![];
     let rt = runtime()?;
     for &scheme in schemes {
