@@ -114,7 +114,9 @@ fn measure(
             bar.set_message(format!("{what}n = {n}, {mode}, {delay} ms delay, {how}"))
         }
         Progress::Rounds(r) => timed.push(r),
-        Progress::Primes { party, elapsed_s } => bar.set_message(searching(party, elapsed_s)),
+        Progress::Primes { party, elapsed_s } => {
+            bar.set_message(super::primes::for_bench(party, elapsed_s))
+        }
         Progress::Run {
             run,
             of,
@@ -169,11 +171,6 @@ fn measure(
         say!("\nwrote {}{also} and {}", csv.display(), plots.join(", "))?;
     }
     Ok(())
-}
-
-/// What the bench waits for while it searches for a party's safe primes.
-pub(super) fn searching(party: usize, elapsed_s: u64) -> String {
-    format!("safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s")
 }
 
 /// The test fixtures' safe primes, and those of `more` (`--primes`) after them.

@@ -130,3 +130,9 @@ pub(super) fn take(dir: &Path, passphrase: &[u8]) -> Result<Option<Primes>, Fail
         .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
     Ok(Some(primes))
 }
+
+/// What `mpc bench` (the grid, or `--life`) waits for while it searches for a party's safe
+/// primes ahead of its timed runs.
+pub(super) fn for_bench(party: usize, elapsed_s: u64) -> String {
+    format!("safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s")
+}
