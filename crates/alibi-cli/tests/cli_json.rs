@@ -305,9 +305,11 @@ fn every_single_process_verb_has_one_shape() {
                 "{v}"
             );
             // It writes no CSV or plot, so it refuses to be told where to.
-            let o = alibi_in(&d, &[*args, &["--csv", "life.csv"][..]].concat());
-            assert_eq!(code(&o), 2);
-            assert!(!d.join("life.csv").exists());
+            for (flag, file) in [("--csv", "life.csv"), ("--plot", "life.svg")] {
+                let o = alibi_in(&d, &[*args, &[flag, file][..]].concat());
+                assert_eq!(code(&o), 2, "{flag}");
+                assert!(!d.join(file).exists(), "{flag}");
+            }
         }
         // The AKEMs name their suite, whichever side.
         if args[0] == "akem" && args[1] != "keygen" {

@@ -404,7 +404,8 @@ fn bench_writes_a_csv_that_replots() {
 }
 
 /// `mpc bench --presigned`: threshold ECDSA by 2 party processes, presigning timed apart and
-/// signing online with the presignature (a first and a later run), in the JSON too.
+/// signing online with the presignature (a first and a later run, the key generated in the
+/// first only), in the JSON too.
 #[test]
 fn bench_presigned_times_presigning_apart_from_online_signing() {
     let d = common::scratch("mpc-bench-presigned");
@@ -456,6 +457,9 @@ fn bench_presigned_times_presigning_apart_from_online_signing() {
         assert!(r["presign_ms"].as_f64().unwrap() > 0.0 && r["sign_ms"].as_f64().unwrap() > 0.0);
     }
     assert_eq!(runs[0]["presign_ms"].as_f64(), Some(offline));
+    // The key is generated once, in the first run; the later one presigns and signs with it.
+    let keygen = |k: usize| runs[k]["keygen_ms"].as_f64().unwrap();
+    assert!(keygen(0) > 0.0 && keygen(1) == 0.0, "{runs:?}");
 }
 
 /// Issue 65, item 2: one party's path to the relay stops moving bytes in the middle of a key

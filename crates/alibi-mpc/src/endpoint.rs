@@ -4,10 +4,14 @@
 //! runs alibi's own protocol on the transport; the external schemes lend the transport to a
 //! [`Net`] for the run and take it back after, so the sessions it holds serve the next run.
 
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
 use std::time::Duration;
 
 use crate::curve::{Bls12, DkgCurve, Ed25519, Secp256k1};
 use crate::dkg::{keygen as own_keygen, KeyShare, KeygenConfig, Resharing};
+use crate::erased::Erased;
 use crate::net::{Net, NetConfig};
 use crate::scheme::{
     external, generate_primes, presign, refresh, verify, DerivationPath, Presignature, Primes,
@@ -144,8 +148,142 @@ fn group_key_only(job: &Signing) -> Result<()> {
 
 /// One party's end of the group: its identity and its transport.
 pub struct Endpoint<T: Transport> {
+    core: Core,
+    transport: PhantomData<fn() -> T>,
+}
+
+impl<T: Transport + Sync + 'static> Endpoint<T> {
+    /// Party `party` over `transport`.
+    pub fn new(transport: T, party: Party) -> Self {
+        Endpoint {
+            core: Core {
+                transport: Some(Erased::new(transport)),
+                party,
+            },
+            transport: PhantomData,
+        }
+    }
+
+    /// This party's index.
+    pub fn me(&self) -> PartyIndex {
+        self.core.me()
+    }
+
+    /// The transport, between runs.
+    pub fn transport(&self) -> Option<&T> {
+        self.core.transport.as_ref()?.get()
+    }
+
+    /// The transport, between runs, to change.
+    pub fn transport_mut(&mut self) -> Option<&mut T> {
+        self.core.transport.as_mut()?.get_mut()
+    }
+
+    /// The transport back.
+    pub fn into_transport(self) -> Option<T> {
+        self.core.transport?.into_inner()
+    }
+
+    /// Runs key generation as this party; its share.
+    pub async fn keygen(&mut self, job: Keygen) -> Result<Share> {
+        self.core.keygen(job).await
+    }
+
+    /// Refreshes `share`'s key among its parties (`job` names them, its scheme and threshold
+    /// those of the share, and no resharing): new shares of the same key that do not combine
+    /// with the old ones. BLS and FROST keys run alibi's key generation rounds with every party
+    /// dealing its old share ([`Resharing`]): a cheater is named as in key generation. A FROST
+    /// refresh needs every party of the key and gives no share if it named anyone. Threshold
+    /// ECDSA is refused: cggmp24's key refresh is for non-threshold shares only.
+    pub async fn refresh(&mut self, share: &Share, job: Keygen) -> Result<Share> {
+        self.core.refresh(share, job).await
+    }
+
+    /// Signs `message` with `share` as this party: any t+1 valid partials of the signers
+    /// asked (BLS, with [`Signing::any_t_plus_1`]), or exactly t+1 signers; the signature is
+    /// checked under the group key.
+    pub async fn sign(
+        &mut self,
+        share: &Share,
+        job: &Signing,
+        message: &[u8],
+    ) -> Result<Signature> {
+        self.core.sign(share, job, message).await
+    }
+
+    /// Presigns with `share` (threshold ECDSA) as this party among `job.signers` (exactly t+1):
+    /// one presignature, for one later signature by the same signers in one round
+    /// ([`Endpoint::sign_presigned`]).
+    pub async fn presign(&mut self, share: &Share, job: &Signing) -> Result<Presignature> {
+        self.core.presign(share, job).await
+    }
+
+    /// Signs `message` with `presig` as this party, in one round among the presignature's
+    /// signers (`job.signers`, the same parties): the signature, checked under the group key.
+    /// Consumes the presignature, which signs once.
+    pub async fn sign_presigned(
+        &mut self,
+        share: &Share,
+        presig: Presignature,
+        job: &Signing,
+        message: &[u8],
+    ) -> Result<Signature> {
+        self.core.sign_presigned(share, presig, job, message).await
+    }
+}
+
+/// A run of [`Core`], boxed where it is made, so that its code is this crate's.
+type Run<'a, V> = Pin<Box<dyn Future<Output = Result<V>> + Send + 'a>>;
+
+/// The entries of the runs, each boxing its run here (never inlined into the generic
+/// [`Endpoint`], which would compile the run again in its caller's crate).
+impl Core {
+    fn me(&self) -> PartyIndex {
+        self.party.index
+    }
+
+    #[inline(never)]
+    fn keygen(&mut self, job: Keygen) -> Run<'_, Share> {
+        Box::pin(self.run_keygen(job))
+    }
+
+    #[inline(never)]
+    fn refresh<'a>(&'a mut self, share: &'a Share, job: Keygen) -> Run<'a, Share> {
+        Box::pin(self.run_refresh(share, job))
+    }
+
+    #[inline(never)]
+    fn sign<'a>(
+        &'a mut self,
+        share: &'a Share,
+        job: &'a Signing,
+        msg: &'a [u8],
+    ) -> Run<'a, Signature> {
+        Box::pin(self.run_sign(share, job, msg))
+    }
+
+    #[inline(never)]
+    fn presign<'a>(&'a mut self, share: &'a Share, job: &'a Signing) -> Run<'a, Presignature> {
+        Box::pin(self.run_presign(share, job))
+    }
+
+    #[inline(never)]
+    fn sign_presigned<'a>(
+        &'a mut self,
+        share: &'a Share,
+        presig: Presignature,
+        job: &'a Signing,
+        msg: &'a [u8],
+    ) -> Run<'a, Signature> {
+        Box::pin(self.run_sign_presigned(share, presig, job, msg))
+    }
+}
+
+/// What an [`Endpoint`] holds, its transport's type erased ([`crate::erased`]): the runs are
+/// this type's, compiled once whatever the transport.
+struct Core {
     /// `None` only when a run never gave it back (a clone of its net outlived the run).
-    transport: Option<T>,
+    transport: Option<Erased>,
     party: Party,
 }
 
@@ -153,37 +291,9 @@ fn lost() -> Error {
     Error::Transport("a past run still holds this party's transport".into())
 }
 
-impl<T: Transport + 'static> Endpoint<T> {
-    /// Party `party` over `transport`.
-    pub fn new(transport: T, party: Party) -> Self {
-        Endpoint {
-            transport: Some(transport),
-            party,
-        }
-    }
-
-    /// This party's index.
-    pub fn me(&self) -> PartyIndex {
-        self.party.index
-    }
-
-    /// The transport, between runs.
-    pub fn transport(&self) -> Option<&T> {
-        self.transport.as_ref()
-    }
-
-    /// The transport, between runs, to change.
-    pub fn transport_mut(&mut self) -> Option<&mut T> {
-        self.transport.as_mut()
-    }
-
-    /// The transport back.
-    pub fn into_transport(self) -> Option<T> {
-        self.transport
-    }
-
-    /// Runs key generation as this party; its share.
-    pub async fn keygen(&mut self, mut job: Keygen) -> Result<Share> {
+impl Core {
+    /// [`Endpoint::keygen`].
+    async fn run_keygen(&mut self, mut job: Keygen) -> Result<Share> {
         if job.scheme == Scheme::Bls {
             return self.bls_keygen(job).await;
         }
@@ -237,13 +347,8 @@ impl<T: Transport + 'static> Endpoint<T> {
         own_keygen(&self.party, &config, transport, rng).await
     }
 
-    /// Refreshes `share`'s key among its parties (`job` names them, its scheme and threshold
-    /// those of the share, and no resharing): new shares of the same key that do not combine
-    /// with the old ones. BLS and FROST keys run alibi's key generation rounds with every party
-    /// dealing its old share ([`Resharing`]): a cheater is named as in key generation. A FROST
-    /// refresh needs every party of the key and gives no share if it named anyone. Threshold
-    /// ECDSA is refused: cggmp24's key refresh is for non-threshold shares only.
-    pub async fn refresh(&mut self, share: &Share, job: Keygen) -> Result<Share> {
+    /// [`Endpoint::refresh`].
+    async fn run_refresh(&mut self, share: &Share, job: Keygen) -> Result<Share> {
         if job.scheme != share.scheme() || job.t != share.threshold() || job.resharing.is_some() {
             return Err(Error::Parameters(
                 "a refresh keeps the share's scheme and threshold, and reshares nothing else"
@@ -279,10 +384,8 @@ impl<T: Transport + 'static> Endpoint<T> {
         Ok(refresh::frost_refreshed(held, &frost, new)?.into())
     }
 
-    /// Signs `message` with `share` as this party: any t+1 valid partials of the signers
-    /// asked (BLS, with [`Signing::any_t_plus_1`]), or exactly t+1 signers; the signature is
-    /// checked under the group key.
-    pub async fn sign(
+    /// [`Endpoint::sign`].
+    async fn run_sign(
         &mut self,
         share: &Share,
         job: &Signing,
@@ -311,10 +414,8 @@ impl<T: Transport + 'static> Endpoint<T> {
         Ok(signed)
     }
 
-    /// Presigns with `share` (threshold ECDSA) as this party among `job.signers` (exactly t+1):
-    /// one presignature, for one later signature by the same signers in one round
-    /// ([`Endpoint::sign_presigned`]).
-    pub async fn presign(&mut self, share: &Share, job: &Signing) -> Result<Presignature> {
+    /// [`Endpoint::presign`].
+    async fn run_presign(&mut self, share: &Share, job: &Signing) -> Result<Presignature> {
         self.check(share, job)?;
         let held = share.external().ok_or_else(|| {
             Error::Parameters("presignatures are for ecdsa-secp256k1, not bls".into())
@@ -326,10 +427,8 @@ impl<T: Transport + 'static> Endpoint<T> {
         r
     }
 
-    /// Signs `message` with `presig` as this party, in one round among the presignature's
-    /// signers (`job.signers`, the same parties): the signature, checked under the group key.
-    /// Consumes the presignature, which signs once.
-    pub async fn sign_presigned(
+    /// [`Endpoint::sign_presigned`].
+    async fn run_sign_presigned(
         &mut self,
         share: &Share,
         presig: Presignature,
@@ -399,9 +498,9 @@ impl<T: Transport + 'static> Endpoint<T> {
         session: SessionId,
         participants: &[PartyIndex],
         timeout: Duration,
-    ) -> Result<Net<T>> {
+    ) -> Result<Net<Erased>> {
         // Checked before the transport is lent: a refused net would keep it.
-        Net::<T>::participants_of(&self.party, participants)?;
+        Net::<Erased>::participants_of(&self.party, participants)?;
         let transport = self.transport.take().ok_or_else(lost)?;
         let config = NetConfig {
             timeout,
@@ -410,7 +509,7 @@ impl<T: Transport + 'static> Endpoint<T> {
         Net::new(transport, self.party.clone(), session, participants, config)
     }
 
-    fn take_back(&mut self, net: Net<T>) -> Result<()> {
+    fn take_back(&mut self, net: Net<Erased>) -> Result<()> {
         self.transport = Some(net.into_transport().map_err(|_| lost())?);
         Ok(())
     }
@@ -418,8 +517,8 @@ impl<T: Transport + 'static> Endpoint<T> {
 
 /// The test hook's cheat in an external scheme's run: misdealing to a victim.
 #[cfg(feature = "adversary")]
-async fn cheat<T: Transport + 'static>(
-    net: &Net<T>,
+async fn cheat(
+    net: &Net<Erased>,
     misbehaviour: Option<crate::adversary::Misbehaviour>,
 ) -> Result<()> {
     match misbehaviour {
@@ -436,8 +535,8 @@ async fn cheat<T: Transport + 'static>(
 
 /// An external scheme's key generation over `net`: its primes first for threshold ECDSA (the
 /// others told while this party searches).
-async fn external_keygen<T: Transport + 'static>(
-    net: &Net<T>,
+async fn external_keygen(
+    net: &Net<Erased>,
     (scheme, t): (Scheme, usize),
     primes: Option<PrimeSource>,
 ) -> Result<external::Held> {

@@ -37,6 +37,7 @@ pub mod delivery;
 pub mod dkg;
 mod echo;
 pub mod endpoint;
+mod erased;
 pub mod group;
 pub mod local;
 pub mod net;

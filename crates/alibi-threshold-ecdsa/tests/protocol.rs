@@ -97,6 +97,15 @@ async fn dealerless_setup(session: &'static [u8], n: u16, t: u16) -> Vec<Arc<Key
     shares
 }
 
+/// The 3-party key (t = 1) of the tests that need one: one dealerless setup, the slowest step
+/// of each, for all of them, made by the first to ask (the others wait for it).
+async fn three_parties() -> &'static [Arc<KeyShare>] {
+    static THREE: tokio::sync::OnceCell<Vec<Arc<KeyShare>>> = tokio::sync::OnceCell::const_new();
+    THREE
+        .get_or_init(|| dealerless_setup(b"test 3-1", 3, 1))
+        .await
+}
+
 /// The signers (keygen indices) sign `msg`; every signer returns the same signature.
 async fn sign_by(
     shares: &[Arc<KeyShare>],
@@ -138,7 +147,7 @@ fn k256_accepts(public_key: &[u8], msg: &[u8], sig: &[u8; 64]) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_parties_two_sign() {
-    let shares = dealerless_setup(b"test 3-2", 3, 1).await;
+    let shares = three_parties().await;
     let pk = shares[0].public_key();
     for (signers, msg) in [(&[0u16, 2][..], &b"first"[..]), (&[2, 1][..], b"second")] {
         let sig = sign_by(&shares, signers, b"sign 3-2", msg).await;
@@ -272,7 +281,7 @@ async fn presign_by(
 /// signer's is refused naming that signer's position; a missing or repeated partial is refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn presignatures_sign_in_one_round() {
-    let shares = dealerless_setup(b"test presign", 3, 1).await;
+    let shares = three_parties().await;
     let pk = shares[0].public_key();
     let presigs = presign_by(&shares, &[2, 0], b"presign 1").await;
     assert_eq!(presigs[0].public().signers(), &[2, 0]);

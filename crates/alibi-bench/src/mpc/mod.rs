@@ -563,9 +563,13 @@ pub struct Comparison {
 
 impl Comparison {
     /// How much faster group was than each pairwise baseline (sequential, concurrent), in
-    /// percent, for the key generation or signing times `x`.
+    /// percent, for the key generation or signing times `x`; none against a baseline that
+    /// took no time (a key generated in an earlier run, [`Grid::presigned`]).
     pub fn group_faster(x: &[Option<Duration>; 3]) -> [Option<f64>; 2] {
-        [0, 1].map(|b| x[b].zip(x[2]).map(|(b, g)| faster(b, g)))
+        [0, 1].map(|b| {
+            let pair = x[b].zip(x[2]).filter(|(b, _)| !b.is_zero());
+            pair.map(|(b, g)| faster(b, g))
+        })
     }
 }
 
@@ -756,6 +760,10 @@ mod tests {
             md.contains("| 3 | 2 | 50 ms | later | 100 ms | 50 ms | 25 ms | 75.0% | 50.0% | 40 ms | 20 ms | 10 ms | 75.0% | 50.0% |"),
             "{md}"
         );
+        // A key generated in an earlier run took no time: nothing to compare, not NaN.
+        let zero = Some(Duration::ZERO);
+        let reused = [zero, Some(Duration::from_millis(5)), zero];
+        assert_eq!(Comparison::group_faster(&reused), [None, Some(100.0)]);
     }
 
     #[test]

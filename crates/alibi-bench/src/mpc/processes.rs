@@ -10,7 +10,8 @@
 //!    and bytes the sum of the parties'. Each party also reports when it sent each round, from
 //!    which [`steps`] makes the run's time per round ([`crate::mpc::Progress::Rounds`]). With
 //!    presignatures ([`Setup::presigned`]), `{"presign": [r, [signers]]}` comes between the
-//!    two, and `{"sign_presigned": [r, [signers]]}` signs with what it made, in one round.
+//!    two, and `{"sign_presigned": [r, [signers]]}` signs with what it made, in one round; the
+//!    key is then generated in the first run only (the later runs' key generation reads 0).
 //!
 //! [`party`] is the other end, what a party process runs.
 
@@ -163,23 +164,29 @@ pub async fn measure(
         }
     }
     let mut runs = vec![];
+    let mut signers: Vec<PartyIndex> = vec![];
     for r in 0..=later as u32 {
-        let reports = phase(&mut parties, &Order::Keygen(r)).await?;
-        rounds(on_rounds, r, Phase::Keygen, &reports);
-        let keygen = slowest(&reports);
-        let mut requests: u64 = reports.iter().map(|x| x.requests).sum();
-        let mut bytes: u64 = reports.iter().map(|x| x.bytes).sum();
-        // t + 1 signers, the first eligible of the group.
-        let signers: Vec<PartyIndex> = reports[0].eligible.iter().copied().take(t + 1).collect();
+        // With presignatures the key is generated once, in the first run: presignatures are
+        // made for a key that exists, and the later runs time presigning and online signing.
+        let (mut keygen, mut requests, mut bytes) = (Duration::ZERO, 0, 0);
+        if r == 0 || !presigned {
+            let reports = phase(&mut parties, &Order::Keygen(r)).await?;
+            rounds(on_rounds, r, Phase::Keygen, &reports);
+            keygen = slowest(&reports);
+            requests = reports.iter().map(|x| x.requests).sum();
+            bytes = reports.iter().map(|x| x.bytes).sum();
+            // t + 1 signers, the first eligible of the group.
+            signers = reports[0].eligible.iter().copied().take(t + 1).collect();
+        }
         let mut presign = None;
         let sign = if presigned {
             let reports = phase(&mut parties, &Order::Presign(r, signers.clone())).await?;
             presign = Some(slowest(&reports));
             requests += reports.iter().map(|x| x.requests).sum::<u64>();
             bytes += reports.iter().map(|x| x.bytes).sum::<u64>();
-            Order::SignPresigned(r, signers)
+            Order::SignPresigned(r, signers.clone())
         } else {
-            Order::Sign(r, signers)
+            Order::Sign(r, signers.clone())
         };
         let reports = phase(&mut parties, &sign).await?;
         rounds(on_rounds, r, Phase::Sign, &reports);

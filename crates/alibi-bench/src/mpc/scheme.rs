@@ -51,7 +51,7 @@ pub struct Setup {
     /// Round timeout.
     pub timeout: Duration,
     /// Threshold ECDSA, parties as processes: sign with a presignature made after key
-    /// generation (its time apart), in one round.
+    /// generation (its time apart), in one round; the key is generated in the first run only.
     pub presigned: bool,
 }
 

@@ -391,7 +391,8 @@ pub struct BenchArgs {
     pub processes: bool,
     /// ecdsa-secp256k1 only, with --processes: after key generation the signers presign (timed
     /// apart, printed below the tables), and the signing columns are the online signing with the
-    /// presignature, one round
+    /// presignature, one round. The key is generated in the first run only; the later runs
+    /// presign and sign with it, and their key generation reads 0
     #[arg(long, requires = "processes")]
     pub presigned: bool,
     /// Also time each round (BLS, with --processes): write every run's time per round to

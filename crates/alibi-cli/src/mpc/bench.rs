@@ -115,7 +115,7 @@ fn measure(
         }
         Progress::Rounds(r) => timed.push(r),
         Progress::Primes { party, elapsed_s } => {
-            bar.set_message(super::primes::for_bench(party, elapsed_s))
+            super::primes::for_bench(&bar, party, elapsed_s, format)
         }
         Progress::Run {
             run,

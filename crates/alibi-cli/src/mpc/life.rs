@@ -26,7 +26,7 @@ pub(super) fn life(
     let bar = crate::report::progress_bar(cells as u64)?;
     alibi_bench::mpc::fill_primes(primes, schemes, ns, &mut |p| {
         if let Progress::Primes { party, elapsed_s } = p {
-            bar.set_message(super::primes::for_bench(party, elapsed_s));
+            super::primes::for_bench(&bar, party, elapsed_s, format);
         }
     });
     let mut rows: Vec<Row> = vec![];
