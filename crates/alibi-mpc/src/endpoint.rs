@@ -3,6 +3,8 @@
 //! ([`Share`], [`Signature`]) whatever the scheme, with blame by party ([`crate::Blame`]). BLS
 //! runs alibi's own protocol on the transport; the external schemes lend the transport to a
 //! [`Net`] for the run and take it back after, so the sessions it holds serve the next run.
+//! Whatever the transport, the runs are one code, this crate's: an endpoint keeps its transport
+//! with the type erased (the private `erased` module) and gives it back as its own type.
 
 use std::future::Future;
 use std::marker::PhantomData;

@@ -150,7 +150,7 @@ async fn three_parties_two_sign() {
     let shares = three_parties().await;
     let pk = shares[0].public_key();
     for (signers, msg) in [(&[0u16, 2][..], &b"first"[..]), (&[2, 1][..], b"second")] {
-        let sig = sign_by(&shares, signers, b"sign 3-2", msg).await;
+        let sig = sign_by(shares, signers, b"sign 3-2", msg).await;
         assert!(k256_accepts(&pk, msg, &sig));
         verify(&pk, msg, &sig).expect("verify");
         assert!(matches!(
@@ -283,7 +283,7 @@ async fn presign_by(
 async fn presignatures_sign_in_one_round() {
     let shares = three_parties().await;
     let pk = shares[0].public_key();
-    let presigs = presign_by(&shares, &[2, 0], b"presign 1").await;
+    let presigs = presign_by(shares, &[2, 0], b"presign 1").await;
     assert_eq!(presigs[0].public().signers(), &[2, 0]);
     // Through the encoding, as a party stores it between the two phases.
     let presigs: Vec<Presignature> = presigs
@@ -311,7 +311,7 @@ async fn presignatures_sign_in_one_round() {
     );
 
     // Another presignature's partial in position 1: position 1 is blamed.
-    let other = presign_by(&shares, &[2, 0], b"presign 2").await;
+    let other = presign_by(shares, &[2, 0], b"presign 2").await;
     let (stray, _) = other.into_iter().nth(1).expect("two").issue(msg);
     match publics[0].combine(&[wire[0], stray], msg) {
         Err(Error::Threshold(Run::Aborted { blamed, .. })) => assert_eq!(blamed, [1]),
