@@ -20,6 +20,21 @@ pub fn progress_bar(len: u64) -> Result<indicatif::ProgressBar, Failure> {
     Ok(bar)
 }
 
+/// Tells what a long command is doing: on the progress `bar`, or where there is none (stderr not
+/// a terminal) as a line on stderr, and with `--json` as `event`, one JSON line on stderr. So a
+/// wait of minutes never prints nothing.
+pub fn progress_note(bar: &indicatif::ProgressBar, text: String, event: Value, format: Format) {
+    if !bar.is_hidden() && !format.json {
+        return bar.set_message(text);
+    }
+    let line = if format.json {
+        event.to_string()
+    } else {
+        format!("alibi: {text}")
+    };
+    bar.suspend(|| eprintln!("{line}"));
+}
+
 /// Set once a report went to stdout: a failure after it (an invalid verdict, with `--json` its
 /// object) prints no second JSON object.
 static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

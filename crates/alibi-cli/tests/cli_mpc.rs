@@ -443,11 +443,20 @@ fn bench_presigned_times_presigning_apart_from_online_signing() {
     let online = v["rows"][0]["sign_group_ms"].as_f64().unwrap();
     assert!(offline > 0.0 && online > 0.0, "{v}");
     // Every run's own figures, as they end, for the spread: the first and the one later run.
-    let runs: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stderr)
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stderr)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|e| e["event"] == "run")
         .collect();
+    // Without a terminal the wait is still told: the cell as it starts.
+    let cell = events
+        .iter()
+        .find(|e| e["event"] == "cell")
+        .expect("a cell event");
+    assert_eq!(
+        (cell["n"].as_u64(), cell["scheme"].as_str()),
+        (Some(2), Some("ecdsa-secp256k1"))
+    );
+    let runs: Vec<&serde_json::Value> = events.iter().filter(|e| e["event"] == "run").collect();
     assert_eq!(runs.len(), 2, "{}", String::from_utf8_lossy(&o.stderr));
     for (k, r) in runs.iter().enumerate() {
         assert_eq!(

@@ -111,7 +111,10 @@ fn measure(
                 Scheme::Bls => String::new(),
                 s => format!("{s}, "),
             };
-            bar.set_message(format!("{what}n = {n}, {mode}, {delay} ms delay, {how}"))
+            let text = format!("measuring {what}n = {n}, {mode}, {delay} ms delay, {how}");
+            let event = json!({"event": "cell", "scheme": scheme.name(), "n": n,
+                               "transport": mode.to_string(), "delay_ms": delay});
+            crate::report::progress_note(&bar, text, event, format)
         }
         Progress::Rounds(r) => timed.push(r),
         Progress::Primes { party, elapsed_s } => {

@@ -132,24 +132,18 @@ pub(super) fn take(dir: &Path, passphrase: &[u8]) -> Result<Option<Primes>, Fail
 }
 
 /// Says what `mpc bench` (the grid, or `--life`) waits for while it searches for party
-/// `party`'s safe primes ahead of its timed runs: on the progress bar, or where there is none
-/// (stderr not a terminal) and with `--json` as a line on stderr at each heartbeat, as `mpc
-/// keygen` reports its own search.
+/// `party`'s safe primes ahead of its timed runs ([`crate::report::progress_note`]), at each
+/// heartbeat, as `mpc keygen` reports its own search.
 pub(super) fn for_bench(
     bar: &indicatif::ProgressBar,
     party: usize,
     elapsed_s: u64,
     format: Format,
 ) {
-    let text = format!("safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s");
-    if !bar.is_hidden() && !format.json {
-        return bar.set_message(text);
-    }
-    let line = if format.json {
-        json!({"event": "primes", "state": "searching", "party": party, "elapsed_s": elapsed_s})
-            .to_string()
-    } else {
-        format!("alibi: searching for {text}")
-    };
-    bar.suspend(|| eprintln!("{line}"));
+    let text = format!(
+        "searching for safe primes for party {party} (untimed, ahead of the runs): {elapsed_s} s"
+    );
+    let event =
+        json!({"event": "primes", "state": "searching", "party": party, "elapsed_s": elapsed_s});
+    crate::report::progress_note(bar, text, event, format);
 }
