@@ -93,7 +93,8 @@ enum Area {
     Bench(bench::Args),
 }
 
-fn run(area: Option<Area>) -> CmdResult {
+/// Runs the command; `m` holds its parsed words (a settings file fills only what they leave out).
+fn run(area: Option<Area>, m: &clap::ArgMatches) -> CmdResult {
     match area {
         None => demo::run(),
         Some(Area::Falcon(c)) => falcon::run(c),
@@ -101,7 +102,7 @@ fn run(area: Option<Area>) -> CmdResult {
         Some(Area::Akem(c)) => akem::run(c),
         Some(Area::Tachyon(c)) => tachyon::run(c),
         Some(Area::Group(c)) => group::run(c),
-        Some(Area::Relay(c)) => relay::run(c),
+        Some(Area::Relay(c)) => relay::run(c, m.subcommand_matches("relay")),
         Some(Area::Mpc(c)) => mpc::run(c),
         Some(Area::Bench(a)) => bench::run(a),
     }
@@ -226,9 +227,9 @@ fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
     let parsed = named_alibi(Cli::command())
         .try_get_matches_from(&argv)
-        .and_then(|m| Cli::from_arg_matches(&m));
-    let cli = match parsed {
-        Ok(cli) => cli,
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             // Help and version go to stdout, whose failure (a full disk) is reported, not a panic.
             let mut out = std::io::stdout().lock();
@@ -247,7 +248,7 @@ fn main() -> ExitCode {
         }
         Err(e) => return fail(&Failure::Usage(usage_line(&e, &argv)), &argv),
     };
-    match run(cli.area) {
+    match run(cli.area, &matches) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => fail(&f, &argv),
     }

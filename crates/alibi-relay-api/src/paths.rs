@@ -24,8 +24,11 @@ pub const DELIVERY_CERTIFICATE: &str = "/v1/certificate/delivery";
 pub const TRUST_ROOT: &str = "/v1/certificate/trust_root";
 /// `GET`: the relay's counters in Prometheus text (alibi's own).
 pub const METRICS: &str = "/metrics";
-/// `GET`: 200 when the relay and its store answer (alibi's own).
+/// `GET`: readiness, 200 when the relay and its store answer and it is not draining, else 503
+/// (alibi's own).
 pub const HEALTH: &str = "/health";
+/// `GET`: liveness, 200 while the relay process answers, whatever its store does (alibi's own).
+pub const LIVE: &str = "/health/live";
 /// `GET`: upgrade to the WebSocket that delivers the device's mail.
 pub const WEBSOCKET: &str = "/v1/websocket/";
 /// The path of a request the relay pushes on the WebSocket with one envelope as its body.

@@ -37,6 +37,31 @@ pub enum Error {
     /// The store was written by an older relay in a form this one no longer accepts.
     #[error("store: {0}")]
     OutdatedStore(&'static str),
+    /// The store's layout is newer than this relay's: a newer relay wrote it.
+    #[error(
+        "the store has layout {found}, newer than this relay's {known}: run the release that \
+         wrote it (or a later one), or restore the backup taken before that release's start"
+    )]
+    NewerStore {
+        /// The store's layout.
+        found: u32,
+        /// This relay's.
+        known: u32,
+    },
+    /// A step upgrading the store failed; its transaction wrote nothing, and the store stays at
+    /// layout `from`.
+    #[error(
+        "upgrading the store from layout {from} to {to} failed, and that step wrote nothing (the \
+         store is whole at layout {from}): {reason}"
+    )]
+    UpgradeFailed {
+        /// The layout the store stays at.
+        from: u32,
+        /// The layout the step would have reached.
+        to: u32,
+        /// Why it failed.
+        reason: String,
+    },
     /// The store failed.
     #[error("store: {0}")]
     Store(String),

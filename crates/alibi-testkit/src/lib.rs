@@ -13,6 +13,7 @@ pub mod node;
 pub mod pki;
 pub mod postgres;
 pub mod proxy;
+pub mod relay_fixture;
 pub mod stall;
 
 // The README's Rust snippets, compiled and run as doctests of this crate (its dev-dependencies are

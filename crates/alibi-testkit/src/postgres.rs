@@ -56,3 +56,18 @@ pub async fn fresh_postgres() -> Option<String> {
         .expect("create database");
     Some(url.replace("dbname=postgres", &format!("dbname={name}")))
 }
+
+/// Loads a plain-text `pg_dump` (with `--inserts`) into the database at `url`; psql's own
+/// commands in it (`\restrict`) are skipped, not being SQL.
+pub async fn restore(url: &str, dump: &str) {
+    let (c, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("test server reachable");
+    tokio::spawn(conn);
+    let sql: String = dump
+        .lines()
+        .filter(|l| !l.starts_with('\\'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    c.batch_execute(&sql).await.expect("the dump loads");
+}

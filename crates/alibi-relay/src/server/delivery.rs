@@ -32,6 +32,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::Frame;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message as WsMessage;
 use tokio_tungstenite::WebSocketStream;
+use tracing::Instrument;
 use uuid::Uuid;
 
 use super::auth::authenticate_device;
@@ -204,24 +205,31 @@ pub(crate) async fn websocket(
     })?;
     let place = take_place(&s, account, device, credential);
     let upgrade_by = s.config.head_timeout;
-    tokio::spawn(async move {
-        let Ok(Ok(upgraded)) = tokio::time::timeout(upgrade_by, on_upgrade).await else {
-            leave(&s, account, device, place.id);
-            return;
-        };
-        let config = WebSocketConfig::default()
-            .write_buffer_size(WRITE_BUFFER)
-            .max_write_buffer_size(WRITE_BUFFER + 2 * CHUNK)
-            // Clients only send acknowledgements: small reads (each zero-fills its buffer
-            // first, 128 KiB by default).
-            .read_buffer_size(4096)
-            .max_message_size(Some(64 * 1024))
-            .max_frame_size(Some(64 * 1024));
-        let ws =
-            WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
-                .await;
-        deliver(s, account, device, ws, permit, place).await;
-    });
+    tokio::spawn(
+        async move {
+            let Ok(Ok(upgraded)) = tokio::time::timeout(upgrade_by, on_upgrade).await else {
+                leave(&s, account, device, place.id);
+                return;
+            };
+            let config = WebSocketConfig::default()
+                .write_buffer_size(WRITE_BUFFER)
+                .max_write_buffer_size(WRITE_BUFFER + 2 * CHUNK)
+                // Clients only send acknowledgements: small reads (each zero-fills its buffer
+                // first, 128 KiB by default).
+                .read_buffer_size(4096)
+                .max_message_size(Some(64 * 1024))
+                .max_frame_size(Some(64 * 1024));
+            let ws = WebSocketStream::from_raw_socket(
+                TokioIo::new(upgraded),
+                Role::Server,
+                Some(config),
+            )
+            .await;
+            deliver(s, account, device, ws, permit, place).await;
+        }
+        // The socket's lines carry the id of the request that opened it.
+        .instrument(tracing::Span::current()),
+    );
     let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
     let mut r = StatusCode::SWITCHING_PROTOCOLS.into_response();
     let h = r.headers_mut();

@@ -1,4 +1,5 @@
-//! `GET /metrics` (Prometheus text exposition, version 0.0.4) and `GET /health`.
+//! `GET /metrics` (Prometheus text exposition, version 0.0.4), `GET /health` (readiness) and
+//! `GET /health/live` (liveness).
 //!
 //! Counters are this process's since it started; `alibi_relay_envelopes_queued` is the store's
 //! count (every node's mail on a shared store, from the counters it keeps per mailbox), read by
@@ -191,10 +192,21 @@ pub(crate) async fn metrics(State(s): State<Shared>) -> Response {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response()
 }
 
-/// `GET /health`: 200 when the store answers within two seconds, else 503.
+/// `GET /health`, readiness: 200 when the store answers within two seconds and the relay is not
+/// draining, else 503 (a load balancer sends new clients elsewhere).
 pub(crate) async fn health(State(s): State<Shared>) -> Response {
+    if *s.draining.borrow() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response();
+    }
     match queued(&s).await {
         Some(_) => (StatusCode::OK, "ok\n").into_response(),
         None => (StatusCode::SERVICE_UNAVAILABLE, "store unavailable\n").into_response(),
     }
+}
+
+/// `GET /health/live`, liveness: 200 while the process answers requests, whatever the store
+/// does (a supervisor restarts a relay that stops answering this, not one whose database is
+/// away).
+pub(crate) async fn live() -> Response {
+    (StatusCode::OK, "alive\n").into_response()
 }

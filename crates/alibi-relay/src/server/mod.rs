@@ -9,7 +9,8 @@
 //! * [`keys`]: the prekey directory;
 //! * [`messages`]: sends, one account or many recipients in one request;
 //! * [`delivery`]: the WebSocket that pushes each device's mail until acknowledged;
-//! * `metrics`: `GET /metrics` (Prometheus text) and `GET /health`.
+//! * `metrics`: `GET /metrics` (Prometheus text), `GET /health` and `GET /health/live`;
+//! * [`control`]: the control socket of a relay on redb (`alibi relay backup`).
 //!
 //! The bodies are `alibi-relay-api`'s, the contract the clients build on.
 
@@ -37,6 +38,7 @@ mod account_cache;
 pub mod accounts;
 pub mod auth;
 mod connections;
+pub mod control;
 pub mod credentials;
 pub mod delivery;
 pub mod keys;
@@ -376,6 +378,40 @@ async fn wake_on_signals(
     }
 }
 
+/// Runs every request in a span `request{id=...}`, so each line logged for it carries its id
+/// (the JSON log's `span.id`), and answers the id as `x-request-id`: a client's report can be
+/// matched to the relay's lines without the log naming the client. A client's own
+/// `x-request-id` is not taken: it would let anyone write into the log.
+async fn request_span(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    use tracing::Instrument;
+    let id = request_id();
+    let mut r = next
+        .run(req)
+        .instrument(tracing::info_span!("request", id = %id))
+        .await;
+    if let Ok(v) = axum::http::HeaderValue::from_str(&id) {
+        r.headers_mut().insert(REQUEST_ID, v);
+    }
+    r
+}
+
+/// The header that carries a request's id back to the client.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// A request id: 16 hex digits, counting up from a random start, so ids are unique within a
+/// process and two relay nodes on one store are unlikely to share one.
+fn request_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static START: OnceLock<u64> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let start = *START.get_or_init(|| UnwrapErr(SysRng).next_u64());
+    format!(
+        "{:016x}",
+        start.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed))
+    )
+}
+
 /// Logs every request at debug level: method, route (its template, so no account id), status
 /// and time taken.
 async fn log_request(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
@@ -465,6 +501,7 @@ fn app_draining(
         .route(paths::WEBSOCKET, get(delivery::websocket))
         .route(paths::METRICS, get(metrics::metrics))
         .route(paths::HEALTH, get(metrics::health))
+        .route(paths::LIVE, get(metrics::live))
         .layer(axum::middleware::from_fn_with_state(state.clone(), delay))
         .layer(axum::middleware::from_fn(limits::client_address))
         .route_layer(axum::middleware::from_fn(log_request))
@@ -474,6 +511,7 @@ fn app_draining(
             StatusCode::REQUEST_TIMEOUT,
             idle_timeout,
         ))
+        .layer(axum::middleware::from_fn(request_span))
         .with_state(state);
     (router, sockets)
 }
@@ -563,6 +601,37 @@ mod tests {
         assert!(
             !text.contains("argon2") && !text.contains("password"),
             "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn health_is_not_ready_while_draining_and_live_stays_up() {
+        use tower_service::Service;
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let store =
+            crate::store::redb::RedbRelayStore::create(dir.path().join("r.redb")).expect("a store");
+        let (drain, draining) = tokio::sync::watch::channel(false);
+        let (mut app, _) = app_draining(Arc::new(store), Config::default(), draining);
+        let mut get = |path: &str| {
+            let req = axum::http::Request::get(path)
+                .body(axum::body::Body::empty())
+                .expect("a request");
+            app.call(req)
+        };
+        let ready = get(paths::HEALTH).await.expect("an answer");
+        assert_eq!(ready.status(), StatusCode::OK);
+        let id = ready.headers().get(REQUEST_ID).expect("a request id");
+        assert_eq!(id.len(), 16);
+        let next = get(paths::HEALTH).await.expect("an answer");
+        assert_ne!(next.headers().get(REQUEST_ID), Some(id), "ids differ");
+        drain.send_replace(true);
+        assert_eq!(
+            get(paths::HEALTH).await.expect("an answer").status(),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(
+            get(paths::LIVE).await.expect("an answer").status(),
+            StatusCode::OK
         );
     }
 

@@ -27,6 +27,7 @@ use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
 use alibi_relay_api::proto::Envelope;
 
+mod migrations;
 mod notify;
 mod statements;
 mod writer;
@@ -38,53 +39,22 @@ use writer::{apply_deltas, sender_of, writer, Deltas, Write};
 /// Connections per store: enough for both cores' worth of concurrent requests.
 const POOL: usize = 4;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS accounts (uuid BYTEA PRIMARY KEY, identity_key BYTEA NOT NULL);
-CREATE TABLE IF NOT EXISTS access_keys (uuid BYTEA PRIMARY KEY, key BYTEA NOT NULL);
-CREATE TABLE IF NOT EXISTS devices (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, registration_id INT NOT NULL,
-    password_hash TEXT NOT NULL, PRIMARY KEY (uuid, device));
-CREATE TABLE IF NOT EXISTS signed_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
-    public BYTEA NOT NULL, signature BYTEA NOT NULL, PRIMARY KEY (uuid, device));
-CREATE TABLE IF NOT EXISTS ec_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
-    public BYTEA NOT NULL, PRIMARY KEY (uuid, device, id));
-CREATE TABLE IF NOT EXISTS pq_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
-    public BYTEA NOT NULL, signature BYTEA NOT NULL, PRIMARY KEY (uuid, device, id));
-CREATE TABLE IF NOT EXISTS pq_last_resort (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
-    public BYTEA NOT NULL, signature BYTEA NOT NULL, PRIMARY KEY (uuid, device));
-CREATE TABLE IF NOT EXISTS ringxkem_keys (uuid BYTEA NOT NULL, device SMALLINT NOT NULL, id BIGINT NOT NULL,
-    bundle BYTEA NOT NULL, PRIMARY KEY (uuid, device));
-CREATE TABLE IF NOT EXISTS messages (seq BIGSERIAL PRIMARY KEY, uuid BYTEA NOT NULL, device SMALLINT NOT NULL,
-    guid BYTEA NOT NULL UNIQUE, shared BYTEA, envelope BYTEA NOT NULL, size BIGINT NOT NULL,
-    created BIGINT NOT NULL);
-CREATE INDEX IF NOT EXISTS messages_by_time ON messages (created);
-CREATE INDEX IF NOT EXISTS messages_by_device ON messages (uuid, device, seq);
-CREATE TABLE IF NOT EXISTS shared_mrm (key BYTEA PRIMARY KEY, refs INT NOT NULL, data BYTEA NOT NULL);
-ALTER TABLE messages ADD COLUMN IF NOT EXISTS sender BYTEA;
-CREATE TABLE IF NOT EXISTS mailboxes (uuid BYTEA NOT NULL, device SMALLINT NOT NULL,
-    messages BIGINT NOT NULL, bytes BIGINT NOT NULL, PRIMARY KEY (uuid, device));
-CREATE TABLE IF NOT EXISTS mailbox_senders (uuid BYTEA NOT NULL, device SMALLINT NOT NULL,
-    sender BYTEA NOT NULL, messages BIGINT NOT NULL, bytes BIGINT NOT NULL,
-    PRIMARY KEY (uuid, device, sender));
-CREATE TABLE IF NOT EXISTS relay_meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL);
-";
-
-/// Counts the mailboxes of a database written before the counters were kept, once (envelopes of
-/// that time have no sender, so they count against no sender's share). Run with [`SCHEMA`] in
-/// one transaction, under the advisory lock.
-const BACKFILL: &str = "
-INSERT INTO mailboxes (uuid, device, messages, bytes)
-    SELECT uuid, device, count(*), coalesce(sum(size), 0)::int8 FROM messages
-    WHERE NOT EXISTS (SELECT 1 FROM relay_meta WHERE key = 'mailbox_counters')
-    GROUP BY uuid, device
-    ON CONFLICT DO NOTHING;
-INSERT INTO relay_meta (key, value) VALUES ('mailbox_counters', 1) ON CONFLICT DO NOTHING;
-";
-
 fn pg_err(e: tokio_postgres::Error) -> Error {
     match e.as_db_error() {
         Some(d) => Error::Store(format!("postgres: {}", d.message())),
         None => Error::Store(format!("postgres: {e}")),
     }
+}
+
+fn parse_url(url: &str) -> Result<tokio_postgres::Config> {
+    url.parse()
+        .map_err(|e| Error::Store(format!("postgres: {e}")))
+}
+
+/// Whether a connection string (URL or `key=value` form) holds a password, which a settings
+/// file must not: it would sit in clear beside every other setting.
+pub fn holds_password(url: &str) -> Result<bool> {
+    Ok(parse_url(url)?.get_password().is_some())
 }
 
 /// The PostgreSQL relay store.
@@ -150,18 +120,26 @@ async fn open(config: &tokio_postgres::Config) -> Result<Conn> {
 }
 
 impl PgRelayStore {
-    /// Connects (a small pool) and creates the schema if it is missing. `url` is a libpq
+    /// Connects (a small pool), and creates the schema if it is missing or upgrades an older one
+    /// (`migrations`; a database newer than this relay is refused). `url` is a libpq
     /// connection string, URL (`postgresql://user@host:port/db`) or `key=value` form.
     pub async fn connect(url: &str) -> Result<Self> {
-        let config: tokio_postgres::Config = url
-            .parse()
-            .map_err(|e| Error::Store(format!("postgres: {e}")))?;
+        Self::connect_with_password(url, None).await
+    }
+
+    /// [`connect`](Self::connect), with the password given apart from the connection string
+    /// (read from a file or the environment, so it appears in no command line or settings file).
+    pub async fn connect_with_password(url: &str, password: Option<&str>) -> Result<Self> {
+        let mut config = parse_url(url)?;
+        if let Some(p) = password {
+            config.password(p);
+        }
         let mut clients = Vec::with_capacity(POOL);
         for _ in 0..POOL {
             clients.push(Mutex::new(open(&config).await?));
         }
         {
-            let c = clients[0].lock().await;
+            let mut c = clients[0].lock().await;
             // A database of the first layout kept unsalted SHA-256 in `devices.secret_hash`.
             let outdated = c
                 .query_opt(
@@ -175,13 +153,7 @@ impl PgRelayStore {
             if outdated.is_some() {
                 return Err(Error::OutdatedStore(super::OUTDATED_PASSWORDS));
             }
-            // Two relays starting together must not race on CREATE TABLE.
-            c.batch_execute(&format!(
-                "SELECT pg_advisory_lock(424242); BEGIN; {SCHEMA} {BACKFILL} COMMIT;
-                 SELECT pg_advisory_unlock(424242);"
-            ))
-            .await
-            .map_err(pg_err)?;
+            migrations::open_layout(&mut c).await?;
         }
         let pool = Arc::new(Pool {
             config,

@@ -1,4 +1,7 @@
-//! `alibi relay serve|bench`: the relay server on redb or PostgreSQL, and its load test.
+//! `alibi relay serve|check-config|bench`: the relay server on redb or PostgreSQL, its settings
+//! file, and its load test.
+
+mod config;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,7 +12,7 @@ use alibi_relay::server::{self, AddressLimits, Config, Rate};
 use alibi_relay::store::redb::RedbRelayStore;
 use alibi_relay::store::RelayStore;
 use base64::Engine;
-use clap::{Args, Subcommand};
+use clap::{ArgMatches, Args, Subcommand};
 use serde_json::json;
 
 use crate::failure::{usage, CmdResult, Failure};
@@ -23,7 +26,14 @@ use crate::say;
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Run the relay server until interrupted
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
+    /// Check a settings file of `serve --config` without starting anything: its keys, limits
+    /// and the files it names (exit 2 naming the key that is wrong); the database is not
+    /// contacted
+    CheckConfig(CheckArgs),
+    /// Copy a redb store consistently, while its relay runs (through the relay's control socket,
+    /// `<db>.control`) or not; the copy is a new file, mode 0600 (docs/relay.md, "Backups")
+    Backup(BackupArgs),
     /// Measure the relay: 1:1 throughput and multi-recipient sends (a relay in this process on a
     /// temporary store, unless --url, --db or --postgres is given)
     Bench(BenchArgs),
@@ -32,11 +42,18 @@ pub enum Cmd {
 /// The arguments of `alibi relay serve`.
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
+    /// Settings (TOML) whose keys are these flags' names without dashes, e.g.
+    /// `max-connections = 5000`; a flag given as well wins (docs/relay.md, "Configuration")
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// The address to listen on, e.g. 127.0.0.1:8080 (port 0 picks a free port)
-    #[arg(long, value_name = "ADDR")]
-    pub listen: String,
+    #[arg(long, value_name = "ADDR", required_unless_present = "config")]
+    pub listen: Option<String>,
     #[command(flatten)]
     pub store: StoreArgs,
+    /// A file holding the PostgreSQL password [default: the PGPASSWORD environment variable]
+    #[arg(long, value_name = "FILE")]
+    pub postgres_password_file: Option<PathBuf>,
     /// Delay every request by this many milliseconds (to emulate a distant relay)
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub delay_ms: u64,
@@ -54,8 +71,45 @@ pub struct ServeArgs {
     /// failures), debug (every request and delivery socket) or trace
     #[arg(long, value_name = "LEVEL", default_value = "info")]
     pub log_level: tracing::Level,
+    /// Log lines as text, or as one JSON object a line (time, level, target, fields, and the
+    /// request's id)
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     #[command(flatten)]
     pub limits: Limits,
+}
+
+/// The arguments of `alibi relay check-config`.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The settings file
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// The arguments of `alibi relay backup`.
+#[derive(clap::Args, Debug)]
+pub struct BackupArgs {
+    /// The relay's redb store
+    #[arg(long, value_name = "FILE")]
+    pub db: PathBuf,
+    /// Where the copy goes: a new file (an existing one is never replaced)
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub format: Format,
+}
+
+/// How log lines are written.
+#[derive(clap::ValueEnum, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Text for people (coloured on a terminal).
+    Text,
+    /// One JSON object a line, for log collectors.
+    Json,
 }
 
 /// The arguments of `alibi relay bench`.
@@ -166,27 +220,38 @@ pub struct Limits {
 }
 
 impl Limits {
-    fn apply(self, base: Config) -> Result<Config, Failure> {
+    /// The relay's settings with these limits, or a usage failure naming (as `origins` tells:
+    /// the flag or the file's key) the first limit that cannot work.
+    fn apply(self, base: Config, origins: &config::Origins) -> Result<Config, Failure> {
+        let bad =
+            |id: &str, what: &str| Err(Failure::Usage(format!("{}: {what}", origins.name(id))));
         if !(self.rate.is_finite() && self.rate > 0.0) {
-            return Err(Failure::Usage("--rate: a positive number".into()));
+            return bad("rate", "a positive number");
         }
         let positive = [
-            ("--mailbox-messages", self.mailbox_messages),
-            ("--mailbox-mib", self.mailbox_mib),
-            ("--expiry-days", self.expiry_days),
-            ("--max-prekeys", self.max_prekeys as u64),
-            ("--max-connections", self.max_connections as u64),
+            ("mailbox_messages", self.mailbox_messages),
+            ("mailbox_mib", self.mailbox_mib),
+            ("expiry_days", self.expiry_days),
+            ("max_prekeys", self.max_prekeys as u64),
+            ("max_connections", self.max_connections as u64),
             (
-                "--max-connections-per-address",
+                "max_connections_per_address",
                 self.max_connections_per_address as u64,
             ),
-            ("--head-timeout", self.head_timeout),
-            ("--max-sockets", self.max_sockets as u64),
-            ("--send-timeout", self.send_timeout),
-            ("--idle-timeout", self.idle_timeout),
+            ("head_timeout", self.head_timeout),
+            ("max_sockets", self.max_sockets as u64),
+            ("send_timeout", self.send_timeout),
+            ("idle_timeout", self.idle_timeout),
         ];
-        if let Some((flag, _)) = positive.iter().find(|(_, v)| *v == 0) {
-            return Err(Failure::Usage(format!("{flag}: at least 1")));
+        if let Some((id, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return bad(id, "at least 1");
+        }
+        // Bounds beyond any use: a typo, and near overflow once converted.
+        if self.expiry_days > MAX_EXPIRY_DAYS {
+            return bad("expiry_days", &format!("at most {MAX_EXPIRY_DAYS}"));
+        }
+        if self.mailbox_mib > MAX_MAILBOX_MIB {
+            return bad("mailbox_mib", &format!("at most {MAX_MAILBOX_MIB} (1 TiB)"));
         }
         Ok(Config {
             rate_per_device: self.rate,
@@ -213,6 +278,11 @@ impl Limits {
     }
 }
 
+/// Undelivered mail kept longer than a century is a typo, not a policy.
+const MAX_EXPIRY_DAYS: u64 = 36_500;
+/// A mailbox quota beyond 1 TiB per device is a typo (and nears `u64` bytes overflow).
+const MAX_MAILBOX_MIB: u64 = 1 << 20;
+
 /// `BURST,PER_SECOND`, both positive.
 fn parse_rate(s: &str) -> Result<Rate, String> {
     let bad = || format!("'{s}': expected BURST,PER_SECOND, e.g. 100,0.5 or 10,1/300");
@@ -233,9 +303,9 @@ fn parse_rate(s: &str) -> Result<Rate, String> {
     Ok(Rate::new(burst, per))
 }
 
-/// `--db FILE | --postgres URL` of `serve`.
+/// `--db FILE | --postgres URL` of `serve` (or `db` / `postgres` in its settings file).
 #[derive(Args, Debug)]
-#[group(required = true, multiple = false)]
+#[group(required = false, multiple = false)]
 pub struct StoreArgs {
     /// The redb database file (created if missing, mode 0600)
     #[arg(long, value_name = "FILE")]
@@ -257,41 +327,81 @@ pub struct BenchStore {
     postgres: Option<String>,
 }
 
-/// Runs `alibi relay <verb>`.
-pub fn run(cmd: Cmd) -> CmdResult {
+/// Runs `alibi relay <verb>`; `m` holds the parsed words of `relay`, to tell a flag given from
+/// its default where a settings file may fill it.
+pub fn run(cmd: Cmd, m: Option<&ArgMatches>) -> CmdResult {
     match cmd {
-        Cmd::Serve(a) => serve(a),
+        Cmd::Serve(a) => serve(*a, m.and_then(|m| m.subcommand_matches("serve"))),
+        Cmd::CheckConfig(a) => check_config(a),
+        Cmd::Backup(a) => backup(a),
         Cmd::Bench(a) => bench(a),
     }
 }
 
 /// `alibi relay serve`.
-fn serve(
-    ServeArgs {
-        listen,
-        store,
-        delay_ms,
-        trust_root,
-        tls_cert,
-        tls_key,
-        log_level,
-        limits,
-    }: ServeArgs,
-) -> CmdResult {
-    logs(log_level);
-    let tls = match (tls_cert, tls_key) {
-        (Some(c), Some(k)) => Some(tls(&c, &k)?),
-        _ => None,
+fn serve(args: ServeArgs, m: Option<&ArgMatches>) -> CmdResult {
+    let settings = config::Settings::resolve(args, m)?;
+    logs(settings.log_level, settings.log_format);
+    serve_until_stopped(settings)
+}
+
+/// `alibi relay check-config`: what `serve --config FILE` would run with, checked as far as it
+/// can be without starting (the store is not opened).
+fn check_config(CheckArgs { file, format }: CheckArgs) -> CmdResult {
+    let s = config::Settings::from_file(&file)?;
+    s.check_files()?;
+    let store = match &s.store {
+        config::Store::Redb(p) => format!("redb {}", p.display()),
+        config::Store::Postgres { .. } => "postgresql".to_string(),
     };
-    serve_until_stopped(
-        &listen,
-        store.db,
-        store.postgres,
-        delay_ms,
-        trust_root,
-        tls,
-        limits,
-    )
+    if format.json {
+        say(json!({
+            "ok": true,
+            "file": file.display().to_string(),
+            "listen": s.listen,
+            "store": store,
+            "tls": s.tls.is_some(),
+        }))
+    } else {
+        say!(
+            "{}: ok (listen {}, store {store}, {})",
+            file.display(),
+            s.listen,
+            if s.tls.is_some() { "TLS" } else { "plain HTTP" }
+        )
+    }
+}
+
+/// `alibi relay backup`.
+fn backup(BackupArgs { db, out, format }: BackupArgs) -> CmdResult {
+    if !db.exists() {
+        return Err(Failure::Usage(format!("{}: no such store", db.display())));
+    }
+    let b = server::control::backup(&db, &out).map_err(|e| match e {
+        alibi_relay::Error::Client(m) => Failure::Transport(m),
+        e => usage(e),
+    })?;
+    let how = if b.from_running_relay {
+        "by the running relay"
+    } else {
+        "from the file (no relay had it open)"
+    };
+    if format.json {
+        say(json!({
+            "db": db.display().to_string(),
+            "out": out.display().to_string(),
+            "bytes": b.bytes,
+            "from_running_relay": b.from_running_relay,
+        }))
+    } else {
+        say!(
+            "{} copied to {} ({} bytes, {how}); restore: stop the relay, put the copy in the \
+             store's place, start it",
+            db.display(),
+            out.display(),
+            b.bytes
+        )
+    }
 }
 
 /// `alibi relay bench`.
@@ -324,43 +434,91 @@ fn bench(
     measure_load(url, ca, insecure_http, store, &load, format)
 }
 
-/// Log lines (`tracing`) to standard error, up to `level`; coloured only on a terminal, so a log
-/// written to a file holds no escape codes.
-fn logs(level: tracing::Level) {
+/// Log lines (`tracing`) to standard error, up to `level`: text coloured only on a terminal (so
+/// a log written to a file holds no escape codes), or one JSON object a line, each with the
+/// fields of its request's span (its id).
+fn logs(level: tracing::Level, format: LogFormat) {
     use std::io::IsTerminal;
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
+    let _ = match format {
+        LogFormat::Text => tracing_subscriber::fmt()
+            .with_max_level(level)
+            .with_ansi(std::io::stderr().is_terminal())
+            .with_writer(std::io::stderr)
+            .with_target(false)
+            .try_init(),
+        LogFormat::Json => tracing_subscriber::fmt()
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .with_max_level(level)
+            .with_writer(std::io::stderr)
+            .try_init(),
+    };
 }
 
-/// The TLS settings from a PEM chain and key.
-fn tls(cert: &Path, key: &Path) -> Result<server::Tls, Failure> {
-    let chain = read_input(cert, "a PEM certificate chain")?;
-    let key = read_secret(key, "a PEM private key")?;
-    server::Tls::from_pem(&chain, &key).map_err(usage)
+/// File descriptors beyond the connections: the store, the listener, the log, the runtime.
+const SPARE_FILES: u64 = 64;
+
+/// Raises the open-file limit (its soft value, up to the hard one) to hold `max_connections`,
+/// each a file descriptor; if the hard limit is lower, logs a warning: past it, accepting fails
+/// instead of new clients waiting in the backlog.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn open_files_for(max_connections: usize) {
+    let needed = (max_connections as u64).saturating_add(SPARE_FILES);
+    let mut l = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the rlimit it is given and nothing else.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) } != 0 || l.rlim_cur >= needed {
+        return;
+    }
+    let raised = libc::rlimit {
+        rlim_cur: needed.min(l.rlim_max),
+        rlim_max: l.rlim_max,
+    };
+    // SAFETY: setrlimit reads the rlimit it is given; a soft value up to the hard one is allowed.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+        l = raised;
+    }
+    if l.rlim_cur < needed {
+        tracing::warn!(
+            open_files = l.rlim_cur,
+            max_connections,
+            "the open-file limit is below max-connections plus {SPARE_FILES}: raise LimitNOFILE \
+             (ulimit -n) or lower max-connections"
+        );
+    }
 }
 
-/// Completes on SIGTERM or SIGINT (Ctrl-C).
-async fn stop_signal() {
+#[cfg(not(unix))]
+fn open_files_for(_max_connections: usize) {}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C). The handlers are installed when this is called
+/// (in the runtime), not when the future is first polled: a SIGTERM that comes as soon as the
+/// relay said it listens must drain it, not kill it.
+fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut term), Ok(mut int)) = (
+        let handlers = (
             signal(SignalKind::terminate()),
             signal(SignalKind::interrupt()),
-        ) else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
+        );
+        async move {
+            let (Ok(mut term), Ok(mut int)) = handlers else {
+                return std::future::pending().await;
+            };
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
         }
     }
     #[cfg(not(unix))]
-    {
+    async {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
@@ -368,14 +526,7 @@ async fn stop_signal() {
 /// The trust root's private key: read from `path`, or created there (recorded in `created`).
 fn trust_root(path: &Path, created: &mut Created) -> Result<[u8; 32], Failure> {
     if path.exists() {
-        let b = read_secret(path, "a 32-byte trust-root key")?;
-        <[u8; 32]>::try_from(&b[..]).map_err(|_| {
-            Failure::Usage(format!(
-                "{}: a trust-root file holds 32 bytes, not {}",
-                path.display(),
-                b.len()
-            ))
-        })
+        read_trust_root(path)
     } else {
         let k = alibi_identity::PrivateKey::generate(&mut os_rng()).to_bytes();
         write("--trust-root", path, Kind::Secret, &k[..], false)?;
@@ -384,8 +535,20 @@ fn trust_root(path: &Path, created: &mut Created) -> Result<[u8; 32], Failure> {
     }
 }
 
+/// The trust root's private key from an existing file.
+fn read_trust_root(path: &Path) -> Result<[u8; 32], Failure> {
+    let b = read_secret(path, "a 32-byte trust-root key")?;
+    <[u8; 32]>::try_from(&b[..]).map_err(|_| {
+        Failure::Usage(format!(
+            "{}: a trust-root file holds 32 bytes, not {}",
+            path.display(),
+            b.len()
+        ))
+    })
+}
+
 /// Opens the redb store, recording the file in `created` if this made it.
-fn open_redb(db: &Path, created: &mut Created) -> Result<Arc<dyn RelayStore>, Failure> {
+fn open_redb(db: &Path, created: &mut Created) -> Result<Arc<RedbRelayStore>, Failure> {
     let existed = db.exists();
     let store = RedbRelayStore::create(db)
         .map_err(|e| Failure::Usage(format!("cannot open {}: {e}", db.display())))?;
@@ -396,8 +559,24 @@ fn open_redb(db: &Path, created: &mut Created) -> Result<Arc<dyn RelayStore>, Fa
     Ok(Arc::new(store))
 }
 
-async fn open_postgres(url: &str) -> Result<Arc<dyn RelayStore>, Failure> {
-    let s = alibi_relay::store::postgres::PgRelayStore::connect(url)
+/// Answers `alibi relay backup` on the store's control socket while the relay runs.
+#[cfg(unix)]
+async fn control(db: &Path, store: Arc<RedbRelayStore>) -> Result<(), Failure> {
+    let c = server::control::Control::bind(db)
+        .await
+        .map_err(|e| Failure::Usage(format!("cannot open the control socket: {e}")))?;
+    tokio::spawn(c.serve(store));
+    Ok(())
+}
+
+#[cfg(not(unix))]
+async fn control(_db: &Path, _store: Arc<RedbRelayStore>) -> Result<(), Failure> {
+    Ok(())
+}
+
+/// Connects to PostgreSQL at `url`, with `password` if given apart from it.
+async fn open_postgres(url: &str, password: Option<&str>) -> Result<Arc<dyn RelayStore>, Failure> {
+    let s = alibi_relay::store::postgres::PgRelayStore::connect_with_password(url, password)
         .await
         .map_err(|e| Failure::Usage(format!("--postgres: {e}")))?;
     Ok(Arc::new(s))
@@ -405,45 +584,41 @@ async fn open_postgres(url: &str) -> Result<Arc<dyn RelayStore>, Failure> {
 
 /// Binds first, then opens the store, then reads or creates the trust root: whatever fails, the
 /// files this start created are removed again.
-fn serve_until_stopped(
-    listen: &str,
-    db: Option<PathBuf>,
-    postgres: Option<String>,
-    delay_ms: u64,
-    trust_root_file: Option<PathBuf>,
-    tls: Option<server::Tls>,
-    limits: Limits,
-) -> CmdResult {
-    let limited = limits.apply(Config::default())?;
-    let root_file = match (&trust_root_file, &db) {
-        (Some(f), _) => f.clone(),
-        (None, Some(d)) => {
-            let mut s = d.clone().into_os_string();
-            s.push(".trust-root");
-            PathBuf::from(s)
-        }
-        (None, None) => {
-            return Err(Failure::Usage(
-                "--trust-root FILE is needed with --postgres".into(),
-            ))
-        }
-    };
+fn serve_until_stopped(s: config::Settings) -> CmdResult {
+    let config::Settings {
+        listen,
+        store,
+        root_file,
+        tls,
+        config: limited,
+        ..
+    } = s;
+    open_files_for(limited.max_connections);
     runtime()?.block_on(async move {
         let mut created = Created::default();
-        let listener = tokio::net::TcpListener::bind(listen)
+        let listener = tokio::net::TcpListener::bind(&listen)
             .await
             .map_err(|e| Failure::Usage(format!("cannot listen on {listen}: {e}")))?;
-        let (store, kind) = match (&db, &postgres) {
-            (_, Some(url)) => (open_postgres(url).await?, "postgresql".to_string()),
-            (Some(d), None) => (open_redb(d, &mut created)?, format!("redb {}", d.display())),
-            (None, None) => unreachable!("clap requires --db or --postgres"),
+        let (store, kind) = match &store {
+            config::Store::Postgres { url, password } => (
+                open_postgres(url, password.as_deref().map(String::as_str)).await?,
+                "postgresql".to_string(),
+            ),
+            config::Store::Redb(d) => {
+                let store = open_redb(d, &mut created)?;
+                control(d, store.clone()).await?;
+                (
+                    store as Arc<dyn RelayStore>,
+                    format!("redb {}", d.display()),
+                )
+            }
         };
         let config = Config {
             trust_root: trust_root(&root_file, &mut created)?,
-            delay: Duration::from_millis(delay_ms),
             ..limited
         };
         let root_pub = alibi_identity::PrivateKey::from_bytes(config.trust_root).public_key();
+        let stop = stop_signal();
         say!(
             "relay listening on {}://{} (store: {kind}); trust root {}",
             if tls.is_some() { "https" } else { "http" },
@@ -453,7 +628,7 @@ fn serve_until_stopped(
         created.keep();
         // SIGTERM drains: no new connections, requests under way answered, sockets closed
         // once their acknowledgements have committed; then exit 0.
-        server::serve_with(listener, store, config, tls, stop_signal())
+        server::serve_with(listener, store, config, tls, stop)
             .await
             .map_err(usage)
     })
@@ -494,9 +669,15 @@ fn measure_load(
             (Some(_), _, _) => (urls.join(","), "remote".to_string(), None),
             (None, db, pg) => {
                 let (s, kind) = match (db, pg) {
-                    (_, Some(u)) => (Some(open_postgres(u).await?), "postgresql".to_string()),
+                    (_, Some(u)) => (
+                        Some(
+                            open_postgres(u, config::env_password().as_deref().map(String::as_str))
+                                .await?,
+                        ),
+                        "postgresql".to_string(),
+                    ),
                     (Some(d), None) => (
-                        Some(open_redb(d, &mut created)?),
+                        Some(open_redb(d, &mut created)? as Arc<dyn RelayStore>),
                         format!("redb {}", d.display()),
                     ),
                     (None, None) => (None, "redb, temporary".to_string()),

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use prost::Message as _;
-use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -19,6 +19,9 @@ use super::{
 };
 use crate::{Error, Result};
 use alibi_relay_api::access::AccessKey;
+
+mod backup;
+mod migrations;
 use alibi_relay_api::proto::Envelope;
 
 const ACCOUNTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("accounts");
@@ -35,11 +38,24 @@ const SHARED: TableDefinition<&[u8], &[u8]> = TableDefinition::new("shared_mrm")
 /// Per stored envelope (the key of `messages`): its [`Sender`], 17 bytes. Envelopes stored by a
 /// relay before the per-sender share have none (they count against no sender's share).
 const SENDERS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("message_senders");
-/// `"schema"` -> the layout's version ([`SCHEMA`]); absent in stores of the first layout.
+/// `"schema"` -> the layout's version ([`migrations::SCHEMA`]); absent in stores of the first
+/// layout.
 const META: TableDefinition<&str, u32> = TableDefinition::new("meta");
 
-/// The layout: 2 since device passwords are Argon2id PHC strings (1 held unsalted SHA-256).
-const SCHEMA: u32 = 2;
+/// Every table of the current layout but [`META`] and `migrations::HISTORY`.
+const TABLES: [TableDefinition<&[u8], &[u8]>; 11] = [
+    ACCOUNTS,
+    ACCESS_KEYS,
+    DEVICES,
+    SIGNED,
+    EC_KEYS,
+    PQ_KEYS,
+    LAST_RESORT,
+    RINGXKEM,
+    MESSAGES,
+    SHARED,
+    SENDERS,
+];
 
 fn db_err(e: impl core::fmt::Display) -> Error {
     Error::Store(e.to_string())
@@ -106,47 +122,12 @@ pub struct RedbRelayStore {
 }
 
 impl RedbRelayStore {
-    /// Creates or opens the store file and starts its writer (needs a Tokio runtime).
+    /// Creates or opens the store file, upgrading an older layout first (one transaction per
+    /// step; a store newer than this relay is refused), and starts its writer (needs a Tokio
+    /// runtime).
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
         let db = Arc::new(Database::create(path).map_err(db_err)?);
-        let t = db.begin_write().map_err(db_err)?;
-        for def in [
-            ACCOUNTS,
-            ACCESS_KEYS,
-            DEVICES,
-            SIGNED,
-            EC_KEYS,
-            PQ_KEYS,
-            LAST_RESORT,
-            RINGXKEM,
-            MESSAGES,
-            SHARED,
-            SENDERS,
-        ] {
-            t.open_table(def).map_err(db_err)?;
-        }
-        {
-            let mut meta = t.open_table(META).map_err(db_err)?;
-            let version = meta.get("schema").map_err(db_err)?.map(|v| v.value());
-            match version {
-                Some(SCHEMA) => {}
-                None if t
-                    .open_table(DEVICES)
-                    .map_err(db_err)?
-                    .is_empty()
-                    .map_err(db_err)? =>
-                {
-                    meta.insert("schema", SCHEMA).map_err(db_err)?;
-                }
-                None => return Err(Error::OutdatedStore(super::OUTDATED_PASSWORDS)),
-                Some(v) => {
-                    return Err(Error::Store(format!(
-                        "store layout {v}, newer than this relay's ({SCHEMA})"
-                    )))
-                }
-            }
-        }
-        t.commit().map_err(db_err)?;
+        migrations::open_layout(&db)?;
         let counters = Arc::new(Mutex::new(count_mailboxes(&db)?));
         let (writer, rx) = mpsc::unbounded_channel();
         let (wdb, wcounters) = (db.clone(), counters.clone());
@@ -159,6 +140,20 @@ impl RedbRelayStore {
             writer,
             counters,
         })
+    }
+
+    /// Writes a consistent copy of the store (as its last commit left it; writes go on
+    /// meanwhile) to a new file at `to`, created owner-only; an existing file is an error, never
+    /// replaced. Returns the entries copied. `alibi relay backup` asks a running relay for one
+    /// through [`crate::server::control`].
+    pub fn backup(&self, to: &Path) -> Result<u64> {
+        backup::backup(&self.db, to)
+    }
+
+    /// [`Self::backup`] of a store file no relay has open.
+    pub fn backup_file(db: &Path, to: &Path) -> Result<u64> {
+        let db = Database::open(db).map_err(db_err)?;
+        backup::backup(&db, to)
     }
 
     async fn blocking<T: Send + 'static>(
