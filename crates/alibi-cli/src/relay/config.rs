@@ -304,15 +304,15 @@ impl Settings {
         };
         let store = match (args.store.db.take(), args.store.postgres.take()) {
             (Some(db), None) => Store::Redb(db),
-            (None, Some(url)) => Store::Postgres {
-                url,
-                password: match &args.postgres_password_file {
+            (None, Some(url)) => {
+                let password = match &args.postgres_password_file {
                     Some(f) => Some(password_file(f).map_err(|e| {
                         Failure::Usage(format!("{}: {}", name("postgres_password_file"), e.line()))
                     })?),
-                    None => env_password(),
-                },
-            },
+                    None => env_password(&url),
+                };
+                Store::Postgres { url, password }
+            }
             (None, None) => {
                 return Err(origins.missing(
                     "--db FILE or --postgres URL is needed (or db or postgres in the --config \
@@ -453,8 +453,12 @@ fn password_file(path: &Path) -> Result<Zeroizing<String>, Failure> {
     ))
 }
 
-/// `PGPASSWORD`, as libpq reads it.
-pub fn env_password() -> Option<Zeroizing<String>> {
+/// `PGPASSWORD`, as libpq reads it: only where the connection string `url` holds no password
+/// (libpq's order: the string first).
+pub fn env_password(url: &str) -> Option<Zeroizing<String>> {
+    if alibi_relay::store::postgres::holds_password(url).unwrap_or(true) {
+        return None;
+    }
     std::env::var("PGPASSWORD").ok().map(Zeroizing::new)
 }
 

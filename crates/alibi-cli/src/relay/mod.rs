@@ -1,5 +1,5 @@
-//! `alibi relay serve|check-config|bench`: the relay server on redb or PostgreSQL, its settings
-//! file, and its load test.
+//! `alibi relay serve|check-config|backup|bench`: the relay server on redb or PostgreSQL, its
+//! settings file, the backup of its redb store, and its load test.
 
 mod config;
 
@@ -593,7 +593,6 @@ fn serve_until_stopped(s: config::Settings) -> CmdResult {
         config: limited,
         ..
     } = s;
-    open_files_for(limited.max_connections);
     runtime()?.block_on(async move {
         let mut created = Created::default();
         let listener = tokio::net::TcpListener::bind(&listen)
@@ -626,6 +625,8 @@ fn serve_until_stopped(s: config::Settings) -> CmdResult {
             base64::engine::general_purpose::STANDARD.encode(root_pub.serialize())
         )?;
         created.keep();
+        // Once the start can no longer fail: a failed start says one line.
+        open_files_for(config.max_connections);
         // SIGTERM drains: no new connections, requests under way answered, sockets closed
         // once their acknowledgements have committed; then exit 0.
         server::serve_with(listener, store, config, tls, stop)
@@ -671,8 +672,11 @@ fn measure_load(
                 let (s, kind) = match (db, pg) {
                     (_, Some(u)) => (
                         Some(
-                            open_postgres(u, config::env_password().as_deref().map(String::as_str))
-                                .await?,
+                            open_postgres(
+                                u,
+                                config::env_password(u).as_deref().map(String::as_str),
+                            )
+                            .await?,
                         ),
                         "postgresql".to_string(),
                     ),
