@@ -80,6 +80,8 @@ impl Control {
     pub async fn serve(self, store: Arc<RedbRelayStore>) {
         loop {
             let Ok((stream, _)) = self.listener.accept().await else {
+                // Out of file descriptors, say: wait rather than spin on the error.
+                tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             };
             // Mode 0600 keeps others out already; the peer's user is checked as well.
