@@ -150,7 +150,26 @@ macro_rules! peer {
     }};
 }
 
+/// SamplerZ alone: the 1,024 draws of a Falcon-512 signature (centres spread over [0, 1) and
+/// across the integers, sigma' = 1.5, within Falcon-512's [sigma_min, sigma_max]), to weigh its
+/// share of signing.
+fn sampler(c: &mut Criterion) {
+    let level = Level::Falcon512;
+    let mu: Vec<f64> = (0..1024)
+        .map(|i| (i as f64 * 0.618_034) % 37.0 - 18.0)
+        .collect();
+    let isigma = 1.0 / 1.5;
+    let mut g = c.benchmark_group("SamplerZ");
+    g.measurement_time(Duration::from_secs(4));
+    g.bench_function("1024-draws/alibi", |b| {
+        let mut samp = alibi_falcon::Sampler::new([7; 32], level.sigma_min());
+        b.iter(|| mu.iter().map(|&m| samp.sample(m, isigma)).sum::<i32>())
+    });
+    g.finish();
+}
+
 fn benches(c: &mut Criterion) {
+    sampler(c);
     peer!(c, falcon512, Level::Falcon512, fn_dsa::FN_DSA_LOGN_512);
     peer!(c, falcon1024, Level::Falcon1024, fn_dsa::FN_DSA_LOGN_1024);
 }

@@ -7,7 +7,7 @@
 //! [`ffldl`] reaches them.
 
 use crate::fft;
-use crate::isa::Isa;
+use crate::isa::{Avx2Fma, Isa, Portable};
 use crate::sampler::Sampler;
 
 /// Number of f64 values in a tree of degree 2^logn.
@@ -39,7 +39,7 @@ fn ldl(l10: &mut [f64], g00: &[f64], g01: &mut [f64], g11: &[f64]) {
 /// into the quasi-cyclic Gram matrix [[d0, d1], [adj(d1), d0]] of degree 2^(logn - 1), down to
 /// leaves normalised for `sigma`.
 #[inline(always)]
-fn children<I: Isa>(
+fn children<I: Recursion>(
     isa: I,
     rest: &mut [f64],
     d00: &[f64],
@@ -53,15 +53,15 @@ fn children<I: Isa>(
     let (a, rest_s) = scratch.split_at_mut(hn);
     let (b, deeper) = rest_s.split_at_mut(hn);
     fft::split(a, b, d00);
-    inner(isa, left, a, b, logn - 1, sigma, deeper);
+    isa.ffldl_inner(left, [a, b], logn - 1, sigma, deeper);
     fft::split(a, b, d11);
-    inner(isa, right, a, b, logn - 1, sigma, deeper);
+    isa.ffldl_inner(right, [a, b], logn - 1, sigma, deeper);
 }
 
 /// ffLDL* of the full Gram matrix [[g00, g01], [adj(g01), g11]] (Algorithm 9), its leaves D
 /// normalised for `sigma` (§3.8.3) into 1 / sigma' = sqrt(D) / sigma, what SamplerZ consumes;
 /// `g01` is consumed.
-pub(crate) fn ffldl<I: Isa>(
+pub(crate) fn ffldl<I: Recursion>(
     isa: I,
     tree: &mut [f64],
     g00: &[f64],
@@ -80,12 +80,13 @@ pub(crate) fn ffldl<I: Isa>(
     });
 }
 
-/// ffLDL* of the quasi-cyclic Gram matrix [[g0, g1], [adj(g1), g0]] that `split` produces.
-fn inner<I: Isa>(
+/// ffLDL* of the quasi-cyclic Gram matrix [[g0, g1], [adj(g1), g0]] that `split` produces, on
+/// the build it was entered with ([`Recursion::ffldl_inner`]).
+#[inline(always)]
+fn inner<I: Recursion>(
     isa: I,
     tree: &mut [f64],
-    g0: &mut [f64],
-    g1: &mut [f64],
+    [g0, g1]: [&mut [f64]; 2],
     logn: u32,
     sigma: f64,
     scratch: &mut [f64],
@@ -97,11 +98,124 @@ fn inner<I: Isa>(
     }
     let n = 1usize << logn;
     let (l10, rest) = tree.split_at_mut(n);
-    // Each level enters the build again: the recursion is a call, never inlined.
-    isa.run(|| {
-        ldl(l10, g0, g1, g0);
-        children(isa, rest, g0, g1, logn, sigma, scratch);
-    });
+    ldl(l10, g0, g1, g0);
+    children(isa, rest, g0, g1, logn, sigma, scratch);
+}
+
+/// The two recursions (ffLDL* and ffSampling), compiled into each build. `Isa::run` works by
+/// inlining its closure into a function compiled with the build's features, and a recursive
+/// function is never inlined: entered through `run`, each level ran on the baseline build
+/// whatever the CPU. So each build has its own copy of both recursions, carrying its features,
+/// and each level calls its own build's copy.
+pub(crate) trait Recursion: Isa {
+    /// [`inner`] on this build.
+    fn ffldl_inner(
+        self,
+        tree: &mut [f64],
+        g: [&mut [f64]; 2],
+        logn: u32,
+        sigma: f64,
+        scratch: &mut [f64],
+    );
+    /// [`ff_sampling_level`] on this build.
+    fn ff_sampling(
+        self,
+        samp: &mut Sampler,
+        target: Target<'_>,
+        tree: &[f64],
+        logn: u32,
+        tmp: &mut [f64],
+    );
+}
+
+impl Recursion for Portable {
+    fn ffldl_inner(
+        self,
+        tree: &mut [f64],
+        g: [&mut [f64]; 2],
+        logn: u32,
+        sigma: f64,
+        scratch: &mut [f64],
+    ) {
+        inner(self, tree, g, logn, sigma, scratch)
+    }
+
+    fn ff_sampling(
+        self,
+        samp: &mut Sampler,
+        target: Target<'_>,
+        tree: &[f64],
+        logn: u32,
+        tmp: &mut [f64],
+    ) {
+        ff_sampling_level(self, samp, target, tree, logn, tmp)
+    }
+}
+
+impl Recursion for Avx2Fma {
+    #[inline(always)]
+    fn ffldl_inner(
+        self,
+        tree: &mut [f64],
+        g: [&mut [f64]; 2],
+        logn: u32,
+        sigma: f64,
+        scratch: &mut [f64],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        #[allow(unsafe_code)]
+        // SAFETY: an `Avx2Fma` exists only where `Avx2Fma::detect` found both features.
+        unsafe {
+            inner_avx2_fma(self, tree, g, logn, sigma, scratch)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        inner(self, tree, g, logn, sigma, scratch)
+    }
+
+    #[inline(always)]
+    fn ff_sampling(
+        self,
+        samp: &mut Sampler,
+        target: Target<'_>,
+        tree: &[f64],
+        logn: u32,
+        tmp: &mut [f64],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        #[allow(unsafe_code)]
+        // SAFETY: as above.
+        unsafe {
+            ff_sampling_avx2_fma(self, samp, target, tree, logn, tmp)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        ff_sampling_level(self, samp, target, tree, logn, tmp)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn inner_avx2_fma(
+    isa: Avx2Fma,
+    tree: &mut [f64],
+    g: [&mut [f64]; 2],
+    logn: u32,
+    sigma: f64,
+    scratch: &mut [f64],
+) {
+    inner(isa, tree, g, logn, sigma, scratch)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn ff_sampling_avx2_fma(
+    isa: Avx2Fma,
+    samp: &mut Sampler,
+    target: Target<'_>,
+    tree: &[f64],
+    logn: u32,
+    tmp: &mut [f64],
+) {
+    ff_sampling_level(isa, samp, target, tree, logn, tmp)
 }
 
 /// The smallest and largest sigma' of a normalised tree (the key is usable iff they lie in
@@ -128,7 +242,7 @@ pub(crate) struct Target<'a> {
 
 /// ffSampling (Algorithm 11): (z0, z1) close to (t0, t1) in the lattice's Gram-Schmidt metric;
 /// `tmp` needs 2 * 2^logn values.
-pub(crate) fn ff_sampling<I: Isa>(
+pub(crate) fn ff_sampling<I: Recursion>(
     isa: I,
     samp: &mut Sampler,
     target: Target<'_>,
@@ -136,13 +250,12 @@ pub(crate) fn ff_sampling<I: Isa>(
     logn: u32,
     tmp: &mut [f64],
 ) {
-    // Each level enters the build again: the recursion is a call, never inlined.
-    isa.run(|| ff_sampling_level(isa, samp, target, tree, logn, tmp));
+    isa.ff_sampling(samp, target, tree, logn, tmp);
 }
 
 /// One level of [`ff_sampling`], compiled into the build `isa` names.
 #[inline(always)]
-fn ff_sampling_level<I: Isa>(
+fn ff_sampling_level<I: Recursion>(
     isa: I,
     samp: &mut Sampler,
     target: Target<'_>,
@@ -195,7 +308,7 @@ fn split_into(z: &mut [f64], v: &[f64]) {
 /// `z` = merge(ffSampling(split(v), `tree`)) at level `logn`, for split(v) already in `z`'s
 /// halves: the sample is made in `cur`'s halves, then merged into `z`.
 #[inline(always)]
-fn sample_halves<I: Isa>(
+fn sample_halves<I: Recursion>(
     isa: I,
     samp: &mut Sampler,
     z: &mut [f64],
@@ -209,7 +322,7 @@ fn sample_halves<I: Isa>(
         let (t0, t1) = z.split_at(hn);
         let (z0, z1) = cur.split_at_mut(hn);
         let half = Target { z0, z1, t0, t1 };
-        ff_sampling(isa, samp, half, tree, logn - 1, deeper);
+        isa.ff_sampling(samp, half, tree, logn - 1, deeper);
     }
     let (c, d) = cur.split_at(hn);
     fft::merge(z, c, d);

@@ -52,7 +52,7 @@ mod sampler;
 mod testutil;
 
 use alibi_encoding::LengthChecked;
-use isa::Isa;
+use fftree::Recursion;
 use rand_core::{CryptoRng, TryCryptoRng};
 use std::sync::OnceLock;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -254,12 +254,12 @@ impl SigningKey {
     }
 
     /// [`SigningKey::expand`] on one build of the floating-point code.
-    fn expand_on<I: Isa>(&self, isa: I) -> ExpandedSigningKey {
+    fn expand_on<I: Recursion>(&self, isa: I) -> ExpandedSigningKey {
         isa.run(|| self.expand_body(isa))
     }
 
     #[inline(always)]
-    fn expand_body<I: Isa>(&self, isa: I) -> ExpandedSigningKey {
+    fn expand_body<I: Recursion>(&self, isa: I) -> ExpandedSigningKey {
         let n = self.level.n();
         let logn = self.level.logn();
         let b00 = fft::from_ints(&self.g);
@@ -364,12 +364,12 @@ impl ExpandedSigningKey {
     }
 
     /// [`ExpandedSigningKey::sample_with`] on one build of the floating-point code.
-    fn sample_on<I: Isa>(&self, isa: I, c: &[u16], samp: &mut Sampler) -> Preimage {
+    fn sample_on<I: Recursion>(&self, isa: I, c: &[u16], samp: &mut Sampler) -> Preimage {
         isa.run(|| self.sample_body(isa, c, samp))
     }
 
     #[inline(always)]
-    fn sample_body<I: Isa>(&self, isa: I, c: &[u16], samp: &mut Sampler) -> Preimage {
+    fn sample_body<I: Recursion>(&self, isa: I, c: &[u16], samp: &mut Sampler) -> Preimage {
         let n = self.level.n();
         let logn = self.level.logn();
         let mut cf: Vec<f64> = c.iter().map(|&x| x as f64).collect();
