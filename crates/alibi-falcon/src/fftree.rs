@@ -52,10 +52,19 @@ fn children<I: Recursion>(
     let (left, right) = rest.split_at_mut(tree_size(logn - 1));
     let (a, rest_s) = scratch.split_at_mut(hn);
     let (b, deeper) = rest_s.split_at_mut(hn);
-    fft::split(a, b, d00);
-    isa.ffldl_inner(left, [a, b], logn - 1, sigma, deeper);
-    fft::split(a, b, d11);
-    isa.ffldl_inner(right, [a, b], logn - 1, sigma, deeper);
+    for (d, tree) in [(d00, left), (d11, right)] {
+        fft::split(a, b, d);
+        let (g0, g1, scratch) = (&mut *a, &mut *b, &mut *deeper);
+        let logn = logn - 1;
+        isa.ffldl_inner(LdlCall {
+            tree,
+            g0,
+            g1,
+            logn,
+            sigma,
+            scratch,
+        });
+    }
 }
 
 /// ffLDL* of the full Gram matrix [[g00, g01], [adj(g01), g11]] (Algorithm 9), its leaves D
@@ -80,17 +89,29 @@ pub(crate) fn ffldl<I: Recursion>(
     });
 }
 
-/// ffLDL* of the quasi-cyclic Gram matrix [[g0, g1], [adj(g1), g0]] that `split` produces, on
-/// the build it was entered with ([`Recursion::ffldl_inner`]).
-#[inline(always)]
-fn inner<I: Recursion>(
-    isa: I,
-    tree: &mut [f64],
-    [g0, g1]: [&mut [f64]; 2],
+/// One call of ffLDL* below the top: where its subtree goes, the quasi-cyclic Gram matrix
+/// [[g0, g1], [adj(g1), g0]] that `split` produced, its degree 2^logn, and scratch for deeper
+/// levels.
+pub(crate) struct LdlCall<'a> {
+    tree: &'a mut [f64],
+    g0: &'a mut [f64],
+    g1: &'a mut [f64],
     logn: u32,
     sigma: f64,
-    scratch: &mut [f64],
-) {
+    scratch: &'a mut [f64],
+}
+
+/// ffLDL* of one [`LdlCall`], on the build it was entered with ([`Recursion::ffldl_inner`]).
+#[inline(always)]
+fn inner<I: Recursion>(isa: I, call: LdlCall<'_>) {
+    let LdlCall {
+        tree,
+        g0,
+        g1,
+        logn,
+        sigma,
+        scratch,
+    } = call;
     if logn == 0 {
         // The leaf D, normalised (the inverse of Algorithm 9's sigma' = sigma / sqrt(D)).
         tree[0] = g0[0].sqrt() / sigma;
@@ -109,113 +130,57 @@ fn inner<I: Recursion>(
 /// and each level calls its own build's copy.
 pub(crate) trait Recursion: Isa {
     /// [`inner`] on this build.
-    fn ffldl_inner(
-        self,
-        tree: &mut [f64],
-        g: [&mut [f64]; 2],
-        logn: u32,
-        sigma: f64,
-        scratch: &mut [f64],
-    );
-    /// [`ff_sampling_level`] on this build.
-    fn ff_sampling(
-        self,
-        samp: &mut Sampler,
-        target: Target<'_>,
-        tree: &[f64],
-        logn: u32,
-        tmp: &mut [f64],
-    );
+    fn ffldl_inner(self, call: LdlCall<'_>);
+    /// ffSampling ([`ff_sampling_level`]) on this build.
+    fn ff_sampling(self, samp: &mut Sampler, call: SamplingCall<'_>);
 }
 
 impl Recursion for Portable {
-    fn ffldl_inner(
-        self,
-        tree: &mut [f64],
-        g: [&mut [f64]; 2],
-        logn: u32,
-        sigma: f64,
-        scratch: &mut [f64],
-    ) {
-        inner(self, tree, g, logn, sigma, scratch)
+    fn ffldl_inner(self, call: LdlCall<'_>) {
+        inner(self, call)
     }
 
-    fn ff_sampling(
-        self,
-        samp: &mut Sampler,
-        target: Target<'_>,
-        tree: &[f64],
-        logn: u32,
-        tmp: &mut [f64],
-    ) {
-        ff_sampling_level(self, samp, target, tree, logn, tmp)
+    fn ff_sampling(self, samp: &mut Sampler, call: SamplingCall<'_>) {
+        ff_sampling_level(self, samp, call)
     }
 }
 
 impl Recursion for Avx2Fma {
     #[inline(always)]
-    fn ffldl_inner(
-        self,
-        tree: &mut [f64],
-        g: [&mut [f64]; 2],
-        logn: u32,
-        sigma: f64,
-        scratch: &mut [f64],
-    ) {
+    fn ffldl_inner(self, call: LdlCall<'_>) {
         #[cfg(target_arch = "x86_64")]
         #[allow(unsafe_code)]
         // SAFETY: an `Avx2Fma` exists only where `Avx2Fma::detect` found both features.
         unsafe {
-            inner_avx2_fma(self, tree, g, logn, sigma, scratch)
+            inner_avx2_fma(self, call)
         }
         #[cfg(not(target_arch = "x86_64"))]
-        inner(self, tree, g, logn, sigma, scratch)
+        inner(self, call)
     }
 
     #[inline(always)]
-    fn ff_sampling(
-        self,
-        samp: &mut Sampler,
-        target: Target<'_>,
-        tree: &[f64],
-        logn: u32,
-        tmp: &mut [f64],
-    ) {
+    fn ff_sampling(self, samp: &mut Sampler, call: SamplingCall<'_>) {
         #[cfg(target_arch = "x86_64")]
         #[allow(unsafe_code)]
         // SAFETY: as above.
         unsafe {
-            ff_sampling_avx2_fma(self, samp, target, tree, logn, tmp)
+            ff_sampling_avx2_fma(self, samp, call)
         }
         #[cfg(not(target_arch = "x86_64"))]
-        ff_sampling_level(self, samp, target, tree, logn, tmp)
+        ff_sampling_level(self, samp, call)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn inner_avx2_fma(
-    isa: Avx2Fma,
-    tree: &mut [f64],
-    g: [&mut [f64]; 2],
-    logn: u32,
-    sigma: f64,
-    scratch: &mut [f64],
-) {
-    inner(isa, tree, g, logn, sigma, scratch)
+fn inner_avx2_fma(isa: Avx2Fma, call: LdlCall<'_>) {
+    inner(isa, call)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn ff_sampling_avx2_fma(
-    isa: Avx2Fma,
-    samp: &mut Sampler,
-    target: Target<'_>,
-    tree: &[f64],
-    logn: u32,
-    tmp: &mut [f64],
-) {
-    ff_sampling_level(isa, samp, target, tree, logn, tmp)
+fn ff_sampling_avx2_fma(isa: Avx2Fma, samp: &mut Sampler, call: SamplingCall<'_>) {
+    ff_sampling_level(isa, samp, call)
 }
 
 /// The smallest and largest sigma' of a normalised tree (the key is usable iff they lie in
@@ -240,29 +205,24 @@ pub(crate) struct Target<'a> {
     pub t1: &'a [f64],
 }
 
-/// ffSampling (Algorithm 11): (z0, z1) close to (t0, t1) in the lattice's Gram-Schmidt metric;
-/// `tmp` needs 2 * 2^logn values.
-pub(crate) fn ff_sampling<I: Recursion>(
-    isa: I,
-    samp: &mut Sampler,
-    target: Target<'_>,
-    tree: &[f64],
-    logn: u32,
-    tmp: &mut [f64],
-) {
-    isa.ff_sampling(samp, target, tree, logn, tmp);
+/// One ffSampling call (Algorithm 11): (z0, z1) close to (t0, t1) in the lattice's Gram-Schmidt
+/// metric, with the tree of degree 2^logn; `tmp` needs 2 * 2^logn values.
+pub(crate) struct SamplingCall<'a> {
+    pub target: Target<'a>,
+    pub tree: &'a [f64],
+    pub logn: u32,
+    pub tmp: &'a mut [f64],
 }
 
-/// One level of [`ff_sampling`], compiled into the build `isa` names.
+/// One level of ffSampling, compiled into the build `isa` names.
 #[inline(always)]
-fn ff_sampling_level<I: Recursion>(
-    isa: I,
-    samp: &mut Sampler,
-    target: Target<'_>,
-    tree: &[f64],
-    logn: u32,
-    tmp: &mut [f64],
-) {
+fn ff_sampling_level<I: Recursion>(isa: I, samp: &mut Sampler, call: SamplingCall<'_>) {
+    let SamplingCall {
+        target,
+        tree,
+        logn,
+        tmp,
+    } = call;
     let Target { z0, z1, t0, t1 } = target;
     if logn == 1 {
         // Degree 2: one complex value each; the two leaves share each child's sigma'.
@@ -321,8 +281,17 @@ fn sample_halves<I: Recursion>(
     {
         let (t0, t1) = z.split_at(hn);
         let (z0, z1) = cur.split_at_mut(hn);
-        let half = Target { z0, z1, t0, t1 };
-        isa.ff_sampling(samp, half, tree, logn - 1, deeper);
+        let target = Target { z0, z1, t0, t1 };
+        let (logn, tmp) = (logn - 1, deeper);
+        isa.ff_sampling(
+            samp,
+            SamplingCall {
+                target,
+                tree,
+                logn,
+                tmp,
+            },
+        );
     }
     let (c, d) = cur.split_at(hn);
     fft::merge(z, c, d);

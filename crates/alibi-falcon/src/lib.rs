@@ -391,7 +391,13 @@ impl ExpandedSigningKey {
             t0: &t0,
             t1: &t1,
         };
-        fftree::ff_sampling(isa, samp, target, &self.tree, logn, &mut tmp);
+        let call = fftree::SamplingCall {
+            target,
+            tree: &self.tree,
+            logn,
+            tmp: &mut tmp,
+        };
+        isa.ff_sampling(samp, call);
         // s = (t - z) B.
         fft::sub(&mut t0, &z0);
         fft::sub(&mut t1, &z1);
