@@ -12,7 +12,7 @@ use std::time::SystemTime;
 
 use alibi_testkit::{hex, ok, unhex};
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/channel/common/mod.rs"]
 mod common;
 
 use alibi_channel::cipher::{decrypt, encrypt, process_prekey_bundle};

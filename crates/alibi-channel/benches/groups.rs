@@ -3,7 +3,7 @@
 //! and 1,000 recipients, and sender-key encryption and decryption. libsignal's own figures, measured
 //! on another machine, are quoted beside ours in docs/BENCHMARKS.md (no ratio is formed).
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/channel/common/mod.rs"]
 mod common;
 
 use alibi_channel::sender_keys::{

@@ -17,7 +17,7 @@
 //! current libsignal (0.92 and later, which require it) accepts them, while older peers settle on
 //! SPQR version 0. Interoperability is tested against libsignal itself
 //! (`@signalapp/libsignal-client` 0.103.0 with SPQR, 0.90.0 without, 0.72.1 for X3DH,
-//! `tests/libsignal_interop.rs`).
+//! `tests/channel/libsignal_interop.rs`).
 
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
