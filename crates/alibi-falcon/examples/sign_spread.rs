@@ -10,10 +10,10 @@
 //! ours from the encoded key over PQClean's at each of the three.
 
 use alibi_falcon::{Level, SigningKey};
+use alibi_testkit::spread::{self, Operation};
 use pqcrypto_traits::sign::SecretKey as _;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-use std::time::Instant;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -25,19 +25,12 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let count = match args.next().map(|c| c.parse::<usize>()) {
-        None => 2000,
-        Some(Ok(c)) if c > 0 => c,
-        Some(_) => {
-            eprintln!("sign_spread: COUNT is a positive number of signatures");
-            std::process::exit(2);
-        }
-    };
+    let count = spread::count_arg("sign_spread", args.next(), 2000);
     let mut rng = ChaCha20Rng::seed_from_u64(7);
     let key = SigningKey::generate(level, &mut rng);
     let encoded = key.to_bytes();
     let expanded = key.expand();
-    let pqclean: Box<dyn Fn()> = match level {
+    let pqclean: Box<dyn FnMut()> = match level {
         Level::Falcon512 => {
             use pqcrypto_falcon::falcon512 as pq;
             let sk = pq::SecretKey::from_bytes(&encoded).expect("PQClean reads our encoding");
@@ -53,40 +46,23 @@ fn main() {
             })
         }
     };
-    let (mut from_expanded, mut from_encoded, mut peer) = (vec![], vec![], vec![]);
-    // Interleaved, so that a slow spell of the machine falls on both alike.
-    for _ in 0..count {
-        let t = Instant::now();
-        std::hint::black_box(expanded.sign(b"m", &mut rng));
-        from_expanded.push(t.elapsed().as_secs_f64() * 1e6);
-        let t = Instant::now();
-        let key = SigningKey::from_bytes(&encoded).expect("the key just encoded decodes");
-        std::hint::black_box(key.sign(b"m", &mut rng));
-        from_encoded.push(t.elapsed().as_secs_f64() * 1e6);
-        let t = Instant::now();
-        pqclean();
-        peer.push(t.elapsed().as_secs_f64() * 1e6);
-    }
-    let mut quantiles = vec![];
-    for (what, times) in [
-        ("expanded key", &mut from_expanded),
-        ("encoded key", &mut from_encoded),
-        ("encoded key, PQClean", &mut peer),
-    ] {
-        times.sort_by(f64::total_cmp);
-        quantiles.push([times[0], times[count / 10], times[count / 2]]);
-        println!(
-            "{level} sign, {what}: min {:.1} µs, p10 {:.1} µs, median {:.1} µs ({count} signatures)",
-            times[0],
-            times[count / 10],
-            times[count / 2]
-        );
-    }
-    let (ours, theirs) = (quantiles[1], quantiles[2]);
-    println!(
-        "ours / PQClean from the encoded key: {:.3} (min), {:.3} (p10), {:.3} (median)",
-        ours[0] / theirs[0],
-        ours[1] / theirs[1],
-        ours[2] / theirs[2]
-    );
+    let mut rng2 = ChaCha20Rng::seed_from_u64(8);
+    let mut operations: Vec<Operation> = vec![
+        (
+            "expanded key",
+            Box::new(|| {
+                std::hint::black_box(expanded.sign(b"m", &mut rng));
+            }),
+        ),
+        (
+            "encoded key",
+            Box::new(|| {
+                let key = SigningKey::from_bytes(&encoded).expect("the key just encoded decodes");
+                std::hint::black_box(key.sign(b"m", &mut rng2));
+            }),
+        ),
+        ("encoded key, PQClean", pqclean),
+    ];
+    let q = spread::report(&format!("{level} sign"), count, &mut operations);
+    spread::print_ratio("ours / PQClean from the encoded key", &q[1], &q[2]);
 }

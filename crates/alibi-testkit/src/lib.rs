@@ -14,6 +14,7 @@ pub mod pki;
 pub mod postgres;
 pub mod proxy;
 pub mod relay_fixture;
+pub mod spread;
 pub mod stall;
 
 // The README's Rust snippets, compiled and run as doctests of this crate (its dev-dependencies are
