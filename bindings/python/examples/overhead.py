@@ -6,9 +6,9 @@
    Criterion benchmark (crates/alibi-falcon/benches/falcon.rs, group Falcon-512): verification
    with a decoded key, the signature decoded on each call (`verify-reused/alibi`, ~7 µs), and
    signing with a decoded key (`sign-expanded/alibi`, ~140 µs), on the same message. The Rust
-   figures are read from Criterion's estimates: run `cargo bench --profile release -p
-   alibi-falcon --bench falcon -- 'Falcon-512/(sign-expanded|verify-reused)/alibi'` first (the
-   `release` profile, which the wheel is built with, so that the work compared is equal); the
+   figures are read from Criterion's estimates: run `cargo bench -p alibi-falcon --bench falcon
+   -- 'Falcon-512/(sign-expanded|verify-reused)/alibi'` first (the `bench` profile, whose code
+   generation the wheel's `wheel` profile repeats, so that the work compared is equal); the
    overhead is the difference.
 2. Signing 64 messages from one thread and from a pool of as many threads as the machine has
    cores: the binding releases the interpreter around each operation, so the pool's speed-up

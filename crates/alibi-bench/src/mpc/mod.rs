@@ -8,6 +8,7 @@
 //! writes the [`scheme_csv`] and draws the [`svg`] plot.
 
 pub mod life;
+pub mod memory;
 pub mod processes;
 pub mod rounds;
 pub mod scheme;
@@ -24,7 +25,7 @@ use crate::table::{self, Table};
 use crate::Error;
 use processes::Launch;
 use rounds::{CellId, RunRounds};
-pub use scheme::{PrimeBank, Run, Scheme, Setup};
+pub use scheme::{Cpu, PrimeBank, Run, Scheme, Setup};
 
 /// The transports, in the order of tables and plots.
 pub const MODES: [Mode; 3] = [Mode::Pairwise, Mode::PairwiseConcurrent, Mode::Group];
@@ -63,6 +64,9 @@ pub enum Parties<'a> {
     Tasks,
     /// Each its own OS process, started by the launcher.
     Processes(&'a Launch<'a>),
+    /// Each a task of this process over an in-memory transport, no relay ([`memory`]): the
+    /// delay and the transport do not apply.
+    Memory,
 }
 
 /// Progress through the grid.
@@ -101,6 +105,8 @@ pub enum Progress {
         timing: Timing,
         /// Its presigning, with presignatures.
         presign: Option<Duration>,
+        /// Its CPU time, where measured (parties as processes, or in memory).
+        cpu: Option<Cpu>,
     },
     /// The cell announced last is measured.
     Done,
@@ -136,6 +142,9 @@ pub struct Measured {
     /// With presignatures ([`Grid::presigned`]), the presigning of the first run and of the
     /// median later run; the cell's signing times are then the online signing's.
     pub presign: [Option<Duration>; 2],
+    /// The CPU time of the first run and of the median later run, where measured (parties as
+    /// processes or in memory; not kept in the CSV).
+    pub cpu: [Option<Cpu>; 2],
 }
 
 /// Generates safe primes into `primes` up to the largest of `ns` when one of `schemes` needs
@@ -201,10 +210,6 @@ async fn cell(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Measured, Error> {
     let t = usize::from(n) - 1;
-    // A fresh relay per cell: what earlier cells left in a relay (their parties'
-    // accounts, keys and last unacknowledged envelopes) would otherwise slow the
-    // transports measured later, at n = 64 by about 1 s.
-    let relay = scheme::bench_relay(delay).await?;
     let setup = Setup {
         scheme,
         n,
@@ -214,7 +219,19 @@ async fn cell(
         timeout: grid.timeout,
         presigned: grid.presigned,
     };
-    let url = &relay.url;
+    if grid.presigned && !matches!(parties, Parties::Processes(_)) {
+        return Err(Error::Run(
+            "presignatures are measured with parties as processes".into(),
+        ));
+    }
+    // A fresh relay per cell: what earlier cells left in a relay (their parties'
+    // accounts, keys and last unacknowledged envelopes) would otherwise slow the
+    // transports measured later, at n = 64 by about 1 s.
+    let relay = match parties {
+        Parties::Memory => None,
+        _ => Some(scheme::bench_relay(delay).await?),
+    };
+    let url = relay.as_ref().map_or("", |r| r.url.as_str());
     let mut runs = match parties {
         Parties::Processes(launch) => {
             let cell = CellId {
@@ -233,23 +250,20 @@ async fn cell(
             };
             processes::measure(launch, url, &setup, primes, &mut on_rounds).await?
         }
-        Parties::Tasks if grid.presigned => {
-            return Err(Error::Run(
-                "presignatures are measured with parties as processes".into(),
-            ))
-        }
         Parties::Tasks => scheme::measure(url, &setup, primes).await?,
+        Parties::Memory => memory::measure(&setup, primes).await?,
     };
     if runs.is_empty() {
         return Err(Error::Run("no run measured".into()));
     }
     for (run, r) in runs.iter().enumerate() {
-        let (of, timing, presign) = (runs.len(), r.timing, r.presign);
+        let (of, timing, presign, cpu) = (runs.len(), r.timing, r.presign, r.cpu);
         progress(Progress::Run {
             run,
             of,
             timing,
             presign,
+            cpu,
         });
     }
     let first = runs.remove(0);
@@ -267,6 +281,7 @@ async fn cell(
         },
         bytes: [Some(first.bytes), Some(later.bytes)],
         presign: [first.presign, later.presign],
+        cpu: [first.cpu, later.cpu],
     })
 }
 
@@ -431,6 +446,7 @@ pub fn parse_scheme_csv(bytes: &[u8]) -> Result<Vec<Measured>, Error> {
                 cell,
                 bytes: [None, None],
                 presign: [None, None],
+                cpu: [None, None],
             })
             .collect());
     }
@@ -486,6 +502,7 @@ pub fn parse_scheme_csv(bytes: &[u8]) -> Result<Vec<Measured>, Error> {
                 cell,
                 bytes: [key("first"), key("later")],
                 presign: [None, None],
+                cpu: [None, None],
             });
         }
     }
@@ -538,6 +555,57 @@ pub fn traffic_table(cells: &[Measured]) -> Table {
     }
     Table {
         columns,
+        rows,
+        ..Table::default()
+    }
+}
+
+/// CPU seconds beside wall-clock seconds of each cell's first and median later run, where its
+/// CPU time was measured ([`Measured::cpu`]): key generation, presigning where there was one,
+/// and signing. `in_memory` names the channel column for cells of [`Parties::Memory`].
+pub fn cpu_table(cells: &[Measured], in_memory: bool) -> Table {
+    let s = |d: Duration| format!("{:.2}", d.as_secs_f64());
+    let mut rows = vec![];
+    for m in cells {
+        let c = &m.cell;
+        let channel = if in_memory {
+            "in memory".to_string()
+        } else {
+            format!("{}, {} ms", c.mode, c.delay)
+        };
+        for (i, run) in ["first", "later"].into_iter().enumerate() {
+            let Some(cpu) = m.cpu[i] else { continue };
+            let tm = if i == 0 { c.first } else { c.later };
+            let presign = cpu.presign.map_or("-".into(), s);
+            let row = [
+                m.scheme.name().to_string(),
+                c.n.to_string(),
+                c.t.to_string(),
+                channel.clone(),
+                run.into(),
+                s(cpu.keygen),
+                s(tm.keygen),
+                presign,
+                s(cpu.sign),
+                s(tm.sign),
+            ];
+            rows.push(row.into_iter().map(table::Cell::from).collect());
+        }
+    }
+    let columns = [
+        "scheme",
+        "n",
+        "t",
+        "channel",
+        "run",
+        "keygen CPU s",
+        "keygen s",
+        "presign CPU s",
+        "sign CPU s",
+        "sign s",
+    ];
+    Table {
+        columns: columns.map(String::from).to_vec(),
         rows,
         ..Table::default()
     }
@@ -699,6 +767,34 @@ mod tests {
     }
 
     #[test]
+    fn the_cpu_table_has_a_row_per_run_whose_cpu_was_measured() {
+        let mut m: Vec<Measured> = cells()
+            .into_iter()
+            .map(|cell| Measured {
+                scheme: Scheme::Bls,
+                cell,
+                bytes: [None, None],
+                presign: [None, None],
+                cpu: [None, None],
+            })
+            .collect();
+        let cpu = Cpu {
+            keygen: Duration::from_millis(2500),
+            presign: None,
+            sign: Duration::from_millis(400),
+        };
+        m[0].cpu = [Some(cpu), None];
+        m[2].cpu = [Some(cpu), Some(cpu)];
+        let over_relay = cpu_table(&m, false).markdown();
+        assert_eq!(cpu_table(&m, false).rows.len(), 3, "{over_relay}");
+        assert!(over_relay.contains("| 2.50 |") && over_relay.contains("| 0.40 |"));
+        assert!(over_relay.contains("pairwise, 50 ms") && over_relay.contains("group, 50 ms"));
+        let in_memory = cpu_table(&m, true).markdown();
+        assert!(in_memory.contains("in memory") && !in_memory.contains("50 ms"));
+        assert!(cpu_table(&m[1..2], false).rows.is_empty());
+    }
+
+    #[test]
     fn the_median_run_is_the_later_middle_one() {
         assert!(median(vec![]).is_none());
         let m = median(vec![timing(30, 0), timing(10, 0), timing(20, 1)]).unwrap();
@@ -777,6 +873,7 @@ mod tests {
                     cell,
                     bytes: [Some(2048), Some(1024)],
                     presign: [None, None],
+                    cpu: [None, None],
                 })
             })
             .collect();

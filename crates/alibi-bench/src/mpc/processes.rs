@@ -5,7 +5,8 @@
 //! 1. each party registers (a messenger in memory) and prints its contact card;
 //! 2. the bench sends every party the group file, and for threshold ECDSA `{"primes": [..]}`,
 //!    its safe primes (made before anything is timed, [`crate::mpc::scheme::PrimeBank`]);
-//! 3. per run, the bench sends `{"keygen": r}` to all at once and reads each party's time, then
+//! 3. per run, the bench sends `{"keygen": r}` to all at once and reads each party's time (and
+//!    CPU time, which with this process's own, the relay's, makes the run's [`Cpu`]), then
 //!    `{"sign": [r, [signers]]}` likewise; the run's time is the slowest party's, its requests
 //!    and bytes the sum of the parties'. Each party also reports when it sent each round, from
 //!    which [`steps`] makes the run's time per round ([`crate::mpc::Progress::Rounds`]). With
@@ -33,7 +34,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use super::rounds::{steps, Phase, Step};
-use super::scheme::{PrimeBank, Run, Scheme, Setup};
+use super::scheme::{process_cpu, Cpu, PrimeBank, Run, Scheme, Setup};
 use crate::Error;
 
 /// What one party process is started for.
@@ -79,6 +80,9 @@ struct Report {
     /// When this party first sent each round, ms after the order came, in sending order.
     #[serde(default)]
     sent: Vec<(u16, f64)>,
+    /// The CPU time this party process spent on the order, ms.
+    #[serde(default)]
+    cpu_ms: f64,
 }
 
 struct Party {
@@ -169,8 +173,10 @@ pub async fn measure(
         // With presignatures the key is generated once, in the first run: presignatures are
         // made for a key that exists, and the later runs time presigning and online signing.
         let (mut keygen, mut requests, mut bytes) = (Duration::ZERO, 0, 0);
+        let mut cpu = Cpu::default();
         if r == 0 || !presigned {
-            let reports = phase(&mut parties, &Order::Keygen(r)).await?;
+            let (reports, spent) = phase(&mut parties, &Order::Keygen(r)).await?;
+            cpu.keygen = spent;
             rounds(on_rounds, r, Phase::Keygen, &reports);
             keygen = slowest(&reports);
             requests = reports.iter().map(|x| x.requests).sum();
@@ -180,15 +186,17 @@ pub async fn measure(
         }
         let mut presign = None;
         let sign = if presigned {
-            let reports = phase(&mut parties, &Order::Presign(r, signers.clone())).await?;
+            let (reports, spent) = phase(&mut parties, &Order::Presign(r, signers.clone())).await?;
             presign = Some(slowest(&reports));
+            cpu.presign = Some(spent);
             requests += reports.iter().map(|x| x.requests).sum::<u64>();
             bytes += reports.iter().map(|x| x.bytes).sum::<u64>();
             Order::SignPresigned(r, signers.clone())
         } else {
             Order::Sign(r, signers.clone())
         };
-        let reports = phase(&mut parties, &sign).await?;
+        let (reports, spent) = phase(&mut parties, &sign).await?;
+        cpu.sign = spent;
         rounds(on_rounds, r, Phase::Sign, &reports);
         requests += reports.iter().map(|x| x.requests).sum::<u64>();
         bytes += reports.iter().map(|x| x.bytes).sum::<u64>();
@@ -200,6 +208,7 @@ pub async fn measure(
             },
             bytes,
             presign,
+            cpu: Some(cpu),
         });
     }
     Ok(runs)
@@ -302,8 +311,10 @@ fn slowest(reports: &[Report]) -> Duration {
     Duration::from_secs_f64(reports.iter().map(|r| r.ms).fold(0.0, f64::max) / 1e3)
 }
 
-/// Sends `order` to every party at once and collects their reports.
-async fn phase(parties: &mut [Party], order: &Order) -> Result<Vec<Report>, Error> {
+/// Sends `order` to every party at once and collects their reports, with the CPU time the
+/// phase cost: every party's and this process's (the relay's).
+async fn phase(parties: &mut [Party], order: &Order) -> Result<(Vec<Report>, Duration), Error> {
+    let relay = process_cpu();
     let line = serde_json::to_string(order).map_err(Error::harness)?;
     for p in parties.iter_mut() {
         p.send(&line).await?;
@@ -317,7 +328,9 @@ async fn phase(parties: &mut [Party], order: &Order) -> Result<Vec<Report>, Erro
         }
         out.push(r);
     }
-    Ok(out)
+    let relay = process_cpu().saturating_sub(relay);
+    let parties: f64 = out.iter().map(|r| r.cpu_ms).sum();
+    Ok((out, relay + Duration::from_secs_f64(parties.max(0.0) / 1e3)))
 }
 
 /// One party process: registers on `relay`, prints its card, reads the group file, then answers
@@ -403,7 +416,7 @@ async fn obey(
     timed.restart();
     let (before, sent) = (timed.inner.requests(), timed.inner.sent_bytes());
     let me = state.endpoint.me();
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), process_cpu());
     let done = match order {
         Order::Keygen(r) => {
             let session = group.session("bench keygen", &r.to_string());
@@ -469,6 +482,7 @@ async fn obey(
         (Ok(()), None) => report.error = Some("the run kept the transport".into()),
         (Ok(()), Some(timed)) => {
             report.ms = ms(start.elapsed());
+            report.cpu_ms = ms(process_cpu().saturating_sub(cpu));
             report.requests = timed.inner.requests() - before;
             report.bytes = timed.inner.sent_bytes() - sent;
             // Rounds are timed for BLS alone: the other schemes run their own crates' rounds.

@@ -33,6 +33,29 @@ pub struct Run {
     /// With [`Setup::presigned`], the presigning between key generation and signing (whose
     /// time is then the online signing's, with the presignature).
     pub presign: Option<Duration>,
+    /// The CPU time the run cost, where it was measured (party processes and in-memory runs).
+    pub cpu: Option<Cpu>,
+}
+
+/// The CPU time (user and system, every thread) one run cost: with party processes, all the
+/// parties' and this process's, which runs the relay; in memory, this process's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cpu {
+    /// Key generation (zero where the run generated no key).
+    pub keygen: Duration,
+    /// Presigning, with [`Setup::presigned`].
+    pub presign: Option<Duration>,
+    /// Signing (online signing, with [`Setup::presigned`]).
+    pub sign: Duration,
+}
+
+/// The CPU time this process has used so far, all its threads, user and system.
+pub fn process_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
 }
 
 /// What one cell runs, whether the parties are tasks or processes.
@@ -215,6 +238,7 @@ pub async fn measure(url: &str, setup: &Setup, primes: &PrimeBank) -> Result<Vec
             },
             bytes: after.1 - before.1,
             presign: None,
+            cpu: None,
         });
     }
     Ok(runs)

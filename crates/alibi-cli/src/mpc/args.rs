@@ -386,9 +386,17 @@ pub struct BenchArgs {
     /// Runs (with --life: lives) after the first, of which the median is reported
     #[arg(long, value_name = "K", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
     pub later: u16,
-    /// Every party its own OS process (as the paper ran them), instead of a task in this one
+    /// Every party its own OS process (as the paper ran them), instead of a task in this one;
+    /// also prints each run's CPU seconds, all parties' and the relay's
     #[arg(long)]
     pub processes: bool,
+    /// Every party a task of this process over an in-memory transport: broadcasts signed and
+    /// checked and the agreement round run as over the relay, but no relay, no encryption
+    /// (--delays and --transports do not apply). Prints each cell's CPU and wall-clock seconds,
+    /// to set beside the same cell with --processes: the difference is what the channels cost.
+    /// Writes no CSV or plot
+    #[arg(long, conflicts_with_all = ["processes", "presigned", "rounds", "life", "replot", "delays", "transports"])]
+    pub in_memory: bool,
     /// ecdsa-secp256k1 only, with --processes: after key generation the signers presign (timed
     /// apart, printed below the tables), and the signing columns are the online signing with the
     /// presignature, one round. The key is generated in the first run only; the later runs

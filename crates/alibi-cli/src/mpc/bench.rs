@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use alibi_bench::mpc::processes::PartyArgs;
 use alibi_bench::mpc::rounds::RunRounds;
-use alibi_bench::mpc::{Comparison, Grid, Measured, Parties, PrimeBank, Progress};
+use alibi_bench::mpc::{Comparison, Cpu, Grid, Measured, Parties, PrimeBank, Progress};
 use alibi_mpc::relay::Mode;
 use alibi_mpc::scheme::Scheme;
 use serde_json::json;
@@ -43,6 +43,7 @@ pub(super) fn bench(a: BenchArgs) -> CmdResult {
         transports,
         later,
         processes,
+        in_memory,
         presigned,
         rounds,
         csv,
@@ -68,37 +69,59 @@ pub(super) fn bench(a: BenchArgs) -> CmdResult {
             "--presigned: presignatures are for --scheme ecdsa-secp256k1 alone".into(),
         ));
     }
+    // In memory there is no relay to delay and one way to deliver (the mailbox of each party).
+    let (delays, transports) = match in_memory {
+        true => (vec![0], vec![Mode::Group]),
+        false => (delays, transports.into_iter().map(Mode::from).collect()),
+    };
     let grid = Grid {
         schemes,
         ns: parties,
         delays,
-        modes: transports.into_iter().map(Mode::from).collect(),
+        modes: transports,
         later: usize::from(later),
         timeout: Duration::from_secs(timeout_s),
         presigned,
     };
+    let parties = match (processes, in_memory) {
+        (true, _) => How::Processes,
+        (_, true) => How::Memory,
+        _ => How::Tasks,
+    };
     measure(
         &grid,
-        processes,
+        parties,
         primes.as_deref(),
         (&csv, &plot, rounds.as_deref()),
         format,
     )
 }
 
+/// How the parties run: [`Parties`] without the launcher.
+#[derive(Clone, Copy, PartialEq)]
+enum How {
+    Tasks,
+    Processes,
+    Memory,
+}
+
 /// Measures every cell of the grid (t = n-1), then prints the tables and writes the CSV and
 /// the plot (one per scheme after the first, named after it), and with `rounds` each run's
-/// time per round.
+/// time per round; in memory, the CPU table alone.
 fn measure(
     grid: &Grid,
-    processes: bool,
+    how: How,
     more_primes: Option<&Path>,
     (csv, plot, rounds): (&Path, &Path, Option<&Path>),
     format: Format,
 ) -> CmdResult {
     let mut primes = prime_bank(more_primes)?;
     let bar = crate::report::progress_bar(grid.cells() as u64)?;
-    let how = if processes { "processes" } else { "tasks" };
+    let label = match how {
+        How::Processes => "processes",
+        How::Tasks => "tasks",
+        How::Memory => "in memory",
+    };
     let mut timed: Vec<RunRounds> = vec![];
     let mut progress = |p| match p {
         Progress::Cell {
@@ -111,7 +134,10 @@ fn measure(
                 Scheme::Bls => String::new(),
                 s => format!("{s}, "),
             };
-            let text = format!("measuring {what}n = {n}, {mode}, {delay} ms delay, {how}");
+            let text = match how {
+                How::Memory => format!("measuring {what}n = {n}, {label}"),
+                _ => format!("measuring {what}n = {n}, {mode}, {delay} ms delay, {label}"),
+            };
             let event = json!({"event": "cell", "scheme": scheme.name(), "n": n,
                                "transport": mode.to_string(), "delay_ms": delay});
             crate::report::progress_note(&bar, text, event, format)
@@ -125,7 +151,8 @@ fn measure(
             of,
             timing,
             presign,
-        } => bar.suspend(|| eprintln!("{}", run_line(run, of, &timing, presign, format))),
+            cpu,
+        } => bar.suspend(|| eprintln!("{}", run_line(run, of, (&timing, presign, cpu), format))),
         Progress::Done => bar.inc(1),
     };
     // Party processes are this binary again, as `alibi mpc bench-party`.
@@ -139,10 +166,10 @@ fn measure(
             .args(["--scheme", p.scheme.name()]);
         c
     };
-    let parties = if processes {
-        Parties::Processes(&launch)
-    } else {
-        Parties::Tasks
+    let parties = match how {
+        How::Processes => Parties::Processes(&launch),
+        How::Tasks => Parties::Tasks,
+        How::Memory => Parties::Memory,
     };
     let cells = runtime()?
         .block_on(alibi_bench::mpc::measure(
@@ -153,6 +180,9 @@ fn measure(
         ))
         .map_err(usage)?;
     bar.finish_and_clear();
+    if how == How::Memory {
+        return print_cpu(&cells, true, format);
+    }
     if primes.generated() > 0 && !format.json {
         say!(
             "threshold ECDSA: {} parties' safe primes generated ahead of the timed runs, the \
@@ -161,6 +191,7 @@ fn measure(
         )?;
     }
     print_tables(&cells, format)?;
+    print_cpu(&cells, false, format)?;
     if let Some(path) = rounds {
         print_rounds(&timed, format)?;
         let text = alibi_bench::mpc::rounds::rounds_csv(&timed);
@@ -193,26 +224,87 @@ fn prime_bank(more: Option<&Path>) -> Result<PrimeBank, Failure> {
 fn run_line(
     run: usize,
     of: usize,
-    timing: &alibi_bench::mpc::Timing,
-    presign: Option<Duration>,
+    (timing, presign, cpu): (&alibi_bench::mpc::Timing, Option<Duration>, Option<Cpu>),
     format: Format,
 ) -> String {
     if format.json {
         return json!({"event": "run", "run": run + 1, "of": of,
                        "keygen_ms": ms(timing.keygen), "sign_ms": ms(timing.sign),
-                       "presign_ms": presign.map(ms), "requests": timing.requests})
+                       "presign_ms": presign.map(ms), "requests": timing.requests,
+                       "cpu": cpu.map(cpu_json)})
         .to_string();
     }
     let presigned = presign.map_or(String::new(), |p| {
         format!(", presign {:.1} s", p.as_secs_f64())
     });
+    let cpu = cpu.map_or(String::new(), |c| {
+        let presign = c.presign.map_or(String::new(), |p| {
+            format!(", presign {:.2} s", p.as_secs_f64())
+        });
+        format!(
+            "; CPU: keygen {:.2} s{presign}, sign {:.2} s",
+            c.keygen.as_secs_f64(),
+            c.sign.as_secs_f64()
+        )
+    });
     format!(
-        "run {} of {of}: keygen {:.1} s{presigned}, sign {:.0} ms, {} requests",
+        "run {} of {of}: keygen {:.1} s{presigned}, sign {:.0} ms, {} requests{cpu}",
         run + 1,
         timing.keygen.as_secs_f64(),
         ms(timing.sign),
         timing.requests
     )
+}
+
+/// A run's CPU time as JSON, in ms.
+fn cpu_json(c: Cpu) -> serde_json::Value {
+    json!({"keygen_ms": ms(c.keygen), "presign_ms": c.presign.map(ms), "sign_ms": ms(c.sign)})
+}
+
+/// Each run whose CPU time was measured, as JSON rows (`--json`: the `cpu` of the report).
+fn cpu_rows(cells: &[Measured], in_memory: bool) -> Vec<serde_json::Value> {
+    let mut rows = vec![];
+    for m in cells {
+        let c = &m.cell;
+        for ((run, tm), cpu) in [("first", c.first), ("later", c.later)]
+            .into_iter()
+            .zip(m.cpu)
+        {
+            let Some(cpu) = cpu else { continue };
+            let transport = (!in_memory).then(|| c.mode.to_string());
+            rows.push(json!({"scheme": m.scheme.name(), "n": c.n, "t": c.t,
+                "in_memory": in_memory, "transport": transport,
+                "delay_ms": (!in_memory).then_some(c.delay), "run": run,
+                "cpu": cpu_json(cpu), "keygen_ms": ms(tm.keygen), "sign_ms": ms(tm.sign)}));
+        }
+    }
+    rows
+}
+
+/// The CPU table of the cells whose CPU time was measured ([`alibi_bench::mpc::cpu_table`]);
+/// nothing when none was. With `--json`, only in memory (where it is the whole report, one
+/// object); otherwise the rows are in [`print_tables`]' object.
+fn print_cpu(cells: &[Measured], in_memory: bool, format: Format) -> CmdResult {
+    if format.json {
+        return match in_memory {
+            true => say(json!({ "cpu": cpu_rows(cells, true) })),
+            false => Ok(()),
+        };
+    }
+    let table = alibi_bench::mpc::cpu_table(cells, in_memory);
+    if table.rows.is_empty() {
+        return Ok(());
+    }
+    let whose = if in_memory {
+        "of this process"
+    } else {
+        "of every party process and of this one, which runs the relay"
+    };
+    say(format!(
+        "\nCPU seconds (user and system, every thread {whose}) beside wall-clock seconds, per \
+         run:\n\n{}",
+        table.markdown().trim_end()
+    ))
 }
 
 /// The later runs' median time per round ([`alibi_bench::mpc::rounds::summary`]), as a table or
@@ -301,7 +393,8 @@ fn print_tables(cells: &[Measured], format: Format) -> CmdResult {
     }
     let presign = presign_rows(cells);
     if format.json {
-        return say(json!({ "rows": json_rows, "presign": presign }));
+        let cpu = cpu_rows(cells, false);
+        return say(json!({ "rows": json_rows, "presign": presign, "cpu": cpu }));
     }
     if !presign.is_empty() {
         say(

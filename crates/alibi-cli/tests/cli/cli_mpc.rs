@@ -469,6 +469,83 @@ fn bench_presigned_times_presigning_apart_from_online_signing() {
     // The key is generated once, in the first run; the later one presigns and signs with it.
     let keygen = |k: usize| runs[k]["keygen_ms"].as_f64().unwrap();
     assert!(keygen(0) > 0.0 && keygen(1) == 0.0, "{runs:?}");
+    // Issue 70, item 3: each run's CPU time, the party processes' and the relay's.
+    let cpu = |k: usize, what: &str| runs[k]["cpu"][what].as_f64().unwrap();
+    assert!(cpu(0, "keygen_ms") > 0.0 && cpu(1, "keygen_ms") < cpu(0, "keygen_ms"));
+    assert!(
+        cpu(1, "presign_ms") > 0.0 && cpu(1, "sign_ms") > 0.0,
+        "{runs:?}"
+    );
+    let later = &v["cpu"][1];
+    assert_eq!(
+        (later["run"].as_str(), later["n"].as_u64()),
+        (Some("later"), Some(2))
+    );
+    assert_eq!(
+        later["cpu"]["presign_ms"].as_f64(),
+        Some(cpu(1, "presign_ms"))
+    );
+}
+
+/// Issue 70, item 3: `mpc bench --in-memory` runs the parties as tasks over the in-memory
+/// transport and prints each run's CPU seconds beside its wall-clock seconds, as a table or one
+/// JSON object; it writes no CSV or plot, and refuses what only a relay has.
+#[test]
+fn bench_in_memory_prints_cpu_beside_wall_clock_and_writes_no_file() {
+    let d = common::scratch("mpc-bench-memory");
+    let p = |f: &str| d.join(f).to_str().unwrap().to_string();
+    let (csv, svg) = (p("m.csv"), p("m.svg"));
+    let args = [
+        "mpc",
+        "bench",
+        "--in-memory",
+        "--scheme",
+        "bls,frost-ed25519",
+        "--parties",
+        "3",
+        "--later",
+        "1",
+        "--csv",
+        &csv,
+        "--plot",
+        &svg,
+    ];
+    let o = alibi(&args);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("| bls | 3 | 2 | in memory | later |"), "{out}");
+    assert!(
+        out.contains("| frost-ed25519 | 3 | 2 | in memory | first |"),
+        "{out}"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("n = 3, in memory") && err.contains("; CPU: keygen "),
+        "{err}"
+    );
+    assert!(!Path::new(&csv).exists() && !Path::new(&svg).exists());
+    let o = alibi(&[&args[..5], &["--parties", "2", "--later", "1", "--json"]].concat());
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["cpu"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{v}");
+    for r in rows {
+        assert_eq!(
+            (r["in_memory"].as_bool(), r["n"].as_u64()),
+            (Some(true), Some(2))
+        );
+        let cpu = |what: &str| r["cpu"][what].as_f64().unwrap();
+        assert!(cpu("keygen_ms") > 0.0 && cpu("sign_ms") > 0.0, "{r}");
+    }
+    for relay_only in [
+        &["--processes"][..],
+        &["--delays", "50"],
+        &["--transports", "group"],
+    ] {
+        let o = alibi(&[&args[..], relay_only].concat());
+        assert_eq!(code(&o), 2, "{relay_only:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--in-memory"));
+    }
 }
 
 /// Issue 65, item 2: one party's path to the relay stops moving bytes in the middle of a key
